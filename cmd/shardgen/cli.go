@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+const usage = `shardgen: compile-time sharding for MySQL (ShardingSphere-compatible rules)
+
+Usage:
+  shardgen vet -c rules.yaml [--ddl schema.sql]...   load and validate a ShardingSphere config
+  shardgen version                                   print the version
+
+Run 'shardgen <command> -h' for a command's flags.
+`
+
+// Version is shardgen's version, printed in generated file headers.
+const Version = "v0.1.0"
+
+// run is the whole CLI: main only calls it, so tests drive the real CLI with
+// buffers. It returns the process exit code: 0 ok, 1 the input has errors,
+// 2 bad usage.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "vet":
+		return runVet(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "shardgen", Version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "shardgen: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

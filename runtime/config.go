@@ -1,0 +1,21 @@
+package runtime
+
+import "time"
+
+// DataSourceConfig is one entry of `dataSources:`: how to reach one MySQL
+// database and how to pool connections to it. Exactly one of URL (the
+// ShardingSphere proxy / JDBC form, `jdbc:mysql://host:port/db?k=v`) and DSN
+// (a go-sql-driver/mysql DSN, `user:pass@tcp(host:port)/db`) is set.
+type DataSourceConfig struct {
+	URL      string // url: or jdbcUrl:
+	DSN      string // dsn: (shardgen extension)
+	Username string
+	Password string // may be an environment reference, see ExpandEnv
+
+	// Pool settings, mapped onto database/sql (zero: the database/sql default).
+	MaxPoolSize       int           // maxPoolSize → SetMaxOpenConns
+	MinPoolSize       int           // minPoolSize → SetMaxIdleConns
+	ConnectionTimeout time.Duration // connectionTimeoutMilliseconds → DSN timeout
+	IdleTimeout       time.Duration // idleTimeoutMilliseconds → SetConnMaxIdleTime
+	MaxLifetime       time.Duration // maxLifetimeMilliseconds → SetConnMaxLifetime
+}

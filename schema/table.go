@@ -1,0 +1,66 @@
+package schema
+
+// Table is a logic table as its CREATE TABLE statement defines it.
+type Table struct {
+	Name       string
+	Columns    []*Column // in DDL order
+	PrimaryKey []string  // column names, in key order; empty when none
+	Keys       []*Key    // other indexes (UNIQUE, KEY/INDEX, FULLTEXT, SPATIAL)
+	Charset    string    // table default charset, lower case; empty when not given
+	Collation  string    // table default collation, lower case; empty when not given
+	Pos        Pos       // the CREATE TABLE statement
+}
+
+// Column returns the column named name (case-insensitive, as MySQL compares
+// column names), or nil.
+func (t *Table) Column(name string) *Column {
+	for _, c := range t.Columns {
+		if equalFold(c.Name, name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// Column is one column of a Table.
+type Column struct {
+	Name          string
+	Type          string // MySQL type name, lower case: "bigint", "varchar", "decimal", "datetime", ...
+	Unsigned      bool
+	Zerofill      bool
+	Length        *int     // (n) of varchar(n), char(n), int(n), datetime(fsp); nil when not given
+	Scale         *int     // decimal(p,s) scale; nil when not given
+	EnumValues    []string // enum/set members
+	Nullable      bool     // false for NOT NULL and for PRIMARY KEY columns
+	Default       *string  // DEFAULT as SQL text; nil when none
+	AutoIncrement bool
+	Charset       string // lower case; empty when not given
+	Collation     string // lower case; empty when not given (the table's applies)
+	Pos           Pos
+}
+
+// Key is an index of a Table.
+type Key struct {
+	Name    string
+	Kind    string // "unique", "index", "fulltext", "spatial"
+	Columns []string
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
