@@ -34,11 +34,13 @@ type AutoAlgorithm interface {
 // StandardAlgorithm serves a `standard` strategy: one sharding column.
 type StandardAlgorithm interface {
 	Algorithm
-	// BindStandard prepares routing over targets, the available target names
-	// in data node order: data source names for a database strategy, actual
-	// table names of one data source for a table strategy. All per-target
-	// work (suffix tables, name look-ups) happens here, once.
-	BindStandard(targets []string) (StandardRouter, error)
+	// BindStandard prepares routing of the sharding column column over
+	// targets, the available target names in data node order: data source
+	// names for a database strategy, actual table names of one data source
+	// for a table strategy. All per-target work (suffix tables, name
+	// look-ups, binding the column in an inline expression) happens here,
+	// once.
+	BindStandard(column string, targets []string) (StandardRouter, error)
 }
 
 // StandardRouter routes sharding values over the targets it was bound to.
