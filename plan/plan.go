@@ -1,0 +1,197 @@
+package plan
+
+import (
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// StmtKind is the kind of SQL statement a Plan executes.
+type StmtKind uint8
+
+const (
+	StmtSelect StmtKind = iota + 1
+	StmtInsert
+	StmtUpdate
+	StmtDelete
+)
+
+var stmtNames = [...]string{"", "select", "insert", "update", "delete"}
+
+// String returns the lower-case SQL keyword, e.g. "select".
+func (k StmtKind) String() string { return stmtNames[k] }
+
+// MarshalJSON encodes the kind as its keyword.
+func (k StmtKind) MarshalJSON() ([]byte, error) { return []byte(`"` + k.String() + `"`), nil }
+
+// Plan is the single intermediate representation of one statement: what the
+// generator turns into a typed Go function and what the proxy executes. It is
+// plain data and prints deterministically as JSON (`shardgen explain`).
+type Plan struct {
+	Name      string     `json:"name"`
+	Cmd       schema.Cmd `json:"cmd"`
+	Source    string     `json:"source"` // file:line of the name line
+	Statement StmtKind   `json:"statement"`
+	// LogicSQL is the statement with every parameter as a positional `?`
+	// (sqlc.arg(x) replaced), as written otherwise.
+	LogicSQL string `json:"logic_sql"`
+	// Params are the Go parameters of the generated function, in order of
+	// first appearance.
+	Params []*Param `json:"params,omitempty"`
+	// Args maps each `?` of the actual SQL, in order, to the index in Params
+	// of the value it takes (a named parameter used twice appears twice).
+	Args []int `json:"args,omitempty"`
+	// Columns are the result columns of a SELECT, in order.
+	Columns []*Column `json:"columns,omitempty"`
+	// RowModel names the logic table whose model struct the row reuses when
+	// Columns are exactly that table's columns in DDL order; else "".
+	RowModel string `json:"row_model,omitempty"`
+	// KeyGenerate is set when an INSERT omits a column that a key generator
+	// fills: the generated function produces the key and appends it.
+	KeyGenerate *KeyGenerate `json:"key_generate,omitempty"`
+	Route       *Route       `json:"route"`
+	Doc         []string     `json:"-"`
+}
+
+// Param is one parameter of the generated function.
+type Param struct {
+	Name string `json:"name"` // Go identifier, lowerCamelCase, unique in the function
+	Type GoType `json:"type"`
+	// Column is the logic column ("t_order.user_id") the value is compared
+	// with or written to; "" for LIMIT counts and CASTs.
+	Column string `json:"column,omitempty"`
+}
+
+// Column is one result column.
+type Column struct {
+	Name   string `json:"name"`             // the SQL name (alias or column name)
+	Field  string `json:"field"`            // Go field name, UpperCamelCase, unique in the row
+	Type   GoType `json:"type"`             // the Go type scanned into
+	Origin string `json:"origin,omitempty"` // "t_order.status" for a plain column reference
+}
+
+// GoType is a Go type named by import path and name: {"", "int64"},
+// {"database/sql", "NullString"}, {"time", "Time"}, {"", "[]byte"}.
+type GoType struct {
+	Pkg  string `json:"pkg,omitempty"`
+	Name string `json:"name"`
+	// Kind is the Java kind of a sharding value of this type, as the driver
+	// sends it (every Go integer travels as MySQL LONGLONG → java.lang.Long).
+	Kind runtime.ValueKind `json:"-"`
+	// Nullable reports whether the type can hold SQL NULL.
+	Nullable bool `json:"-"`
+}
+
+// String returns the type as Go source spells it with the package's last
+// path element, e.g. "sql.NullString".
+func (t GoType) String() string {
+	if t.Pkg == "" {
+		return t.Name
+	}
+	p := t.Pkg
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			p = p[i+1:]
+			break
+		}
+	}
+	return p + "." + t.Name
+}
+
+// MarshalJSON encodes the type as its import-qualified spelling, e.g.
+// "database/sql.NullString".
+func (t GoType) MarshalJSON() ([]byte, error) {
+	s := t.Name
+	if t.Pkg != "" {
+		s = t.Pkg + "." + t.Name
+	}
+	return []byte(`"` + s + `"`), nil
+}
+
+// KeyGenerate describes a generated key column of an INSERT.
+type KeyGenerate struct {
+	Column    string        `json:"column"`
+	Generator string        `json:"generator"` // key generator name
+	Type      string        `json:"type"`      // SNOWFLAKE | UUID
+	Props     runtime.Props `json:"props,omitempty"`
+	Param     int           `json:"param"` // index in Params of the key's value (a hidden parameter)
+}
+
+// Route says where a statement runs.
+type Route struct {
+	Kind runtime.RouteKind `json:"kind"`
+	// LogicTable is the sharded (or broadcast / single) table that decides
+	// the route; for a binding-group join, the first table of the group.
+	LogicTable string `json:"logic_table,omitempty"`
+	// DataSources are the data sources Units refer to, in order.
+	DataSources []string `json:"data_sources"`
+	// Units are the candidate route units in data node order: one per data
+	// node of LogicTable (or per data source of a broadcast table), each with
+	// its rewritten SQL. The route picks among them at run time.
+	Units []Unit `json:"units"`
+	// Nodes lays out Units by strategy target: Nodes[ds][t] is the unit index
+	// of the t-th actual table of the ds-th data source.
+	Nodes [][]int `json:"-"`
+	// Database and Table are the strategies of LogicTable (nil: none).
+	Database *Strategy `json:"database,omitempty"`
+	Table    *Strategy `json:"table,omitempty"`
+	// Conditions are the sharding conditions in disjunctive normal form: the
+	// route is the union over groups. Empty for AllNodes, Broadcast and
+	// SingleTable routes.
+	Conditions []Condition `json:"conditions,omitempty"`
+	// Fixed lists the unit indexes when they are known at generate time
+	// (literal sharding values, broadcast writes, single tables); nil when
+	// the route is computed from parameter values at run time.
+	Fixed []int `json:"fixed,omitempty"`
+	// Reason explains a route that is not computed from values.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Unit is one candidate route unit: a data node and the SQL it runs.
+type Unit struct {
+	DataSource int    `json:"data_source"` // index into Route.DataSources
+	Node       string `json:"node"`        // "ds_0.t_order_1"
+	SQL        string `json:"sql"`
+}
+
+// Strategy is a sharding strategy as a statement uses it.
+type Strategy struct {
+	Kind      schema.StrategyKind `json:"kind"`
+	Columns   []string            `json:"columns,omitempty"`
+	Algorithm string              `json:"algorithm,omitempty"` // name in shardingAlgorithms
+	Type      string              `json:"type,omitempty"`      // e.g. "MOD"
+	Props     runtime.Props       `json:"props,omitempty"`
+	// Targets are the strategy's targets: data source names for a database
+	// strategy; for a table strategy, Targets[ds] are the actual tables of
+	// the ds-th data source (TableTargets).
+	Targets      []string   `json:"-"`
+	TableTargets [][]string `json:"-"`
+}
+
+// Condition is one AND-group of sharding conditions: for each sharding
+// column that the group constrains, the values it may take.
+type Condition struct {
+	Columns []ColumnCondition `json:"columns"`
+}
+
+// ColumnCondition constrains one sharding column: either a list of values
+// (`=`, `IN`) or a range (BETWEEN, <, <=, >, >=).
+type ColumnCondition struct {
+	Column string     `json:"column"`
+	Values []Operand  `json:"values,omitempty"`
+	Range  *RangeCond `json:"range,omitempty"`
+}
+
+// RangeCond is a range whose bounds are operands.
+type RangeCond struct {
+	Lower     *Operand `json:"lower,omitempty"`
+	Upper     *Operand `json:"upper,omitempty"`
+	LowerOpen bool     `json:"lower_open,omitempty"`
+	UpperOpen bool     `json:"upper_open,omitempty"`
+}
+
+// Operand is a sharding value known at generate time (a literal) or taken
+// from a parameter at run time.
+type Operand struct {
+	Param   int            `json:"param"` // index in Plan.Params; -1 for a literal
+	Literal *runtime.Value `json:"literal,omitempty"`
+}

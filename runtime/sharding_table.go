@@ -1,0 +1,294 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// StrategyKind is the kind of a sharding strategy at run time.
+type StrategyKind uint8
+
+const (
+	// NoStrategy routes to every target (ShardingSphere's `none`).
+	NoStrategy StrategyKind = iota
+	// StandardStrategy routes on one column with a StandardAlgorithm.
+	StandardStrategy
+	// ComplexStrategy routes on several columns with a ComplexAlgorithm.
+	ComplexStrategy
+	// HintStrategy routes on hint values with a HintAlgorithm.
+	HintStrategy
+)
+
+// StrategyConfig configures one side (database or table) of a
+// ShardingTable.
+type StrategyConfig struct {
+	Kind      StrategyKind
+	Columns   []string  // standard: one column; complex: several
+	Algorithm Algorithm // nil for NoStrategy
+}
+
+// ShardingTable routes one logic table over its data nodes the way
+// ShardingSphere's standard route engine does: the database strategy picks
+// data sources, then, inside each, the table strategy picks actual tables.
+// Node indexes are positions in the data node list given to
+// NewShardingTable (actualDataNodes order). It is immutable once built and
+// safe for concurrent use.
+type ShardingTable struct {
+	nodes       []DataNode
+	dataSources []string // distinct, in order of first appearance
+	layout      [][]int  // layout[ds][t]: node index of the t-th table of data source ds
+	db          sideRouter
+	tables      []sideRouter // per data source
+}
+
+type sideRouter struct {
+	kind     StrategyKind
+	columns  []string
+	standard StandardRouter
+	complex  ComplexRouter
+	hint     HintRouter
+	n        int // number of targets
+}
+
+// NewShardingTable binds the strategies of one logic table to its data
+// nodes. Errors come from binding the algorithms (see BindStandard).
+func NewShardingTable(nodes []DataNode, database, table StrategyConfig) (*ShardingTable, error) {
+	if len(nodes) == 0 {
+		return nil, errors.New("sharding table has no data nodes")
+	}
+	t := &ShardingTable{nodes: slices.Clone(nodes)}
+	dsIndex := map[string]int{}
+	for i, n := range nodes {
+		d, ok := dsIndex[n.DataSource]
+		if !ok {
+			d = len(t.dataSources)
+			dsIndex[n.DataSource] = d
+			t.dataSources = append(t.dataSources, n.DataSource)
+			t.layout = append(t.layout, nil)
+		}
+		t.layout[d] = append(t.layout[d], i)
+	}
+	var err error
+	if t.db, err = bindSide(database, t.dataSources); err != nil {
+		return nil, fmt.Errorf("database strategy: %w", err)
+	}
+	t.tables = make([]sideRouter, len(t.dataSources))
+	for d := range t.dataSources {
+		names := make([]string, len(t.layout[d]))
+		for i, n := range t.layout[d] {
+			names[i] = nodes[n].Table
+		}
+		if t.tables[d], err = bindSide(table, names); err != nil {
+			return nil, fmt.Errorf("table strategy on data source %q: %w", t.dataSources[d], err)
+		}
+	}
+	return t, nil
+}
+
+func bindSide(c StrategyConfig, targets []string) (sideRouter, error) {
+	r := sideRouter{kind: c.Kind, columns: c.Columns, n: len(targets)}
+	var err error
+	switch c.Kind {
+	case NoStrategy:
+	case StandardStrategy:
+		a, ok := c.Algorithm.(StandardAlgorithm)
+		if !ok || len(c.Columns) != 1 {
+			return r, errors.New("standard strategy needs one column and a standard algorithm")
+		}
+		r.standard, err = a.BindStandard(c.Columns[0], targets)
+	case ComplexStrategy:
+		a, ok := c.Algorithm.(ComplexAlgorithm)
+		if !ok {
+			return r, errors.New("complex strategy needs a complex algorithm")
+		}
+		r.complex, err = a.BindComplex(c.Columns, targets)
+	case HintStrategy:
+		a, ok := c.Algorithm.(HintAlgorithm)
+		if !ok {
+			return r, errors.New("hint strategy needs a hint algorithm")
+		}
+		r.hint, err = a.BindHint(targets)
+	}
+	return r, err
+}
+
+// Nodes returns the data nodes in order. The caller must not modify it.
+func (t *ShardingTable) Nodes() []DataNode { return t.nodes }
+
+// DataSources returns the distinct data sources in order of first
+// appearance. The caller must not modify it.
+func (t *ShardingTable) DataSources() []string { return t.dataSources }
+
+// DataSourceOf returns the index in DataSources of node's data source.
+func (t *ShardingTable) DataSourceOf(node int) int {
+	for d, l := range t.layout {
+		for _, n := range l {
+			if n == node {
+				return d
+			}
+		}
+	}
+	return -1
+}
+
+// PreciseNode returns the node of a row whose database sharding value is
+// dbv and table sharding value is tv, for standard (or none, with one target)
+// strategies: the single-node fast path. It does not allocate for integer
+// values. A side with no strategy must have exactly one target, else the
+// route is not a single node and ErrNotSingleNode is returned.
+func (t *ShardingTable) PreciseNode(dbv, tv Value) (int, error) {
+	d, err := t.db.precise(dbv)
+	if err != nil {
+		return -1, err
+	}
+	ti, err := t.tables[d].precise(tv)
+	if err != nil {
+		return -1, err
+	}
+	return t.layout[d][ti], nil
+}
+
+// ErrNotSingleNode: a single-node route was asked of a strategy that can
+// reach several targets.
+var ErrNotSingleNode = errors.New("route reaches more than one data node")
+
+func (s *sideRouter) precise(v Value) (int, error) {
+	switch s.kind {
+	case StandardStrategy:
+		return s.standard.Precise(v)
+	case NoStrategy:
+		if s.n == 1 {
+			return 0, nil
+		}
+	}
+	return -1, ErrNotSingleNode
+}
+
+// ShardingValues are the values one AND-group of sharding conditions gives a
+// column: a list (`=`, `IN`) or a range. Both empty means no condition.
+type ShardingValues struct {
+	Column string
+	Values []Value
+	Range  *Range
+}
+
+// Route appends to dst the nodes one AND-group of conditions reaches,
+// ascending and without duplicates. A column without conditions routes its
+// side to every target. Hint strategies take hint values from hints (nil:
+// every target).
+func (t *ShardingTable) Route(dst []int, conds []ShardingValues, hints HintValues) ([]int, error) {
+	dss, err := t.db.route(nil, conds, hints.Database)
+	if err != nil {
+		return dst, err
+	}
+	var tis []int
+	start := len(dst)
+	for _, d := range dss {
+		tis, err = t.tables[d].route(tis[:0], conds, hints.Table)
+		if err != nil {
+			return dst, err
+		}
+		for _, ti := range tis {
+			dst = append(dst, t.layout[d][ti])
+		}
+	}
+	slices.Sort(dst[start:])
+	return append(dst[:start], slices.Compact(dst[start:])...), nil
+}
+
+// RouteAll returns the union of Route over every AND-group (disjunctive
+// normal form), ascending and without duplicates.
+func (t *ShardingTable) RouteAll(groups [][]ShardingValues, hints HintValues) ([]int, error) {
+	var out []int
+	var err error
+	for _, g := range groups {
+		if out, err = t.Route(out, g, hints); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// HintValues are the values of ShardingSphere's HintManager for one logic
+// table: database and table sharding values.
+type HintValues struct {
+	Database []Value
+	Table    []Value
+}
+
+func (s *sideRouter) route(dst []int, conds []ShardingValues, hints []Value) ([]int, error) {
+	switch s.kind {
+	case StandardStrategy:
+		c := find(conds, s.columns[0])
+		if c == nil {
+			return all(dst, s.n), nil
+		}
+		if c.Range != nil {
+			return s.standard.Range(dst, *c.Range)
+		}
+		start := len(dst)
+		for _, v := range c.Values {
+			i, err := s.standard.Precise(v)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(dst, i)
+		}
+		slices.Sort(dst[start:])
+		return append(dst[:start], slices.Compact(dst[start:])...), nil
+	case ComplexStrategy:
+		values := make([][]Value, len(s.columns))
+		ranges := make([]*Range, len(s.columns))
+		constrained := false
+		for i, col := range s.columns {
+			if c := find(conds, col); c != nil {
+				values[i], ranges[i] = c.Values, c.Range
+				constrained = true
+			}
+		}
+		if !constrained {
+			return all(dst, s.n), nil
+		}
+		return s.complex.Route(dst, values, ranges)
+	case HintStrategy:
+		return s.hint.Route(dst, hints)
+	}
+	return all(dst, s.n), nil
+}
+
+func find(conds []ShardingValues, col string) *ShardingValues {
+	for i := range conds {
+		if equalFoldASCII(conds[i].Column, col) && (len(conds[i].Values) > 0 || conds[i].Range != nil) {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+func all(dst []int, n int) []int {
+	for i := 0; i < n; i++ {
+		dst = append(dst, i)
+	}
+	return dst
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
