@@ -1,0 +1,429 @@
+package runtime
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Executor runs route units: *Sources directly on the pools (auto-commit),
+// *Tx inside one single-shard transaction. Generated code takes an Executor
+// so that one function serves both. It never parses SQL: each RouteUnit
+// carries its actual SQL, precomputed.
+//
+// The single-unit methods are the hot path of a single-node route: they run
+// on the calling goroutine, start no goroutine and, when neither a logger
+// nor an observer is configured, add nothing to database/sql but an index
+// check and a nil check. Their errors are *NodeError naming the unit's data
+// source (for Query and Exec, and from Row.Scan).
+//
+// Concurrency: *Sources is safe for concurrent use; a *Tx is not (see Tx).
+// The interface is sealed: only this package implements it, because the
+// multi-unit functions QueryUnits and ExecUnits rely on an unexported
+// method.
+type Executor interface {
+	// QueryRow runs u, which is expected to return at most one row, with
+	// args (u.Args when set). Errors are deferred to Row.Scan, as with
+	// *sql.Row; no rows gives an error for which errors.Is(err,
+	// sql.ErrNoRows) holds.
+	QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) Row
+	// Query runs u with args (u.Args when set) and returns its rows,
+	// streaming; the caller must close them.
+	Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sql.Rows, error)
+	// Exec runs u with args (u.Args when set), e.g. an INSERT, UPDATE or
+	// DELETE on one data node.
+	Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.Result, error)
+
+	// runUnits calls fn once per unit, on the unit's data source; it stops
+	// at and returns the first error.
+	runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error
+}
+
+// Compile-time checks that both executors implement Executor.
+var (
+	_ Executor = (*Sources)(nil)
+	_ Executor = (*Tx)(nil)
+)
+
+// querier is what a route unit runs on: a pool (*sql.DB) or a transaction
+// (*sql.Tx).
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+var (
+	_ querier = (*sql.DB)(nil)
+	_ querier = (*sql.Tx)(nil)
+)
+
+// unitFunc runs units[i] on q; name is the unit's data source name and h the
+// hooks to log and observe with (nil: none). It returns a *NodeError.
+type unitFunc func(ctx context.Context, h *hooks, q querier, name string, i int) error
+
+// ErrBadRouteUnit is wrapped by the error for a RouteUnit whose DataSource
+// is not a valid index into its Sources: a bug in generated code or a
+// Sources built from the wrong names. Nothing is executed.
+var ErrBadRouteUnit = errors.New("route unit data source index out of range")
+
+// NodeError is the error of one route unit: which data source it ran on,
+// its actual SQL, and the cause (a driver error such as *mysql.MySQLError,
+// a context error, sql.ErrNoRows, or a scan error). Error() reads
+// "data node ds_1: <cause>"; errors.Is and errors.As see the cause.
+type NodeError struct {
+	DataSource string // data source name, e.g. "ds_1"
+	SQL        string // the actual SQL of the unit
+	Err        error  // the cause, never nil
+}
+
+// Error returns "data node <data source>: <cause>".
+func (e *NodeError) Error() string { return "data node " + e.DataSource + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// Row is the result of QueryRow: *sql.Row with errors wrapped in *NodeError.
+// It is returned by value, so wrapping costs no allocation. The zero Row's
+// Scan returns an error.
+type Row struct {
+	row        *sql.Row
+	err        error // set when the unit could not run at all
+	dataSource string
+	query      string
+}
+
+// Scan copies the columns of the row into dest, as sql.Row.Scan. Errors are
+// *NodeError; no row gives one wrapping sql.ErrNoRows.
+func (r Row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.row == nil {
+		return errors.New("runtime: Scan on a zero Row")
+	}
+	if err := r.row.Scan(dest...); err != nil {
+		return &NodeError{DataSource: r.dataSource, SQL: r.query, Err: err}
+	}
+	return nil
+}
+
+// Err returns the error of running the query, if any, without scanning (as
+// sql.Row.Err: sql.ErrNoRows is only reported by Scan).
+func (r Row) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.row == nil {
+		return errors.New("runtime: Err on a zero Row")
+	}
+	if err := r.row.Err(); err != nil {
+		return &NodeError{DataSource: r.dataSource, SQL: r.query, Err: err}
+	}
+	return nil
+}
+
+// badUnit is the error for a unit whose index is out of range.
+func badUnit(u *RouteUnit, n int) error {
+	return &NodeError{
+		DataSource: "#" + strconv.Itoa(u.DataSource),
+		SQL:        u.SQL,
+		Err: errors.New(ErrBadRouteUnit.Error() + ": index " + strconv.Itoa(u.DataSource) +
+			", " + strconv.Itoa(n) + " data sources"),
+	}
+}
+
+// QueryRow runs u on its data source's pool; see Executor.
+func (s *Sources) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) Row {
+	if uint(u.DataSource) >= uint(len(s.pools)) {
+		return Row{err: s.badUnit(&u)}
+	}
+	return queryRow(ctx, s.hooks, s.pools[u.DataSource], st, s.names[u.DataSource], &u, args)
+}
+
+// Query runs u on its data source's pool; see Executor.
+func (s *Sources) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sql.Rows, error) {
+	if uint(u.DataSource) >= uint(len(s.pools)) {
+		return nil, s.badUnit(&u)
+	}
+	return query(ctx, s.hooks, s.pools[u.DataSource], st, s.names[u.DataSource], &u, args)
+}
+
+// Exec runs u on its data source's pool; see Executor.
+func (s *Sources) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.Result, error) {
+	if uint(u.DataSource) >= uint(len(s.pools)) {
+		return nil, s.badUnit(&u)
+	}
+	return exec(ctx, s.hooks, s.pools[u.DataSource], st, s.names[u.DataSource], &u, args)
+}
+
+func (s *Sources) badUnit(u *RouteUnit) error { return badUnit(u, len(s.pools)) }
+
+// queryRow, query and exec run one unit on q and log it as a statement of
+// one unit.
+func queryRow(ctx context.Context, h *hooks, q querier, st *Stmt, name string, u *RouteUnit, args []any) Row {
+	args = unitArgs(u, args)
+	if h == nil {
+		return Row{row: q.QueryRowContext(ctx, u.SQL, args...), dataSource: name, query: u.SQL}
+	}
+	start := h.begin(ctx, st, true, name, u.SQL, args)
+	r := Row{row: q.QueryRowContext(ctx, u.SQL, args...), dataSource: name, query: u.SQL}
+	h.end(ctx, start, st, name, u.SQL, -1, r.Err())
+	return r
+}
+
+func query(ctx context.Context, h *hooks, q querier, st *Stmt, name string, u *RouteUnit, args []any) (*sql.Rows, error) {
+	args = unitArgs(u, args)
+	var start time.Time
+	if h != nil {
+		start = h.begin(ctx, st, true, name, u.SQL, args)
+	}
+	rows, err := q.QueryContext(ctx, u.SQL, args...)
+	if err != nil {
+		err = &NodeError{DataSource: name, SQL: u.SQL, Err: err}
+	}
+	if h != nil {
+		h.end(ctx, start, st, name, u.SQL, -1, err)
+	}
+	return rows, err
+}
+
+func exec(ctx context.Context, h *hooks, q querier, st *Stmt, name string, u *RouteUnit, args []any) (sql.Result, error) {
+	args = unitArgs(u, args)
+	var start time.Time
+	if h != nil {
+		start = h.begin(ctx, st, true, name, u.SQL, args)
+	}
+	res, err := q.ExecContext(ctx, u.SQL, args...)
+	if err != nil {
+		err = &NodeError{DataSource: name, SQL: u.SQL, Err: err}
+	}
+	if h != nil {
+		var n int64
+		if err == nil && h.observer != nil {
+			n, _ = res.RowsAffected()
+		}
+		h.end(ctx, start, st, name, u.SQL, n, err)
+	}
+	return res, err
+}
+
+// QueryUnits runs the route units of one statement and returns the rows of
+// all of them, scanned by scan (called once per row, on the goroutine that
+// read the unit), concatenated in unit order: ShardingSphere's iterator
+// merge, the route order. e may be *Sources or *Tx. args are passed to every
+// unit that has no Args of its own.
+//
+// On *Sources the units run in parallel: at most
+// max-connections-size-per-query units at once on one data source (the
+// rest of that data source's units wait for a free worker, in unit order),
+// and never more goroutines than units; one unit runs on the calling
+// goroutine. Every unit's rows are read fully before its worker moves on
+// (ShardingSphere's CONNECTION_STRICTLY mode: results held in memory). On
+// *Tx the units run one after the other on the transaction's connection,
+// and all of them must be on its data source (else ErrCrossShardTx, nothing
+// runs).
+//
+// The first error (a *NodeError naming the unit's data source) cancels the
+// context of the other units and is returned with no rows; every goroutine
+// has finished when QueryUnits returns. An invalid unit index is reported
+// before anything runs.
+func QueryUnits[T any](ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	if scan == nil {
+		return nil, errors.New("runtime.QueryUnits: nil scan function")
+	}
+	if len(units) == 0 {
+		return nil, nil
+	}
+	results := make([][]T, len(units))
+	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q querier, name string, i int) error {
+		u := &units[i]
+		uargs := unitArgs(u, args)
+		var start time.Time
+		if h != nil {
+			start = h.begin(ctx, st, false, name, u.SQL, uargs)
+		}
+		out, err := queryAll(ctx, q, u.SQL, uargs, scan)
+		if err != nil {
+			err = &NodeError{DataSource: name, SQL: u.SQL, Err: err}
+		}
+		results[i] = out
+		if h != nil {
+			h.end(ctx, start, st, name, u.SQL, int64(len(out)), err)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(results) == 1 {
+		return results[0], nil
+	}
+	total := 0
+	for _, r := range results {
+		total += len(r)
+	}
+	out := make([]T, 0, total)
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+// queryAll runs one query and scans every row.
+func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) (T, error)) (out []T, err error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := rows.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ExecUnits runs the route units of one write statement (e.g. an UPDATE
+// routed to several data nodes, or a write to a broadcast table) and
+// returns the sum of the rows affected by all units. Parallelism, ordering,
+// transactions, cancellation and errors are as in QueryUnits; on error the
+// units that already ran are not undone (use a Tx on one data source for
+// atomicity).
+func ExecUnits(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any) (int64, error) {
+	var total atomic.Int64
+	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q querier, name string, i int) error {
+		u := &units[i]
+		uargs := unitArgs(u, args)
+		var start time.Time
+		if h != nil {
+			start = h.begin(ctx, st, false, name, u.SQL, uargs)
+		}
+		var n int64
+		res, err := q.ExecContext(ctx, u.SQL, uargs...)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		if err != nil {
+			err = &NodeError{DataSource: name, SQL: u.SQL, Err: err}
+		} else {
+			total.Add(n)
+		}
+		if h != nil {
+			h.end(ctx, start, st, name, u.SQL, n, err)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return total.Load(), nil
+}
+
+// runUnits runs the units on the pools: in parallel, bounded per data
+// source by max-connections-size-per-query; see QueryUnits.
+func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
+	for i := range units {
+		if uint(units[i].DataSource) >= uint(len(s.pools)) {
+			return s.badUnit(&units[i])
+		}
+	}
+	if s.hooks != nil {
+		s.hooks.logLogic(ctx, st, len(units))
+	}
+	if len(units) == 1 {
+		d := units[0].DataSource
+		return fn(ctx, s.hooks, s.pools[d], s.names[d], 0)
+	}
+
+	// Group the unit indexes by data source (stable: unit order within a
+	// group). Source indexes that name the same data source share a group.
+	groupOf := make(map[int]int, 4)
+	var groups []*unitGroup
+	for i := range units {
+		id := s.ids[units[i].DataSource]
+		g, ok := groupOf[id]
+		if !ok {
+			g = len(groups)
+			groupOf[id] = g
+			groups = append(groups, &unitGroup{})
+		}
+		groups[g].units = append(groups[g].units, i)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &unitRun{s: s, units: units, fn: fn, cancel: cancel}
+	var workers []*unitGroup // one entry per worker, naming its group
+	for _, g := range groups {
+		for range min(s.limit, len(g.units)) {
+			workers = append(workers, g)
+		}
+	}
+	r.wg.Add(len(workers))
+	for _, g := range workers[1:] {
+		go r.work(ctx, g)
+	}
+	r.work(ctx, workers[0])
+	r.wg.Wait()
+	return r.err
+}
+
+// unitGroup is the units of one data source, taken in order by its workers.
+type unitGroup struct {
+	units []int        // unit indexes, ascending
+	next  atomic.Int64 // next position in units to take
+}
+
+// unitRun is one parallel runUnits call.
+type unitRun struct {
+	s      *Sources
+	units  []RouteUnit
+	fn     unitFunc
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	failed atomic.Bool
+	mu     sync.Mutex
+	err    error // the first error
+}
+
+// work runs units of g until none is left or a unit failed.
+func (r *unitRun) work(ctx context.Context, g *unitGroup) {
+	defer r.wg.Done()
+	for !r.failed.Load() {
+		j := g.next.Add(1) - 1
+		if j >= int64(len(g.units)) {
+			return
+		}
+		i := g.units[j]
+		d := r.units[i].DataSource
+		if err := r.fn(ctx, r.s.hooks, r.s.pools[d], r.s.names[d], i); err != nil {
+			r.fail(err)
+			return
+		}
+	}
+}
+
+func (r *unitRun) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+		r.failed.Store(true)
+		r.cancel()
+	}
+	r.mu.Unlock()
+}

@@ -1,0 +1,276 @@
+package runtime
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Props read by Open. Source: ShardingSphere ConfigurationPropertyKey
+// (../shared/spec/shardingsphere.md §2, props).
+const (
+	// PropSQLShow ("sql-show", default false): log the logic SQL and the
+	// actual SQL of every route unit (see WithLogger).
+	PropSQLShow = "sql-show"
+	// PropMaxConnectionsSizePerQuery ("max-connections-size-per-query",
+	// default 1): how many route units of one statement may run at once on
+	// one data source.
+	PropMaxConnectionsSizePerQuery = "max-connections-size-per-query"
+)
+
+// DB is the set of connection pools of one logic database: one
+// database/sql pool per data source of a Config, plus the execution settings
+// read from its props. It is safe for concurrent use by any number of
+// goroutines, like *sql.DB. Generated packages and the proxy resolve their
+// data source names against it once with Sources.
+type DB struct {
+	names []string  // data source names, in Config order
+	addrs []string  // "host:port/db" of each, for error messages (never the password)
+	pools []*sql.DB // one pool per data source, same order
+	index map[string]int
+
+	hooks            *hooks // nil: no logging, no observer
+	maxConnsPerQuery int    // max-connections-size-per-query, >= 1
+}
+
+// Option configures Open.
+type Option func(*openOptions)
+
+type openOptions struct {
+	logger    *slog.Logger
+	loggerSet bool
+	observer  Observer
+}
+
+// WithLogger sends sql-show output to logger: one "Logic SQL" record per
+// statement and one "Actual SQL" record per route unit, at level Info, with
+// attributes stmt, sql, units / stmt, data_source, sql, args. It overrides
+// the sql-show prop: WithLogger(nil) turns logging off even when sql-show is
+// true. Without WithLogger, sql-show: true logs to slog.Default() (taken at
+// Open) and sql-show: false (the default) logs nothing.
+func WithLogger(logger *slog.Logger) Option {
+	return func(o *openOptions) { o.logger, o.loggerSet = logger, true }
+}
+
+// WithObserver reports every executed route unit to obs (nil: none).
+func WithObserver(obs Observer) Option {
+	return func(o *openOptions) { o.observer = obs }
+}
+
+// Open opens one connection pool per data source of cfg with
+// go-sql-driver/mysql and applies each data source's pool settings. It does
+// not connect: the first statement (or Ping) does. Props are read once here:
+// sql-show (true/false) and max-connections-size-per-query (an integer >= 1).
+//
+// Errors name the data source, e.g. `data source "ds_1": ...`, for a DSN
+// that cannot be built or parsed; a bad prop, a duplicate or empty data
+// source name, or no data sources at all are errors too. On error nothing
+// stays open.
+func Open(cfg *Config, opts ...Option) (*DB, error) {
+	if cfg == nil {
+		return nil, errors.New("runtime.Open: nil *Config")
+	}
+	if len(cfg.DataSources) == 0 {
+		return nil, errors.New("runtime.Open: the configuration has no data sources")
+	}
+	var o openOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	sqlShow, err := cfg.Props.Bool(PropSQLShow, false)
+	if err != nil {
+		return nil, errors.New("props: " + err.Error())
+	}
+	maxConns, err := cfg.Props.Int64(PropMaxConnectionsSizePerQuery, 1)
+	if err != nil {
+		return nil, errors.New("props: " + err.Error())
+	}
+	if maxConns < 1 || maxConns > 1<<20 {
+		return nil, errors.New("props: " + (&PropError{Prop: PropMaxConnectionsSizePerQuery,
+			Msg: "must be between 1 and 1048576, got " + strconv.FormatInt(maxConns, 10)}).Error())
+	}
+	if !o.loggerSet && sqlShow {
+		o.logger = slog.Default()
+	}
+
+	db := &DB{
+		names:            make([]string, 0, len(cfg.DataSources)),
+		addrs:            make([]string, 0, len(cfg.DataSources)),
+		pools:            make([]*sql.DB, 0, len(cfg.DataSources)),
+		index:            make(map[string]int, len(cfg.DataSources)),
+		maxConnsPerQuery: int(maxConns),
+	}
+	if o.logger != nil || o.observer != nil {
+		db.hooks = &hooks{logger: o.logger, observer: o.observer}
+	}
+	for _, ds := range cfg.DataSources {
+		pool, addr, err := openPool(ds, db.index)
+		if err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		db.index[ds.Name] = len(db.names)
+		db.names = append(db.names, ds.Name)
+		db.addrs = append(db.addrs, addr)
+		db.pools = append(db.pools, pool)
+	}
+	return db, nil
+}
+
+// openPool opens the pool of one data source and returns it with its
+// "host:port/db" address.
+func openPool(ds NamedDataSource, seen map[string]int) (*sql.DB, string, error) {
+	if ds.Name == "" {
+		return nil, "", errors.New("runtime.Open: a data source has an empty name")
+	}
+	if _, dup := seen[ds.Name]; dup {
+		return nil, "", errors.New("runtime.Open: data source " + strconv.Quote(ds.Name) + " is configured twice")
+	}
+	where := "data source " + strconv.Quote(ds.Name) + ": "
+	dsn, err := ds.Config.DriverDSN()
+	if err != nil {
+		return nil, "", errors.New(where + err.Error())
+	}
+	mc, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, "", errors.New(where + err.Error())
+	}
+	conn, err := mysql.NewConnector(mc)
+	if err != nil {
+		return nil, "", errors.New(where + err.Error())
+	}
+	pool := sql.OpenDB(conn)
+	ds.Config.Apply(pool)
+	return pool, mc.Addr + "/" + mc.DBName, nil
+}
+
+// Close closes every pool and returns the errors of those that failed,
+// joined. Statements still running finish first (see sql.DB.Close).
+func (db *DB) Close() error {
+	var errs []error
+	for i, p := range db.pools {
+		if err := p.Close(); err != nil {
+			errs = append(errs, db.sourceError(i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sourceError names data source i and its address in err, e.g.
+// `data source "ds_1" (127.0.0.1:13307/ds_1): connection refused`.
+func (db *DB) sourceError(i int, err error) error {
+	return &sourceError{name: db.names[i], addr: db.addrs[i], err: err}
+}
+
+type sourceError struct {
+	name, addr string
+	err        error
+}
+
+func (e *sourceError) Error() string {
+	return "data source " + strconv.Quote(e.name) + " (" + e.addr + "): " + e.err.Error()
+}
+
+func (e *sourceError) Unwrap() error { return e.err }
+
+// Ping checks every data source in parallel, opening a connection to each if
+// needed, and returns nil when all answer. Otherwise it returns the errors
+// of the failing data sources joined in Config order, each naming the data
+// source and its address, e.g.
+// `data source "ds_1" (127.0.0.1:13307/ds_1): dial tcp ...: connect: connection refused`.
+// ctx bounds the whole check.
+func (db *DB) Ping(ctx context.Context) error {
+	errs := make([]error, len(db.pools))
+	var wg sync.WaitGroup
+	for i, p := range db.pools {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.PingContext(ctx); err != nil {
+				errs[i] = db.sourceError(i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// DataSourceNames returns the data source names in Config order (a copy).
+func (db *DB) DataSourceNames() []string {
+	return append([]string(nil), db.names...)
+}
+
+// Pool returns the *sql.DB of the data source name, e.g. to run DDL or a
+// statement that shardgen does not route. ok is false for an unknown name.
+func (db *DB) Pool(name string) (pool *sql.DB, ok bool) {
+	i, ok := db.index[name]
+	if !ok {
+		return nil, false
+	}
+	return db.pools[i], true
+}
+
+// Sources resolves names, the data source names a generated package (or a
+// plan) refers to, once, into an indexable set: RouteUnit.DataSource is an
+// index into names. Names may repeat. The error lists every name that is
+// not configured, in the order given, e.g.
+// `unknown data sources "ds_4", "ds_5" (configured: ds_0, ds_1, ds_2, ds_3)`.
+func (db *DB) Sources(names []string) (*Sources, error) {
+	s := &Sources{
+		names: append([]string(nil), names...),
+		pools: make([]*sql.DB, len(names)),
+		ids:   make([]int, len(names)),
+		hooks: db.hooks,
+		limit: db.maxConnsPerQuery,
+	}
+	var missing []string
+	for i, n := range names {
+		j, ok := db.index[n]
+		if !ok {
+			if q := strconv.Quote(n); !slices.Contains(missing, q) {
+				missing = append(missing, q)
+			}
+			continue
+		}
+		s.pools[i] = db.pools[j]
+		s.ids[i] = j
+	}
+	if len(missing) > 0 {
+		word := "data source"
+		if len(missing) > 1 {
+			word = "data sources"
+		}
+		return nil, errors.New("unknown " + word + " " + strings.Join(missing, ", ") +
+			" (configured: " + strings.Join(db.names, ", ") + ")")
+	}
+	return s, nil
+}
+
+// Sources is the set of data sources one generated package (or one plan)
+// runs on, resolved once by DB.Sources: RouteUnit.DataSource indexes it. It
+// executes route units directly on the pools (auto-commit); BeginTx and
+// WithTx start a single-shard transaction. Safe for concurrent use.
+type Sources struct {
+	names []string  // data source name per index
+	pools []*sql.DB // pool per index
+	ids   []int     // index in DB.pools per index: equal ids are one data source
+	hooks *hooks    // nil: no logging, no observer
+	limit int       // max-connections-size-per-query
+}
+
+// Names returns the data source names, indexed as RouteUnit.DataSource (a
+// copy).
+func (s *Sources) Names() []string { return append([]string(nil), s.names...) }
+
+// Len returns the number of data sources (valid RouteUnit.DataSource values
+// are 0..Len()-1).
+func (s *Sources) Len() int { return len(s.names) }
