@@ -36,7 +36,14 @@ type Column struct {
 	AutoIncrement bool
 	Charset       string // lower case; empty when not given
 	Collation     string // lower case; empty when not given (the table's applies)
-	Pos           Pos
+	// Binary is the BINARY attribute of a character column (VARCHAR(10)
+	// BINARY): the _bin collation of its character set. Collation holds that
+	// collation when the column's or the table's charset is known.
+	Binary bool
+	// Generated is true for a generated column (GENERATED ALWAYS AS (expr)
+	// [VIRTUAL|STORED]), whose value an INSERT or UPDATE may not set.
+	Generated bool
+	Pos       Pos // the column's name in its CREATE TABLE / ALTER TABLE
 }
 
 // Key is an index of a Table.

@@ -1,0 +1,841 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// ddlMySQLVersion is the server version the DDL parser assumes. It decides
+// which /*!NNNNN ... */ comments are live (see notes/vitess-api.md §1.1): a
+// MySQL-style version keeps mysqldump's /*!40101 ... */ and /*!80016 ... */
+// parts, even when the backend is MariaDB.
+const ddlMySQLVersion = "8.0.40"
+
+// ddlParser is the one vitess parser every DDL file shares; a *Parser keeps
+// no state between calls.
+var ddlParser = sync.OnceValues(func() (*sqlparser.Parser, error) {
+	return sqlparser.New(sqlparser.Options{MySQLServerVersion: ddlMySQLVersion})
+})
+
+// ParseDDLFile reads the file at path and parses it with ParseDDL, using path
+// as the file name of every position. A read error is returned as is.
+func ParseDDLFile(path string) ([]*Table, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDDL(path, src)
+}
+
+// ParseDDL parses a MySQL DDL file (a hand-written schema or a mysqldump
+// --no-data dump) into its tables, in file order. file names the source in
+// positions ("schema/orders.sql"); src is its content.
+//
+// The file is split into statements with vitess's SplitStatementToPieces and
+// each statement is parsed with ParseStrictDDL (a partly parsed CREATE TABLE is
+// a syntax error) by a parser that assumes MySQL 8.0.40. What it accepts:
+//   - CREATE TABLE [IF NOT EXISTS] [db.]t (...) [table options]: db is
+//     ignored; columns, PRIMARY KEY (a column's PRIMARY KEY / KEY attribute or
+//     a table-level PRIMARY KEY), UNIQUE / KEY / INDEX / FULLTEXT / SPATIAL
+//     keys and the table's CHARSET / COLLATE are kept; FOREIGN KEY and CHECK
+//     constraints, partitioning and other table options are ignored.
+//   - CREATE TABLE t LIKE u, when u was defined earlier in the same file.
+//   - ALTER TABLE t ADD COLUMN ... / ADD {INDEX|KEY|UNIQUE|PRIMARY KEY|
+//     FULLTEXT|SPATIAL} ... (and ADD CONSTRAINT ... FOREIGN KEY / CHECK,
+//     ignored), and CREATE INDEX, on a table defined earlier in the file.
+//   - Skipped: comments, empty statements, DROP TABLE, SET, USE, CREATE
+//     DATABASE, and statements written entirely inside /*! ... */ (mysqldump
+//     headers such as /*!40101 SET NAMES utf8mb4 */ and /*!40000 ALTER TABLE t
+//     DISABLE KEYS */).
+//
+// Anything else (INSERT, CREATE VIEW, ALTER TABLE ... DROP COLUMN, CREATE
+// TEMPORARY TABLE, CREATE TABLE ... SELECT) is reported as "unsupported
+// statement in DDL: ...". So are duplicate tables (compared
+// case-insensitively), duplicate columns, several primary keys and keys on
+// unknown columns. The error is a schema.Errors holding every problem of the
+// file, each as "file:line:col: message"; columns count bytes from 1. A
+// vitess syntax error's "at position N" is translated into the line and column
+// of the offending token. The tables are returned even when the error is not
+// nil, as far as they could be read (a duplicate column is dropped, a
+// duplicate table is not returned twice), so that a caller may go on to
+// CheckDDL and report more problems in one run.
+func ParseDDL(file string, src []byte) ([]*Table, error) {
+	p, err := ddlParser()
+	if err != nil {
+		return nil, fmt.Errorf("schema: building the DDL parser: %w", err)
+	}
+	d := &ddlFile{file: file, text: string(src), byName: map[string]*Table{}}
+	d.lines = ddlLineStarts(d.text)
+	pieces, err := p.SplitStatementToPieces(d.text)
+	if err != nil {
+		d.vitessError(0, d.text, nil, err)
+	}
+	cursor := 0
+	for _, piece := range pieces {
+		off := ddlPieceOffset(d.text, piece, cursor)
+		cursor = off + len(piece)
+		d.statement(p, off, piece)
+	}
+	return d.tables, d.errs.Err()
+}
+
+// ddlFile is the state of one ParseDDL call.
+type ddlFile struct {
+	file   string
+	text   string
+	lines  []int // byte offset of the start of each line
+	errs   Errors
+	tables []*Table
+	byName map[string]*Table // lower-case name -> table
+}
+
+// pos turns a byte offset of the file into a Pos (line and byte column from 1).
+func (d *ddlFile) pos(off int) Pos {
+	lo, hi := 0, len(d.lines)
+	for hi-lo > 1 { // last line start <= off
+		mid := (lo + hi) / 2
+		if d.lines[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return Pos{File: d.file, Line: lo + 1, Col: off - d.lines[lo] + 1}
+}
+
+func (d *ddlFile) errorf(off int, format string, args ...any) {
+	d.errs.Add(d.pos(off), fmt.Sprintf(format, args...))
+}
+
+// ddlLineStarts returns the byte offset at which each line of text starts.
+func ddlLineStarts(text string) []int {
+	lines := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	return lines
+}
+
+// ddlPieceOffset returns the byte offset of piece in text. The pieces of
+// SplitStatementToPieces are substrings of its input, so the offset is the
+// distance between the two string data pointers; the search from cursor only
+// serves if a future vitess copies its pieces.
+func ddlPieceOffset(text, piece string, cursor int) int {
+	if len(piece) > 0 && len(text) > 0 {
+		off := int(uintptr(unsafe.Pointer(unsafe.StringData(piece))) - uintptr(unsafe.Pointer(unsafe.StringData(text))))
+		if off >= 0 && off+len(piece) <= len(text) && text[off:off+len(piece)] == piece {
+			return off
+		}
+	}
+	if i := strings.Index(text[cursor:], piece); i >= 0 {
+		return cursor + i
+	}
+	return cursor
+}
+
+// statement handles one piece of the file, which starts at byte off.
+func (d *ddlFile) statement(p *sqlparser.Parser, off int, piece string) {
+	toks := ddlTokenize(piece)
+	if len(toks) == 0 {
+		return // only blanks and comments
+	}
+	if ddlAllVersioned(toks) {
+		return // a mysqldump header such as /*!40101 SET NAMES utf8mb4 */
+	}
+	start := off + toks[0].start
+	stmt, err := ddlParseStrict(p, piece)
+	if err != nil {
+		if errors.Is(err, sqlparser.ErrEmpty) {
+			return
+		}
+		d.vitessError(off, piece, toks, err)
+		return
+	}
+	switch st := stmt.(type) {
+	case *sqlparser.CreateTable:
+		d.createTable(st, off, piece, toks)
+	case *sqlparser.AlterTable:
+		d.alterTable(st, off, piece, toks)
+	case *sqlparser.Set, *sqlparser.Use, *sqlparser.DropTable, *sqlparser.CreateDatabase:
+		// Session and database housekeeping: nothing to learn about tables.
+	default:
+		d.unsupported(start, piece, toks, "")
+	}
+}
+
+// ddlParseStrict parses one statement, turning a panic inside the parser (bad
+// input must give an error, never a crash) into an error.
+func ddlParseStrict(p *sqlparser.Parser, sql string) (stmt sqlparser.Statement, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			stmt, err = nil, fmt.Errorf("the SQL parser failed on this statement: %v", r)
+		}
+	}()
+	return p.ParseStrictDDL(sql)
+}
+
+// unsupported reports a statement that a DDL file may not hold; hint, when
+// not empty, follows the quoted statement.
+func (d *ddlFile) unsupported(start int, piece string, toks []ddlToken, hint string) {
+	msg := "unsupported statement in DDL: " + ddlSnippet(piece[toks[0].start:])
+	if hint != "" {
+		msg += " (" + hint + ")"
+	}
+	d.errs.Add(d.pos(start), msg)
+}
+
+// ddlSnippet quotes the beginning of a statement for a message: blanks
+// collapsed, at most 40 bytes.
+func ddlSnippet(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 40 {
+		cut := 40
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // keep UTF-8 sequences whole
+			cut--
+		}
+		s = strings.TrimRight(s[:cut], " ") + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// vitessError reports a parse error of the piece at off. A PositionedErr
+// ("syntax error at position N near 'x'") is placed on the token it names.
+func (d *ddlFile) vitessError(off int, piece string, toks []ddlToken, err error) {
+	var pe sqlparser.PositionedErr
+	if !errors.As(err, &pe) {
+		at := off
+		if len(toks) > 0 {
+			at += toks[0].start
+		}
+		d.errorf(at, "%s", err.Error())
+		return
+	}
+	// pe.Pos is 1 + the offset just past the token the parser stopped at.
+	end := min(max(pe.Pos-1, 0), len(piece))
+	at := end
+	switch {
+	case pe.Near == "" && len(toks) > 0:
+		at = toks[len(toks)-1].end
+	case pe.Near != "":
+		found := false
+		for _, t := range toks {
+			if t.end == end {
+				at, found = t.start, true
+				break
+			}
+		}
+		if !found {
+			if i := strings.LastIndex(piece[:end], pe.Near); i >= 0 {
+				at = i
+			}
+		}
+	}
+	msg := pe.Err
+	if pe.Near != "" {
+		msg += " near '" + ddlNear(pe.Near) + "'"
+	}
+	d.errorf(off+at, "%s", msg)
+}
+
+// ddlNear shortens the "near" text of a syntax error to its first line and at
+// most 40 bytes.
+func ddlNear(s string) string {
+	cut := false
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s, cut = s[:i], true
+	}
+	if len(s) > 40 {
+		n := 40
+		for n > 0 && s[n]&0xC0 == 0x80 {
+			n--
+		}
+		s, cut = s[:n], true
+	}
+	if cut {
+		s += "..."
+	}
+	return s
+}
+
+// createTable turns a parsed CREATE TABLE into a Table.
+func (d *ddlFile) createTable(st *sqlparser.CreateTable, off int, piece string, toks []ddlToken) {
+	start := off + toks[0].start
+	switch {
+	case st.Temp:
+		d.unsupported(start, piece, toks, "a temporary table is not part of the schema")
+		return
+	case st.Select != nil:
+		d.unsupported(start, piece, toks, "CREATE TABLE ... SELECT: write the columns out")
+		return
+	}
+	t := &Table{Name: st.Table.Name.String(), Pos: d.pos(start)}
+	if first, ok := d.byName[strings.ToLower(t.Name)]; ok {
+		d.errorf(start, "table %q is already defined at %s (table names compare case-insensitively); remove one CREATE TABLE", t.Name, first.Pos)
+		return
+	}
+	if st.OptLike != nil {
+		like := st.OptLike.LikeTable.Name.String()
+		src, ok := d.byName[strings.ToLower(like)]
+		if !ok {
+			d.errorf(start, "CREATE TABLE %q LIKE %q: table %q is not defined above in this file", t.Name, like, like)
+			return
+		}
+		ddlCopyTable(t, src)
+		d.add(t)
+		return
+	}
+	if st.TableSpec == nil {
+		d.unsupported(start, piece, toks, "no column list")
+		return
+	}
+	d.addColumns(t, st.TableSpec.Columns, off, start, ddlElementStarts(toks), -1)
+	d.addIndexes(t, st.TableSpec.Indexes, start)
+	for _, o := range st.TableSpec.Options {
+		switch strings.ToLower(o.Name) {
+		case "charset":
+			t.Charset = strings.ToLower(ddlOptionText(o))
+		case "collate":
+			t.Collation = strings.ToLower(ddlOptionText(o))
+		}
+	}
+	for _, c := range t.Columns {
+		ddlBinaryCollation(t, c)
+	}
+	d.add(t)
+}
+
+func (d *ddlFile) add(t *Table) {
+	d.tables = append(d.tables, t)
+	d.byName[strings.ToLower(t.Name)] = t
+}
+
+// ddlOptionText returns the value of a table option as written.
+func ddlOptionText(o *sqlparser.TableOption) string {
+	if o.String != "" {
+		return o.String
+	}
+	if o.Value != nil {
+		return o.Value.Val
+	}
+	return ""
+}
+
+// ddlCopyTable fills t with deep copies of src's columns and keys (CREATE
+// TABLE t LIKE src); the columns keep their positions in src.
+func ddlCopyTable(t, src *Table) {
+	for _, c := range src.Columns {
+		cc := *c
+		cc.EnumValues = append([]string(nil), c.EnumValues...)
+		t.Columns = append(t.Columns, &cc)
+	}
+	t.PrimaryKey = append([]string(nil), src.PrimaryKey...)
+	for _, k := range src.Keys {
+		kk := *k
+		kk.Columns = append([]string(nil), k.Columns...)
+		t.Keys = append(t.Keys, &kk)
+	}
+	t.Charset, t.Collation = src.Charset, src.Collation
+}
+
+// addColumns appends defs to t. elems are the statement's element starts
+// (for positions); insertAt is the index to insert at, -1 for the end.
+func (d *ddlFile) addColumns(t *Table, defs []*sqlparser.ColumnDefinition, off, start int, elems []ddlToken, insertAt int) {
+	var inline []*Key // column-level UNIQUE / KEY attributes
+	var pk []string
+	next := 0
+	for _, cd := range defs {
+		c := ddlColumn(cd)
+		at := start
+		for j := next; j < len(elems); j++ {
+			if elems[j].names(c.Name) {
+				at, next = off+elems[j].start, j+1
+				break
+			}
+		}
+		c.Pos = d.pos(at)
+		if prev := t.Column(c.Name); prev != nil {
+			d.errorf(at, "duplicate column %q in table %q (first at %s); remove or rename one", c.Name, t.Name, prev.Pos)
+			continue
+		}
+		if insertAt < 0 || insertAt >= len(t.Columns) {
+			t.Columns = append(t.Columns, c)
+		} else {
+			t.Columns = append(t.Columns[:insertAt+1], t.Columns[insertAt:]...)
+			t.Columns[insertAt] = c
+			insertAt++
+		}
+		if cd.Type.Options == nil {
+			continue
+		}
+		switch cd.Type.Options.KeyOpt {
+		case sqlparser.ColKeyPrimary, sqlparser.ColKey: // "KEY" on a column means PRIMARY KEY
+			pk = append(pk, c.Name)
+		case sqlparser.ColKeyUnique, sqlparser.ColKeyUniqueKey:
+			inline = append(inline, &Key{Kind: "unique", Columns: []string{c.Name}})
+		case sqlparser.ColKeyFulltextKey:
+			inline = append(inline, &Key{Kind: "fulltext", Columns: []string{c.Name}})
+		case sqlparser.ColKeySpatialKey:
+			inline = append(inline, &Key{Kind: "spatial", Columns: []string{c.Name}})
+		}
+	}
+	if len(pk) > 0 {
+		if len(pk) > 1 || len(t.PrimaryKey) > 0 {
+			d.errorf(start, "table %q has more than one primary key; declare one PRIMARY KEY (a, b) for a composite key", t.Name)
+		} else {
+			ddlSetPrimaryKey(t, pk)
+		}
+	}
+	for _, k := range inline {
+		ddlAddKey(t, k)
+	}
+}
+
+// addIndexes adds the table-level (or ALTER TABLE ADD / CREATE INDEX) indexes
+// of a statement at start.
+func (d *ddlFile) addIndexes(t *Table, defs []*sqlparser.IndexDefinition, start int) {
+	for _, def := range defs {
+		name := def.Info.Name.String()
+		cols := make([]string, 0, len(def.Columns))
+		for _, ic := range def.Columns {
+			if ic.Expression != nil {
+				cols = append(cols, "("+sqlparser.String(ic.Expression)+")")
+				continue
+			}
+			col := ic.Column.String()
+			c := t.Column(col)
+			if c == nil {
+				what := fmt.Sprintf("key %q", name)
+				if def.Info.Type == sqlparser.IndexTypePrimary {
+					what = "the primary key"
+				} else if name == "" {
+					what = "a key"
+				}
+				d.errorf(start, "%s of table %q names column %q, which the table does not have", what, t.Name, col)
+				continue
+			}
+			cols = append(cols, c.Name)
+		}
+		switch def.Info.Type {
+		case sqlparser.IndexTypePrimary:
+			if len(t.PrimaryKey) > 0 {
+				d.errorf(start, "table %q has more than one primary key; declare one PRIMARY KEY (a, b) for a composite key", t.Name)
+				continue
+			}
+			for _, c := range cols {
+				if strings.HasPrefix(c, "(") {
+					d.errorf(start, "the primary key of table %q has an expression part %s; a primary key holds columns only", t.Name, c)
+				}
+			}
+			ddlSetPrimaryKey(t, cols)
+		case sqlparser.IndexTypeUnique:
+			ddlAddKey(t, &Key{Name: name, Kind: "unique", Columns: cols})
+		case sqlparser.IndexTypeFullText:
+			ddlAddKey(t, &Key{Name: name, Kind: "fulltext", Columns: cols})
+		case sqlparser.IndexTypeSpatial:
+			ddlAddKey(t, &Key{Name: name, Kind: "spatial", Columns: cols})
+		default:
+			ddlAddKey(t, &Key{Name: name, Kind: "index", Columns: cols})
+		}
+	}
+}
+
+// ddlSetPrimaryKey records the primary key; its columns become NOT NULL, as
+// in MySQL.
+func ddlSetPrimaryKey(t *Table, cols []string) {
+	t.PrimaryKey = append(t.PrimaryKey[:0], cols...)
+	for _, name := range cols {
+		if c := t.Column(name); c != nil {
+			c.Nullable = false
+		}
+	}
+}
+
+// ddlAddKey appends k. An unnamed key gets MySQL's name: its first column,
+// with _2, _3, ... appended while that name is taken.
+func ddlAddKey(t *Table, k *Key) {
+	if k.Name == "" && len(k.Columns) > 0 {
+		base := k.Columns[0]
+		if strings.HasPrefix(base, "(") {
+			base = "functional_index"
+		}
+		name := base
+		for i := 2; ddlKeyNamed(t, name); i++ {
+			name = fmt.Sprintf("%s_%d", base, i)
+		}
+		k.Name = name
+	}
+	t.Keys = append(t.Keys, k)
+}
+
+func ddlKeyNamed(t *Table, name string) bool {
+	for _, k := range t.Keys {
+		if equalFold(k.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ddlColumn converts a vitess column definition. Type synonyms become the
+// name MySQL's SHOW CREATE TABLE prints (integer -> int, bool/boolean ->
+// tinyint(1), real -> double, numeric -> decimal, float4 -> float, float(p)
+// -> float for p <= 24 else double), and ZEROFILL implies UNSIGNED, as in
+// MySQL (https://dev.mysql.com/doc/refman/8.0/en/numeric-type-syntax.html).
+func ddlColumn(cd *sqlparser.ColumnDefinition) *Column {
+	t := cd.Type
+	c := &Column{
+		Name:     cd.Name.String(),
+		Type:     strings.ToLower(t.Type),
+		Unsigned: t.Unsigned || t.Zerofill,
+		Zerofill: t.Zerofill,
+		Length:   ddlIntCopy(t.Length),
+		Scale:    ddlIntCopy(t.Scale),
+		Nullable: true,
+		Charset:  strings.ToLower(t.Charset.Name),
+		Binary:   t.Charset.Binary,
+	}
+	switch c.Type {
+	case "integer":
+		c.Type = "int"
+	case "bool", "boolean":
+		c.Type = "tinyint"
+		if c.Length == nil {
+			one := 1
+			c.Length = &one
+		}
+	case "real", "float8":
+		c.Type = "double"
+	case "numeric":
+		c.Type = "decimal"
+	case "float4":
+		c.Type = "float"
+	case "float":
+		if c.Length != nil && c.Scale == nil { // FLOAT(p): p is a precision in bits, not a display width
+			if *c.Length > 24 {
+				c.Type = "double"
+			}
+			c.Length = nil
+		}
+	}
+	for _, v := range t.EnumValues {
+		c.EnumValues = append(c.EnumValues, ddlUnquote(v))
+	}
+	if o := t.Options; o != nil {
+		if o.Null != nil {
+			c.Nullable = *o.Null
+		}
+		c.AutoIncrement = o.Autoincrement
+		if o.Default != nil {
+			s := sqlparser.String(o.Default)
+			if !o.DefaultLiteral {
+				s = "(" + s + ")" // an expression default, written DEFAULT (expr)
+			}
+			c.Default = &s
+		}
+		c.Collation = strings.ToLower(o.Collate)
+		c.Generated = o.As != nil
+	}
+	return c
+}
+
+// ddlBinaryCollation resolves the BINARY attribute of c to the _bin
+// collation of the column's (else the table's) character set.
+func ddlBinaryCollation(t *Table, c *Column) {
+	if !c.Binary || c.Collation != "" {
+		return
+	}
+	cs := c.Charset
+	if cs == "" {
+		cs = t.Charset
+	}
+	if cs == "binary" {
+		c.Collation = "binary"
+	} else if cs != "" {
+		c.Collation = cs + "_bin"
+	}
+}
+
+func ddlIntCopy(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// ddlUnquote decodes an ENUM/SET member as vitess stores it: single-quoted,
+// with backslash escapes (sqltypes.EncodeStringSQL).
+func ddlUnquote(s string) string {
+	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
+		return s
+	}
+	s = s[1 : len(s)-1]
+	if !strings.ContainsRune(s, '\\') {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch != '\\' || i+1 == len(s) {
+			b.WriteByte(ch)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case '0':
+			b.WriteByte(0)
+		case 'b':
+			b.WriteByte('\b')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'Z':
+			b.WriteByte(26)
+		case '%', '_': // MySQL keeps the backslash of \% and \_
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		default:
+			b.WriteByte(e)
+		}
+	}
+	return b.String()
+}
+
+// alterTable applies ALTER TABLE ... ADD COLUMN / ADD INDEX and CREATE INDEX
+// (which vitess parses as an ALTER TABLE) to a table defined above.
+func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, toks []ddlToken) {
+	start := off + toks[0].start
+	for _, o := range st.AlterOptions {
+		switch o.(type) {
+		case *sqlparser.AddColumns, *sqlparser.AddIndexDefinition, *sqlparser.AddConstraintDefinition:
+		default:
+			d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
+			return
+		}
+	}
+	if st.PartitionSpec != nil || st.PartitionOption != nil {
+		d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
+		return
+	}
+	name := st.Table.Name.String()
+	t, ok := d.byName[strings.ToLower(name)]
+	if !ok {
+		d.errorf(start, "ALTER TABLE / CREATE INDEX on table %q, which no CREATE TABLE above defines", name)
+		return
+	}
+	idents := ddlIdents(toks)
+	for _, o := range st.AlterOptions {
+		switch o := o.(type) {
+		case *sqlparser.AddColumns:
+			at := -1
+			switch {
+			case o.First:
+				at = 0
+			case o.After != nil:
+				after := o.After.Name.String()
+				at = ddlColumnIndex(t, after)
+				if at < 0 {
+					d.errorf(start, "ALTER TABLE %q ADD COLUMN ... AFTER %q: the table has no column %q", t.Name, after, after)
+					continue
+				}
+				at++
+			}
+			d.addColumns(t, o.Columns, off, start, idents, at)
+			for _, c := range t.Columns {
+				ddlBinaryCollation(t, c)
+			}
+		case *sqlparser.AddIndexDefinition:
+			d.addIndexes(t, []*sqlparser.IndexDefinition{o.IndexDefinition}, start)
+		}
+	}
+}
+
+func ddlColumnIndex(t *Table, name string) int {
+	for i, c := range t.Columns {
+		if equalFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// ddlToken is one token of a statement, found by ddlTokenize for positions
+// only (vitess's AST carries none).
+type ddlToken struct {
+	start, end int    // byte offsets in the statement
+	kind       byte   // 'w' word, 'q' `quoted identifier`, 's' string, or the punctuation byte
+	text       string // word or unquoted identifier
+	depth      int    // parenthesis depth before the token
+	versioned  bool   // inside a /*! ... */ comment
+}
+
+// names reports whether the token can be the identifier name: a quoted
+// identifier equal to it, or a bare word equal to it that is not one of the
+// reserved words that start an index or constraint definition.
+func (t ddlToken) names(name string) bool {
+	switch t.kind {
+	case 'q':
+		return equalFold(t.text, name)
+	case 'w':
+		if !equalFold(t.text, name) {
+			return false
+		}
+		switch strings.ToLower(t.text) {
+		case "primary", "key", "index", "unique", "fulltext", "spatial", "constraint", "foreign", "check", "add", "column":
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// ddlTokenize splits a statement into tokens, skipping blanks and comments.
+// The content of a /*!NNNNN ... */ comment is scanned as code, as MySQL does.
+func ddlTokenize(s string) []ddlToken {
+	var toks []ddlToken
+	depth, versioned := 0, false
+	n := len(s)
+	for i := 0; i < n; {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '#' || (c == '-' && i+1 < n && s[i+1] == '-' && (i+2 == n || s[i+2] <= ' ')):
+			for i < n && s[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < n && s[i+1] == '*':
+			if i+2 < n && s[i+2] == '!' {
+				i += 3
+				for k := 0; k < 6 && i < n && s[i] >= '0' && s[i] <= '9'; k++ {
+					i++
+				}
+				versioned = true
+				continue
+			}
+			if j := strings.Index(s[i+2:], "*/"); j >= 0 {
+				i += 2 + j + 2
+			} else {
+				i = n
+			}
+		case versioned && c == '*' && i+1 < n && s[i+1] == '/':
+			versioned = false
+			i += 2
+		case c == '\'' || c == '"' || c == '`':
+			j, text := ddlScanQuoted(s, i)
+			kind := byte('s')
+			if c == '`' {
+				kind = 'q'
+			}
+			toks = append(toks, ddlToken{start: i, end: j, kind: kind, text: text, depth: depth, versioned: versioned})
+			i = j
+		case ddlWordByte(c):
+			j := i + 1
+			for j < n && ddlWordByte(s[j]) {
+				j++
+			}
+			toks = append(toks, ddlToken{start: i, end: j, kind: 'w', text: s[i:j], depth: depth, versioned: versioned})
+			i = j
+		default:
+			toks = append(toks, ddlToken{start: i, end: i + 1, kind: c, depth: depth, versioned: versioned})
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			i++
+		}
+	}
+	return toks
+}
+
+// ddlScanQuoted scans the quoted token at s[i] and returns the offset just
+// past it and its content. A doubled quote stands for itself; in strings a
+// backslash escapes the next byte. An unterminated token runs to the end.
+func ddlScanQuoted(s string, i int) (int, string) {
+	q := s[i]
+	var b strings.Builder
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == q:
+			if j+1 < len(s) && s[j+1] == q {
+				b.WriteByte(q)
+				j++
+				continue
+			}
+			return j + 1, b.String()
+		case c == '\\' && q != '`' && j+1 < len(s):
+			b.WriteByte(s[j+1])
+			j++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return len(s), b.String()
+}
+
+func ddlWordByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 0x80 ||
+		('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+}
+
+// ddlAllVersioned reports whether every token sits inside /*! ... */.
+func ddlAllVersioned(toks []ddlToken) bool {
+	for _, t := range toks {
+		if !t.versioned {
+			return false
+		}
+	}
+	return true
+}
+
+// ddlElementStarts returns the first token of each element of the CREATE
+// TABLE's parenthesised list: the token after its opening parenthesis and
+// after each comma at depth 1.
+func ddlElementStarts(toks []ddlToken) []ddlToken {
+	var out []ddlToken
+	open := -1
+	for i, t := range toks {
+		if t.kind == '(' && t.depth == 0 {
+			open = i
+			break
+		}
+	}
+	if open < 0 {
+		return nil
+	}
+	for i := open + 1; i < len(toks); i++ {
+		t := toks[i]
+		if t.depth == 0 { // the closing parenthesis
+			break
+		}
+		if t.depth == 1 && (i == open+1 || toks[i-1].kind == ',' && toks[i-1].depth == 1) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ddlIdents returns the identifier tokens after ALTER TABLE <name>, which
+// is where ADD COLUMN names its columns.
+func ddlIdents(toks []ddlToken) []ddlToken {
+	var out []ddlToken
+	for i, t := range toks {
+		if i >= 3 && (t.kind == 'w' || t.kind == 'q') {
+			out = append(out, t)
+		}
+	}
+	return out
+}

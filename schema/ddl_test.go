@@ -1,0 +1,351 @@
+package schema
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func ip(v int) *int       { return &v }
+func sp(v string) *string { return &v }
+
+// at is a position in the test file "t.sql".
+func at(line, col int) Pos { return Pos{File: "t.sql", Line: line, Col: col} }
+
+// ddlCases are the accepted inputs of ParseDDL; FuzzParseDDL starts from them.
+var ddlCases = []struct {
+	name string
+	sql  string
+	want []*Table
+}{
+	{
+		name: "types",
+		sql: `CREATE TABLE t_order (
+  order_id BIGINT UNSIGNED NOT NULL,
+  amount DECIMAL(12,2) DEFAULT '0.00',
+  created DATETIME(6),
+  name VARCHAR(50) COLLATE utf8mb4_bin,
+  status ENUM('new','it''s', 'a\\b') NOT NULL DEFAULT 'new',
+  tags SET('x','y'),
+  note TEXT CHARACTER SET latin1 COLLATE latin1_german1_ci,
+  PRIMARY KEY (order_id)
+);`,
+		want: []*Table{{
+			Name: "t_order", Pos: at(1, 1), PrimaryKey: []string{"order_id"},
+			Columns: []*Column{
+				{Name: "order_id", Type: "bigint", Unsigned: true, Pos: at(2, 3)},
+				{Name: "amount", Type: "decimal", Length: ip(12), Scale: ip(2), Nullable: true, Default: sp("'0.00'"), Pos: at(3, 3)},
+				{Name: "created", Type: "datetime", Length: ip(6), Nullable: true, Pos: at(4, 3)},
+				{Name: "name", Type: "varchar", Length: ip(50), Nullable: true, Collation: "utf8mb4_bin", Pos: at(5, 3)},
+				{Name: "status", Type: "enum", EnumValues: []string{"new", "it's", `a\b`}, Default: sp("'new'"), Pos: at(6, 3)},
+				{Name: "tags", Type: "set", EnumValues: []string{"x", "y"}, Nullable: true, Pos: at(7, 3)},
+				{Name: "note", Type: "text", Nullable: true, Charset: "latin1", Collation: "latin1_german1_ci", Pos: at(8, 3)},
+			},
+		}},
+	},
+	{
+		name: "synonyms, zerofill, binary, generated",
+		sql: "create table `T` (flag BOOL, n INTEGER, r REAL, num NUMERIC(5), f FLOAT(30), f2 FLOAT(7,3), f3 float(10),\n" +
+			"  z INT(4) ZEROFILL, b VARCHAR(3) BINARY, g INT AS (n + 1) STORED) CHARSET latin1",
+		want: []*Table{{
+			Name: "T", Pos: at(1, 1), Charset: "latin1",
+			Columns: []*Column{
+				{Name: "flag", Type: "tinyint", Length: ip(1), Nullable: true, Pos: at(1, 19)},
+				{Name: "n", Type: "int", Nullable: true, Pos: at(1, 30)},
+				{Name: "r", Type: "double", Nullable: true, Pos: at(1, 41)},
+				{Name: "num", Type: "decimal", Length: ip(5), Nullable: true, Pos: at(1, 49)},
+				{Name: "f", Type: "double", Nullable: true, Pos: at(1, 65)},
+				{Name: "f2", Type: "float", Length: ip(7), Scale: ip(3), Nullable: true, Pos: at(1, 78)},
+				{Name: "f3", Type: "float", Nullable: true, Pos: at(1, 93)},
+				{Name: "z", Type: "int", Length: ip(4), Unsigned: true, Zerofill: true, Nullable: true, Pos: at(2, 3)},
+				{Name: "b", Type: "varchar", Length: ip(3), Nullable: true, Binary: true, Collation: "latin1_bin", Pos: at(2, 22)},
+				{Name: "g", Type: "int", Nullable: true, Generated: true, Pos: at(2, 43)},
+			},
+		}},
+	},
+	{
+		name: "defaults",
+		sql: `CREATE TABLE d (
+  a INT DEFAULT NULL,
+  b TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  c INT DEFAULT (1 + 2),
+  e INT DEFAULT -1,
+  f VARBINARY(4) DEFAULT 0x01,
+  g BOOLEAN DEFAULT TRUE,
+  h VARCHAR(8) DEFAULT "dq"
+)`,
+		want: []*Table{{
+			Name: "d", Pos: at(1, 1),
+			Columns: []*Column{
+				{Name: "a", Type: "int", Nullable: true, Default: sp("null"), Pos: at(2, 3)},
+				{Name: "b", Type: "timestamp", Default: sp("current_timestamp()"), Pos: at(3, 3)},
+				{Name: "c", Type: "int", Nullable: true, Default: sp("(1 + 2)"), Pos: at(4, 3)},
+				{Name: "e", Type: "int", Nullable: true, Default: sp("-1"), Pos: at(5, 3)},
+				{Name: "f", Type: "varbinary", Length: ip(4), Nullable: true, Default: sp("0x01"), Pos: at(6, 3)},
+				{Name: "g", Type: "tinyint", Length: ip(1), Nullable: true, Default: sp("true"), Pos: at(7, 3)},
+				{Name: "h", Type: "varchar", Length: ip(8), Nullable: true, Default: sp("'dq'"), Pos: at(8, 3)},
+			},
+		}},
+	},
+	{
+		name: "keys",
+		sql: `CREATE TABLE IF NOT EXISTS shop.t_item (
+  order_id BIGINT NULL,
+  item_id BIGINT,
+  ` + "`key`" + ` INT UNIQUE,
+  sku CHAR(8) UNIQUE KEY,
+  doc TEXT, geo GEOMETRY NOT NULL,
+  PRIMARY KEY (order_id, item_id),
+  KEY (item_id), INDEX (item_id),
+  UNIQUE KEY uk (sku, ` + "`key`" + `),
+  FULLTEXT ft (doc), SPATIAL KEY (geo),
+  KEY fn ((item_id + 1)),
+  CONSTRAINT fk FOREIGN KEY (item_id) REFERENCES other (id),
+  CHECK (item_id > 0)
+) ENGINE=InnoDB DEFAULT CHARACTER SET = UTF8MB4 COLLATE = UTF8MB4_BIN`,
+		want: []*Table{{
+			Name: "t_item", Pos: at(1, 1), PrimaryKey: []string{"order_id", "item_id"},
+			Charset: "utf8mb4", Collation: "utf8mb4_bin",
+			Columns: []*Column{
+				{Name: "order_id", Type: "bigint", Pos: at(2, 3)},
+				{Name: "item_id", Type: "bigint", Pos: at(3, 3)},
+				{Name: "key", Type: "int", Nullable: true, Pos: at(4, 3)},
+				{Name: "sku", Type: "char", Length: ip(8), Nullable: true, Pos: at(5, 3)},
+				{Name: "doc", Type: "text", Nullable: true, Pos: at(6, 3)},
+				{Name: "geo", Type: "geometry", Pos: at(6, 13)},
+			},
+			Keys: []*Key{
+				{Name: "key", Kind: "unique", Columns: []string{"key"}},
+				{Name: "sku", Kind: "unique", Columns: []string{"sku"}},
+				{Name: "item_id", Kind: "index", Columns: []string{"item_id"}},
+				{Name: "item_id_2", Kind: "index", Columns: []string{"item_id"}},
+				{Name: "uk", Kind: "unique", Columns: []string{"sku", "key"}},
+				{Name: "ft", Kind: "fulltext", Columns: []string{"doc"}},
+				{Name: "geo", Kind: "spatial", Columns: []string{"geo"}},
+				{Name: "fn", Kind: "index", Columns: []string{"(item_id + 1)"}},
+			},
+		}},
+	},
+	{
+		name: "inline primary key and KEY attribute",
+		sql:  "create table a (id int primary key, x int);\ncreate table b (id int key auto_increment);\n",
+		want: []*Table{
+			{
+				Name: "a", Pos: at(1, 1), PrimaryKey: []string{"id"},
+				Columns: []*Column{
+					{Name: "id", Type: "int", Pos: at(1, 17)},
+					{Name: "x", Type: "int", Nullable: true, Pos: at(1, 37)},
+				},
+			},
+			{
+				Name: "b", Pos: at(2, 1), PrimaryKey: []string{"id"},
+				Columns: []*Column{{Name: "id", Type: "int", AutoIncrement: true, Pos: at(2, 17)}},
+			},
+		},
+	},
+	{
+		name: "skipped statements, LIKE, ALTER TABLE, CREATE INDEX",
+		sql: `-- a schema file
+SET NAMES utf8mb4;
+USE shop;
+CREATE DATABASE IF NOT EXISTS shop;
+DROP TABLE IF EXISTS t;
+/* a comment */ ;
+;
+CREATE TABLE t (id BIGINT NOT NULL, PRIMARY KEY (id));
+ALTER TABLE t ADD COLUMN user_id BIGINT NOT NULL AFTER id, ADD COLUMN first_col INT FIRST, ADD INDEX idx_user (user_id);
+ALTER TABLE t ADD COLUMN (last_a INT, last_b INT), ADD CONSTRAINT fk FOREIGN KEY (user_id) REFERENCES u (id);
+CREATE UNIQUE INDEX uk_last ON t (last_a, last_b);
+CREATE TABLE t_copy LIKE t;
+/*!40000 ALTER TABLE t DISABLE KEYS */;
+`,
+		want: []*Table{
+			{
+				Name: "t", Pos: at(8, 1), PrimaryKey: []string{"id"},
+				Columns: []*Column{
+					{Name: "first_col", Type: "int", Nullable: true, Pos: at(9, 71)},
+					{Name: "id", Type: "bigint", Pos: at(8, 17)},
+					{Name: "user_id", Type: "bigint", Pos: at(9, 26)},
+					{Name: "last_a", Type: "int", Nullable: true, Pos: at(10, 27)},
+					{Name: "last_b", Type: "int", Nullable: true, Pos: at(10, 39)},
+				},
+				Keys: []*Key{
+					{Name: "idx_user", Kind: "index", Columns: []string{"user_id"}},
+					{Name: "uk_last", Kind: "unique", Columns: []string{"last_a", "last_b"}},
+				},
+			},
+			{
+				Name: "t_copy", Pos: at(12, 1), PrimaryKey: []string{"id"},
+				Columns: []*Column{
+					{Name: "first_col", Type: "int", Nullable: true, Pos: at(9, 71)},
+					{Name: "id", Type: "bigint", Pos: at(8, 17)},
+					{Name: "user_id", Type: "bigint", Pos: at(9, 26)},
+					{Name: "last_a", Type: "int", Nullable: true, Pos: at(10, 27)},
+					{Name: "last_b", Type: "int", Nullable: true, Pos: at(10, 39)},
+				},
+				Keys: []*Key{
+					{Name: "idx_user", Kind: "index", Columns: []string{"user_id"}},
+					{Name: "uk_last", Kind: "unique", Columns: []string{"last_a", "last_b"}},
+				},
+			},
+		},
+	},
+	{
+		name: "empty file",
+		sql:  "  \n-- nothing\n/* here */\n",
+	},
+}
+
+func TestParseDDL(t *testing.T) {
+	for _, tc := range ddlCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseDDL("t.sql", []byte(tc.sql))
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParseDDLFileDumps(t *testing.T) {
+	got, err := ParseDDLFile(filepath.Join("testdata", "ddl", "mysqldump.sql"))
+	require.NoError(t, err)
+	f := filepath.Join("testdata", "ddl", "mysqldump.sql")
+	p := func(line, col int) Pos { return Pos{File: f, Line: line, Col: col} }
+	require.Equal(t, []*Table{
+		{
+			Name: "t_order", Pos: p(25, 1), PrimaryKey: []string{"order_id"},
+			Charset: "utf8mb4", Collation: "utf8mb4_0900_ai_ci",
+			Columns: []*Column{
+				{Name: "order_id", Type: "bigint", Unsigned: true, Pos: p(26, 3)},
+				{Name: "user_id", Type: "bigint", Pos: p(27, 3)},
+				{Name: "status", Type: "varchar", Length: ip(50), Nullable: true, Collation: "utf8mb4_bin", Default: sp("null"), Pos: p(28, 3)},
+				{Name: "amount", Type: "decimal", Length: ip(12), Scale: ip(2), Default: sp("'0.00'"), Pos: p(29, 3)},
+				{Name: "created_at", Type: "datetime", Length: ip(6), Default: sp("current_timestamp(6)"), Pos: p(30, 3)},
+			},
+			Keys: []*Key{{Name: "idx_user", Kind: "index", Columns: []string{"user_id", "created_at"}}},
+		},
+		{
+			Name: "t_order_item", Pos: p(43, 1), PrimaryKey: []string{"item_id"},
+			Charset: "utf8mb4", Collation: "utf8mb4_0900_ai_ci",
+			Columns: []*Column{
+				{Name: "item_id", Type: "bigint", AutoIncrement: true, Pos: p(44, 3)},
+				{Name: "order_id", Type: "bigint", Unsigned: true, Pos: p(45, 3)},
+				{Name: "sku", Type: "char", Length: ip(16), Charset: "ascii", Collation: "ascii_bin", Pos: p(46, 3)},
+				{Name: "qty", Type: "int", Default: sp("'1'"), Pos: p(47, 3)},
+			},
+			Keys: []*Key{{Name: "uk_order_sku", Kind: "unique", Columns: []string{"order_id", "sku"}}},
+		},
+	}, got)
+
+	f = filepath.Join("testdata", "ddl", "mariadb-dump.sql")
+	got, err = ParseDDLFile(f)
+	require.NoError(t, err)
+	require.Equal(t, []*Table{{
+		Name: "t_user", Pos: p(20, 1), PrimaryKey: []string{"user_id"},
+		Charset: "utf8mb4", Collation: "utf8mb4_general_ci",
+		Columns: []*Column{
+			{Name: "user_id", Type: "bigint", Length: ip(20), Pos: p(21, 3)},
+			{Name: "username_cipher", Type: "varchar", Length: ip(255), Nullable: true, Default: sp("null"), Pos: p(22, 3)},
+			{Name: "username_assisted", Type: "varchar", Length: ip(64), Nullable: true, Default: sp("null"), Pos: p(23, 3)},
+			{Name: "kind", Type: "enum", EnumValues: []string{"admin", "it's", `back\slash`}, Default: sp("'admin'"), Pos: p(24, 3)},
+			{Name: "updated_at", Type: "timestamp", Default: sp("current_timestamp()"), Pos: p(25, 3)},
+		},
+		Keys: []*Key{{Name: "idx_assisted", Kind: "index", Columns: []string{"username_assisted"}}},
+	}}, got)
+
+	_, err = ParseDDLFile(filepath.Join("testdata", "ddl", "missing.sql"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestParseDDLErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, sql, err string
+		tables     []string // names of the tables still returned
+	}{
+		{
+			name: "syntax error on line 3",
+			sql:  "CREATE TABLE t (\n  id INT,\n  name VARCHAR(10) NOT NUL,\n  PRIMARY KEY (id)\n);\n",
+			err:  "t.sql:3:24: syntax error near 'NUL'",
+		},
+		{
+			name: "missing comma",
+			sql:  "create table t3 (id int,\n x int\n y int);",
+			err:  "t.sql:3:2: syntax error near 'y'",
+		},
+		{
+			name: "unterminated string",
+			sql:  "create table t (a int default 'oops);\ncreate table u (b int);\n",
+			err:  "t.sql:1:31: syntax error near 'oops);...'",
+		},
+		{
+			name: "unterminated statement",
+			sql:  "create table t (a int",
+			err:  "t.sql:1:22: syntax error",
+		},
+		{
+			name:   "duplicate column",
+			sql:    "create table t (\n  id int,\n  name text,\n  ID bigint\n)",
+			err:    `t.sql:4:3: duplicate column "ID" in table "t" (first at t.sql:2:3); remove or rename one`,
+			tables: []string{"t"},
+		},
+		{
+			name:   "duplicate table",
+			sql:    "create table t_order (id int);\n\nCREATE TABLE IF NOT EXISTS T_ORDER (id int);",
+			err:    `t.sql:3:1: table "T_ORDER" is already defined at t.sql:1:1 (table names compare case-insensitively); remove one CREATE TABLE`,
+			tables: []string{"t_order"},
+		},
+		{
+			name:   "unsupported statements, all reported",
+			sql:    "create table t (id int);\ninsert into t values (1);\n  CREATE VIEW v AS SELECT id FROM t WHERE id > 100 AND id < 200;\nALTER TABLE t DROP COLUMN id;\nCREATE TEMPORARY TABLE tmp (x int);\nCREATE TABLE c AS SELECT 1;\nLOCK TABLES t WRITE;",
+			tables: []string{"t"},
+			err: `t.sql:2:1: unsupported statement in DDL: "insert into t values (1)"
+t.sql:3:3: unsupported statement in DDL: "CREATE VIEW v AS SELECT id FROM t WHERE..."
+t.sql:4:1: unsupported statement in DDL: "ALTER TABLE t DROP COLUMN id" (ALTER TABLE may only ADD COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead)
+t.sql:5:1: unsupported statement in DDL: "CREATE TEMPORARY TABLE tmp (x int)" (a temporary table is not part of the schema)
+t.sql:6:1: unsupported statement in DDL: "CREATE TABLE c AS SELECT 1" (CREATE TABLE ... SELECT: write the columns out)
+t.sql:7:1: unsupported statement in DDL: "LOCK TABLES t WRITE"`,
+		},
+		{
+			name:   "primary keys and keys",
+			sql:    "create table t (a int primary key, b int primary key);\ncreate table u (a int primary key, b int, primary key (b));\ncreate table v (a int, key k (a, nope), primary key (zip));\ncreate table w (a int, primary key ((a + 1)));",
+			tables: []string{"t", "u", "v", "w"},
+			err: `t.sql:1:1: table "t" has more than one primary key; declare one PRIMARY KEY (a, b) for a composite key
+t.sql:2:1: table "u" has more than one primary key; declare one PRIMARY KEY (a, b) for a composite key
+t.sql:3:1: key "k" of table "v" names column "nope", which the table does not have
+t.sql:3:1: the primary key of table "v" names column "zip", which the table does not have
+t.sql:4:1: the primary key of table "w" has an expression part (a + 1); a primary key holds columns only`,
+		},
+		{
+			name:   "ALTER and LIKE on unknown tables",
+			sql:    "ALTER TABLE nope ADD COLUMN x int;\nCREATE INDEX i ON nope2 (x);\nCREATE TABLE c LIKE nope3;\ncreate table t (a int);\nALTER TABLE t ADD COLUMN b int AFTER zz, ADD COLUMN A int;",
+			tables: []string{"t"},
+			err: `t.sql:1:1: ALTER TABLE / CREATE INDEX on table "nope", which no CREATE TABLE above defines
+t.sql:2:1: ALTER TABLE / CREATE INDEX on table "nope2", which no CREATE TABLE above defines
+t.sql:3:1: CREATE TABLE "c" LIKE "nope3": table "nope3" is not defined above in this file
+t.sql:5:1: ALTER TABLE "t" ADD COLUMN ... AFTER "zz": the table has no column "zz"
+t.sql:5:53: duplicate column "A" in table "t" (first at t.sql:4:17); remove or rename one`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseDDL("t.sql", []byte(tc.sql))
+			require.EqualError(t, err, tc.err)
+			var names []string
+			for _, tb := range got {
+				names = append(names, tb.Name)
+			}
+			require.Equal(t, tc.tables, names)
+			var list Errors
+			require.ErrorAs(t, err, &list)
+		})
+	}
+}
+
+func TestDDLSnippetAndNear(t *testing.T) {
+	require.Equal(t, `"a b c"`, ddlSnippet("a\n  b\tc"))
+	require.Equal(t, `"`+strings.Repeat("é", 20)+`..."`, ddlSnippet(strings.Repeat("é", 30)))
+	require.Equal(t, "abc...", ddlNear("abc\ndef"))
+	require.Equal(t, strings.Repeat("x", 40)+"...", ddlNear(strings.Repeat("x", 50)))
+}
