@@ -263,7 +263,7 @@ func TestParseDDLFileDumps(t *testing.T) {
 func TestParseDDLErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, sql, err string
-		tables     []string // names of the tables still returned
+		tables         []string // names of the tables still returned
 	}{
 		{
 			name: "syntax error on line 3",
