@@ -59,6 +59,10 @@ type Param struct {
 	// Column is the logic column ("t_order.user_id") the value is compared
 	// with or written to; "" for LIMIT counts and CASTs.
 	Column string `json:"column,omitempty"`
+	// Generated marks the hidden parameter that carries a generated key: the
+	// generated function fills it from the key generator, callers never see
+	// it.
+	Generated bool `json:"generated,omitempty"`
 }
 
 // Column is one result column.

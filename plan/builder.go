@@ -1,0 +1,457 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// Builder plans statements against one loaded configuration with its DDL
+// attached (schema.CheckDDL). It is safe for concurrent use once built: the
+// proxy shares one Builder between sessions.
+type Builder struct {
+	cfg       *schema.Config
+	parser    *sqlparser.Parser
+	overrides []Override
+	tables    map[string]*tableInfo // by lower-case logic table name
+}
+
+// tableInfo is what the planner knows of one logic table.
+type tableInfo struct {
+	name      string // as the DDL spells it
+	ddl       *schema.Table
+	rule      *schema.TableRule // nil unless sharded
+	broadcast bool
+	singleDS  string                 // data source of a single table
+	binding   *schema.BindingGroup   // nil unless bound
+	route     *runtime.ShardingTable // sharded tables only
+}
+
+func (t *tableInfo) sharded() bool { return t.rule != nil }
+
+// NewBuilder prepares planning over cfg, whose DDL must be attached
+// (cfg.Tables). overrides are shardgen.yaml's type overrides. Errors name the
+// table whose rule cannot be bound.
+func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
+	parser, err := sqlparser.New(sqlparser.Options{MySQLServerVersion: "8.0.40"})
+	if err != nil {
+		return nil, err
+	}
+	b := &Builder{cfg: cfg, parser: parser, overrides: overrides, tables: map[string]*tableInfo{}}
+	for key, t := range cfg.Tables {
+		b.tables[key] = &tableInfo{name: t.Name, ddl: t}
+	}
+	var errs schema.Errors
+	if cfg.Sharding != nil {
+		for _, r := range cfg.Sharding.Tables {
+			ti := b.tables[strings.ToLower(r.LogicTable)]
+			if ti == nil {
+				continue // CheckDDL reported it
+			}
+			ti.rule = r
+			rt, err := newShardingTable(r)
+			if err != nil {
+				errs.Add(r.Pos, fmt.Sprintf("table %q: %v", r.LogicTable, err))
+				continue
+			}
+			ti.route = rt
+		}
+		for _, g := range cfg.Sharding.BindingGroups {
+			for _, name := range g.Tables {
+				if ti := b.tables[strings.ToLower(name)]; ti != nil {
+					ti.binding = g
+				}
+			}
+		}
+	}
+	if cfg.Broadcast != nil {
+		for _, name := range cfg.Broadcast.Tables {
+			if ti := b.tables[strings.ToLower(name)]; ti != nil {
+				ti.broadcast = true
+			}
+		}
+	}
+	for _, ti := range b.tables {
+		if !ti.sharded() && !ti.broadcast {
+			ti.singleDS = b.singleDataSource(ti.name)
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// newShardingTable binds a table rule's strategies to its data nodes.
+func newShardingTable(r *schema.TableRule) (*runtime.ShardingTable, error) {
+	nodes := make([]runtime.DataNode, len(r.DataNodes))
+	for i, n := range r.DataNodes {
+		nodes[i] = runtime.DataNode{DataSource: n.DataSource, Table: n.Table}
+	}
+	return runtime.NewShardingTable(nodes, strategyConfig(r.DatabaseStrategy), strategyConfig(r.TableStrategy))
+}
+
+func strategyConfig(s *schema.Strategy) runtime.StrategyConfig {
+	if s == nil || s.Kind == schema.StrategyNone || s.Algorithm == nil {
+		return runtime.StrategyConfig{}
+	}
+	c := runtime.StrategyConfig{Columns: s.Columns, Algorithm: s.Algorithm.Sharding}
+	switch s.Kind {
+	case schema.StrategyStandard:
+		c.Kind = runtime.StandardStrategy
+	case schema.StrategyComplex:
+		c.Kind = runtime.ComplexStrategy
+	case schema.StrategyHint:
+		c.Kind = runtime.HintStrategy
+	}
+	return c
+}
+
+// singleDataSource returns the data source of an unsharded, non-broadcast
+// table: the !SINGLE entry naming it ("ds.t" or "ds.*"), else the rule's
+// defaultDataSource, else the only data source. "" when none applies.
+func (b *Builder) singleDataSource(table string) string {
+	if s := b.cfg.Single; s != nil {
+		for _, e := range s.Tables {
+			ds, t, ok := strings.Cut(e, ".")
+			if !ok || ds == "*" {
+				continue
+			}
+			if t == "*" || strings.EqualFold(t, table) {
+				return ds
+			}
+		}
+		if s.DefaultDataSource != "" {
+			return s.DefaultDataSource
+		}
+	}
+	if len(b.cfg.DataSources) == 1 {
+		return b.cfg.DataSources[0].Name
+	}
+	return ""
+}
+
+// Parser returns the shared vitess parser (configured for MySQL 8.0 syntax).
+func (b *Builder) Parser() *sqlparser.Parser { return b.parser }
+
+var positionRE = regexp.MustCompile(`at position (\d+)`)
+
+// Build plans one annotated query. Errors are *schema.Error values pointing
+// into the query file; a query that cannot be planned correctly is refused
+// with the reason, never planned approximately.
+func (b *Builder) Build(q *schema.Query) (*Plan, error) {
+	p := &planner{b: b, q: q, keyArg: -1}
+	pl, err := p.build()
+	if err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// planner holds the state of planning one statement.
+type planner struct {
+	b     *Builder
+	q     *schema.Query
+	sql   string // positional form
+	shift func(int) int
+	names []string // per ?, the sqlc.arg name or ""
+	nulls []bool   // per ?, sqlc.narg
+	stmt  sqlparser.Statement
+	refs  []*tableRef
+	cols  map[*sqlparser.ColName]*colRef
+	plan  *Plan
+	// hints types each ? (by 0-based ordinal) from its context.
+	hints   map[int]argHint
+	ons     []sqlparser.Expr // JOIN ... ON conditions
+	aliases map[string]sqlparser.Expr
+	// keyArg is the ordinal of the `?` added for a generated key, or -1.
+	keyArg int
+}
+
+type tableRef struct {
+	info  *tableInfo
+	alias string
+}
+
+type colRef struct {
+	ref *tableRef
+	col *schema.Column
+}
+
+type argHint struct {
+	typ    GoType
+	column string // "table.column"
+	col    *colRef
+	null   bool // the value may be NULL (INSERT/SET of a nullable column)
+}
+
+// errorf returns a *schema.Error at the byte offset off of p.sql (or at the
+// query's name line when off < 0).
+func (p *planner) errorf(off int, format string, args ...any) error {
+	return &schema.Error{Pos: p.pos(off), Msg: fmt.Sprintf("query %q: ", p.q.Name) + fmt.Sprintf(format, args...)}
+}
+
+func (p *planner) pos(off int) schema.Pos {
+	if off < 0 || p.q.SQLPos.Line == 0 {
+		return p.q.Pos
+	}
+	if p.shift != nil {
+		off = p.shift(off)
+	}
+	if off > len(p.q.SQL) {
+		off = len(p.q.SQL)
+	}
+	pos := p.q.SQLPos
+	nl := strings.Count(p.q.SQL[:off], "\n")
+	if nl == 0 {
+		pos.Col += off
+		return pos
+	}
+	pos.Line += nl
+	pos.Col = off - strings.LastIndexByte(p.q.SQL[:off], '\n')
+	return pos
+}
+
+func (p *planner) build() (*Plan, error) {
+	p.sql, p.names, p.nulls, p.shift = namedParams(p.q.SQL)
+	stmt, err := p.b.parser.Parse(p.sql)
+	if err != nil {
+		off := -1
+		if m := positionRE.FindStringSubmatch(err.Error()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			off = max(n-1, 0)
+		}
+		return nil, p.errorf(off, "syntax error: %s", strings.TrimPrefix(err.Error(), "syntax error "))
+	}
+	p.stmt = stmt
+	p.plan = &Plan{Name: p.q.Name, Cmd: p.q.Cmd, Source: p.q.Pos.String(), LogicSQL: p.sql, Doc: p.q.Doc}
+	if err := p.checkSupported(); err != nil {
+		return nil, err
+	}
+	if err := p.collectTables(); err != nil {
+		return nil, err
+	}
+	if err := p.keyGenerate(); err != nil {
+		return nil, err
+	}
+	if err := p.resolveColumns(); err != nil {
+		return nil, err
+	}
+	if err := p.checkCommand(); err != nil {
+		return nil, err
+	}
+	if err := p.typeParams(); err != nil {
+		return nil, err
+	}
+	if err := p.resultColumns(); err != nil {
+		return nil, err
+	}
+	if err := p.route(); err != nil {
+		return nil, err
+	}
+	if err := p.rewrite(); err != nil {
+		return nil, err
+	}
+	return p.plan, nil
+}
+
+// checkSupported refuses statement shapes the planner does not support.
+func (p *planner) checkSupported() error {
+	switch s := p.stmt.(type) {
+	case *sqlparser.Select:
+		p.plan.Statement = StmtSelect
+		if s.Into != nil {
+			return p.errorf(-1, "SELECT ... INTO is not supported")
+		}
+	case *sqlparser.Insert:
+		p.plan.Statement = StmtInsert
+		if _, ok := s.Rows.(sqlparser.Values); !ok {
+			return p.errorf(-1, "INSERT ... SELECT is not supported yet; insert VALUES")
+		}
+	case *sqlparser.Update:
+		p.plan.Statement = StmtUpdate
+	case *sqlparser.Delete:
+		p.plan.Statement = StmtDelete
+		if len(s.Targets) > 0 {
+			return p.errorf(-1, "multi-table DELETE is not supported")
+		}
+	case *sqlparser.Union:
+		return p.errorf(-1, "UNION is not supported on sharded tables")
+	default:
+		return p.errorf(-1, "unsupported statement %q: shardgen plans SELECT, INSERT, UPDATE and DELETE", strings.ToUpper(sqlparser.Preview(p.sql).String()))
+	}
+	var err error
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n.(type) {
+		case *sqlparser.Subquery:
+			err = p.errorf(-1, "subqueries are not supported yet")
+			return false, nil
+		case *sqlparser.With:
+			err = p.errorf(-1, "WITH (common table expressions) is not supported yet")
+			return false, nil
+		}
+		return true, nil
+	}, p.stmt)
+	return err
+}
+
+// collectTables resolves every table reference to a logic table.
+func (p *planner) collectTables() error {
+	var exprs []sqlparser.TableExpr
+	switch s := p.stmt.(type) {
+	case *sqlparser.Select:
+		exprs = s.From
+	case *sqlparser.Insert:
+		exprs = []sqlparser.TableExpr{s.Table}
+	case *sqlparser.Update:
+		exprs = s.TableExprs
+	case *sqlparser.Delete:
+		exprs = s.TableExprs
+	}
+	for _, e := range exprs {
+		if err := p.addTableExpr(e); err != nil {
+			return err
+		}
+	}
+	if len(p.refs) == 0 {
+		return p.errorf(-1, "statement reads no table: there is nothing to route")
+	}
+	if _, ok := p.stmt.(*sqlparser.Update); ok && len(p.refs) > 1 {
+		return p.errorf(-1, "multi-table UPDATE is not supported")
+	}
+	return nil
+}
+
+func (p *planner) addTableExpr(e sqlparser.TableExpr) error {
+	switch t := e.(type) {
+	case *sqlparser.AliasedTableExpr:
+		tn, ok := t.Expr.(sqlparser.TableName)
+		if !ok {
+			return p.errorf(-1, "derived tables (a subquery in FROM) are not supported yet")
+		}
+		if q := tn.Qualifier.String(); q != "" && !strings.EqualFold(q, p.b.cfg.DatabaseName) {
+			return p.errorf(-1, "table %q is qualified with database %q; the logic database is %q", tn.Name.String(), q, p.b.cfg.DatabaseName)
+		}
+		name := tn.Name.String()
+		info := p.b.tables[strings.ToLower(name)]
+		if info == nil {
+			return p.errorf(-1, "unknown table %q: no CREATE TABLE for it in the DDL", name)
+		}
+		if !info.sharded() && !info.broadcast && info.singleDS == "" {
+			return p.errorf(-1, "table %q is in no rule: list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: [\"ds_0.%s\"])", name, name)
+		}
+		if info.sharded() && info.route == nil {
+			return p.errorf(-1, "table %q has a rule that could not be bound", name)
+		}
+		p.refs = append(p.refs, &tableRef{info: info, alias: t.As.String()})
+	case *sqlparser.JoinTableExpr:
+		if err := p.addTableExpr(t.LeftExpr); err != nil {
+			return err
+		}
+		if err := p.addTableExpr(t.RightExpr); err != nil {
+			return err
+		}
+		if t.Condition != nil && t.Condition.On != nil {
+			p.ons = append(p.ons, t.Condition.On)
+		}
+	case *sqlparser.ParenTableExpr:
+		for _, x := range t.Exprs {
+			if err := p.addTableExpr(x); err != nil {
+				return err
+			}
+		}
+	default:
+		return p.errorf(-1, "unsupported table expression %s", sqlparser.String(e))
+	}
+	return nil
+}
+
+// resolveColumns binds every column reference to a table column.
+func (p *planner) resolveColumns() error {
+	p.cols = map[*sqlparser.ColName]*colRef{}
+	p.aliases = map[string]sqlparser.Expr{}
+	if s, ok := p.stmt.(*sqlparser.Select); ok && s.SelectExprs != nil {
+		for _, se := range s.SelectExprs.Exprs {
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok && !ae.As.IsEmpty() {
+				p.aliases[ae.As.Lowered()] = ae.Expr
+			}
+		}
+	}
+	var err error
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		c, ok := n.(*sqlparser.ColName)
+		if !ok || err != nil {
+			return err == nil, nil
+		}
+		r, e := p.resolve(c)
+		if e != nil {
+			err = e
+			return false, nil
+		}
+		if r != nil {
+			p.cols[c] = r
+		}
+		return true, nil
+	}, p.stmt)
+	return err
+}
+
+func (p *planner) resolve(c *sqlparser.ColName) (*colRef, error) {
+	name := c.Name.String()
+	if q := c.Qualifier.Name.String(); q != "" {
+		if db := c.Qualifier.Qualifier.String(); db != "" && !strings.EqualFold(db, p.b.cfg.DatabaseName) {
+			return nil, p.errorf(-1, "column %s is qualified with database %q; the logic database is %q", sqlparser.String(c), db, p.b.cfg.DatabaseName)
+		}
+		for _, r := range p.refs {
+			if (r.alias != "" && strings.EqualFold(r.alias, q)) || (r.alias == "" && strings.EqualFold(r.info.name, q)) {
+				col := r.info.ddl.Column(name)
+				if col == nil {
+					return nil, p.errorf(-1, "unknown column %q in table %q", name, r.info.name)
+				}
+				return &colRef{ref: r, col: col}, nil
+			}
+		}
+		return nil, p.errorf(-1, "unknown table or alias %q in column %s", q, sqlparser.String(c))
+	}
+	var found *colRef
+	for _, r := range p.refs {
+		if col := r.info.ddl.Column(name); col != nil {
+			if found != nil {
+				return nil, p.errorf(-1, "column %q is ambiguous: both %q and %q have it; qualify it", name, found.ref.info.name, r.info.name)
+			}
+			found = &colRef{ref: r, col: col}
+		}
+	}
+	if found != nil {
+		return found, nil
+	}
+	if _, ok := p.aliases[strings.ToLower(name)]; ok {
+		return nil, nil // a select-list alias (ORDER BY / GROUP BY / HAVING)
+	}
+	if len(p.refs) == 1 {
+		return nil, p.errorf(-1, "unknown column %q in table %q", name, p.refs[0].info.name)
+	}
+	return nil, p.errorf(-1, "unknown column %q", name)
+}
+
+// checkCommand checks that the query's command fits the statement.
+func (p *planner) checkCommand() error {
+	isSelect := p.plan.Statement == StmtSelect
+	switch p.q.Cmd {
+	case schema.CmdOne, schema.CmdMany:
+		if !isSelect {
+			return p.errorf(-1, "%s needs a SELECT; use :exec, :execrows or :execresult for %s", p.q.Cmd, strings.ToUpper(p.plan.Statement.String()))
+		}
+	default:
+		if isSelect {
+			return p.errorf(-1, "%s cannot return rows; use :one or :many for a SELECT", p.q.Cmd)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package plan
+
+import (
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// resultColumns types the select list of a SELECT.
+func (p *planner) resultColumns() error {
+	sel, ok := p.stmt.(*sqlparser.Select)
+	if !ok {
+		return nil
+	}
+	used := map[string]bool{}
+	add := func(name, origin string, t GoType) {
+		p.plan.Columns = append(p.plan.Columns, &Column{Name: name, Field: uniqueName(fieldName(name), used), Type: t, Origin: origin})
+	}
+	for i, se := range sel.SelectExprs.Exprs {
+		switch e := se.(type) {
+		case *sqlparser.StarExpr:
+			q := e.TableName.Name.String()
+			matched := false
+			for _, r := range p.refs {
+				if q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
+					continue
+				}
+				matched = true
+				for _, c := range r.info.ddl.Columns {
+					add(c.Name, r.info.name+"."+c.Name, p.b.goType(r.info.name, c, true))
+				}
+			}
+			if !matched {
+				return p.errorAt(q, "unknown table or alias %q in %s.*", q, q)
+			}
+		case *sqlparser.AliasedExpr:
+			name := e.As.String()
+			if name == "" {
+				if c, ok := e.Expr.(*sqlparser.ColName); ok {
+					name = c.Name.String()
+				} else {
+					name = sqlparser.String(e.Expr)
+				}
+			}
+			t, origin, ok := p.exprType(e.Expr)
+			if !ok {
+				return p.errorf(-1, "cannot infer the Go type of result column %d (%s): give it a CAST(... AS type)", i+1, sqlparser.String(e.Expr))
+			}
+			add(name, origin, t)
+		default:
+			return p.errorf(-1, "unsupported select expression %s", sqlparser.String(se))
+		}
+	}
+	// Reuse the table's model struct when the columns are exactly the
+	// table's, in DDL order.
+	if len(p.refs) == 1 {
+		ddl := p.refs[0].info.ddl
+		if len(ddl.Columns) == len(p.plan.Columns) {
+			same := true
+			for i, c := range ddl.Columns {
+				pc := p.plan.Columns[i]
+				if pc.Origin != p.refs[0].info.name+"."+c.Name || pc.Name != c.Name {
+					same = false
+					break
+				}
+			}
+			if same {
+				p.plan.RowModel = p.refs[0].info.name
+			}
+		}
+	}
+	return nil
+}
+
+// exprType infers the Go type of a select expression: a column keeps its
+// column's (nullable) type, COUNT is int64, SUM and AVG are DECIMAL text
+// (sql.NullString; DOUBLE columns give sql.NullFloat64), MIN and MAX keep the
+// column's type made nullable, CAST gives the cast's type, literals their
+// own. ok is false when the type cannot be inferred.
+func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) {
+	switch e := e.(type) {
+	case *sqlparser.ColName:
+		c := p.cols[e]
+		if c == nil {
+			return GoType{}, "", false
+		}
+		return p.b.goType(c.ref.info.name, c.col, true), c.ref.info.name + "." + c.col.Name, true
+	case *sqlparser.CountStar, *sqlparser.Count:
+		return typeInt64, "", true
+	case *sqlparser.Sum:
+		return p.sumType(e.Arg), "", true
+	case *sqlparser.Avg:
+		return p.sumType(e.Arg), "", true
+	case *sqlparser.Max:
+		return p.minMaxType(e.Arg)
+	case *sqlparser.Min:
+		return p.minMaxType(e.Arg)
+	case *sqlparser.CastExpr:
+		return nullType(convertType(e.Type)), "", true
+	case *sqlparser.ConvertExpr:
+		return nullType(convertType(e.Type)), "", true
+	case *sqlparser.Literal:
+		switch e.Type {
+		case sqlparser.IntVal:
+			return typeInt64, "", true
+		case sqlparser.StrVal:
+			return typeString, "", true
+		case sqlparser.DecimalVal:
+			return typeString, "", true
+		case sqlparser.FloatVal:
+			return typeFloat64, "", true
+		}
+	}
+	return GoType{}, "", false
+}
+
+func (p *planner) sumType(arg sqlparser.Expr) GoType {
+	if c, ok := arg.(*sqlparser.ColName); ok {
+		if cr := p.cols[c]; cr != nil {
+			switch strings.ToLower(cr.col.Type) {
+			case "double", "float", "real":
+				return nullType(typeFloat64)
+			}
+		}
+	}
+	return typeNullStr
+}
+
+func (p *planner) minMaxType(arg sqlparser.Expr) (GoType, string, bool) {
+	if c, ok := arg.(*sqlparser.ColName); ok {
+		if cr := p.cols[c]; cr != nil {
+			t := p.b.goType(cr.ref.info.name, cr.col, true)
+			return nullType(t), "", true
+		}
+	}
+	return GoType{}, "", false
+}
+
+// fieldName turns a result column name into a Go field name.
+func fieldName(s string) string {
+	f := upperCamel(s)
+	if f == "" {
+		return "Column"
+	}
+	return f
+}

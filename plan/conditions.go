@@ -1,0 +1,198 @@
+package plan
+
+import (
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// maxGroups bounds the disjunctive normal form: past it the conditions are
+// dropped, which routes to every node the strategies allow (a superset of the
+// true route, so still correct).
+const maxGroups = 256
+
+// atom is one recognised sharding predicate on a column.
+type atom struct {
+	col    *colRef
+	values []Operand
+	rng    *RangeCond
+}
+
+// dnf converts a boolean expression into OR-of-AND groups of atoms. An
+// unrecognised predicate contributes no atom (it constrains nothing we can
+// route on). ok is false when the form grew past maxGroups.
+func (p *planner) dnf(e sqlparser.Expr) (groups [][]atom, ok bool) {
+	switch e := e.(type) {
+	case nil:
+		return [][]atom{nil}, true
+	case *sqlparser.AndExpr:
+		l, ok1 := p.dnf(e.Left)
+		r, ok2 := p.dnf(e.Right)
+		if !ok1 || !ok2 || len(l)*len(r) > maxGroups {
+			return nil, false
+		}
+		out := make([][]atom, 0, len(l)*len(r))
+		for _, a := range l {
+			for _, b := range r {
+				g := make([]atom, 0, len(a)+len(b))
+				out = append(out, append(append(g, a...), b...))
+			}
+		}
+		return out, true
+	case *sqlparser.OrExpr:
+		l, ok1 := p.dnf(e.Left)
+		r, ok2 := p.dnf(e.Right)
+		if !ok1 || !ok2 || len(l)+len(r) > maxGroups {
+			return nil, false
+		}
+		return append(l, r...), true
+	}
+	if a, ok := p.atomOf(e); ok {
+		return [][]atom{{a}}, true
+	}
+	return [][]atom{nil}, true
+}
+
+// atomOf recognises `col = v`, `v = col`, `col IN (v, ...)`, `col BETWEEN a
+// AND b` and `col <, <=, >, >= v` (either side), where v is a literal or a
+// placeholder — ShardingSphere's condition generators.
+func (p *planner) atomOf(e sqlparser.Expr) (atom, bool) {
+	switch e := e.(type) {
+	case *sqlparser.ComparisonExpr:
+		col, val, flipped := p.colOf(e.Left), e.Right, false
+		if col == nil {
+			col, val, flipped = p.colOf(e.Right), e.Left, true
+		}
+		if col == nil {
+			return atom{}, false
+		}
+		switch e.Operator {
+		case sqlparser.EqualOp:
+			if o, ok := p.operand(val); ok {
+				return atom{col: col, values: []Operand{o}}, true
+			}
+		case sqlparser.InOp:
+			tuple, ok := e.Right.(sqlparser.ValTuple)
+			if !ok || flipped {
+				return atom{}, false
+			}
+			var vals []Operand
+			for _, v := range tuple {
+				o, ok := p.operand(v)
+				if !ok {
+					return atom{}, false
+				}
+				vals = append(vals, o)
+			}
+			return atom{col: col, values: vals}, true
+		case sqlparser.LessThanOp, sqlparser.LessEqualOp, sqlparser.GreaterThanOp, sqlparser.GreaterEqualOp:
+			o, ok := p.operand(val)
+			if !ok {
+				return atom{}, false
+			}
+			op := e.Operator
+			if flipped { // 5 < col  ==  col > 5
+				op = map[sqlparser.ComparisonExprOperator]sqlparser.ComparisonExprOperator{
+					sqlparser.LessThanOp: sqlparser.GreaterThanOp, sqlparser.LessEqualOp: sqlparser.GreaterEqualOp,
+					sqlparser.GreaterThanOp: sqlparser.LessThanOp, sqlparser.GreaterEqualOp: sqlparser.LessEqualOp,
+				}[op]
+			}
+			r := &RangeCond{}
+			switch op {
+			case sqlparser.LessThanOp:
+				r.Upper, r.UpperOpen = &o, true
+			case sqlparser.LessEqualOp:
+				r.Upper = &o
+			case sqlparser.GreaterThanOp:
+				r.Lower, r.LowerOpen = &o, true
+			case sqlparser.GreaterEqualOp:
+				r.Lower = &o
+			}
+			return atom{col: col, rng: r}, true
+		}
+	case *sqlparser.BetweenExpr:
+		col := p.colOf(e.Left)
+		if col == nil || !e.IsBetween {
+			return atom{}, false
+		}
+		lo, ok1 := p.operand(e.From)
+		hi, ok2 := p.operand(e.To)
+		if !ok1 || !ok2 {
+			return atom{}, false
+		}
+		return atom{col: col, rng: &RangeCond{Lower: &lo, Upper: &hi}}, true
+	}
+	return atom{}, false
+}
+
+// operand turns a literal or placeholder into an Operand. The parameter
+// index is filled in later (the ordinal is kept in Param until then).
+func (p *planner) operand(e sqlparser.Expr) (Operand, bool) {
+	switch e := e.(type) {
+	case *sqlparser.Argument:
+		if i := argIndex(e); i >= 0 && i < len(p.plan.Args) {
+			return Operand{Param: p.plan.Args[i]}, true
+		}
+	case *sqlparser.Literal:
+		if v, ok := literalValue(e.Type, e.Val); ok {
+			return Operand{Param: -1, Literal: &v}, true
+		}
+	case *sqlparser.UnaryExpr:
+		if l, ok := e.Expr.(*sqlparser.Literal); ok && e.Operator == sqlparser.UMinusOp && (l.Type == sqlparser.IntVal || l.Type == sqlparser.DecimalVal) {
+			if v, ok := literalValue(l.Type, "-"+l.Val); ok {
+				return Operand{Param: -1, Literal: &v}, true
+			}
+		}
+	case *sqlparser.NullVal:
+		v := runtime.Null
+		return Operand{Param: -1, Literal: &v}, true
+	}
+	return Operand{}, false
+}
+
+// literalValue gives a SQL literal the Java type ShardingSphere gives it:
+// integers Integer/Long/BigInteger by size, decimals BigDecimal, strings
+// String (../shared/spec §3.2).
+func literalValue(t sqlparser.ValType, val string) (runtime.Value, bool) {
+	switch t {
+	case sqlparser.IntVal:
+		return runtime.IntegerLiteral(val), true
+	case sqlparser.DecimalVal, sqlparser.FloatVal:
+		return runtime.Decimal(val), true
+	case sqlparser.StrVal:
+		return runtime.String(val), true
+	}
+	return runtime.Value{}, false
+}
+
+// whereOf returns the WHERE of the statement ANDed with every JOIN ... ON.
+func (p *planner) whereOf() sqlparser.Expr {
+	var w *sqlparser.Where
+	switch s := p.stmt.(type) {
+	case *sqlparser.Select:
+		w = s.Where
+	case *sqlparser.Update:
+		w = s.Where
+	case *sqlparser.Delete:
+		w = s.Where
+	}
+	var e sqlparser.Expr
+	if w != nil {
+		e = w.Expr
+	}
+	for _, on := range p.ons {
+		if e == nil {
+			e = on
+		} else {
+			e = &sqlparser.AndExpr{Left: e, Right: on}
+		}
+	}
+	return e
+}
+
+// sameColumn reports whether c is column name of table t (case-insensitive).
+func sameColumn(c *colRef, t *tableInfo, name string) bool {
+	return c.ref.info == t && strings.EqualFold(c.col.Name, name)
+}

@@ -1,0 +1,304 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// argIndex returns the 0-based ordinal of a positional placeholder (vitess
+// names the N-th `?` "vN"), or -1 for anything else.
+func argIndex(a *sqlparser.Argument) int {
+	if !strings.HasPrefix(a.Name, "v") {
+		return -1
+	}
+	n, err := strconv.Atoi(a.Name[1:])
+	if err != nil || n < 1 {
+		return -1
+	}
+	return n - 1
+}
+
+// typeParams gives every `?` a Go type from its context and builds
+// Plan.Params and Plan.Args.
+func (p *planner) typeParams() error {
+	p.hints = map[int]argHint{}
+	var insertCols []*colRef
+	if ins, ok := p.stmt.(*sqlparser.Insert); ok {
+		ref := p.refs[0]
+		if len(ins.Columns) == 0 {
+			for _, c := range ref.info.ddl.Columns {
+				insertCols = append(insertCols, &colRef{ref: ref, col: c})
+			}
+		} else {
+			for _, ident := range ins.Columns {
+				c := ref.info.ddl.Column(ident.String())
+				if c == nil {
+					return p.errorAt(ident.String(), "unknown column %q in table %q", ident.String(), ref.info.name)
+				}
+				insertCols = append(insertCols, &colRef{ref: ref, col: c})
+			}
+		}
+		for _, row := range ins.Rows.(sqlparser.Values) {
+			if len(row) != len(insertCols) {
+				return p.errorf(-1, "INSERT has %d columns but a row has %d values", len(insertCols), len(row))
+			}
+			for i, v := range row {
+				p.hintExpr(v, insertCols[i], true)
+			}
+		}
+	}
+	var err error
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *sqlparser.ComparisonExpr:
+			nullSafe := n.Operator == sqlparser.NullSafeEqualOp
+			if n.Operator == sqlparser.LikeOp || n.Operator == sqlparser.NotLikeOp {
+				p.hintType(n.Right, typeString)
+				p.hintType(n.Left, typeString)
+				break
+			}
+			if c := p.colOf(n.Left); c != nil {
+				if tuple, ok := n.Right.(sqlparser.ValTuple); ok {
+					for _, v := range tuple {
+						p.hintExpr(v, c, false)
+					}
+				} else {
+					p.hintExpr(n.Right, c, nullSafe)
+				}
+			}
+			if c := p.colOf(n.Right); c != nil {
+				p.hintExpr(n.Left, c, nullSafe)
+			}
+		case *sqlparser.BetweenExpr:
+			if c := p.colOf(n.Left); c != nil {
+				p.hintExpr(n.From, c, false)
+				p.hintExpr(n.To, c, false)
+			}
+		case *sqlparser.BinaryExpr:
+			if c := p.colOf(n.Left); c != nil {
+				p.hintExpr(n.Right, c, false)
+			}
+			if c := p.colOf(n.Right); c != nil {
+				p.hintExpr(n.Left, c, false)
+			}
+		case *sqlparser.UpdateExpr:
+			if c := p.cols[n.Name]; c != nil {
+				p.hintExpr(n.Expr, c, true)
+			}
+		case *sqlparser.Limit:
+			p.hintType(n.Offset, typeInt64)
+			p.hintType(n.Rowcount, typeInt64)
+		case *sqlparser.CastExpr:
+			p.hintType(n.Expr, convertType(n.Type))
+		case *sqlparser.ConvertExpr:
+			p.hintType(n.Expr, convertType(n.Type))
+		}
+		return true, nil
+	}, p.stmt)
+	if err != nil {
+		return err
+	}
+	// Build the parameter list in order of appearance.
+	byName := map[string]int{}
+	used := map[string]bool{"ctx": true, "q": true, "err": true}
+	for i := range p.names {
+		h, ok := p.hints[i]
+		if !ok {
+			return p.errorf(p.placeholderOffset(i), "cannot infer the type of parameter %d: compare it with a column (col = ?), or CAST(? AS type)", i+1)
+		}
+		name := p.names[i]
+		if name != "" {
+			if idx, ok := byName[name]; ok {
+				p.plan.Args = append(p.plan.Args, idx)
+				continue
+			}
+		}
+		typ := h.typ
+		if h.col != nil {
+			typ = p.b.goType(h.col.ref.info.name, h.col.col, h.null || p.nulls[i])
+		}
+		base := name
+		if base == "" {
+			base = "arg"
+			if h.col != nil {
+				base = h.col.col.Name
+			}
+		}
+		goName := uniqueName(lowerCamel(base), used)
+		param := &Param{Name: goName, Type: typ, Column: h.column}
+		if p.plan.KeyGenerate != nil && i == p.keyArg {
+			param.Generated = true
+			p.plan.KeyGenerate.Param = len(p.plan.Params)
+		}
+		if name != "" {
+			byName[name] = len(p.plan.Params)
+		}
+		p.plan.Args = append(p.plan.Args, len(p.plan.Params))
+		p.plan.Params = append(p.plan.Params, param)
+	}
+	return nil
+}
+
+func (p *planner) colOf(e sqlparser.Expr) *colRef {
+	if c, ok := e.(*sqlparser.ColName); ok {
+		return p.cols[c]
+	}
+	return nil
+}
+
+// hintExpr types e when it is a placeholder compared with or written to c.
+func (p *planner) hintExpr(e sqlparser.Expr, c *colRef, null bool) {
+	a, ok := e.(*sqlparser.Argument)
+	if !ok {
+		return
+	}
+	i := argIndex(a)
+	if i < 0 {
+		return
+	}
+	if _, done := p.hints[i]; done {
+		return
+	}
+	p.hints[i] = argHint{col: c, column: c.ref.info.name + "." + c.col.Name, null: null}
+}
+
+// hintType types e when it is a placeholder, with a fixed type.
+func (p *planner) hintType(e sqlparser.Expr, t GoType) {
+	a, ok := e.(*sqlparser.Argument)
+	if !ok {
+		return
+	}
+	if i := argIndex(a); i >= 0 {
+		if _, done := p.hints[i]; !done {
+			p.hints[i] = argHint{typ: t}
+		}
+	}
+}
+
+// convertType maps a CAST/CONVERT target type to a Go type.
+func convertType(t *sqlparser.ConvertType) GoType {
+	if t == nil {
+		return typeString
+	}
+	switch strings.ToLower(t.Type) {
+	case "signed", "signed integer", "unsigned", "unsigned integer", "integer":
+		return typeInt64
+	case "double", "float", "real":
+		return typeFloat64
+	case "datetime", "date", "timestamp":
+		return GoType{Pkg: "time", Name: "Time"}
+	case "binary":
+		return GoType{Name: "[]byte", Nullable: true}
+	}
+	return typeString
+}
+
+// placeholderOffset returns the byte offset of the i-th `?` in p.sql.
+func (p *planner) placeholderOffset(i int) int {
+	n := 0
+	for off := 0; off < len(p.sql); off++ {
+		c := p.sql[off]
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			off = skipQuoted(p.sql, off) - 1
+		case c == '?':
+			if n == i {
+				return off
+			}
+			n++
+		}
+	}
+	return -1
+}
+
+// errorAt reports an error at the first occurrence of word (an identifier)
+// in the statement, or at the name line when it is not found.
+func (p *planner) errorAt(word string, format string, args ...any) error {
+	return p.errorf(p.findWord(word), format, args...)
+}
+
+// findWord returns the offset of the first occurrence of word as a whole
+// identifier outside quoted strings, or -1.
+func (p *planner) findWord(word string) int {
+	s := p.sql
+	lw := strings.ToLower(word)
+	for off := 0; off < len(s); off++ {
+		c := s[off]
+		if c == '\'' || c == '"' {
+			off = skipQuoted(s, off) - 1
+			continue
+		}
+		if off+len(word) <= len(s) && strings.ToLower(s[off:off+len(word)]) == lw &&
+			(off == 0 || !isIdentByte(s[off-1])) && (off+len(word) == len(s) || !isIdentByte(s[off+len(word)])) {
+			return off
+		}
+	}
+	return -1
+}
+
+// lowerCamel turns a SQL name (user_id, OrderID) into a Go parameter name
+// (userID, orderID), escaping Go keywords.
+func lowerCamel(s string) string {
+	u := upperCamel(s)
+	if u == "" {
+		return "arg"
+	}
+	// Lower the leading run of capitals, keeping the last one of a run
+	// followed by a lower-case letter ("IDName" -> "idName", "ID" -> "id").
+	r := []rune(u)
+	i := 0
+	for i < len(r) && unicode.IsUpper(r[i]) {
+		if i > 0 && i+1 < len(r) && unicode.IsLower(r[i+1]) {
+			break
+		}
+		r[i] = unicode.ToLower(r[i])
+		i++
+	}
+	out := string(r)
+	if goKeywords[out] {
+		out += "_"
+	}
+	return out
+}
+
+// upperCamel turns a SQL name into an exported Go name: user_id → UserID,
+// order_item_count → OrderItemCount. Common initialisms stay upper case.
+func upperCamel(s string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if up := strings.ToUpper(part); initialisms[up] {
+			b.WriteString(up)
+			continue
+		}
+		r := []rune(part)
+		r[0] = unicode.ToUpper(r[0])
+		b.WriteString(string(r))
+	}
+	out := b.String()
+	if out != "" && unicode.IsDigit([]rune(out)[0]) {
+		out = "C" + out
+	}
+	return out
+}
+
+var initialisms = map[string]bool{"ID": true, "URL": true, "UUID": true, "IP": true, "API": true, "JSON": true, "SQL": true, "HTTP": true, "UID": true}
+
+var goKeywords = map[string]bool{
+	"break": true, "case": true, "chan": true, "const": true, "continue": true, "default": true, "defer": true,
+	"else": true, "fallthrough": true, "for": true, "func": true, "go": true, "goto": true, "if": true,
+	"import": true, "interface": true, "map": true, "package": true, "range": true, "return": true,
+	"select": true, "struct": true, "switch": true, "type": true, "var": true,
+}
+
+// uniqueName returns name, or name2, name3 ... when taken, and marks it used.
+func uniqueName(name string, used map[string]bool) string {
+	out := name
+	for n := 2; used[out]; n++ {
+		out = name + strconv.Itoa(n)
+	}
+	used[out] = true
+	return out
+}

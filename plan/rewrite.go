@@ -1,0 +1,211 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// token is one lexical token of the statement with its byte span.
+type token struct {
+	typ        int
+	val        string
+	start, end int
+}
+
+// tokens scans sql with the vitess tokenizer, recording each token's span.
+// Identifiers keep their spelling; a back-quoted identifier's span includes
+// the quotes.
+func (p *planner) tokens(sql string) []token {
+	tkn := p.b.parser.NewStringTokenizer(sql)
+	var out []token
+	for {
+		typ, val := tkn.Scan()
+		if typ == 0 || typ == sqlparser.LEX_ERROR {
+			return out
+		}
+		end := tkn.Pos
+		start := end - len(val)
+		if typ == sqlparser.ID && end > 0 && end <= len(sql) && sql[end-1] == '`' {
+			start = end - len(val) - 2
+		}
+		if start < 0 || !strings.EqualFold(unquote(sql[max(start, 0):end]), val) {
+			start = -1 // not an identifier-like token whose text we can locate
+		}
+		out = append(out, token{typ: typ, val: val, start: start, end: end})
+	}
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// rewrite fills the SQL of every route unit: each logic table name becomes
+// the unit's actual table (for the primary table and the tables bound to
+// it), and a logic database qualifier is dropped. Everything else stays
+// byte for byte as the user wrote it.
+func (p *planner) rewrite() error {
+	rt := p.plan.Route
+	if rt.Kind == runtime.RouteBroadcast || rt.Kind == runtime.RouteSingleTable {
+		sql, err := p.rewriteWith(map[string]string{})
+		if err != nil {
+			return err
+		}
+		for i := range rt.Units {
+			rt.Units[i].SQL = sql
+		}
+		return nil
+	}
+	primary := p.b.tables[strings.ToLower(rt.LogicTable)]
+	var bound []*tableInfo
+	for _, r := range p.refs {
+		if r.info.sharded() && r.info != primary && !containsInfo(bound, r.info) {
+			bound = append(bound, r.info)
+		}
+	}
+	nodes := primary.route.Nodes()
+	rt.Units = make([]Unit, len(nodes))
+	for i, n := range nodes {
+		m := map[string]string{strings.ToLower(primary.name): n.Table}
+		for _, b := range bound {
+			bn := b.route.Nodes()
+			if len(bn) != len(nodes) {
+				return p.errorf(-1, "binding tables %q and %q have different numbers of data nodes", primary.name, b.name)
+			}
+			m[strings.ToLower(b.name)] = bn[i].Table
+		}
+		sql, err := p.rewriteWith(m)
+		if err != nil {
+			return err
+		}
+		rt.Units[i] = Unit{DataSource: primary.route.DataSourceOf(i), Node: n.String(), SQL: sql}
+	}
+	return nil
+}
+
+func containsInfo(list []*tableInfo, t *tableInfo) bool {
+	for _, x := range list {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// rewriteWith renames tables by m (lower-case logic name → actual name) and
+// drops qualifiers naming the logic database. It works on tokens of the
+// original text, then checks the result against the AST: when the number of
+// renamed tokens differs from the table references the parser saw (a column
+// spelled like a table, say), it falls back to renaming in the AST and
+// printing it.
+func (p *planner) rewriteWith(m map[string]string) (string, error) {
+	sql := p.sql
+	toks := p.tokens(sql)
+	want := p.countTableRefs(m)
+	db := strings.ToLower(p.b.cfg.DatabaseName)
+	var b strings.Builder
+	last := 0
+	renamed := 0
+	for i, t := range toks {
+		if t.start < 0 || t.typ == sqlparser.STRING {
+			continue
+		}
+		lower := strings.ToLower(t.val)
+		// A logic-database qualifier: `logic_db` `.` <table>.
+		if lower == db && db != "" && i+2 < len(toks) && toks[i+1].typ == '.' && toks[i+2].start >= 0 && p.isLogicTable(toks[i+2].val) {
+			b.WriteString(sql[last:t.start])
+			last = toks[i+1].end
+			continue
+		}
+		actual, ok := m[lower]
+		if !ok {
+			continue
+		}
+		if i > 0 && toks[i-1].typ == '.' && !(i > 1 && strings.EqualFold(toks[i-2].val, db)) {
+			continue // `x.t_order`: a column named like the table, not a table
+		}
+		if i+1 < len(toks) && toks[i+1].typ == '(' {
+			continue // a function call
+		}
+		b.WriteString(sql[last:t.start])
+		if sql[t.start] == '`' {
+			b.WriteString("`" + actual + "`")
+		} else {
+			b.WriteString(actual)
+		}
+		last = t.end
+		renamed++
+	}
+	b.WriteString(sql[last:])
+	if renamed == want {
+		return b.String(), nil
+	}
+	return p.rewriteAST(m)
+}
+
+func (p *planner) isLogicTable(name string) bool {
+	_, ok := p.b.tables[strings.ToLower(name)]
+	return ok
+}
+
+// countTableRefs counts the table references the AST holds whose name m
+// renames (table expressions and column qualifiers).
+func (p *planner) countTableRefs(m map[string]string) int {
+	n := 0
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if t, ok := node.(sqlparser.TableName); ok {
+			if _, hit := m[strings.ToLower(t.Name.String())]; hit && !t.Name.IsEmpty() {
+				n++
+			}
+		}
+		return true, nil
+	}, p.stmt)
+	return n
+}
+
+// rewriteAST renames tables in a copy of the AST and prints it with `?`
+// placeholders. Used only when the token rewrite cannot be trusted.
+func (p *planner) rewriteAST(m map[string]string) (string, error) {
+	db := strings.ToLower(p.b.cfg.DatabaseName)
+	stmt := sqlparser.Rewrite(sqlparser.Clone(p.stmt), func(c *sqlparser.Cursor) bool {
+		t, ok := c.Node().(sqlparser.TableName)
+		if !ok || t.Name.IsEmpty() {
+			return true
+		}
+		changed := false
+		if strings.ToLower(t.Qualifier.String()) == db && db != "" {
+			t.Qualifier = sqlparser.NewIdentifierCS("")
+			changed = true
+		}
+		if actual, hit := m[strings.ToLower(t.Name.String())]; hit {
+			t.Name = sqlparser.NewIdentifierCS(actual)
+			changed = true
+		}
+		if changed {
+			c.Replace(t)
+		}
+		return true
+	}, nil)
+	var order []string
+	buf := sqlparser.NewTrackedBuffer(func(buf *sqlparser.TrackedBuffer, n sqlparser.SQLNode) {
+		if a, ok := n.(*sqlparser.Argument); ok {
+			order = append(order, a.Name)
+			buf.WriteString("?")
+			return
+		}
+		n.Format(buf)
+	})
+	buf.Myprintf("%v", stmt)
+	for i, name := range order {
+		if name != "v"+strconv.Itoa(i+1) {
+			return "", p.errorf(-1, "cannot rewrite the statement without reordering its parameters; please report this query")
+		}
+	}
+	return buf.String(), nil
+}

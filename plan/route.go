@@ -1,0 +1,514 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// route decides where the statement runs and fills Plan.Route (without SQL;
+// rewrite adds it).
+func (p *planner) route() error {
+	var primary *tableRef
+	var singles []*tableRef
+	for _, r := range p.refs {
+		switch {
+		case r.info.sharded():
+			if primary == nil {
+				primary = r
+			} else if err := p.checkBound(primary, r); err != nil {
+				return err
+			}
+		case r.info.broadcast:
+		default:
+			singles = append(singles, r)
+		}
+	}
+	if primary == nil {
+		return p.routeUnsharded(singles)
+	}
+	if len(singles) > 0 {
+		s := singles[0]
+		return p.errorAt(s.info.name, "join of sharded table %q with single table %q (on data source %q) cannot run on one data node: make %q a broadcast table", primary.info.name, s.info.name, s.info.singleDS, s.info.name)
+	}
+	info := primary.info
+	rt := &Route{LogicTable: info.name, DataSources: info.route.DataSources()}
+	rt.Database = strategyOf(info.rule.DatabaseStrategy, rt.DataSources, nil)
+	tableTargets := make([][]string, len(rt.DataSources))
+	for i, n := range info.route.Nodes() {
+		d := info.route.DataSourceOf(i)
+		tableTargets[d] = append(tableTargets[d], n.Table)
+		for len(rt.Nodes) <= d {
+			rt.Nodes = append(rt.Nodes, nil)
+		}
+		rt.Nodes[d] = append(rt.Nodes[d], i)
+	}
+	rt.Table = strategyOf(info.rule.TableStrategy, nil, tableTargets)
+	p.plan.Route = rt
+	for _, s := range []*Strategy{rt.Database, rt.Table} {
+		if s != nil && s.Kind == schema.StrategyHint {
+			return p.errorf(-1, "table %q uses a hint strategy, which generated code does not support yet", info.name)
+		}
+	}
+	if err := p.checkShardingKeyUpdate(primary); err != nil {
+		return err
+	}
+	groups, err := p.shardingConditions(primary)
+	if err != nil {
+		return err
+	}
+	rt.Conditions = groups
+	single := p.isSingleNode(rt)
+	switch {
+	case len(groups) == 0 && !single:
+		rt.Kind = runtime.RouteAllNodes
+		if !p.q.AllowFullRoute {
+			return p.errorf(-1, "no sharding condition on table %q (sharding columns: %s): it would run on all %d data nodes; add `=` or IN on a sharding column, or annotate the query with -- %s",
+				info.name, strings.Join(shardingColumns(rt), ", "), len(info.route.Nodes()), schema.AnnotationAllowFullRoute)
+		}
+		rt.Reason = "no sharding condition; full route allowed by -- " + schema.AnnotationAllowFullRoute
+	case single:
+		rt.Kind = runtime.RouteSingleNode
+	default:
+		rt.Kind = runtime.RouteMultiNode
+	}
+	if rt.Kind != runtime.RouteSingleNode {
+		if err := p.checkNoMerge(info); err != nil {
+			return err
+		}
+	}
+	if literalOnly(groups) && len(groups) > 0 {
+		fixed, err := p.fixedNodes(info, groups)
+		if err != nil {
+			return err
+		}
+		rt.Fixed = fixed
+	}
+	if single && len(groups) == 0 {
+		rt.Fixed = []int{0}
+	}
+	return nil
+}
+
+// routeUnsharded routes statements over broadcast and single tables only.
+func (p *planner) routeUnsharded(singles []*tableRef) error {
+	if len(singles) == 0 { // broadcast tables only
+		rt := &Route{Kind: runtime.RouteBroadcast, LogicTable: p.refs[0].info.name, DataSources: p.b.logicDataSources()}
+		for i := range rt.DataSources {
+			rt.Units = append(rt.Units, Unit{DataSource: i, Node: rt.DataSources[i] + "." + p.refs[0].info.name})
+		}
+		if p.plan.Statement == StmtSelect {
+			rt.Fixed = []int{0}
+			rt.Reason = "broadcast table: reads go to one data source"
+		} else {
+			for i := range rt.Units {
+				rt.Fixed = append(rt.Fixed, i)
+			}
+			rt.Reason = "broadcast table: writes go to every data source"
+		}
+		p.plan.Route = rt
+		return nil
+	}
+	ds := singles[0].info.singleDS
+	for _, s := range singles[1:] {
+		if s.info.singleDS != ds {
+			return p.errorAt(s.info.name, "single tables %q (data source %q) and %q (data source %q) live on different data sources and cannot be joined", singles[0].info.name, ds, s.info.name, s.info.singleDS)
+		}
+	}
+	p.plan.Route = &Route{
+		Kind: runtime.RouteSingleTable, LogicTable: singles[0].info.name, DataSources: []string{ds},
+		Units:  []Unit{{DataSource: 0, Node: ds + "." + singles[0].info.name}},
+		Fixed:  []int{0},
+		Reason: "single table on data source " + ds,
+	}
+	return nil
+}
+
+// logicDataSources returns the data sources a broadcast table lives on: the
+// read/write group names and every data source that is not a member of a
+// group, in configuration order.
+func (b *Builder) logicDataSources() []string {
+	member := map[string]bool{}
+	var out []string
+	if b.cfg.ReadWrite != nil {
+		for _, g := range b.cfg.ReadWrite.Groups {
+			out = append(out, g.Name)
+			member[g.WriteDataSource] = true
+			for _, r := range g.ReadDataSources {
+				member[r] = true
+			}
+		}
+	}
+	var plain []string
+	for _, ds := range b.cfg.DataSources {
+		if !member[ds.Name] {
+			plain = append(plain, ds.Name)
+		}
+	}
+	return append(plain, out...)
+}
+
+func strategyOf(s *schema.Strategy, targets []string, tableTargets [][]string) *Strategy {
+	if s == nil || s.Kind == schema.StrategyNone {
+		return nil
+	}
+	out := &Strategy{Kind: s.Kind, Columns: s.Columns, Algorithm: s.AlgorithmName, Targets: targets, TableTargets: tableTargets}
+	if s.Algorithm != nil {
+		out.Type = s.Algorithm.Type
+		out.Props = s.Algorithm.Props
+	}
+	return out
+}
+
+func shardingColumns(rt *Route) []string {
+	var cols []string
+	for _, s := range []*Strategy{rt.Database, rt.Table} {
+		if s != nil {
+			for _, c := range s.Columns {
+				if !containsFold(cols, c) {
+					cols = append(cols, c)
+				}
+			}
+		}
+	}
+	return cols
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkBound refuses a join of two sharded tables that are not in one
+// binding group, and a binding-group join that does not compare the tables'
+// sharding columns (rows would not be co-located).
+func (p *planner) checkBound(primary, other *tableRef) error {
+	a, b := primary.info, other.info
+	if a == b {
+		return p.errorAt(b.name, "self-join of sharded table %q is not supported yet", a.name)
+	}
+	if a.binding == nil || a.binding != b.binding {
+		return p.errorAt(b.name, "join of sharded tables %q and %q that are not bound: add bindingTables: [\"%s, %s\"] to the !SHARDING rule (their data nodes must line up), or make one a broadcast table", a.name, b.name, a.name, b.name)
+	}
+	colsA, colsB := ruleColumns(a.rule), ruleColumns(b.rule)
+	found := false
+	check := func(e sqlparser.Expr) {
+		for _, conj := range conjuncts(e) {
+			c, ok := conj.(*sqlparser.ComparisonExpr)
+			if !ok || c.Operator != sqlparser.EqualOp {
+				continue
+			}
+			l, r := p.colOf(c.Left), p.colOf(c.Right)
+			if l == nil || r == nil {
+				continue
+			}
+			if l.ref == other {
+				l, r = r, l
+			}
+			if l.ref == primary && r.ref == other {
+				for i := range colsA {
+					if i < len(colsB) && strings.EqualFold(l.col.Name, colsA[i]) && strings.EqualFold(r.col.Name, colsB[i]) {
+						found = true
+					}
+				}
+			}
+		}
+	}
+	for _, on := range p.ons {
+		check(on)
+	}
+	if w := p.whereOf(); w != nil {
+		check(w)
+	}
+	if !found {
+		return p.errorAt(b.name, "join of bound tables %q and %q must compare their sharding columns (e.g. ON %s.%s = %s.%s)", a.name, b.name, a.name, first(colsA), b.name, first(colsB))
+	}
+	return nil
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return "?"
+	}
+	return s[0]
+}
+
+// ruleColumns lists a table rule's sharding columns, database side first.
+func ruleColumns(r *schema.TableRule) []string {
+	var out []string
+	for _, s := range []*schema.Strategy{r.DatabaseStrategy, r.TableStrategy} {
+		if s != nil {
+			for _, c := range s.Columns {
+				if !containsFold(out, c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
+	if a, ok := e.(*sqlparser.AndExpr); ok {
+		return append(conjuncts(a.Left), conjuncts(a.Right)...)
+	}
+	if e == nil {
+		return nil
+	}
+	return []sqlparser.Expr{e}
+}
+
+// checkShardingKeyUpdate refuses UPDATE ... SET of a sharding column (the
+// row would have to move to another data node).
+func (p *planner) checkShardingKeyUpdate(primary *tableRef) error {
+	u, ok := p.stmt.(*sqlparser.Update)
+	if !ok {
+		return nil
+	}
+	cols := ruleColumns(primary.info.rule)
+	for _, e := range u.Exprs {
+		if c := p.cols[e.Name]; c != nil && containsFold(cols, c.col.Name) {
+			return p.errorAt(c.col.Name, "UPDATE sets sharding column %q of table %q: the row would have to move to another data node; delete and re-insert it instead", c.col.Name, primary.info.name)
+		}
+	}
+	return nil
+}
+
+// shardingConditions extracts the sharding conditions on the primary table
+// (and its binding tables) in disjunctive normal form. An empty result
+// means no usable condition: every OR branch must constrain a sharding column
+// or the whole condition is dropped (ShardingSphere's rule).
+func (p *planner) shardingConditions(primary *tableRef) ([]Condition, error) {
+	cols := ruleColumns(primary.info.rule)
+	if ins, ok := p.stmt.(*sqlparser.Insert); ok {
+		rows := ins.Rows.(sqlparser.Values)
+		if len(rows) != 1 {
+			return nil, p.errorf(-1, "multi-row INSERT into sharded table %q needs splitting rows per data node, which shardgen does not support yet; insert one row per statement", primary.info.name)
+		}
+		var cond Condition
+		for _, col := range cols {
+			idx := -1
+			for i, c := range ins.Columns {
+				if strings.EqualFold(c.String(), col) {
+					idx = i
+				}
+			}
+			if len(ins.Columns) == 0 {
+				for i, c := range primary.info.ddl.Columns {
+					if strings.EqualFold(c.Name, col) {
+						idx = i
+					}
+				}
+			}
+			if idx < 0 {
+				return nil, p.errorf(-1, "INSERT into sharded table %q must give sharding column %q", primary.info.name, col)
+			}
+			o, ok := p.operand(rows[0][idx])
+			if !ok {
+				return nil, p.errorf(-1, "INSERT into sharded table %q: the value of sharding column %q must be a literal or a parameter", primary.info.name, col)
+			}
+			if o.Literal != nil && o.Literal.IsNull() {
+				return nil, p.errorf(-1, "INSERT into sharded table %q: sharding column %q must not be NULL", primary.info.name, col)
+			}
+			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: []Operand{o}})
+		}
+		return []Condition{cond}, nil
+	}
+	groups, ok := p.dnf(p.whereOf())
+	if !ok {
+		return nil, nil
+	}
+	var out []Condition
+	for _, g := range groups {
+		var cond Condition
+		for _, a := range g {
+			col, ok := p.primaryColumn(primary, a.col, cols)
+			if !ok {
+				continue
+			}
+			if hasColumn(cond, col) {
+				continue // a second predicate on the same column: keep the first (a superset route)
+			}
+			for _, v := range a.values {
+				if v.Literal != nil && v.Literal.IsNull() {
+					return nil, p.errorf(-1, "sharding column %q compared with NULL: a NULL sharding value routes nowhere", col)
+				}
+			}
+			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: a.values, Range: a.rng})
+		}
+		if len(cond.Columns) == 0 {
+			return nil, nil // one OR branch without a sharding condition: full route
+		}
+		out = append(out, cond)
+	}
+	return out, nil
+}
+
+func hasColumn(c Condition, col string) bool {
+	for _, cc := range c.Columns {
+		if strings.EqualFold(cc.Column, col) {
+			return true
+		}
+	}
+	return false
+}
+
+// primaryColumn maps a column of the primary table or of a table bound to it
+// onto the primary's sharding column at the same position.
+func (p *planner) primaryColumn(primary *tableRef, c *colRef, cols []string) (string, bool) {
+	if c.ref.info == primary.info {
+		for _, col := range cols {
+			if strings.EqualFold(col, c.col.Name) {
+				return col, true
+			}
+		}
+		return "", false
+	}
+	if c.ref.info.sharded() && c.ref.info.binding != nil && c.ref.info.binding == primary.info.binding {
+		other := ruleColumns(c.ref.info.rule)
+		for i, col := range other {
+			if strings.EqualFold(col, c.col.Name) && i < len(cols) {
+				return cols[i], true
+			}
+		}
+	}
+	return "", false
+}
+
+// isSingleNode reports whether the route surely reaches one data node: one
+// AND-group giving every standard sharding column exactly one value, and any
+// side without a condition having one target.
+func (p *planner) isSingleNode(rt *Route) bool {
+	if len(rt.Conditions) > 1 {
+		return false
+	}
+	var cond Condition
+	if len(rt.Conditions) == 1 {
+		cond = rt.Conditions[0]
+	}
+	side := func(s *Strategy, targets int) bool {
+		if s == nil {
+			return targets == 1
+		}
+		if s.Kind != schema.StrategyStandard {
+			return false
+		}
+		for _, cc := range cond.Columns {
+			if strings.EqualFold(cc.Column, s.Columns[0]) {
+				return cc.Range == nil && len(cc.Values) == 1
+			}
+		}
+		return targets == 1
+	}
+	maxTables := 0
+	for _, n := range rt.Nodes {
+		maxTables = max(maxTables, len(n))
+	}
+	return side(rt.Database, len(rt.DataSources)) && side(rt.Table, maxTables)
+}
+
+// checkNoMerge refuses a statement that reaches several data nodes but needs
+// its results merged, or that ShardingSphere forbids across nodes.
+func (p *planner) checkNoMerge(info *tableInfo) error {
+	why := ""
+	switch s := p.stmt.(type) {
+	case *sqlparser.Select:
+		switch {
+		case len(s.OrderBy) > 0:
+			why = "ORDER BY"
+		case s.GroupBy != nil && len(s.GroupBy.Exprs) > 0:
+			why = "GROUP BY"
+		case s.Having != nil:
+			why = "HAVING"
+		case s.Distinct:
+			why = "DISTINCT"
+		case s.Limit != nil:
+			why = "LIMIT"
+		case sqlparser.ContainsAggregation(s.SelectExprs):
+			why = "an aggregate function"
+		}
+		if why != "" {
+			return p.errorf(-1, "%s over several data nodes of %q needs merging, which shardgen does not support yet; give `=` on every sharding column so the query reaches one data node", why, info.name)
+		}
+	case *sqlparser.Update:
+		if s.Limit != nil {
+			return p.errorf(-1, "UPDATE ... LIMIT over several data nodes of %q is not supported (each node would apply its own LIMIT)", info.name)
+		}
+	case *sqlparser.Delete:
+		if s.Limit != nil {
+			return p.errorf(-1, "DELETE ... LIMIT over several data nodes of %q is not supported (each node would apply its own LIMIT)", info.name)
+		}
+	}
+	return nil
+}
+
+func literalOnly(groups []Condition) bool {
+	for _, g := range groups {
+		for _, c := range g.Columns {
+			for _, v := range c.Values {
+				if v.Literal == nil {
+					return false
+				}
+			}
+			if c.Range != nil {
+				for _, b := range []*Operand{c.Range.Lower, c.Range.Upper} {
+					if b != nil && b.Literal == nil {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// fixedNodes computes the route of literal-only conditions at generate time.
+func (p *planner) fixedNodes(info *tableInfo, groups []Condition) ([]int, error) {
+	vals := make([][]runtime.ShardingValues, len(groups))
+	for i, g := range groups {
+		for _, c := range g.Columns {
+			sv := runtime.ShardingValues{Column: c.Column}
+			for _, v := range c.Values {
+				sv.Values = append(sv.Values, *v.Literal)
+			}
+			if c.Range != nil {
+				r := &runtime.Range{LowerOpen: c.Range.LowerOpen, UpperOpen: c.Range.UpperOpen}
+				if c.Range.Lower != nil {
+					r.Lower, r.HasLower = *c.Range.Lower.Literal, true
+				}
+				if c.Range.Upper != nil {
+					r.Upper, r.HasUpper = *c.Range.Upper.Literal, true
+				}
+				sv.Range = r
+			}
+			vals[i] = append(vals[i], sv)
+		}
+	}
+	nodes, err := info.route.RouteAll(vals, runtime.HintValues{})
+	if err != nil {
+		return nil, p.errorf(-1, "routing table %q: %v", info.name, err)
+	}
+	if len(nodes) == 0 {
+		return nil, p.errorf(-1, "the sharding conditions on %q reach no data node", info.name)
+	}
+	return nodes, nil
+}
+
+// describe is used in error messages about literal operands.
+func (o Operand) describe(params []*Param) string {
+	if o.Literal != nil {
+		return o.Literal.Text()
+	}
+	if o.Param >= 0 && o.Param < len(params) {
+		return params[o.Param].Name
+	}
+	return fmt.Sprint(o.Param)
+}
