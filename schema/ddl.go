@@ -72,7 +72,7 @@ func ParseDDL(file string, src []byte) ([]*Table, error) {
 	}
 	d := &ddlFile{file: file, text: string(src), byName: map[string]*Table{}}
 	d.lines = ddlLineStarts(d.text)
-	pieces, err := p.SplitStatementToPieces(d.text)
+	pieces, err := ddlSplit(p, d.text)
 	if err != nil {
 		d.vitessError(0, d.text, nil, err)
 	}
@@ -122,6 +122,30 @@ func ddlLineStarts(text string) []int {
 		}
 	}
 	return lines
+}
+
+// ddlSplit splits text into statements with vitess's SplitStatementToPieces.
+// That function panics on some malformed input (an unterminated quote
+// followed by a semicolon, found by FuzzParseDDL); then the statements are
+// cut at the semicolons ddlTokenize finds, so that parsing reports a syntax
+// error at the right place instead of a crash.
+func ddlSplit(p *sqlparser.Parser, text string) (pieces []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pieces, err = nil, nil
+			begin := 0
+			for _, t := range ddlTokenize(text) {
+				if t.kind == ';' {
+					pieces = append(pieces, text[begin:t.start])
+					begin = t.end
+				}
+			}
+			if begin < len(text) {
+				pieces = append(pieces, text[begin:])
+			}
+		}
+	}()
+	return p.SplitStatementToPieces(text)
 }
 
 // ddlPieceOffset returns the byte offset of piece in text. The pieces of

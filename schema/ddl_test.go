@@ -260,75 +260,90 @@ func TestParseDDLFileDumps(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
-func TestParseDDLErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name, sql, err string
-		tables         []string // names of the tables still returned
-	}{
-		{
-			name: "syntax error on line 3",
-			sql:  "CREATE TABLE t (\n  id INT,\n  name VARCHAR(10) NOT NUL,\n  PRIMARY KEY (id)\n);\n",
-			err:  "t.sql:3:24: syntax error near 'NUL'",
-		},
-		{
-			name: "missing comma",
-			sql:  "create table t3 (id int,\n x int\n y int);",
-			err:  "t.sql:3:2: syntax error near 'y'",
-		},
-		{
-			name: "unterminated string",
-			sql:  "create table t (a int default 'oops);\ncreate table u (b int);\n",
-			err:  "t.sql:1:31: syntax error near 'oops);...'",
-		},
-		{
-			name: "unterminated statement",
-			sql:  "create table t (a int",
-			err:  "t.sql:1:22: syntax error",
-		},
-		{
-			name:   "duplicate column",
-			sql:    "create table t (\n  id int,\n  name text,\n  ID bigint\n)",
-			err:    `t.sql:4:3: duplicate column "ID" in table "t" (first at t.sql:2:3); remove or rename one`,
-			tables: []string{"t"},
-		},
-		{
-			name:   "duplicate table",
-			sql:    "create table t_order (id int);\n\nCREATE TABLE IF NOT EXISTS T_ORDER (id int);",
-			err:    `t.sql:3:1: table "T_ORDER" is already defined at t.sql:1:1 (table names compare case-insensitively); remove one CREATE TABLE`,
-			tables: []string{"t_order"},
-		},
-		{
-			name:   "unsupported statements, all reported",
-			sql:    "create table t (id int);\ninsert into t values (1);\n  CREATE VIEW v AS SELECT id FROM t WHERE id > 100 AND id < 200;\nALTER TABLE t DROP COLUMN id;\nCREATE TEMPORARY TABLE tmp (x int);\nCREATE TABLE c AS SELECT 1;\nLOCK TABLES t WRITE;",
-			tables: []string{"t"},
-			err: `t.sql:2:1: unsupported statement in DDL: "insert into t values (1)"
+// ddlErrorCases are the rejected inputs of ParseDDL; FuzzParseDDL starts from
+// them too.
+var ddlErrorCases = []struct {
+	name, sql, err string
+	tables         []string // names of the tables still returned
+}{
+	{
+		name: "syntax error on line 3",
+		sql:  "CREATE TABLE t (\n  id INT,\n  name VARCHAR(10) NOT NUL,\n  PRIMARY KEY (id)\n);\n",
+		err:  "t.sql:3:24: syntax error near 'NUL'",
+	},
+	{
+		name: "missing comma",
+		sql:  "create table t3 (id int,\n x int\n y int);",
+		err:  "t.sql:3:2: syntax error near 'y'",
+	},
+	{
+		name: "unterminated string",
+		sql:  "create table t (a int default 'oops);\ncreate table u (b int);\n",
+		err:  "t.sql:1:31: syntax error near 'oops);...'",
+	},
+	{
+		name:   "unterminated quote before a semicolon (vitess's splitter panics)",
+		sql:    "create table t (a int);\ncreate table u (b int default ''';x)",
+		err:    "t.sql:2:31: syntax error near '';x)'",
+		tables: []string{"t"},
+	},
+	{
+		name: "FuzzParseDDL crasher",
+		sql:  "000000000000000000000000000''';0",
+		err:  "t.sql:1:1: syntax error near '000000000000000000000000000'",
+	},
+	{
+		name: "unterminated statement",
+		sql:  "create table t (a int",
+		err:  "t.sql:1:22: syntax error",
+	},
+	{
+		name:   "duplicate column",
+		sql:    "create table t (\n  id int,\n  name text,\n  ID bigint\n)",
+		err:    `t.sql:4:3: duplicate column "ID" in table "t" (first at t.sql:2:3); remove or rename one`,
+		tables: []string{"t"},
+	},
+	{
+		name:   "duplicate table",
+		sql:    "create table t_order (id int);\n\nCREATE TABLE IF NOT EXISTS T_ORDER (id int);",
+		err:    `t.sql:3:1: table "T_ORDER" is already defined at t.sql:1:1 (table names compare case-insensitively); remove one CREATE TABLE`,
+		tables: []string{"t_order"},
+	},
+	{
+		name:   "unsupported statements, all reported",
+		sql:    "create table t (id int);\ninsert into t values (1);\n  CREATE VIEW v AS SELECT id FROM t WHERE id > 100 AND id < 200;\nALTER TABLE t DROP COLUMN id;\nCREATE TEMPORARY TABLE tmp (x int);\nCREATE TABLE c AS SELECT 1;\nLOCK TABLES t WRITE;",
+		tables: []string{"t"},
+		err: `t.sql:2:1: unsupported statement in DDL: "insert into t values (1)"
 t.sql:3:3: unsupported statement in DDL: "CREATE VIEW v AS SELECT id FROM t WHERE..."
 t.sql:4:1: unsupported statement in DDL: "ALTER TABLE t DROP COLUMN id" (ALTER TABLE may only ADD COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead)
 t.sql:5:1: unsupported statement in DDL: "CREATE TEMPORARY TABLE tmp (x int)" (a temporary table is not part of the schema)
 t.sql:6:1: unsupported statement in DDL: "CREATE TABLE c AS SELECT 1" (CREATE TABLE ... SELECT: write the columns out)
 t.sql:7:1: unsupported statement in DDL: "LOCK TABLES t WRITE"`,
-		},
-		{
-			name:   "primary keys and keys",
-			sql:    "create table t (a int primary key, b int primary key);\ncreate table u (a int primary key, b int, primary key (b));\ncreate table v (a int, key k (a, nope), primary key (zip));\ncreate table w (a int, primary key ((a + 1)));",
-			tables: []string{"t", "u", "v", "w"},
-			err: `t.sql:1:1: table "t" has more than one primary key; declare one PRIMARY KEY (a, b) for a composite key
+	},
+	{
+		name:   "primary keys and keys",
+		sql:    "create table t (a int primary key, b int primary key);\ncreate table u (a int primary key, b int, primary key (b));\ncreate table v (a int, key k (a, nope), primary key (zip));\ncreate table w (a int, primary key ((a + 1)));",
+		tables: []string{"t", "u", "v", "w"},
+		err: `t.sql:1:1: table "t" has more than one primary key; declare one PRIMARY KEY (a, b) for a composite key
 t.sql:2:1: table "u" has more than one primary key; declare one PRIMARY KEY (a, b) for a composite key
 t.sql:3:1: key "k" of table "v" names column "nope", which the table does not have
 t.sql:3:1: the primary key of table "v" names column "zip", which the table does not have
 t.sql:4:1: the primary key of table "w" has an expression part (a + 1); a primary key holds columns only`,
-		},
-		{
-			name:   "ALTER and LIKE on unknown tables",
-			sql:    "ALTER TABLE nope ADD COLUMN x int;\nCREATE INDEX i ON nope2 (x);\nCREATE TABLE c LIKE nope3;\ncreate table t (a int);\nALTER TABLE t ADD COLUMN b int AFTER zz, ADD COLUMN A int;",
-			tables: []string{"t"},
-			err: `t.sql:1:1: ALTER TABLE / CREATE INDEX on table "nope", which no CREATE TABLE above defines
+	},
+	{
+		name:   "ALTER and LIKE on unknown tables",
+		sql:    "ALTER TABLE nope ADD COLUMN x int;\nCREATE INDEX i ON nope2 (x);\nCREATE TABLE c LIKE nope3;\ncreate table t (a int);\nALTER TABLE t ADD COLUMN b int AFTER zz, ADD COLUMN A int;",
+		tables: []string{"t"},
+		err: `t.sql:1:1: ALTER TABLE / CREATE INDEX on table "nope", which no CREATE TABLE above defines
 t.sql:2:1: ALTER TABLE / CREATE INDEX on table "nope2", which no CREATE TABLE above defines
 t.sql:3:1: CREATE TABLE "c" LIKE "nope3": table "nope3" is not defined above in this file
 t.sql:5:1: ALTER TABLE "t" ADD COLUMN ... AFTER "zz": the table has no column "zz"
 t.sql:5:53: duplicate column "A" in table "t" (first at t.sql:4:17); remove or rename one`,
-		},
-	} {
+	},
+}
+
+func TestParseDDLErrors(t *testing.T) {
+	for _, tc := range ddlErrorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseDDL("t.sql", []byte(tc.sql))
 			require.EqualError(t, err, tc.err)
