@@ -40,6 +40,16 @@ type Config struct {
 	Props        runtime.Props     // props:, values as text
 	PropsPos     map[string]Pos    // position of each props key
 	Tables       map[string]*Table // DDL, by lower-case logic table name; filled by AttachDDL
+
+	// LogicDataSources are the data source names as the sharding, broadcast
+	// and single rules see them: read/write groups (in rule order) replace
+	// their members, followed by the other data sources in YAML order
+	// (ShardingSphere's aggregated data sources). Tables without
+	// actualDataNodes and broadcast tables live on each of them.
+	LogicDataSources []string
+	// Warnings are problems ShardingSphere accepts but that are probably
+	// mistakes, e.g. an algorithm defined but never used. Nil when none.
+	Warnings Errors
 }
 
 // DataSource is one entry of dataSources: a MySQL database reached through
@@ -147,7 +157,8 @@ type AuditStrategy struct {
 // BindingGroup is one entry of bindingTables: logic tables whose rows with the
 // same sharding value live on data nodes of the same index.
 type BindingGroup struct {
-	Tables []string
+	Name   string   // 5.4+ "name:t_a, t_b" form; empty otherwise
+	Tables []string // logic table names as configured, in order
 	Pos    Pos
 }
 

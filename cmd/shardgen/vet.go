@@ -1,12 +1,212 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/shardgen/shardgen/schema"
 )
 
-// TODO(stub): replaced by the schema work.
+// stringList is a flag that may be given several times (--ddl a.sql --ddl b.sql).
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// runVet is `shardgen vet -c rules.yaml [--ddl schema.sql]...`: it loads and
+// validates a ShardingSphere 5.x configuration (schema.LoadFile) and prints a
+// summary of the rules to stdout. Problems are printed to stderr, one
+// `file:line:col: message` per line; warnings too, as
+// `file:line:col: warning: message`. Exit code: 0 valid, 1 errors in the
+// input, 2 bad usage.
 func runVet(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "shardgen vet: not implemented yet")
-	return 2
+	fs := flag.NewFlagSet("vet", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("c", "", "ShardingSphere 5.x YAML `file` (JDBC config or proxy database-*.yaml)")
+	var ddl stringList
+	fs.Var(&ddl, "ddl", "CREATE TABLE `file` to check the rules against (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: shardgen vet -c rules.yaml [--ddl schema.sql]...")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *config == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	cfg, err := schema.LoadFile(*config)
+	if err != nil {
+		printErrors(stderr, err)
+		return 1
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", w.Pos, w.Msg)
+	}
+	var tables []*schema.Table
+	failed := false
+	for _, path := range ddl {
+		ts, err := schema.ParseDDLFile(path)
+		if err != nil {
+			printErrors(stderr, err)
+			failed = true
+			continue
+		}
+		tables = append(tables, ts...)
+	}
+	// TODO(ddl): check the rules against the DDL (sharding columns exist,
+	// key generate columns, encrypt columns) once schema.CheckDDL lands;
+	// until then --ddl only checks that the DDL parses.
+	if failed {
+		return 1
+	}
+	printSummary(stdout, cfg, tables)
+	return 0
+}
+
+// printErrors prints every problem of err on its own line.
+func printErrors(w io.Writer, err error) {
+	var list schema.Errors
+	if errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintln(w, e.Error())
+		}
+		return
+	}
+	fmt.Fprintln(w, err.Error())
+}
+
+// printSummary prints what the configuration does: each logic table with its
+// data nodes and strategies, binding groups, broadcast and single tables,
+// encryption and read/write splitting.
+func printSummary(w io.Writer, cfg *schema.Config, tables []*schema.Table) {
+	fmt.Fprintf(w, "%s: database %s, %d data source(s): %s\n", cfg.File, cfg.DatabaseName, len(cfg.DataSources), dataSourceNames(cfg))
+	if sh := cfg.Sharding; sh != nil {
+		fmt.Fprintf(w, "sharding tables (%d):\n", len(sh.Tables))
+		for _, t := range sh.Tables {
+			auto := ""
+			if t.Auto {
+				auto = ", auto"
+			}
+			fmt.Fprintf(w, "  %s: %d data node(s)%s: %s\n", t.LogicTable, len(t.DataNodes), auto, nodeList(t.DataNodes))
+			fmt.Fprintf(w, "    database strategy: %s\n", strategyText(t.DatabaseStrategy))
+			fmt.Fprintf(w, "    table strategy: %s\n", strategyText(t.TableStrategy))
+			if k := t.KeyGenerate; k != nil {
+				fmt.Fprintf(w, "    key generate: %s by %s\n", k.Column, algorithmText(k.GeneratorName, k.Generator))
+			}
+			if a := t.Audit; a != nil && len(a.AuditorNames) > 0 {
+				fmt.Fprintf(w, "    audit: %s (hint may disable: %t)\n", strings.Join(a.AuditorNames, ", "), a.AllowHintDisable)
+			}
+		}
+		if len(sh.BindingGroups) > 0 {
+			fmt.Fprintln(w, "binding groups:")
+			for _, g := range sh.BindingGroups {
+				name := ""
+				if g.Name != "" {
+					name = g.Name + ": "
+				}
+				fmt.Fprintf(w, "  %s%s\n", name, strings.Join(g.Tables, ", "))
+			}
+		}
+	}
+	if b := cfg.Broadcast; b != nil && len(b.Tables) > 0 {
+		fmt.Fprintf(w, "broadcast tables: %s\n", strings.Join(b.Tables, ", "))
+	}
+	if s := cfg.Single; s != nil {
+		def := ""
+		if s.DefaultDataSource != "" {
+			def = " (default data source " + s.DefaultDataSource + ")"
+		}
+		fmt.Fprintf(w, "single tables: %s%s\n", strings.Join(s.Tables, ", "), def)
+	}
+	if e := cfg.Encrypt; e != nil {
+		fmt.Fprintln(w, "encrypt:")
+		for _, t := range e.Tables {
+			for _, c := range t.Columns {
+				parts := []string{"cipher " + derivedText(e, c.Cipher)}
+				if c.AssistedQuery != nil {
+					parts = append(parts, "assisted query "+derivedText(e, *c.AssistedQuery))
+				}
+				if c.LikeQuery != nil {
+					parts = append(parts, "like query "+derivedText(e, *c.LikeQuery))
+				}
+				if c.Plain != "" {
+					parts = append(parts, "plain "+c.Plain)
+				}
+				fmt.Fprintf(w, "  %s.%s: %s\n", t.Name, c.Name, strings.Join(parts, ", "))
+			}
+		}
+	}
+	if rw := cfg.ReadWrite; rw != nil {
+		fmt.Fprintln(w, "read/write splitting:")
+		for _, g := range rw.Groups {
+			lb := "ROUND_ROBIN"
+			if g.LoadBalancerName != "" {
+				lb = algorithmText(g.LoadBalancerName, rw.LoadBalancers[g.LoadBalancerName])
+			}
+			fmt.Fprintf(w, "  %s: write %s, read %s, load balancer %s, transactional reads %s\n",
+				g.Name, g.WriteDataSource, strings.Join(g.ReadDataSources, ", "), lb, g.TransactionalReadQuery)
+		}
+	}
+	if len(tables) > 0 {
+		fmt.Fprintf(w, "DDL: %d table(s)\n", len(tables))
+	}
+}
+
+func dataSourceNames(cfg *schema.Config) string {
+	names := make([]string, len(cfg.DataSources))
+	for i, ds := range cfg.DataSources {
+		names[i] = ds.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// nodeList lists data nodes, eliding the middle of long lists.
+func nodeList(nodes []schema.DataNode) string {
+	const head, tail = 3, 1
+	var parts []string
+	for i, n := range nodes {
+		if len(nodes) > head+tail+1 && i == head {
+			parts = append(parts, "...")
+		}
+		if len(nodes) > head+tail+1 && i >= head && i < len(nodes)-tail {
+			continue
+		}
+		parts = append(parts, n.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// strategyText describes a strategy, e.g. "standard on order_id, t_mod (MOD)".
+func strategyText(s *schema.Strategy) string {
+	if s == nil {
+		return "none"
+	}
+	out := s.Kind.String()
+	if len(s.Columns) > 0 {
+		out += " on " + strings.Join(s.Columns, ", ")
+	}
+	return out + ", " + algorithmText(s.AlgorithmName, s.Algorithm)
+}
+
+// algorithmText is "name (TYPE)", or the type alone for a built-in default.
+func algorithmText(name string, spec *schema.AlgorithmSpec) string {
+	switch {
+	case spec == nil:
+		return name
+	case name == "":
+		return "built-in " + spec.Type
+	}
+	return name + " (" + spec.Type + ")"
+}
+
+func derivedText(e *schema.EncryptRule, d schema.EncryptDerived) string {
+	return d.Column + " by " + algorithmText(d.Encryptor, e.Encryptors[d.Encryptor])
 }
