@@ -70,6 +70,9 @@ const (
 // generateKey. It is held per generator (one per keyGenerators: entry), never
 // across generators, and for at most about a millisecond (the spin after
 // 4096 keys) or the tolerance (a clock step back).
+//
+// Source: SnowflakeKeyGenerateAlgorithm and
+// https://shardingsphere.apache.org/document/current/en/user-manual/common-config/builtin-algorithm/keygen/
 type snowflake struct {
 	epoch        int64 // Unix milliseconds of the epoch
 	workerBits   int64 // workerID << 12, precomputed

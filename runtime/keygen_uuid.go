@@ -16,6 +16,9 @@ import "math/rand/v2"
 // cannot fail. crypto/rand would add a system call per key for a property
 // (unpredictability) that the keys never promised; do not use UUID keys as
 // secrets or tokens.
+//
+// Source: UUIDKeyGenerateAlgorithm and
+// https://shardingsphere.apache.org/document/current/en/user-manual/common-config/builtin-algorithm/keygen/
 type uuidGenerator struct{}
 
 var _ KeyGenerator = uuidGenerator{}
