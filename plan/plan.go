@@ -169,6 +169,23 @@ type Strategy struct {
 	// the ds-th data source (TableTargets).
 	Targets      []string   `json:"-"`
 	TableTargets [][]string `json:"-"`
+	// Inline is set when generated code can compute a precise route of an
+	// integer value with straight-line Go instead of the bound algorithm.
+	Inline *Inline `json:"inline,omitempty"`
+}
+
+// Inline is an algorithm inlined into generated code: target index =
+// Index[Func(value, Modulus)], where Func is a function of runtime/inlined.go
+// ("Mod", "HashModLong", "JavaRem") and Index was computed at generate time
+// with the bound algorithm (-1: the suffix names no target). For a table
+// strategy Index holds for every data source alike.
+type Inline struct {
+	Func    string `json:"func"`
+	Modulus int64  `json:"modulus"`
+	Index   []int  `json:"index"`
+	// Identity reports Index[i] == i for every i, so the look-up can be
+	// skipped.
+	Identity bool `json:"identity"`
 }
 
 // Condition is one AND-group of sharding conditions: for each sharding

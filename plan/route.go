@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -160,8 +161,59 @@ func strategyOf(s *schema.Strategy, targets []string, tableTargets [][]string) *
 	if s.Algorithm != nil {
 		out.Type = s.Algorithm.Type
 		out.Props = s.Algorithm.Props
+		if s.Kind == schema.StrategyStandard && len(s.Columns) == 1 {
+			lists := tableTargets
+			if lists == nil {
+				lists = [][]string{targets}
+			}
+			out.Inline = inlineOf(s.Algorithm.Sharding, s.Columns[0], lists)
+		}
 	}
 	return out
+}
+
+// inlineOf computes the inline form of a standard algorithm over every
+// target list, or nil when it cannot be inlined or the lists disagree.
+func inlineOf(alg runtime.Algorithm, column string, lists [][]string) *Inline {
+	in, ok := alg.(runtime.Inlinable)
+	if !ok {
+		return nil
+	}
+	std, ok := alg.(runtime.StandardAlgorithm)
+	if !ok {
+		return nil
+	}
+	fn, n, ok := in.IntegerInline(column)
+	if !ok || n <= 0 || n > 1<<16 {
+		return nil
+	}
+	var index []int
+	for li, targets := range lists {
+		r, err := std.BindStandard(column, targets)
+		if err != nil {
+			return nil
+		}
+		idx := make([]int, n)
+		for i := range idx {
+			t, err := r.Precise(runtime.Long(int64(i)))
+			if err != nil {
+				t = -1
+			}
+			idx[i] = t
+		}
+		if li == 0 {
+			index = idx
+		} else if !slices.Equal(index, idx) {
+			return nil
+		}
+	}
+	identity := len(index) == len(lists[0])
+	for i, t := range index {
+		if t != i {
+			identity = false
+		}
+	}
+	return &Inline{Func: fn, Modulus: n, Index: index, Identity: identity}
 }
 
 func shardingColumns(rt *Route) []string {
