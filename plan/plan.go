@@ -179,6 +179,12 @@ type Strategy struct {
 // ("Mod", "HashModLong", "JavaRem") and Index was computed at generate time
 // with the bound algorithm (-1: the suffix names no target). For a table
 // strategy Index holds for every data source alike.
+//
+// It applies to operands whose Java kind is Long (Go integer parameters and
+// integer literals). For a String operand, "HashModLong" becomes
+// "HashModString" (same Index: both give the HASH_MOD suffix); "Mod" and
+// "JavaRem" do not apply to strings — route those with the bound algorithm
+// (ShardingTable.PreciseNode).
 type Inline struct {
 	Func    string `json:"func"`
 	Modulus int64  `json:"modulus"`
