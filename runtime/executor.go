@@ -49,22 +49,32 @@ var (
 	_ Executor = (*Tx)(nil)
 )
 
-// querier is what a route unit runs on: a pool (*sql.DB) or a transaction
-// (*sql.Tx).
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+// target is what a route unit runs on: a pool, or a transaction when tx is
+// set. It is a struct of concrete pointers rather than an interface so that
+// the compiler sees the database/sql method called: through an interface,
+// escape analysis would move every call's argument slice to the heap.
+type target struct {
+	db *sql.DB
+	tx *sql.Tx
 }
 
-var (
-	_ querier = (*sql.DB)(nil)
-	_ querier = (*sql.Tx)(nil)
-)
+func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
+	if t.tx != nil {
+		return t.tx.QueryContext(ctx, query, args...)
+	}
+	return t.db.QueryContext(ctx, query, args...)
+}
+
+func (t target) exec(ctx context.Context, query string, args []any) (sql.Result, error) {
+	if t.tx != nil {
+		return t.tx.ExecContext(ctx, query, args...)
+	}
+	return t.db.ExecContext(ctx, query, args...)
+}
 
 // unitFunc runs units[i] on q; name is the unit's data source name and h the
 // hooks to log and observe with (nil: none). It returns a *NodeError.
-type unitFunc func(ctx context.Context, h *hooks, q querier, name string, i int) error
+type unitFunc func(ctx context.Context, h *hooks, q target, name string, i int) error
 
 // ErrBadRouteUnit is wrapped by the error for a RouteUnit whose DataSource
 // is not a valid index into its Sources: a bug in generated code or a
@@ -87,44 +97,66 @@ func (e *NodeError) Error() string { return "data node " + e.DataSource + ": " +
 // Unwrap returns the cause.
 func (e *NodeError) Unwrap() error { return e.Err }
 
-// Row is the result of QueryRow: *sql.Row with errors wrapped in *NodeError.
-// It is returned by value, so wrapping costs no allocation. The zero Row's
-// Scan returns an error.
+// Row is the result of QueryRow: what *sql.Row is, with errors wrapped in
+// *NodeError. It is returned by value and reads the rows itself (as
+// sql.Row.Scan does), so the wrapper costs no allocation over calling
+// sql.DB.QueryRowContext directly. As with *sql.Row, Scan must be called
+// exactly once: it releases the connection. The zero Row's Scan returns an
+// error.
 type Row struct {
-	row        *sql.Row
-	err        error // set when the unit could not run at all
+	rows       *sql.Rows
+	err        error // the query's error, already a *NodeError
 	dataSource string
 	query      string
 }
 
-// Scan copies the columns of the row into dest, as sql.Row.Scan. Errors are
-// *NodeError; no row gives one wrapping sql.ErrNoRows.
+// errRawBytesRow is sql.Row's refusal of *sql.RawBytes: the memory is reused
+// once the row's result set is closed.
+var errRawBytesRow = errors.New("sql: RawBytes isn't allowed on Row.Scan")
+
+// Scan copies the columns of the first row into dest, as sql.Row.Scan, and
+// closes the rows. Errors are *NodeError; no row gives one wrapping
+// sql.ErrNoRows.
 func (r Row) Scan(dest ...any) error {
 	if r.err != nil {
 		return r.err
 	}
-	if r.row == nil {
+	if r.rows == nil {
 		return errors.New("runtime: Scan on a zero Row")
 	}
-	if err := r.row.Scan(dest...); err != nil {
+	if err := r.scan(dest); err != nil {
 		return &NodeError{DataSource: r.dataSource, SQL: r.query, Err: err}
 	}
 	return nil
+}
+
+func (r Row) scan(dest []any) error {
+	defer r.rows.Close()
+	for _, d := range dest {
+		if _, ok := d.(*sql.RawBytes); ok {
+			return errRawBytesRow
+		}
+	}
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := r.rows.Scan(dest...); err != nil {
+		return err
+	}
+	// Read the result to its end so that a late error is not lost.
+	return r.rows.Close()
 }
 
 // Err returns the error of running the query, if any, without scanning (as
 // sql.Row.Err: sql.ErrNoRows is only reported by Scan).
 func (r Row) Err() error {
-	if r.err != nil {
-		return r.err
-	}
-	if r.row == nil {
+	if r.err == nil && r.rows == nil {
 		return errors.New("runtime: Err on a zero Row")
 	}
-	if err := r.row.Err(); err != nil {
-		return &NodeError{DataSource: r.dataSource, SQL: r.query, Err: err}
-	}
-	return nil
+	return r.err
 }
 
 // badUnit is the error for a unit whose index is out of range.
@@ -142,7 +174,7 @@ func (s *Sources) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...a
 	if uint(u.DataSource) >= uint(len(s.pools)) {
 		return Row{err: s.badUnit(&u)}
 	}
-	return queryRow(ctx, s.hooks, s.pools[u.DataSource], st, s.names[u.DataSource], &u, args)
+	return queryRow(ctx, s.hooks, target{db: s.pools[u.DataSource]}, st, s.names[u.DataSource], &u, args)
 }
 
 // Query runs u on its data source's pool; see Executor.
@@ -150,7 +182,7 @@ func (s *Sources) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any)
 	if uint(u.DataSource) >= uint(len(s.pools)) {
 		return nil, s.badUnit(&u)
 	}
-	return query(ctx, s.hooks, s.pools[u.DataSource], st, s.names[u.DataSource], &u, args)
+	return query(ctx, s.hooks, target{db: s.pools[u.DataSource]}, st, s.names[u.DataSource], &u, args)
 }
 
 // Exec runs u on its data source's pool; see Executor.
@@ -158,31 +190,25 @@ func (s *Sources) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) 
 	if uint(u.DataSource) >= uint(len(s.pools)) {
 		return nil, s.badUnit(&u)
 	}
-	return exec(ctx, s.hooks, s.pools[u.DataSource], st, s.names[u.DataSource], &u, args)
+	return exec(ctx, s.hooks, target{db: s.pools[u.DataSource]}, st, s.names[u.DataSource], &u, args)
 }
 
 func (s *Sources) badUnit(u *RouteUnit) error { return badUnit(u, len(s.pools)) }
 
 // queryRow, query and exec run one unit on q and log it as a statement of
 // one unit.
-func queryRow(ctx context.Context, h *hooks, q querier, st *Stmt, name string, u *RouteUnit, args []any) Row {
-	args = unitArgs(u, args)
-	if h == nil {
-		return Row{row: q.QueryRowContext(ctx, u.SQL, args...), dataSource: name, query: u.SQL}
-	}
-	start := h.begin(ctx, st, true, name, u.SQL, args)
-	r := Row{row: q.QueryRowContext(ctx, u.SQL, args...), dataSource: name, query: u.SQL}
-	h.end(ctx, start, st, name, u.SQL, -1, r.Err())
-	return r
+func queryRow(ctx context.Context, h *hooks, q target, st *Stmt, name string, u *RouteUnit, args []any) Row {
+	rows, err := query(ctx, h, q, st, name, u, args)
+	return Row{rows: rows, err: err, dataSource: name, query: u.SQL}
 }
 
-func query(ctx context.Context, h *hooks, q querier, st *Stmt, name string, u *RouteUnit, args []any) (*sql.Rows, error) {
+func query(ctx context.Context, h *hooks, q target, st *Stmt, name string, u *RouteUnit, args []any) (*sql.Rows, error) {
 	args = unitArgs(u, args)
 	var start time.Time
 	if h != nil {
 		start = h.begin(ctx, st, true, name, u.SQL, args)
 	}
-	rows, err := q.QueryContext(ctx, u.SQL, args...)
+	rows, err := q.query(ctx, u.SQL, args)
 	if err != nil {
 		err = &NodeError{DataSource: name, SQL: u.SQL, Err: err}
 	}
@@ -192,13 +218,13 @@ func query(ctx context.Context, h *hooks, q querier, st *Stmt, name string, u *R
 	return rows, err
 }
 
-func exec(ctx context.Context, h *hooks, q querier, st *Stmt, name string, u *RouteUnit, args []any) (sql.Result, error) {
+func exec(ctx context.Context, h *hooks, q target, st *Stmt, name string, u *RouteUnit, args []any) (sql.Result, error) {
 	args = unitArgs(u, args)
 	var start time.Time
 	if h != nil {
 		start = h.begin(ctx, st, true, name, u.SQL, args)
 	}
-	res, err := q.ExecContext(ctx, u.SQL, args...)
+	res, err := q.exec(ctx, u.SQL, args)
 	if err != nil {
 		err = &NodeError{DataSource: name, SQL: u.SQL, Err: err}
 	}
@@ -240,7 +266,7 @@ func QueryUnits[T any](ctx context.Context, e Executor, st *Stmt, units []RouteU
 		return nil, nil
 	}
 	results := make([][]T, len(units))
-	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q querier, name string, i int) error {
+	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q target, name string, i int) error {
 		u := &units[i]
 		uargs := unitArgs(u, args)
 		var start time.Time
@@ -275,8 +301,8 @@ func QueryUnits[T any](ctx context.Context, e Executor, st *Stmt, units []RouteU
 }
 
 // queryAll runs one query and scans every row.
-func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) (T, error)) (out []T, err error) {
-	rows, err := q.QueryContext(ctx, query, args...)
+func queryAll[T any](ctx context.Context, q target, query string, args []any, scan func(*sql.Rows) (T, error)) (out []T, err error) {
+	rows, err := q.query(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +332,7 @@ func queryAll[T any](ctx context.Context, q querier, query string, args []any, s
 // atomicity).
 func ExecUnits(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any) (int64, error) {
 	var total atomic.Int64
-	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q querier, name string, i int) error {
+	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q target, name string, i int) error {
 		u := &units[i]
 		uargs := unitArgs(u, args)
 		var start time.Time
@@ -314,7 +340,7 @@ func ExecUnits(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, arg
 			start = h.begin(ctx, st, false, name, u.SQL, uargs)
 		}
 		var n int64
-		res, err := q.ExecContext(ctx, u.SQL, uargs...)
+		res, err := q.exec(ctx, u.SQL, uargs)
 		if err == nil {
 			n, err = res.RowsAffected()
 		}
@@ -347,7 +373,7 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 	}
 	if len(units) == 1 {
 		d := units[0].DataSource
-		return fn(ctx, s.hooks, s.pools[d], s.names[d], 0)
+		return fn(ctx, s.hooks, target{db: s.pools[d]}, s.names[d], 0)
 	}
 
 	// Group the unit indexes by data source (stable: unit order within a
@@ -411,7 +437,7 @@ func (r *unitRun) work(ctx context.Context, g *unitGroup) {
 		}
 		i := g.units[j]
 		d := r.units[i].DataSource
-		if err := r.fn(ctx, r.s.hooks, r.s.pools[d], r.s.names[d], i); err != nil {
+		if err := r.fn(ctx, r.s.hooks, target{db: r.s.pools[d]}, r.s.names[d], i); err != nil {
 			r.fail(err)
 			return
 		}

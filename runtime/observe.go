@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 )
 
@@ -96,7 +97,7 @@ func (h *hooks) logActual(ctx context.Context, st *Stmt, dataSource, query strin
 		slog.String("stmt", st.name()),
 		slog.String("data_source", dataSource),
 		slog.String("sql", query),
-		slog.Any("args", args))
+		slog.Any("args", slices.Clone(args))) // a copy: the caller's slice must not escape
 }
 
 // begin logs one unit (and, when logic is set, its statement) and returns

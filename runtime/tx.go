@@ -148,7 +148,7 @@ func (t *Tx) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) R
 	if err != nil {
 		return Row{err: err}
 	}
-	return queryRow(ctx, t.src.hooks, tx, st, t.src.names[u.DataSource], &u, args)
+	return queryRow(ctx, t.src.hooks, target{tx: tx}, st, t.src.names[u.DataSource], &u, args)
 }
 
 // Query runs u in the transaction; see Executor.
@@ -161,7 +161,7 @@ func (t *Tx) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sq
 	if err != nil {
 		return nil, err
 	}
-	return query(ctx, t.src.hooks, tx, st, t.src.names[u.DataSource], &u, args)
+	return query(ctx, t.src.hooks, target{tx: tx}, st, t.src.names[u.DataSource], &u, args)
 }
 
 // Exec runs u in the transaction; see Executor.
@@ -174,7 +174,7 @@ func (t *Tx) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.
 	if err != nil {
 		return nil, err
 	}
-	return exec(ctx, t.src.hooks, tx, st, t.src.names[u.DataSource], &u, args)
+	return exec(ctx, t.src.hooks, target{tx: tx}, st, t.src.names[u.DataSource], &u, args)
 }
 
 // runUnits runs the units one after the other in the transaction, after
@@ -213,7 +213,7 @@ func (t *Tx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitF
 		s.hooks.logLogic(ctx, st, len(units))
 	}
 	for i := range units {
-		if err := fn(ctx, s.hooks, tx, s.names[units[i].DataSource], i); err != nil {
+		if err := fn(ctx, s.hooks, target{tx: tx}, s.names[units[i].DataSource], i); err != nil {
 			return err
 		}
 	}
