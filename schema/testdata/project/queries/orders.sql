@@ -1,0 +1,2 @@
+-- name: GetOrder :one
+SELECT * FROM t_order WHERE order_id = ?;

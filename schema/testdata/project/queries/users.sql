@@ -1,0 +1,2 @@
+-- name: GetUser :one
+SELECT * FROM t_user WHERE user_id = ?;

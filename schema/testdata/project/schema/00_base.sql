@@ -1,0 +1,1 @@
+CREATE TABLE t_base (id BIGINT PRIMARY KEY);

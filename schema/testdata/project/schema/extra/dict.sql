@@ -1,0 +1,1 @@
+CREATE TABLE t_dict (code CHAR(2) PRIMARY KEY);
