@@ -256,8 +256,9 @@ func exec(ctx context.Context, h *hooks, q target, st *Stmt, name string, u *Rou
 //
 // The first error (a *NodeError naming the unit's data source) cancels the
 // context of the other units and is returned with no rows; every goroutine
-// has finished when QueryUnits returns. An invalid unit index is reported
-// before anything runs.
+// has finished when QueryUnits returns. A panic in scan stops the other
+// units the same way and is re-raised on the calling goroutine. An invalid
+// unit index is reported before anything runs.
 func QueryUnits[T any](ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
 	if scan == nil {
 		return nil, errors.New("runtime.QueryUnits: nil scan function")
@@ -368,6 +369,9 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 			return s.badUnit(&units[i])
 		}
 	}
+	if len(units) == 0 {
+		return nil
+	}
 	if s.hooks != nil {
 		s.hooks.logLogic(ctx, st, len(units))
 	}
@@ -378,17 +382,16 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 
 	// Group the unit indexes by data source (stable: unit order within a
 	// group). Source indexes that name the same data source share a group.
-	groupOf := make(map[int]int, 4)
+	groupOf := make([]int32, s.ndb) // DB pool index -> group index + 1
 	var groups []*unitGroup
 	for i := range units {
 		id := s.ids[units[i].DataSource]
-		g, ok := groupOf[id]
-		if !ok {
-			g = len(groups)
-			groupOf[id] = g
+		if groupOf[id] == 0 {
 			groups = append(groups, &unitGroup{})
+			groupOf[id] = int32(len(groups))
 		}
-		groups[g].units = append(groups[g].units, i)
+		g := groups[groupOf[id]-1]
+		g.units = append(g.units, i)
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -406,6 +409,9 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 	}
 	r.work(ctx, workers[0])
 	r.wg.Wait()
+	if r.panicked {
+		panic(r.panicValue) // a scan function panicked on a worker: re-raised on the caller
+	}
 	return r.err
 }
 
@@ -423,13 +429,29 @@ type unitRun struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	failed atomic.Bool
-	mu     sync.Mutex
-	err    error // the first error
+
+	mu         sync.Mutex
+	err        error // the first error
+	panicked   bool  // a unit panicked (e.g. in a scan function)
+	panicValue any
 }
 
-// work runs units of g until none is left or a unit failed.
+// work runs units of g until none is left or a unit failed. A panic is
+// recovered, stops the other units like an error, and is re-raised by
+// runUnits on the calling goroutine.
 func (r *unitRun) work(ctx context.Context, g *unitGroup) {
 	defer r.wg.Done()
+	defer func() {
+		if p := recover(); p != nil {
+			r.mu.Lock()
+			if !r.panicked {
+				r.panicked, r.panicValue = true, p
+			}
+			r.mu.Unlock()
+			r.failed.Store(true)
+			r.cancel()
+		}
+	}()
 	for !r.failed.Load() {
 		j := g.next.Add(1) - 1
 		if j >= int64(len(g.units)) {

@@ -229,6 +229,7 @@ func (db *DB) Sources(names []string) (*Sources, error) {
 		names: append([]string(nil), names...),
 		pools: make([]*sql.DB, len(names)),
 		ids:   make([]int, len(names)),
+		ndb:   len(db.pools),
 		hooks: db.hooks,
 		limit: db.maxConnsPerQuery,
 	}
@@ -263,6 +264,7 @@ type Sources struct {
 	names []string  // data source name per index
 	pools []*sql.DB // pool per index
 	ids   []int     // index in DB.pools per index: equal ids are one data source
+	ndb   int       // len(DB.pools)
 	hooks *hooks    // nil: no logging, no observer
 	limit int       // max-connections-size-per-query
 }

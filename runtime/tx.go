@@ -128,10 +128,17 @@ func (t *Tx) crossShard(d int) error {
 	return &crossShardError{bound: t.src.names[t.ds], routed: t.src.names[d]}
 }
 
-// crossShardError names both data sources of a refused statement.
-type crossShardError struct{ bound, routed string }
+// crossShardError names both data sources of a refused statement: the one
+// the transaction is bound to and the one the statement is routed to, or,
+// in a transaction not bound yet, two data sources the statement is routed
+// to.
+type crossShardError struct{ bound, routed, routed2 string }
 
 func (e *crossShardError) Error() string {
+	if e.bound == "" {
+		return ErrCrossShardTx.Error() + ": the statement is routed to data sources " + strconv.Quote(e.routed) +
+			" and " + strconv.Quote(e.routed2) + ", a single-shard transaction runs on one"
+	}
 	return ErrCrossShardTx.Error() + ": the transaction is bound to data source " + strconv.Quote(e.bound) +
 		", the statement is routed to data source " + strconv.Quote(e.routed)
 }
@@ -200,7 +207,7 @@ func (t *Tx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitF
 	for i := range units {
 		if d := units[i].DataSource; s.ids[d] != s.ids[first] {
 			if t.ds < 0 {
-				return &crossShardError{bound: s.names[first], routed: s.names[d]}
+				return &crossShardError{routed: s.names[first], routed2: s.names[d]}
 			}
 			return t.crossShard(d)
 		}
