@@ -45,7 +45,7 @@ func (l *loader) bindingGroups(sh *shardingState) {
 				l.errorAt(at, "bindingTables: %q is listed twice in one binding group", nm)
 				continue
 			case t.inBinding != nil:
-				l.errorAt(at, "bindingTables: %q is already in the binding group at line %d", nm, t.inBinding.Pos.Line)
+				l.errorAt(at, "bindingTables: %q is already in binding group %q (line %d)", nm, strings.Join(t.inBinding.Tables, ", "), t.inBinding.Pos.Line)
 				continue
 			}
 			t.inBinding = g

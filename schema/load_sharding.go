@@ -742,13 +742,19 @@ func (l *loader) resolveTable(st *state, sh *shardingState, t *tableState) {
 	if t.ok {
 		dss := dataSourcesOf(t.rule.DataNodes)
 		if ss := t.effDB; ss != nil && ss.usable {
-			l.bind(t, ss, !t.dbSet, dss, "data sources", "")
+			if l.bind(t, ss, !t.dbSet, dss, "data sources", "") {
+				l.checkInlinePrefix(t, ss, !t.dbSet, dsPrefix(t.rule.DataNodes), "data source")
+			}
 		}
 		if ss := t.effTable; ss != nil && ss.usable {
+			bound := true
 			for _, ds := range dss {
-				if !l.bind(t, ss, !t.tblSet, tablesOn(t.rule.DataNodes, ds), "tables", ds) {
+				if bound = l.bind(t, ss, !t.tblSet, tablesOn(t.rule.DataNodes, ds), "tables", ds); !bound {
 					break
 				}
+			}
+			if bound {
+				l.checkInlinePrefix(t, ss, !t.tblSet, tablePrefix(t.rule.LogicTable, t.rule.DataNodes), "actual table")
 			}
 		}
 	}
@@ -789,6 +795,34 @@ func (l *loader) bind(t *tableState, ss *strategyState, inherited bool, targets 
 	}
 	l.errorf(at, "%s: sharding algorithm %q%s cannot route over %s: %v", t.path, s.AlgorithmName, from, where, err)
 	return false
+}
+
+// checkInlinePrefix is ShardingRuleChecker.checkInlineShardingAlgorithmsInTableRules:
+// an INLINE algorithm evaluated for the Integer sharding value 1 must give a
+// name that starts with the data node prefix (the first data source or
+// actual table without its trailing digits), else it cannot match the data
+// nodes. Evaluation errors are ignored, as ShardingSphere ignores them.
+func (l *loader) checkInlinePrefix(t *tableState, ss *strategyState, inherited bool, prefix, what string) {
+	alg, ok := ss.s.Algorithm.Sharding.(*runtime.InlineAlgorithm)
+	if !ok || alg.Expression() == nil {
+		return
+	}
+	column := ss.s.Columns[0]
+	got, err := alg.Expression().Eval(func(name string) (runtime.Value, bool) {
+		if name == column {
+			return runtime.Int(1), true
+		}
+		return runtime.Value{}, false
+	})
+	if err != nil || strings.HasPrefix(got, prefix) {
+		return
+	}
+	at, from := ss.algNode, ""
+	if inherited {
+		at, from = t.key, " (from "+strings.SplitN(ss.path, ".", 2)[0]+")"
+	}
+	l.errorf(at, "%s: sharding algorithm %q%s does not match the data nodes: for %s = 1 it gives %s %q, which does not start with %q",
+		t.path, ss.s.AlgorithmName, from, column, what, got, prefix)
 }
 
 // resolveKeyGen computes a table's effective key generate strategy:
