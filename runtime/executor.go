@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -164,8 +165,7 @@ func badUnit(u *RouteUnit, n int) error {
 	return &NodeError{
 		DataSource: "#" + strconv.Itoa(u.DataSource),
 		SQL:        u.SQL,
-		Err: errors.New(ErrBadRouteUnit.Error() + ": index " + strconv.Itoa(u.DataSource) +
-			", " + strconv.Itoa(n) + " data sources"),
+		Err:        fmt.Errorf("%w: index %d, %d data sources", ErrBadRouteUnit, u.DataSource, n),
 	}
 }
 
