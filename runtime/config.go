@@ -14,7 +14,7 @@ type DataSourceConfig struct {
 
 	// Pool settings, mapped onto database/sql (zero: the database/sql default).
 	MaxPoolSize       int           // maxPoolSize → SetMaxOpenConns
-	MinPoolSize       int           // minPoolSize → SetMaxIdleConns
+	MinPoolSize       int           // minPoolSize: see DataSourceConfig.Apply
 	ConnectionTimeout time.Duration // connectionTimeoutMilliseconds → DSN timeout
 	IdleTimeout       time.Duration // idleTimeoutMilliseconds → SetConnMaxIdleTime
 	MaxLifetime       time.Duration // maxLifetimeMilliseconds → SetConnMaxLifetime

@@ -111,9 +111,10 @@ import (
 // interpolateParams is always false (a DSN that sets it true is an error):
 // statements go to the server as prepared statements, so parameters keep the
 // MySQL types the planner gave them and rows come back in the binary protocol
-// on every path, as the proxy's back end reads them. Every other driver
-// default stays, notably parseTime=false (DATETIME is scanned as text unless
-// a dsn sets parseTime=true) and loc=UTC.
+// on every path, as the proxy's back end reads them. parseTime is true
+// (generated code scans DATE, DATETIME and TIMESTAMP into time.Time) unless
+// a dsn sets parseTime=false explicitly. Every other driver default stays,
+// notably loc=UTC.
 //
 // DriverDSN also checks the pool settings (none may be negative), so one call
 // validates the whole entry. Errors name the key and the problem, e.g.
@@ -154,6 +155,9 @@ func (c DataSourceConfig) DriverDSN() (string, error) {
 		cfg.Timeout = c.ConnectionTimeout
 	}
 	cfg.InterpolateParams = false
+	if c.DSN == "" || !strings.Contains(c.DSN, "parseTime=") {
+		cfg.ParseTime = true
+	}
 	if cfg.Passwd != "" && cfg.User == "" {
 		return "", errors.New("password is set but username is empty")
 	}

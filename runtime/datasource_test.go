@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,7 +114,7 @@ func TestDriverDSNFromURL(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.cfg.DriverDSN()
 			require.NoError(t, err)
-			require.Equal(t, tt.want, got)
+			require.Equal(t, withParseTime(tt.want), got)
 			// The result is a DSN the driver accepts.
 			_, err = mysql.ParseDSN(got)
 			require.NoError(t, err)
@@ -142,7 +143,7 @@ func TestDriverDSNFromDSN(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.cfg.DriverDSN()
 			require.NoError(t, err)
-			require.Equal(t, tt.want, got)
+			require.Equal(t, withParseTime(tt.want), got)
 		})
 	}
 }
@@ -366,4 +367,22 @@ func TestApplyIdleTimeout(t *testing.T) {
 
 func TestApplyNilDB(t *testing.T) {
 	DataSourceConfig{MaxPoolSize: 3}.Apply(nil) // must not panic
+}
+
+// withParseTime adds the parseTime=true that DriverDSN sets by default to an
+// expected DSN that does not set parseTime itself.
+func withParseTime(dsn string) string {
+	if strings.Contains(dsn, "parseTime=") {
+		return dsn
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return dsn
+	}
+	cfg.ParseTime = true
+	out := cfg.FormatDSN()
+	if !strings.Contains(dsn, "allowFallbackToPlaintext") { // ParseDSN adds it for tls=preferred
+		out = strings.Replace(out, "allowFallbackToPlaintext=true&", "", 1)
+	}
+	return out
 }
