@@ -50,9 +50,9 @@ func ParseDDLFile(path string) ([]*Table, error) {
 //     FULLTEXT|SPATIAL} ... (and ADD CONSTRAINT ... FOREIGN KEY / CHECK,
 //     ignored), and CREATE INDEX, on a table defined earlier in the file.
 //   - Skipped: comments, empty statements, DROP TABLE, SET, USE, CREATE
-//     DATABASE, and statements written entirely inside /*! ... */ (mysqldump
-//     headers such as /*!40101 SET NAMES utf8mb4 */ and /*!40000 ALTER TABLE t
-//     DISABLE KEYS */).
+//     DATABASE, and statements written entirely inside /*! ... */ comments:
+//     mysqldump's headers (/*!40101 SET NAMES utf8mb4 */), its /*!40000
+//     ALTER TABLE t DISABLE KEYS */ lines and its view definitions.
 //
 // Anything else (INSERT, CREATE VIEW, ALTER TABLE ... DROP COLUMN, CREATE
 // TEMPORARY TABLE, CREATE TABLE ... SELECT) is reported as "unsupported
@@ -320,7 +320,7 @@ func (d *ddlFile) createTable(st *sqlparser.CreateTable, off int, piece string, 
 		d.unsupported(start, piece, toks, "no column list")
 		return
 	}
-	d.addColumns(t, st.TableSpec.Columns, off, start, ddlElementStarts(toks), -1)
+	d.addColumns(t, st.TableSpec.Columns, off, start, ddlElementStarts(toks), 0, -1)
 	d.addIndexes(t, st.TableSpec.Indexes, start)
 	for _, o := range st.TableSpec.Options {
 		switch strings.ToLower(o.Name) {
@@ -369,12 +369,13 @@ func ddlCopyTable(t, src *Table) {
 	t.Charset, t.Collation = src.Charset, src.Collation
 }
 
-// addColumns appends defs to t. elems are the statement's element starts
-// (for positions); insertAt is the index to insert at, -1 for the end.
-func (d *ddlFile) addColumns(t *Table, defs []*sqlparser.ColumnDefinition, off, start int, elems []ddlToken, insertAt int) {
+// addColumns adds defs to t, at index insertAt (-1: at the end). Each
+// column's position is the first of elems[next:] (tokens that may start a
+// column definition) naming it; the index after the last one used is
+// returned, for the next ADD COLUMN of the same statement.
+func (d *ddlFile) addColumns(t *Table, defs []*sqlparser.ColumnDefinition, off, start int, elems []ddlToken, next, insertAt int) int {
 	var inline []*Key // column-level UNIQUE / KEY attributes
 	var pk []string
-	next := 0
 	for _, cd := range defs {
 		c := ddlColumn(cd)
 		at := start
@@ -420,6 +421,7 @@ func (d *ddlFile) addColumns(t *Table, defs []*sqlparser.ColumnDefinition, off, 
 	for _, k := range inline {
 		ddlAddKey(t, k)
 	}
+	return next
 }
 
 // addIndexes adds the table-level (or ALTER TABLE ADD / CREATE INDEX) indexes
@@ -658,7 +660,7 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 		d.errorf(start, "ALTER TABLE / CREATE INDEX on table %q, which no CREATE TABLE above defines", name)
 		return
 	}
-	idents := ddlIdents(toks)
+	idents, next := ddlIdents(toks), 0
 	for _, o := range st.AlterOptions {
 		switch o := o.(type) {
 		case *sqlparser.AddColumns:
@@ -675,7 +677,7 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 				}
 				at++
 			}
-			d.addColumns(t, o.Columns, off, start, idents, at)
+			next = d.addColumns(t, o.Columns, off, start, idents, next, at)
 			for _, c := range t.Columns {
 				ddlBinaryCollation(t, c)
 			}
@@ -852,12 +854,17 @@ func ddlElementStarts(toks []ddlToken) []ddlToken {
 	return out
 }
 
-// ddlIdents returns the identifier tokens after ALTER TABLE <name>, which
-// is where ADD COLUMN names its columns.
+// ddlIdents returns the tokens of an ALTER TABLE that may name a column it
+// adds: an identifier after ADD, COLUMN, "(" or ",".
 func ddlIdents(toks []ddlToken) []ddlToken {
 	var out []ddlToken
-	for i, t := range toks {
-		if i >= 3 && (t.kind == 'w' || t.kind == 'q') {
+	for i := 3; i < len(toks); i++ {
+		t, prev := toks[i], toks[i-1]
+		if t.kind != 'w' && t.kind != 'q' {
+			continue
+		}
+		if prev.kind == '(' || prev.kind == ',' ||
+			prev.kind == 'w' && (equalFold(prev.text, "add") || equalFold(prev.text, "column")) {
 			out = append(out, t)
 		}
 	}

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func ip(v int) *int       { return &v }
-func sp(v string) *string { return &v }
+func ddlIntP(v int) *int       { return &v }
+func ddlStrP(v string) *string { return &v }
 
 // at is a position in the test file "t.sql".
-func at(line, col int) Pos { return Pos{File: "t.sql", Line: line, Col: col} }
+func ddlAt(line, col int) Pos { return Pos{File: "t.sql", Line: line, Col: col} }
 
 // ddlCases are the accepted inputs of ParseDDL; FuzzParseDDL starts from them.
 var ddlCases = []struct {
@@ -34,15 +34,15 @@ var ddlCases = []struct {
   PRIMARY KEY (order_id)
 );`,
 		want: []*Table{{
-			Name: "t_order", Pos: at(1, 1), PrimaryKey: []string{"order_id"},
+			Name: "t_order", Pos: ddlAt(1, 1), PrimaryKey: []string{"order_id"},
 			Columns: []*Column{
-				{Name: "order_id", Type: "bigint", Unsigned: true, Pos: at(2, 3)},
-				{Name: "amount", Type: "decimal", Length: ip(12), Scale: ip(2), Nullable: true, Default: sp("'0.00'"), Pos: at(3, 3)},
-				{Name: "created", Type: "datetime", Length: ip(6), Nullable: true, Pos: at(4, 3)},
-				{Name: "name", Type: "varchar", Length: ip(50), Nullable: true, Collation: "utf8mb4_bin", Pos: at(5, 3)},
-				{Name: "status", Type: "enum", EnumValues: []string{"new", "it's", `a\b`}, Default: sp("'new'"), Pos: at(6, 3)},
-				{Name: "tags", Type: "set", EnumValues: []string{"x", "y"}, Nullable: true, Pos: at(7, 3)},
-				{Name: "note", Type: "text", Nullable: true, Charset: "latin1", Collation: "latin1_german1_ci", Pos: at(8, 3)},
+				{Name: "order_id", Type: "bigint", Unsigned: true, Pos: ddlAt(2, 3)},
+				{Name: "amount", Type: "decimal", Length: ddlIntP(12), Scale: ddlIntP(2), Nullable: true, Default: ddlStrP("'0.00'"), Pos: ddlAt(3, 3)},
+				{Name: "created", Type: "datetime", Length: ddlIntP(6), Nullable: true, Pos: ddlAt(4, 3)},
+				{Name: "name", Type: "varchar", Length: ddlIntP(50), Nullable: true, Collation: "utf8mb4_bin", Pos: ddlAt(5, 3)},
+				{Name: "status", Type: "enum", EnumValues: []string{"new", "it's", `a\b`}, Default: ddlStrP("'new'"), Pos: ddlAt(6, 3)},
+				{Name: "tags", Type: "set", EnumValues: []string{"x", "y"}, Nullable: true, Pos: ddlAt(7, 3)},
+				{Name: "note", Type: "text", Nullable: true, Charset: "latin1", Collation: "latin1_german1_ci", Pos: ddlAt(8, 3)},
 			},
 		}},
 	},
@@ -51,18 +51,18 @@ var ddlCases = []struct {
 		sql: "create table `T` (flag BOOL, n INTEGER, r REAL, num NUMERIC(5), f FLOAT(30), f2 FLOAT(7,3), f3 float(10),\n" +
 			"  z INT(4) ZEROFILL, b VARCHAR(3) BINARY, g INT AS (n + 1) STORED) CHARSET latin1",
 		want: []*Table{{
-			Name: "T", Pos: at(1, 1), Charset: "latin1",
+			Name: "T", Pos: ddlAt(1, 1), Charset: "latin1",
 			Columns: []*Column{
-				{Name: "flag", Type: "tinyint", Length: ip(1), Nullable: true, Pos: at(1, 19)},
-				{Name: "n", Type: "int", Nullable: true, Pos: at(1, 30)},
-				{Name: "r", Type: "double", Nullable: true, Pos: at(1, 41)},
-				{Name: "num", Type: "decimal", Length: ip(5), Nullable: true, Pos: at(1, 49)},
-				{Name: "f", Type: "double", Nullable: true, Pos: at(1, 65)},
-				{Name: "f2", Type: "float", Length: ip(7), Scale: ip(3), Nullable: true, Pos: at(1, 78)},
-				{Name: "f3", Type: "float", Nullable: true, Pos: at(1, 93)},
-				{Name: "z", Type: "int", Length: ip(4), Unsigned: true, Zerofill: true, Nullable: true, Pos: at(2, 3)},
-				{Name: "b", Type: "varchar", Length: ip(3), Nullable: true, Binary: true, Collation: "latin1_bin", Pos: at(2, 22)},
-				{Name: "g", Type: "int", Nullable: true, Generated: true, Pos: at(2, 43)},
+				{Name: "flag", Type: "tinyint", Length: ddlIntP(1), Nullable: true, Pos: ddlAt(1, 19)},
+				{Name: "n", Type: "int", Nullable: true, Pos: ddlAt(1, 30)},
+				{Name: "r", Type: "double", Nullable: true, Pos: ddlAt(1, 41)},
+				{Name: "num", Type: "decimal", Length: ddlIntP(5), Nullable: true, Pos: ddlAt(1, 49)},
+				{Name: "f", Type: "double", Nullable: true, Pos: ddlAt(1, 65)},
+				{Name: "f2", Type: "float", Length: ddlIntP(7), Scale: ddlIntP(3), Nullable: true, Pos: ddlAt(1, 78)},
+				{Name: "f3", Type: "float", Nullable: true, Pos: ddlAt(1, 93)},
+				{Name: "z", Type: "int", Length: ddlIntP(4), Unsigned: true, Zerofill: true, Nullable: true, Pos: ddlAt(2, 3)},
+				{Name: "b", Type: "varchar", Length: ddlIntP(3), Nullable: true, Binary: true, Collation: "latin1_bin", Pos: ddlAt(2, 22)},
+				{Name: "g", Type: "int", Nullable: true, Generated: true, Pos: ddlAt(2, 43)},
 			},
 		}},
 	},
@@ -78,15 +78,15 @@ var ddlCases = []struct {
   h VARCHAR(8) DEFAULT "dq"
 )`,
 		want: []*Table{{
-			Name: "d", Pos: at(1, 1),
+			Name: "d", Pos: ddlAt(1, 1),
 			Columns: []*Column{
-				{Name: "a", Type: "int", Nullable: true, Default: sp("null"), Pos: at(2, 3)},
-				{Name: "b", Type: "timestamp", Default: sp("current_timestamp()"), Pos: at(3, 3)},
-				{Name: "c", Type: "int", Nullable: true, Default: sp("(1 + 2)"), Pos: at(4, 3)},
-				{Name: "e", Type: "int", Nullable: true, Default: sp("-1"), Pos: at(5, 3)},
-				{Name: "f", Type: "varbinary", Length: ip(4), Nullable: true, Default: sp("0x01"), Pos: at(6, 3)},
-				{Name: "g", Type: "tinyint", Length: ip(1), Nullable: true, Default: sp("true"), Pos: at(7, 3)},
-				{Name: "h", Type: "varchar", Length: ip(8), Nullable: true, Default: sp("'dq'"), Pos: at(8, 3)},
+				{Name: "a", Type: "int", Nullable: true, Default: ddlStrP("null"), Pos: ddlAt(2, 3)},
+				{Name: "b", Type: "timestamp", Default: ddlStrP("current_timestamp()"), Pos: ddlAt(3, 3)},
+				{Name: "c", Type: "int", Nullable: true, Default: ddlStrP("(1 + 2)"), Pos: ddlAt(4, 3)},
+				{Name: "e", Type: "int", Nullable: true, Default: ddlStrP("-1"), Pos: ddlAt(5, 3)},
+				{Name: "f", Type: "varbinary", Length: ddlIntP(4), Nullable: true, Default: ddlStrP("0x01"), Pos: ddlAt(6, 3)},
+				{Name: "g", Type: "tinyint", Length: ddlIntP(1), Nullable: true, Default: ddlStrP("true"), Pos: ddlAt(7, 3)},
+				{Name: "h", Type: "varchar", Length: ddlIntP(8), Nullable: true, Default: ddlStrP("'dq'"), Pos: ddlAt(8, 3)},
 			},
 		}},
 	},
@@ -107,15 +107,15 @@ var ddlCases = []struct {
   CHECK (item_id > 0)
 ) ENGINE=InnoDB DEFAULT CHARACTER SET = UTF8MB4 COLLATE = UTF8MB4_BIN`,
 		want: []*Table{{
-			Name: "t_item", Pos: at(1, 1), PrimaryKey: []string{"order_id", "item_id"},
+			Name: "t_item", Pos: ddlAt(1, 1), PrimaryKey: []string{"order_id", "item_id"},
 			Charset: "utf8mb4", Collation: "utf8mb4_bin",
 			Columns: []*Column{
-				{Name: "order_id", Type: "bigint", Pos: at(2, 3)},
-				{Name: "item_id", Type: "bigint", Pos: at(3, 3)},
-				{Name: "key", Type: "int", Nullable: true, Pos: at(4, 3)},
-				{Name: "sku", Type: "char", Length: ip(8), Nullable: true, Pos: at(5, 3)},
-				{Name: "doc", Type: "text", Nullable: true, Pos: at(6, 3)},
-				{Name: "geo", Type: "geometry", Pos: at(6, 13)},
+				{Name: "order_id", Type: "bigint", Pos: ddlAt(2, 3)},
+				{Name: "item_id", Type: "bigint", Pos: ddlAt(3, 3)},
+				{Name: "key", Type: "int", Nullable: true, Pos: ddlAt(4, 3)},
+				{Name: "sku", Type: "char", Length: ddlIntP(8), Nullable: true, Pos: ddlAt(5, 3)},
+				{Name: "doc", Type: "text", Nullable: true, Pos: ddlAt(6, 3)},
+				{Name: "geo", Type: "geometry", Pos: ddlAt(6, 13)},
 			},
 			Keys: []*Key{
 				{Name: "key", Kind: "unique", Columns: []string{"key"}},
@@ -134,15 +134,15 @@ var ddlCases = []struct {
 		sql:  "create table a (id int primary key, x int);\ncreate table b (id int key auto_increment);\n",
 		want: []*Table{
 			{
-				Name: "a", Pos: at(1, 1), PrimaryKey: []string{"id"},
+				Name: "a", Pos: ddlAt(1, 1), PrimaryKey: []string{"id"},
 				Columns: []*Column{
-					{Name: "id", Type: "int", Pos: at(1, 17)},
-					{Name: "x", Type: "int", Nullable: true, Pos: at(1, 37)},
+					{Name: "id", Type: "int", Pos: ddlAt(1, 17)},
+					{Name: "x", Type: "int", Nullable: true, Pos: ddlAt(1, 37)},
 				},
 			},
 			{
-				Name: "b", Pos: at(2, 1), PrimaryKey: []string{"id"},
-				Columns: []*Column{{Name: "id", Type: "int", AutoIncrement: true, Pos: at(2, 17)}},
+				Name: "b", Pos: ddlAt(2, 1), PrimaryKey: []string{"id"},
+				Columns: []*Column{{Name: "id", Type: "int", AutoIncrement: true, Pos: ddlAt(2, 17)}},
 			},
 		},
 	},
@@ -164,13 +164,13 @@ CREATE TABLE t_copy LIKE t;
 `,
 		want: []*Table{
 			{
-				Name: "t", Pos: at(8, 1), PrimaryKey: []string{"id"},
+				Name: "t", Pos: ddlAt(8, 1), PrimaryKey: []string{"id"},
 				Columns: []*Column{
-					{Name: "first_col", Type: "int", Nullable: true, Pos: at(9, 71)},
-					{Name: "id", Type: "bigint", Pos: at(8, 17)},
-					{Name: "user_id", Type: "bigint", Pos: at(9, 26)},
-					{Name: "last_a", Type: "int", Nullable: true, Pos: at(10, 27)},
-					{Name: "last_b", Type: "int", Nullable: true, Pos: at(10, 39)},
+					{Name: "first_col", Type: "int", Nullable: true, Pos: ddlAt(9, 71)},
+					{Name: "id", Type: "bigint", Pos: ddlAt(8, 17)},
+					{Name: "user_id", Type: "bigint", Pos: ddlAt(9, 26)},
+					{Name: "last_a", Type: "int", Nullable: true, Pos: ddlAt(10, 27)},
+					{Name: "last_b", Type: "int", Nullable: true, Pos: ddlAt(10, 39)},
 				},
 				Keys: []*Key{
 					{Name: "idx_user", Kind: "index", Columns: []string{"user_id"}},
@@ -178,13 +178,13 @@ CREATE TABLE t_copy LIKE t;
 				},
 			},
 			{
-				Name: "t_copy", Pos: at(12, 1), PrimaryKey: []string{"id"},
+				Name: "t_copy", Pos: ddlAt(12, 1), PrimaryKey: []string{"id"},
 				Columns: []*Column{
-					{Name: "first_col", Type: "int", Nullable: true, Pos: at(9, 71)},
-					{Name: "id", Type: "bigint", Pos: at(8, 17)},
-					{Name: "user_id", Type: "bigint", Pos: at(9, 26)},
-					{Name: "last_a", Type: "int", Nullable: true, Pos: at(10, 27)},
-					{Name: "last_b", Type: "int", Nullable: true, Pos: at(10, 39)},
+					{Name: "first_col", Type: "int", Nullable: true, Pos: ddlAt(9, 71)},
+					{Name: "id", Type: "bigint", Pos: ddlAt(8, 17)},
+					{Name: "user_id", Type: "bigint", Pos: ddlAt(9, 26)},
+					{Name: "last_a", Type: "int", Nullable: true, Pos: ddlAt(10, 27)},
+					{Name: "last_b", Type: "int", Nullable: true, Pos: ddlAt(10, 39)},
 				},
 				Keys: []*Key{
 					{Name: "idx_user", Kind: "index", Columns: []string{"user_id"}},
@@ -192,6 +192,18 @@ CREATE TABLE t_copy LIKE t;
 				},
 			},
 		},
+	},
+	{
+		name: "ALTER TABLE positions follow the statement",
+		sql:  "CREATE TABLE t (id INT);\nALTER TABLE t ADD COLUMN a TEXT, ADD COLUMN text INT;",
+		want: []*Table{{
+			Name: "t", Pos: ddlAt(1, 1),
+			Columns: []*Column{
+				{Name: "id", Type: "int", Nullable: true, Pos: ddlAt(1, 17)},
+				{Name: "a", Type: "text", Nullable: true, Pos: ddlAt(2, 26)},
+				{Name: "text", Type: "int", Nullable: true, Pos: ddlAt(2, 45)},
+			},
+		}},
 	},
 	{
 		name: "empty file",
@@ -221,9 +233,9 @@ func TestParseDDLFileDumps(t *testing.T) {
 			Columns: []*Column{
 				{Name: "order_id", Type: "bigint", Unsigned: true, Pos: p(26, 3)},
 				{Name: "user_id", Type: "bigint", Pos: p(27, 3)},
-				{Name: "status", Type: "varchar", Length: ip(50), Nullable: true, Collation: "utf8mb4_bin", Default: sp("null"), Pos: p(28, 3)},
-				{Name: "amount", Type: "decimal", Length: ip(12), Scale: ip(2), Default: sp("'0.00'"), Pos: p(29, 3)},
-				{Name: "created_at", Type: "datetime", Length: ip(6), Default: sp("current_timestamp(6)"), Pos: p(30, 3)},
+				{Name: "status", Type: "varchar", Length: ddlIntP(50), Nullable: true, Collation: "utf8mb4_bin", Default: ddlStrP("null"), Pos: p(28, 3)},
+				{Name: "amount", Type: "decimal", Length: ddlIntP(12), Scale: ddlIntP(2), Default: ddlStrP("'0.00'"), Pos: p(29, 3)},
+				{Name: "created_at", Type: "datetime", Length: ddlIntP(6), Default: ddlStrP("current_timestamp(6)"), Pos: p(30, 3)},
 			},
 			Keys: []*Key{{Name: "idx_user", Kind: "index", Columns: []string{"user_id", "created_at"}}},
 		},
@@ -233,8 +245,8 @@ func TestParseDDLFileDumps(t *testing.T) {
 			Columns: []*Column{
 				{Name: "item_id", Type: "bigint", AutoIncrement: true, Pos: p(44, 3)},
 				{Name: "order_id", Type: "bigint", Unsigned: true, Pos: p(45, 3)},
-				{Name: "sku", Type: "char", Length: ip(16), Charset: "ascii", Collation: "ascii_bin", Pos: p(46, 3)},
-				{Name: "qty", Type: "int", Default: sp("'1'"), Pos: p(47, 3)},
+				{Name: "sku", Type: "char", Length: ddlIntP(16), Charset: "ascii", Collation: "ascii_bin", Pos: p(46, 3)},
+				{Name: "qty", Type: "int", Default: ddlStrP("'1'"), Pos: p(47, 3)},
 			},
 			Keys: []*Key{{Name: "uk_order_sku", Kind: "unique", Columns: []string{"order_id", "sku"}}},
 		},
@@ -247,11 +259,11 @@ func TestParseDDLFileDumps(t *testing.T) {
 		Name: "t_user", Pos: p(20, 1), PrimaryKey: []string{"user_id"},
 		Charset: "utf8mb4", Collation: "utf8mb4_general_ci",
 		Columns: []*Column{
-			{Name: "user_id", Type: "bigint", Length: ip(20), Pos: p(21, 3)},
-			{Name: "username_cipher", Type: "varchar", Length: ip(255), Nullable: true, Default: sp("null"), Pos: p(22, 3)},
-			{Name: "username_assisted", Type: "varchar", Length: ip(64), Nullable: true, Default: sp("null"), Pos: p(23, 3)},
-			{Name: "kind", Type: "enum", EnumValues: []string{"admin", "it's", `back\slash`}, Default: sp("'admin'"), Pos: p(24, 3)},
-			{Name: "updated_at", Type: "timestamp", Default: sp("current_timestamp()"), Pos: p(25, 3)},
+			{Name: "user_id", Type: "bigint", Length: ddlIntP(20), Pos: p(21, 3)},
+			{Name: "username_cipher", Type: "varchar", Length: ddlIntP(255), Nullable: true, Default: ddlStrP("null"), Pos: p(22, 3)},
+			{Name: "username_assisted", Type: "varchar", Length: ddlIntP(64), Nullable: true, Default: ddlStrP("null"), Pos: p(23, 3)},
+			{Name: "kind", Type: "enum", EnumValues: []string{"admin", "it's", `back\slash`}, Default: ddlStrP("'admin'"), Pos: p(24, 3)},
+			{Name: "updated_at", Type: "timestamp", Default: ddlStrP("current_timestamp()"), Pos: p(25, 3)},
 		},
 		Keys: []*Key{{Name: "idx_assisted", Kind: "index", Columns: []string{"username_assisted"}}},
 	}}, got)

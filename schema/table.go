@@ -32,7 +32,7 @@ type Column struct {
 	Scale         *int     // decimal(p,s) scale; nil when not given
 	EnumValues    []string // enum/set members
 	Nullable      bool     // false for NOT NULL and for PRIMARY KEY columns
-	Default       *string  // DEFAULT as SQL text; nil when none
+	Default       *string  // DEFAULT as SQL text, as vitess prints it ("'0.00'", "null", "current_timestamp(6)", "(1 + 2)"); nil when none
 	AutoIncrement bool
 	Charset       string // lower case; empty when not given
 	Collation     string // lower case; empty when not given (the table's applies)
