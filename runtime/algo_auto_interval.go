@@ -85,7 +85,7 @@ func newAutoIntervalAlgorithm(props Props) (Algorithm, error) {
 	}
 	count := (upper-lower)/a.seconds + 2
 	if count > math.MaxInt32 {
-		return nil, &PropError{Prop: "sharding-seconds", Msg: fmt.Sprintf("gives %d partitions, more than %d", count, math.MaxInt32)}
+		return nil, &PropError{Prop: "sharding-seconds", Msg: fmt.Sprintf("gives more than %d partitions", math.MaxInt32)}
 	}
 	a.count = count
 	return a, nil

@@ -66,7 +66,7 @@ func newVolumeRangeAlgorithm(props Props) (Algorithm, error) {
 		inner++
 	}
 	if inner > math.MaxInt32-2 {
-		return nil, &PropError{Prop: "sharding-volume", Msg: fmt.Sprintf("gives %d partitions, more than %d", inner+2, math.MaxInt32)}
+		return nil, &PropError{Prop: "sharding-volume", Msg: fmt.Sprintf("gives more than %d partitions", math.MaxInt32)}
 	}
 	return &VolumeRangeAlgorithm{lower: lower, upper: upper, volume: volume, inner: int64(inner)}, nil
 }
