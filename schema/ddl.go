@@ -72,7 +72,12 @@ func ParseDDL(file string, src []byte) ([]*Table, error) {
 	}
 	d := &ddlFile{file: file, text: string(src), byName: map[string]*Table{}}
 	d.lines = ddlLineStarts(d.text)
-	pieces, err := ddlSplit(p, d.text)
+	text := d.text
+	if strings.HasPrefix(text, "\ufeff") { // a UTF-8 byte order mark: blank it, keeping every offset
+		text = "   " + text[3:]
+		d.text = text
+	}
+	pieces, err := ddlSplit(p, text)
 	if err != nil {
 		d.vitessError(0, d.text, nil, err)
 	}

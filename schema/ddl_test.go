@@ -161,6 +161,10 @@ ALTER TABLE t ADD COLUMN (last_a INT, last_b INT), ADD CONSTRAINT fk FOREIGN KEY
 CREATE UNIQUE INDEX uk_last ON t (last_a, last_b);
 CREATE TABLE t_copy LIKE t;
 /*!40000 ALTER TABLE t DISABLE KEYS */;
+/*!50001 DROP VIEW IF EXISTS ` + "`v`" + `*/;
+/*!50001 CREATE ALGORITHM=UNDEFINED */
+/*!50013 DEFINER=` + "`root`@`localhost`" + ` SQL SECURITY DEFINER */
+/*!50001 VIEW ` + "`v`" + ` AS select 1 AS ` + "`id`" + ` */;
 `,
 		want: []*Table{
 			{
@@ -203,6 +207,14 @@ CREATE TABLE t_copy LIKE t;
 				{Name: "a", Type: "text", Nullable: true, Pos: ddlAt(2, 26)},
 				{Name: "text", Type: "int", Nullable: true, Pos: ddlAt(2, 45)},
 			},
+		}},
+	},
+	{
+		name: "byte order mark",
+		sql:  "\ufeffCREATE TABLE t (id INT);",
+		want: []*Table{{
+			Name: "t", Pos: ddlAt(1, 4),
+			Columns: []*Column{{Name: "id", Type: "int", Nullable: true, Pos: ddlAt(1, 20)}},
 		}},
 	},
 	{
