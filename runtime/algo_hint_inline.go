@@ -88,13 +88,13 @@ func (r *hintInlineRouter) Route(dst []int, values []Value) ([]int, error) {
 		env[0] = v
 		name, err := r.expr.AppendEval(buf[:0], bound)
 		if err != nil {
-			return dst[:start], fmt.Errorf("HINT_INLINE algorithm expression %q cannot route hint value %s %s: %w",
-				r.expr.src, v.Kind, quoteShort(v.Text()), err)
+			return dst[:start], fmt.Errorf("HINT_INLINE algorithm expression %q cannot route hint value %s: %w",
+				r.expr.src, describeValue(v), err)
 		}
 		i, ok := r.targets.m[string(name)]
 		if !ok {
-			return dst[:start], fmt.Errorf("%w: HINT_INLINE %q gives %q for hint value %s %s, which is not an available target",
-				ErrNoTarget, r.expr.src, name, v.Kind, quoteShort(v.Text()))
+			return dst[:start], fmt.Errorf("%w: HINT_INLINE %q gives %q for hint value %s, which is not an available target",
+				ErrNoTarget, r.expr.src, name, describeValue(v))
 		}
 		dst = append(dst, i)
 	}

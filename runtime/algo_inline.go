@@ -208,8 +208,8 @@ func (r *inlineRouter) mismatch(err error) error {
 }
 
 func (r *inlineRouter) noTarget(name string, v Value) error {
-	return fmt.Errorf("%w: INLINE %q gives %q for %s %s, which is not an available target",
-		ErrNoTarget, r.expr.src, name, v.Kind, quoteShort(v.Text()))
+	return fmt.Errorf("%w: INLINE %q gives %q for %s, which is not an available target",
+		ErrNoTarget, r.expr.src, name, describeValue(v))
 }
 
 // targetIndex maps a target name to its first index.

@@ -180,7 +180,7 @@ func expandTemplate(out []string, tpl *itpl, segOff int) ([]string, *InlineError
 			return out, err
 		}
 		if v.k != ivList {
-			s, err := textOf(v, part.expr.off)
+			s, err := textOf(v, part.eoff)
 			if err != nil {
 				return out, err
 			}
@@ -190,9 +190,9 @@ func expandTemplate(out []string, tpl *itpl, segOff int) ([]string, *InlineError
 		seen := make(map[string]bool, len(v.l))
 		for _, e := range v.l {
 			if e.k == ivList {
-				return out, inlineErr(part.expr.off, "nested collections are not supported")
+				return out, inlineErr(part.eoff, "nested collections are not supported")
 			}
-			s, err := textOf(e, part.expr.off)
+			s, err := textOf(e, part.eoff)
 			if err != nil {
 				return out, err
 			}
@@ -380,23 +380,31 @@ func (e *InlineExpr) Eval(bind func(name string) (Value, bool)) (string, error) 
 		env = append(env, v)
 	}
 	b, err := e.AppendEval(nil, env)
-	return string(b), err
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // EvalValues is Eval with values[i] bound to Names()[i].
 func (e *InlineExpr) EvalValues(values []Value) (string, error) {
 	b, err := e.AppendEval(nil, values)
-	return string(b), err
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // AppendEval appends the result of the expression, with values[i] bound to
-// Names()[i], to dst and returns the extended slice. It does not allocate
+// Names()[i], to dst and returns the extended slice; on error it returns dst
+// unchanged. It does not allocate
 // when dst has room and the expression needs no intermediate strings
 // (e.g. integer arithmetic on Integer or Long values).
 func (e *InlineExpr) AppendEval(dst []byte, values []Value) ([]byte, error) {
 	if len(values) != len(e.names) {
 		return dst, errors.New("inline expression " + strconv.Quote(e.src) + " needs " + strconv.Itoa(len(e.names)) + " values, got " + strconv.Itoa(len(values)))
 	}
+	n := len(dst)
 	for _, part := range e.tpl.parts {
 		if part.expr == nil {
 			dst = append(dst, part.lit...)
@@ -404,10 +412,10 @@ func (e *InlineExpr) AppendEval(dst []byte, values []Value) ([]byte, error) {
 		}
 		v, err := part.expr.eval(values)
 		if err != nil {
-			return dst, err
+			return dst[:n], err
 		}
-		if dst, err = appendText(dst, v, part.expr.off); err != nil {
-			return dst, err
+		if dst, err = appendText(dst, v, part.eoff); err != nil {
+			return dst[:n], err
 		}
 	}
 	return dst, nil

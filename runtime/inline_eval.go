@@ -18,7 +18,8 @@ var inlineMaxElements = 1 << 20
 
 // eval evaluates n with env[i] bound to the i-th name of the expression.
 // Integer arithmetic on Integer/Long values allocates nothing; errors are
-// *InlineError at the offending node.
+// *InlineError at the offending node. The rare operations live in helper
+// methods to keep this function's stack frame small.
 func (n *inode) eval(env []Value) (ival, *InlineError) {
 	switch n.op {
 	case opConst:
@@ -29,31 +30,9 @@ func (n *inode) eval(env []Value) (ival, *InlineError) {
 		}
 		return valueToIval(env[n.slot], n.name, n.off)
 	case opGStr:
-		var b []byte
-		for _, part := range n.tpl.parts {
-			if part.expr == nil {
-				b = append(b, part.lit...)
-				continue
-			}
-			v, err := part.expr.eval(env)
-			if err != nil {
-				return ival{}, err
-			}
-			if b, err = appendText(b, v, part.expr.off); err != nil {
-				return ival{}, err
-			}
-		}
-		return strIval(string(b)), nil
+		return n.evalGString(env)
 	case opList:
-		elems := make([]ival, len(n.kids))
-		for i, k := range n.kids {
-			v, err := k.eval(env)
-			if err != nil {
-				return ival{}, err
-			}
-			elems[i] = v
-		}
-		return ival{k: ivList, l: elems}, nil
+		return n.evalList(env)
 	case opCond:
 		c, err := n.kids[0].eval(env)
 		if err != nil {
@@ -79,52 +58,109 @@ func (n *inode) eval(env []Value) (ival, *InlineError) {
 	case opFormat:
 		return n.evalFormat(env)
 	}
-	// Every other operation evaluates its (at most three) operands first.
-	var buf [3]ival
-	args := buf[:len(n.kids)]
+	// Every other operation evaluates its operands first.
+	a, err := n.kids[0].eval(env)
+	if err != nil {
+		return ival{}, err
+	}
+	switch n.op {
+	case opNeg, opPos:
+		return unaryArith(n.op, a, n.off)
+	case opNot:
+		return boolIval(!truth(a)), nil
+	case opAbs:
+		return absIval(a, n.off)
+	case opHash:
+		return hashIval(a, n.off)
+	case opToString:
+		return toStringIval(a, n.off)
+	case opSubstring, opPadLeft, opPadRight:
+		return n.evalStringMethod(env, a)
+	}
+	b, err := n.kids[1].eval(env)
+	if err != nil {
+		return ival{}, err
+	}
+	switch n.op {
+	case opAdd, opSub, opMul, opMod, opIntdiv:
+		return binaryArith(n.op, a, b, n.off)
+	case opEq, opNe:
+		return boolIval(equalIvals(a, b) == (n.op == opEq)), nil
+	case opLt, opGt, opLe, opGe:
+		return compareOp(n.op, a, b, n.off)
+	case opRange:
+		return rangeIval(a, b, n.excl, n.off)
+	}
+	return ival{}, inlineErr(n.off, "internal error: unknown operation")
+}
+
+// evalGString builds a double-quoted string with placeholders.
+func (n *inode) evalGString(env []Value) (ival, *InlineError) {
+	var b []byte
+	for _, part := range n.tpl.parts {
+		if part.expr == nil {
+			b = append(b, part.lit...)
+			continue
+		}
+		v, err := part.expr.eval(env)
+		if err != nil {
+			return ival{}, err
+		}
+		if b, err = appendText(b, v, part.eoff); err != nil {
+			return ival{}, err
+		}
+	}
+	return strIval(string(b)), nil
+}
+
+// evalList builds a list literal.
+func (n *inode) evalList(env []Value) (ival, *InlineError) {
+	elems := make([]ival, len(n.kids))
 	for i, k := range n.kids {
 		v, err := k.eval(env)
 		if err != nil {
 			return ival{}, err
 		}
+		elems[i] = v
+	}
+	return listVal(elems), nil
+}
+
+// evalStringMethod evaluates the arguments of substring, padLeft or
+// padRight and calls it on the receiver recv.
+func (n *inode) evalStringMethod(env []Value, recv ival) (ival, *InlineError) {
+	var buf [3]ival
+	args := buf[:len(n.kids)]
+	args[0] = recv
+	for i := 1; i < len(n.kids); i++ {
+		v, err := n.kids[i].eval(env)
+		if err != nil {
+			return ival{}, err
+		}
 		args[i] = v
 	}
-	switch n.op {
-	case opNeg, opPos:
-		return unaryArith(n.op, args[0], n.off)
-	case opNot:
-		return boolIval(!truth(args[0])), nil
-	case opAdd, opSub, opMul, opMod:
-		return binaryArith(n.op, args[0], args[1], n.off)
-	case opEq, opNe:
-		eq := equalIvals(args[0], args[1])
-		return boolIval(eq == (n.op == opEq)), nil
-	case opLt, opGt, opLe, opGe:
-		return compareOp(n.op, args[0], args[1], n.off)
-	case opRange:
-		return rangeIval(args[0], args[1], n.excl, n.off)
-	case opAbs:
-		return absIval(args[0], n.off)
-	case opHash:
-		h, err := inlineHashCode(args[0], n.off)
-		if err != nil {
-			return ival{}, err
-		}
-		return ival{k: ivInt, n: int64(h)}, nil
-	case opToString:
-		s, err := textOf(args[0], n.off)
-		if err != nil {
-			return ival{}, err
-		}
-		return strIval(s), nil
-	case opIntdiv:
-		return binaryArith(opIntdiv, args[0], args[1], n.off)
-	case opSubstring:
+	if n.op == opSubstring {
 		return substringIval(args, n.off)
-	case opPadLeft, opPadRight:
-		return padIval(n.op, args, n.off)
 	}
-	return ival{}, inlineErr(n.off, "internal error: unknown operation")
+	return padIval(n.op, args, n.off)
+}
+
+// hashIval is x.hashCode(), an Integer.
+func hashIval(x ival, off int) (ival, *InlineError) {
+	h, err := inlineHashCode(x, off)
+	if err != nil {
+		return ival{}, err
+	}
+	return ival{k: ivInt, n: int64(h)}, nil
+}
+
+// toStringIval is x.toString().
+func toStringIval(x ival, off int) (ival, *InlineError) {
+	s, err := textOf(x, off)
+	if err != nil {
+		return ival{}, err
+	}
+	return strIval(s), nil
 }
 
 // notSupported is the error for an operation Groovy would not run on these
@@ -158,7 +194,7 @@ func unaryArith(op iop, x ival, off int) (ival, *InlineError) {
 		return x, nil
 	case ivBig:
 		if op == opNeg {
-			return ival{k: ivBig, b: new(big.Int).Neg(x.b)}, nil
+			return bigVal(new(big.Int).Neg(x.b)), nil
 		}
 		return x, nil
 	}
@@ -254,7 +290,7 @@ func binaryArith(op iop, a, b ival, off int) (ival, *InlineError) {
 		}
 		r.Quo(x, y)
 	}
-	return ival{k: ivBig, b: r}, nil
+	return bigVal(r), nil
 }
 
 // isNumber reports whether v is Integer, Long, BigInteger or BigDecimal.
@@ -369,7 +405,7 @@ func rangeIval(a, b ival, excl bool, off int) (ival, *InlineError) {
 	}
 	if excl {
 		if from == to {
-			return ival{k: ivList}, nil
+			return listVal(nil), nil
 		}
 	} else {
 		span++
@@ -381,7 +417,7 @@ func rangeIval(a, b ival, excl bool, off int) (ival, *InlineError) {
 	for i := range elems {
 		elems[i] = ival{k: k, n: from + int64(i)*step}
 	}
-	return ival{k: ivList, l: elems}, nil
+	return listVal(elems), nil
 }
 
 // absIval is Java's Math.abs(int) / Math.abs(long): the most negative value

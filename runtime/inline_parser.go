@@ -79,6 +79,7 @@ type ipart struct {
 	lit  string
 	expr *inode
 	off  int // offset of the text or of the placeholder's "${"
+	eoff int // offset of the placeholder's first token, for errors about its value
 }
 
 // ifmt is one piece of a String.format format: literal text followed by at
@@ -211,11 +212,12 @@ func (p *iparser) parseTemplate(mode tplMode) (*itpl, *InlineError) {
 				return nil, inlineErrHint(start, `unsupported "$" without "{"`, `write "${...}" (Groovy's "$name" form is not supported)`)
 			}
 			flush()
+			eoff := lexToken(p.src, p.pos).off
 			e, err := p.parsePlaceholder(start)
 			if err != nil {
 				return nil, err
 			}
-			tpl.parts = append(tpl.parts, ipart{expr: e, off: start})
+			tpl.parts = append(tpl.parts, ipart{expr: e, off: start, eoff: eoff})
 			litOff = p.pos
 			continue
 		case c == '"':

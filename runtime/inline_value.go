@@ -27,20 +27,31 @@ var ivKindNames = [...]string{"Integer", "Long", "BigInteger", "BigDecimal", "St
 
 func (k ivKind) String() string { return ivKindNames[k] }
 
-// ival is one value during evaluation. Integer kinds carry no pointers, so
-// evaluating integer arithmetic allocates nothing.
+// ival is one value during evaluation. It is kept small (40 bytes) because
+// evaluation passes it by value: Integer, Long, String, BigDecimal and
+// Boolean live in n and s; the rare BigInteger, Timestamp and List values
+// hang off *ivx. Integer arithmetic therefore allocates nothing.
 type ival struct {
 	k ivKind
 	n int64
 	s string
+	*ivx
+}
+
+// ivx holds the payload of BigInteger (b), Timestamp (t) and List (l).
+type ivx struct {
 	b *big.Int
 	t time.Time
 	l []ival
 }
 
+func bigVal(b *big.Int) ival   { return ival{k: ivBig, ivx: &ivx{b: b}} }
+func listVal(l []ival) ival    { return ival{k: ivList, ivx: &ivx{l: l}} }
+func timeVal(t time.Time) ival { return ival{k: ivTime, ivx: &ivx{t: t}} }
+
 func bigIval(digits string) ival {
 	b, _ := new(big.Int).SetString(digits, 10)
-	return ival{k: ivBig, b: b}
+	return bigVal(b)
 }
 
 func strIval(s string) ival { return ival{k: ivStr, s: s} }
@@ -77,13 +88,13 @@ func valueToIval(v Value, name string, off int) (ival, *InlineError) {
 		if !ok {
 			return ival{}, inlineErr(off, strconv.Quote(name)+" is bound to an invalid BigInteger "+strconv.Quote(v.Str))
 		}
-		return ival{k: ivBig, b: b}, nil
+		return bigVal(b), nil
 	case KindDecimal:
 		return ival{k: ivDec, s: v.Str}, nil
 	case KindString:
 		return ival{k: ivStr, s: v.Str}, nil
 	case KindTime:
-		return ival{k: ivTime, t: v.Time}, nil
+		return timeVal(v.Time), nil
 	case KindNull:
 		return ival{}, inlineErr(off, strconv.Quote(name)+" is bound to NULL")
 	}
@@ -129,8 +140,8 @@ func truth(v ival) bool {
 	case ivBig:
 		return v.b.Sign() != 0
 	case ivDec:
-		r, ok := new(big.Rat).SetString(v.s)
-		return !ok || r.Sign() != 0
+		u, _, ok := parseJavaBigDecimal(v.s)
+		return !ok || u.Sign() != 0
 	case ivStr:
 		return v.s != ""
 	case ivList:
@@ -191,66 +202,15 @@ func compareUTF16(a, b string) int {
 	return len(ua) - len(ub)
 }
 
-// parseJavaDecimal splits BigDecimal text (as new BigDecimal(String)
-// accepts: sign, digits, optional fraction, optional exponent) into its
-// unscaled value and scale.
-func parseJavaDecimal(s string) (*big.Int, int64, bool) {
-	i := 0
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	var digits []byte
-	frac := int64(0)
-	seenDot, any := false, false
-	for ; i < len(s); i++ {
-		c := s[i]
-		if isDigit(c) {
-			digits = append(digits, c)
-			any = true
-			if seenDot {
-				frac++
-			}
-			continue
-		}
-		if c == '.' && !seenDot {
-			seenDot = true
-			continue
-		}
-		break
-	}
-	if !any {
-		return nil, 0, false
-	}
-	exp := int64(0)
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		e, err := strconv.ParseInt(s[i+1:], 10, 32)
-		if err != nil {
-			return nil, 0, false
-		}
-		exp = e
-		i = len(s)
-	}
-	if i != len(s) {
-		return nil, 0, false
-	}
-	u, _ := new(big.Int).SetString(string(digits), 10)
-	if neg {
-		u.Neg(u)
-	}
-	return u, frac - exp, true
-}
-
 // decRat parses BigDecimal text as an exact rational, for comparisons.
 func decRat(v ival) (*big.Rat, bool) {
 	if v.k == ivDec {
-		u, scale, ok := parseJavaDecimal(v.s)
-		if !ok || abs64(scale) > 4096 {
+		u, scale, ok := parseJavaBigDecimal(v.s)
+		if !ok || abs64(int64(scale)) > 4096 {
 			return nil, false
 		}
 		r := new(big.Rat).SetInt(u)
-		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(abs64(scale)), nil)
+		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(abs64(int64(scale))), nil)
 		if scale > 0 {
 			r.Quo(r, new(big.Rat).SetInt(p))
 		} else {
@@ -274,4 +234,14 @@ func quoteShort(s string) string {
 		return strconv.Quote(s[:40]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+// describeValue renders a sharding value for an error message: its kind and
+// text, e.g. `Long -3` or `String "abc"`.
+func describeValue(v Value) string {
+	switch v.Kind {
+	case KindInt, KindLong, KindBigInteger, KindDecimal:
+		return v.Kind.String() + " " + v.Text()
+	}
+	return v.Kind.String() + " " + quoteShort(v.Text())
 }
