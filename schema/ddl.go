@@ -70,13 +70,11 @@ func ParseDDL(file string, src []byte) ([]*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: building the DDL parser: %w", err)
 	}
-	d := &ddlFile{file: file, text: string(src), byName: map[string]*Table{}}
-	d.lines = ddlLineStarts(d.text)
-	text := d.text
+	text := string(src)
 	if strings.HasPrefix(text, "\ufeff") { // a UTF-8 byte order mark: blank it, keeping every offset
 		text = "   " + text[3:]
-		d.text = text
 	}
+	d := &ddlFile{file: file, text: text, lines: ddlLineStarts(text), byName: map[string]*Table{}}
 	pieces, err := ddlSplit(p, text)
 	if err != nil {
 		d.vitessError(0, d.text, nil, err)
