@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build test test-unit bench db-up db-down db-status generate demo fuzz vet clean
+.PHONY: all build test test-unit bench db-up db-down db-status db-clean generate demo fuzz vet clean
 
 all: build
 
@@ -26,13 +26,18 @@ fuzz:
 bench: db-up
 	$(GO) test -run '^$$' -bench . -benchmem ./runtime/...
 
-## db-up / db-down: start / stop the local MariaDB servers (scripts/db.sh).
+## db-up: install MariaDB if missing (root + apt), start the two local servers
+## (127.0.0.1:13306 and :13307, data in .local/mariadb/); a no-op when they run.
+## db-down: stop them (data kept); db-clean: stop them and delete the data;
+## db-status: each server, port, pid and databases. See README "Local MariaDB servers".
 db-up:
 	@bash scripts/db.sh up
 db-down:
 	@bash scripts/db.sh down
 db-status:
 	@bash scripts/db.sh status
+db-clean:
+	@bash scripts/db.sh clean
 
 ## generate: run shardgen generate for the examples and the golden cases.
 generate:
