@@ -120,7 +120,7 @@ func (l *loader) parseRWGroup(e pair, groupsKey string) *rwGroupRaw {
 			l.errorf(o.get("type"), "%s: type must be Static or Dynamic, got %q", path, typ)
 			return nil
 		}
-		po := l.object(o.get("props"), path+".props", "write-data-source-name", "read-data-source-names")
+		po := l.object(o.child("props"), path+".props", "write-data-source-name", "read-data-source-names")
 		if po == nil {
 			return nil
 		}
@@ -138,7 +138,7 @@ func (l *loader) parseRWGroup(e pair, groupsKey string) *rwGroupRaw {
 			l.errorf(o.key("dynamicStrategy"), "%s: dynamicStrategy (database discovery) is not supported by shardgen", path)
 			return nil
 		}
-		so := l.object(o.get("staticStrategy"), path+".staticStrategy", "writeDataSourceName", "readDataSourceNames")
+		so := l.object(o.child("staticStrategy"), path+".staticStrategy", "writeDataSourceName", "readDataSourceNames")
 		if so == nil || !l.rwNames(g, so, path+".staticStrategy") {
 			return nil
 		}

@@ -195,6 +195,9 @@ type object struct {
 // are all among allowed, reporting unknown keys with the allowed list and a
 // suggestion. It returns nil, after reporting, when n is not a mapping.
 func (l *loader) object(n *yaml.Node, what string, allowed ...string) *object {
+	if n == nil {
+		n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	}
 	o := &object{node: n, what: what, fields: map[string]pair{}}
 	if isNull(n) {
 		return o
@@ -245,6 +248,16 @@ func (o *object) get(name string) *yaml.Node {
 		return p.val
 	}
 	return nil
+}
+
+// child returns the field's value node; when the field is absent, a null
+// node at the object's position, so that problems with it (a required key
+// missing) are reported where the object is.
+func (o *object) child(name string) *yaml.Node {
+	if p, ok := o.fields[name]; ok {
+		return p.val
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: o.node.Line, Column: o.node.Column}
 }
 
 // key returns the field's key node, or nil when absent.
