@@ -17,8 +17,10 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // runVet is `shardgen vet -c rules.yaml [--ddl schema.sql]...`: it loads and
-// validates a ShardingSphere 5.x configuration (schema.LoadFile) and prints a
-// summary of the rules to stdout. Problems are printed to stderr, one
+// validates a ShardingSphere 5.x configuration (schema.LoadFile), with
+// --ddl also parses the CREATE TABLE files and checks the rules against them
+// (schema.ParseDDLFile, schema.CheckDDL), and prints a summary of the rules
+// to stdout. Problems are printed to stderr, one
 // `file:line:col: message` per line; warnings too, as
 // `file:line:col: warning: message`. Exit code: 0 valid, 1 errors in the
 // input, 2 bad usage.
@@ -61,11 +63,16 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 		}
 		tables = append(tables, ts...)
 	}
-	// TODO(ddl): check the rules against the DDL (sharding columns exist,
-	// key generate columns, encrypt columns) once schema.CheckDDL lands;
-	// until then --ddl only checks that the DDL parses.
 	if failed {
 		return 1
+	}
+	if len(ddl) > 0 {
+		// Every table the rules name needs its CREATE TABLE, with the
+		// sharding, key generate and encrypt columns.
+		if err := schema.CheckDDL(cfg, tables); err != nil {
+			printErrors(stderr, err)
+			return 1
+		}
 	}
 	printSummary(stdout, cfg, tables)
 	return 0

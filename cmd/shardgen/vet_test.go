@@ -111,13 +111,32 @@ sharding tables (0):
 }
 
 func TestVetDDL(t *testing.T) {
+	rules := writeFile(t, "rules.yaml", `dataSources:
+  ds_0: {url: "jdbc:mysql://h:3306/d0"}
+  ds_1: {url: "jdbc:mysql://h:3306/d1"}
+rules:
+- !SHARDING
+  tables:
+    t_order:
+      actualDataNodes: ds_${0..1}.t_order
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: mod2}}
+  shardingAlgorithms:
+    mod2: {type: MOD, props: {sharding-count: 2}}
+`)
 	ddl := writeFile(t, "schema.sql", "CREATE TABLE t_order (order_id BIGINT PRIMARY KEY, user_id INT NOT NULL);\n")
-	code, out, errOut := vet(t, "-c", "../../schema/testdata/rules/sharding-5.1.yaml", "--ddl", ddl)
+	code, out, errOut := vet(t, "-c", rules, "--ddl", ddl)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "DDL: 1 table(s)\n")
 
+	// The sharding column is missing from the DDL: CheckDDL reports it.
+	noCol := writeFile(t, "nocol.sql", "CREATE TABLE t_order (order_id BIGINT PRIMARY KEY);\n")
+	code, out, errOut = vet(t, "-c", rules, "--ddl", noCol)
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Contains(t, errOut, rules+`:9:26: sharding column "user_id" of table "t_order"`)
+
 	bad := writeFile(t, "bad.sql", "CREATE TABLE (;\n")
-	code, _, errOut = vet(t, "-c", "../../schema/testdata/rules/sharding-5.1.yaml", "--ddl", bad)
+	code, _, errOut = vet(t, "-c", rules, "--ddl", bad)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, bad+":1")
 }
