@@ -130,9 +130,6 @@ func (p *planner) rewriteWith(m map[string]string) (string, error) {
 		if i > 0 && toks[i-1].typ == '.' && !(i > 1 && strings.EqualFold(toks[i-2].val, db)) {
 			continue // `x.t_order`: a column named like the table, not a table
 		}
-		if i+1 < len(toks) && toks[i+1].typ == '(' {
-			continue // a function call
-		}
 		b.WriteString(sql[last:t.start])
 		if sql[t.start] == '`' {
 			b.WriteString("`" + actual + "`")

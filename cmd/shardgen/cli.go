@@ -9,6 +9,8 @@ const usage = `shardgen: compile-time sharding for MySQL (ShardingSphere-compati
 
 Usage:
   shardgen vet -c rules.yaml [--ddl schema.sql]...   load and validate a ShardingSphere config
+  shardgen explain [-f shardgen.yaml] [--format text|json]
+                                                     print each query's route and per-node SQL
   shardgen version                                   print the version
 
 Run 'shardgen <command> -h' for a command's flags.
@@ -28,6 +30,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "vet":
 		return runVet(args[1:], stdout, stderr)
+	case "explain":
+		return runExplain(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "shardgen", Version)
 		return 0

@@ -88,6 +88,7 @@ func Load(path string) (*Project, error) {
 				collect(&errs, err)
 				continue
 			}
+			pl.Source = fmt.Sprintf("%s:%d", rel, q.Pos.Line) // stable wherever the tool runs
 			qf.Plans = append(qf.Plans, pl)
 		}
 		p.Files = append(p.Files, qf)

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shardgen/shardgen/internal/pipeline"
+	"github.com/shardgen/shardgen/plan"
+)
+
+// runExplain prints, per query, the route kind, the sharding conditions,
+// each data node and its SQL: `shardgen explain [-f shardgen.yaml]
+// [--format text|json]`. The output is deterministic so it can be committed
+// and diffed in review.
+func runExplain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("f", "shardgen.yaml", "project file")
+	format := fs.String("format", "text", "output format: text or json")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "shardgen explain: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "shardgen explain: --format must be text or json, got %q\n", *format)
+		return 2
+	}
+	p, err := pipeline.Load(*file)
+	if err != nil {
+		printErrors(stderr, err)
+		return 1
+	}
+	if *format == "json" {
+		return writeJSON(stdout, stderr, explainJSON(p))
+	}
+	io.WriteString(stdout, ExplainText(p))
+	return 0
+}
+
+// explainFile is one query file in `explain --format json`.
+type explainFile struct {
+	File  string       `json:"file"`
+	Plans []*plan.Plan `json:"plans"`
+}
+
+func explainJSON(p *pipeline.Project) []explainFile {
+	out := []explainFile{}
+	for _, f := range p.Files {
+		out = append(out, explainFile{File: f.Path, Plans: f.Plans})
+	}
+	return out
+}
+
+func writeJSON(stdout, stderr io.Writer, v any) int {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintln(stderr, "shardgen:", err)
+		return 1
+	}
+	stdout.Write(append(b, '\n'))
+	return 0
+}
+
+// ExplainText renders the plans of a project for people: one block per
+// query with its route, conditions and the SQL of each data node (long node
+// lists are shortened to their first and last units).
+func ExplainText(p *pipeline.Project) string {
+	var b strings.Builder
+	for _, f := range p.Files {
+		for _, pl := range f.Plans {
+			writePlanText(&b, pl)
+		}
+	}
+	return b.String()
+}
+
+const maxUnitsShown = 8
+
+func writePlanText(b *strings.Builder, pl *plan.Plan) {
+	rt := pl.Route
+	fmt.Fprintf(b, "%s %s (%s)\n", pl.Name, pl.Cmd, pl.Source)
+	fmt.Fprintf(b, "  route: %s on %s", rt.Kind, rt.LogicTable)
+	if rt.Reason != "" {
+		fmt.Fprintf(b, " — %s", rt.Reason)
+	}
+	b.WriteByte('\n')
+	for _, s := range []struct {
+		side string
+		st   *plan.Strategy
+	}{{"database", rt.Database}, {"table", rt.Table}} {
+		if s.st == nil {
+			continue
+		}
+		fmt.Fprintf(b, "  %s: %s %s %s (%s)", s.side, s.st.Kind, strings.Join(s.st.Columns, ","), s.st.Type, s.st.Algorithm)
+		if s.st.Inline != nil {
+			fmt.Fprintf(b, ", inlined as %s(v, %d)", s.st.Inline.Func, s.st.Inline.Modulus)
+		}
+		b.WriteByte('\n')
+	}
+	for i, c := range rt.Conditions {
+		var parts []string
+		for _, cc := range c.Columns {
+			parts = append(parts, conditionText(pl, cc))
+		}
+		fmt.Fprintf(b, "  condition %d: %s\n", i+1, strings.Join(parts, " AND "))
+	}
+	if len(pl.Params) > 0 {
+		var ps []string
+		for _, p := range pl.Params {
+			s := p.Name + " " + p.Type.String()
+			if p.Generated {
+				s += " (generated key)"
+			}
+			ps = append(ps, s)
+		}
+		fmt.Fprintf(b, "  params: %s\n", strings.Join(ps, ", "))
+	}
+	if rt.Fixed != nil {
+		fmt.Fprintf(b, "  fixed units: %v\n", rt.Fixed)
+	}
+	for i, u := range rt.Units {
+		if len(rt.Units) > maxUnitsShown && i == maxUnitsShown/2 {
+			fmt.Fprintf(b, "  ... %d more units ...\n", len(rt.Units)-maxUnitsShown)
+		}
+		if len(rt.Units) > maxUnitsShown && i >= maxUnitsShown/2 && i < len(rt.Units)-maxUnitsShown/2 {
+			continue
+		}
+		fmt.Fprintf(b, "  [%d] %s: %s\n", i, u.Node, oneLine(u.SQL))
+	}
+	b.WriteByte('\n')
+}
+
+func conditionText(pl *plan.Plan, cc plan.ColumnCondition) string {
+	op := func(o plan.Operand) string {
+		if o.Literal != nil {
+			return o.Literal.Text()
+		}
+		if o.Param >= 0 && o.Param < len(pl.Params) {
+			return pl.Params[o.Param].Name
+		}
+		return "?"
+	}
+	if cc.Range != nil {
+		s := cc.Column + " in "
+		if cc.Range.Lower != nil {
+			s += map[bool]string{true: "(", false: "["}[cc.Range.LowerOpen] + op(*cc.Range.Lower)
+		} else {
+			s += "(-inf"
+		}
+		s += ", "
+		if cc.Range.Upper != nil {
+			s += op(*cc.Range.Upper) + map[bool]string{true: ")", false: "]"}[cc.Range.UpperOpen]
+		} else {
+			s += "+inf)"
+		}
+		return s
+	}
+	if len(cc.Values) == 1 {
+		return cc.Column + " = " + op(cc.Values[0])
+	}
+	var vs []string
+	for _, v := range cc.Values {
+		vs = append(vs, op(v))
+	}
+	return cc.Column + " IN (" + strings.Join(vs, ", ") + ")"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
