@@ -26,6 +26,13 @@ var unsupportedRuleTags = []string{
 	"!COMPATIBLE_ENCRYPT", "!SHARDING_AUDIT",
 }
 
+// globalRuleKeys are the 5.4+ global rules a JDBC YAML may hold at its top
+// level (YamlJDBCConfiguration). None decides where a row lives, so shardgen
+// accepts them with a warning and ignores them.
+var globalRuleKeys = []string{
+	"authority", "transaction", "sqlParser", "sqlFederation", "sqlTranslator", "traffic", "logging", "globalClock",
+}
+
 // LoadFile reads the ShardingSphere 5.x YAML file at path and loads it with
 // Load. A file that cannot be read gives the *os.PathError unchanged; every
 // other error is an Errors.
@@ -112,9 +119,15 @@ func (l *loader) load(doc *yaml.Node) *Config {
 		return cfg
 	}
 	root := l.deref(doc.Content[0])
-	top := l.object(root, "top level", "databaseName", "schemaName", "mode", "dataSources", "rules", "props")
+	topKeys := append([]string{"databaseName", "schemaName", "mode", "dataSources", "rules", "props"}, globalRuleKeys...)
+	top := l.object(root, "top level", topKeys...)
 	if top == nil {
 		return cfg
+	}
+	for _, k := range globalRuleKeys {
+		if top.present(k) {
+			l.warnf(top.key(k), "top level: %s is a global rule that shardgen ignores", k)
+		}
 	}
 	switch {
 	case top.has("databaseName") && top.has("schemaName"):

@@ -27,7 +27,7 @@ var loadErrorCases = []struct {
 	err  string
 }{
 	{"unknown top-level key", ds2 + `databaseNme: x
-`, `t.yaml:4:1: top level: unknown key "databaseNme", did you mean "databaseName"? (allowed: databaseName, schemaName, mode, dataSources, rules, props)`},
+`, `t.yaml:4:1: top level: unknown key "databaseNme", did you mean "databaseName"? (allowed: databaseName, schemaName, mode, dataSources, rules, props, authority, transaction, sqlParser, sqlFederation, sqlTranslator, traffic, logging, globalClock)`},
 	{"typo in strategy key", ds2 + `rules:
 - !SHARDING
   tables:
@@ -38,8 +38,7 @@ var loadErrorCases = []struct {
           shardingColum: user_id
           shardingAlgorithmName: mod2
   shardingAlgorithms:
-` + mod2, `t.yaml:10:9: tables.t_order.databaseStrategy.standard: shardingColumn is required (no defaultShardingColumn is set)
-t.yaml:11:11: tables.t_order.databaseStrategy.standard: unknown key "shardingColum", did you mean "shardingColumn"? (allowed: shardingColumn, shardingAlgorithmName)`},
+` + mod2, `t.yaml:11:11: tables.t_order.databaseStrategy.standard: unknown key "shardingColum", did you mean "shardingColumn"? (allowed: shardingColumn, shardingAlgorithmName)`},
 	{"duplicate key", ds2 + `rules:
 - !SHARDING
   tables:

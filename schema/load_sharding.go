@@ -48,6 +48,7 @@ type strategyState struct {
 	kindKey   *yaml.Node
 	algNode   *yaml.Node // the shardingAlgorithmName value
 	rawColumn string     // shardingColumn / shardingColumns as written
+	typo      bool       // shardingColumn was misspelt (and reported)
 	resolved  bool
 	usable    bool // algorithm found, constructed and of the right kind
 }
@@ -279,6 +280,7 @@ func (l *loader) parseStrategy(n *yaml.Node, path string) *strategyState {
 		}
 		ss.s = &Strategy{Kind: StrategyStandard, Pos: l.pos(p.key)}
 		ss.rawColumn = l.str(so, "shardingColumn")
+		ss.typo = so.typo["shardingColumn"]
 		if ss.rawColumn != "" {
 			ss.s.Columns = []string{ss.rawColumn}
 		}
@@ -445,7 +447,7 @@ func (l *loader) resolveStrategy(sh *shardingState, ss *strategyState) {
 	ss.resolved = true
 	s := ss.s
 	if s.Kind == StrategyStandard && len(s.Columns) == 0 {
-		if sh.defColumn == "" {
+		if sh.defColumn == "" && !ss.typo {
 			l.errorf(ss.kindKey, "%s.standard: shardingColumn is required (no defaultShardingColumn is set)", ss.path)
 		} else {
 			s.Columns = []string{sh.defColumn}

@@ -332,10 +332,11 @@ func TestLoadDefaultsAndInheritance(t *testing.T) {
 	require.Equal(t, &SingleRule{Pos: Pos{"t.yaml", 7, 3}}, cfg.Single)
 }
 
-// TestLoadWarnings: unused algorithms are accepted, as ShardingSphere
-// accepts them, and reported as warnings.
+// TestLoadWarnings: unused algorithms and global rules are accepted, as
+// ShardingSphere accepts them, and reported as warnings.
 func TestLoadWarnings(t *testing.T) {
-	cfg, err := Load("t.yaml", []byte(ds2+`rules:
+	cfg, err := Load("t.yaml", []byte(ds2+`transaction: {defaultType: LOCAL}
+rules:
 - !SHARDING
   tables:
     t_order: {actualDataNodes: "ds_0.t_order"}
@@ -349,9 +350,10 @@ func TestLoadWarnings(t *testing.T) {
     lb: {type: RANDOM}
 `))
 	require.NoError(t, err)
-	require.EqualError(t, cfg.Warnings, `t.yaml:9:5: sharding algorithm "mod2" is defined but no strategy uses it
-t.yaml:13:5: key generator "snowflake" is defined but no keyGenerateStrategy uses it
-t.yaml:18:5: load balancer "lb" is defined but no group uses it`)
+	require.EqualError(t, cfg.Warnings, `t.yaml:4:1: top level: transaction is a global rule that shardgen ignores
+t.yaml:10:5: sharding algorithm "mod2" is defined but no strategy uses it
+t.yaml:14:5: key generator "snowflake" is defined but no keyGenerateStrategy uses it
+t.yaml:19:5: load balancer "lb" is defined but no group uses it`)
 }
 
 // TestLoadAliasBomb: a "billion laughs" file (merge keys that each merge

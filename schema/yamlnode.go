@@ -189,6 +189,9 @@ type object struct {
 	what   string
 	fields map[string]pair
 	order  []pair
+	// typo holds the allowed keys that an unknown key was reported as a
+	// likely misspelling of, so that the key is not reported missing too.
+	typo map[string]bool
 }
 
 // object checks that n is a mapping (null counts as an empty one) whose keys
@@ -209,6 +212,12 @@ func (l *loader) object(n *yaml.Node, what string, allowed ...string) *object {
 	for _, p := range l.pairs(n, what) {
 		if !contains(allowed, p.key.Value) {
 			l.errorf(p.key, "%s", unknownKey(what, p.key.Value, allowed))
+			if s := suggest(p.key.Value, allowed); s != "" {
+				if o.typo == nil {
+					o.typo = map[string]bool{}
+				}
+				o.typo[s] = true
+			}
 			continue
 		}
 		o.fields[p.key.Value] = p
@@ -304,11 +313,13 @@ func (l *loader) str(o *object, name string) string {
 }
 
 // reqStr returns the trimmed text of a required scalar field, reporting a
-// missing or empty one.
+// missing or empty one (unless a misspelling of it was reported).
 func (l *loader) reqStr(o *object, name string) string {
 	n := o.get(name)
 	if n == nil || isNull(n) {
-		l.errorf(o.at(name), "%s: %s is required", o.what, name)
+		if !o.typo[name] {
+			l.errorf(o.at(name), "%s: %s is required", o.what, name)
+		}
 		return ""
 	}
 	s, ok := l.scalar(n, o.what+": "+name)

@@ -87,7 +87,6 @@ rules:
 	require.Equal(t, 1, code)
 	require.Empty(t, out)
 	require.Equal(t, path+`:7:24: tables.t_order.actualDataNodes: data source "ds_1" of data node "ds_1.t_order" is not defined (defined: ds_0)
-`+path+`:9:9: tables.t_order.databaseStrategy.standard: shardingColumn is required (no defaultShardingColumn is set)
 `+path+`:9:20: tables.t_order.databaseStrategy.standard: unknown key "shardingColum", did you mean "shardingColumn"? (allowed: shardingColumn, shardingAlgorithmName)
 `+path+`:12:3: rule !MASK is not supported by shardgen
 `, errOut)
