@@ -114,7 +114,7 @@ install_mariadb() {
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     die "MariaDB is not installed (need mariadbd, mariadb-install-db, mariadb, mariadb-admin).
     On Debian/Ubuntu: sudo apt-get install mariadb-server mariadb-client
-    (or run 'make db-up' as root, which installs them); on macOS: brew install mariadb."
+    (or run 'make db-up' as root on Debian/Ubuntu, which installs them)."
   fi
   local t0 aptlog policy_made=0
   t0=$(now_ms)
@@ -131,7 +131,7 @@ install_mariadb() {
   {
     export DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a
     apt-get update -q &&
-      apt-get install -y -q --no-install-recommends \
+      apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \
         -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
         mariadb-server mariadb-client
   } </dev/null >"$aptlog" 2>&1 || rc=$?
@@ -151,7 +151,7 @@ stop_distro_service() {
   local pf=/run/mysqld/mysqld.pid pid
   [ -f "$pf" ] || return 0
   pid=$(cat "$pf" 2>/dev/null || true)
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 0
+  [[ $pid =~ ^[0-9]+$ ]] && alive "$pid" || return 0
   log "stopping the mariadb service the Debian package started (pid $pid); shardgen uses its own servers"
   service mariadb stop >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
   wait_gone "$pid" 30 || kill -9 "$pid" 2>/dev/null || true
@@ -172,11 +172,20 @@ ours() {
   echo "$pid"
 }
 
+# alive PID: the process runs. A zombie (exited, not yet reaped: a server
+# whose starter has gone is reaped by init, sometimes seconds later) is not.
+alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ]
+}
+
 wait_gone() { # wait_gone PID SECONDS
-  local n=$(($2 * 10))
-  while kill -0 "$1" 2>/dev/null; do
+  local n=$(($2 * 20))
+  while alive "$1"; do
     ((n-- > 0)) || return 1
-    sleep 0.1
+    sleep 0.05
   done
 }
 
@@ -253,7 +262,7 @@ start_server() { # start_server i: launch mariadbd in its own session
     --log-bin=mariadb-bin
     --binlog-format=ROW
     --sync-binlog=0
-    --binlog-expire-logs-seconds=86400
+    --expire-logs-days=1
     --max-connections=300
     --performance-schema=OFF
     --character-set-server=utf8mb4
@@ -273,7 +282,7 @@ wait_ready() {
   deadline=$(($(date +%s) + START_TIMEOUT))
   until ping_socket "$i"; do
     pid=${STARTED_PID[$i]:-}
-    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && ! ours "$i" >/dev/null; then
+    if [ -n "$pid" ] && ! alive "$pid" && ! ours "$i" >/dev/null; then
       log_tail "$i"
       die "mariadbd s$i (port ${PORTS[$i]}) exited during start-up; see the log above"
     fi
@@ -371,10 +380,7 @@ cmd_up() {
     rc=0
     for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
     [ "$rc" = 0 ] || die "could not initialise the data dirs"
-    log "initialised data dirs for s$(
-      IFS=,
-      echo "${fresh[*]}" | sed 's/,/, s/g'
-    ) in $(elapsed "$t1")"
+    log "initialised data dirs for$(printf ' s%s' "${fresh[@]}") in $(elapsed "$t1")"
   fi
 
   for i in "${todo[@]}"; do start_server "$i"; done
@@ -388,7 +394,7 @@ cmd_up() {
 }
 
 cmd_down() {
-  local i pid any=0
+  local i pid
   find_binaries || true
   for i in $(seq 0 $((NSERVERS - 1))); do
     if ! pid=$(ours "$i"); then
@@ -396,10 +402,13 @@ cmd_down() {
       log "s$i not running"
       continue
     fi
-    any=1
-    if [ -n "${ADMIN:-}" ]; then
-      timeout 30 "$ADMIN" --no-defaults --socket="$(sock "$i")" -uroot --connect-timeout=2 shutdown \
-        >/dev/null 2>&1 || true
+    # SHUTDOWN over the socket returns at once (mariadb-admin shutdown polls
+    # the pid file once a second); then watch the process itself.
+    if [ -n "${CLIENT:-}" ]; then
+      timeout 30 "$CLIENT" --no-defaults --socket="$(sock "$i")" -uroot --connect-timeout=2 -e SHUTDOWN \
+        >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
+    else
+      kill "$pid" 2>/dev/null || true
     fi
     if ! wait_gone "$pid" 30; then
       log "s$i (pid $pid) ignored shutdown; sending SIGTERM"
@@ -409,7 +418,6 @@ cmd_down() {
     rm -f "$(pidfile "$i")"
     log "s$i stopped (pid $pid, port ${PORTS[$i]}); data kept in ${BASE#"$ROOT"/}/s$i"
   done
-  [ "$any" = 1 ] || true
 }
 
 cmd_status() {
