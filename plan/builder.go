@@ -140,7 +140,10 @@ func (b *Builder) singleDataSource(table string) string {
 // Parser returns the shared vitess parser (configured for MySQL 8.0 syntax).
 func (b *Builder) Parser() *sqlparser.Parser { return b.parser }
 
-var positionRE = regexp.MustCompile(`at position (\d+)`)
+var (
+	positionRE = regexp.MustCompile(`at position (\d+)`)
+	nearRE     = regexp.MustCompile(`near '([^']*)'$`)
+)
 
 // Build plans one annotated query. Errors are *schema.Error values pointing
 // into the query file; a query that cannot be planned correctly is refused
@@ -226,6 +229,11 @@ func (p *planner) build() (*Plan, error) {
 		if m := positionRE.FindStringSubmatch(err.Error()); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			off = max(n-1, 0)
+			// vitess points just past the token it names: point at its start.
+			if near := nearRE.FindStringSubmatch(err.Error()); near != nil && off <= len(p.sql) && off >= len(near[1]) &&
+				strings.EqualFold(p.sql[off-len(near[1]):off], near[1]) {
+				off -= len(near[1])
+			}
 		}
 		return nil, p.errorf(off, "syntax error: %s", strings.TrimPrefix(err.Error(), "syntax error "))
 	}
@@ -336,12 +344,12 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr) error {
 			return p.errorf(-1, "derived tables (a subquery in FROM) are not supported yet")
 		}
 		if q := tn.Qualifier.String(); q != "" && !strings.EqualFold(q, p.b.cfg.DatabaseName) {
-			return p.errorf(-1, "table %q is qualified with database %q; the logic database is %q", tn.Name.String(), q, p.b.cfg.DatabaseName)
+			return p.errorAt(q, "table %q is qualified with database %q; the logic database is %q", tn.Name.String(), q, p.b.cfg.DatabaseName)
 		}
 		name := tn.Name.String()
 		info := p.b.tables[strings.ToLower(name)]
 		if info == nil {
-			return p.errorf(-1, "unknown table %q: no CREATE TABLE for it in the DDL", name)
+			return p.errorAt(name, "unknown table %q: no CREATE TABLE for it in the DDL", name)
 		}
 		if !info.sharded() && !info.broadcast && info.singleDS == "" {
 			return p.errorf(-1, "table %q is in no rule: list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: [\"ds_0.%s\"])", name, name)
@@ -412,12 +420,12 @@ func (p *planner) resolve(c *sqlparser.ColName) (*colRef, error) {
 			if (r.alias != "" && strings.EqualFold(r.alias, q)) || (r.alias == "" && strings.EqualFold(r.info.name, q)) {
 				col := r.info.ddl.Column(name)
 				if col == nil {
-					return nil, p.errorf(-1, "unknown column %q in table %q", name, r.info.name)
+					return nil, p.errorAt(name, "unknown column %q in table %q", name, r.info.name)
 				}
 				return &colRef{ref: r, col: col}, nil
 			}
 		}
-		return nil, p.errorf(-1, "unknown table or alias %q in column %s", q, sqlparser.String(c))
+		return nil, p.errorAt(q, "unknown table or alias %q in column %s", q, sqlparser.String(c))
 	}
 	var found *colRef
 	for _, r := range p.refs {
@@ -435,9 +443,9 @@ func (p *planner) resolve(c *sqlparser.ColName) (*colRef, error) {
 		return nil, nil // a select-list alias (ORDER BY / GROUP BY / HAVING)
 	}
 	if len(p.refs) == 1 {
-		return nil, p.errorf(-1, "unknown column %q in table %q", name, p.refs[0].info.name)
+		return nil, p.errorAt(name, "unknown column %q in table %q", name, p.refs[0].info.name)
 	}
-	return nil, p.errorf(-1, "unknown column %q", name)
+	return nil, p.errorAt(name, "unknown column %q", name)
 }
 
 // checkCommand checks that the query's command fits the statement.

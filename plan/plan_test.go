@@ -1,0 +1,244 @@
+package plan_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+const testRules = `databaseName: shop
+dataSources:
+  ds_0: {url: "jdbc:mysql://127.0.0.1:13306/ds_0"}
+  ds_1: {url: "jdbc:mysql://127.0.0.1:13307/ds_1"}
+rules:
+- !SHARDING
+  tables:
+    t_order:
+      actualDataNodes: ds_${0..1}.t_order_${0..3}
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: db_mod}}
+      tableStrategy: {standard: {shardingColumn: order_id, shardingAlgorithmName: t_mod}}
+      keyGenerateStrategy: {column: order_id, keyGeneratorName: snowflake}
+    t_order_item:
+      actualDataNodes: ds_${0..1}.t_order_item_${0..3}
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: db_mod}}
+      tableStrategy: {standard: {shardingColumn: order_id, shardingAlgorithmName: t_mod}}
+    t_user:
+      actualDataNodes: ds_${0..1}.t_user
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: db_mod}}
+  bindingTables: ["t_order, t_order_item"]
+  shardingAlgorithms:
+    db_mod: {type: MOD, props: {sharding-count: 2}}
+    t_mod: {type: MOD, props: {sharding-count: 4}}
+  keyGenerators:
+    snowflake: {type: SNOWFLAKE}
+- !BROADCAST
+  tables: [t_dict]
+- !SINGLE
+  tables: ["ds_0.t_config"]
+`
+
+const testDDL = `CREATE TABLE t_order (order_id BIGINT NOT NULL PRIMARY KEY, user_id BIGINT NOT NULL, status VARCHAR(16), amount DECIMAL(10,2) NOT NULL);
+CREATE TABLE t_order_item (item_id BIGINT NOT NULL PRIMARY KEY, order_id BIGINT NOT NULL, user_id BIGINT NOT NULL, sku VARCHAR(32) NOT NULL);
+CREATE TABLE t_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(32) NOT NULL, born DATETIME NULL, flags BIGINT UNSIGNED NOT NULL);
+CREATE TABLE t_dict (code VARCHAR(16) NOT NULL PRIMARY KEY, label VARCHAR(64));
+CREATE TABLE t_config (k VARCHAR(16) NOT NULL PRIMARY KEY, v VARCHAR(64));
+`
+
+func newBuilder(t *testing.T) *plan.Builder {
+	t.Helper()
+	cfg, err := schema.Load("rules.yaml", []byte(testRules))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("schema.sql", []byte(testDDL))
+	require.NoError(t, err)
+	require.NoError(t, schema.CheckDDL(cfg, tables))
+	b, err := plan.NewBuilder(cfg, nil)
+	require.NoError(t, err)
+	return b
+}
+
+func build(t *testing.T, b *plan.Builder, cmd, sql string, annotations ...string) (*plan.Plan, error) {
+	t.Helper()
+	src := "-- name: Q " + cmd + "\n"
+	for _, a := range annotations {
+		src += "-- " + a + "\n"
+	}
+	src += sql + ";\n"
+	qs, err := schema.ParseQueries("q.sql", []byte(src))
+	require.NoError(t, err)
+	require.Len(t, qs, 1)
+	return b.Build(qs[0])
+}
+
+func TestRoutes(t *testing.T) {
+	b := newBuilder(t)
+	tests := []struct {
+		name, cmd, sql string
+		annotations    []string
+		kind           runtime.RouteKind
+		fixed          []int
+		unit0          string
+	}{
+		{"point select", ":one", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?", nil,
+			runtime.RouteSingleNode, nil, "SELECT * FROM t_order_0 WHERE user_id = ? AND order_id = ?"},
+		{"value on the left", ":one", "SELECT * FROM t_order WHERE ? = user_id AND order_id = ?", nil,
+			runtime.RouteSingleNode, nil, "SELECT * FROM t_order_0 WHERE ? = user_id AND order_id = ?"},
+		{"literals route at generate time", ":one", "SELECT * FROM t_order WHERE user_id = 3 AND order_id = 6", nil,
+			runtime.RouteSingleNode, []int{6}, ""},
+		{"negative literal (MOD is non-negative)", ":one", "SELECT * FROM t_order WHERE user_id = -1 AND order_id = -7", nil,
+			runtime.RouteSingleNode, []int{5}, ""},
+		{"IN list", ":many", "SELECT order_id FROM t_order WHERE user_id = 1 AND order_id IN (1, 2, 5)", nil,
+			runtime.RouteMultiNode, []int{5, 6}, ""},
+		{"OR of point conditions", ":many", "SELECT order_id FROM t_order WHERE (user_id = 0 AND order_id = 0) OR (user_id = 1 AND order_id = 3)", nil,
+			runtime.RouteMultiNode, []int{0, 7}, ""},
+		{"AND binds tighter than OR", ":many", "SELECT order_id FROM t_order WHERE user_id = 0 AND order_id = 0 OR order_id = 3", nil,
+			runtime.RouteMultiNode, []int{0, 3, 7}, ""},
+		{"BETWEEN", ":many", "SELECT order_id FROM t_order WHERE user_id = 1 AND order_id BETWEEN 1 AND 2", nil,
+			runtime.RouteMultiNode, []int{5, 6}, ""},
+		{"one OR branch without a sharding column is a full route", ":many", "SELECT order_id FROM t_order WHERE user_id = 1 OR status = 'x'",
+			[]string{"shardgen:allow-full-route"}, runtime.RouteAllNodes, nil, ""},
+		{"qualified and aliased columns, index hint", ":one", "SELECT o.order_id FROM t_order AS o USE INDEX (PRIMARY) WHERE o.user_id = ? AND o.order_id = ?", nil,
+			runtime.RouteSingleNode, nil, "SELECT o.order_id FROM t_order_0 AS o USE INDEX (PRIMARY) WHERE o.user_id = ? AND o.order_id = ?"},
+		{"table-qualified columns and the logic database", ":one", "SELECT t_order.order_id FROM shop.t_order WHERE t_order.user_id = ? AND t_order.order_id = ?", nil,
+			runtime.RouteSingleNode, nil, "SELECT t_order_0.order_id FROM t_order_0 WHERE t_order_0.user_id = ? AND t_order_0.order_id = ?"},
+		{"back-quoted table", ":one", "SELECT `order_id` FROM `t_order` WHERE user_id = ? AND order_id = ?", nil,
+			runtime.RouteSingleNode, nil, "SELECT `order_id` FROM `t_order_0` WHERE user_id = ? AND order_id = ?"},
+		{"binding join routes pairwise", ":many", "SELECT i.sku FROM t_order o JOIN t_order_item i ON o.order_id = i.order_id WHERE o.user_id = ? AND o.order_id = ?", nil,
+			runtime.RouteSingleNode, nil, "SELECT i.sku FROM t_order_0 o JOIN t_order_item_0 i ON o.order_id = i.order_id WHERE o.user_id = ? AND o.order_id = ?"},
+		{"condition on the bound table routes the primary", ":many", "SELECT i.sku FROM t_order o JOIN t_order_item i ON o.order_id = i.order_id AND o.user_id = i.user_id WHERE i.user_id = 1 AND i.order_id = 2", nil,
+			runtime.RouteSingleNode, []int{6}, ""},
+		{"join with a broadcast table", ":one", "SELECT o.order_id, d.label FROM t_order o JOIN t_dict d ON d.code = o.status WHERE o.user_id = ? AND o.order_id = ?", nil,
+			runtime.RouteSingleNode, nil, "SELECT o.order_id, d.label FROM t_order_0 o JOIN t_dict d ON d.code = o.status WHERE o.user_id = ? AND o.order_id = ?"},
+		{"database-only sharding", ":one", "SELECT name FROM t_user WHERE user_id = ?", nil,
+			runtime.RouteSingleNode, nil, "SELECT name FROM t_user WHERE user_id = ?"},
+		{"insert with generated key", ":exec", "INSERT INTO t_order (user_id, status, amount) VALUES (?, ?, ?)", nil,
+			runtime.RouteSingleNode, nil, "INSERT INTO t_order_0 (user_id, status, amount, order_id) VALUES (?, ?, ?, ?)"},
+		{"update by sharding key", ":execrows", "UPDATE t_order SET status = ? WHERE user_id = ? AND order_id = ?", nil,
+			runtime.RouteSingleNode, nil, "UPDATE t_order_0 SET status = ? WHERE user_id = ? AND order_id = ?"},
+		{"delete by IN", ":execrows", "DELETE FROM t_order WHERE user_id = ? AND order_id IN (?, ?)", nil,
+			runtime.RouteMultiNode, nil, "DELETE FROM t_order_0 WHERE user_id = ? AND order_id IN (?, ?)"},
+		{"broadcast read", ":one", "SELECT label FROM t_dict WHERE code = ?", nil,
+			runtime.RouteBroadcast, []int{0}, "SELECT label FROM t_dict WHERE code = ?"},
+		{"broadcast write", ":exec", "UPDATE t_dict SET label = ? WHERE code = ?", nil,
+			runtime.RouteBroadcast, []int{0, 1}, "UPDATE t_dict SET label = ? WHERE code = ?"},
+		{"single table", ":one", "SELECT v FROM t_config WHERE k = ?", nil,
+			runtime.RouteSingleTable, []int{0}, "SELECT v FROM t_config WHERE k = ?"},
+		{"single node keeps ORDER BY and LIMIT", ":many", "SELECT order_id FROM t_order WHERE user_id = ? AND order_id = ? ORDER BY order_id LIMIT 5", nil,
+			runtime.RouteSingleNode, nil, "SELECT order_id FROM t_order_0 WHERE user_id = ? AND order_id = ? ORDER BY order_id LIMIT 5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := build(t, b, tt.cmd, tt.sql, tt.annotations...)
+			require.NoError(t, err)
+			require.Equal(t, tt.kind, p.Route.Kind)
+			require.Equal(t, tt.fixed, p.Route.Fixed)
+			if tt.unit0 != "" {
+				require.Equal(t, tt.unit0, p.Route.Units[0].SQL)
+			}
+		})
+	}
+}
+
+func TestParamsAndColumns(t *testing.T) {
+	b := newBuilder(t)
+	p, err := build(t, b, ":one", "SELECT user_id, name, born, flags, COUNT(*) AS n FROM t_user WHERE user_id = sqlc.arg(id) AND name = sqlc.arg(name) AND flags <> sqlc.arg(id)")
+	require.NoError(t, err)
+	var params, cols []string
+	for _, x := range p.Params {
+		params = append(params, x.Name+" "+x.Type.String())
+	}
+	for _, c := range p.Columns {
+		cols = append(cols, c.Field+" "+c.Type.String())
+	}
+	require.Equal(t, []string{"id int64", "name string"}, params)
+	require.Equal(t, []int{0, 1, 0}, p.Args)
+	require.Equal(t, []string{"UserID int64", "Name string", "Born sql.NullTime", "Flags uint64", "N int64"}, cols)
+	require.Equal(t, "SELECT user_id, name, born, flags, COUNT(*) AS n FROM t_user WHERE user_id = ? AND name = ? AND flags <> ?", p.LogicSQL)
+
+	p, err = build(t, b, ":one", "SELECT * FROM t_user WHERE user_id = ?")
+	require.NoError(t, err)
+	require.Equal(t, "t_user", p.RowModel)
+
+	p, err = build(t, b, ":exec", "INSERT INTO t_order (user_id, status, amount) VALUES (?, ?, ?)")
+	require.NoError(t, err)
+	require.Equal(t, "order_id", p.KeyGenerate.Column)
+	require.True(t, p.Params[p.KeyGenerate.Param].Generated)
+	require.Equal(t, "sql.NullString", p.Params[1].Type.String()) // nullable column written
+}
+
+func TestInline(t *testing.T) {
+	b := newBuilder(t)
+	p, err := build(t, b, ":one", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")
+	require.NoError(t, err)
+	require.Equal(t, &plan.Inline{Func: "Mod", Modulus: 2, Index: []int{0, 1}, Identity: true}, p.Route.Database.Inline)
+	require.Equal(t, &plan.Inline{Func: "Mod", Modulus: 4, Index: []int{0, 1, 2, 3}, Identity: true}, p.Route.Table.Inline)
+	require.Equal(t, [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}, p.Route.Nodes)
+}
+
+// TestRefusals: every refusal names the file and line and says why; a query
+// that cannot run correctly is never planned approximately.
+func TestRefusals(t *testing.T) {
+	b := newBuilder(t)
+	tests := []struct{ cmd, sql, err string }{
+		{":one", "SELECT * FROM t_nope WHERE id = ?",
+			`q.sql:2:15: query "Q": unknown table "t_nope": no CREATE TABLE for it in the DDL`},
+		{":one", "SELECT nope FROM t_order WHERE user_id = ? AND order_id = ?",
+			`q.sql:2:8: query "Q": unknown column "nope" in table "t_order"`},
+		{":one", "SELECT o.nope FROM t_order o WHERE o.user_id = ? AND o.order_id = ?",
+			`q.sql:2:10: query "Q": unknown column "nope" in table "t_order"`},
+		{":one", "SELEC * FROM t_order",
+			`q.sql:2:1: query "Q": syntax error: at position 6 near 'SELEC'`},
+		{":many", "SELECT order_id FROM t_order WHERE status = ?",
+			`q.sql:1:1: query "Q": no sharding condition on table "t_order" (sharding columns: user_id, order_id): it would run on all 8 data nodes; add ` + "`=`" + ` or IN on a sharding column, or annotate the query with -- shardgen:allow-full-route`},
+		{":many", "SELECT u.name FROM t_order o JOIN t_user u ON o.user_id = u.user_id WHERE o.user_id = ? AND o.order_id = ?",
+			`q.sql:2:35: query "Q": join of sharded tables "t_order" and "t_user" that are not bound: add bindingTables: ["t_order, t_user"] to the !SHARDING rule (their data nodes must line up), or make one a broadcast table`},
+		{":many", "SELECT i.sku FROM t_order o JOIN t_order_item i ON o.status = i.sku WHERE o.user_id = ? AND o.order_id = ?",
+			`q.sql:2:34: query "Q": join of bound tables "t_order" and "t_order_item" must compare their sharding columns (e.g. ON t_order.user_id = t_order_item.user_id)`},
+		{":many", "SELECT order_id FROM t_order WHERE user_id = ? ORDER BY order_id",
+			`q.sql:1:1: query "Q": ORDER BY over several data nodes of "t_order" needs merging, which shardgen does not support yet; give ` + "`=`" + ` on every sharding column so the query reaches one data node`},
+		{":one", "SELECT COUNT(*) FROM t_order WHERE user_id = ?",
+			`q.sql:1:1: query "Q": an aggregate function over several data nodes of "t_order" needs merging, which shardgen does not support yet; give ` + "`=`" + ` on every sharding column so the query reaches one data node`},
+		{":exec", "UPDATE t_order SET user_id = ? WHERE user_id = ? AND order_id = ?",
+			`q.sql:2:20: query "Q": UPDATE sets sharding column "user_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
+		{":exec", "INSERT INTO t_order (order_id, status, amount) VALUES (?, ?, ?)",
+			`q.sql:1:1: query "Q": INSERT into sharded table "t_order" must give sharding column "user_id"`},
+		{":exec", "INSERT INTO t_order (user_id, status, amount) VALUES (?, ?)",
+			`q.sql:1:1: query "Q": INSERT has 4 columns but a row has 3 values`},
+		{":exec", "INSERT INTO t_order (user_id, order_id, amount) VALUES (1, 2, 3), (4, 5, 6)",
+			`q.sql:1:1: query "Q": multi-row INSERT into sharded table "t_order" needs splitting rows per data node, which shardgen does not support yet; insert one row per statement`},
+		{":one", "SELECT order_id FROM t_order WHERE user_id = ? AND order_id = ? AND ? > 3",
+			`q.sql:2:69: query "Q": cannot infer the type of parameter 3: compare it with a column (col = ?), or CAST(? AS type)`},
+		{":one", "SELECT NOW() FROM t_order WHERE user_id = ? AND order_id = ?",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (now()): give it a CAST(... AS type)`},
+		{":exec", "SELECT order_id FROM t_order WHERE user_id = ? AND order_id = ?",
+			`q.sql:1:1: query "Q": :exec cannot return rows; use :one or :many for a SELECT`},
+		{":one", "SELECT order_id FROM t_order WHERE user_id = (SELECT 1) AND order_id = ?",
+			`q.sql:1:1: query "Q": subqueries are not supported yet`},
+		{":one", "SELECT order_id FROM other_db.t_order WHERE user_id = ? AND order_id = ?",
+			`q.sql:2:22: query "Q": table "t_order" is qualified with database "other_db"; the logic database is "shop"`},
+		{":one", "SELECT o.order_id, c.v FROM t_order o JOIN t_config c ON c.k = o.status WHERE o.user_id = ? AND o.order_id = ?",
+			`q.sql:2:44: query "Q": join of sharded table "t_order" with single table "t_config" (on data source "ds_0") cannot run on one data node: make "t_config" a broadcast table`},
+		{":one", "SELECT order_id FROM t_order WHERE user_id = NULL AND order_id = 1",
+			`q.sql:1:1: query "Q": sharding column "user_id" compared with NULL: a NULL sharding value routes nowhere`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			_, err := build(t, b, tt.cmd, tt.sql)
+			require.EqualError(t, err, tt.err)
+		})
+	}
+}
+
+// TestRewriteKeepsText: everything but the table names stays byte for byte,
+// including comments, spacing and a string that mentions the table.
+func TestRewriteKeepsText(t *testing.T) {
+	b := newBuilder(t)
+	sql := "SELECT /* keep */ order_id,\n  't_order' AS t\nFROM   t_order\nWHERE user_id = ? AND order_id = ?"
+	p, err := build(t, b, ":one", sql)
+	require.NoError(t, err)
+	require.Equal(t, strings.Replace(sql, "FROM   t_order", "FROM   t_order_1", 1), p.Route.Units[5].SQL)
+}
