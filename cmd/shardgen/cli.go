@@ -11,6 +11,8 @@ Usage:
   shardgen vet -c rules.yaml [--ddl schema.sql]...   load and validate a ShardingSphere config
   shardgen explain [-f shardgen.yaml] [--format text|json]
                                                      print each query's route and per-node SQL
+  shardgen preview -c rules.yaml [--ddl schema.sql]... [--param VALUE]... 'SQL'
+                                                     route and rewrite one statement (JSON line per unit)
   shardgen version                                   print the version
 
 Run 'shardgen <command> -h' for a command's flags.
@@ -32,6 +34,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runVet(args[1:], stdout, stderr)
 	case "explain":
 		return runExplain(args[1:], stdout, stderr)
+	case "preview":
+		return runPreview(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "shardgen", Version)
 		return 0

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// runPreview routes and rewrites one ad-hoc statement, like ShardingSphere's
+// PREVIEW: `shardgen preview -c rules.yaml [--ddl schema.sql]...
+// [--param VALUE]... 'SQL'`. It prints one JSON line per route unit:
+// {"data_source":"ds_0","sql":"...","params":[...]}.
+func runPreview(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("preview", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rules := fs.String("c", "", "ShardingSphere rules YAML (required)")
+	var ddl, params stringList
+	fs.Var(&ddl, "ddl", "CREATE TABLE file (repeatable)")
+	fs.Var(&params, "param", "value of the next ? placeholder (repeatable; NULL for NULL)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *rules == "" || fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: shardgen preview -c rules.yaml [--ddl schema.sql]... [--param VALUE]... 'SQL'")
+		return 2
+	}
+	cfg, err := schema.LoadFile(*rules)
+	if err != nil {
+		printErrors(stderr, err)
+		return 1
+	}
+	var errs schema.Errors
+	var tables []*schema.Table
+	for _, f := range ddl {
+		ts, err := schema.ParseDDLFile(f)
+		appendErr(&errs, err)
+		tables = append(tables, ts...)
+	}
+	appendErr(&errs, schema.CheckDDL(cfg, tables))
+	if err := errs.Err(); err != nil {
+		printErrors(stderr, err)
+		return 1
+	}
+	b, err := plan.NewBuilder(cfg, nil)
+	if err != nil {
+		printErrors(stderr, err)
+		return 1
+	}
+	sql := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(fs.Arg(0)), ";"))
+	cmd := schema.CmdExec
+	if strings.HasPrefix(strings.ToLower(sql), "select") {
+		cmd = schema.CmdMany
+	}
+	q := &schema.Query{Name: "preview", Cmd: cmd, SQL: sql, AllowFullRoute: true,
+		Pos: schema.Pos{File: "<sql>", Line: 1, Col: 1}, SQLPos: schema.Pos{File: "<sql>", Line: 1, Col: 1}}
+	p, err := b.Build(q)
+	if err != nil {
+		printErrors(stderr, err)
+		return 1
+	}
+	if len(params) != len(p.Args) {
+		fmt.Fprintf(stderr, "shardgen preview: the statement has %d placeholders but %d --param values were given\n", len(p.Args), len(params))
+		return 2
+	}
+	// A named parameter used twice takes the value of its first placeholder.
+	values := make([]runtime.Value, len(p.Params))
+	seen := make([]bool, len(p.Params))
+	for i, text := range params {
+		pi := p.Args[i]
+		if seen[pi] {
+			continue
+		}
+		seen[pi] = true
+		if values[pi], err = plan.ParseValue(p.Params[pi].Type, text); err != nil {
+			fmt.Fprintf(stderr, "shardgen preview: --param %d: %v\n", i+1, err)
+			return 2
+		}
+	}
+	units, err := b.Units(p, values)
+	if err != nil {
+		fmt.Fprintf(stderr, "shardgen preview: routing: %v\n", err)
+		return 1
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	for _, i := range units {
+		u := p.Route.Units[i]
+		line := struct {
+			DataSource string   `json:"data_source"`
+			SQL        string   `json:"sql"`
+			Params     []string `json:"params"`
+		}{p.Route.DataSources[u.DataSource], u.SQL, append([]string{}, params...)}
+		if err := enc.Encode(line); err != nil {
+			fmt.Fprintln(stderr, "shardgen preview:", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func appendErr(errs *schema.Errors, err error) {
+	switch e := err.(type) {
+	case nil:
+	case schema.Errors:
+		*errs = append(*errs, e...)
+	case *schema.Error:
+		*errs = append(*errs, e)
+	default:
+		errs.Add(schema.Pos{}, err.Error())
+	}
+}

@@ -1,0 +1,117 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// ShardingTable returns the bound router of a sharded logic table, or nil.
+func (b *Builder) ShardingTable(logicTable string) *runtime.ShardingTable {
+	if t := b.tables[strings.ToLower(logicTable)]; t != nil {
+		return t.route
+	}
+	return nil
+}
+
+// Units returns the indexes in p.Route.Units of the route units the plan
+// runs on for the given parameter values (one per Plan.Params entry, in
+// order): the run-time half of routing, which the proxy and `shardgen
+// preview` use and generated code does in straight-line Go. Broadcast reads
+// take the first data source.
+func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
+	rt := p.Route
+	if rt.Fixed != nil {
+		return rt.Fixed, nil
+	}
+	if rt.Kind == runtime.RouteAllNodes {
+		all := make([]int, len(rt.Units))
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
+	}
+	st := b.ShardingTable(rt.LogicTable)
+	if st == nil {
+		return nil, fmt.Errorf("table %q is not sharded", rt.LogicTable)
+	}
+	value := func(o Operand) (runtime.Value, error) {
+		if o.Literal != nil {
+			return *o.Literal, nil
+		}
+		if o.Param < 0 || o.Param >= len(params) {
+			return runtime.Value{}, fmt.Errorf("no value for parameter %d", o.Param+1)
+		}
+		return params[o.Param], nil
+	}
+	groups := make([][]runtime.ShardingValues, len(rt.Conditions))
+	for i, c := range rt.Conditions {
+		for _, cc := range c.Columns {
+			sv := runtime.ShardingValues{Column: cc.Column}
+			for _, o := range cc.Values {
+				v, err := value(o)
+				if err != nil {
+					return nil, err
+				}
+				sv.Values = append(sv.Values, v)
+			}
+			if r := cc.Range; r != nil {
+				rg := &runtime.Range{LowerOpen: r.LowerOpen, UpperOpen: r.UpperOpen}
+				var err error
+				if r.Lower != nil {
+					if rg.Lower, err = value(*r.Lower); err != nil {
+						return nil, err
+					}
+					rg.HasLower = true
+				}
+				if r.Upper != nil {
+					if rg.Upper, err = value(*r.Upper); err != nil {
+						return nil, err
+					}
+					rg.HasUpper = true
+				}
+				sv.Range = rg
+			}
+			groups[i] = append(groups[i], sv)
+		}
+	}
+	return st.RouteAll(groups, runtime.HintValues{})
+}
+
+// ParseValue converts the text of a parameter value into the sharding value
+// a Go value of type t would be: integers become Long (as go-sql-driver
+// sends them), DECIMAL text Decimal, everything else String. "NULL" (any
+// case) is NULL.
+func ParseValue(t GoType, text string) (runtime.Value, error) {
+	if strings.EqualFold(text, "null") {
+		return runtime.Null, nil
+	}
+	switch t.Kind {
+	case runtime.KindLong, runtime.KindInt:
+		v := runtime.IntegerLiteral(text)
+		if v.Kind == runtime.KindBigInteger {
+			if _, ok := parseDecimalInt(text); !ok {
+				return runtime.Value{}, fmt.Errorf("%q is not an integer", text)
+			}
+			return v, nil
+		}
+		return runtime.Long(v.Int), nil
+	case runtime.KindDecimal:
+		return runtime.Decimal(text), nil
+	}
+	return runtime.String(text), nil
+}
+
+func parseDecimalInt(s string) (string, bool) {
+	t := strings.TrimPrefix(s, "-")
+	if t == "" {
+		return "", false
+	}
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return "", false
+		}
+	}
+	return s, true
+}
