@@ -129,29 +129,10 @@ func (p *planner) routeUnsharded(singles []*tableRef) error {
 	return nil
 }
 
-// logicDataSources returns the data sources a broadcast table lives on: the
-// read/write group names and every data source that is not a member of a
-// group, in configuration order.
-func (b *Builder) logicDataSources() []string {
-	member := map[string]bool{}
-	var out []string
-	if b.cfg.ReadWrite != nil {
-		for _, g := range b.cfg.ReadWrite.Groups {
-			out = append(out, g.Name)
-			member[g.WriteDataSource] = true
-			for _, r := range g.ReadDataSources {
-				member[r] = true
-			}
-		}
-	}
-	var plain []string
-	for _, ds := range b.cfg.DataSources {
-		if !member[ds.Name] {
-			plain = append(plain, ds.Name)
-		}
-	}
-	return append(plain, out...)
-}
+// logicDataSources returns the data sources a broadcast table lives on:
+// the configuration's logic data sources (read/write groups in place of
+// their members).
+func (b *Builder) logicDataSources() []string { return b.cfg.LogicDataSources }
 
 func strategyOf(s *schema.Strategy, targets []string, tableTargets [][]string) *Strategy {
 	if s == nil || s.Kind == schema.StrategyNone {

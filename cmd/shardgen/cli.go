@@ -9,6 +9,7 @@ const usage = `shardgen: compile-time sharding for MySQL (ShardingSphere-compati
 
 Usage:
   shardgen vet -c rules.yaml [--ddl schema.sql]...   load and validate a ShardingSphere config
+  shardgen generate [-f shardgen.yaml] [--check]     write the typed Go package (go generate runs this)
   shardgen explain [-f shardgen.yaml] [--format text|json]
                                                      print each query's route and per-node SQL
   shardgen preview -c rules.yaml [--ddl schema.sql]... [--param VALUE]... 'SQL'
@@ -32,6 +33,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "vet":
 		return runVet(args[1:], stdout, stderr)
+	case "generate":
+		return runGenerate(args[1:], stdout, stderr)
 	case "explain":
 		return runExplain(args[1:], stdout, stderr)
 	case "preview":
