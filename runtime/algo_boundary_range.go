@@ -72,7 +72,7 @@ func (a *BoundaryRangeAlgorithm) BindStandard(column string, targets []string) (
 	if err != nil {
 		return nil, fmt.Errorf("BOUNDARY_RANGE on %s: %w", column, err)
 	}
-	return &partitionRouter{typ: "BOUNDARY_RANGE", column: column, count: count, partition: a.partition, targets: t}, nil
+	return &partitionRouter{typ: "BOUNDARY_RANGE", column: column, count: count, partition: a.partition, intPartition: a.partitionOf, targets: t}, nil
 }
 
 // partition returns the partition holding v.

@@ -84,7 +84,7 @@ func (a *VolumeRangeAlgorithm) BindStandard(column string, targets []string) (St
 	if err != nil {
 		return nil, fmt.Errorf("VOLUME_RANGE on %s: %w", column, err)
 	}
-	return &partitionRouter{typ: "VOLUME_RANGE", column: column, count: a.inner + 2, partition: a.partition, targets: t}, nil
+	return &partitionRouter{typ: "VOLUME_RANGE", column: column, count: a.inner + 2, partition: a.partition, intPartition: a.partitionOf, targets: t}, nil
 }
 
 // partition returns the partition holding v.

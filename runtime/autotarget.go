@@ -253,19 +253,26 @@ type partitionRouter struct {
 	// partition maps a non-NULL value to its partition; its error needs the
 	// "<TYPE> on <column>: " prefix.
 	partition func(Value) (int64, error)
-	targets   *autoTargets
+	// intPartition, when set, is partition for Integer and Long values.
+	intPartition func(int64) int64
+	targets      *autoTargets
 }
 
 var _ StandardRouter = (*partitionRouter)(nil)
 
 // Precise returns the target of v's partition.
 func (r *partitionRouter) Precise(v Value) (int, error) {
-	if v.Kind == KindNull {
+	var p int64
+	switch {
+	case r.intPartition != nil && (v.Kind == KindInt || v.Kind == KindLong):
+		p = r.intPartition(v.Int)
+	case v.Kind == KindNull:
 		return -1, nullValueError(r.typ, r.column)
-	}
-	p, err := r.partition(v)
-	if err != nil {
-		return -1, fmt.Errorf("%s on %s: %w", r.typ, r.column, err)
+	default:
+		var err error
+		if p, err = r.partition(v); err != nil {
+			return -1, fmt.Errorf("%s on %s: %w", r.typ, r.column, err)
+		}
 	}
 	if i := r.targets.lookup(p); i >= 0 {
 		return i, nil
