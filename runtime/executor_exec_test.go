@@ -162,10 +162,13 @@ func numGoroutinesSettles(want int) int {
 }
 
 func TestQueryUnitsFirstErrorCancelsAndNoLeak(t *testing.T) {
-	_, src := openTestSources(t, "  max-connections-size-per-query: 2\n")
+	var log eventLog
+	_, src := openTestSources(t, "  max-connections-size-per-query: 2\n", shardrt.WithObserver(&log))
 	ctx := context.Background()
 	// Warm the pools so that connection opener goroutines exist before we count.
-	require.NoError(t, src.QueryRow(ctx, nil, shardrt.RouteUnit{DataSource: 0, SQL: "SELECT 1"}).Err())
+	var one int
+	require.NoError(t, src.QueryRow(ctx, nil, shardrt.RouteUnit{DataSource: 0, SQL: "SELECT 1"}).Scan(&one))
+	log.take()
 	before := goruntime.NumGoroutine()
 
 	units := []shardrt.RouteUnit{
@@ -186,6 +189,20 @@ func TestQueryUnitsFirstErrorCancelsAndNoLeak(t *testing.T) {
 	require.Equal(t, "SELECT broken FROM", ne.SQL)
 	require.Less(t, elapsed, 4*time.Second, "the sleeping units were not cancelled")
 
+	// Every unit that started had finished (and reported) when QueryUnits
+	// returned: no event arrives later.
+	events := log.take()
+	time.Sleep(300 * time.Millisecond)
+	require.Empty(t, log.take(), "a unit outlived QueryUnits")
+	require.NotEmpty(t, events)
+	for _, ev := range events {
+		if ev.DataSource == "ds_1" {
+			require.Equal(t, err, ev.Err)
+		} else {
+			require.ErrorIs(t, ev.Err, context.Canceled, ev.SQL)
+		}
+	}
+
 	// Every goroutine QueryUnits started has ended.
 	require.LessOrEqual(t, numGoroutinesSettles(before), before)
 
@@ -195,6 +212,31 @@ func TestQueryUnitsFirstErrorCancelsAndNoLeak(t *testing.T) {
 	_, err = shardrt.QueryUnits(cctx, src, &testStmt, units[:2], nil, scanString)
 	require.ErrorIs(t, err, context.Canceled)
 	require.LessOrEqual(t, numGoroutinesSettles(before), before)
+}
+
+func TestQueryUnitsWaitsForEveryUnit(t *testing.T) {
+	var log eventLog
+	_, src := openTestSources(t, "", shardrt.WithObserver(&log))
+	ctx := context.Background()
+	// Unit 0 (run on the calling goroutine) fails after 0.2s; unit 1 has
+	// already read its row by then and spends 0.6s in scan, which does not
+	// watch the context. QueryUnits must wait for it before returning.
+	units := []shardrt.RouteUnit{
+		{DataSource: 1, SQL: "SELECT IF(SLEEP(0.2) = 0, (SELECT 1 UNION SELECT 2), 0)"},
+		{DataSource: 2, SQL: "SELECT 'slow'"},
+	}
+	_, err := shardrt.QueryUnits(ctx, src, &testStmt, units, nil, func(rows *sql.Rows) (string, error) {
+		s, err := scanString(rows)
+		if s == "slow" {
+			time.Sleep(600 * time.Millisecond)
+		}
+		return s, err
+	})
+	require.EqualError(t, err, "data node ds_1: Error 1242 (21000): Subquery returns more than 1 row")
+	events := log.take()
+	time.Sleep(800 * time.Millisecond)
+	require.Empty(t, log.take(), "a unit outlived QueryUnits")
+	require.Len(t, events, 2)
 }
 
 func TestQueryUnitsConcurrencyPerDataSource(t *testing.T) {
