@@ -209,6 +209,17 @@ func expandTemplate(out []string, tpl *itpl, segOff int) ([]string, *InlineError
 		}
 		total *= len(choices[i])
 	}
+	size := 0
+	for _, c := range choices {
+		longest := 0
+		for _, s := range c {
+			longest = max(longest, len(s))
+		}
+		size += longest
+	}
+	if size > 0 && total > inlineMaxBytes/size {
+		return out, inlineErr(segOff, "element expands to more than "+strconv.Itoa(inlineMaxBytes)+" bytes")
+	}
 	idx := make([]int, len(choices))
 	var b []byte
 	for {

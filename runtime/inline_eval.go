@@ -16,6 +16,10 @@ const inlineMaxPad = 1 << 16
 // topology. A variable so the fuzz test can lower it.
 var inlineMaxElements = 1 << 20
 
+// inlineMaxBytes bounds the total text one list expression expands to
+// (64 MiB); a variable so the fuzz test can lower it.
+var inlineMaxBytes = 64 << 20
+
 // eval evaluates n with env[i] bound to the i-th name of the expression.
 // Integer arithmetic on Integer/Long values allocates nothing; errors are
 // *InlineError at the offending node. The rare operations live in helper

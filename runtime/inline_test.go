@@ -248,6 +248,37 @@ var evalCases = []struct {
 	{"${+id}", map[string]Value{"id": Long(-1)}, "-1"},
 	{"${2147483648}", nil, "2147483648"},
 	{"${3I + 4i + 5l}", nil, "12"},
+	{"${a == b}", map[string]Value{"a": String("x"), "b": String("x")}, "true"},
+	{"${(a == 1) == (b == 2)}", map[string]Value{"a": Long(1), "b": Long(2)}, "true"},
+	{"${[a, 2] == [1, 2]}", map[string]Value{"a": Long(1)}, "true"},
+	{"${[a, 2] == [1]}", map[string]Value{"a": Long(1)}, "false"},
+	{"${[a] == [2]}", map[string]Value{"a": Long(1)}, "false"},
+	{"${a == b}", map[string]Value{"a": Time(ts), "b": Time(ts.Add(time.Second))}, "false"},
+	{"${a == b}", map[string]Value{"a": Long(1), "b": BigInteger("1")}, "true"},
+	{"${a == b}", map[string]Value{"a": Decimal("1.5"), "b": Decimal("1.50")}, "true"},
+	{"${a == true}", map[string]Value{"a": Long(1)}, "false"},
+	{"${a < b}", map[string]Value{"a": Time(ts), "b": Time(ts.Add(time.Second))}, "true"},
+	{"${(a == 1) > false}", map[string]Value{"a": Long(1)}, "true"},
+	{"${a >= 2}", map[string]Value{"a": BigInteger("99999999999999999999")}, "true"},
+	{"${a > 1}", map[string]Value{"a": Decimal("1.5")}, "true"},
+	{"${a <= 1}", map[string]Value{"a": Decimal("1E+1")}, "false"},
+	{"${a < 'z'}", map[string]Value{"a": String("é")}, "false"},
+	{"${a < b}", map[string]Value{"a": String("\uffff"), "b": String("𝄞")}, "false"},
+	{"${a < b}", map[string]Value{"a": String("ab"), "b": String("abc")}, "true"},
+	{"${a ? 1 : 0}", map[string]Value{"a": BigInteger("0")}, "0"},
+	{"${a ? 1 : 0}", map[string]Value{"a": Decimal("0.00")}, "0"},
+	{"${a ? 1 : 0}", map[string]Value{"a": Decimal("0.01")}, "1"},
+	{"${a ? 1 : 0}", map[string]Value{"a": Time(ts)}, "1"},
+	{"${[] ? 1 : 0}${[a] ? 1 : 0}", map[string]Value{"a": Long(1)}, "01"},
+	{"${-a}", map[string]Value{"a": BigInteger("5")}, "-5"},
+	{"${+a}", map[string]Value{"a": BigInteger("5")}, "5"},
+	{"${a - 1}", map[string]Value{"a": BigInteger("5")}, "4"},
+	{"${a * 2}", map[string]Value{"a": Long(5)}, "10"},
+	{"${a.toString()}", map[string]Value{"a": Decimal("1.50")}, "1.50"},
+	{"${(a == 1).toString()}", map[string]Value{"a": Long(1)}, "true"},
+	{`${'\b\t\n\f\r\'\"\\\$\u00e9'}`, nil, "\b\t\n\f\r'\"\\$é"},
+	{"${'$->{x}'}", nil, "${x}"},
+	{"${a.hashCode()}", map[string]Value{"a": String("𝄞")}, "1772394"},
 }
 
 func bindMap(m map[string]Value) func(string) (Value, bool) {
@@ -310,6 +341,10 @@ var evalErrorCases = []struct {
 	{"${'a' < id}", map[string]Value{"id": Long(1)}, `cannot compare String with Long at offset 6`},
 	{"${String.format('%d', id)}", map[string]Value{"id": String("1")}, `String.format: %d needs an integer, not String at offset 2`},
 	{"${id == 1 ? [1] : 2}", map[string]Value{"id": Long(1)}, `a collection cannot be used as text at offset 2`},
+	{"${+id}", map[string]Value{"id": String("1")}, `operator "+" is not supported for String at offset 2`},
+	{"${[id].toString()}", map[string]Value{"id": Long(1)}, `a collection cannot be used as text at offset 7`},
+	{"${id > 1}", map[string]Value{"id": Decimal("1E+9999")}, `cannot compare BigDecimal values this large at offset 5`},
+	{"${id < ts}", map[string]Value{"id": Long(1), "ts": Time(ts)}, `cannot compare Long with Timestamp at offset 5`},
 }
 
 func TestInlineEvalErrors(t *testing.T) {
@@ -346,6 +381,13 @@ func TestCompileInlineErrors(t *testing.T) {
 		{"t_${id ? 1}", `unexpected "}" at offset 10: expected ":"`},
 		{"t_${id(1)}", `unexpected "(" at offset 6: expected "}"`},
 		{"t_${in}", `unsupported keyword "in" at offset 4`},
+		{`t_${'\u12'}`, `invalid unicode escape at offset 5`},
+		{"t_${'a\nb'}", `newline in string literal at offset 6`},
+		{"t_${\"a\nb\"}", `newline in string literal at offset 6`},
+		{`t_${"a\`, `unterminated escape sequence at offset 6`},
+		{"t_${1I2}", `unsupported number literal "1I2" at offset 4: only decimal integers (optionally with an L, G or I suffix) are supported`},
+		{"t_${3000000000I}", `number literal "3000000000I" does not fit an Integer at offset 4`},
+		{"t_${a.1}", `unexpected "1" at offset 6: expected a method name`},
 	} {
 		t.Run(tc.expr, func(t *testing.T) {
 			_, err := CompileInline(tc.expr)
