@@ -860,6 +860,7 @@ const (
 
 var tkindNames = [...]string{"LocalDateTime", "LocalDate", "YearMonth", "Year", "Month", "LocalTime"}
 
+// String returns the java.time type name, e.g. "YearMonth".
 func (k tkind) String() string { return tkindNames[k] }
 
 // fields returns the fields a value of the kind can print.
@@ -1053,6 +1054,7 @@ const (
 var chronoUnitNames = [...]string{"Nanos", "Micros", "Millis", "Seconds", "Minutes", "Hours", "HalfDays",
 	"Days", "Weeks", "Months", "Years", "Decades", "Centuries", "Millennia", "Eras", "Forever"}
 
+// String returns the ChronoUnit display name, e.g. "HalfDays".
 func (u chronoUnit) String() string { return chronoUnitNames[u] }
 
 func parseChronoUnit(s string) (chronoUnit, bool) {
