@@ -25,8 +25,12 @@ const (
 
 // Defaults: what `make db-up` (scripts/db.sh) creates.
 const (
-	DefaultHost     = "127.0.0.1"
-	DefaultUser     = "shardgen"
+	// DefaultHost is where scripts/db.sh binds its servers.
+	DefaultHost = "127.0.0.1"
+	// DefaultUser is the account scripts/db.sh creates on every server,
+	// with ALL PRIVILEGES ON *.* at 127.0.0.1 and localhost.
+	DefaultUser = "shardgen"
+	// DefaultPassword is DefaultUser's password.
 	DefaultPassword = "shardgen"
 )
 

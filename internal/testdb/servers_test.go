@@ -44,6 +44,9 @@ func TestServers(t *testing.T) {
 			serverIDs[i] = serverID
 		})
 	}
+	if t.Failed() {
+		return // each failed subtest has said why
+	}
 	require.Len(t, serverIDs, NumServers)
 	require.NotEqual(t, serverIDs[0], serverIDs[1], "servers 0 and 1 must be different mariadbd processes")
 }
