@@ -126,6 +126,7 @@ install_mariadb() {
     printf '#!/bin/sh\n# shardgen scripts/db.sh: no service starts during install\nexit 101\n' >/usr/sbin/policy-rc.d
     chmod 755 /usr/sbin/policy-rc.d
     policy_made=1
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT # also when interrupted
   fi
   local rc=0
   {
@@ -135,7 +136,10 @@ install_mariadb() {
         -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
         mariadb-server mariadb-client
   } </dev/null >"$aptlog" 2>&1 || rc=$?
-  [ "$policy_made" = 0 ] || rm -f /usr/sbin/policy-rc.d
+  if [ "$policy_made" = 1 ]; then
+    rm -f /usr/sbin/policy-rc.d
+    trap - EXIT
+  fi
   if [ "$rc" != 0 ]; then
     tail -n 30 "$aptlog" >&2
     die "apt-get failed (exit $rc); full log: $aptlog"
