@@ -358,9 +358,9 @@ func (e *InlineExpr) Constant() (string, bool) {
 
 // IntegerForm recognises exactly `prefix${column % N}`: literal text without
 // placeholders, then one placeholder holding a name, '%', and a positive
-// decimal integer literal N (Integer or Long; whitespace and the $->{ form
-// allowed; no parentheses, no other operators, no text after the
-// placeholder). For it the target of an Integer or Long value v is prefix +
+// decimal integer literal N (Integer or Long; whitespace, redundant
+// parentheses and the $->{ form allowed; no other operators, no text after
+// the placeholder). For it the target of an Integer or Long value v is prefix +
 // strconv.FormatInt(v % N, 10) with Go's (= Java's) remainder, so a
 // negative v gives a negative suffix that matches no target. ok is false for
 // any other expression; the generator then calls Eval.
