@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build test test-unit bench db-up db-down db-status db-clean generate demo fuzz vet clean
+.PHONY: check-generated all build test test-unit bench db-up db-down db-status db-clean generate demo fuzz vet clean
 
 all: build
 
@@ -12,7 +12,7 @@ build:
 	$(GO) build ./...
 
 ## test: bring up the local MariaDB servers, then run every test (real servers, no mocks).
-test: db-up
+test: db-up check-generated
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
@@ -39,14 +39,20 @@ db-status:
 db-clean:
 	@bash scripts/db.sh clean
 
-## generate: run shardgen generate for the examples and the golden cases.
+## generate: regenerate the committed generated code (examples, golden cases).
 generate:
 	$(GO) generate ./examples/...
+	$(GO) test ./gen_test -run Golden -update
 
-## demo: the main job on real MariaDB shards.
+## check-generated: fail when committed generated code is stale.
+check-generated:
+	$(GO) run ./cmd/shardgen generate --check -f examples/orders/shardgen.yaml
+
+## demo: the main job on real MariaDB shards: generate examples/orders/db from
+## its rules, DDL and queries, then run the example against the local servers.
 demo: db-up
-	@echo "shardgen demo: the generator lands with issue 3; for now the demo checks the shards."
-	@bash scripts/db.sh status
+	$(GO) run ./cmd/shardgen generate -f examples/orders/shardgen.yaml
+	$(GO) run ./examples/orders
 
 vet:
 	$(GO) vet ./...
