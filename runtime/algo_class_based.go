@@ -306,6 +306,8 @@ func (r *classStandardRouter) Precise(v Value) (int, error) {
 	return i, nil
 }
 
+// Range maps the names DoRangeSharding returns to indexes, ascending and
+// without duplicates.
 func (r *classStandardRouter) Range(dst []int, rg Range) ([]int, error) {
 	names, err := r.impl.DoRangeSharding(r.names, rg)
 	return r.appendNames(dst, names, err)
@@ -317,6 +319,9 @@ type classComplexRouter struct {
 	columns []string
 }
 
+// Route hands the conditions to the user algorithm as they are (NULL values
+// included, as ShardingSphere does) and maps the names it returns to
+// indexes.
 func (r *classComplexRouter) Route(dst []int, values [][]Value, ranges []*Range) ([]int, error) {
 	if len(values) != len(r.columns) || len(ranges) != len(r.columns) {
 		return dst, errors.New("CLASS_BASED " + r.className + ": values and ranges must have one entry per sharding column")

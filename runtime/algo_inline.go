@@ -43,7 +43,10 @@ type inlinePropError struct {
 	err  *InlineError
 }
 
+// Error reads as the *PropError.
 func (e *inlinePropError) Error() string { return e.prop.Error() }
+
+// Unwrap gives the *InlineError.
 func (e *inlinePropError) Unwrap() error { return e.err }
 
 // As lets errors.As find the *PropError.
@@ -148,6 +151,11 @@ type inlineRouter struct {
 	rangeErr error // when they are not
 }
 
+// Precise returns the index of the target the expression names for v.
+// Errors: ErrNullShardingValue; ErrNoTarget (wrapped, naming the computed
+// target) when it is not among the targets, where ShardingSphere 5.5's
+// StandardShardingStrategy throws ShardingRouteAlgorithmException; an
+// evaluation error wrapped as an expression/column mismatch.
 func (r *inlineRouter) Precise(v Value) (int, error) {
 	if v.Kind == KindNull {
 		return 0, ErrNullShardingValue
@@ -193,6 +201,8 @@ func (r *inlineRouter) Precise(v Value) (int, error) {
 	return 0, r.noTarget(string(name), v)
 }
 
+// Range appends every target when allow-range-query-with-inline-sharding is
+// true, else returns ErrRangeUnsupported (wrapped).
 func (r *inlineRouter) Range(dst []int, _ Range) ([]int, error) {
 	if r.rangeErr != nil {
 		return dst, r.rangeErr

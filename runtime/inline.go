@@ -17,6 +17,7 @@ type InlineError struct {
 	Msg    string
 }
 
+// Error returns Msg, which already names the offset.
 func (e *InlineError) Error() string { return e.Msg }
 
 // Inline expression types selected by a leading "<TYPE>" (ShardingSphere

@@ -25,6 +25,7 @@ const (
 
 var ivKindNames = [...]string{"Integer", "Long", "BigInteger", "BigDecimal", "String", "Boolean", "Timestamp", "List"}
 
+// String returns the Java type name, e.g. "Long".
 func (k ivKind) String() string { return ivKindNames[k] }
 
 // ival is one value during evaluation. It is kept small (40 bytes) because
