@@ -169,3 +169,39 @@ func TestNewAlgorithmTypes(t *testing.T) {
 		require.Equal(t, tc.amount, auto.AutoTablesAmount(), tc.typ)
 	}
 }
+
+// Bound routers are shared by every query: route from many goroutines at
+// once (run with -race).
+func TestRoutersConcurrent(t *testing.T) {
+	months := algoFormatNames("t_order_%04d%02d", algoInts(2016, 2021, 1), algoInts(1, 12, 1))
+	routers := []struct {
+		r StandardRouter
+		v Value
+	}{
+		{algoRouter(t, "MOD", Props{"sharding-count": "16"}, algoNames("t_", 0, 15)), Long(17)},
+		{algoRouter(t, "HASH_MOD", Props{"sharding-count": "16"}, algoNames("t_", 0, 15)), String("abc")},
+		{algoRouter(t, "BOUNDARY_RANGE", Props{"sharding-ranges": "1,5,10"}, algoNames("t_", 0, 3)), Long(7)},
+		{algoRouter(t, "AUTO_INTERVAL", ssAutoIntervalProps, algoNames("t_", 0, 5)), String("2020-01-01 00:00:09")},
+		{ssInterval(t, "yyyy-MM-dd HH:mm:ss", "2016-01-01 00:00:00", "2021-12-31 00:00:00", "yyyyMM", 1, "Months", months), String("2020-01-01 00:00:01")},
+	}
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func() {
+			var err error
+			for i := 0; i < 200 && err == nil; i++ {
+				for _, c := range routers {
+					if _, err = c.r.Precise(c.v); err != nil {
+						break
+					}
+					if _, err = c.r.Range(nil, rgAtLeast(c.v)); err != nil {
+						break
+					}
+				}
+			}
+			done <- err
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		require.NoError(t, <-done)
+	}
+}

@@ -537,3 +537,25 @@ func TestIntervalProps(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, got)
 }
+
+// Any text either parses or fails cleanly, and a full date-time pattern
+// reads back what it printed; seeded with the parse table's texts.
+func FuzzJavaPatternParse(f *testing.F) {
+	f.Add("yyyy-MM-dd HH:mm:ss", "2023-01-15 10:20:30")
+	f.Add("yyyyMMddHHmmssSSS", "20230115102030123")
+	f.Add("yy-M-d H:m:s", "23-1-5 9:5:7")
+	f.Fuzz(func(t *testing.T, pattern, text string) {
+		p, err := compileJavaPattern(pattern, true)
+		if err != nil {
+			return
+		}
+		got, ok := p.parse(text, false)
+		if !ok || !got.hasDate || !got.hasTime || !p.fields.has(jfSecond) || p.fields.has(jfQuarter) {
+			return
+		}
+		// Printing the parsed value and parsing it again is stable.
+		again, ok := p.parse(string(p.format(nil, &got)), false)
+		require.True(t, ok, "%q: %q", pattern, text)
+		require.Equal(t, got, again)
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
 )
@@ -156,4 +157,22 @@ func TestJavaStringHelpers(t *testing.T) {
 	require.Equal(t, "b", javaSubstring("a😀b", 3, 4))
 	require.Equal(t, "中", javaSubstring("中文", 0, 1))
 	require.Equal(t, "", javaSubstring("中文", 2, 2))
+}
+
+// javaStringHash agrees with String.hashCode's definition over the UTF-16
+// encoding, for any text; seeded with the table's strings.
+func FuzzJavaStringHash(f *testing.F) {
+	for _, tc := range javaHashVectors {
+		if tc.v.Kind == KindString {
+			f.Add(tc.v.Str)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want int32
+		for _, u := range utf16.Encode([]rune(s)) {
+			want = 31*want + int32(u)
+		}
+		require.Equal(t, want, javaStringHash(s))
+		require.Equal(t, len(utf16.Encode([]rune(s))), javaStringLength(s))
+	})
 }
