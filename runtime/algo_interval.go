@@ -187,8 +187,15 @@ func (a *IntervalAlgorithm) layWindows() error {
 		}
 		switch c := next.cmp(cursor); {
 		case c < 0:
-			return &PropError{Prop: "datetime-interval-amount", Msg: fmt.Sprintf("window from %s wraps past midnight (%d %s); ShardingSphere fails every query on it",
-				a.kind.text(cursor), a.amount, a.unit)}
+			// A LocalTime wraps at midnight; a Month only past December
+			// when cursor+amount overflows Java's int in isAfter. Guava's
+			// closedOpen then throws on every query.
+			past := "midnight"
+			if a.kind == tkMonth {
+				past = "December"
+			}
+			return &PropError{Prop: "datetime-interval-amount", Msg: fmt.Sprintf("window from %s wraps past %s (%d %s); ShardingSphere fails every query on it",
+				a.kind.text(cursor), past, a.amount, a.unit)}
 		case c == 0:
 			return &PropError{Prop: "datetime-interval-amount", Msg: fmt.Sprintf("%d %s does not advance a %s", a.amount, a.unit, a.kind)}
 		}

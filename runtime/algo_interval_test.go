@@ -455,6 +455,10 @@ func TestIntervalMonthAndTimeQuirks(t *testing.T) {
 	// A LocalTime window past midnight fails every query in ShardingSphere.
 	_, err = NewAlgorithm("INTERVAL", Props{"datetime-pattern": "HH:mm", "datetime-lower": "00:00", "datetime-upper": "23:30", "sharding-suffix-pattern": "HH", "datetime-interval-unit": "Hours"})
 	require.EqualError(t, err, `property "datetime-interval-amount" window from 23:00:00.000000000 wraps past midnight (1 Hours); ShardingSphere fails every query on it`)
+	// Java's int overflow in MonthTemporalHandler#isAfter lets a huge step
+	// through; the window it makes ends before it starts.
+	_, err = NewAlgorithm("INTERVAL", Props{"datetime-pattern": "MM", "datetime-lower": "01", "datetime-upper": "12", "sharding-suffix-pattern": "MM", "datetime-interval-amount": "2147483647"})
+	require.EqualError(t, err, `property "datetime-interval-amount" window from August wraps past December (2147483647 Days); ShardingSphere fails every query on it`)
 	_, err = NewAlgorithm("INTERVAL", Props{"datetime-pattern": "HH:mm", "datetime-lower": "00:00", "datetime-upper": "23:30", "sharding-suffix-pattern": "HH", "datetime-interval-unit": "Hours", "datetime-interval-amount": "24"})
 	require.EqualError(t, err, `property "datetime-interval-amount" 24 Hours does not advance a LocalTime`)
 }
