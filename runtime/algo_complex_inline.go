@@ -179,7 +179,7 @@ func (r *complexInlineRouter) Route(dst []int, values [][]Value, ranges []*Range
 		}
 		i, ok := r.targets.m[string(name)]
 		if !ok {
-			return dst[:start], fmt.Errorf("%w: COMPLEX_INLINE %q gives %q, which is not an available target", ErrNoTarget, r.expr.src, name)
+			return dst[:start], fmt.Errorf("%w: COMPLEX_INLINE %q gives %q, which is not an available target", ErrNoTarget, r.expr.src, string(name))
 		}
 		dst = append(dst, i)
 		// Next combination; the last column varies fastest.

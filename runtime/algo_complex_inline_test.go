@@ -122,3 +122,15 @@ func TestComplexInlineErrors(t *testing.T) {
 	_, err = ci.BindComplex([]string{"A", "b"}, tableNames("t_", 2))
 	require.NoError(t, err, "sharding-columns match strategy columns case-insensitively")
 }
+
+func TestComplexInlineAllocs(t *testing.T) {
+	r := bindComplexInline(t, Props{"algorithm-expression": "t_${a % 2}_${b % 3}"},
+		[]string{"a", "b"}, []string{"t_0_0", "t_1_1", "t_1_2", "t_0_1"})
+	dst := make([]int, 0, 8)
+	values := [][]Value{{Long(7), Long(8)}, {Long(7)}}
+	ranges := []*Range{nil, nil}
+	got, err := r.Route(dst, values, ranges)
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 3}, got)
+	require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = r.Route(dst[:0], values, ranges) }))
+}

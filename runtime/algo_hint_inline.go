@@ -94,7 +94,7 @@ func (r *hintInlineRouter) Route(dst []int, values []Value) ([]int, error) {
 		i, ok := r.targets.m[string(name)]
 		if !ok {
 			return dst[:start], fmt.Errorf("%w: HINT_INLINE %q gives %q for hint value %s, which is not an available target",
-				ErrNoTarget, r.expr.src, name, describeValue(v))
+				ErrNoTarget, r.expr.src, string(name), describeValue(v))
 		}
 		dst = append(dst, i)
 	}

@@ -68,3 +68,16 @@ func TestHintInlineErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "${value}", a.(*HintInlineAlgorithm).Expression().String())
 }
+
+func TestHintInlineAllocs(t *testing.T) {
+	a, err := NewAlgorithm("HINT_INLINE", Props{"algorithm-expression": "t_${value % 2}_${value % 3}"})
+	require.NoError(t, err)
+	r, err := a.(HintAlgorithm).BindHint([]string{"t_0_0", "t_1_1", "t_1_2", "t_0_1"})
+	require.NoError(t, err)
+	dst := make([]int, 0, 8)
+	values := []Value{Long(7), Long(1)}
+	got, err := r.Route(dst, values)
+	require.NoError(t, err)
+	require.Equal(t, []int{1}, got)
+	require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = r.Route(dst[:0], values) }))
+}
