@@ -1,0 +1,338 @@
+package templates
+
+import (
+	"errors"
+	"fmt"
+	"go/token"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// query is one plan and the names and route shape the generator chose for
+// it.
+type query struct {
+	p    *plan.Plan
+	file *queryFile
+
+	stmtVar    string // e.g. getOrderStmt
+	unitsVar   string // e.g. getOrderUnits
+	rowType    string // e.g. GetOrderRow or the model's name; "" for writes
+	model      *model // the row model, or nil
+	paramsType string // e.g. GetOrderParams; "" for positional parameters
+	scanFunc   string // e.g. scanGetOrderRow; "" when no multi-unit read
+	iterMethod string // e.g. ListOrdersIter; "" when none
+	key        *keyGen
+	route      routePlan
+}
+
+// visible returns the indexes of the parameters callers pass (all but the
+// generated key).
+func (q *query) visible() []int {
+	var out []int
+	for i, p := range q.p.Params {
+		if !p.Generated {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (q *query) isRead() bool { return q.p.Cmd == schema.CmdOne || q.p.Cmd == schema.CmdMany }
+
+// logicTable is a sharded logic table that some query routes at run time:
+// its data nodes, its strategies and what generated code needs of them.
+type logicTable struct {
+	name   string
+	route  *plan.Route // the first query's route (data nodes, strategies)
+	source string      // that query's file:line
+
+	router   bool   // a *shardrt.ShardingTable field is needed
+	field    string // Queries field, e.g. tOrder
+	nodesVar string // e.g. tOrderDataNodes
+	ctor     string // e.g. newTOrderTable
+
+	dbIndex, tbIndex *indexTable // inlined look-up tables; nil when not needed
+
+	// perDS is K when every data source has K actual tables laid out in
+	// order (unit = ds*K + t); 0 when they are not and layout is needed.
+	perDS  int
+	layout string // e.g. tOrderLayout, when perDS == 0 and an inline route needs it
+}
+
+// indexTable is an inlined algorithm's suffix → target look-up table.
+type indexTable struct {
+	name   string
+	inline *plan.Inline
+	// offset is added to the suffix before the look-up: JavaRem suffixes
+	// run from -(n-1), so their table starts there.
+	offset int64
+}
+
+// values returns the table's entries: offset entries of -1, then Index.
+func (x *indexTable) values() []int {
+	out := make([]int, 0, int(x.offset)+len(x.inline.Index))
+	for i := int64(0); i < x.offset; i++ {
+		out = append(out, -1)
+	}
+	return append(out, x.inline.Index...)
+}
+
+// model is a logic table whose row struct queries reuse.
+type model struct {
+	table   string // DDL spelling, e.g. t_order
+	name    string // Go type, e.g. TOrder
+	columns []*plan.Column
+	source  string
+	scan    string // scan function, e.g. scanTOrder; "" until a query needs it
+}
+
+// keyGen is one key generator of keyGenerators, shared process-wide.
+type keyGen struct {
+	name   string // generator name, e.g. snowflake
+	typ    string // SNOWFLAKE | UUID
+	props  runtime.Props
+	fn     string // e.g. snowflakeKeyGenerator
+	source string
+}
+
+// analyze chooses the names, row type, parameters and route shape of q.
+func (g *generator) analyze(q *query) error {
+	p := q.p
+	if !token.IsIdentifier(p.Name) {
+		return fmt.Errorf("name %q is not a Go identifier", p.Name)
+	}
+	owner := "query " + p.Name + " (" + p.Source + ")"
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(g.declareMember(p.Name, owner))
+	base := unexportedName(p.Name)
+	q.stmtVar, q.unitsVar = base+"Stmt", base+"Units"
+	add(g.declare(q.stmtVar, owner))
+	add(g.declare(q.unitsVar, owner))
+	if len(q.visible()) > 4 {
+		q.paramsType = p.Name + "Params"
+		add(g.declare(q.paramsType, owner))
+	}
+	for _, prm := range p.Params {
+		if _, err := typeCode(prm.Type); err != nil {
+			add(fmt.Errorf("parameter %s: %w", prm.Name, err))
+		}
+	}
+	if q.isRead() {
+		if len(p.Columns) == 0 {
+			add(errors.New("a SELECT without result columns"))
+		}
+		for _, c := range p.Columns {
+			if _, err := typeCode(c.Type); err != nil {
+				add(fmt.Errorf("column %s: %w", c.Name, err))
+			}
+		}
+		if p.RowModel != "" {
+			m, err := g.model(q)
+			add(err)
+			q.model = m
+			if m != nil {
+				q.rowType = m.name
+			}
+		} else {
+			q.rowType = p.Name + "Row"
+			add(g.declare(q.rowType, owner))
+		}
+	}
+	if p.KeyGenerate != nil {
+		k, err := g.keyGen(q)
+		add(err)
+		q.key = k
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := g.planRoute(q); err != nil {
+		return err
+	}
+	if q.isRead() && !q.route.single() {
+		if q.model != nil {
+			if q.model.scan == "" {
+				q.model.scan = "scan" + q.model.name
+				if err := g.declare(q.model.scan, "model "+q.model.name); err != nil {
+					return err
+				}
+			}
+			q.scanFunc = q.model.scan
+		} else {
+			q.scanFunc = "scan" + q.rowType
+			add(g.declare(q.scanFunc, owner))
+		}
+	}
+	if p.Cmd == schema.CmdMany && q.route.single() {
+		q.iterMethod = p.Name + "Iter"
+		add(g.declareMember(q.iterMethod, owner))
+	}
+	return errors.Join(errs...)
+}
+
+// model returns the row model of q, creating it on first use.
+func (g *generator) model(q *query) (*model, error) {
+	key := strings.ToLower(q.p.RowModel)
+	if m := g.modelBy[key]; m != nil {
+		if !sameColumns(m.columns, q.p.Columns) {
+			return nil, fmt.Errorf("its rows reuse model %s of table %q, but its columns differ from those of %s", m.name, m.table, m.source)
+		}
+		return m, nil
+	}
+	table := q.p.RowModel
+	if c := g.in.Config; c != nil && c.Tables[key] != nil {
+		table = c.Tables[key].Name
+		if n := len(c.Tables[key].Columns); n != len(q.p.Columns) {
+			return nil, fmt.Errorf("its rows reuse table %q, which has %d columns, but it returns %d", table, n, len(q.p.Columns))
+		}
+	}
+	m := &model{table: table, name: exportedName(table), columns: q.p.Columns, source: q.p.Source}
+	if err := g.declare(m.name, "the model of table "+table); err != nil {
+		return nil, err
+	}
+	g.modelBy[key] = m
+	i, _ := slices.BinarySearchFunc(g.models, m.name, func(a *model, n string) int { return strings.Compare(a.name, n) })
+	g.models = slices.Insert(g.models, i, m)
+	return m, nil
+}
+
+func sameColumns(a, b []*plan.Column) bool {
+	return slices.EqualFunc(a, b, func(x, y *plan.Column) bool {
+		return x.Field == y.Field && x.Type.Pkg == y.Type.Pkg && x.Type.Name == y.Type.Name
+	})
+}
+
+// keyGen returns the key generator of q, creating it on first use, and
+// checks that the generated parameter can hold its keys.
+func (g *generator) keyGen(q *query) (*keyGen, error) {
+	kg := q.p.KeyGenerate
+	if kg.Param < 0 || kg.Param >= len(q.p.Params) || !q.p.Params[kg.Param].Generated {
+		return nil, fmt.Errorf("generated key column %q: parameter %d is not the generated one", kg.Column, kg.Param)
+	}
+	t := q.p.Params[kg.Param].Type
+	switch strings.ToUpper(kg.Type) {
+	case "SNOWFLAKE":
+		if t.Pkg != "" || (t.Name != "int64" && t.Name != "uint64") {
+			return nil, fmt.Errorf("generated key column %q has Go type %s, but SNOWFLAKE keys are 64-bit integers: use BIGINT", kg.Column, t)
+		}
+	case "UUID":
+		if t.Pkg != "" || t.Name != "string" {
+			return nil, fmt.Errorf("generated key column %q has Go type %s, but UUID keys are strings: use CHAR(36) or VARCHAR", kg.Column, t)
+		}
+	default:
+		return nil, fmt.Errorf("generated key column %q: unknown key generator type %q (known: %s)", kg.Column, kg.Type, strings.Join(runtime.KeyGeneratorTypes, ", "))
+	}
+	if k := g.keyBy[kg.Generator]; k != nil {
+		if !strings.EqualFold(k.typ, kg.Type) || !maps.Equal(k.props, kg.Props) {
+			return nil, fmt.Errorf("key generator %q differs from the one of %s", kg.Generator, k.source)
+		}
+		return k, nil
+	}
+	k := &keyGen{name: kg.Generator, typ: strings.ToUpper(kg.Type), props: kg.Props, fn: unexportedName(kg.Generator) + "KeyGenerator", source: q.p.Source}
+	if err := g.declare(k.fn, fmt.Sprintf("key generator %q", kg.Generator)); err != nil {
+		return nil, err
+	}
+	g.keyBy[kg.Generator] = k
+	i, _ := slices.BinarySearchFunc(g.keyGens, k.name, func(a *keyGen, n string) int { return strings.Compare(a.name, n) })
+	g.keyGens = slices.Insert(g.keyGens, i, k)
+	return k, nil
+}
+
+// table returns the logic table q routes over, creating it on first use,
+// and checks that every query sees the same data nodes and strategies.
+func (g *generator) table(q *query) (*logicTable, error) {
+	r := q.p.Route
+	key := strings.ToLower(r.LogicTable)
+	if t := g.tableBy[key]; t != nil {
+		if !sameNodes(t.route, r) || !sameStrategy(t.route.Database, r.Database) || !sameStrategy(t.route.Table, r.Table) {
+			return nil, fmt.Errorf("its plan of table %q has other data nodes or strategies than the one of %s", r.LogicTable, t.source)
+		}
+		return t, nil
+	}
+	if len(r.Nodes) == 0 {
+		return nil, fmt.Errorf("route of table %q has no data node layout", r.LogicTable)
+	}
+	n := 0
+	for _, l := range r.Nodes {
+		n += len(l)
+	}
+	if n != len(r.Units) {
+		return nil, fmt.Errorf("route of table %q lays out %d data nodes but has %d units", r.LogicTable, n, len(r.Units))
+	}
+	base := unexportedName(r.LogicTable)
+	t := &logicTable{name: r.LogicTable, route: r, source: q.p.Source, field: base, nodesVar: base + "DataNodes", ctor: "new" + exportedName(r.LogicTable) + "Table"}
+	t.perDS = len(r.Nodes[0])
+	for d, l := range r.Nodes {
+		for i, u := range l {
+			if len(l) != t.perDS || u != d*t.perDS+i {
+				t.perDS = 0
+			}
+		}
+	}
+	g.tableBy[key] = t
+	i, _ := slices.BinarySearchFunc(g.tables, t.name, func(a *logicTable, n string) int { return strings.Compare(a.name, n) })
+	g.tables = slices.Insert(g.tables, i, t)
+	return t, nil
+}
+
+func sameNodes(a, b *plan.Route) bool {
+	return slices.EqualFunc(a.Units, b.Units, func(x, y plan.Unit) bool { return x.Node == y.Node }) &&
+		slices.EqualFunc(a.Nodes, b.Nodes, slices.Equal[[]int])
+}
+
+func sameStrategy(a, b *plan.Strategy) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Kind == b.Kind && a.Type == b.Type && a.Algorithm == b.Algorithm &&
+		slices.Equal(a.Columns, b.Columns) && maps.Equal(a.Props, b.Props)
+}
+
+// useRouter marks that t needs a *shardrt.ShardingTable.
+func (g *generator) useRouter(t *logicTable) error {
+	if t.router {
+		return nil
+	}
+	t.router = true
+	owner := "table " + t.name
+	return errors.Join(g.declareMember(t.field, owner), g.declare(t.nodesVar, owner), g.declare(t.ctor, owner))
+}
+
+// useIndex returns the look-up table of one inlined side of t.
+func (g *generator) useIndex(t *logicTable, database bool, in *plan.Inline) (*indexTable, error) {
+	slot, suffix := &t.tbIndex, "TableIndex"
+	if database {
+		slot, suffix = &t.dbIndex, "DatabaseIndex"
+	}
+	if *slot != nil {
+		return *slot, nil
+	}
+	x := &indexTable{name: unexportedName(t.name) + suffix, inline: in}
+	if in.Func == "JavaRem" {
+		x.offset = in.Modulus - 1
+	}
+	if err := g.declare(x.name, "table "+t.name); err != nil {
+		return nil, err
+	}
+	*slot = x
+	return x, nil
+}
+
+// useLayout names t's node layout table.
+func (g *generator) useLayout(t *logicTable) error {
+	if t.layout != "" {
+		return nil
+	}
+	t.layout = unexportedName(t.name) + "Layout"
+	return g.declare(t.layout, "table "+t.name)
+}

@@ -1,0 +1,554 @@
+package templates
+
+import (
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/shardgen/shardgen/schema"
+)
+
+// queryFiles emits one file per query file, e.g. orders.sql.go.
+func (g *generator) queryFiles() ([]outFile, error) {
+	var out []outFile
+	var errs []error
+	for _, qf := range g.files {
+		f := g.newFile(qf.name)
+		for _, q := range qf.queries {
+			errs = append(errs, about(q, g.emitQuery(f, q))...)
+		}
+		out = append(out, outFile{name: qf.out, f: f})
+	}
+	return out, errors.Join(errs...)
+}
+
+// emitQuery emits everything of one query: its Stmt, its route unit table,
+// its Params and Row types, its method (and iterator) and its scan function.
+func (g *generator) emitQuery(f *jen.File, q *query) error {
+	p := q.p
+	// e.g.:
+	//	// getOrderStmt is the logic statement of GetOrder (queries/orders.sql:1:1).
+	//	var getOrderStmt = shardrt.Stmt{Name: "GetOrder", LogicSQL: "SELECT * FROM t_order WHERE order_id = ?"}
+	f.Add(doc(q.stmtVar + " is the logic statement of " + p.Name + " (" + p.Source + ")."))
+	f.Var().Id(q.stmtVar).Op("=").Qual(rt, "Stmt").Values(
+		jen.Id("Name").Op(":").Lit(p.Name),
+		jen.Id("LogicSQL").Op(":").Lit(p.LogicSQL),
+	)
+	f.Line()
+	g.emitUnits(f, q)
+	if q.paramsType != "" {
+		// e.g.:
+		//	// ListOrdersParams are the parameters of ListOrders.
+		//	type ListOrdersParams struct {
+		//		UserID  int64
+		//		Status  string
+		//	}
+		var fields []jen.Code
+		for _, i := range q.visible() {
+			prm := p.Params[i]
+			t, _ := typeCode(prm.Type)
+			fields = append(fields, jen.Id(fieldName(prm.Name)).Add(t))
+		}
+		f.Add(doc(q.paramsType + " are the parameters of " + p.Name + "."))
+		f.Type().Id(q.paramsType).Struct(fields...)
+		f.Line()
+	}
+	if q.isRead() && q.model == nil {
+		// e.g.:
+		//	// ListOrdersRow is one row of ListOrders.
+		//	type ListOrdersRow struct {
+		//		OrderID int64
+		//		Status  sql.NullString
+		//	}
+		var fields []jen.Code
+		for _, c := range p.Columns {
+			t, _ := typeCode(c.Type)
+			fields = append(fields, jen.Id(c.Field).Add(t))
+		}
+		f.Add(doc(q.rowType + " is one row of " + p.Name + "."))
+		f.Type().Id(q.rowType).Struct(fields...)
+		f.Line()
+	}
+	if err := g.emitMethod(f, q); err != nil {
+		return err
+	}
+	if q.iterMethod != "" {
+		if err := g.emitIter(f, q); err != nil {
+			return err
+		}
+	}
+	if q.scanFunc != "" && q.model == nil {
+		// e.g.:
+		//	// scanListOrdersRow scans one row of ListOrders.
+		//	func scanListOrdersRow(rows *sql.Rows) (ListOrdersRow, error) {
+		//		var r ListOrdersRow
+		//		err := rows.Scan(&r.OrderID, &r.Status)
+		//		return r, err
+		//	}
+		f.Add(doc(q.scanFunc + " scans one row of " + p.Name + "."))
+		f.Add(scanFunc(q.scanFunc, q.rowType, fieldsOf(q)))
+		f.Line()
+	}
+	return nil
+}
+
+// scanFunc returns a function that scans one *sql.Rows row into a struct.
+func scanFunc(name, typ string, fields []string) jen.Code {
+	return jen.Func().Id(name).Params(jen.Id("rows").Op("*").Qual("database/sql", "Rows")).Params(jen.Id(typ), jen.Error()).Block(
+		jen.Var().Id("r").Id(typ),
+		jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(scanDests(fields)...),
+		jen.Return(jen.Id("r"), jen.Id("err")),
+	)
+}
+
+func fieldsOf(q *query) []string {
+	out := make([]string, len(q.p.Columns))
+	for i, c := range q.p.Columns {
+		out[i] = c.Field
+	}
+	return out
+}
+
+// scanDests returns &r.A, &r.B, ...
+func scanDests(fields []string) []jen.Code {
+	out := make([]jen.Code, len(fields))
+	for i, f := range fields {
+		out[i] = jen.Op("&").Id("r").Dot(f)
+	}
+	return out
+}
+
+// emitUnits emits the route unit table of q: one entry per candidate unit,
+// its SQL precomputed and its data source remapped to dataSourceNames.
+func (g *generator) emitUnits(f *jen.File, q *query) {
+	r := q.p.Route
+	// e.g.:
+	//	// getOrderUnits are the route units of GetOrder, one per data node of t_order.
+	//	var getOrderUnits = [...]shardrt.RouteUnit{
+	//		{DataSource: 0, SQL: "SELECT * FROM t_order_0 WHERE order_id = ?"}, // ds_0.t_order_0
+	//		{DataSource: 1, SQL: "SELECT * FROM t_order_1 WHERE order_id = ?"}, // ds_1.t_order_1
+	//	}
+	items := make([]jen.Code, len(q.route.emitted))
+	for i, u := range q.route.emitted {
+		unit := r.Units[u]
+		items[i] = jen.Values(
+			jen.Id("DataSource").Op(":").Lit(g.dsIndex[r.DataSources[unit.DataSource]]),
+			jen.Id("SQL").Op(":").Lit(unit.SQL),
+		).Op(",").Comment(unit.Node)
+	}
+	what := "its data nodes"
+	switch {
+	case q.route.shape == shapeInline || q.route.shape == shapePrecise || q.route.shape == shapeRouteAll:
+		what = "one per data node of " + r.LogicTable + " in data node order"
+	case len(items) == 1:
+		what = "its one route unit"
+	case q.route.shape == shapeBroadcastWrite:
+		what = "one per data source of broadcast table " + r.LogicTable
+	}
+	f.Add(doc(q.unitsVar + " are the route units of " + q.p.Name + ": " + what + ". DataSource indexes dataSourceNames."))
+	f.Var().Id(q.unitsVar).Op("=").Index(jen.Op("...")).Qual(rt, "RouteUnit").Custom(jen.Options{Open: "{", Close: "}", Multi: true}, items...)
+	f.Line()
+}
+
+// newFnCtx prepares the body of q's method: parameter names that cannot
+// shadow anything the body uses, and their value expressions.
+func (g *generator) newFnCtx(q *query, fail func(*fnCtx, jen.Code) jen.Code) (*fnCtx, []jen.Code) {
+	fc := &fnCtx{q: q, scope: nameSet{}, declared: map[string]bool{}, params: make([]jen.Code, len(q.p.Params))}
+	for n := range predeclared {
+		fc.scope[n] = true
+	}
+	for _, n := range locals {
+		fc.scope[n] = true
+	}
+	for n := range g.names {
+		fc.scope[n] = true
+	}
+	for _, prm := range q.p.Params {
+		if prm.Type.Pkg != "" {
+			fc.scope[path.Base(prm.Type.Pkg)] = true
+		}
+	}
+	for _, c := range q.p.Columns {
+		if c.Type.Pkg != "" {
+			fc.scope[path.Base(c.Type.Pkg)] = true
+		}
+	}
+	fc.fail = func(err jen.Code) jen.Code { return fail(fc, err) }
+	sig := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
+	if q.paramsType != "" {
+		sig = append(sig, jen.Id("arg").Id(q.paramsType))
+	}
+	for i, prm := range q.p.Params {
+		t, _ := typeCode(prm.Type)
+		switch {
+		case prm.Generated:
+			fc.params[i] = jen.Id(fc.scope.add(prm.Name))
+		case q.paramsType != "":
+			fc.params[i] = jen.Id("arg").Dot(fieldName(prm.Name))
+		default:
+			name := fc.scope.add(prm.Name)
+			fc.params[i] = jen.Id(name)
+			sig = append(sig, jen.Id(name).Add(t))
+		}
+	}
+	return fc, sig
+}
+
+// args returns the statement's arguments in Plan.Args order.
+func (fc *fnCtx) args() []jen.Code {
+	out := make([]jen.Code, len(fc.q.p.Args))
+	for i, a := range fc.q.p.Args {
+		out[i] = fc.params[a]
+	}
+	return out
+}
+
+// argSlice returns []any{...} of the arguments, or nil when there are none.
+func (fc *fnCtx) argSlice() jen.Code {
+	if len(fc.q.p.Args) == 0 {
+		return jen.Nil()
+	}
+	return jen.Index().Any().Values(fc.args()...)
+}
+
+// emitMethod emits the method of q on *Queries.
+func (g *generator) emitMethod(f *jen.File, q *query) error {
+	p := q.p
+	var results []jen.Code
+	var zero jen.Code // the zero value of the first result
+	switch p.Cmd {
+	case schema.CmdOne:
+		results, zero = []jen.Code{jen.Id(q.rowType), jen.Error()}, jen.Id(q.rowType).Values()
+	case schema.CmdMany:
+		results, zero = []jen.Code{jen.Index().Id(q.rowType), jen.Error()}, jen.Nil()
+	case schema.CmdExec:
+		results = []jen.Code{jen.Error()}
+	case schema.CmdExecRows:
+		results, zero = []jen.Code{jen.Int64(), jen.Error()}, jen.Lit(0)
+	case schema.CmdExecResult:
+		results, zero = []jen.Code{jen.Qual("database/sql", "Result"), jen.Error()}, jen.Nil()
+	default:
+		return fmt.Errorf("unknown command %d", p.Cmd)
+	}
+	fc, sig := g.newFnCtx(q, func(_ *fnCtx, err jen.Code) jen.Code {
+		if zero == nil {
+			return jen.Return(err)
+		}
+		return jen.Return(zero, err)
+	})
+	var body []jen.Code
+	if q.key != nil {
+		body = append(body, g.keyStatements(fc)...)
+	}
+	rc, err := g.routeStatements(fc)
+	if err != nil {
+		return err
+	}
+	body = append(body, rc.stmts...)
+	exec, err := g.execStatements(fc, rc)
+	if err != nil {
+		return err
+	}
+	body = append(body, exec...)
+
+	if len(p.Doc) > 0 {
+		f.Add(comments(p.Doc...)).Line().Add(doc("", routeDoc(q)))
+	} else {
+		f.Add(doc(p.Name+" runs the "+p.Cmd.String()+" query at "+p.Source+".", "", routeDoc(q)))
+	}
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(p.Name).Params(sig...).Params(results...).Block(body...)
+	f.Line()
+	return nil
+}
+
+// keyStatements emits the generated key's value.
+func (g *generator) keyStatements(fc *fnCtx) []jen.Code {
+	q := fc.q
+	prm := q.p.Params[q.p.KeyGenerate.Param]
+	// e.g.:
+	//	gen, err := snowflakeKeyGenerator()
+	//	if err != nil {
+	//		return nil, err
+	//	}
+	//	key, err := gen.Generate()
+	//	if err != nil {
+	//		return nil, err
+	//	}
+	//	orderID := key.Int
+	var v jen.Code
+	switch {
+	case q.key.typ == "UUID":
+		v = jen.Id("key").Dot("Str")
+	case prm.Type.Name == "int64":
+		v = jen.Id("key").Dot("Int")
+	default:
+		v = jen.Id(prm.Type.Name).Call(jen.Id("key").Dot("Int"))
+	}
+	return []jen.Code{
+		jen.List(jen.Id("gen"), jen.Id("err")).Op(fc.define("gen", "err")).Id(q.key.fn).Call(),
+		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+		jen.List(jen.Id("key"), jen.Id("err")).Op(fc.define("key", "err")).Id("gen").Dot("Generate").Call(),
+		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+		jen.Add(fc.params[q.p.KeyGenerate.Param]).Op(":=").Add(v),
+	}
+}
+
+// lastInsertID is the LastInsertId of an :execresult with a generated
+// SNOWFLAKE key; nil otherwise.
+func lastInsertID(q *query) jen.Code {
+	if q.key != nil && q.key.typ == "SNOWFLAKE" {
+		return jen.Id("key").Dot("Int")
+	}
+	return nil
+}
+
+// execStatements emits the statements that run the unit(s) and return.
+func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error) {
+	q := fc.q
+	p := q.p
+	stmt := jen.Op("&").Id(q.stmtVar)
+	errNil := func() jen.Code { return jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))) }
+	call := func(method string) *jen.Statement {
+		return jen.Id("q").Dot("ex").Dot(method).Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), rc.unit}, fc.args()...)...)
+	}
+	if q.route.shape == shapeBroadcastWrite {
+		// e.g.:
+		//	var res sql.Result
+		//	for i := range addDictUnits {
+		//		r, err := q.ex.Exec(ctx, &addDictStmt, addDictUnits[i], id, name)
+		//		if err != nil {
+		//			return nil, err
+		//		}
+		//		if i == 0 {
+		//			res = r
+		//		}
+		//	}
+		//	return res, nil
+		out := []jen.Code{
+			jen.Var().Id("res").Qual("database/sql", "Result"),
+			jen.For(jen.Id("i").Op(":=").Range().Id(q.unitsVar)).Block(
+				jen.List(jen.Id("r"), jen.Id("err")).Op(":=").Id("q").Dot("ex").Dot("Exec").Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), jen.Id(q.unitsVar).Index(jen.Id("i"))}, fc.args()...)...),
+				jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+				jen.If(jen.Id("i").Op("==").Lit(0)).Block(jen.Id("res").Op("=").Id("r")),
+			),
+		}
+		switch p.Cmd {
+		case schema.CmdExec:
+			out = append(out, jen.Return(jen.Nil()))
+		case schema.CmdExecRows:
+			out = append(out, jen.Return(jen.Id("res").Dot("RowsAffected").Call()))
+		default:
+			out = append(out, jen.Return(jen.Id("res"), jen.Nil()))
+		}
+		return out, nil
+	}
+	if rc.unit != nil {
+		switch p.Cmd {
+		case schema.CmdOne:
+			// e.g.:
+			//	var r TOrder
+			//	err := q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID)
+			//	return r, err
+			return []jen.Code{
+				jen.Var().Id("r").Id(q.rowType),
+				jen.Id("err").Op(fc.define("err")).Add(call("QueryRow")).Dot("Scan").Call(scanDests(fieldsOf(q))...),
+				jen.Return(jen.Id("r"), jen.Id("err")),
+			}, nil
+		case schema.CmdMany:
+			// e.g.:
+			//	rows, err := q.ex.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
+			//	if err != nil {
+			//		return nil, err
+			//	}
+			//	defer rows.Close()
+			//	var out []ListOrdersRow
+			//	for rows.Next() {
+			//		var r ListOrdersRow
+			//		if err := rows.Scan(&r.OrderID, &r.Status); err != nil {
+			//			return nil, err
+			//		}
+			//		out = append(out, r)
+			//	}
+			//	if err := rows.Close(); err != nil {
+			//		return nil, err
+			//	}
+			//	if err := rows.Err(); err != nil {
+			//		return nil, err
+			//	}
+			//	return out, nil
+			return []jen.Code{
+				jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(call("Query")),
+				errNil(),
+				jen.Defer().Id("rows").Dot("Close").Call(),
+				jen.Var().Id("out").Index().Id(q.rowType),
+				jen.For(jen.Id("rows").Dot("Next").Call()).Block(
+					jen.Var().Id("r").Id(q.rowType),
+					jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(scanDests(fieldsOf(q))...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+					jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("r")),
+				),
+				jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Close").Call(), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+				jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Err").Call(), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+				jen.Return(jen.Id("out"), jen.Nil()),
+			}, nil
+		case schema.CmdExec:
+			// e.g.:
+			//	_, err := q.ex.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
+			//	return err
+			return []jen.Code{
+				jen.List(jen.Id("_"), jen.Id("err")).Op(fc.define("_", "err")).Add(call("Exec")),
+				jen.Return(jen.Id("err")),
+			}, nil
+		case schema.CmdExecRows:
+			// e.g.:
+			//	res, err := q.ex.Exec(ctx, &updateOrderStmt, updateOrderUnits[ds*4+t], status, userID, orderID)
+			//	if err != nil {
+			//		return 0, err
+			//	}
+			//	return res.RowsAffected()
+			return []jen.Code{
+				jen.List(jen.Id("res"), jen.Id("err")).Op(fc.define("res", "err")).Add(call("Exec")),
+				errNil(),
+				jen.Return(jen.Id("res").Dot("RowsAffected").Call()),
+			}, nil
+		case schema.CmdExecResult:
+			id := lastInsertID(q)
+			if id == nil {
+				// e.g.: return q.ex.Exec(ctx, &insertDictStmt, insertDictUnits[0], id, name)
+				return []jen.Code{jen.Return(call("Exec"))}, nil
+			}
+			// e.g.:
+			//	res, err := q.ex.Exec(ctx, &insertOrderStmt, insertOrderUnits[ds*4+t], userID, status, orderID)
+			//	if err != nil {
+			//		return nil, err
+			//	}
+			//	n, err := res.RowsAffected()
+			//	if err != nil {
+			//		return nil, err
+			//	}
+			//	return shardrt.NewResult(key.Int, n), nil
+			return []jen.Code{
+				jen.List(jen.Id("res"), jen.Id("err")).Op(fc.define("res", "err")).Add(call("Exec")),
+				errNil(),
+				jen.List(jen.Id("n"), jen.Id("err")).Op(fc.define("n", "err")).Id("res").Dot("RowsAffected").Call(),
+				errNil(),
+				jen.Return(jen.Qual(rt, "NewResult").Call(id, jen.Id("n")), jen.Nil()),
+			}, nil
+		}
+	}
+	query := func() *jen.Statement {
+		return jen.Qual(rt, "QueryUnits").Call(jen.Id("ctx"), jen.Id("q").Dot("ex"), stmt.Clone(), rc.units, fc.argSlice(), jen.Id(q.scanFunc))
+	}
+	exec := func() *jen.Statement {
+		return jen.Qual(rt, "ExecUnits").Call(jen.Id("ctx"), jen.Id("q").Dot("ex"), stmt.Clone(), rc.units, fc.argSlice())
+	}
+	switch p.Cmd {
+	case schema.CmdOne:
+		// e.g.:
+		//	rows, err := shardrt.QueryUnits(ctx, q.ex, &findOrderStmt, units, []any{userID, userID2}, scanTOrder)
+		//	if err != nil {
+		//		return TOrder{}, err
+		//	}
+		//	if len(rows) == 0 {
+		//		return TOrder{}, sql.ErrNoRows
+		//	}
+		//	return rows[0], nil
+		return []jen.Code{
+			jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(query()),
+			errNil(),
+			jen.If(jen.Len(jen.Id("rows")).Op("==").Lit(0)).Block(fc.fail(jen.Qual("database/sql", "ErrNoRows"))),
+			jen.Return(jen.Id("rows").Index(jen.Lit(0)), jen.Nil()),
+		}, nil
+	case schema.CmdMany:
+		// e.g.: return shardrt.QueryUnits(ctx, q.ex, &listOrdersStmt, units, []any{userID, userID2}, scanListOrdersRow)
+		return []jen.Code{jen.Return(query())}, nil
+	case schema.CmdExec:
+		// e.g.:
+		//	_, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID2})
+		//	return err
+		return []jen.Code{
+			jen.List(jen.Id("_"), jen.Id("err")).Op(fc.define("_", "err")).Add(exec()),
+			jen.Return(jen.Id("err")),
+		}, nil
+	case schema.CmdExecRows:
+		// e.g.: return shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID2})
+		return []jen.Code{jen.Return(exec())}, nil
+	default: // CmdExecResult
+		// e.g.:
+		//	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID2})
+		//	if err != nil {
+		//		return nil, err
+		//	}
+		//	return shardrt.NewResult(0, n), nil
+		id := lastInsertID(q)
+		if id == nil {
+			id = jen.Lit(0)
+		}
+		return []jen.Code{
+			jen.List(jen.Id("n"), jen.Id("err")).Op(fc.define("n", "err")).Add(exec()),
+			errNil(),
+			jen.Return(jen.Qual(rt, "NewResult").Call(id, jen.Id("n")), jen.Nil()),
+		}, nil
+	}
+}
+
+// emitIter emits <Name>Iter for a :many query with a single-unit route.
+func (g *generator) emitIter(f *jen.File, q *query) error {
+	p := q.p
+	fc, sig := g.newFnCtx(q, func(_ *fnCtx, err jen.Code) jen.Code {
+		return jen.Id("yield").Call(jen.Id(q.rowType).Values(), err).Line().Return()
+	})
+	rc, err := g.routeStatements(fc)
+	if err != nil {
+		return err
+	}
+	// e.g.:
+	//	func (q *Queries) ListOrdersIter(ctx context.Context, userID int64) iter.Seq2[ListOrdersRow, error] {
+	//		return func(yield func(ListOrdersRow, error) bool) {
+	//			ds := shardrt.Mod(userID, 2)
+	//			rows, err := q.ex.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
+	//			if err != nil {
+	//				yield(ListOrdersRow{}, err)
+	//				return
+	//			}
+	//			defer rows.Close()
+	//			for rows.Next() {
+	//				var r ListOrdersRow
+	//				if err := rows.Scan(&r.OrderID, &r.Status); err != nil {
+	//					yield(ListOrdersRow{}, err)
+	//					return
+	//				}
+	//				if !yield(r, nil) {
+	//					return
+	//				}
+	//			}
+	//			if err := rows.Err(); err != nil {
+	//				yield(ListOrdersRow{}, err)
+	//			}
+	//		}
+	//	}
+	body := append([]jen.Code(nil), rc.stmts...)
+	body = append(body,
+		jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Id("q").Dot("ex").Dot("Query").Call(append([]jen.Code{jen.Id("ctx"), jen.Op("&").Id(q.stmtVar), rc.unit}, fc.args()...)...),
+		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+		jen.Defer().Id("rows").Dot("Close").Call(),
+		jen.For(jen.Id("rows").Dot("Next").Call()).Block(
+			jen.Var().Id("r").Id(q.rowType),
+			jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(scanDests(fieldsOf(q))...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+			jen.If(jen.Op("!").Id("yield").Call(jen.Id("r"), jen.Nil())).Block(jen.Return()),
+		),
+		jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Err").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Id("yield").Call(jen.Id(q.rowType).Values(), jen.Id("err"))),
+	)
+	seq := jen.Qual("iter", "Seq2").Types(jen.Id(q.rowType), jen.Error())
+	f.Add(doc(
+		q.iterMethod+" is "+p.Name+" as an iterator: it streams the rows of the one route unit",
+		"instead of collecting them. The first error is yielded with a zero row and ends the",
+		"iteration. Nothing runs until the iteration starts.",
+	))
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.iterMethod).Params(sig...).Add(seq).Block(
+		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(jen.Id(q.rowType), jen.Error()).Bool()).Block(body...)),
+	)
+	f.Line()
+	return nil
+}

@@ -1,0 +1,629 @@
+package templates
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// shape is how a generated method finds its route units.
+type shape uint8
+
+const (
+	// shapeFixed: the units are known at generate time (Route.Fixed, or
+	// every unit of an AllNodes route); the unit table holds exactly them.
+	shapeFixed shape = iota
+	// shapeBroadcastWrite: a write to a broadcast table, run on every unit
+	// one after the other.
+	shapeBroadcastWrite
+	// shapeInline: one unit, computed with the inlined algorithms
+	// (runtime/inlined.go) and look-up tables.
+	shapeInline
+	// shapePrecise: one unit, computed by ShardingTable.PreciseNode.
+	shapePrecise
+	// shapeRouteAll: several units, computed by ShardingTable.RouteAll over
+	// the sharding conditions.
+	shapeRouteAll
+)
+
+// routePlan is the route shape chosen for one query.
+type routePlan struct {
+	shape   shape
+	emitted []int       // indexes into Route.Units of the unit table's entries
+	table   *logicTable // the routed logic table (computed shapes)
+	db, tb  side        // the strategy sides (shapeInline, shapePrecise)
+}
+
+// single reports whether the route always has exactly one unit.
+func (r *routePlan) single() bool {
+	switch r.shape {
+	case shapeInline, shapePrecise:
+		return true
+	case shapeFixed:
+		return len(r.emitted) == 1
+	}
+	return false
+}
+
+// side is one strategy (database or table) of a single-node route.
+type side struct {
+	strategy *plan.Strategy // nil: no strategy (one target)
+	column   string
+	operand  *plan.Operand // nil: no condition on the column (one target)
+	fn       string        // inlined suffix function, e.g. "Mod"; "" when not inlinable
+	index    *indexTable   // nil: the suffix is the target index
+}
+
+// constant reports whether the side always picks its only target.
+func (s *side) constant() bool { return s.operand == nil }
+
+// planRoute chooses how q finds its units and reserves the package-level
+// tables that needs.
+func (g *generator) planRoute(q *query) error {
+	r := q.p.Route
+	for i, u := range r.Units {
+		if u.DataSource < 0 || u.DataSource >= len(r.DataSources) {
+			return fmt.Errorf("route unit %d (%s) has data source index %d, outside the route's %d data sources", i, u.Node, u.DataSource, len(r.DataSources))
+		}
+	}
+	all := make([]int, len(r.Units))
+	for i := range all {
+		all[i] = i
+	}
+	rp := &q.route
+	switch {
+	case r.Kind == runtime.RouteBroadcast && q.p.Statement != plan.StmtSelect && len(r.Fixed) > 1:
+		rp.shape, rp.emitted = shapeBroadcastWrite, r.Fixed
+	case r.Fixed != nil:
+		rp.shape, rp.emitted = shapeFixed, r.Fixed
+	case r.Kind == runtime.RouteAllNodes:
+		rp.shape, rp.emitted = shapeFixed, all
+	case r.Kind == runtime.RouteSingleNode || r.Kind == runtime.RouteMultiNode:
+		t, err := g.table(q)
+		if err != nil {
+			return err
+		}
+		rp.table, rp.emitted = t, all
+		if r.Kind == runtime.RouteSingleNode {
+			if ok, err := g.planSingle(q); ok || err != nil {
+				return err
+			}
+		}
+		if len(r.Conditions) == 0 {
+			return fmt.Errorf("%s route of table %q has no sharding conditions", r.Kind, r.LogicTable)
+		}
+		rp.shape = shapeRouteAll
+		g.needPickUnits = true
+		return g.useRouter(t)
+	default:
+		return fmt.Errorf("%s route of table %q has no fixed units", r.Kind, r.LogicTable)
+	}
+	for _, i := range rp.emitted {
+		if i < 0 || i >= len(r.Units) {
+			return fmt.Errorf("fixed route unit %d is outside the route's %d units", i, len(r.Units))
+		}
+	}
+	if len(rp.emitted) == 0 {
+		return fmt.Errorf("%s route of table %q has no units", r.Kind, r.LogicTable)
+	}
+	return nil
+}
+
+// planSingle picks shapeInline or shapePrecise for a computed single-node
+// route; ok is false when neither applies (a side with a strategy but no
+// condition cannot go through PreciseNode), and RouteAll is used instead.
+func (g *generator) planSingle(q *query) (bool, error) {
+	r, rp := q.p.Route, &q.route
+	var cond plan.Condition
+	if len(r.Conditions) == 1 {
+		cond = r.Conditions[0]
+	}
+	mk := func(s *plan.Strategy) (side, bool) {
+		if s == nil {
+			return side{}, true
+		}
+		if s.Kind != schema.StrategyStandard || len(s.Columns) != 1 {
+			return side{}, false
+		}
+		sd := side{strategy: s, column: s.Columns[0]}
+		for _, cc := range cond.Columns {
+			if strings.EqualFold(cc.Column, sd.column) && cc.Range == nil && len(cc.Values) == 1 {
+				op := cc.Values[0]
+				sd.operand = &op
+			}
+		}
+		return sd, true
+	}
+	db, ok1 := mk(r.Database)
+	tb, ok2 := mk(r.Table)
+	if !ok1 || !ok2 {
+		return false, nil
+	}
+	rp.db, rp.tb = db, tb
+	db.fn, tb.fn = inlineFunc(q.p, &db), inlineFunc(q.p, &tb)
+	if (db.constant() || db.fn != "") && (tb.constant() || tb.fn != "") {
+		rp.db, rp.tb, rp.shape = db, tb, shapeInline
+		t := rp.table
+		for i, sd := range []*side{&rp.db, &rp.tb} {
+			if sd.constant() || sd.strategy.Inline.Identity {
+				continue
+			}
+			x, err := g.useIndex(t, i == 0, sd.strategy.Inline)
+			if err != nil {
+				return false, err
+			}
+			sd.index = x
+		}
+		if t.perDS == 0 {
+			if err := g.useLayout(t); err != nil {
+				return false, err
+			}
+		}
+		if needsCheck(&rp.db) || needsCheck(&rp.tb) {
+			g.needNoTarget = true
+		}
+		return true, nil
+	}
+	for _, sd := range []*side{&db, &tb} {
+		if sd.strategy != nil && sd.constant() {
+			return false, nil
+		}
+		if sd.operand != nil {
+			if err := checkValue(q.p, sd.column, sd.operand); err != nil {
+				return false, err
+			}
+		}
+	}
+	rp.shape = shapePrecise
+	return true, g.useRouter(rp.table)
+}
+
+// inlineFunc returns the runtime function that computes sd's suffix from
+// its operand, or "" when the operand's Java kind does not fit the
+// strategy's inline form (see plan.Inline).
+func inlineFunc(p *plan.Plan, sd *side) string {
+	if sd.operand == nil || sd.strategy.Inline == nil {
+		return ""
+	}
+	in := sd.strategy.Inline
+	var kind runtime.ValueKind
+	if op := sd.operand; op.Literal != nil {
+		kind = op.Literal.Kind
+		if kind == runtime.KindInt && in.Func == "HashModLong" {
+			return "" // Integer.hashCode differs from Long.hashCode for negatives
+		}
+	} else {
+		if op.Param < 0 || op.Param >= len(p.Params) {
+			return ""
+		}
+		t := p.Params[op.Param].Type
+		switch {
+		case t.Kind == runtime.KindLong && isInteger(t):
+			kind = runtime.KindLong
+		case t.Kind == runtime.KindString && t.Pkg == "" && t.Name == "string":
+			kind = runtime.KindString
+		default:
+			return ""
+		}
+	}
+	switch kind {
+	case runtime.KindInt, runtime.KindLong:
+		switch in.Func {
+		case "Mod", "HashModLong", "JavaRem":
+			return in.Func
+		}
+	case runtime.KindString:
+		if in.Func == "HashModLong" {
+			return "HashModString"
+		}
+	}
+	return ""
+}
+
+// needsCheck reports whether an inlined side can compute "no target".
+func needsCheck(sd *side) bool {
+	return !sd.constant() && (sd.index != nil || sd.fn == "JavaRem")
+}
+
+// fnCtx is the state of one generated function body.
+type fnCtx struct {
+	q        *query
+	scope    nameSet    // names taken in the function
+	params   []jen.Code // per plan parameter: the expression of its value
+	declared map[string]bool
+	// fail returns the statement that makes the function return err.
+	fail func(err jen.Code) jen.Code
+}
+
+// define returns ":=" when one of names is not yet declared in the
+// function (and declares them), else "=".
+func (fc *fnCtx) define(names ...string) string {
+	op := "="
+	for _, n := range names {
+		if n != "_" && !fc.declared[n] {
+			fc.declared[n] = true
+			op = ":="
+		}
+	}
+	return op
+}
+
+// temp returns a fresh local name: v0, v1, ...
+func (fc *fnCtx) temp() string {
+	for i := 0; ; i++ {
+		n := "v" + strconv.Itoa(i)
+		if !fc.scope[n] {
+			fc.scope[n] = true
+			return n
+		}
+	}
+}
+
+// routeCode is what routeStatements returns: statements that find the
+// unit(s), then the unit expression (single) or units expression.
+type routeCode struct {
+	stmts []jen.Code
+	unit  jen.Code // a shardrt.RouteUnit (single routes)
+	units jen.Code // a []shardrt.RouteUnit (multi-unit routes)
+}
+
+// routeStatements emits the statements that find q's route unit(s).
+func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
+	q := fc.q
+	rp := &q.route
+	units := jen.Id(q.unitsVar)
+	rc := &routeCode{}
+	switch rp.shape {
+	case shapeFixed, shapeBroadcastWrite:
+		if rp.single() {
+			// e.g.: getDictUnits[0]
+			rc.unit = units.Clone().Index(jen.Lit(0))
+		} else {
+			// e.g.: listAllUnits[:]
+			rc.units = units.Clone().Index(jen.Op(":"))
+		}
+	case shapeInline:
+		return rc, g.inlineRoute(fc, rc)
+	case shapePrecise:
+		// e.g.:
+		//	node, err := q.tOrder.PreciseNode(shardrt.Long(int64(userID)), shardrt.Long(orderID))
+		//	if err != nil {
+		//		return TOrder{}, err
+		//	}
+		vals := make([]jen.Code, 2)
+		for i, sd := range []*side{&rp.db, &rp.tb} {
+			if sd.strategy == nil {
+				vals[i] = jen.Qual(rt, "Null")
+				continue
+			}
+			pre, v, err := g.value(fc, sd.column, sd.operand)
+			if err != nil {
+				return nil, err
+			}
+			rc.stmts = append(rc.stmts, pre...)
+			vals[i] = v
+		}
+		rc.stmts = append(rc.stmts,
+			jen.List(jen.Id("node"), jen.Id("err")).Op(fc.define("node", "err")).Id("q").Dot(rp.table.field).Dot("PreciseNode").Call(vals...),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))))
+		rc.unit = units.Clone().Index(jen.Id("node"))
+	case shapeRouteAll:
+		// e.g.:
+		//	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
+		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(int64(userID)), shardrt.Long(int64(userID2))}},
+		//	}}, shardrt.HintValues{})
+		//	if err != nil {
+		//		return nil, err
+		//	}
+		//	units := pickUnits(listOrdersUnits[:], nodes)
+		var groups []jen.Code
+		for _, c := range q.p.Route.Conditions {
+			var cols []jen.Code
+			for _, cc := range c.Columns {
+				// e.g.: {Column: "order_id", Range: &shardrt.Range{Lower: shardrt.Long(orderID), HasLower: true}}
+				items := []jen.Code{jen.Id("Column").Op(":").Lit(cc.Column)}
+				if len(cc.Values) > 0 {
+					var vs []jen.Code
+					for i := range cc.Values {
+						pre, v, err := g.value(fc, cc.Column, &cc.Values[i])
+						if err != nil {
+							return nil, err
+						}
+						rc.stmts = append(rc.stmts, pre...)
+						vs = append(vs, v)
+					}
+					items = append(items, jen.Id("Values").Op(":").Index().Qual(rt, "Value").Values(vs...))
+				}
+				if rg := cc.Range; rg != nil {
+					var ri []jen.Code
+					for _, b := range []struct {
+						op         *plan.Operand
+						name, flag string
+					}{{rg.Lower, "Lower", "HasLower"}, {rg.Upper, "Upper", "HasUpper"}} {
+						if b.op == nil {
+							continue
+						}
+						pre, v, err := g.value(fc, cc.Column, b.op)
+						if err != nil {
+							return nil, err
+						}
+						rc.stmts = append(rc.stmts, pre...)
+						ri = append(ri, jen.Id(b.name).Op(":").Add(v), jen.Id(b.flag).Op(":").True())
+					}
+					if rg.LowerOpen {
+						ri = append(ri, jen.Id("LowerOpen").Op(":").True())
+					}
+					if rg.UpperOpen {
+						ri = append(ri, jen.Id("UpperOpen").Op(":").True())
+					}
+					items = append(items, jen.Id("Range").Op(":").Op("&").Qual(rt, "Range").Values(ri...))
+				}
+				cols = append(cols, jen.Values(items...))
+			}
+			groups = append(groups, jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cols...))
+		}
+		rc.stmts = append(rc.stmts,
+			jen.List(jen.Id("nodes"), jen.Id("err")).Op(fc.define("nodes", "err")).Id("q").Dot(rp.table.field).Dot("RouteAll").Call(
+				jen.Index().Index().Qual(rt, "ShardingValues").Values(groups...),
+				jen.Qual(rt, "HintValues").Values(),
+			),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+			jen.Id("units").Op(fc.define("units")).Id("pickUnits").Call(units.Clone().Index(jen.Op(":")), jen.Id("nodes")),
+		)
+		rc.units = jen.Id("units")
+	}
+	return rc, nil
+}
+
+// inlineRoute emits the straight-line route of shapeInline.
+func (g *generator) inlineRoute(fc *fnCtx, rc *routeCode) error {
+	q := fc.q
+	rp := &q.route
+	t := rp.table
+	idx := make([]jen.Code, 2) // ds, t
+	for i, sd := range []*side{&rp.db, &rp.tb} {
+		if sd.constant() {
+			idx[i] = jen.Lit(0)
+			continue
+		}
+		name := [2]string{"ds", "t"}[i]
+		arg, err := g.inlineArg(fc, sd)
+		if err != nil {
+			return err
+		}
+		// e.g.: shardrt.Mod(int64(userID), 2)
+		suffix := jen.Qual(rt, sd.fn).Call(arg, jen.Lit(int(sd.strategy.Inline.Modulus)))
+		var value *jen.Statement
+		switch {
+		case sd.index != nil && sd.index.offset > 0:
+			// e.g.: ds := int(tOrderDatabaseIndex[shardrt.JavaRem(userID, 4)+3])
+			value = jen.Int().Call(jen.Id(sd.index.name).Index(suffix.Op("+").Lit(int(sd.index.offset))))
+		case sd.index != nil:
+			// e.g.: ds := int(tOrderDatabaseIndex[shardrt.Mod(int64(userID), 3)])
+			value = jen.Int().Call(jen.Id(sd.index.name).Index(suffix))
+		case sd.fn == "JavaRem":
+			// e.g.: t := int(shardrt.JavaRem(orderID, 4))
+			value = jen.Int().Call(suffix)
+		default:
+			// e.g.: ds := shardrt.Mod(int64(userID), 2)
+			value = suffix
+		}
+		rc.stmts = append(rc.stmts, jen.Id(name).Op(fc.define(name)).Add(value))
+		if needsCheck(sd) {
+			// e.g.:
+			//	if t < 0 {
+			//		return TOrder{}, noTarget("t_order", "order_id", shardrt.Long(orderID))
+			//	}
+			pre, v, err := g.value(fc, sd.column, sd.operand)
+			if err != nil {
+				return err
+			}
+			body := append(pre, fc.fail(jen.Id("noTarget").Call(jen.Lit(t.name), jen.Lit(sd.column), v)))
+			rc.stmts = append(rc.stmts, jen.If(jen.Id(name).Op("<").Lit(0)).Block(body...))
+		}
+		idx[i] = jen.Id(name)
+	}
+	units := jen.Id(q.unitsVar)
+	dsConst, tConst := rp.db.constant(), rp.tb.constant()
+	switch k := t.perDS; {
+	case dsConst && tConst:
+		// e.g.: getOrderUnits[0]
+		rc.unit = units.Index(jen.Lit(t.route.Nodes[0][0]))
+	case k == 0:
+		// e.g.: getOrderUnits[tOrderLayout[ds][t]]
+		rc.unit = units.Index(jen.Id(t.layout).Index(idx[0]).Index(idx[1]))
+	case dsConst:
+		// e.g.: getOrderUnits[t]
+		rc.unit = units.Index(idx[1])
+	case tConst && k == 1:
+		// e.g.: getOrderUnits[ds]
+		rc.unit = units.Index(idx[0])
+	case tConst:
+		// e.g.: getOrderUnits[ds*4]
+		rc.unit = units.Index(jen.Add(idx[0]).Op("*").Lit(k))
+	default:
+		// e.g.: getOrderUnits[ds*4+t]
+		rc.unit = units.Index(jen.Add(idx[0]).Op("*").Lit(k).Op("+").Add(idx[1]))
+	}
+	return nil
+}
+
+// inlineArg returns the argument of an inlined suffix function: an int64
+// for Mod, HashModLong and JavaRem, a string for HashModString.
+func (g *generator) inlineArg(fc *fnCtx, sd *side) (jen.Code, error) {
+	op := sd.operand
+	if l := op.Literal; l != nil {
+		if sd.fn == "HashModString" {
+			return jen.Lit(l.Str), nil
+		}
+		return jen.Lit(int(l.Int)), nil
+	}
+	t := fc.q.p.Params[op.Param].Type
+	x := fc.params[op.Param]
+	switch {
+	case sd.fn == "HashModString":
+		return x, nil
+	case t.Name == "int64":
+		return x, nil
+	default:
+		return jen.Int64().Call(x), nil
+	}
+}
+
+// checkValue reports whether the sharding value of op can be built.
+func checkValue(p *plan.Plan, column string, op *plan.Operand) error {
+	if op.Literal != nil {
+		return nil
+	}
+	if op.Param < 0 || op.Param >= len(p.Params) {
+		return fmt.Errorf("sharding column %q: operand refers to parameter %d of %d", column, op.Param, len(p.Params))
+	}
+	prm := p.Params[op.Param]
+	t := prm.Type
+	if _, null := nullField(t); null {
+		t = nullElem(t)
+	}
+	if _, err := valueCtor(t, jen.Null()); err != nil {
+		return fmt.Errorf("sharding column %q: parameter %s: %w", column, prm.Name, err)
+	}
+	return nil
+}
+
+// value returns the shardrt.Value of a sharding operand, with the
+// statements that must run first (for a nullable parameter).
+func (g *generator) value(fc *fnCtx, column string, op *plan.Operand) ([]jen.Code, jen.Code, error) {
+	if l := op.Literal; l != nil {
+		c, err := literalValue(*l)
+		return nil, c, err
+	}
+	if err := checkValue(fc.q.p, column, op); err != nil {
+		return nil, nil, err
+	}
+	t := fc.q.p.Params[op.Param].Type
+	x := fc.params[op.Param]
+	f, null := nullField(t)
+	if !null {
+		c, err := valueCtor(t, x)
+		return nil, c, err
+	}
+	// e.g.:
+	//	v0 := shardrt.Null
+	//	if userID.Valid {
+	//		v0 = shardrt.Long(int64(userID.Int32))
+	//	}
+	c, err := valueCtor(nullElem(t), jen.Add(x).Dot(f))
+	if err != nil {
+		return nil, nil, err
+	}
+	v := fc.temp()
+	return []jen.Code{
+		jen.Id(v).Op(":=").Qual(rt, "Null"),
+		jen.If(jen.Add(x).Dot("Valid")).Block(jen.Id(v).Op("=").Add(c)),
+	}, jen.Id(v), nil
+}
+
+// valueCtor returns the shardrt.Value of Go value x of type t, as the Java
+// kind t.Kind that ShardingSphere would see.
+func valueCtor(t plan.GoType, x jen.Code) (jen.Code, error) {
+	plain := func(name string) bool { return t.Pkg == "" && t.Name == name }
+	switch t.Kind {
+	case runtime.KindLong:
+		if plain("int64") {
+			return jen.Qual(rt, "Long").Call(x), nil
+		}
+		// e.g.: shardrt.Long(int64(userID))
+		return jen.Qual(rt, "Long").Call(jen.Int64().Call(x)), nil
+	case runtime.KindInt:
+		return jen.Qual(rt, "Int").Call(jen.Int32().Call(x)), nil
+	case runtime.KindString:
+		if plain("string") {
+			return jen.Qual(rt, "String").Call(x), nil
+		}
+		return jen.Qual(rt, "String").Call(jen.String().Call(x)), nil
+	case runtime.KindDecimal:
+		if plain("string") {
+			return jen.Qual(rt, "Decimal").Call(x), nil
+		}
+	case runtime.KindTime:
+		if t.Pkg == "time" && t.Name == "Time" {
+			return jen.Qual(rt, "Time").Call(x), nil
+		}
+	}
+	return nil, fmt.Errorf("Go type %s has no sharding value kind shardgen can build (Java kind %s): route on an integer, string, DECIMAL-as-string or time column, or override the column's Go type", t, t.Kind)
+}
+
+// literalValue returns the constructor call of a literal sharding value.
+func literalValue(v runtime.Value) (jen.Code, error) {
+	switch v.Kind {
+	case runtime.KindInt:
+		return jen.Qual(rt, "Int").Call(jen.Lit(int(v.Int))), nil
+	case runtime.KindLong:
+		return jen.Qual(rt, "Long").Call(jen.Lit(int(v.Int))), nil
+	case runtime.KindBigInteger:
+		return jen.Qual(rt, "BigInteger").Call(jen.Lit(v.Str)), nil
+	case runtime.KindDecimal:
+		return jen.Qual(rt, "Decimal").Call(jen.Lit(v.Str)), nil
+	case runtime.KindString:
+		return jen.Qual(rt, "String").Call(jen.Lit(v.Str)), nil
+	case runtime.KindTime:
+		// e.g.: shardrt.Time(time.Unix(1700000000, 0).UTC())
+		return jen.Qual(rt, "Time").Call(jen.Qual("time", "Unix").Call(jen.Lit(int(v.Time.Unix())), jen.Lit(v.Time.Nanosecond())).Dot("UTC").Call()), nil
+	case runtime.KindNull:
+		return jen.Qual(rt, "Null"), nil
+	}
+	return nil, errors.New("literal sharding value of unknown kind " + v.Kind.String())
+}
+
+// routeDoc describes q's route in one sentence for the method's doc
+// comment, e.g. "Route: SingleNode on t_order (database: user_id MOD,
+// table: order_id INLINE), computed inline."
+func routeDoc(q *query) string {
+	r := q.p.Route
+	s := "Route: " + r.Kind.String()
+	if r.LogicTable != "" {
+		s += " on " + r.LogicTable
+	}
+	var parts []string
+	for _, x := range []struct {
+		name string
+		s    *plan.Strategy
+	}{{"database", r.Database}, {"table", r.Table}} {
+		if x.s != nil {
+			parts = append(parts, x.name+": "+strings.Join(x.s.Columns, ", ")+" "+x.s.Type)
+		}
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	switch q.route.shape {
+	case shapeInline:
+		s += ", computed inline"
+	case shapePrecise:
+		s += ", computed by the sharding algorithms"
+	case shapeRouteAll:
+		s += ", computed by the sharding algorithms over the conditions"
+	case shapeFixed:
+		if r.Kind == runtime.RouteSingleNode || r.Kind == runtime.RouteMultiNode {
+			var nodes []string
+			for i, u := range q.route.emitted {
+				if i == 4 {
+					nodes = append(nodes, "and "+strconv.Itoa(len(q.route.emitted)-4)+" more")
+					break
+				}
+				nodes = append(nodes, r.Units[u].Node)
+			}
+			s += ", fixed at generate time: " + strings.Join(nodes, ", ")
+		}
+	}
+	if r.Reason != "" {
+		s += "; " + r.Reason
+	}
+	return s + "."
+}
