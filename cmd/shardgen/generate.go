@@ -41,10 +41,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		printErrors(stderr, err)
 		return 1
 	}
-	out := p.File.Out
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(p.File.Dir, out)
-	}
+	out := p.File.Out // already resolved against the project file's directory
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)

@@ -16,7 +16,8 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-// runVet is `shardgen vet -c rules.yaml [--ddl schema.sql]...`: it loads and
+// runVet is `shardgen vet -c rules.yaml [--ddl schema.sql]...` (or `-f
+// shardgen.yaml`, which names both): it loads and
 // validates a ShardingSphere 5.x configuration (schema.LoadFile), with
 // --ddl also parses the CREATE TABLE files and checks the rules against them
 // (schema.ParseDDLFile, schema.CheckDDL), and prints a summary of the rules
@@ -28,10 +29,11 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("vet", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	config := fs.String("c", "", "ShardingSphere 5.x YAML `file` (JDBC config or proxy database-*.yaml)")
+	project := fs.String("f", "", "shardgen.yaml project `file`: vet its rules against its DDL")
 	var ddl stringList
 	fs.Var(&ddl, "ddl", "CREATE TABLE `file` to check the rules against (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: shardgen vet -c rules.yaml [--ddl schema.sql]...")
+		fmt.Fprintln(stderr, "usage: shardgen vet -c rules.yaml [--ddl schema.sql]...  |  shardgen vet -f shardgen.yaml")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -39,6 +41,19 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		return 2
+	}
+	if *project != "" {
+		if *config != "" || len(ddl) > 0 {
+			fmt.Fprintln(stderr, "shardgen vet: -f takes the rules and DDL from the project file; give either -f or -c/--ddl")
+			return 2
+		}
+		pf, err := schema.LoadProject(*project)
+		if err != nil {
+			printErrors(stderr, err)
+			return 1
+		}
+		*config = pf.Rules
+		ddl = append(ddl, pf.DDL...)
 	}
 	if *config == "" || fs.NArg() > 0 {
 		fs.Usage()

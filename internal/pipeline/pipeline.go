@@ -68,7 +68,7 @@ func Load(path string) (*Project, error) {
 		return nil, err
 	}
 	p := &Project{File: pf, Config: cfg, Builder: b}
-	seen := map[string]string{}
+	seen := map[string]schema.Pos{}
 	for _, f := range pf.Queries {
 		qs, err := schema.ParseQueriesFile(f)
 		collect(&errs, err)
@@ -79,10 +79,12 @@ func Load(path string) (*Project, error) {
 				continue // already reported
 			}
 			if prev, dup := seen[q.Name]; dup {
-				errs.Add(q.Pos, fmt.Sprintf("duplicate query name %q (first defined at %s)", q.Name, prev))
+				if prev.File != q.Pos.File { // ParseQueries reports duplicates inside one file
+					errs.Add(q.Pos, fmt.Sprintf("duplicate query name %q (first defined at %s)", q.Name, prev))
+				}
 				continue
 			}
-			seen[q.Name] = q.Pos.String()
+			seen[q.Name] = q.Pos
 			pl, err := b.Build(q)
 			if err != nil {
 				collect(&errs, err)

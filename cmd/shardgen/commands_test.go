@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const example = "../../examples/orders"
+
+func TestGenerateCheckExample(t *testing.T) {
+	code, _, stderr := runCLI("generate", "--check", "-f", example+"/shardgen.yaml")
+	require.Equal(t, 0, code, stderr)
+}
+
+// TestGenerateWritesAndCleans copies the example project, generates it,
+// then removes a query file: the stale generated file goes away and
+// --check agrees with the result.
+func TestGenerateWritesAndCleans(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"shardgen.yaml", "sharding.yaml", "schema.sql", "queries/orders.sql", "queries/dict.sql", "queries/items.sql"} {
+		b, err := os.ReadFile(filepath.Join(example, f))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	code, stdout, stderr := runCLI("generate", "-f", filepath.Join(dir, "shardgen.yaml"))
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "12 queries in 3 files")
+	for _, f := range []string{"db.go", "models.go", "orders.sql.go", "dict.sql.go", "items.sql.go"} {
+		b, err := os.ReadFile(filepath.Join(dir, "db", f))
+		require.NoError(t, err)
+		require.True(t, bytes.HasPrefix(b, []byte(generatedHeader)), f)
+		want, err := os.ReadFile(filepath.Join(example, "db", f))
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(b), "%s differs from the committed example", f)
+	}
+	require.NoError(t, os.Remove(filepath.Join(dir, "queries/dict.sql")))
+	code, _, stderr = runCLI("generate", "--check", "-f", filepath.Join(dir, "shardgen.yaml"))
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "dict.sql.go is no longer generated")
+	code, _, stderr = runCLI("generate", "-f", filepath.Join(dir, "shardgen.yaml"))
+	require.Equal(t, 0, code, stderr)
+	_, err := os.Stat(filepath.Join(dir, "db", "dict.sql.go"))
+	require.True(t, os.IsNotExist(err))
+}
+
+func TestGenerateReportsEveryError(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	rules, err := os.ReadFile(filepath.Join(example, "sharding.yaml"))
+	require.NoError(t, err)
+	write("sharding.yaml", string(rules))
+	ddl, err := os.ReadFile(filepath.Join(example, "schema.sql"))
+	require.NoError(t, err)
+	write("schema.sql", string(ddl))
+	write("shardgen.yaml", "version: \"1\"\nrules: sharding.yaml\nddl: [schema.sql]\nqueries: [q.sql]\nout: db\n")
+	write("q.sql", `-- name: A :one
+SELECT * FROM t_nope WHERE id = ?;
+
+-- name: B :one
+SELECT nope FROM t_order WHERE user_id = ? AND order_id = ?;
+
+-- name: A :one
+SELECT * FROM t_dict WHERE code = ?;
+
+-- name: C :many
+SELECT * FORM t_order;
+`)
+	code, _, stderr := runCLI("generate", "-f", filepath.Join(dir, "shardgen.yaml"))
+	require.Equal(t, 1, code)
+	q := filepath.Join(dir, "q.sql")
+	require.Equal(t, q+`:2:15: query "A": unknown table "t_nope": no CREATE TABLE for it in the DDL
+`+q+`:5:8: query "B": unknown column "nope" in table "t_order"
+`+q+`:7:1: duplicate query name "A" (first defined at `+q+`:1:1)
+`+q+`:11:10: query "C": syntax error: at position 14 near 'FORM'
+`, stderr)
+}
+
+func TestExplainExample(t *testing.T) {
+	code, stdout, stderr := runCLI("explain", "-f", example+"/shardgen.yaml")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "GetOrder :one (queries/orders.sql:7)\n  route: SingleNode on t_order\n  database: standard user_id MOD (database_mod), inlined as Mod(v, 2)\n")
+	code, stdout, stderr = runCLI("explain", "--format", "json", "-f", example+"/shardgen.yaml")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, `"kind": "SingleNode"`)
+	code, _, stderr = runCLI("explain", "--format", "xml", "-f", example+"/shardgen.yaml")
+	require.Equal(t, 2, code)
+	require.Equal(t, "shardgen explain: --format must be text or json, got \"xml\"\n", stderr)
+}
+
+func TestPreview(t *testing.T) {
+	base := []string{"preview", "-c", example + "/sharding.yaml", "--ddl", example + "/schema.sql"}
+	code, stdout, stderr := runCLI(append(base, "--param", "7", "--param", "12345", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")...)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, `{"data_source":"ds_1","sql":"SELECT * FROM t_order_1 WHERE user_id = ? AND order_id = ?","params":["7","12345"]}`+"\n", stdout)
+
+	code, stdout, stderr = runCLI(append(base, "UPDATE t_dict SET label = 'x' WHERE code = 'y'")...)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, `{"data_source":"ds_0","sql":"UPDATE t_dict SET label = 'x' WHERE code = 'y'","params":[]}
+{"data_source":"ds_1","sql":"UPDATE t_dict SET label = 'x' WHERE code = 'y'","params":[]}
+`, stdout)
+
+	code, _, stderr = runCLI(append(base, "--param", "1", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")...)
+	require.Equal(t, 2, code)
+	require.Equal(t, "shardgen preview: the statement has 2 placeholders but 1 --param values were given\n", stderr)
+
+	code, _, stderr = runCLI(append(base, "--param", "abc", "--param", "1", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")...)
+	require.Equal(t, 2, code)
+	require.Equal(t, "shardgen preview: --param 1: \"abc\" is not an integer\n", stderr)
+}
