@@ -3,6 +3,25 @@
 // it is known at generate time, SQL per data node precomputed. It returns a map
 // from file name to contents and never writes to disk (the CLI does).
 //
-// templates imports plan and schema; it must never import proxy, and never
-// import runtime except to name its identifiers in emitted code.
+// Generate emits (the manifest, Outputs):
+//
+//	db.go                 always       Queries, New, WithTx, Sources; dataSourceNames; per logic table
+//	                                   routed at run time its data nodes and ShardingTable constructor;
+//	                                   inlined look-up tables; process-wide key generators
+//	models.go             always       one struct per logic table whose columns a query's rows are
+//	<query file base>.go  per file     per query: Stmt, route unit table, Params/Row types, the method,
+//	                                   an Iter method (:many on one unit), a scan function (several units)
+//
+// How a method finds its route unit(s), by Route.Kind:
+//
+//	SingleNode, inlinable    straight-line Go: shardrt.Mod / HashModLong / HashModString / JavaRem,
+//	                         a look-up table when the suffix is not the target index, ds*K+t
+//	SingleNode, otherwise    ShardingTable.PreciseNode (bound algorithm), no allocation for integers
+//	MultiNode                ShardingTable.RouteAll over the DNF conditions, then QueryUnits/ExecUnits
+//	AllNodes, Fixed          the unit table itself (it holds exactly the fixed units)
+//	Broadcast write          Exec on every unit in order; the first unit's result is returned
+//
+// templates imports plan and schema; it must never import proxy. It imports
+// runtime only for the types and constants the Plan IR is made of
+// (RouteKind, ValueKind, Value, KeyGeneratorTypes), never to route or run.
 package templates
