@@ -204,6 +204,8 @@ func TestRefusals(t *testing.T) {
 			`q.sql:1:1: query "Q": an aggregate function over several data nodes of "t_order" needs merging, which shardgen does not support yet; give ` + "`=`" + ` on every sharding column so the query reaches one data node`},
 		{":exec", "UPDATE t_order SET user_id = ? WHERE user_id = ? AND order_id = ?",
 			`q.sql:2:20: query "Q": UPDATE sets sharding column "user_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
+		{":exec", "INSERT INTO t_order (user_id, order_id, amount) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE order_id = order_id + 1",
+			`q.sql:2:31: query "Q": UPDATE sets sharding column "order_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
 		{":exec", "INSERT INTO t_order (order_id, status, amount) VALUES (?, ?, ?)",
 			`q.sql:1:1: query "Q": INSERT into sharded table "t_order" must give sharding column "user_id"`},
 		{":exec", "INSERT INTO t_order (user_id, status, amount) VALUES (?, ?)",

@@ -302,12 +302,15 @@ func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
 // checkShardingKeyUpdate refuses UPDATE ... SET of a sharding column (the
 // row would have to move to another data node).
 func (p *planner) checkShardingKeyUpdate(primary *tableRef) error {
-	u, ok := p.stmt.(*sqlparser.Update)
-	if !ok {
-		return nil
+	var exprs sqlparser.UpdateExprs
+	switch s := p.stmt.(type) {
+	case *sqlparser.Update:
+		exprs = s.Exprs
+	case *sqlparser.Insert:
+		exprs = sqlparser.UpdateExprs(s.OnDup) // ON DUPLICATE KEY UPDATE
 	}
 	cols := ruleColumns(primary.info.rule)
-	for _, e := range u.Exprs {
+	for _, e := range exprs {
 		if c := p.cols[e.Name]; c != nil && containsFold(cols, c.col.Name) {
 			return p.errorAt(c.col.Name, "UPDATE sets sharding column %q of table %q: the row would have to move to another data node; delete and re-insert it instead", c.col.Name, primary.info.name)
 		}
