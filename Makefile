@@ -2,7 +2,6 @@
 # db-up installs Debian's mariadb-server when it is missing (as root).
 SHELL := /bin/bash
 GO ?= go
-export GOFLAGS ?= -mod=mod
 
 .PHONY: check-generated all build test test-unit bench db-up db-down db-status db-clean generate demo fuzz vet clean
 

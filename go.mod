@@ -3,10 +3,16 @@ module github.com/shardgen/shardgen
 go 1.26.8
 
 require (
+	github.com/dave/jennifer v1.7.1
+	github.com/go-sql-driver/mysql v1.10.1
+	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/tools v0.52.0
+	vitess.io/vitess v0.24.4
+)
+
+require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/AdaLogics/go-fuzz-headers v0.0.0-20240806141605-e8a1dd7889d6 // indirect
-	github.com/dave/jennifer v1.7.1 // indirect
-	github.com/go-sql-driver/mysql v1.10.1 // indirect
 	github.com/golang/glog v1.2.5 // indirect
 	github.com/klauspost/compress v1.18.5 // indirect
 	github.com/lmittmann/tint v1.1.3 // indirect
@@ -15,13 +21,10 @@ require (
 	github.com/planetscale/vtprotobuf v0.6.1-0.20250313105119-ba97887b0a25 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260414002931-afd174a4e478 // indirect
 	google.golang.org/grpc v1.80.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
-	vitess.io/vitess v0.24.4 // indirect
 )
