@@ -22,47 +22,85 @@ var inlineMaxBytes = 64 << 20
 
 // eval evaluates n with env[i] bound to the i-th name of the expression.
 // Integer arithmetic on Integer/Long values allocates nothing; errors are
-// *InlineError at the offending node. The rare operations live in helper
-// methods to keep this function's stack frame small.
+// *InlineError at the offending node. eval only dispatches: each operation
+// lives in its own small function, and the integer paths are split from the
+// rare ones, which keeps stack frames small and evaluation fast.
 func (n *inode) eval(env []Value) (ival, *InlineError) {
 	switch n.op {
 	case opConst:
 		return n.val, nil
 	case opName:
-		if n.slot >= len(env) {
-			return ival{}, inlineErr(n.off, "no value bound to "+strconv.Quote(n.name))
-		}
-		return valueToIval(env[n.slot], n.name, n.off)
+		return n.evalName(env)
 	case opGStr:
 		return n.evalGString(env)
 	case opList:
 		return n.evalList(env)
 	case opCond:
-		c, err := n.kids[0].eval(env)
-		if err != nil {
-			return ival{}, err
-		}
-		if truth(c) {
-			return n.kids[1].eval(env)
-		}
-		return n.kids[2].eval(env)
+		return n.evalCond(env)
 	case opAnd, opOr:
-		a, err := n.kids[0].eval(env)
-		if err != nil {
-			return ival{}, err
-		}
-		if truth(a) == (n.op == opOr) {
-			return boolIval(n.op == opOr), nil
-		}
-		b, err := n.kids[1].eval(env)
-		if err != nil {
-			return ival{}, err
-		}
-		return boolIval(truth(b)), nil
+		return n.evalLogic(env)
 	case opFormat:
 		return n.evalFormat(env)
+	case opNeg, opPos, opNot, opAbs, opHash, opToString:
+		return n.evalUnary(env)
+	case opSubstring, opPadLeft, opPadRight:
+		return n.evalStringMethod(env)
 	}
-	// Every other operation evaluates its operands first.
+	return n.evalBinary(env)
+}
+
+// evalName reads a bound name; Integer, Long and String take the short path.
+func (n *inode) evalName(env []Value) (ival, *InlineError) {
+	if n.slot < len(env) {
+		switch v := &env[n.slot]; v.Kind {
+		case KindInt:
+			return ival{k: ivInt, n: int64(int32(v.Int))}, nil
+		case KindLong:
+			return ival{k: ivLong, n: v.Int}, nil
+		case KindString:
+			return ival{k: ivStr, s: v.Str}, nil
+		}
+	}
+	return n.evalNameSlow(env)
+}
+
+func (n *inode) evalNameSlow(env []Value) (ival, *InlineError) {
+	if n.slot >= len(env) {
+		return ival{}, inlineErr(n.off, "no value bound to "+strconv.Quote(n.name))
+	}
+	return valueToIval(env[n.slot], n.name, n.off)
+}
+
+// evalCond is c ? a : b.
+func (n *inode) evalCond(env []Value) (ival, *InlineError) {
+	c, err := n.kids[0].eval(env)
+	if err != nil {
+		return ival{}, err
+	}
+	if truth(c) {
+		return n.kids[1].eval(env)
+	}
+	return n.kids[2].eval(env)
+}
+
+// evalLogic is && and ||, short-circuiting, with a Boolean result.
+func (n *inode) evalLogic(env []Value) (ival, *InlineError) {
+	a, err := n.kids[0].eval(env)
+	if err != nil {
+		return ival{}, err
+	}
+	if truth(a) == (n.op == opOr) {
+		return boolIval(n.op == opOr), nil
+	}
+	b, err := n.kids[1].eval(env)
+	if err != nil {
+		return ival{}, err
+	}
+	return boolIval(truth(b)), nil
+}
+
+// evalUnary is the one-operand operations.
+func (n *inode) evalUnary(env []Value) (ival, *InlineError) {
 	a, err := n.kids[0].eval(env)
 	if err != nil {
 		return ival{}, err
@@ -76,10 +114,15 @@ func (n *inode) eval(env []Value) (ival, *InlineError) {
 		return absIval(a, n.off)
 	case opHash:
 		return hashIval(a, n.off)
-	case opToString:
-		return toStringIval(a, n.off)
-	case opSubstring, opPadLeft, opPadRight:
-		return n.evalStringMethod(env, a)
+	}
+	return toStringIval(a, n.off)
+}
+
+// evalBinary is the two-operand operations.
+func (n *inode) evalBinary(env []Value) (ival, *InlineError) {
+	a, err := n.kids[0].eval(env)
+	if err != nil {
+		return ival{}, err
 	}
 	b, err := n.kids[1].eval(env)
 	if err != nil {
@@ -87,6 +130,9 @@ func (n *inode) eval(env []Value) (ival, *InlineError) {
 	}
 	switch n.op {
 	case opAdd, opSub, opMul, opMod, opIntdiv:
+		if (a.k == ivInt || a.k == ivLong) && (b.k == ivInt || b.k == ivLong) {
+			return intArith(n.op, a, b, n.off)
+		}
 		return binaryArith(n.op, a, b, n.off)
 	case opEq, opNe:
 		return boolIval(equalIvals(a, b) == (n.op == opEq)), nil
@@ -130,13 +176,12 @@ func (n *inode) evalList(env []Value) (ival, *InlineError) {
 	return listVal(elems), nil
 }
 
-// evalStringMethod evaluates the arguments of substring, padLeft or
-// padRight and calls it on the receiver recv.
-func (n *inode) evalStringMethod(env []Value, recv ival) (ival, *InlineError) {
+// evalStringMethod evaluates the receiver and arguments of substring,
+// padLeft or padRight and calls it.
+func (n *inode) evalStringMethod(env []Value) (ival, *InlineError) {
 	var buf [3]ival
 	args := buf[:len(n.kids)]
-	args[0] = recv
-	for i := 1; i < len(n.kids); i++ {
+	for i := range n.kids {
 		v, err := n.kids[i].eval(env)
 		if err != nil {
 			return ival{}, err
@@ -229,50 +274,8 @@ func binaryArith(op iop, a, b ival, off int) (ival, *InlineError) {
 	if !a.isInteger() || !b.isInteger() {
 		return ival{}, notSupported(op, off, a.k, b.k)
 	}
-	k := max(a.k, b.k)
-	switch k {
-	case ivInt:
-		x, y := int32(a.n), int32(b.n)
-		var r int32
-		switch op {
-		case opAdd:
-			r = x + y
-		case opSub:
-			r = x - y
-		case opMul:
-			r = x * y
-		case opMod, opIntdiv:
-			if y == 0 {
-				return ival{}, inlineErr(off, "division by zero")
-			}
-			if op == opMod {
-				r = x % y
-			} else {
-				r = x / y
-			}
-		}
-		return ival{k: ivInt, n: int64(r)}, nil
-	case ivLong:
-		x, y := a.n, b.n
-		var r int64
-		switch op {
-		case opAdd:
-			r = x + y
-		case opSub:
-			r = x - y
-		case opMul:
-			r = x * y
-		case opMod, opIntdiv:
-			if y == 0 {
-				return ival{}, inlineErr(off, "division by zero")
-			}
-			if op == opMod {
-				r = x % y
-			} else {
-				r = x / y
-			}
-		}
-		return ival{k: ivLong, n: r}, nil
+	if a.k != ivBig && b.k != ivBig {
+		return intArith(op, a, b, off)
 	}
 	x, y := a.bigOf(), b.bigOf()
 	r := new(big.Int)
@@ -296,6 +299,55 @@ func binaryArith(op iop, a, b ival, off int) (ival, *InlineError) {
 	}
 	return bigVal(r), nil
 }
+
+// intArith is + - * % intdiv on two Integer/Long operands: Integer when both
+// are Integer, else Long; both wrap like Java, % is Java's remainder.
+func intArith(op iop, a, b ival, off int) (ival, *InlineError) {
+	if a.k == ivInt && b.k == ivInt {
+		x, y := int32(a.n), int32(b.n)
+		var r int32
+		switch op {
+		case opAdd:
+			r = x + y
+		case opSub:
+			r = x - y
+		case opMul:
+			r = x * y
+		default:
+			if y == 0 {
+				return ival{}, divisionByZero(off)
+			}
+			if op == opMod {
+				r = x % y
+			} else {
+				r = x / y
+			}
+		}
+		return ival{k: ivInt, n: int64(r)}, nil
+	}
+	x, y := a.n, b.n
+	var r int64
+	switch op {
+	case opAdd:
+		r = x + y
+	case opSub:
+		r = x - y
+	case opMul:
+		r = x * y
+	default:
+		if y == 0 {
+			return ival{}, divisionByZero(off)
+		}
+		if op == opMod {
+			r = x % y
+		} else {
+			r = x / y
+		}
+	}
+	return ival{k: ivLong, n: r}, nil
+}
+
+func divisionByZero(off int) *InlineError { return inlineErr(off, "division by zero") }
 
 // isNumber reports whether v is Integer, Long, BigInteger or BigDecimal.
 func (v ival) isNumber() bool { return v.isInteger() || v.k == ivDec }
