@@ -122,6 +122,11 @@ func (g *generator) analyze(q *query) error {
 		q.paramsType = p.Name + "Params"
 		add(g.declare(q.paramsType, owner))
 	}
+	for _, a := range p.Args {
+		if a < 0 || a >= len(p.Params) {
+			add(fmt.Errorf("argument refers to parameter %d of %d", a, len(p.Params)))
+		}
+	}
 	for _, prm := range p.Params {
 		if _, err := typeCode(prm.Type); err != nil {
 			add(fmt.Errorf("parameter %s: %w", prm.Name, err))

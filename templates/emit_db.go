@@ -232,15 +232,10 @@ func (g *generator) emitIndexes(f *jen.File, t *logicTable) {
 		if x.offset > 0 {
 			from = ", from -" + strconv.Itoa(int(x.offset))
 		}
-		vals := x.values()
-		items := make([]jen.Code, len(vals))
-		for j, v := range vals {
-			items[j] = jen.Lit(v)
-		}
 		f.Add(doc(x.name+" maps the "+s.Type+" suffix of "+strings.Join(s.Columns, ", ")+" (shardrt."+x.inline.Func+"(v, "+strconv.Itoa(int(x.inline.Modulus))+")"+from+")",
 			"to the index of its "+what+"; -1: no target. Computed at generate time",
 			"with the bound algorithm."))
-		f.Var().Id(x.name).Op("=").Index(jen.Op("...")).Int32().Values(items...)
+		f.Var().Id(x.name).Op("=").Index(jen.Op("...")).Int32().Add(intValues(x.values()))
 		f.Line()
 	}
 	if t.layout != "" {
@@ -248,11 +243,7 @@ func (g *generator) emitIndexes(f *jen.File, t *logicTable) {
 		//	var tOrderLayout = [][]int{{0, 2}, {1, 3}}
 		rows := make([]jen.Code, len(t.route.Nodes))
 		for i, l := range t.route.Nodes {
-			items := make([]jen.Code, len(l))
-			for j, n := range l {
-				items[j] = jen.Lit(n)
-			}
-			rows[i] = jen.Values(items...)
+			rows[i] = intValues(l)
 		}
 		f.Add(doc(t.layout + " is the data node index of the t-th actual table of the ds-th data source of " + t.name + ": " + t.layout + "[ds][t]."))
 		f.Var().Id(t.layout).Op("=").Index().Index().Int().Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, rows...)
@@ -270,9 +261,11 @@ func (g *generator) emitKeyGen(f *jen.File, k *keyGen) {
 	//		}
 	//		return g, nil
 	//	})
-	f.Add(doc(k.fn+" returns key generator "+strconv.Quote(k.name)+" ("+k.typ+"), built on first use and shared",
-		"by every Queries of the process, so that two of them never run two generators",
-		"with one worker id."))
+	why := ""
+	if k.typ == "SNOWFLAKE" {
+		why = ", so that two of them never run two generators with one worker id"
+	}
+	f.Add(doc(k.fn + " returns key generator " + strconv.Quote(k.name) + " (" + k.typ + "), built on first use and shared by every Queries of the process" + why + "."))
 	f.Var().Id(k.fn).Op("=").Qual("sync", "OnceValues").Call(
 		jen.Func().Params().Params(jen.Qual(rt, "KeyGenerator"), jen.Error()).Block(
 			jen.List(jen.Id("g"), jen.Id("err")).Op(":=").Qual(rt, "NewKeyGenerator").Call(jen.Lit(k.typ), propsCode(k.props)),
@@ -281,6 +274,27 @@ func (g *generator) emitKeyGen(f *jen.File, k *keyGen) {
 		),
 	)
 	f.Line()
+}
+
+// intValues returns the composite literal body {a, b, ...} of vals: on one
+// line when short, else 16 values per line.
+func intValues(vals []int) jen.Code {
+	if len(vals) <= 32 {
+		items := make([]jen.Code, len(vals))
+		for i, v := range vals {
+			items[i] = jen.Lit(v)
+		}
+		return jen.Values(items...)
+	}
+	var lines []jen.Code
+	for i := 0; i < len(vals); i += 16 {
+		line := jen.Null()
+		for _, v := range vals[i:min(i+16, len(vals))] {
+			line.Lit(v).Op(",")
+		}
+		lines = append(lines, line)
+	}
+	return jen.Custom(jen.Options{Open: "{", Close: "}", Multi: true}, lines...)
 }
 
 // propsCode returns a shardrt.Props literal with sorted keys, or nil.
