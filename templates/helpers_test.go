@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,17 +37,15 @@ func readQueries(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
-// planCase loads a configuration and DDL and plans every query file.
+// planCase loads a configuration and DDL (schema.Load, ParseDDL, CheckDDL)
+// and plans every query file with plan.Builder.
 func planCase(t *testing.T, yaml, ddl []byte, queries map[string][]byte) Input {
 	t.Helper()
 	cfg, err := schema.Load("shardgen.yaml", yaml)
 	require.NoError(t, err)
 	tables, err := schema.ParseDDL("schema.sql", ddl)
 	require.NoError(t, err)
-	cfg.Tables = map[string]*schema.Table{}
-	for _, tb := range tables {
-		cfg.Tables[strings.ToLower(tb.Name)] = tb
-	}
+	require.NoError(t, schema.CheckDDL(cfg, tables))
 	b, err := plan.NewBuilder(cfg, nil)
 	require.NoError(t, err)
 	in := Input{Package: "gen", Source: "shardgen.yaml", Config: cfg, Version: "v0.0.0-test"}
