@@ -170,9 +170,10 @@ type planner struct {
 	cols  map[*sqlparser.ColName]*colRef
 	plan  *Plan
 	// hints types each ? (by 0-based ordinal) from its context.
-	hints   map[int]argHint
-	ons     []sqlparser.Expr // JOIN ... ON conditions
-	aliases map[string]sqlparser.Expr
+	hints    map[int]argHint
+	ons      []sqlparser.Expr // every JOIN ... ON condition
+	routeOns []sqlparser.Expr // the ON conditions of inner joins (they may narrow the route)
+	aliases  map[string]sqlparser.Expr
 	// keyArg is the ordinal of the `?` added for a generated key, or -1.
 	keyArg int
 }
@@ -367,6 +368,11 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr) error {
 		}
 		if t.Condition != nil && t.Condition.On != nil {
 			p.ons = append(p.ons, t.Condition.On)
+			// Only an inner join's ON filters rows of both sides; an outer
+			// join keeps unmatched rows, so its ON must not narrow the route.
+			if t.Join == sqlparser.NormalJoinType || t.Join == sqlparser.StraightJoinType {
+				p.routeOns = append(p.routeOns, t.Condition.On)
+			}
 		}
 	case *sqlparser.ParenTableExpr:
 		for _, x := range t.Exprs {

@@ -167,7 +167,8 @@ func literalValue(t sqlparser.ValType, val string) (runtime.Value, bool) {
 	return runtime.Value{}, false
 }
 
-// whereOf returns the WHERE of the statement ANDed with every JOIN ... ON.
+// whereOf returns the WHERE of the statement ANDed with the ON conditions of
+// its inner joins.
 func (p *planner) whereOf() sqlparser.Expr {
 	var w *sqlparser.Where
 	switch s := p.stmt.(type) {
@@ -182,7 +183,7 @@ func (p *planner) whereOf() sqlparser.Expr {
 	if w != nil {
 		e = w.Expr
 	}
-	for _, on := range p.ons {
+	for _, on := range p.routeOns {
 		if e == nil {
 			e = on
 		} else {

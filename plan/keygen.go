@@ -74,7 +74,7 @@ func (p *planner) keyGenerate() error {
 		p.plan.KeyGenerate.Type = kg.Generator.Type
 		p.plan.KeyGenerate.Props = kg.Generator.Props
 	}
-	p.refs, p.ons = nil, nil
+	p.refs, p.ons, p.routeOns = nil, nil, nil
 	return p.collectTables()
 }
 

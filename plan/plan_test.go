@@ -111,6 +111,8 @@ func TestRoutes(t *testing.T) {
 			runtime.RouteSingleNode, nil, "SELECT i.sku FROM t_order_0 o JOIN t_order_item_0 i ON o.order_id = i.order_id WHERE o.user_id = ? AND o.order_id = ?"},
 		{"condition on the bound table routes the primary", ":many", "SELECT i.sku FROM t_order o JOIN t_order_item i ON o.order_id = i.order_id AND o.user_id = i.user_id WHERE i.user_id = 1 AND i.order_id = 2", nil,
 			runtime.RouteSingleNode, []int{6}, ""},
+		{"an outer join's ON does not narrow the route", ":many", "SELECT o.order_id FROM t_order o LEFT JOIN t_order_item i ON o.order_id = i.order_id AND i.user_id = 1 AND i.order_id = 2 WHERE o.user_id = 1", []string{"shardgen:allow-full-route"},
+			runtime.RouteMultiNode, []int{4, 5, 6, 7}, ""},
 		{"join with a broadcast table", ":one", "SELECT o.order_id, d.label FROM t_order o JOIN t_dict d ON d.code = o.status WHERE o.user_id = ? AND o.order_id = ?", nil,
 			runtime.RouteSingleNode, nil, "SELECT o.order_id, d.label FROM t_order_0 o JOIN t_dict d ON d.code = o.status WHERE o.user_id = ? AND o.order_id = ?"},
 		{"database-only sharding", ":one", "SELECT name FROM t_user WHERE user_id = ?", nil,
