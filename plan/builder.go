@@ -20,6 +20,9 @@ type Builder struct {
 	parser    *sqlparser.Parser
 	overrides []Override
 	tables    map[string]*tableInfo // by lower-case logic table name
+	// defaultCollation applies to string columns whose DDL names no
+	// collation: MariaDB's utf8mb4 default, utf8mb4_general_ci.
+	defaultCollation string
 }
 
 // tableInfo is what the planner knows of one logic table.
@@ -43,7 +46,7 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{cfg: cfg, parser: parser, overrides: overrides, tables: map[string]*tableInfo{}}
+	b := &Builder{cfg: cfg, parser: parser, overrides: overrides, tables: map[string]*tableInfo{}, defaultCollation: "utf8mb4_general_ci"}
 	for key, t := range cfg.Tables {
 		b.tables[key] = &tableInfo{name: t.Name, ddl: t}
 	}
@@ -176,6 +179,10 @@ type planner struct {
 	aliases  map[string]sqlparser.Expr
 	// keyArg is the ordinal of the `?` added for a generated key, or -1.
 	keyArg int
+	// nodeStmt is the per-node statement of a merged SELECT (derived
+	// columns, per-node LIMIT), printed for every unit instead of
+	// rewriting the original text.
+	nodeStmt sqlparser.Statement
 }
 
 type tableRef struct {

@@ -49,7 +49,13 @@ type Plan struct {
 	// fills: the generated function produces the key and appends it.
 	KeyGenerate *KeyGenerate `json:"key_generate,omitempty"`
 	Route       *Route       `json:"route"`
-	Doc         []string     `json:"-"`
+	// Merge is set when the route reaches several data nodes and the rows
+	// must be merged (ORDER BY, GROUP BY, aggregates, DISTINCT, LIMIT).
+	Merge *Merge `json:"merge,omitempty"`
+	// NodeArgs are the arguments of the per-node SQL when they differ from
+	// Args (a merged LIMIT); nil means Args.
+	NodeArgs []NodeArg `json:"node_args,omitempty"`
+	Doc      []string  `json:"-"`
 }
 
 // Param is one parameter of the generated function.

@@ -105,6 +105,9 @@ func containsInfo(list []*tableInfo, t *tableInfo) bool {
 // spelled like a table, say), it falls back to renaming in the AST and
 // printing it.
 func (p *planner) rewriteWith(m map[string]string) (string, error) {
+	if p.nodeStmt != nil {
+		return p.rewriteAST(m)
+	}
 	sql := p.sql
 	toks := p.tokens(sql)
 	want := p.countTableRefs(m)
@@ -170,7 +173,11 @@ func (p *planner) countTableRefs(m map[string]string) int {
 // placeholders. Used only when the token rewrite cannot be trusted.
 func (p *planner) rewriteAST(m map[string]string) (string, error) {
 	db := strings.ToLower(p.b.cfg.DatabaseName)
-	stmt := sqlparser.Rewrite(sqlparser.Clone(p.stmt), func(c *sqlparser.Cursor) bool {
+	src := p.stmt
+	if p.nodeStmt != nil {
+		src = p.nodeStmt
+	}
+	stmt := sqlparser.Rewrite(sqlparser.Clone(src), func(c *sqlparser.Cursor) bool {
 		t, ok := c.Node().(sqlparser.TableName)
 		if !ok || t.Name.IsEmpty() {
 			return true
@@ -199,10 +206,43 @@ func (p *planner) rewriteAST(m map[string]string) (string, error) {
 		n.Format(buf)
 	})
 	buf.Myprintf("%v", stmt)
+	if p.nodeStmt != nil {
+		if err := p.setNodeArgs(order); err != nil {
+			return "", err
+		}
+		return buf.String(), nil
+	}
 	for i, name := range order {
 		if name != "v"+strconv.Itoa(i+1) {
 			return "", p.errorf(-1, "cannot rewrite the statement without reordering its parameters; please report this query")
 		}
 	}
 	return buf.String(), nil
+}
+
+// setNodeArgs maps the placeholders of a printed per-node statement, in
+// order, to parameters (and the computed LIMIT row count). Every unit
+// prints the same placeholders; the first call sets Plan.NodeArgs.
+func (p *planner) setNodeArgs(order []string) error {
+	args := make([]NodeArg, 0, len(order))
+	for _, name := range order {
+		if name == limitArg {
+			args = append(args, NodeArg{Param: -1, LimitSum: true})
+			continue
+		}
+		i := -1
+		if strings.HasPrefix(name, "v") {
+			if n, err := strconv.Atoi(name[1:]); err == nil {
+				i = n - 1
+			}
+		}
+		if i < 0 || i >= len(p.plan.Args) {
+			return p.errorf(-1, "internal error: unknown placeholder %q in the per-node statement", name)
+		}
+		args = append(args, NodeArg{Param: p.plan.Args[i]})
+	}
+	if p.plan.NodeArgs == nil {
+		p.plan.NodeArgs = args
+	}
+	return nil
 }

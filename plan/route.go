@@ -451,28 +451,15 @@ func (p *planner) isSingleNode(rt *Route) bool {
 	return side(rt.Database, len(rt.DataSources)) && side(rt.Table, maxTables)
 }
 
-// checkNoMerge refuses a statement that reaches several data nodes but needs
-// its results merged, or that ShardingSphere forbids across nodes.
+// checkNoMerge plans the merge of a SELECT that reaches several data nodes
+// and needs its results merged, and refuses what ShardingSphere forbids
+// across nodes.
 func (p *planner) checkNoMerge(info *tableInfo) error {
 	why := ""
 	switch s := p.stmt.(type) {
 	case *sqlparser.Select:
-		switch {
-		case len(s.OrderBy) > 0:
-			why = "ORDER BY"
-		case s.GroupBy != nil && len(s.GroupBy.Exprs) > 0:
-			why = "GROUP BY"
-		case s.Having != nil:
-			why = "HAVING"
-		case s.Distinct:
-			why = "DISTINCT"
-		case s.Limit != nil:
-			why = "LIMIT"
-		case sqlparser.ContainsAggregation(s.SelectExprs):
-			why = "an aggregate function"
-		}
-		if why != "" {
-			return p.errorf(-1, "%s over several data nodes of %q needs merging, which shardgen does not support yet; give `=` on every sharding column so the query reaches one data node", why, info.name)
+		if why = mergeNeeded(s); why != "" {
+			return p.planMerge(s)
 		}
 	case *sqlparser.Update:
 		if s.Limit != nil {

@@ -19,6 +19,11 @@ import (
 	"github.com/shardgen/shardgen/schema"
 )
 
+// MergeSupported reports whether the code generator emits merged
+// (scatter-gather) queries. Until it does, such queries are refused at
+// generate time rather than generated wrongly.
+var MergeSupported = false
+
 // Project is a loaded and planned project.
 type Project struct {
 	File    *schema.Project
@@ -88,6 +93,10 @@ func Load(path string) (*Project, error) {
 			pl, err := b.Build(q)
 			if err != nil {
 				collect(&errs, err)
+				continue
+			}
+			if pl.Merge != nil && !MergeSupported {
+				errs.Add(q.Pos, fmt.Sprintf("query %q reaches several data nodes of %q and its rows must be merged (ORDER BY, GROUP BY, aggregates, DISTINCT or LIMIT), which generated code does not support yet; give `=` on every sharding column so it reaches one data node", q.Name, pl.Route.LogicTable))
 				continue
 			}
 			pl.Source = fmt.Sprintf("%s:%d", rel, q.Pos.Line) // stable wherever the tool runs

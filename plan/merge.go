@@ -1,0 +1,504 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/schema"
+)
+
+// Merge says how the results of several route units combine into the one
+// result an unsharded MySQL would return: ShardingSphere's merge engine,
+// decided at generate time. The per-node SQL carries the derived columns it
+// names (after the visible ones) and the per-node pagination.
+type Merge struct {
+	// Columns is the number of columns each node returns; the first Visible
+	// are the statement's own, the rest derived and hidden after the merge.
+	Columns int `json:"columns"`
+	Visible int `json:"visible"`
+	// Kinds says how to compare and combine each column.
+	Kinds []MergeKind `json:"kinds"`
+	// OrderBy are the merged sort keys (column indexes).
+	OrderBy []SortKey `json:"order_by,omitempty"`
+	// GroupBy are the grouping columns; Aggregates the per-group functions.
+	GroupBy    []int          `json:"group_by,omitempty"`
+	Aggregates []AggregateCol `json:"aggregates,omitempty"`
+	// Scalar is set for aggregates without GROUP BY: exactly one row.
+	Scalar   bool `json:"scalar,omitempty"`
+	Distinct bool `json:"distinct,omitempty"`
+	// Offset and Count are the statement's LIMIT (Count nil: no LIMIT).
+	Offset *Operand `json:"offset,omitempty"`
+	Count  *Operand `json:"count,omitempty"`
+	// StreamGroup reports that GROUP BY equals the ORDER BY keys, so the
+	// nodes return groups in merge order.
+	StreamGroup bool `json:"stream_group,omitempty"`
+}
+
+// MergeKind is how a merged column compares: "int", "uint", "decimal",
+// "float", "string" (with Collation), "bytes", "time".
+type MergeKind struct {
+	Type      string `json:"type"`
+	Collation string `json:"collation,omitempty"`
+	// Scale is the DECIMAL scale of an AVG result (argument scale +
+	// div_precision_increment, 4); -1 when not a decimal AVG.
+	Scale int `json:"scale,omitempty"`
+}
+
+// SortKey is one merged ORDER BY key.
+type SortKey struct {
+	Column int  `json:"column"`
+	Desc   bool `json:"desc,omitempty"`
+}
+
+// AggregateCol is an aggregate computed across nodes.
+type AggregateCol struct {
+	Column int    `json:"column"`
+	Func   string `json:"func"` // count, sum, min, max, avg, count_distinct, sum_distinct, avg_distinct
+	// SumColumn and CountColumn are AVG's derived per-node SUM and COUNT.
+	SumColumn   int `json:"sum_column,omitempty"`
+	CountColumn int `json:"count_column,omitempty"`
+}
+
+// mergeNeeded reports why a SELECT needs merging across nodes ("" when rows
+// can simply be concatenated).
+func mergeNeeded(s *sqlparser.Select) string {
+	switch {
+	case len(s.OrderBy) > 0:
+		return "ORDER BY"
+	case s.GroupBy != nil && len(s.GroupBy.Exprs) > 0:
+		return "GROUP BY"
+	case s.Having != nil:
+		return "HAVING"
+	case s.Distinct:
+		return "DISTINCT"
+	case s.Limit != nil:
+		return "LIMIT"
+	case sqlparser.ContainsAggregation(s.SelectExprs):
+		return "an aggregate function"
+	}
+	return ""
+}
+
+// mergeCol is one column of the per-node select list during analysis.
+type mergeCol struct {
+	expr  sqlparser.Expr
+	alias string // for derived columns
+	kind  MergeKind
+}
+
+// planMerge analyses a multi-node SELECT that needs merging: it builds the
+// per-node statement (expanded select list, derived columns, per-node
+// pagination) and the Merge spec. The per-node statement replaces p.stmt for
+// the rewrite; printed, it becomes the SQL of every unit.
+func (p *planner) planMerge(sel *sqlparser.Select) error {
+	if sel.Having != nil {
+		return p.errorf(-1, "HAVING over several data nodes is not supported yet; filter in WHERE or route to one data node")
+	}
+	if sel.GroupBy != nil && sel.GroupBy.WithRollup {
+		return p.errorf(-1, "GROUP BY ... WITH ROLLUP over several data nodes is not supported")
+	}
+	node := sqlparser.Clone(sel)
+	m := &Merge{}
+	var cols []mergeCol
+	// 1. The visible columns: the select list with * expanded.
+	for _, se := range sel.SelectExprs.Exprs {
+		switch e := se.(type) {
+		case *sqlparser.StarExpr:
+			q := e.TableName.Name.String()
+			for _, r := range p.refs {
+				if q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
+					continue
+				}
+				qual := r.alias
+				if qual == "" {
+					qual = r.info.name
+				}
+				for _, c := range r.info.ddl.Columns {
+					cn := sqlparser.NewColNameWithQualifier(c.Name, sqlparser.NewTableName(qual))
+					p.cols[cn] = &colRef{ref: r, col: c}
+					cols = append(cols, mergeCol{expr: cn, kind: p.columnKind(r.info, c)})
+				}
+			}
+		case *sqlparser.AliasedExpr:
+			if err := p.checkAggregatePlacement(e.Expr); err != nil {
+				return err
+			}
+			cols = append(cols, mergeCol{expr: e.Expr, alias: e.As.String(), kind: p.exprKind(e.Expr)})
+		}
+	}
+	m.Visible = len(cols)
+	derived := func(kind string, e sqlparser.Expr, k MergeKind) int {
+		n := 0
+		for _, c := range cols[m.Visible:] {
+			if strings.HasPrefix(c.alias, kind) {
+				n++
+			}
+		}
+		cols = append(cols, mergeCol{expr: e, alias: fmt.Sprintf("%s_%d", kind, n), kind: k})
+		return len(cols) - 1
+	}
+	// find returns the visible column an ORDER BY / GROUP BY item names:
+	// a position, an alias, or an equal expression.
+	find := func(e sqlparser.Expr) int {
+		if l, ok := e.(*sqlparser.Literal); ok && l.Type == sqlparser.IntVal {
+			var n int
+			fmt.Sscan(l.Val, &n)
+			if n >= 1 && n <= m.Visible {
+				return n - 1
+			}
+			return -2
+		}
+		if c, ok := e.(*sqlparser.ColName); ok && c.Qualifier.IsEmpty() {
+			for i, col := range cols[:m.Visible] {
+				if col.alias != "" && strings.EqualFold(col.alias, c.Name.String()) {
+					return i
+				}
+			}
+		}
+		for i, col := range cols { // visible columns, then derived ones
+			if p.sameExpr(col.expr, e) {
+				return i
+			}
+		}
+		return -1
+	}
+	// 2. GROUP BY keys.
+	if sel.GroupBy != nil {
+		for _, g := range sel.GroupBy.Exprs {
+			i := find(g)
+			if i == -2 {
+				return p.errorf(-1, "GROUP BY position %s is out of range", sqlparser.String(g))
+			}
+			if i < 0 {
+				i = derived("GROUP_BY_DERIVED", g, p.exprKind(g))
+			}
+			m.GroupBy = append(m.GroupBy, i)
+		}
+	}
+	// 3. Aggregates of the visible columns (AVG adds its SUM and COUNT).
+	hasAgg := false
+	for i := 0; i < m.Visible; i++ {
+		a, ok := cols[i].expr.(sqlparser.AggrFunc)
+		if !ok {
+			continue
+		}
+		hasAgg = true
+		agg, err := p.aggregate(a, i, derived)
+		if err != nil {
+			return err
+		}
+		m.Aggregates = append(m.Aggregates, agg)
+	}
+	// 4. ORDER BY keys.
+	for _, o := range sel.OrderBy {
+		i := find(o.Expr)
+		if i == -2 {
+			return p.errorf(-1, "ORDER BY position %s is out of range", sqlparser.String(o.Expr))
+		}
+		if i < 0 {
+			if sel.Distinct {
+				return p.errorf(-1, "ORDER BY %s of a SELECT DISTINCT must name a selected column", sqlparser.String(o.Expr))
+			}
+			if a, ok := o.Expr.(sqlparser.AggrFunc); ok {
+				i = derived("ORDER_BY_DERIVED", o.Expr, p.exprKind(o.Expr))
+				agg, err := p.aggregate(a, i, derived)
+				if err != nil {
+					return err
+				}
+				m.Aggregates = append(m.Aggregates, agg)
+				hasAgg = true
+			} else {
+				if err := p.checkAggregatePlacement(o.Expr); err != nil {
+					return err
+				}
+				i = derived("ORDER_BY_DERIVED", o.Expr, p.exprKind(o.Expr))
+			}
+		}
+		m.OrderBy = append(m.OrderBy, SortKey{Column: i, Desc: o.Direction == sqlparser.DescOrder})
+	}
+	m.Distinct = sel.Distinct
+	m.Scalar = hasAgg && len(m.GroupBy) == 0
+	grouping := hasAgg || len(m.GroupBy) > 0 || m.Distinct
+	m.StreamGroup = len(m.GroupBy) > 0 && len(m.OrderBy) >= len(m.GroupBy) && func() bool {
+		for i, g := range m.GroupBy {
+			if m.OrderBy[i].Column != g {
+				return false
+			}
+		}
+		return true
+	}()
+	// 5. Pagination: every node returns its first offset+count rows (all of
+	// them when groups are merged in memory); the merge skips and takes.
+	if sel.Limit != nil {
+		if sel.Limit.Offset != nil {
+			o, ok := p.operand(sel.Limit.Offset)
+			if !ok || (o.Literal != nil && o.Literal.Kind > 2) {
+				return p.errorf(-1, "LIMIT offset must be an integer or a parameter")
+			}
+			m.Offset = &o
+		}
+		c, ok := p.operand(sel.Limit.Rowcount)
+		if !ok {
+			return p.errorf(-1, "LIMIT row count must be an integer or a parameter")
+		}
+		m.Count = &c
+	}
+	// The per-node statement.
+	exprs := make([]sqlparser.SelectExpr, 0, len(cols))
+	for i, c := range cols {
+		ae := &sqlparser.AliasedExpr{Expr: c.expr}
+		if i < m.Visible {
+			ae.As = sqlparser.NewIdentifierCI(c.alias)
+		} else {
+			ae.As = sqlparser.NewIdentifierCI(c.alias)
+		}
+		exprs = append(exprs, ae)
+		m.Kinds = append(m.Kinds, c.kind)
+	}
+	node.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
+	if err := p.rewriteDistinctAggregates(node, m); err != nil {
+		return err
+	}
+	switch {
+	case sel.Limit == nil:
+	case grouping && !m.StreamGroup:
+		node.Limit = nil // groups are partial per node: every node returns all
+	case m.Offset == nil:
+		node.Limit = &sqlparser.Limit{Rowcount: sel.Limit.Rowcount}
+	default:
+		node.Limit = &sqlparser.Limit{Rowcount: p.limitSum(m.Offset, m.Count)}
+	}
+	if grouping && !m.StreamGroup {
+		node.OrderBy = nil // merged in memory: node order does not matter
+	}
+	m.Columns = len(cols)
+	p.plan.Merge = m
+	p.nodeStmt = node
+	return nil
+}
+
+// aggregate describes one aggregate column and adds AVG's derived columns.
+func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, sqlparser.Expr, MergeKind) int) (AggregateCol, error) {
+	agg := AggregateCol{Column: col}
+	switch a := a.(type) {
+	case *sqlparser.CountStar:
+		agg.Func = "count"
+	case *sqlparser.Count:
+		agg.Func = "count"
+		if a.Distinct {
+			if len(a.Args) != 1 {
+				return agg, p.errorf(-1, "COUNT(DISTINCT a, b) over several data nodes is not supported")
+			}
+			agg.Func = "count_distinct"
+		}
+	case *sqlparser.Sum:
+		agg.Func = "sum"
+		if a.Distinct {
+			agg.Func = "sum_distinct"
+		}
+	case *sqlparser.Min:
+		agg.Func = "min"
+	case *sqlparser.Max:
+		agg.Func = "max"
+	case *sqlparser.Avg:
+		agg.Func = "avg"
+		if a.Distinct {
+			agg.Func = "avg_distinct"
+			break
+		}
+		agg.CountColumn = derived("AVG_DERIVED_COUNT", &sqlparser.Count{Args: []sqlparser.Expr{a.Arg}}, MergeKind{Type: "int"})
+		agg.SumColumn = derived("AVG_DERIVED_SUM", &sqlparser.Sum{Arg: a.Arg}, p.sumKind(a.Arg))
+	default:
+		return agg, p.errorf(-1, "aggregate %s over several data nodes is not supported yet", strings.ToUpper(a.AggrName()))
+	}
+	if o, ok := a.(interface{ GetOverClause() *sqlparser.OverClause }); ok && o.GetOverClause() != nil {
+		return agg, p.errorf(-1, "window functions over several data nodes are not supported")
+	}
+	return agg, nil
+}
+
+// checkAggregatePlacement refuses aggregates nested in expressions
+// (SUM(a)/COUNT(b)): the merge combines whole aggregate columns only.
+func (p *planner) checkAggregatePlacement(e sqlparser.Expr) error {
+	if _, ok := e.(sqlparser.AggrFunc); ok {
+		return nil
+	}
+	if sqlparser.ContainsAggregation(e) {
+		return p.errorf(-1, "an aggregate inside the expression %s cannot be merged across data nodes; select the aggregates themselves", sqlparser.String(e))
+	}
+	return nil
+}
+
+// rewriteDistinctAggregates turns each COUNT/SUM/AVG(DISTINCT x) of the
+// per-node statement into x itself, grouped per node by the statement's
+// keys and x, so the merge sees every distinct value once per node and
+// computes the aggregate over their union (adding per-node distinct counts
+// would count a value held by two nodes twice).
+func (p *planner) rewriteDistinctAggregates(node *sqlparser.Select, m *Merge) error {
+	var extra []sqlparser.Expr
+	for _, a := range m.Aggregates {
+		if !strings.HasSuffix(a.Func, "_distinct") {
+			continue
+		}
+		ae := node.SelectExprs.Exprs[a.Column].(*sqlparser.AliasedExpr)
+		var arg sqlparser.Expr
+		switch f := ae.Expr.(type) {
+		case *sqlparser.Count:
+			arg = f.Args[0]
+		case *sqlparser.Sum:
+			arg = f.Arg
+		case *sqlparser.Avg:
+			arg = f.Arg
+		}
+		ae.Expr = arg
+		extra = append(extra, arg)
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	if m.Distinct {
+		return p.errorf(-1, "SELECT DISTINCT with an aggregate over DISTINCT values is not supported across data nodes")
+	}
+	var keys []sqlparser.Expr
+	for _, g := range m.GroupBy {
+		keys = append(keys, node.SelectExprs.Exprs[g].(*sqlparser.AliasedExpr).Expr)
+	}
+	node.GroupBy = &sqlparser.GroupBy{Exprs: append(keys, extra...)}
+	return nil
+}
+
+// limitSum returns the per-node row count offset+count: a literal when both
+// are literals, else a placeholder whose value the caller computes.
+func (p *planner) limitSum(off, cnt *Operand) sqlparser.Expr {
+	if off.Literal != nil && cnt.Literal != nil {
+		return sqlparser.NewIntLiteral(fmt.Sprint(off.Literal.Int + cnt.Literal.Int))
+	}
+	return sqlparser.NewArgument(limitArg)
+}
+
+// limitArg names the placeholder of a computed per-node LIMIT row count.
+const limitArg = "shardgen_limit"
+
+// sameExpr compares two expressions, treating column references that
+// resolve to the same table column as equal.
+func (p *planner) sameExpr(a, b sqlparser.Expr) bool {
+	ca, ok1 := a.(*sqlparser.ColName)
+	cb, ok2 := b.(*sqlparser.ColName)
+	if ok1 && ok2 {
+		ra, rb := p.cols[ca], p.cols[cb]
+		if ra != nil && rb != nil {
+			return ra.ref == rb.ref && ra.col == rb.col
+		}
+	}
+	return sqlparser.Equals.Expr(a, b)
+}
+
+// NodeArg is one argument of a merged statement's per-node SQL, in
+// placeholder order: a parameter, or (LimitSum) the per-node LIMIT row count
+// Merge.Offset + Merge.Count computed at run time.
+type NodeArg struct {
+	Param    int  `json:"param"`
+	LimitSum bool `json:"limit_sum,omitempty"`
+}
+
+// columnKind is the merge kind of a table column.
+func (p *planner) columnKind(t *tableInfo, c *schema.Column) MergeKind {
+	switch strings.ToLower(c.Type) {
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "year", "bool", "boolean":
+		if c.Unsigned {
+			return MergeKind{Type: "uint"}
+		}
+		return MergeKind{Type: "int"}
+	case "decimal", "numeric", "dec", "fixed":
+		return MergeKind{Type: "decimal"}
+	case "float", "double", "real":
+		return MergeKind{Type: "float"}
+	case "date", "datetime", "timestamp":
+		return MergeKind{Type: "time"}
+	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob", "bit":
+		return MergeKind{Type: "bytes"}
+	}
+	coll := c.Collation
+	if coll == "" {
+		coll = t.ddl.Collation
+	}
+	if coll == "" {
+		coll = p.b.defaultCollation
+	}
+	return MergeKind{Type: "string", Collation: coll}
+}
+
+// exprKind is the merge kind of a select or ORDER BY expression.
+func (p *planner) exprKind(e sqlparser.Expr) MergeKind {
+	switch e := e.(type) {
+	case *sqlparser.ColName:
+		if c := p.cols[e]; c != nil {
+			return p.columnKind(c.ref.info, c.col)
+		}
+	case *sqlparser.CountStar, *sqlparser.Count:
+		return MergeKind{Type: "int"}
+	case *sqlparser.Sum:
+		if e.Distinct {
+			return p.exprKind(e.Arg)
+		}
+		return p.sumKind(e.Arg)
+	case *sqlparser.Avg:
+		k := p.sumKind(e.Arg)
+		if e.Distinct {
+			k = p.exprKind(e.Arg)
+			if k.Type == "int" || k.Type == "uint" {
+				k.Type = "decimal"
+			}
+		}
+		if k.Type == "decimal" {
+			k.Scale = p.argScale(e.Arg) + divPrecisionIncrement
+		}
+		return k
+	case *sqlparser.Min:
+		return p.exprKind(e.Arg)
+	case *sqlparser.Max:
+		return p.exprKind(e.Arg)
+	case *sqlparser.Literal:
+		switch e.Type {
+		case sqlparser.IntVal:
+			return MergeKind{Type: "int"}
+		case sqlparser.DecimalVal:
+			return MergeKind{Type: "decimal"}
+		case sqlparser.FloatVal:
+			return MergeKind{Type: "float"}
+		}
+	case *sqlparser.CastExpr:
+		switch convertType(e.Type).Name {
+		case "int64":
+			return MergeKind{Type: "int"}
+		case "float64":
+			return MergeKind{Type: "float"}
+		}
+	}
+	return MergeKind{Type: "string", Collation: p.b.defaultCollation}
+}
+
+// divPrecisionIncrement is MySQL's default div_precision_increment: AVG of
+// an exact value has the argument's scale plus this many digits.
+const divPrecisionIncrement = 4
+
+// sumKind is the kind of SUM(arg): DECIMAL for exact arguments (MySQL sums
+// integers exactly as DECIMAL), DOUBLE for approximate ones.
+func (p *planner) sumKind(arg sqlparser.Expr) MergeKind {
+	if k := p.exprKind(arg); k.Type == "float" {
+		return k
+	}
+	return MergeKind{Type: "decimal"}
+}
+
+// argScale is the DECIMAL scale of an aggregate's argument (0 for integers).
+func (p *planner) argScale(e sqlparser.Expr) int {
+	if c, ok := e.(*sqlparser.ColName); ok {
+		if cr := p.cols[c]; cr != nil && cr.col.Scale != nil {
+			return *cr.col.Scale
+		}
+	}
+	return 0
+}

@@ -1,0 +1,65 @@
+package plan_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMergePlans checks the per-node SQL and the merge spec of queries that
+// reach several data nodes (ShardingSphere's rewrite: derived columns,
+// pagination, AVG as SUM and COUNT, DISTINCT aggregates regrouped).
+func TestMergePlans(t *testing.T) {
+	b := newBuilder(t)
+	tests := []struct {
+		name, sql string
+		unit0     string
+		merge     string
+		nodeArgs  string
+	}{
+		{"ORDER BY + LIMIT m, n sends LIMIT m+n (C01)",
+			"SELECT order_id, amount FROM t_order WHERE user_id = 1 ORDER BY order_id LIMIT 2, 3",
+			"select order_id, amount from t_order_0 where user_id = 1 order by order_id asc limit 5",
+			`{"columns":2,"visible":2,"kinds":[{"type":"int"},{"type":"decimal"}],"order_by":[{"column":0}],"offset":{"param":-1,"literal":{"Kind":"Int","Int":2,"Str":"","Time":"0001-01-01T00:00:00Z"}},"count":{"param":-1,"literal":{"Kind":"Int","Int":3,"Str":"","Time":"0001-01-01T00:00:00Z"}}}`, "[]"},
+		{"LIMIT ?, ? sends a computed row count",
+			"SELECT order_id FROM t_order WHERE user_id = ? ORDER BY order_id DESC LIMIT ?, ?",
+			"select order_id from t_order_0 where user_id = ? order by order_id desc limit ?",
+			`{"columns":1,"visible":1,"kinds":[{"type":"int"}],"order_by":[{"column":0,"desc":true}],"offset":{"param":1},"count":{"param":2}}`,
+			`[{"param":0},{"param":-1,"limit_sum":true}]`},
+		{"AVG with GROUP BY not selected (C02)",
+			"SELECT AVG(amount) FROM t_order WHERE user_id = 1 GROUP BY status ORDER BY status",
+			"select avg(amount), `status` as GROUP_BY_DERIVED_0, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from t_order_0 where user_id = 1 group by `status` order by `status` asc",
+			`{"columns":4,"visible":1,"kinds":[{"type":"decimal","scale":6},{"type":"string","collation":"utf8mb4_general_ci"},{"type":"int"},{"type":"decimal"}],"order_by":[{"column":1}],"group_by":[1],"aggregates":[{"column":0,"func":"avg","sum_column":3,"count_column":2}],"stream_group":true}`, "[]"},
+		{"DISTINCT aggregates regroup per node (C03)",
+			"SELECT COUNT(DISTINCT status), COUNT(status), MAX(amount) FROM t_order WHERE user_id = 1",
+			"select `status`, count(`status`), max(amount) from t_order_0 where user_id = 1 group by `status`",
+			`{"columns":3,"visible":3,"kinds":[{"type":"int"},{"type":"int"},{"type":"decimal"}],"aggregates":[{"column":0,"func":"count_distinct"},{"column":1,"func":"count"},{"column":2,"func":"max"}],"scalar":true}`, "[]"},
+		{"ORDER BY an aggregate with LIMIT merges all groups (C04)",
+			"SELECT status, COUNT(*) FROM t_order WHERE user_id = 1 GROUP BY status ORDER BY COUNT(*), status LIMIT 3",
+			"select `status`, count(*) from t_order_0 where user_id = 1 group by `status`",
+			`{"columns":2,"visible":2,"kinds":[{"type":"string","collation":"utf8mb4_general_ci"},{"type":"int"}],"order_by":[{"column":1},{"column":0}],"group_by":[0],"aggregates":[{"column":1,"func":"count"}],"count":{"param":-1,"literal":{"Kind":"Int","Int":3,"Str":"","Time":"0001-01-01T00:00:00Z"}}}`, "[]"},
+		{"ORDER BY a column not selected is derived",
+			"SELECT amount FROM t_order WHERE user_id = 1 ORDER BY order_id",
+			"select amount, order_id as ORDER_BY_DERIVED_0 from t_order_0 where user_id = 1 order by order_id asc",
+			`{"columns":2,"visible":1,"kinds":[{"type":"decimal"},{"type":"int"}],"order_by":[{"column":1}]}`, "[]"},
+		{"SELECT * is expanded",
+			"SELECT * FROM t_order WHERE user_id = 1 ORDER BY 2 DESC",
+			"select t_order_0.order_id, t_order_0.user_id, t_order_0.`status`, t_order_0.amount from t_order_0 where user_id = 1 order by 2 desc",
+			`{"columns":4,"visible":4,"kinds":[{"type":"int"},{"type":"int"},{"type":"string","collation":"utf8mb4_general_ci"},{"type":"decimal"}],"order_by":[{"column":1,"desc":true}]}`, "[]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := build(t, b, ":many", tt.sql)
+			require.NoError(t, err)
+			require.NotNil(t, p.Merge)
+			require.Equal(t, tt.unit0, p.Route.Units[0].SQL)
+			js, err := json.Marshal(p.Merge)
+			require.NoError(t, err)
+			require.JSONEq(t, tt.merge, string(js))
+			na, err := json.Marshal(p.NodeArgs)
+			require.NoError(t, err)
+			require.JSONEq(t, tt.nodeArgs, string(na))
+		})
+	}
+}
