@@ -13,8 +13,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/shardgen/shardgen/internal/testdb"
 	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/<case>/golden/*.golden from the generator's output")
@@ -85,9 +87,10 @@ func TestGolden(t *testing.T) {
 
 // TestGeneratedCode writes each case's output into a temporary module that
 // replaces github.com/shardgen/shardgen with this repository, runs go vet,
-// and runs the case's route_test.go.txt (copied in as a test of the
-// generated package), which checks the generated routes against the bound
-// sharding algorithms.
+// and runs the case's *_test.go.txt files as tests of the generated
+// package: route_test checks the generated routes against the bound
+// sharding algorithms (no database), db_test runs the queries on the local
+// MariaDB servers, in databases of its own (see shardDatabases).
 func TestGeneratedCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds generated packages with the go command")
@@ -104,9 +107,13 @@ func TestGeneratedCode(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, os.WriteFile(filepath.Join(dir, strings.TrimSuffix(filepath.Base(e), ".txt")), src, 0o644))
 			}
-			goCmd(t, dir, "vet", "./...")
+			goCmd(t, dir, nil, "vet", "./...")
 			if len(extras) > 0 {
-				goCmd(t, dir, "test", "-count=1", "./...")
+				var env []string
+				if _, err := os.Stat(filepath.Join("testdata", c, "db_test.go.txt")); err == nil {
+					env = shardDatabases(t, c, loadCase(t, c).Config.DataSources)
+				}
+				goCmd(t, dir, env, "test", "-count=1", "./...")
 			}
 		})
 	}
@@ -130,14 +137,38 @@ func writeModule(t *testing.T, files map[string][]byte) string {
 	return dir
 }
 
-// goCmd runs the go command in dir, offline, and fails with its output.
-func goCmd(t *testing.T, dir string, args ...string) {
+// shardDatabases creates, on the local MariaDB server of each data source,
+// an empty database named templates_<case>_<data source> (dropping an old
+// one, and dropping it when the test ends), and returns environment entries SHARDGEN_TEMPLATES_DSN_<data
+// source>=<DSN with parseTime=true> for a generated package's db_test.
+// Fails when MariaDB is not running (make db-up).
+func shardDatabases(t *testing.T, c string, sources []*schema.DataSource) []string {
+	t.Helper()
+	var env []string
+	for _, ds := range sources {
+		name := "templates_" + c + "_" + ds.Name
+		admin := testdb.Open(t, ds.Name)
+		for _, stmt := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name} {
+			_, err := admin.Exec(stmt)
+			require.NoError(t, err)
+		}
+		t.Cleanup(func() { _, _ = admin.Exec("DROP DATABASE IF EXISTS " + name) })
+		cfg := testdb.Config(ds.Name)
+		cfg.DBName, cfg.ParseTime = name, true
+		env = append(env, "SHARDGEN_TEMPLATES_DSN_"+ds.Name+"="+cfg.FormatDSN())
+	}
+	return env
+}
+
+// goCmd runs the go command in dir, offline, with env added, and fails with
+// its output.
+func goCmd(t *testing.T, dir string, env []string, args ...string) {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	require.NoError(t, err)
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local"), env...)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	require.NoError(t, cmd.Run(), "go %s:\n%s", strings.Join(args, " "), buf.String())

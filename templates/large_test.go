@@ -49,7 +49,7 @@ SELECT order_id, status FROM t_order WHERE user_id IN (?, ?);
 	t.Logf("%-14s %8d bytes (2 queries over 4096 data nodes)", "total", total)
 	require.Contains(t, string(out["orders.sql.go"]), "getOrderUnits[ds*1024+t]")
 	if !testing.Short() {
-		goCmd(t, writeModule(t, out), "vet", "./...")
+		goCmd(t, writeModule(t, out), nil, "vet", "./...")
 	}
 }
 
@@ -86,6 +86,6 @@ rules:
 	require.Contains(t, db, "var tLayout = [][]int{\n\t{\n\t\t0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,\n")
 	require.Contains(t, string(out["t.sql.go"]), "getTUnits[tLayout[ds][t]]")
 	if !testing.Short() {
-		goCmd(t, writeModule(t, out), "vet", "./...")
+		goCmd(t, writeModule(t, out), nil, "vet", "./...")
 	}
 }
