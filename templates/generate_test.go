@@ -19,7 +19,10 @@ import (
 	"github.com/shardgen/shardgen/schema"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/<case>/golden/*.golden from the generator's output")
+var (
+	update   = flag.Bool("update", false, "rewrite testdata/<case>/golden/*.golden from the generator's output")
+	genBench = flag.Bool("genbench", false, "TestGeneratedCode also runs and logs the generated packages' benchmarks")
+)
 
 // cases lists the golden cases: the directories of testdata that hold a
 // shardgen.yaml.
@@ -114,6 +117,9 @@ func TestGeneratedCode(t *testing.T) {
 					env = shardDatabases(t, c, loadCase(t, c).Config.DataSources)
 				}
 				goCmd(t, dir, env, "test", "-count=1", "./...")
+				if *genBench {
+					t.Log(goCmd(t, dir, env, "test", "-run", "^$", "-bench", ".", "./..."))
+				}
 			}
 		})
 	}
@@ -160,9 +166,9 @@ func shardDatabases(t *testing.T, c string, sources []*schema.DataSource) []stri
 	return env
 }
 
-// goCmd runs the go command in dir, offline, with env added, and fails with
-// its output.
-func goCmd(t *testing.T, dir string, env []string, args ...string) {
+// goCmd runs the go command in dir, offline, with env added, and returns its
+// output; it fails the test with the output when the command fails.
+func goCmd(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	require.NoError(t, err)
@@ -172,6 +178,7 @@ func goCmd(t *testing.T, dir string, env []string, args ...string) {
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	require.NoError(t, cmd.Run(), "go %s:\n%s", strings.Join(args, " "), buf.String())
+	return buf.String()
 }
 
 // TestDeterministic feeds the same files and plans in another order and

@@ -1,0 +1,64 @@
+package templates
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/plan"
+)
+
+func TestNames(t *testing.T) {
+	tests := []struct{ in, exported, unexported string }{
+		{"t_order", "TOrder", "tOrder"},
+		{"order_id", "OrderID", "orderID"},
+		{"GetOrder", "GetOrder", "getOrder"},
+		{"URLPath", "URLPath", "urlPath"},
+		{"id", "ID", "id"},
+		{"type", "Type", "type_"},
+		{"2fa", "C2fa", "c2fa"},
+		{"", "X", "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			require.Equal(t, tt.exported, exportedName(tt.in))
+			require.Equal(t, tt.unexported, unexportedName(tt.in))
+		})
+	}
+	require.Equal(t, "Type", fieldName("type_"))
+	require.Equal(t, "UserID2", fieldName("userID2"))
+	s := nameSet{"q": true, "q_": true}
+	require.Equal(t, "q_2", s.add("q"))
+	require.Equal(t, "t", s.add("t"))
+	require.Equal(t, "t_", s.add("t"))
+}
+
+func TestTypeCode(t *testing.T) {
+	tests := []struct {
+		typ  plan.GoType
+		want string
+		err  string
+	}{
+		{plan.GoType{Name: "int64"}, "int64", ""},
+		{plan.GoType{Name: "[]byte"}, "[]byte", ""},
+		{plan.GoType{Pkg: "database/sql", Name: "NullString"}, "sql.NullString", ""},
+		{plan.GoType{Pkg: "database/sql", Name: "Null[int8]"}, "sql.Null[int8]", ""},
+		{plan.GoType{Pkg: "time", Name: "Time"}, "time.Time", ""},
+		{plan.GoType{Pkg: "example.com/money", Name: "Amount"}, "money.Amount", ""},
+		{plan.GoType{Pkg: "example.com/money", Name: "*Amount"}, "*money.Amount", ""},
+		{plan.GoType{Name: "map[string]int"}, "", `cannot spell Go type "map[string]int"`},
+		{plan.GoType{Pkg: "database/sql", Name: "Null[time.Time]"}, "", `cannot spell Go type "sql.Null[time.Time]": type argument "time.Time" must be a predeclared type`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ.String(), func(t *testing.T) {
+			c, err := typeCode(tt.typ)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, fmt.Sprintf("%#v", c))
+		})
+	}
+}
