@@ -253,10 +253,17 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 	}
 	body = append(body, exec...)
 
+	route := []string{"", routeDoc(q)}
+	switch {
+	case q.route.shape == shapeBroadcastWrite:
+		route = append(route, "It runs on every data source in order, stops at the first error, and reports the first data source's result (one copy of the table, as one unsharded MySQL would).")
+	case p.Cmd == schema.CmdOne && !q.route.single():
+		route = append(route, "When several data nodes return rows, the first row in data node order is returned; sql.ErrNoRows when none does.")
+	}
 	if len(p.Doc) > 0 {
-		f.Add(comments(p.Doc...)).Line().Add(doc("", routeDoc(q)))
+		f.Add(comments(p.Doc...)).Line().Add(doc(route...))
 	} else {
-		f.Add(doc(p.Name+" runs the "+p.Cmd.String()+" query at "+p.Source+".", "", routeDoc(q)))
+		f.Add(doc(append([]string{p.Name + " runs the " + p.Cmd.String() + " query at " + p.Source + "."}, route...)...))
 	}
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(p.Name).Params(sig...).Params(results...).Block(body...)
 	f.Line()
