@@ -152,7 +152,7 @@ var (
 // into the query file; a query that cannot be planned correctly is refused
 // with the reason, never planned approximately.
 func (b *Builder) Build(q *schema.Query) (*Plan, error) {
-	p := &planner{b: b, q: q, keyArg: -1}
+	p := &planner{b: b, q: q}
 	pl, err := p.build()
 	if err != nil {
 		return nil, err
@@ -177,8 +177,9 @@ type planner struct {
 	ons      []sqlparser.Expr // every JOIN ... ON condition
 	routeOns []sqlparser.Expr // the ON conditions of inner joins (they may narrow the route)
 	aliases  map[string]sqlparser.Expr
-	// keyArg is the ordinal of the `?` added for a generated key, or -1.
-	keyArg int
+	// keyArgs are the ordinals of the `?` added for generated keys (one per
+	// VALUES row).
+	keyArgs []int
 	// nodeStmt is the per-node statement of a merged SELECT (derived
 	// columns, per-node LIMIT), printed for every unit instead of
 	// rewriting the original text.

@@ -26,48 +26,35 @@ func (p *planner) keyGenerate() error {
 			return nil // the statement supplies the key itself
 		}
 	}
-	rows, _ := ins.Rows.(sqlparser.Values)
-	if len(rows) != 1 {
-		return nil // refused later with the multi-row reason
-	}
-	toks := p.tokens(p.sql)
-	colClose, rowClose := -1, -1
-	depth, stage := 0, 0 // stage 0: before the column list, 1: in it, 2: before the row, 3: in the row
-	for _, t := range toks {
-		switch {
-		case t.typ == '(':
-			depth++
-			if stage == 0 && depth == 1 {
-				stage = 1
-			} else if stage == 2 && depth == 1 {
-				stage = 3
-			}
-		case t.typ == ')':
-			depth--
-			if depth == 0 && stage == 1 {
-				colClose, stage = t.end-1, 2
-			} else if depth == 0 && stage == 3 {
-				rowClose, stage = t.end-1, 4
-			}
-		}
-		if stage == 4 {
-			break
-		}
-	}
-	if colClose < 0 || rowClose < 0 {
+	spans, colClose := p.insertSpans()
+	if colClose < 0 || len(spans) == 0 {
 		return p.errorf(-1, "cannot find where to add generated key column %q; list it in the INSERT", kg.Column)
 	}
-	ordinal := strings.Count(stripQuotedForCount(p.sql[:rowClose]), "?")
-	sql := p.sql[:colClose] + ", " + kg.Column + p.sql[colClose:rowClose] + ", ?" + p.sql[rowClose:]
+	// Insert ", col" after the column list and ", ?" at the end of every
+	// row, back to front so earlier offsets stay valid.
+	sql := p.sql
+	var ordinals []int
+	for i := len(spans) - 1; i >= 0; i-- {
+		end := spans[i][1] - 1 // the row's ')'
+		sql = sql[:end] + ", ?" + sql[end:]
+	}
+	sql = sql[:colClose] + ", " + kg.Column + sql[colClose:]
 	stmt, err := p.b.parser.Parse(sql)
 	if err != nil {
 		return p.errorf(-1, "adding generated key column %q: %v", kg.Column, err)
 	}
+	// The key placeholder of row r is the last one of that row.
+	newSpans := func() [][2]int { p.sql = sql; s, _ := p.insertSpans(); return s }()
+	for _, sp := range newSpans {
+		ordinals = append(ordinals, strings.Count(stripQuotedForCount(sql[:sp[1]]), "?")-1)
+	}
 	p.sql, p.stmt = sql, stmt
 	p.plan.LogicSQL = sql
-	p.names = append(p.names[:ordinal], append([]string{""}, p.names[ordinal:]...)...)
-	p.nulls = append(p.nulls[:ordinal], append([]bool{false}, p.nulls[ordinal:]...)...)
-	p.keyArg = ordinal
+	for _, o := range ordinals {
+		p.names = append(p.names[:o], append([]string{""}, p.names[o:]...)...)
+		p.nulls = append(p.nulls[:o], append([]bool{false}, p.nulls[o:]...)...)
+	}
+	p.keyArgs = ordinals
 	p.shift = nil
 	p.plan.KeyGenerate = &KeyGenerate{Column: kg.Column, Generator: kg.GeneratorName}
 	if kg.Generator != nil {
@@ -76,6 +63,41 @@ func (p *planner) keyGenerate() error {
 	}
 	p.refs, p.ons, p.routeOns = nil, nil, nil
 	return p.collectTables()
+}
+
+// insertSpans returns the byte spans [start, end) of every VALUES row of
+// the INSERT in p.sql, and the offset of the column list's closing ')' (-1
+// when there is no column list).
+func (p *planner) insertSpans() (rows [][2]int, colClose int) {
+	colClose = -1
+	depth := 0
+	inValues := false
+	rowStart := -1
+	for _, t := range p.tokens(p.sql) {
+		switch {
+		case t.typ == '(':
+			depth++
+			if inValues && depth == 1 {
+				rowStart = t.end - 1
+			}
+		case t.typ == ')':
+			depth--
+			if depth == 0 && !inValues && colClose < 0 {
+				colClose = t.end - 1
+			}
+			if depth == 0 && inValues && rowStart >= 0 {
+				rows = append(rows, [2]int{rowStart, t.end})
+				rowStart = -1
+			}
+		case depth == 0 && (strings.EqualFold(t.val, "values") || strings.EqualFold(t.val, "value")) && t.typ != sqlparser.STRING:
+			inValues = true
+		case depth == 0 && inValues && t.typ != ',':
+			if len(rows) > 0 { // the row list ended (ON DUPLICATE KEY UPDATE ...)
+				return rows, colClose
+			}
+		}
+	}
+	return rows, colClose
 }
 
 // stripQuotedForCount blanks quoted strings so `?` inside them do not count.

@@ -63,3 +63,27 @@ func TestMergePlans(t *testing.T) {
 		})
 	}
 }
+
+// TestMultiRowInsert: rows are routed one by one (keys generated per row)
+// and every data node gets only its rows (shared case C06).
+func TestMultiRowInsert(t *testing.T) {
+	b := newBuilder(t)
+	p, err := build(t, b, ":execrows", "INSERT INTO t_order (user_id, status, amount) VALUES (?, ?, ?), (?, 'x', ?) ON DUPLICATE KEY UPDATE status = ?")
+	require.NoError(t, err)
+	require.Equal(t, "MultiNode", p.Route.Kind.String())
+	require.Equal(t, "INSERT INTO t_order (user_id, status, amount, order_id) VALUES (?, ?, ?, ?), (?, 'x', ?, ?) ON DUPLICATE KEY UPDATE status = ?", p.LogicSQL)
+	require.Len(t, p.Route.Conditions, 2)
+	require.Equal(t, []int{3, 6}, p.KeyGenerate.Params)
+	for _, i := range p.KeyGenerate.Params {
+		require.True(t, p.Params[i].Generated)
+	}
+	ip := p.Insert
+	require.Equal(t, "INSERT INTO t_order_1 (user_id, status, amount, order_id) VALUES ", ip.Split.Heads[5]) // ds_1.t_order_1
+	require.Equal(t, []string{"(?, ?, ?, ?)", "(?, 'x', ?, ?)"}, ip.Split.Rows)
+	require.Equal(t, " ON DUPLICATE KEY UPDATE status = ?", ip.Split.Tails[0])
+	require.Equal(t, [][]int{{0, 1, 2, 3}, {4, 5, 6}}, ip.RowArgs)
+	require.Equal(t, []int{7}, ip.TailArgs)
+	// Each row's condition names its own parameters.
+	require.Equal(t, 4, p.Route.Conditions[1].Columns[0].Values[0].Param)
+	require.Equal(t, 6, p.Route.Conditions[1].Columns[1].Values[0].Param)
+}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -129,9 +130,12 @@ func (p *planner) typeParams() error {
 		}
 		goName := uniqueName(lowerCamel(base), used)
 		param := &Param{Name: goName, Type: typ, Column: h.column}
-		if p.plan.KeyGenerate != nil && i == p.keyArg {
+		if p.plan.KeyGenerate != nil && slices.Contains(p.keyArgs, i) {
 			param.Generated = true
-			p.plan.KeyGenerate.Param = len(p.plan.Params)
+			if len(p.plan.KeyGenerate.Params) == 0 {
+				p.plan.KeyGenerate.Param = len(p.plan.Params)
+			}
+			p.plan.KeyGenerate.Params = append(p.plan.KeyGenerate.Params, len(p.plan.Params))
 		}
 		if name != "" {
 			byName[name] = len(p.plan.Params)

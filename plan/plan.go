@@ -49,6 +49,9 @@ type Plan struct {
 	// fills: the generated function produces the key and appends it.
 	KeyGenerate *KeyGenerate `json:"key_generate,omitempty"`
 	Route       *Route       `json:"route"`
+	// Insert is set for a multi-row INSERT into a sharded table: rows are
+	// routed one by one and every data node gets only its own rows.
+	Insert *InsertPlan `json:"insert,omitempty"`
 	// Merge is set when the route reaches several data nodes and the rows
 	// must be merged (ORDER BY, GROUP BY, aggregates, DISTINCT, LIMIT).
 	Merge *Merge `json:"merge,omitempty"`
@@ -123,7 +126,10 @@ type KeyGenerate struct {
 	Generator string        `json:"generator"` // key generator name
 	Type      string        `json:"type"`      // SNOWFLAKE | UUID
 	Props     runtime.Props `json:"props,omitempty"`
-	Param     int           `json:"param"` // index in Params of the key's value (a hidden parameter)
+	Param     int           `json:"param"` // index in Params of the first row's key (a hidden parameter)
+	// Params are the indexes in Params of every row's key, in row order
+	// (one for a single-row INSERT).
+	Params []int `json:"params"`
 }
 
 // Route says where a statement runs.
@@ -227,4 +233,15 @@ type RangeCond struct {
 type Operand struct {
 	Param   int            `json:"param"` // index in Plan.Params; -1 for a literal
 	Literal *runtime.Value `json:"literal,omitempty"`
+}
+
+// InsertPlan splits a multi-row INSERT per data node. Route.Conditions[r]
+// is the sharding condition of VALUES row r.
+type InsertPlan struct {
+	Split runtime.InsertSplit `json:"split"`
+	// RowArgs[r] are the indexes in Params of row r's placeholders, in
+	// order; TailArgs those of the text after the rows (ON DUPLICATE KEY
+	// UPDATE), sent with every node's statement.
+	RowArgs  [][]int `json:"row_args"`
+	TailArgs []int   `json:"tail_args,omitempty"`
 }

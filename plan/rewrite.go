@@ -86,6 +86,55 @@ func (p *planner) rewrite() error {
 		}
 		rt.Units[i] = Unit{DataSource: primary.route.DataSourceOf(i), Node: n.String(), SQL: sql}
 	}
+	if p.plan.Insert != nil {
+		return p.splitInsert()
+	}
+	return nil
+}
+
+// splitInsert cuts every unit's INSERT into its head, rows and tail, and
+// maps each row's placeholders to parameters.
+func (p *planner) splitInsert() error {
+	ip := p.plan.Insert
+	spans, _ := p.insertSpans()
+	if len(spans) == 0 {
+		return p.errorf(-1, "cannot find the VALUES rows of the INSERT")
+	}
+	for _, sp := range spans {
+		ip.Split.Rows = append(ip.Split.Rows, p.sql[sp[0]:sp[1]])
+	}
+	ip.Split.Sep = p.sql[spans[0][1]:spans[min(1, len(spans)-1)][0]]
+	if len(spans) == 1 {
+		ip.Split.Sep = ", "
+	}
+	for i := 1; i < len(spans); i++ {
+		if p.sql[spans[i-1][1]:spans[i][0]] != ip.Split.Sep {
+			ip.Split.Sep = ", " // rows are separated by a comma and any spacing: normalise
+		}
+	}
+	orig := p.sql
+	defer func() { p.sql = orig }()
+	for _, u := range p.plan.Route.Units {
+		p.sql = u.SQL
+		us, _ := p.insertSpans()
+		if len(us) != len(spans) {
+			return p.errorf(-1, "internal error: the rewritten INSERT lost its rows")
+		}
+		ip.Split.Heads = append(ip.Split.Heads, u.SQL[:us[0][0]])
+		ip.Split.Tails = append(ip.Split.Tails, u.SQL[us[len(us)-1][1]:])
+	}
+	p.sql = orig
+	ordinal := func(off int) int { return strings.Count(stripQuotedForCount(orig[:off]), "?") }
+	for _, sp := range spans {
+		var args []int
+		for o := ordinal(sp[0]); o < ordinal(sp[1]); o++ {
+			args = append(args, p.plan.Args[o])
+		}
+		ip.RowArgs = append(ip.RowArgs, args)
+	}
+	for o := ordinal(spans[len(spans)-1][1]); o < len(p.plan.Args); o++ {
+		ip.TailArgs = append(ip.TailArgs, p.plan.Args[o])
+	}
 	return nil
 }
 

@@ -63,7 +63,7 @@ func (p *planner) route() error {
 		return err
 	}
 	rt.Conditions = groups
-	single := p.isSingleNode(rt)
+	single := p.isSingleNode(rt) && p.plan.Insert == nil
 	switch {
 	case len(groups) == 0 && !single:
 		rt.Kind = runtime.RouteAllNodes
@@ -326,37 +326,41 @@ func (p *planner) shardingConditions(primary *tableRef) ([]Condition, error) {
 	cols := ruleColumns(primary.info.rule)
 	if ins, ok := p.stmt.(*sqlparser.Insert); ok {
 		rows := ins.Rows.(sqlparser.Values)
-		if len(rows) != 1 {
-			return nil, p.errorf(-1, "multi-row INSERT into sharded table %q needs splitting rows per data node, which shardgen does not support yet; insert one row per statement", primary.info.name)
-		}
-		var cond Condition
-		for _, col := range cols {
-			idx := -1
-			for i, c := range ins.Columns {
-				if strings.EqualFold(c.String(), col) {
-					idx = i
-				}
-			}
-			if len(ins.Columns) == 0 {
-				for i, c := range primary.info.ddl.Columns {
-					if strings.EqualFold(c.Name, col) {
+		var conds []Condition
+		for _, row := range rows {
+			var cond Condition
+			for _, col := range cols {
+				idx := -1
+				for i, c := range ins.Columns {
+					if strings.EqualFold(c.String(), col) {
 						idx = i
 					}
 				}
+				if len(ins.Columns) == 0 {
+					for i, c := range primary.info.ddl.Columns {
+						if strings.EqualFold(c.Name, col) {
+							idx = i
+						}
+					}
+				}
+				if idx < 0 {
+					return nil, p.errorf(-1, "INSERT into sharded table %q must give sharding column %q", primary.info.name, col)
+				}
+				o, ok := p.operand(row[idx])
+				if !ok {
+					return nil, p.errorf(-1, "INSERT into sharded table %q: the value of sharding column %q must be a literal or a parameter", primary.info.name, col)
+				}
+				if o.Literal != nil && o.Literal.IsNull() {
+					return nil, p.errorf(-1, "INSERT into sharded table %q: sharding column %q must not be NULL", primary.info.name, col)
+				}
+				cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: []Operand{o}})
 			}
-			if idx < 0 {
-				return nil, p.errorf(-1, "INSERT into sharded table %q must give sharding column %q", primary.info.name, col)
-			}
-			o, ok := p.operand(rows[0][idx])
-			if !ok {
-				return nil, p.errorf(-1, "INSERT into sharded table %q: the value of sharding column %q must be a literal or a parameter", primary.info.name, col)
-			}
-			if o.Literal != nil && o.Literal.IsNull() {
-				return nil, p.errorf(-1, "INSERT into sharded table %q: sharding column %q must not be NULL", primary.info.name, col)
-			}
-			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: []Operand{o}})
+			conds = append(conds, cond)
 		}
-		return []Condition{cond}, nil
+		if len(rows) > 1 {
+			p.plan.Insert = &InsertPlan{}
+		}
+		return conds, nil
 	}
 	groups, ok := p.dnf(p.whereOf())
 	if !ok {

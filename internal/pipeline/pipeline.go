@@ -24,6 +24,10 @@ import (
 // generate time rather than generated wrongly.
 var MergeSupported = false
 
+// InsertSplitSupported reports whether the code generator emits multi-row
+// INSERTs split per data node (Plan.Insert); refused until it does.
+var InsertSplitSupported = false
+
 // Project is a loaded and planned project.
 type Project struct {
 	File    *schema.Project
@@ -97,6 +101,10 @@ func Load(path string) (*Project, error) {
 			}
 			if pl.Merge != nil && !MergeSupported {
 				errs.Add(q.Pos, fmt.Sprintf("query %q reaches several data nodes of %q and its rows must be merged (ORDER BY, GROUP BY, aggregates, DISTINCT or LIMIT), which generated code does not support yet; give `=` on every sharding column so it reaches one data node", q.Name, pl.Route.LogicTable))
+				continue
+			}
+			if pl.Insert != nil && !InsertSplitSupported {
+				errs.Add(q.Pos, fmt.Sprintf("query %q: multi-row INSERT into sharded table %q must be split per data node, which generated code does not support yet; insert one row per statement", q.Name, pl.Route.LogicTable))
 				continue
 			}
 			pl.Source = fmt.Sprintf("%s:%d", rel, q.Pos.Line) // stable wherever the tool runs

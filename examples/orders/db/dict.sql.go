@@ -42,6 +42,9 @@ var putDictUnits = [...]shardrt.RouteUnit{
 // PutDict runs the :execrows query at queries/dict.sql:1.
 //
 // Route: Broadcast on t_dict; broadcast table: writes go to every data source.
+// It runs on every data source in order, stops at the first error, and reports
+// the first data source's result (one copy of the table, as one unsharded MySQL
+// would).
 func (q *Queries) PutDict(ctx context.Context, code string, label string) (int64, error) {
 	var res sql.Result
 	for i := range putDictUnits {
