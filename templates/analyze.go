@@ -122,6 +122,17 @@ func (g *generator) analyze(q *query) error {
 		q.paramsType = p.Name + "Params"
 		add(g.declare(q.paramsType, owner))
 	}
+	if p.Merge != nil {
+		add(errors.New("its rows must be merged across data nodes (ORDER BY, GROUP BY, aggregates, DISTINCT or LIMIT), which the generator does not emit yet"))
+	}
+	if p.Insert != nil {
+		add(errors.New("a multi-row INSERT must be split per data node, which the generator does not emit yet"))
+	}
+	for i, prm := range p.Params {
+		if prm.Generated && (p.KeyGenerate == nil || p.KeyGenerate.Param != i) {
+			add(fmt.Errorf("parameter %s is generated but is not the key of KeyGenerate", prm.Name))
+		}
+	}
 	for _, a := range p.Args {
 		if a < 0 || a >= len(p.Params) {
 			add(fmt.Errorf("argument refers to parameter %d of %d", a, len(p.Params)))

@@ -276,6 +276,16 @@ queries/q.sql:1:1: query "getOrder": generated identifier getOrderUnits of query
 			p.Params[p.KeyGenerate.Param].Type = plan.GoType{Name: "int32", Kind: p.Params[p.KeyGenerate.Param].Type.Kind}
 			return in
 		}, `queries/q.sql:1:1: query "CreateOrder": generated key column "order_id" has Go type int32, but SNOWFLAKE keys are 64-bit integers: use BIGINT`},
+		{"merged rows", func(t *testing.T) Input {
+			in := onePlan(t, getOrder)
+			in.Files[0].Plans[0].Merge = &plan.Merge{}
+			return in
+		}, `queries/q.sql:1:1: query "GetOrder": its rows must be merged across data nodes (ORDER BY, GROUP BY, aggregates, DISTINCT or LIMIT), which the generator does not emit yet`},
+		{"multi-row insert", func(t *testing.T) Input {
+			in := onePlan(t, "-- name: AddDict :exec\nINSERT INTO t_dict (id, name) VALUES (?, ?);\n")
+			in.Files[0].Plans[0].Insert = &plan.InsertPlan{}
+			return in
+		}, `queries/q.sql:1:1: query "AddDict": a multi-row INSERT must be split per data node, which the generator does not emit yet`},
 		{"unspellable type", func(t *testing.T) Input {
 			in := onePlan(t, getOrder)
 			in.Files[0].Plans[0].Columns[0].Type = plan.GoType{Name: "map[string]int"}
