@@ -260,6 +260,27 @@ func exec(ctx context.Context, h *hooks, q target, st *Stmt, name string, u *Rou
 // units the same way and is re-raised on the calling goroutine. An invalid
 // unit index is reported before anything runs.
 func QueryUnits[T any](ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	results, err := QueryUnitsEach(ctx, e, st, units, args, scan)
+	if err != nil || len(results) == 0 {
+		return nil, err
+	}
+	if len(results) == 1 {
+		return results[0], nil
+	}
+	total := 0
+	for _, r := range results {
+		total += len(r)
+	}
+	out := make([]T, 0, total)
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+// QueryUnitsEach is QueryUnits returning each unit's rows apart, in unit
+// order: results[i] are the rows of units[i]. Mergers need them so.
+func QueryUnitsEach[T any](ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any, scan func(*sql.Rows) (T, error)) ([][]T, error) {
 	if scan == nil {
 		return nil, errors.New("runtime.QueryUnits: nil scan function")
 	}
@@ -287,18 +308,7 @@ func QueryUnits[T any](ctx context.Context, e Executor, st *Stmt, units []RouteU
 	if err != nil {
 		return nil, err
 	}
-	if len(results) == 1 {
-		return results[0], nil
-	}
-	total := 0
-	for _, r := range results {
-		total += len(r)
-	}
-	out := make([]T, 0, total)
-	for _, r := range results {
-		out = append(out, r...)
-	}
-	return out, nil
+	return results, nil
 }
 
 // queryAll runs one query and scans every row.

@@ -1,0 +1,257 @@
+package difftest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/big"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/testdb"
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/proxy"
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// env is one sharded layout plus its unsharded reference.
+type env struct {
+	t       testing.TB
+	cfg     *schema.Config
+	b       *plan.Builder
+	rt      *runtime.DB
+	in      *proxy.Interpreter
+	ref     *sql.DB
+	keys    runtime.KeyGenerator
+	queries int
+}
+
+// rulesYAML returns a ShardingSphere config over ds_0..ds_3 of the local
+// test servers followed by rules.
+func rulesYAML(rules string) string {
+	var b strings.Builder
+	b.WriteString("databaseName: difftest\ndataSources:\n")
+	for _, ds := range testdb.DataSources() {
+		host, port := testdb.Server(ds)
+		user, pass := os.Getenv("SHARDGEN_DB_USER"), os.Getenv("SHARDGEN_DB_PASSWORD")
+		if user == "" {
+			user = "shardgen"
+		}
+		if pass == "" {
+			pass = "shardgen"
+		}
+		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s:%d/%s\n    username: %s\n    password: %s\n    maxPoolSize: 8\n", ds, host, port, ds, user, pass)
+	}
+	b.WriteString(rules)
+	return b.String()
+}
+
+// newEnv loads rules and DDL, creates every actual table (dropping old
+// ones) and the logic tables in `reference`.
+func newEnv(t testing.TB, rules, ddl string) *env {
+	cfg, err := schema.Load("difftest.yaml", []byte(rulesYAML(rules)))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("difftest.sql", []byte(ddl))
+	require.NoError(t, err)
+	require.NoError(t, schema.CheckDDL(cfg, tables))
+	b, err := plan.NewBuilder(cfg, nil)
+	require.NoError(t, err)
+	dcfg, err := runtime.ParseConfig("difftest.yaml", []byte(rulesYAML(rules)))
+	require.NoError(t, err)
+	rt, err := runtime.Open(dcfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { rt.Close() })
+	in, err := proxy.NewInterpreter(b, rt)
+	require.NoError(t, err)
+	e := &env{t: t, cfg: cfg, b: b, rt: rt, in: in, ref: testdb.Open(t, "reference")}
+	e.keys, err = runtime.NewKeyGenerator("SNOWFLAKE", nil)
+	require.NoError(t, err)
+	ctx := context.Background()
+	// Actual tables: every data node of every sharded table, broadcast
+	// tables on every data source.
+	for _, tbl := range tables {
+		create := func(db *sql.DB, actual string) {
+			_, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+actual)
+			require.NoError(t, err)
+			_, err = db.ExecContext(ctx, createAs(ddl, tbl.Name, actual))
+			require.NoError(t, err)
+		}
+		create(e.ref, tbl.Name)
+		placed := false
+		if cfg.Sharding != nil {
+			for _, r := range cfg.Sharding.Tables {
+				if strings.EqualFold(r.LogicTable, tbl.Name) {
+					for _, n := range r.DataNodes {
+						pool, ok := rt.Pool(n.DataSource)
+						require.True(t, ok)
+						create(pool, n.Table)
+					}
+					placed = true
+				}
+			}
+		}
+		if !placed {
+			for _, ds := range rt.DataSourceNames() {
+				pool, _ := rt.Pool(ds)
+				create(pool, tbl.Name)
+			}
+		}
+	}
+	return e
+}
+
+// createAs returns the CREATE TABLE of logic table name in ddl, renamed.
+func createAs(ddl, name, actual string) string {
+	for _, stmt := range strings.Split(ddl, ";") {
+		s := strings.TrimSpace(stmt)
+		f := strings.Fields(s)
+		if len(f) > 2 && strings.EqualFold(f[2], name) {
+			return strings.Replace(s, f[2], actual, 1)
+		}
+	}
+	return ""
+}
+
+// plan plans one ad-hoc statement (full routes allowed).
+func (e *env) plan(sql string) (*plan.Plan, error) {
+	cmd := schema.CmdExecRows
+	if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(sql)), "SELECT") {
+		cmd = schema.CmdMany
+	}
+	e.queries++
+	return e.b.Build(&schema.Query{Name: fmt.Sprintf("Q%d", e.queries), Cmd: cmd, SQL: sql, AllowFullRoute: true,
+		Pos: schema.Pos{File: "<corpus>", Line: 1}, SQLPos: schema.Pos{File: "<corpus>", Line: 1, Col: 1}})
+}
+
+// exec runs a write on both sides with the same values (generated keys
+// taken from the sharded side) and checks the affected rows agree.
+func (e *env) exec(sqlText string, params ...any) {
+	e.t.Helper()
+	p, err := e.plan(sqlText)
+	require.NoError(e.t, err, sqlText)
+	res, err := e.in.Execute(context.Background(), p, params, e.keys)
+	require.NoError(e.t, err, sqlText)
+	full := append([]any(nil), params...)
+	for len(full) < len(p.Params) {
+		full = append(full, nil)
+	}
+	if p.KeyGenerate != nil {
+		// Re-derive the keys the interpreter generated: it fills them in
+		// order; ask it to report them instead of guessing.
+		e.t.Fatalf("difftest: generated keys are not supported in exec (%s)", sqlText)
+	}
+	args := make([]any, len(p.Args))
+	for i, pi := range p.Args {
+		args[i] = full[pi]
+	}
+	r, err := e.ref.ExecContext(context.Background(), p.LogicSQL, args...)
+	require.NoError(e.t, err, sqlText)
+	n, _ := r.RowsAffected()
+	require.Equal(e.t, n, res.RowsAffected, "affected rows of %s %v", sqlText, params)
+}
+
+// query runs a SELECT on both sides and returns a mismatch description, or
+// "" when they agree. ordered compares row order too (on the ORDER BY
+// projection given by orderCols, since ties may come in any order).
+func (e *env) query(sqlText string, orderCols []int, params ...any) string {
+	p, err := e.plan(sqlText)
+	if err != nil {
+		return fmt.Sprintf("plan error: %v", err)
+	}
+	res, err := e.in.Execute(context.Background(), p, params, nil)
+	if err != nil {
+		return fmt.Sprintf("sharded error: %v", err)
+	}
+	args := make([]any, len(p.Args))
+	for i, pi := range p.Args {
+		args[i] = params[pi]
+	}
+	rows, err := e.ref.QueryContext(context.Background(), p.LogicSQL, args...)
+	if err != nil {
+		return fmt.Sprintf("reference error: %v", err)
+	}
+	defer rows.Close()
+	var want [][]string
+	cols, _ := rows.Columns()
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Sprintf("reference scan: %v", err)
+		}
+		want = append(want, norm(vals))
+	}
+	var got [][]string
+	for _, r := range res.Rows {
+		got = append(got, norm(r))
+	}
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d rows, reference %d\n  sharded:   %v\n  reference: %v", len(got), len(want), got, want)
+	}
+	if orderCols != nil {
+		for i := range got {
+			for _, c := range orderCols {
+				if got[i][c] != want[i][c] {
+					return fmt.Sprintf("order differs at row %d (column %d: %q vs %q)\n  sharded:   %v\n  reference: %v", i, c, got[i][c], want[i][c], got, want)
+				}
+			}
+		}
+	}
+	a, b := sorted(got), sorted(want)
+	for i := range a {
+		if a[i] != b[i] {
+			return fmt.Sprintf("rows differ\n  sharded:   %v\n  reference: %v", got, want)
+		}
+	}
+	return ""
+}
+
+// norm prints values as MySQL would: numbers by value, text as is, NULL as
+// "NULL"; a DECIMAL keeps its scale.
+func norm(vals []any) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		switch x := v.(type) {
+		case nil:
+			out[i] = "NULL"
+		case []byte:
+			out[i] = string(x)
+		case string:
+			out[i] = x
+		case int64:
+			out[i] = strconv.FormatInt(x, 10)
+		case uint64:
+			out[i] = strconv.FormatUint(x, 10)
+		case float64:
+			out[i] = strconv.FormatFloat(x, 'g', -1, 64)
+		case float32:
+			out[i] = strconv.FormatFloat(float64(x), 'g', -1, 32)
+		case time.Time:
+			out[i] = x.Format("2006-01-02 15:04:05")
+		case *big.Rat:
+			out[i] = x.String()
+		default:
+			out[i] = fmt.Sprint(x)
+		}
+	}
+	return out
+}
+
+func sorted(rows [][]string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = strings.Join(r, "\x00")
+	}
+	sort.Strings(out)
+	return out
+}

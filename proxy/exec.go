@@ -1,0 +1,269 @@
+package proxy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// Result is the outcome of executing one Plan: rows for a SELECT (every
+// value as database/sql scans it into an `any`: int64, float64, []byte,
+// time.Time or nil), affected rows and the last insert id for writes.
+type Result struct {
+	Columns      []string
+	Rows         [][]any
+	RowsAffected int64
+	LastInsertID int64
+}
+
+// Interpreter executes Plans at run time with the same runtime functions
+// that generated code calls: it is the proxy's back end, and the
+// differential tests' way to run ad-hoc statements. Safe for concurrent use.
+type Interpreter struct {
+	b   *plan.Builder
+	src *runtime.Sources
+	// dsIndex maps a plan-local data source index to src's.
+	names []string
+}
+
+// NewInterpreter runs plans of b on the data sources of db.
+func NewInterpreter(b *plan.Builder, db *runtime.DB) (*Interpreter, error) {
+	names := db.DataSourceNames()
+	src, err := db.Sources(names)
+	if err != nil {
+		return nil, err
+	}
+	return &Interpreter{b: b, src: src, names: names}, nil
+}
+
+// Execute runs p with params (one per p.Params, in order; Go values as a
+// database/sql argument). Generated keys are produced here when the plan
+// needs them.
+func (in *Interpreter) Execute(ctx context.Context, p *plan.Plan, params []any, keys runtime.KeyGenerator) (*Result, error) {
+	params = append([]any(nil), params...)
+	for len(params) < len(p.Params) {
+		params = append(params, nil)
+	}
+	var lastKey int64
+	if p.KeyGenerate != nil {
+		for _, i := range p.KeyGenerate.Params {
+			if keys == nil {
+				return nil, fmt.Errorf("query %s needs a key generator", p.Name)
+			}
+			k, err := keys.Generate()
+			if err != nil {
+				return nil, err
+			}
+			if k.Kind == runtime.KindString {
+				params[i] = k.Str
+			} else {
+				params[i] = k.Int
+				if lastKey == 0 {
+					lastKey = k.Int
+				}
+			}
+		}
+	}
+	values := make([]runtime.Value, len(p.Params))
+	for i, prm := range p.Params {
+		v, err := ValueOf(prm.Type, params[i])
+		if err != nil {
+			return nil, fmt.Errorf("parameter %s: %w", prm.Name, err)
+		}
+		values[i] = v
+	}
+	units, err := in.units(p, values, params)
+	if err != nil {
+		return nil, err
+	}
+	st := &runtime.Stmt{Name: p.Name, LogicSQL: p.LogicSQL}
+	args := make([]any, len(p.Args))
+	for i, pi := range p.Args {
+		args[i] = params[pi]
+	}
+	if p.Statement != plan.StmtSelect {
+		if p.Route.Kind == runtime.RouteBroadcast {
+			var first sql.Result
+			for i, u := range units {
+				r, err := in.src.Exec(ctx, st, u, args...)
+				if err != nil {
+					return nil, err
+				}
+				if i == 0 {
+					first = r
+				}
+			}
+			n, _ := first.RowsAffected()
+			return &Result{RowsAffected: n, LastInsertID: lastKey}, nil
+		}
+		n, err := runtime.ExecUnits(ctx, in.src, st, units, args)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{RowsAffected: n, LastInsertID: lastKey}, nil
+	}
+	if p.NodeArgs != nil {
+		args = args[:0]
+		for _, na := range p.NodeArgs {
+			if na.LimitSum {
+				args = append(args, limitSum(p.Merge, params))
+				continue
+			}
+			args = append(args, params[na.Param])
+		}
+	}
+	perUnit, err := runtime.QueryUnitsEach(ctx, in.src, st, units, args, scanAll)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	for _, c := range p.Columns {
+		res.Columns = append(res.Columns, c.Name)
+	}
+	if p.Merge == nil {
+		for _, rows := range perUnit {
+			res.Rows = append(res.Rows, rows...)
+		}
+		return res, nil
+	}
+	rows, err := mergeRows(p.Merge, params, perUnit)
+	if err != nil {
+		return nil, err
+	}
+	res.Rows = rows
+	return res, nil
+}
+
+// units selects and builds the route units of p for the given values.
+func (in *Interpreter) units(p *plan.Plan, values []runtime.Value, params []any) ([]runtime.RouteUnit, error) {
+	all := make([]runtime.RouteUnit, len(p.Route.Units))
+	for i, u := range p.Route.Units {
+		ds := -1
+		for j, n := range in.names {
+			if n == p.Route.DataSources[u.DataSource] {
+				ds = j
+			}
+		}
+		if ds < 0 {
+			return nil, fmt.Errorf("data source %q is not configured", p.Route.DataSources[u.DataSource])
+		}
+		all[i] = runtime.RouteUnit{DataSource: ds, SQL: u.SQL}
+	}
+	if p.Insert != nil {
+		rowNode := make([]int, len(p.Route.Conditions))
+		for r := range p.Route.Conditions {
+			one := *p
+			rt := *p.Route
+			rt.Conditions = p.Route.Conditions[r : r+1]
+			rt.Fixed = nil
+			one.Route = &rt
+			n, err := in.b.Units(&one, values)
+			if err != nil {
+				return nil, err
+			}
+			if len(n) != 1 {
+				return nil, fmt.Errorf("row %d of the INSERT routes to %d data nodes", r+1, len(n))
+			}
+			rowNode[r] = n[0]
+		}
+		rowArgs := make([][]any, len(p.Insert.RowArgs))
+		for r, idx := range p.Insert.RowArgs {
+			for _, i := range idx {
+				rowArgs[r] = append(rowArgs[r], params[i])
+			}
+		}
+		var tail []any
+		for _, i := range p.Insert.TailArgs {
+			tail = append(tail, params[i])
+		}
+		return p.Insert.Split.Units(all, rowNode, rowArgs, tail)
+	}
+	idx, err := in.b.Units(p, values)
+	if err != nil {
+		return nil, err
+	}
+	units := make([]runtime.RouteUnit, len(idx))
+	for i, n := range idx {
+		units[i] = all[n]
+	}
+	return units, nil
+}
+
+// scanAll reads every row of one unit as database/sql values.
+func scanAll(rows *sql.Rows) ([]any, error) {
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		if b, ok := v.([]byte); ok {
+			v = append([]byte(nil), b...)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// ValueOf converts a parameter's Go value to the sharding value a
+// generated function would build for a parameter of type t: integers are
+// java.lang.Long (go-sql-driver sends them as LONGLONG), strings String,
+// DECIMAL text BigDecimal, times Timestamp, nil NULL.
+func ValueOf(t plan.GoType, v any) (runtime.Value, error) {
+	switch x := v.(type) {
+	case nil:
+		return runtime.Null, nil
+	case int:
+		return runtime.Long(int64(x)), nil
+	case int8:
+		return runtime.Long(int64(x)), nil
+	case int16:
+		return runtime.Long(int64(x)), nil
+	case int32:
+		return runtime.Long(int64(x)), nil
+	case int64:
+		return runtime.Long(x), nil
+	case uint8:
+		return runtime.Long(int64(x)), nil
+	case uint16:
+		return runtime.Long(int64(x)), nil
+	case uint32:
+		return runtime.Long(int64(x)), nil
+	case uint64:
+		return runtime.Long(int64(x)), nil
+	case string:
+		if t.Kind == runtime.KindDecimal {
+			return runtime.Decimal(x), nil
+		}
+		return runtime.String(x), nil
+	case []byte:
+		return runtime.String(string(x)), nil
+	case time.Time:
+		return runtime.Time(x), nil
+	case float64:
+		return runtime.Decimal(fmt.Sprint(x)), nil
+	case sql.NullString:
+		if !x.Valid {
+			return runtime.Null, nil
+		}
+		return ValueOf(t, x.String)
+	case sql.NullInt64:
+		if !x.Valid {
+			return runtime.Null, nil
+		}
+		return runtime.Long(x.Int64), nil
+	}
+	return runtime.Value{}, fmt.Errorf("unsupported parameter type %T", v)
+}
