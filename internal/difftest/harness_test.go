@@ -33,12 +33,12 @@ type env struct {
 	queries int
 }
 
-// rulesYAML returns a ShardingSphere config over ds_0..ds_3 of the local
-// test servers followed by rules.
-func rulesYAML(rules string) string {
+// rulesYAML returns a ShardingSphere config over the first n of ds_0..ds_3
+// of the local test servers followed by rules.
+func rulesYAML(rules string, n int) string {
 	var b strings.Builder
 	b.WriteString("databaseName: difftest\ndataSources:\n")
-	for _, ds := range testdb.DataSources() {
+	for _, ds := range testdb.DataSources()[:n] {
 		host, port := testdb.Server(ds)
 		user, pass := os.Getenv("SHARDGEN_DB_USER"), os.Getenv("SHARDGEN_DB_PASSWORD")
 		if user == "" {
@@ -56,14 +56,19 @@ func rulesYAML(rules string) string {
 // newEnv loads rules and DDL, creates every actual table (dropping old
 // ones) and the logic tables in `reference`.
 func newEnv(t testing.TB, rules, ddl string) *env {
-	cfg, err := schema.Load("difftest.yaml", []byte(rulesYAML(rules)))
+	return newEnvN(t, rules, ddl, len(testdb.DataSources()))
+}
+
+// newEnvN is newEnv over the first n data sources.
+func newEnvN(t testing.TB, rules, ddl string, n int) *env {
+	cfg, err := schema.Load("difftest.yaml", []byte(rulesYAML(rules, n)))
 	require.NoError(t, err)
 	tables, err := schema.ParseDDL("difftest.sql", []byte(ddl))
 	require.NoError(t, err)
 	require.NoError(t, schema.CheckDDL(cfg, tables))
 	b, err := plan.NewBuilder(cfg, nil)
 	require.NoError(t, err)
-	dcfg, err := runtime.ParseConfig("difftest.yaml", []byte(rulesYAML(rules)))
+	dcfg, err := runtime.ParseConfig("difftest.yaml", []byte(rulesYAML(rules, n)))
 	require.NoError(t, err)
 	rt, err := runtime.Open(dcfg)
 	require.NoError(t, err)
