@@ -62,10 +62,6 @@ type diffCall struct {
 	Error  string `json:"error"`
 }
 
-// newQueries maps each golden case to the constructor of its generated
-// package: the only per-case Go glue of the differential test.
-var newQueries = map[string]func(*shardrt.DB) (any, error){}
-
 // TestDiff runs every golden case's generated package on the local
 // MariaDB servers against one unsharded MariaDB database (testdb.Reference):
 // it creates the actual tables on their data nodes and the logic tables in

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -44,7 +45,8 @@ func (c goldenCase) path(elem ...string) string {
 // project is the case's project file as the tests pass it to pipeline.Load.
 func (c goldenCase) project() string { return c.path("shardgen.yaml") }
 
-// failing reports whether the case expects an error (it holds stderr.txt).
+// failing reports whether the case expects an error: it holds stderr.txt
+// (create it empty for a new case; -update fills it) and no package.
 func (c goldenCase) failing() bool {
 	_, err := os.Stat(c.path("stderr.txt"))
 	return err == nil
@@ -216,10 +218,49 @@ func writeIfChanged(t *testing.T, path string, b []byte) {
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 }
 
+// expectation is an "expect: <text>" comment of a failing case: an error
+// line of file (relative to the case directory) must contain text. They
+// keep -update honest: a golden stderr.txt that lost a problem fails.
+type expectation struct {
+	file string
+	line int
+	text string
+}
+
+// expectations reads the "-- expect:" comments of the case's query files
+// and the "# expect:" comments of its shardgen.yaml.
+func expectations(t *testing.T, c goldenCase) []expectation {
+	t.Helper()
+	files := []string{"shardgen.yaml"}
+	qs, err := filepath.Glob(c.path("queries", "*.sql"))
+	require.NoError(t, err)
+	for _, q := range qs {
+		rel, err := filepath.Rel(c.Dir, q)
+		require.NoError(t, err)
+		files = append(files, filepath.ToSlash(rel))
+	}
+	var out []expectation
+	for _, f := range files {
+		b, err := os.ReadFile(c.path(f))
+		require.NoError(t, err)
+		for i, l := range strings.Split(string(b), "\n") {
+			l = strings.TrimSpace(l)
+			for _, prefix := range []string{"-- expect:", "# expect:"} {
+				if text, ok := strings.CutPrefix(l, prefix); ok {
+					out = append(out, expectation{file: f, line: i + 1, text: strings.TrimSpace(text)})
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, out, "failing case %s has no expect: comments", c.Name)
+	return out
+}
+
 // TestGolden runs pipeline.Load and Generate on every case and compares
 // the result with the committed goldens: every file of the generated
 // package (a missing, changed or extra generated file fails), explain.json,
-// or, for a case with stderr.txt, the exact text of the load error. With
+// or, for a case with stderr.txt, the exact text of the load error (which
+// must also hold every problem an expect: comment names). With
 // -update it rewrites them in place (`make generate`).
 func TestGolden(t *testing.T) {
 	version := cliVersion(t)
@@ -232,6 +273,19 @@ func TestGolden(t *testing.T) {
 				got := loadError(c, err)
 				if *update {
 					writeIfChanged(t, c.path("stderr.txt"), []byte(got))
+				}
+				var missing []string
+				for _, ex := range expectations(t, c) {
+					found := false
+					for _, l := range strings.Split(got, "\n") {
+						found = found || strings.HasPrefix(l, ex.file+":") && strings.Contains(l, ex.text)
+					}
+					if !found {
+						missing = append(missing, fmt.Sprintf("%s:%d: no error of %s contains %q", ex.file, ex.line, ex.file, ex.text))
+					}
+				}
+				if len(missing) > 0 {
+					t.Fatalf("case %s: problems not reported in one run:\n%s\nthe load error is:\n%s", c.Name, strings.Join(missing, "\n"), got)
 				}
 				want, err := os.ReadFile(c.path("stderr.txt"))
 				require.NoError(t, err)

@@ -1,0 +1,31 @@
+-- name: GetOrder :one
+SELECT order_id, note FROM g6_order WHERE user_id = ? AND order_id = ?;
+
+-- name: UnknownTable :many
+-- expect: unknown table "g6_missing"
+SELECT id FROM g6_missing WHERE id = ?;
+
+-- name: UnknownColumn :one
+-- expect: no_such_column
+SELECT no_such_column FROM g6_order WHERE user_id = ? AND order_id = ?;
+
+-- name: ParserRejects :exec
+-- expect: syntax error
+UPDATE g6_order SET note = WHERE user_id = ?;
+
+-- name: GetOrder :one
+-- expect: duplicate query name "GetOrder"
+SELECT order_id FROM g6_order WHERE user_id = ? AND order_id = ?;
+
+-- name: UnboundJoin :many
+-- expect: not bound
+SELECT o.order_id, p.amount
+FROM g6_order o JOIN g6_payment p ON p.order_id = o.order_id
+WHERE o.user_id = ? AND o.order_id = ?;
+
+-- name: FullRoute :many
+-- expect: no sharding condition on table "g6_payment"
+SELECT payment_id FROM g6_payment WHERE amount > ?;
+
+-- name: GetCode :one
+SELECT code, label FROM g6_code WHERE code = ?;
