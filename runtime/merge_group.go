@@ -1,0 +1,306 @@
+package runtime
+
+import (
+	"io"
+	"slices"
+)
+
+// group is one GROUP BY group being merged: a copy of its first row (the
+// values of its non-aggregate columns, as MySQL shows an arbitrary member
+// of the group; here the first one seen) and one accumulator per
+// aggregate.
+type group struct {
+	row  []Cell
+	aggs []aggState
+}
+
+// grouper holds what the group mergers share: the spec, the columns that
+// identify a group and scratch space.
+type grouper struct {
+	spec  *MergeSpec
+	cols  []int       // grouping columns
+	colls []Collation // per grouping column
+	buf   []byte      // scratch for distinct keys
+}
+
+func newGrouper(spec *MergeSpec, cols []int) *grouper {
+	g := &grouper{spec: spec, cols: cols, colls: make([]Collation, len(cols))}
+	for i, c := range cols {
+		g.colls[i] = spec.Kinds[c].coll()
+	}
+	return g
+}
+
+// start makes gr the group of row: copies row (cells and bytes) and adds it.
+func (g *grouper) start(gr *group, row []Cell) {
+	if gr.row == nil {
+		gr.row = make([]Cell, len(row))
+		gr.aggs = make([]aggState, len(g.spec.Aggregates))
+	}
+	for i := range row {
+		gr.row[i] = row[i].clone()
+	}
+	for i := range gr.aggs {
+		gr.aggs[i].reset()
+	}
+	g.add(gr, row)
+}
+
+// add accumulates row into gr's aggregates.
+func (g *grouper) add(gr *group, row []Cell) {
+	for i := range g.spec.Aggregates {
+		g.buf = gr.aggs[i].add(&g.spec.Aggregates[i], g.spec.Kinds, row, g.buf)
+	}
+}
+
+// finish writes gr's merged row into out (len Columns): its first row with
+// every aggregate column replaced by the aggregate's result.
+func (g *grouper) finish(gr *group, out []Cell) {
+	copy(out, gr.row)
+	for i := range g.spec.Aggregates {
+		a := &g.spec.Aggregates[i]
+		out[a.Column] = gr.aggs[i].result(a, g.spec.Kinds[a.Column].Type)
+	}
+}
+
+// same reports whether two rows belong to one group.
+func (g *grouper) same(a, b []Cell) bool {
+	for i, c := range g.cols {
+		if compareCells(&a[c], &b[c], g.colls[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendKey appends the group key of row.
+func (g *grouper) appendKey(dst []byte, row []Cell) []byte {
+	for i, c := range g.cols {
+		dst = appendKey(dst, &row[c], g.colls[i])
+	}
+	return dst
+}
+
+// newGroupMerge returns the group-by merger spec asks for: the stream
+// group-by over the order-by stream when StreamGroup (and not scalar),
+// else the in-memory group-by; followed by a DISTINCT filter when DISTINCT
+// comes on top of a GROUP BY or aggregates.
+func newGroupMerge(spec *MergeSpec, sources []RowSource) RowSource {
+	cols, distinctDone := spec.groupColumns()
+	scalar := len(spec.Aggregates) > 0 && len(spec.GroupBy) == 0
+	var in RowSource
+	if spec.StreamGroup && !scalar {
+		keys := spec.OrderBy
+		in = &streamGroup{
+			in:  newSortMerge(spec, keys, sources),
+			g:   newGrouper(spec, cols),
+			out: make([]Cell, spec.Columns),
+		}
+	} else {
+		in = &memoryGroup{
+			in:     &concatRows{sources: sources, columns: spec.Columns},
+			g:      newGrouper(spec, cols),
+			scalar: scalar,
+		}
+	}
+	if spec.Distinct && !distinctDone {
+		in = newDistinctRows(spec, in)
+	}
+	return in
+}
+
+// streamGroup is the group-by stream merge (ShardingSphere's
+// GroupByStreamMergedResult), used when the GROUP BY columns are the
+// leading ORDER BY keys: every node returns its partial groups sorted by
+// them, so the order-by stream (sortMerge) delivers all partial rows of a
+// group one after the other, in the final order. streamGroup folds
+// consecutive rows whose grouping columns compare equal into one group and
+// emits it when the next group starts (or at the end). It holds one group
+// (its first row, accumulators, and for DISTINCT aggregates the group's
+// set of values), whatever the number of groups.
+type streamGroup struct {
+	in   RowSource // the order-by stream
+	g    *grouper
+	cur  group
+	have bool // cur holds a group
+	done bool
+	out  []Cell
+	err  error
+}
+
+func (s *streamGroup) Next() ([]Cell, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.done {
+		return nil, io.EOF
+	}
+	if !s.have {
+		row, err := s.in.Next()
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		s.g.start(&s.cur, row)
+		s.have = true
+	}
+	for {
+		row, err := s.in.Next()
+		if err == io.EOF {
+			s.g.finish(&s.cur, s.out)
+			s.done = true
+			return s.out, nil
+		}
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		if s.g.same(s.cur.row, row) {
+			s.g.add(&s.cur, row)
+			continue
+		}
+		s.g.finish(&s.cur, s.out)
+		s.g.start(&s.cur, row)
+		return s.out, nil
+	}
+}
+
+// fail ends the stream with err (io.EOF: normally).
+func (s *streamGroup) fail(err error) error {
+	if err == io.EOF {
+		s.done = true
+	} else {
+		s.err = err
+	}
+	return err
+}
+
+// memoryGroup is the in-memory group-by merge (ShardingSphere's
+// GroupByMemoryMergedResult), used when the nodes cannot return groups in
+// the final order (GROUP BY differs from ORDER BY, e.g. ORDER BY COUNT(*),
+// case C04). On the first Next it reads every row of every source,
+// finds the row's group in a hash map keyed by the grouping columns'
+// equality keys (appendKey: collation weights, canonical numbers), creates
+// the group (a copy of the row) or adds the row to its aggregates; then it
+// computes every group's merged row and sorts them by ORDER BY, ties (and
+// a statement without ORDER BY) by the grouping columns ascending, then
+// by first appearance. Memory is one row and the accumulators per group.
+//
+// A scalar aggregate (aggregates without GROUP BY) is one group with an
+// empty key; when no node returned a row it still yields one row: COUNT 0,
+// every other column NULL (MySQL's answer for an empty table).
+type memoryGroup struct {
+	in     RowSource // every source, concatenated
+	g      *grouper
+	scalar bool
+	rows   [][]Cell // merged rows, sorted
+	pos    int
+	loaded bool
+	err    error
+}
+
+func (m *memoryGroup) Next() ([]Cell, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	if !m.loaded {
+		if err := m.load(); err != nil {
+			m.err = err
+			return nil, err
+		}
+		m.loaded = true
+	}
+	if m.pos >= len(m.rows) {
+		return nil, io.EOF
+	}
+	m.pos++
+	return m.rows[m.pos-1], nil
+}
+
+// load reads all input and builds the sorted merged rows.
+func (m *memoryGroup) load() error {
+	spec := m.g.spec
+	var groups []*group
+	index := make(map[string]int)
+	var key []byte
+	for {
+		row, err := m.in.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		key = m.g.appendKey(key[:0], row)
+		if i, ok := index[string(key)]; ok {
+			m.g.add(groups[i], row)
+			continue
+		}
+		gr := &group{}
+		m.g.start(gr, row)
+		index[string(key)] = len(groups)
+		groups = append(groups, gr)
+	}
+	if len(groups) == 0 && m.scalar {
+		gr := &group{row: make([]Cell, spec.Columns), aggs: make([]aggState, len(spec.Aggregates))}
+		groups = append(groups, gr)
+	}
+	m.rows = make([][]Cell, len(groups))
+	cells := make([]Cell, len(groups)*spec.Columns)
+	for i, gr := range groups {
+		m.rows[i] = cells[i*spec.Columns : (i+1)*spec.Columns : (i+1)*spec.Columns]
+		m.g.finish(gr, m.rows[i])
+	}
+	if len(m.rows) > 1 {
+		keys := spec.OrderBy
+		colls := make([]Collation, len(keys))
+		for i, k := range keys {
+			colls[i] = spec.Kinds[k.Column].coll()
+		}
+		slices.SortStableFunc(m.rows, func(a, b []Cell) int {
+			if c := compareRows(a, b, keys, colls); c != 0 {
+				return c
+			}
+			for i, c := range m.g.cols {
+				if r := compareCells(&a[c], &b[c], m.g.colls[i]); r != 0 {
+					return r
+				}
+			}
+			return 0
+		})
+	}
+	return nil
+}
+
+// distinctRows drops a row equal (on every visible column, by each
+// column's comparison) to one returned before: SELECT DISTINCT on top of a
+// GROUP BY or aggregates, whose merged rows are distinct per group but not
+// necessarily per visible columns. It keeps the input order and the keys
+// of the rows returned.
+type distinctRows struct {
+	in   RowSource
+	g    *grouper // grouping by the visible columns
+	seen map[string]struct{}
+	key  []byte
+}
+
+func newDistinctRows(spec *MergeSpec, in RowSource) *distinctRows {
+	cols := make([]int, spec.Visible)
+	for i := range cols {
+		cols[i] = i
+	}
+	return &distinctRows{in: in, g: newGrouper(spec, cols), seen: make(map[string]struct{})}
+}
+
+func (d *distinctRows) Next() ([]Cell, error) {
+	for {
+		row, err := d.in.Next()
+		if err != nil {
+			return nil, err
+		}
+		d.key = d.g.appendKey(d.key[:0], row)
+		if _, dup := d.seen[string(d.key)]; dup {
+			continue
+		}
+		d.seen[string(d.key)] = struct{}{}
+		return row, nil
+	}
+}
