@@ -21,6 +21,7 @@ var dataSourceNames = []string{"ds_0", "ds_1"}
 type Queries struct {
 	src    *shardrt.Sources
 	ex     shardrt.Executor
+	g2Note *shardrt.ShardingTable // routes g2_note at run time
 	g2Tag  *shardrt.ShardingTable // routes g2_tag at run time
 	g2User *shardrt.ShardingTable // routes g2_user at run time
 }
@@ -38,6 +39,9 @@ func New(db *shardrt.DB) (*Queries, error) {
 		return nil, err
 	}
 	q := &Queries{src: src, ex: src}
+	if q.g2Note, err = newG2NoteTable(); err != nil {
+		return nil, err
+	}
 	if q.g2Tag, err = newG2TagTable(); err != nil {
 		return nil, err
 	}
@@ -60,6 +64,42 @@ func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 // transaction.
 func (q *Queries) Sources() *shardrt.Sources {
 	return q.src
+}
+
+// g2NoteDataNodes are the data nodes of g2_note in actualDataNodes order; its
+// route unit tables follow it.
+var g2NoteDataNodes = []shardrt.DataNode{
+	{DataSource: "ds_0", Table: "g2_note_0"},
+	{DataSource: "ds_0", Table: "g2_note_1"},
+	{DataSource: "ds_0", Table: "g2_note_2"},
+	{DataSource: "ds_0", Table: "g2_note_3"},
+	{DataSource: "ds_1", Table: "g2_note_0"},
+	{DataSource: "ds_1", Table: "g2_note_1"},
+	{DataSource: "ds_1", Table: "g2_note_2"},
+	{DataSource: "ds_1", Table: "g2_note_3"},
+}
+
+// newG2NoteTable binds the sharding strategies of g2_note (database: author_id
+// INLINE note_db_inline; table: note_id INLINE note_table_inline) to its data
+// nodes.
+func newG2NoteTable() (*shardrt.ShardingTable, error) {
+	database, err := shardrt.NewAlgorithm("INLINE", shardrt.Props{"algorithm-expression": "ds_${author_id % 2}"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: database sharding algorithm %q: %w", "g2_note", "note_db_inline", err)
+	}
+	table, err := shardrt.NewAlgorithm("INLINE", shardrt.Props{"algorithm-expression": "g2_note_${note_id % 4}"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: table sharding algorithm %q: %w", "g2_note", "note_table_inline", err)
+	}
+	t, err := shardrt.NewShardingTable(
+		g2NoteDataNodes,
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"author_id"}, Algorithm: database},
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"note_id"}, Algorithm: table},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("table %q: %w", "g2_note", err)
+	}
+	return t, nil
 }
 
 // g2TagDataNodes are the data nodes of g2_tag in actualDataNodes order; its
@@ -129,6 +169,12 @@ func newG2UserTable() (*shardrt.ShardingTable, error) {
 		return nil, fmt.Errorf("table %q: %w", "g2_user", err)
 	}
 	return t, nil
+}
+
+// noTarget reports a sharding value whose inlined algorithm names no data node
+// of the table; the error wraps shardrt.ErrNoTarget.
+func noTarget(table, column string, v shardrt.Value) error {
+	return fmt.Errorf("table %q: sharding value %s of column %q: %w", table, v.Text(), column, shardrt.ErrNoTarget)
 }
 
 // pickUnits returns the units of the data nodes a computed route reached, in
