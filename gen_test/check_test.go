@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/pipeline"
 )
 
 // copyDir copies the regular files of src (recursively) into dst.
@@ -127,4 +129,27 @@ func TestCheckCLI(t *testing.T) {
 		filepath.Join(pkg, changed) + " is stale: run shardgen generate -f " + project,
 		filepath.Join(pkg, "old.sql.go") + " is no longer generated: run shardgen generate -f " + project,
 	}, "\n")+"\n", stderr)
+}
+
+// TestCommentBetweenQueries: a comment line after a query's `;` and before
+// the next `-- name:` line belongs to neither statement (sqlc accepts it),
+// so the project loads exactly as without it.
+func TestCommentBetweenQueries(t *testing.T) {
+	c := goldenCase{Name: "mod4", Dir: filepath.Join(casesDir, "mod4")}
+	want, err := pipeline.Load(c.project())
+	require.NoError(t, err)
+
+	dir := t.TempDir()
+	copyDir(t, c.Dir, dir)
+	path := filepath.Join(dir, "queries", "orders.sql")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	b = bytes.Replace(b, []byte(";\n\n-- name: "), []byte(";\n-- A note about the query above.\n\n-- name: "), 1)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	got, err := pipeline.Load(filepath.Join(dir, "shardgen.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, len(want.Files[0].Plans), len(got.Files[0].Plans))
+	for i, pl := range want.Files[0].Plans {
+		require.Equal(t, pl.LogicSQL, got.Files[0].Plans[i].LogicSQL, pl.Name)
+	}
 }
