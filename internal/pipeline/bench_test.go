@@ -183,6 +183,31 @@ func BenchmarkGenerate200Queries(b *testing.B) {
 	b.ReportMetric(float64(total)/200, "out-bytes/query")
 }
 
+// BenchmarkGenerate200QueriesStages splits BenchmarkGenerate200Queries:
+// load (read the project, rules and DDL, parse and plan the 200 queries)
+// and generate (render and format the Go files from the plans).
+func BenchmarkGenerate200QueriesStages(b *testing.B) {
+	path := writeSynthProject(b, b.TempDir(), spec200)
+	b.Run("load", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := pipeline.Load(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("generate", func(b *testing.B) {
+		p, err := pipeline.Load(path)
+		require.NoError(b, err)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.Generate("bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkGenerate4x1024: the same for one table over 4 data sources × 1024
 // tables with 5 queries: every single-node and IN query carries a route
 // unit table of 4096 entries. Reports the generated size in total, per
