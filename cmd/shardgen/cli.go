@@ -14,6 +14,8 @@ Usage:
                                                      print each query's route and per-node SQL
   shardgen preview -c rules.yaml [--ddl schema.sql]... [--param VALUE]... 'SQL'
                                                      route and rewrite one statement (JSON line per unit)
+  shardgen encrypt -c rules.yaml --table T --column C [--decrypt] VALUE...
+                                                     print what the encrypt rule stores for each value
   shardgen version                                   print the version
 
 Run 'shardgen <command> -h' for a command's flags.
@@ -39,6 +41,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runExplain(args[1:], stdout, stderr)
 	case "preview":
 		return runPreview(args[1:], stdout, stderr)
+	case "encrypt":
+		return runEncrypt(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "shardgen", Version)
 		return 0
