@@ -189,6 +189,10 @@ type planner struct {
 type tableRef struct {
 	info  *tableInfo
 	alias string
+	// outer is set for the inner side of an outer join (the right table of
+	// a LEFT JOIN, the left of a RIGHT JOIN): its columns can be NULL in
+	// the result whatever the DDL says.
+	outer bool
 }
 
 type colRef struct {
@@ -368,11 +372,23 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr) error {
 		}
 		p.refs = append(p.refs, &tableRef{info: info, alias: t.As.String()})
 	case *sqlparser.JoinTableExpr:
+		n := len(p.refs)
 		if err := p.addTableExpr(t.LeftExpr); err != nil {
 			return err
 		}
+		m := len(p.refs)
 		if err := p.addTableExpr(t.RightExpr); err != nil {
 			return err
+		}
+		switch t.Join {
+		case sqlparser.LeftJoinType, sqlparser.NaturalLeftJoinType:
+			for _, r := range p.refs[m:] {
+				r.outer = true
+			}
+		case sqlparser.RightJoinType, sqlparser.NaturalRightJoinType:
+			for _, r := range p.refs[n:m] {
+				r.outer = true
+			}
 		}
 		if t.Condition != nil && t.Condition.On != nil {
 			p.ons = append(p.ons, t.Condition.On)

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/schema"
 )
 
 // resultColumns types the select list of a SELECT.
@@ -27,7 +29,7 @@ func (p *planner) resultColumns() error {
 				}
 				matched = true
 				for _, c := range r.info.ddl.Columns {
-					add(c.Name, r.info.name+"."+c.Name, p.b.goType(r.info.name, c, true))
+					add(c.Name, r.info.name+"."+c.Name, p.resultType(r, c))
 				}
 			}
 			if !matched {
@@ -84,7 +86,7 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		if c == nil {
 			return GoType{}, "", false
 		}
-		return p.b.goType(c.ref.info.name, c.col, true), c.ref.info.name + "." + c.col.Name, true
+		return p.resultType(c.ref, c.col), c.ref.info.name + "." + c.col.Name, true
 	case *sqlparser.CountStar, *sqlparser.Count:
 		return typeInt64, "", true
 	case *sqlparser.Sum:
@@ -129,8 +131,7 @@ func (p *planner) sumType(arg sqlparser.Expr) GoType {
 func (p *planner) minMaxType(arg sqlparser.Expr) (GoType, string, bool) {
 	if c, ok := arg.(*sqlparser.ColName); ok {
 		if cr := p.cols[c]; cr != nil {
-			t := p.b.goType(cr.ref.info.name, cr.col, true)
-			return nullType(t), "", true
+			return nullType(p.resultType(cr.ref, cr.col)), "", true
 		}
 	}
 	return GoType{}, "", false
@@ -143,4 +144,15 @@ func fieldName(s string) string {
 		return "Column"
 	}
 	return f
+}
+
+// resultType is the Go type a result column of table reference r scans
+// into: the column's nullable type, forced nullable on the inner side of an
+// outer join.
+func (p *planner) resultType(r *tableRef, c *schema.Column) GoType {
+	t := p.b.goType(r.info.name, c, true)
+	if r.outer {
+		t = nullType(t)
+	}
+	return t
 }

@@ -161,6 +161,12 @@ func TestParamsAndColumns(t *testing.T) {
 	require.Equal(t, []string{"UserID int64", "Name string", "Born sql.NullTime", "Flags uint64", "N int64"}, cols)
 	require.Equal(t, "SELECT user_id, name, born, flags, COUNT(*) AS n FROM t_user WHERE user_id = ? AND name = ? AND flags <> ?", p.LogicSQL)
 
+	// The inner side of an outer join can be NULL whatever its DDL says.
+	p, err = build(t, b, ":many", "SELECT o.order_id, i.sku FROM t_order o LEFT JOIN t_order_item i ON o.order_id = i.order_id AND o.user_id = i.user_id WHERE o.user_id = ? AND o.order_id = ?")
+	require.NoError(t, err)
+	require.Equal(t, "int64", p.Columns[0].Type.String())
+	require.Equal(t, "sql.NullString", p.Columns[1].Type.String())
+
 	p, err = build(t, b, ":one", "SELECT * FROM t_user WHERE user_id = ?")
 	require.NoError(t, err)
 	require.Equal(t, "t_user", p.RowModel)

@@ -184,14 +184,25 @@ func (t *ShardingTable) Route(dst []int, conds []ShardingValues, hints HintValue
 	}
 	var tis []int
 	start := len(dst)
+	var missed error
 	for _, d := range dss {
 		tis, err = t.tables[d].route(tis[:0], conds, hints.Table)
+		if errors.Is(err, ErrNoTarget) && len(dss) > 1 {
+			// The value's table lives on another data source (an autoTable,
+			// or a layout the database strategy does not split):
+			// ShardingSphere's standard strategy drops this data source.
+			missed = err
+			continue
+		}
 		if err != nil {
 			return dst, err
 		}
 		for _, ti := range tis {
 			dst = append(dst, t.layout[d][ti])
 		}
+	}
+	if len(dst) == start && missed != nil {
+		return dst, missed
 	}
 	slices.Sort(dst[start:])
 	return append(dst[:start], slices.Compact(dst[start:])...), nil

@@ -76,12 +76,19 @@ func ParseQueries(file string, src []byte) ([]*Query, error) {
 		if cur == nil {
 			return
 		}
-		sql := strings.TrimSpace(body.String())
-		sql = strings.TrimSpace(strings.TrimSuffix(sql, ";"))
+		// The statement ends at its first ';' outside strings and comments;
+		// only comments may follow it (e.g. between two queries).
+		sql := body.String()
+		if semi := firstSemicolon(sql); semi >= 0 {
+			rest := sql[semi+1:]
+			sql = sql[:semi]
+			if strings.TrimSpace(stripSQLStringsAndComments(rest)) != "" {
+				errs.Add(cur.SQLPos, fmt.Sprintf("query %q holds more than one statement; give each its own -- name: line", cur.Name))
+			}
+		}
+		sql = strings.TrimSpace(trimTrailingComments(sql))
 		if sql == "" {
 			errs.Add(cur.Pos, fmt.Sprintf("query %q has no statement", cur.Name))
-		} else if strings.Contains(stripSQLStringsAndComments(sql), ";") {
-			errs.Add(cur.SQLPos, fmt.Sprintf("query %q holds more than one statement; give each its own -- name: line", cur.Name))
 		}
 		cur.SQL = sql
 		out = append(out, cur)
@@ -270,4 +277,54 @@ func stripSQLStringsAndComments(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// firstSemicolon returns the offset of the first ';' of s outside quoted
+// strings, quoted identifiers and comments, or -1.
+func firstSemicolon(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			q := c
+			for i++; i < len(s); i++ {
+				if s[i] == '\\' && q != '`' {
+					i++
+					continue
+				}
+				if s[i] == q {
+					if i+1 < len(s) && s[i+1] == q {
+						i++
+						continue
+					}
+					break
+				}
+			}
+		case c == '-' && i+1 < len(s) && s[i+1] == '-', c == '#':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return -1
+			}
+			i += end + 3
+		case c == ';':
+			return i
+		}
+	}
+	return -1
+}
+
+// trimTrailingComments drops comment-only lines at the end of s.
+func trimTrailingComments(s string) string {
+	lines := strings.Split(strings.TrimRight(s, " \t\r\n"), "\n")
+	for len(lines) > 0 {
+		l := strings.TrimSpace(lines[len(lines)-1])
+		if l != "" && !strings.HasPrefix(l, "--") && !strings.HasPrefix(l, "#") {
+			break
+		}
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
 }

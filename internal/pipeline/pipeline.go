@@ -69,12 +69,11 @@ func Load(path string) (*Project, error) {
 		return nil, err
 	}
 	overrides, err := convertOverrides(pf)
-	if err != nil {
-		return nil, err
-	}
+	collect(&errs, err) // reported with the query errors below
 	b, err := plan.NewBuilder(cfg, overrides)
 	if err != nil {
-		return nil, err
+		collect(&errs, err)
+		return nil, errs.Err()
 	}
 	p := &Project{File: pf, Config: cfg, Builder: b}
 	seen := map[string]schema.Pos{}

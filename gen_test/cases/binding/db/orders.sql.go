@@ -315,7 +315,7 @@ var listUserOrdersWithRegionUnits = [...]shardrt.RouteUnit{
 type ListUserOrdersWithRegionRow struct {
 	OrderID    int64
 	RegionCode sql.NullString
-	Name       string
+	Name       sql.NullString
 }
 
 // A sharded table joined with a broadcast table: runs where the order is.
