@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"vitess.io/vitess/go/vt/sqlparser"
+
 	"github.com/shardgen/shardgen/runtime"
 )
 
@@ -114,4 +116,33 @@ func parseDecimalInt(s string) (string, bool) {
 		}
 	}
 	return s, true
+}
+
+// ReturnsRows reports whether sql is a statement that returns rows (a
+// SELECT, leading comments allowed), so an ad-hoc caller can pick :many or
+// :execrows for it.
+func ReturnsRows(sql string) bool {
+	for {
+		sql = strings.TrimSpace(sql)
+		switch {
+		case strings.HasPrefix(sql, "#"), strings.HasPrefix(sql, "--"):
+			if i := strings.IndexByte(sql, '\n'); i >= 0 {
+				sql = sql[i+1:]
+				continue
+			}
+			return false
+		case strings.HasPrefix(sql, "/*") && !strings.HasPrefix(sql, "/*!"):
+			if i := strings.Index(sql, "*/"); i >= 0 {
+				sql = sql[i+2:]
+				continue
+			}
+			return false
+		}
+		break
+	}
+	switch sqlparser.Preview(sql) {
+	case sqlparser.StmtSelect, sqlparser.StmtShow, sqlparser.StmtExplain:
+		return true
+	}
+	return false
 }

@@ -6,59 +6,32 @@ import (
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
+	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
 
-// Merge says how the results of several route units combine into the one
-// result an unsharded MySQL would return: ShardingSphere's merge engine,
-// decided at generate time. The per-node SQL carries the derived columns it
-// names (after the visible ones) and the per-node pagination.
-type Merge struct {
-	// Columns is the number of columns each node returns; the first Visible
-	// are the statement's own, the rest derived and hidden after the merge.
-	Columns int `json:"columns"`
-	Visible int `json:"visible"`
-	// Kinds says how to compare and combine each column.
-	Kinds []MergeKind `json:"kinds"`
-	// OrderBy are the merged sort keys (column indexes).
-	OrderBy []SortKey `json:"order_by,omitempty"`
-	// GroupBy are the grouping columns; Aggregates the per-group functions.
-	GroupBy    []int          `json:"group_by,omitempty"`
-	Aggregates []AggregateCol `json:"aggregates,omitempty"`
-	// Scalar is set for aggregates without GROUP BY: exactly one row.
-	Scalar   bool `json:"scalar,omitempty"`
-	Distinct bool `json:"distinct,omitempty"`
-	// Offset and Count are the statement's LIMIT (Count nil: no LIMIT).
-	Offset *Operand `json:"offset,omitempty"`
-	Count  *Operand `json:"count,omitempty"`
-	// StreamGroup reports that GROUP BY equals the ORDER BY keys, so the
-	// nodes return groups in merge order.
-	StreamGroup bool `json:"stream_group,omitempty"`
-}
-
-// MergeKind is how a merged column compares: "int", "uint", "decimal",
-// "float", "string" (with Collation), "bytes", "time".
-type MergeKind struct {
-	Type      string `json:"type"`
-	Collation string `json:"collation,omitempty"`
+// mergeKind is how a merged column compares during planning: "int",
+// "uint", "decimal", "float", "string" (with Collation), "bytes", "time".
+// It becomes a runtime.ColumnKind in the plan.
+type mergeKind struct {
+	Type      string
+	Collation string
 	// Scale is the DECIMAL scale of an AVG result (argument scale +
-	// div_precision_increment, 4); -1 when not a decimal AVG.
-	Scale int `json:"scale,omitempty"`
+	// div_precision_increment).
+	Scale int
 }
 
-// SortKey is one merged ORDER BY key.
-type SortKey struct {
-	Column int  `json:"column"`
-	Desc   bool `json:"desc,omitempty"`
-}
-
-// AggregateCol is an aggregate computed across nodes.
-type AggregateCol struct {
-	Column int    `json:"column"`
-	Func   string `json:"func"` // count, sum, min, max, avg, count_distinct, sum_distinct, avg_distinct
-	// SumColumn and CountColumn are AVG's derived per-node SUM and COUNT.
-	SumColumn   int `json:"sum_column,omitempty"`
-	CountColumn int `json:"count_column,omitempty"`
+// mergeDraft is the merge spec while it is being planned.
+type mergeDraft struct {
+	Visible     int
+	Kinds       []mergeKind
+	OrderBy     []runtime.SortKey
+	GroupBy     []int
+	Aggregates  []runtime.AggregateSpec
+	Distinct    bool
+	Offset      *Operand
+	Count       *Operand
+	StreamGroup bool
 }
 
 // mergeNeeded reports why a SELECT needs merging across nodes ("" when rows
@@ -85,7 +58,7 @@ func mergeNeeded(s *sqlparser.Select) string {
 type mergeCol struct {
 	expr  sqlparser.Expr
 	alias string // for derived columns
-	kind  MergeKind
+	kind  mergeKind
 }
 
 // planMerge analyses a multi-node SELECT that needs merging: it builds the
@@ -100,7 +73,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		return p.errorf(-1, "GROUP BY ... WITH ROLLUP over several data nodes is not supported")
 	}
 	node := sqlparser.Clone(sel)
-	m := &Merge{}
+	m := &mergeDraft{}
 	var cols []mergeCol
 	// 1. The visible columns: the select list with * expanded.
 	for _, se := range sel.SelectExprs.Exprs {
@@ -129,7 +102,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		}
 	}
 	m.Visible = len(cols)
-	derived := func(kind string, e sqlparser.Expr, k MergeKind) int {
+	derived := func(kind string, e sqlparser.Expr, k mergeKind) int {
 		n := 0
 		for _, c := range cols[m.Visible:] {
 			if strings.HasPrefix(c.alias, kind) {
@@ -216,10 +189,9 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 				i = derived("ORDER_BY_DERIVED", o.Expr, p.exprKind(o.Expr))
 			}
 		}
-		m.OrderBy = append(m.OrderBy, SortKey{Column: i, Desc: o.Direction == sqlparser.DescOrder})
+		m.OrderBy = append(m.OrderBy, runtime.SortKey{Column: i, Desc: o.Direction == sqlparser.DescOrder})
 	}
 	m.Distinct = sel.Distinct
-	m.Scalar = hasAgg && len(m.GroupBy) == 0
 	grouping := hasAgg || len(m.GroupBy) > 0 || m.Distinct
 	m.StreamGroup = len(m.GroupBy) > 0 && len(m.OrderBy) >= len(m.GroupBy) && func() bool {
 		for i, g := range m.GroupBy {
@@ -273,42 +245,92 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	if grouping && !m.StreamGroup {
 		node.OrderBy = nil // merged in memory: node order does not matter
 	}
-	m.Columns = len(cols)
-	p.plan.Merge = m
+	spec, err := p.mergeSpec(m, len(cols))
+	if err != nil {
+		return err
+	}
+	p.plan.Merge = spec
 	p.nodeStmt = node
 	return nil
 }
 
+// columnTypes maps planning kinds to the runtime's column types.
+var columnTypes = map[string]runtime.ColumnType{
+	"int": runtime.ColumnInt, "uint": runtime.ColumnUint, "decimal": runtime.ColumnDecimal,
+	"float": runtime.ColumnFloat, "string": runtime.ColumnString, "bytes": runtime.ColumnBytes, "time": runtime.ColumnTime,
+}
+
+// mergeSpec turns the draft into the runtime's MergeSpec. LIMIT
+// parameters become indexes into the plan's parameter values, which the
+// caller passes to runtime.Merge as its args.
+func (p *planner) mergeSpec(m *mergeDraft, columns int) (*runtime.MergeSpec, error) {
+	spec := &runtime.MergeSpec{
+		Columns: columns, Visible: m.Visible, OrderBy: m.OrderBy, GroupBy: m.GroupBy,
+		Aggregates: m.Aggregates, Distinct: m.Distinct, StreamGroup: m.StreamGroup,
+		Offset: runtime.LimitValue{}, Count: runtime.NoLimit,
+	}
+	for i, k := range m.Kinds {
+		ck := runtime.ColumnKind{Type: columnTypes[k.Type]}
+		if k.Type == "string" {
+			c, err := runtime.ParseCollation(k.Collation)
+			if err != nil {
+				return nil, p.errorf(-1, "column %d compares by collation %q, which shardgen cannot merge yet: %v", i+1, k.Collation, err)
+			}
+			ck.Collation = c
+		}
+		spec.Kinds = append(spec.Kinds, ck)
+	}
+	for i := range spec.Aggregates {
+		a := &spec.Aggregates[i]
+		if a.Func == runtime.AggAvg || a.Func == runtime.AggAvgDistinct {
+			a.Scale = m.Kinds[a.Column].Scale
+		}
+	}
+	limit := func(o *Operand) runtime.LimitValue {
+		if o.Literal != nil {
+			return runtime.LimitValue{Value: o.Literal.Int}
+		}
+		return runtime.LimitValue{Value: int64(o.Param), Param: true}
+	}
+	if m.Offset != nil {
+		spec.Offset = limit(m.Offset)
+	}
+	if m.Count != nil {
+		spec.Count = limit(m.Count)
+	}
+	return spec, nil
+}
+
 // aggregate describes one aggregate column and adds AVG's derived columns.
-func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, sqlparser.Expr, MergeKind) int) (AggregateCol, error) {
-	agg := AggregateCol{Column: col}
+func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, sqlparser.Expr, mergeKind) int) (runtime.AggregateSpec, error) {
+	agg := runtime.AggregateSpec{Column: col}
 	switch a := a.(type) {
 	case *sqlparser.CountStar:
-		agg.Func = "count"
+		agg.Func = runtime.AggCount
 	case *sqlparser.Count:
-		agg.Func = "count"
+		agg.Func = runtime.AggCount
 		if a.Distinct {
 			if len(a.Args) != 1 {
 				return agg, p.errorf(-1, "COUNT(DISTINCT a, b) over several data nodes is not supported")
 			}
-			agg.Func = "count_distinct"
+			agg.Func = runtime.AggCountDistinct
 		}
 	case *sqlparser.Sum:
-		agg.Func = "sum"
+		agg.Func = runtime.AggSum
 		if a.Distinct {
-			agg.Func = "sum_distinct"
+			agg.Func = runtime.AggSumDistinct
 		}
 	case *sqlparser.Min:
-		agg.Func = "min"
+		agg.Func = runtime.AggMin
 	case *sqlparser.Max:
-		agg.Func = "max"
+		agg.Func = runtime.AggMax
 	case *sqlparser.Avg:
-		agg.Func = "avg"
+		agg.Func = runtime.AggAvg
 		if a.Distinct {
-			agg.Func = "avg_distinct"
+			agg.Func = runtime.AggAvgDistinct
 			break
 		}
-		agg.CountColumn = derived("AVG_DERIVED_COUNT", &sqlparser.Count{Args: []sqlparser.Expr{a.Arg}}, MergeKind{Type: "int"})
+		agg.CountColumn = derived("AVG_DERIVED_COUNT", &sqlparser.Count{Args: []sqlparser.Expr{a.Arg}}, mergeKind{Type: "int"})
 		agg.SumColumn = derived("AVG_DERIVED_SUM", &sqlparser.Sum{Arg: a.Arg}, p.sumKind(a.Arg))
 	default:
 		return agg, p.errorf(-1, "aggregate %s over several data nodes is not supported yet", strings.ToUpper(a.AggrName()))
@@ -336,10 +358,10 @@ func (p *planner) checkAggregatePlacement(e sqlparser.Expr) error {
 // keys and x, so the merge sees every distinct value once per node and
 // computes the aggregate over their union (adding per-node distinct counts
 // would count a value held by two nodes twice).
-func (p *planner) rewriteDistinctAggregates(node *sqlparser.Select, m *Merge) error {
+func (p *planner) rewriteDistinctAggregates(node *sqlparser.Select, m *mergeDraft) error {
 	var extra []sqlparser.Expr
 	for _, a := range m.Aggregates {
-		if !strings.HasSuffix(a.Func, "_distinct") {
+		if a.Func != runtime.AggCountDistinct && a.Func != runtime.AggSumDistinct && a.Func != runtime.AggAvgDistinct {
 			continue
 		}
 		ae := node.SelectExprs.Exprs[a.Column].(*sqlparser.AliasedExpr)
@@ -404,21 +426,21 @@ type NodeArg struct {
 }
 
 // columnKind is the merge kind of a table column.
-func (p *planner) columnKind(t *tableInfo, c *schema.Column) MergeKind {
+func (p *planner) columnKind(t *tableInfo, c *schema.Column) mergeKind {
 	switch strings.ToLower(c.Type) {
 	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "year", "bool", "boolean":
-		if c.Unsigned {
-			return MergeKind{Type: "uint"}
+		if c.Unsigned && strings.EqualFold(c.Type, "bigint") {
+			return mergeKind{Type: "uint"}
 		}
-		return MergeKind{Type: "int"}
+		return mergeKind{Type: "int"}
 	case "decimal", "numeric", "dec", "fixed":
-		return MergeKind{Type: "decimal"}
+		return mergeKind{Type: "decimal"}
 	case "float", "double", "real":
-		return MergeKind{Type: "float"}
+		return mergeKind{Type: "float"}
 	case "date", "datetime", "timestamp":
-		return MergeKind{Type: "time"}
+		return mergeKind{Type: "time"}
 	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob", "bit":
-		return MergeKind{Type: "bytes"}
+		return mergeKind{Type: "bytes"}
 	}
 	coll := c.Collation
 	if coll == "" {
@@ -427,18 +449,18 @@ func (p *planner) columnKind(t *tableInfo, c *schema.Column) MergeKind {
 	if coll == "" {
 		coll = p.b.defaultCollation
 	}
-	return MergeKind{Type: "string", Collation: coll}
+	return mergeKind{Type: "string", Collation: coll}
 }
 
 // exprKind is the merge kind of a select or ORDER BY expression.
-func (p *planner) exprKind(e sqlparser.Expr) MergeKind {
+func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 	switch e := e.(type) {
 	case *sqlparser.ColName:
 		if c := p.cols[e]; c != nil {
 			return p.columnKind(c.ref.info, c.col)
 		}
 	case *sqlparser.CountStar, *sqlparser.Count:
-		return MergeKind{Type: "int"}
+		return mergeKind{Type: "int"}
 	case *sqlparser.Sum:
 		if e.Distinct {
 			return p.exprKind(e.Arg)
@@ -463,21 +485,21 @@ func (p *planner) exprKind(e sqlparser.Expr) MergeKind {
 	case *sqlparser.Literal:
 		switch e.Type {
 		case sqlparser.IntVal:
-			return MergeKind{Type: "int"}
+			return mergeKind{Type: "int"}
 		case sqlparser.DecimalVal:
-			return MergeKind{Type: "decimal"}
+			return mergeKind{Type: "decimal"}
 		case sqlparser.FloatVal:
-			return MergeKind{Type: "float"}
+			return mergeKind{Type: "float"}
 		}
 	case *sqlparser.CastExpr:
 		switch convertType(e.Type).Name {
 		case "int64":
-			return MergeKind{Type: "int"}
+			return mergeKind{Type: "int"}
 		case "float64":
-			return MergeKind{Type: "float"}
+			return mergeKind{Type: "float"}
 		}
 	}
-	return MergeKind{Type: "string", Collation: p.b.defaultCollation}
+	return mergeKind{Type: "string", Collation: p.b.defaultCollation}
 }
 
 // divPrecisionIncrement is MySQL's default div_precision_increment: AVG of
@@ -486,11 +508,11 @@ const divPrecisionIncrement = 4
 
 // sumKind is the kind of SUM(arg): DECIMAL for exact arguments (MySQL sums
 // integers exactly as DECIMAL), DOUBLE for approximate ones.
-func (p *planner) sumKind(arg sqlparser.Expr) MergeKind {
+func (p *planner) sumKind(arg sqlparser.Expr) mergeKind {
 	if k := p.exprKind(arg); k.Type == "float" {
 		return k
 	}
-	return MergeKind{Type: "decimal"}
+	return mergeKind{Type: "decimal"}
 }
 
 // argScale is the DECIMAL scale of an aggregate's argument (0 for integers).

@@ -54,7 +54,9 @@ type Plan struct {
 	Insert *InsertPlan `json:"insert,omitempty"`
 	// Merge is set when the route reaches several data nodes and the rows
 	// must be merged (ORDER BY, GROUP BY, aggregates, DISTINCT, LIMIT).
-	Merge *Merge `json:"merge,omitempty"`
+	// The spec is the runtime's, so the proxy executes the very same value;
+	// its LIMIT parameters index Params.
+	Merge *runtime.MergeSpec `json:"merge,omitempty"`
 	// NodeArgs are the arguments of the per-node SQL when they differ from
 	// Args (a merged LIMIT); nil means Args.
 	NodeArgs []NodeArg `json:"node_args,omitempty"`

@@ -110,7 +110,11 @@ func (in *Interpreter) Execute(ctx context.Context, p *plan.Plan, params []any, 
 		args = args[:0]
 		for _, na := range p.NodeArgs {
 			if na.LimitSum {
-				args = append(args, limitSum(p.Merge, params))
+				n, err := limitSum(p.Merge, params)
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, n)
 				continue
 			}
 			args = append(args, params[na.Param])

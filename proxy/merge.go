@@ -2,31 +2,83 @@ package proxy
 
 import (
 	"errors"
+	"fmt"
+	"io"
 
-	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
 )
 
-// limitSum is the per-node LIMIT row count of a merged query: offset+count.
-func limitSum(m *plan.Merge, params []any) int64 {
-	get := func(o *plan.Operand) int64 {
-		if o == nil {
-			return 0
-		}
-		if o.Literal != nil {
-			return o.Literal.Int
-		}
-		switch v := params[o.Param].(type) {
-		case int64:
-			return v
-		case int:
-			return int64(v)
-		}
-		return 0
+// limitValue resolves a LIMIT value of a merge spec: a literal, or a
+// parameter value (an integer).
+func limitValue(v runtime.LimitValue, params []any) (int64, error) {
+	if !v.Param {
+		return v.Value, nil
 	}
-	return get(m.Offset) + get(m.Count)
+	if v.Value < 0 || int(v.Value) >= len(params) {
+		return 0, fmt.Errorf("LIMIT parameter %d out of range", v.Value)
+	}
+	switch x := params[v.Value].(type) {
+	case int64:
+		return x, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	}
+	return 0, fmt.Errorf("LIMIT parameter must be an integer, got %T", params[v.Value])
 }
 
-// mergeRows merges the rows of several units as m says.
-func mergeRows(m *plan.Merge, params []any, perUnit [][][]any) ([][]any, error) {
-	return nil, errors.New("merging is not implemented yet")
+// limitSum is the per-node LIMIT row count of a merged query: offset+count.
+func limitSum(m *runtime.MergeSpec, params []any) (int64, error) {
+	off, err := limitValue(m.Offset, params)
+	if err != nil {
+		return 0, err
+	}
+	cnt, err := limitValue(m.Count, params)
+	if err != nil {
+		return 0, err
+	}
+	return off + cnt, nil
+}
+
+// mergeRows merges the rows of several units (database/sql values) as m
+// says and returns the visible columns as Go values.
+func mergeRows(m *runtime.MergeSpec, params []any, perUnit [][][]any) ([][]any, error) {
+	sources := make([]runtime.RowSource, len(perUnit))
+	for i, rows := range perUnit {
+		cells := make([][]runtime.Cell, len(rows))
+		for r, row := range rows {
+			if len(row) != len(m.Kinds) {
+				return nil, fmt.Errorf("unit %d returned %d columns, the merge expects %d", i, len(row), len(m.Kinds))
+			}
+			cells[r] = make([]runtime.Cell, len(row))
+			for c, v := range row {
+				cell, err := runtime.DecodeCell(m.Kinds[c], v)
+				if err != nil {
+					return nil, fmt.Errorf("unit %d, column %d: %w", i, c+1, err)
+				}
+				cells[r][c] = cell
+			}
+		}
+		sources[i] = runtime.NewBufferedRows(cells)
+	}
+	merged, err := runtime.Merge(m, params, sources)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]any
+	for {
+		row, err := merged.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]any, len(row))
+		for i, c := range row {
+			vals[i] = c.Value()
+		}
+		out = append(out, vals)
+	}
 }

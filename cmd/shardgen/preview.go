@@ -54,7 +54,7 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 	}
 	sql := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(fs.Arg(0)), ";"))
 	cmd := schema.CmdExec
-	if strings.HasPrefix(strings.ToLower(sql), "select") {
+	if plan.ReturnsRows(sql) {
 		cmd = schema.CmdMany
 	}
 	q := &schema.Query{Name: "preview", Cmd: cmd, SQL: sql, AllowFullRoute: true,

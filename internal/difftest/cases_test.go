@@ -45,7 +45,7 @@ var notYet = map[string]string{
 	"C09": "the MySQL-protocol proxy and its binary rows (issue 7)",
 }
 
-var dsRE = regexp.MustCompile(`ds_(\d+)`)
+var dsRE = regexp.MustCompile(`ds_(?:(\d+)|\$(?:->)?\{\d+\.\.(\d+)\})`)
 
 // TestSharedCases runs every applicable case of ../shared/cases through the
 // planner and runtime on the local shards: seed rows through shardgen, run
@@ -71,7 +71,7 @@ func runSharedCase(t *testing.T, c sharedCase) {
 	// Data sources: ds_0 … ds_N as the rule (comments included) names them.
 	n := 0
 	for _, m := range dsRE.FindAllStringSubmatch(c.RuleYAML, -1) {
-		i, _ := strconv.Atoi(m[1])
+		i, _ := strconv.Atoi(m[1] + m[2])
 		n = max(n, i+1)
 	}
 	require.LessOrEqual(t, n, len(testdb.DataSources()), "case %s needs %d data sources", c.ID, n)

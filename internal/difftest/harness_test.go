@@ -75,7 +75,7 @@ func newEnvN(t testing.TB, rules, ddl string, n int) *env {
 	t.Cleanup(func() { rt.Close() })
 	in, err := proxy.NewInterpreter(b, rt)
 	require.NoError(t, err)
-	e := &env{t: t, cfg: cfg, b: b, rt: rt, in: in, ref: testdb.Open(t, "reference")}
+	e := &env{t: t, cfg: cfg, b: b, rt: rt, in: in, ref: testdb.OpenWith(t, "reference", map[string]string{"parseTime": "true"})}
 	e.keys, err = runtime.NewKeyGenerator("SNOWFLAKE", nil)
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -127,7 +127,7 @@ func createAs(ddl, name, actual string) string {
 // plan plans one ad-hoc statement (full routes allowed).
 func (e *env) plan(sql string) (*plan.Plan, error) {
 	cmd := schema.CmdExecRows
-	if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(sql)), "SELECT") {
+	if plan.ReturnsRows(sql) {
 		cmd = schema.CmdMany
 	}
 	e.queries++
@@ -242,7 +242,12 @@ func norm(vals []any) []string {
 		case float32:
 			out[i] = strconv.FormatFloat(float64(x), 'g', -1, 32)
 		case time.Time:
-			out[i] = x.Format("2006-01-02 15:04:05")
+			// DATE columns scan as midnight: print them as MySQL does.
+			if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
+				out[i] = x.Format("2006-01-02")
+			} else {
+				out[i] = x.Format("2006-01-02 15:04:05")
+			}
 		case *big.Rat:
 			out[i] = x.String()
 		default:
