@@ -375,6 +375,9 @@ func (p *planner) rewriteDistinctAggregates(node *sqlparser.Select, m *mergeDraf
 			arg = f.Arg
 		}
 		ae.Expr = arg
+		k := p.exprKind(arg) // the node returns the argument itself
+		k.Scale = m.Kinds[a.Column].Scale
+		m.Kinds[a.Column] = k
 		extra = append(extra, arg)
 	}
 	if len(extra) == 0 {
@@ -388,6 +391,9 @@ func (p *planner) rewriteDistinctAggregates(node *sqlparser.Select, m *mergeDraf
 		keys = append(keys, node.SelectExprs.Exprs[g].(*sqlparser.AliasedExpr).Expr)
 	}
 	node.GroupBy = &sqlparser.GroupBy{Exprs: append(keys, extra...)}
+	// Nodes now return sub-groups (keys, argument): they must all be read
+	// and grouped in memory, so no per-node LIMIT and no streaming.
+	m.StreamGroup = false
 	return nil
 }
 

@@ -34,7 +34,7 @@ func TestMergePlans(t *testing.T) {
 		{"DISTINCT aggregates regroup per node (C03)",
 			"SELECT COUNT(DISTINCT status), COUNT(status), MAX(amount) FROM t_order WHERE user_id = 1",
 			"select `status`, count(`status`), max(amount) from t_order_0 where user_id = 1 group by `status`",
-			`{"columns":3,"visible":3,"kinds":[{"type":"Int"},{"type":"Int"},{"type":"Decimal"}],"aggregates":[{"column":0,"func":"CountDistinct"},{"column":1,"func":"Count"},{"column":2,"func":"Max"}],"offset":{"value":0},"count":{"value":-1}}`, "[]"},
+			`{"columns":3,"visible":3,"kinds":[{"type":"String","collation":"utf8mb4_general_ci"},{"type":"Int"},{"type":"Decimal"}],"aggregates":[{"column":0,"func":"CountDistinct"},{"column":1,"func":"Count"},{"column":2,"func":"Max"}],"offset":{"value":0},"count":{"value":-1}}`, "[]"},
 		{"ORDER BY an aggregate with LIMIT merges all groups (C04)",
 			"SELECT status, COUNT(*) FROM t_order WHERE user_id = 1 GROUP BY status ORDER BY COUNT(*), status LIMIT 3",
 			"select `status`, count(*) from t_order_0 where user_id = 1 group by `status`",

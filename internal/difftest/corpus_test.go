@@ -66,15 +66,148 @@ func seedCorpus(t testing.TB, e *env) {
 	}
 }
 
-// query is one generated SELECT with the columns whose order is checked.
+// corpusQuery is one generated SELECT: the columns whose order is checked
+// (the ORDER BY projection) and the columns compared case-insensitively (a
+// group's key under a _ci collation may be any member: MySQL returns an
+// arbitrary one).
 type corpusQuery struct {
 	sql     string
 	ordered []int
+	fold    []int
+	// foldOrder are ordered columns under a _ci collation: rows that tie
+	// on them ('alpha', 'ALPHA') may come in any order.
+	foldOrder []int
 }
 
 // genQuery draws a SELECT from the grammar: a filter over =, IN, BETWEEN,
 // comparisons, IS NULL and OR/AND on sharding and other columns.
 func genQuery(r *rand.Rand) corpusQuery {
+	switch r.IntN(4) {
+	case 0:
+		return genOrdered(r)
+	case 1:
+		return genGrouped(r)
+	case 2:
+		return genDistinct(r)
+	}
+	return genFiltered(r)
+}
+
+// sortable columns and their direction-free ORDER BY spelling.
+var sortCols = []string{"grp", "k", "amount", "score", "name", "created"}
+
+// genOrdered draws ORDER BY on mixed columns (NULLs, collations) with an
+// optional LIMIT; with LIMIT the order ends in id so the page is exact.
+func genOrdered(r *rand.Rand) corpusQuery {
+	n := 1 + r.IntN(3)
+	perm := r.Perm(len(sortCols))[:n]
+	var keys, sel []string
+	for _, i := range perm {
+		dir := []string{"", " ASC", " DESC"}[r.IntN(3)]
+		keys = append(keys, sortCols[i]+dir)
+		sel = append(sel, sortCols[i])
+	}
+	q := corpusQuery{}
+	limit := r.IntN(2) == 0
+	if limit {
+		keys = append(keys, "id"+[]string{"", " DESC"}[r.IntN(2)])
+		sel = append(sel, "id")
+	}
+	for i := range sel {
+		q.ordered = append(q.ordered, i)
+		if sel[i] == "grp" {
+			q.foldOrder = append(q.foldOrder, i)
+		}
+	}
+	if r.IntN(3) == 0 {
+		sel = append(sel, "id AS ident") // a column not in ORDER BY
+	}
+	q.sql = "SELECT " + strings.Join(sel, ", ") + " FROM dt_item"
+	if f := genFilter(r, 1); f != "" {
+		q.sql += " WHERE " + f
+	}
+	q.sql += " ORDER BY " + strings.Join(keys, ", ")
+	if limit {
+		switch r.IntN(3) {
+		case 0:
+			q.sql += fmt.Sprintf(" LIMIT %d", r.IntN(30))
+		case 1:
+			q.sql += fmt.Sprintf(" LIMIT %d, %d", r.IntN(50), r.IntN(30))
+		default:
+			q.sql += fmt.Sprintf(" LIMIT %d OFFSET %d", r.IntN(30), r.IntN(250))
+		}
+	}
+	return q
+}
+
+var aggregates = []string{"COUNT(*)", "COUNT(k)", "COUNT(amount)", "SUM(k)", "SUM(amount)", "SUM(score)", "MIN(k)", "MAX(amount)",
+	"MIN(name)", "MAX(grp)", "MIN(created)", "AVG(k)", "AVG(amount)", "AVG(score)", "COUNT(DISTINCT k)", "SUM(DISTINCT k)",
+	"AVG(DISTINCT amount)", "COUNT(DISTINCT grp)"}
+
+// genGrouped draws GROUP BY with aggregates (or a scalar aggregate),
+// ORDER BY on the groups or an aggregate, and LIMIT.
+func genGrouped(r *rand.Rand) corpusQuery {
+	groupings := [][]string{nil, {"grp"}, {"k"}, {"name"}, {"grp", "k"}}
+	g := groupings[r.IntN(len(groupings))]
+	var sel []string
+	q := corpusQuery{}
+	for i, c := range g {
+		if r.IntN(4) != 0 { // sometimes a GROUP BY column is not selected
+			sel = append(sel, c)
+			if c == "grp" {
+				q.fold = append(q.fold, len(sel)-1)
+			}
+		}
+		_ = i
+	}
+	nAgg := 1 + r.IntN(3)
+	for _, i := range r.Perm(len(aggregates))[:nAgg] {
+		sel = append(sel, aggregates[i])
+		if aggregates[i] == "MAX(grp)" { // ties under _ci: any member
+			q.fold = append(q.fold, len(sel)-1)
+		}
+	}
+	q.sql = "SELECT " + strings.Join(sel, ", ") + " FROM dt_item"
+	if f := genFilter(r, 1); f != "" {
+		q.sql += " WHERE " + f
+	}
+	if len(g) > 0 {
+		q.sql += " GROUP BY " + strings.Join(g, ", ")
+		if r.IntN(2) == 0 && len(sel) > 0 && sel[0] == g[0] && len(g) == 1 {
+			// ORDER BY the group key (unique per group): the order and any
+			// LIMIT page are exact.
+			q.sql += " ORDER BY " + g[0] + []string{"", " DESC"}[r.IntN(2)]
+			q.ordered = []int{0}
+			if r.IntN(2) == 0 {
+				q.sql += fmt.Sprintf(" LIMIT %d, %d", r.IntN(5), 1+r.IntN(6))
+			}
+		}
+	}
+	return q
+}
+
+// genDistinct draws SELECT DISTINCT over one or two columns.
+func genDistinct(r *rand.Rand) corpusQuery {
+	cols := [][]string{{"k"}, {"grp"}, {"name"}, {"k", "name"}, {"amount"}}
+	c := cols[r.IntN(len(cols))]
+	q := corpusQuery{sql: "SELECT DISTINCT " + strings.Join(c, ", ") + " FROM dt_item"}
+	for i, x := range c {
+		if x == "grp" {
+			q.fold = append(q.fold, i)
+		}
+	}
+	if f := genFilter(r, 1); f != "" {
+		q.sql += " WHERE " + f
+	}
+	if len(c) == 1 && c[0] != "grp" && c[0] != "name" && r.IntN(2) == 0 {
+		q.sql += " ORDER BY " + c[0] + []string{"", " DESC"}[r.IntN(2)]
+		q.ordered = []int{0}
+	}
+	return q
+}
+
+// genFiltered draws a plain filtered SELECT (rows concatenated).
+func genFiltered(r *rand.Rand) corpusQuery {
 	cols := []string{"id", "grp", "k", "amount", "score", "name", "created"}
 	n := 1 + r.IntN(4)
 	perm := r.Perm(len(cols))[:n]
@@ -139,7 +272,7 @@ func TestCorpus(t *testing.T) {
 	mismatches := 0
 	for i := 0; i < *corpusSize; i++ {
 		q := genQuery(r)
-		if msg := e.query(q.sql, q.ordered); msg != "" {
+		if msg := e.query(q.sql, q.ordered, q.fold, q.foldOrder); msg != "" {
 			mismatches++
 			if mismatches <= 10 {
 				t.Errorf("query %d: %s\n  %s", i, q.sql, msg)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -165,7 +166,7 @@ func (e *env) exec(sqlText string, params ...any) {
 // query runs a SELECT on both sides and returns a mismatch description, or
 // "" when they agree. ordered compares row order too (on the ORDER BY
 // projection given by orderCols, since ties may come in any order).
-func (e *env) query(sqlText string, orderCols []int, params ...any) string {
+func (e *env) query(sqlText string, orderCols, fold, foldOrder []int, params ...any) string {
 	p, err := e.plan(sqlText)
 	if err != nil {
 		return fmt.Sprintf("plan error: %v", err)
@@ -200,13 +201,27 @@ func (e *env) query(sqlText string, orderCols []int, params ...any) string {
 	for _, r := range res.Rows {
 		got = append(got, norm(r))
 	}
+	for _, rows := range [][][]string{got, want} {
+		for _, row := range rows {
+			for _, c := range fold {
+				row[c] = strings.ToLower(row[c])
+			}
+			for c := range row {
+				row[c] = strings.TrimRight(row[c], " ") // PAD SPACE collations: 'c' = 'c '
+			}
+		}
+	}
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d rows, reference %d\n  sharded:   %v\n  reference: %v", len(got), len(want), got, want)
 	}
 	if orderCols != nil {
 		for i := range got {
 			for _, c := range orderCols {
-				if got[i][c] != want[i][c] {
+				g, w := got[i][c], want[i][c]
+				if slices.Contains(foldOrder, c) {
+					g, w = strings.ToLower(g), strings.ToLower(w)
+				}
+				if g != w {
 					return fmt.Sprintf("order differs at row %d (column %d: %q vs %q)\n  sharded:   %v\n  reference: %v", i, c, got[i][c], want[i][c], got, want)
 				}
 			}
