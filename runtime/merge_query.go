@@ -1,0 +1,208 @@
+package runtime
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"time"
+)
+
+// QueryMerged runs the route units of a SELECT whose rows must be merged
+// (ORDER BY, GROUP BY, aggregates, DISTINCT, LIMIT over several data nodes)
+// and returns the merged rows, visible columns only. Every unit's rows are
+// decoded with spec.Kinds as they are read (QueryUnitsEach: parallel,
+// bounded, held in memory per unit), then Merge combines them. mergeArgs
+// are the values spec's LIMIT parameters index (the statement's parameter
+// values). Errors name the data node (NodeError) or the bad spec.
+func QueryMerged(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any, spec *MergeSpec, mergeArgs []any) (RowSource, error) {
+	if spec == nil {
+		return nil, errors.New("runtime.QueryMerged: nil merge spec")
+	}
+	kinds := spec.Kinds
+	perUnit, err := QueryUnitsEach(ctx, e, st, units, args, func(rows *sql.Rows) ([]Cell, error) {
+		vals := make([]any, len(kinds))
+		ptrs := make([]any, len(kinds))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := make([]Cell, len(kinds))
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				v = append([]byte(nil), b...)
+			}
+			c, err := DecodeCell(kinds[i], v)
+			if err != nil {
+				return nil, fmt.Errorf("column %d: %w", i+1, err)
+			}
+			row[i] = c
+		}
+		return row, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sources := make([]RowSource, len(perUnit))
+	for i, rows := range perUnit {
+		sources[i] = NewBufferedRows(rows)
+	}
+	return Merge(spec, mergeArgs, sources)
+}
+
+// ScanCells copies a merged row into dest, like (*sql.Rows).Scan: one
+// destination per cell. Supported destinations: sql.Scanner
+// implementations (sql.NullString, sql.Null[T], user types), *any, *string,
+// *[]byte, *bool, signed and unsigned integers, *float32, *float64 and
+// *time.Time. NULL into a destination that cannot hold it is an error, as
+// database/sql reports it.
+func ScanCells(row []Cell, dest ...any) error {
+	if len(row) != len(dest) {
+		return fmt.Errorf("runtime.ScanCells: %d cells into %d destinations", len(row), len(dest))
+	}
+	for i, c := range row {
+		if err := scanCell(c, dest[i]); err != nil {
+			return fmt.Errorf("column %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// cellDriverValue is the cell as a driver.Value: int64, float64, []byte,
+// time.Time or nil (uint64 beyond int64 becomes its decimal text).
+func cellDriverValue(c Cell) driver.Value {
+	switch v := c.Value().(type) {
+	case uint64:
+		if v > math.MaxInt64 {
+			return []byte(strconv.FormatUint(v, 10))
+		}
+		return int64(v)
+	case float32:
+		return float64(v)
+	default:
+		return v
+	}
+}
+
+func scanCell(c Cell, dest any) error {
+	if s, ok := dest.(sql.Scanner); ok {
+		return s.Scan(cellDriverValue(c))
+	}
+	v := c.Value()
+	switch d := dest.(type) {
+	case *any:
+		*d = cellDriverValue(c)
+		return nil
+	case *[]byte:
+		if v == nil {
+			*d = nil
+			return nil
+		}
+		*d = []byte(c.String())
+		return nil
+	case *string:
+		if v == nil {
+			return errors.New("converting NULL to string is unsupported")
+		}
+		*d = c.String()
+		return nil
+	case *time.Time:
+		t, ok := v.(time.Time)
+		if !ok {
+			return fmt.Errorf("cannot scan %s into *time.Time", c.Kind())
+		}
+		*d = t
+		return nil
+	case *bool:
+		n, err := cellInt(c)
+		if err != nil {
+			return err
+		}
+		*d = n != 0
+		return nil
+	case *float64:
+		f, err := cellFloat(c)
+		*d = f
+		return err
+	case *float32:
+		f, err := cellFloat(c)
+		*d = float32(f)
+		return err
+	}
+	rv := reflect.ValueOf(dest)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("destination %T is not a non-nil pointer", dest)
+	}
+	ev := rv.Elem()
+	switch ev.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := cellInt(c)
+		if err != nil {
+			return err
+		}
+		if ev.OverflowInt(n) {
+			return fmt.Errorf("value %d overflows %s", n, ev.Type())
+		}
+		ev.SetInt(n)
+		return nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if c.Kind() == CellUint {
+			u := c.Uint()
+			if ev.OverflowUint(u) {
+				return fmt.Errorf("value %d overflows %s", u, ev.Type())
+			}
+			ev.SetUint(u)
+			return nil
+		}
+		n, err := cellInt(c)
+		if err != nil {
+			return err
+		}
+		if n < 0 || ev.OverflowUint(uint64(n)) {
+			return fmt.Errorf("value %d overflows %s", n, ev.Type())
+		}
+		ev.SetUint(uint64(n))
+		return nil
+	}
+	return fmt.Errorf("unsupported destination %T", dest)
+}
+
+func cellInt(c Cell) (int64, error) {
+	switch c.Kind() {
+	case CellInt:
+		return c.Int(), nil
+	case CellUint:
+		u := c.Uint()
+		if u > math.MaxInt64 {
+			return 0, fmt.Errorf("value %d overflows int64", u)
+		}
+		return int64(u), nil
+	case CellNull:
+		return 0, errors.New("converting NULL to an integer is unsupported")
+	}
+	n, err := strconv.ParseInt(c.String(), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("converting %s %q to an integer: %w", c.Kind(), c.String(), err)
+	}
+	return n, nil
+}
+
+func cellFloat(c Cell) (float64, error) {
+	switch c.Kind() {
+	case CellFloat:
+		return c.Float(), nil
+	case CellInt:
+		return float64(c.Int()), nil
+	case CellUint:
+		return float64(c.Uint()), nil
+	case CellNull:
+		return 0, errors.New("converting NULL to a float is unsupported")
+	}
+	return strconv.ParseFloat(c.String(), 64)
+}

@@ -1,0 +1,46 @@
+package runtime
+
+import (
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestScanCells(t *testing.T) {
+	when := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	dec, err := DecodeCell(ColumnKind{Type: ColumnDecimal}, []byte("18.3333"))
+	require.NoError(t, err)
+	var (
+		n   int64
+		i32 int32
+		u   uint64
+		s   sql.NullString
+		ns  sql.NullString
+		f   float64
+		tm  time.Time
+		nt  sql.NullTime
+		b   []byte
+		ni  sql.Null[int8]
+	)
+	require.NoError(t, ScanCells(
+		[]Cell{IntCell(7), IntCell(-3), UintCell(1 << 63), dec, NullCell(), FloatCell(1.5), TimeCell(when), NullCell(), NullCell(), IntCell(5)},
+		&n, &i32, &u, &s, &ns, &f, &tm, &nt, &b, &ni))
+	require.Equal(t, int64(7), n)
+	require.Equal(t, int32(-3), i32)
+	require.Equal(t, uint64(1<<63), u)
+	require.Equal(t, sql.NullString{String: "18.3333", Valid: true}, s)
+	require.False(t, ns.Valid)
+	require.Equal(t, 1.5, f)
+	require.Equal(t, when, tm)
+	require.False(t, nt.Valid)
+	require.Nil(t, b)
+	require.Equal(t, sql.Null[int8]{V: 5, Valid: true}, ni)
+
+	var str string
+	require.EqualError(t, ScanCells([]Cell{NullCell()}, &str), "column 1: converting NULL to string is unsupported")
+	var small int8
+	require.EqualError(t, ScanCells([]Cell{IntCell(300)}, &small), "column 1: value 300 overflows int8")
+	require.EqualError(t, ScanCells([]Cell{IntCell(1)}, &small, &str), "runtime.ScanCells: 1 cells into 2 destinations")
+}
