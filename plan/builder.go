@@ -34,6 +34,7 @@ type tableInfo struct {
 	singleDS  string                 // data source of a single table
 	binding   *schema.BindingGroup   // nil unless bound
 	route     *runtime.ShardingTable // sharded tables only
+	enc       *encTable              // nil unless encrypted; ddl is then the logic view
 }
 
 func (t *tableInfo) sharded() bool { return t.rule != nil }
@@ -71,6 +72,26 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 					ti.binding = g
 				}
 			}
+		}
+	}
+	if cfg.Encrypt != nil {
+		for _, et := range cfg.Encrypt.Tables {
+			ti := b.tables[strings.ToLower(et.Name)]
+			if ti == nil {
+				continue // CheckDDL reported it
+			}
+			e := &encTable{physical: ti.ddl, columns: map[string]*schema.EncryptColumn{}, queryWithCipher: cfg.Encrypt.QueryWithCipherColumn}
+			if et.QueryWithCipherColumn != nil {
+				e.queryWithCipher = *et.QueryWithCipherColumn
+			}
+			for _, c := range et.Columns {
+				e.columns[strings.ToLower(c.Name)] = c
+				if ti.rule != nil && containsFold(ruleColumns(ti.rule), c.Name) {
+					errs.Add(c.Pos, fmt.Sprintf("column %q of table %q is both a sharding column and encrypted: routing needs the plain value", c.Name, et.Name))
+				}
+			}
+			ti.enc = e
+			ti.ddl = logicView(ti.ddl, et)
 		}
 	}
 	if cfg.Broadcast != nil {
@@ -184,6 +205,11 @@ type planner struct {
 	// columns, per-node LIMIT), printed for every unit instead of
 	// rewriting the original text.
 	nodeStmt sqlparser.Statement
+	// encStmt is the statement rewritten over the physical columns of
+	// encrypted tables (nil when none is touched); encArgs binds the
+	// placeholders that rewrite added.
+	encStmt sqlparser.Statement
+	encArgs map[string]encArg
 }
 
 type tableRef struct {
@@ -274,6 +300,9 @@ func (p *planner) build() (*Plan, error) {
 		return nil, err
 	}
 	if err := p.route(); err != nil {
+		return nil, err
+	}
+	if err := p.encryptRewrite(); err != nil {
 		return nil, err
 	}
 	if err := p.rewrite(); err != nil {

@@ -53,6 +53,18 @@ func (p *planner) resultColumns() error {
 			return p.errorf(-1, "unsupported select expression %s", sqlparser.String(se))
 		}
 	}
+	// Encrypted logic columns read their cipher column: decrypt them.
+	for _, c := range p.plan.Columns {
+		tbl, col, ok := strings.Cut(c.Origin, ".")
+		if !ok {
+			continue
+		}
+		if ti := p.b.tables[strings.ToLower(tbl)]; ti != nil && ti.enc != nil && ti.enc.queryWithCipher {
+			if ec := ti.enc.columns[strings.ToLower(col)]; ec != nil {
+				c.Decrypt = ec.Cipher.Encryptor
+			}
+		}
+	}
 	// Reuse the table's model struct when the columns are exactly the
 	// table's, in DDL order.
 	if len(p.refs) == 1 {

@@ -429,6 +429,13 @@ func (p *planner) sameExpr(a, b sqlparser.Expr) bool {
 type NodeArg struct {
 	Param    int  `json:"param"`
 	LimitSum bool `json:"limit_sum,omitempty"`
+	// Encrypt names the encryptor (of the !ENCRYPT rule) whose output for
+	// the parameter's value is sent, for a cipher, assisted-query or
+	// like-query column; "" sends the value itself.
+	Encrypt string `json:"encrypt,omitempty"`
+	// Literal is the value when Param is -1 and the argument stands for a
+	// literal of the statement that must be encrypted at run time.
+	Literal *runtime.Value `json:"literal,omitempty"`
 }
 
 // columnKind is the merge kind of a table column.

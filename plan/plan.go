@@ -82,6 +82,9 @@ type Column struct {
 	Field  string `json:"field"`            // Go field name, UpperCamelCase, unique in the row
 	Type   GoType `json:"type"`             // the Go type scanned into
 	Origin string `json:"origin,omitempty"` // "t_order.status" for a plain column reference
+	// Decrypt names the encryptor that turns the cipher text read for an
+	// encrypted logic column back into its value; "" for other columns.
+	Decrypt string `json:"decrypt,omitempty"`
 }
 
 // GoType is a Go type named by import path and name: {"", "int64"},

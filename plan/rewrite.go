@@ -154,7 +154,7 @@ func containsInfo(list []*tableInfo, t *tableInfo) bool {
 // spelled like a table, say), it falls back to renaming in the AST and
 // printing it.
 func (p *planner) rewriteWith(m map[string]string) (string, error) {
-	if p.nodeStmt != nil {
+	if p.nodeStmt != nil || p.encStmt != nil {
 		return p.rewriteAST(m)
 	}
 	sql := p.sql
@@ -226,6 +226,9 @@ func (p *planner) rewriteAST(m map[string]string) (string, error) {
 	if p.nodeStmt != nil {
 		src = p.nodeStmt
 	}
+	if p.encStmt != nil {
+		src = p.encStmt
+	}
 	stmt := sqlparser.Rewrite(sqlparser.Clone(src), func(c *sqlparser.Cursor) bool {
 		t, ok := c.Node().(sqlparser.TableName)
 		if !ok || t.Name.IsEmpty() {
@@ -255,7 +258,7 @@ func (p *planner) rewriteAST(m map[string]string) (string, error) {
 		n.Format(buf)
 	})
 	buf.Myprintf("%v", stmt)
-	if p.nodeStmt != nil {
+	if p.nodeStmt != nil || p.encStmt != nil {
 		if err := p.setNodeArgs(order); err != nil {
 			return "", err
 		}
@@ -277,6 +280,10 @@ func (p *planner) setNodeArgs(order []string) error {
 	for _, name := range order {
 		if name == limitArg {
 			args = append(args, NodeArg{Param: -1, LimitSum: true})
+			continue
+		}
+		if ea, ok := p.encArgs[name]; ok {
+			args = append(args, NodeArg{Param: ea.param, Encrypt: ea.encrypt, Literal: ea.literal})
 			continue
 		}
 		i := -1

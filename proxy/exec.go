@@ -25,6 +25,7 @@ type Result struct {
 // differential tests' way to run ad-hoc statements. Safe for concurrent use.
 type Interpreter struct {
 	b   *plan.Builder
+	db  *runtime.DB
 	src *runtime.Sources
 	// dsIndex maps a plan-local data source index to src's.
 	names []string
@@ -37,7 +38,7 @@ func NewInterpreter(b *plan.Builder, db *runtime.DB) (*Interpreter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Interpreter{b: b, src: src, names: names}, nil
+	return &Interpreter{b: b, db: db, src: src, names: names}, nil
 }
 
 // Execute runs p with params (one per p.Params, in order; Go values as a
@@ -81,9 +82,9 @@ func (in *Interpreter) Execute(ctx context.Context, p *plan.Plan, params []any, 
 		return nil, err
 	}
 	st := &runtime.Stmt{Name: p.Name, LogicSQL: p.LogicSQL}
-	args := make([]any, len(p.Args))
-	for i, pi := range p.Args {
-		args[i] = params[pi]
+	args, err := in.nodeArgs(p, params)
+	if err != nil {
+		return nil, err
 	}
 	if p.Statement != plan.StmtSelect {
 		if p.Route.Kind == runtime.RouteBroadcast {
@@ -106,20 +107,6 @@ func (in *Interpreter) Execute(ctx context.Context, p *plan.Plan, params []any, 
 		}
 		return &Result{RowsAffected: n, LastInsertID: lastKey}, nil
 	}
-	if p.NodeArgs != nil {
-		args = args[:0]
-		for _, na := range p.NodeArgs {
-			if na.LimitSum {
-				n, err := limitSum(p.Merge, params)
-				if err != nil {
-					return nil, err
-				}
-				args = append(args, n)
-				continue
-			}
-			args = append(args, params[na.Param])
-		}
-	}
 	perUnit, err := runtime.QueryUnitsEach(ctx, in.src, st, units, args, scanAll)
 	if err != nil {
 		return nil, err
@@ -132,14 +119,88 @@ func (in *Interpreter) Execute(ctx context.Context, p *plan.Plan, params []any, 
 		for _, rows := range perUnit {
 			res.Rows = append(res.Rows, rows...)
 		}
-		return res, nil
-	}
-	rows, err := mergeRows(p.Merge, params, perUnit)
-	if err != nil {
+	} else if res.Rows, err = mergeRows(p.Merge, params, perUnit); err != nil {
 		return nil, err
 	}
-	res.Rows = rows
+	if err := in.decrypt(p, res.Rows); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// nodeArgs returns the arguments of the per-node SQL: Plan.Args, or
+// Plan.NodeArgs with merged LIMIT counts and encrypted values computed.
+func (in *Interpreter) nodeArgs(p *plan.Plan, params []any) ([]any, error) {
+	if p.NodeArgs == nil {
+		args := make([]any, len(p.Args))
+		for i, pi := range p.Args {
+			args[i] = params[pi]
+		}
+		return args, nil
+	}
+	args := make([]any, 0, len(p.NodeArgs))
+	for _, na := range p.NodeArgs {
+		if na.LimitSum {
+			n, err := limitSum(p.Merge, params)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, n)
+			continue
+		}
+		var v any
+		if na.Literal != nil {
+			if !na.Literal.IsNull() {
+				v = na.Literal.Text()
+			}
+		} else {
+			v = params[na.Param]
+		}
+		if na.Encrypt != "" {
+			enc, err := in.db.Encryptor(na.Encrypt)
+			if err != nil {
+				return nil, err
+			}
+			if v, err = enc.Encrypt(v); err != nil {
+				return nil, fmt.Errorf("encryptor %q: %w", na.Encrypt, err)
+			}
+		}
+		args = append(args, v)
+	}
+	return args, nil
+}
+
+// decrypt turns the cipher text of encrypted result columns back into
+// their values; NULL stays NULL.
+func (in *Interpreter) decrypt(p *plan.Plan, rows [][]any) error {
+	for c, col := range p.Columns {
+		if col.Decrypt == "" {
+			continue
+		}
+		enc, err := in.db.Encryptor(col.Decrypt)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			var text string
+			switch v := row[c].(type) {
+			case nil:
+				continue
+			case []byte:
+				text = string(v)
+			case string:
+				text = v
+			default:
+				return fmt.Errorf("column %s: cipher text is a %T", col.Name, v)
+			}
+			plain, err := enc.Decrypt(text)
+			if err != nil {
+				return fmt.Errorf("column %s: %w", col.Name, err)
+			}
+			row[c] = plain
+		}
+	}
+	return nil
 }
 
 // units selects and builds the route units of p for the given values.

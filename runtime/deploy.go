@@ -42,6 +42,19 @@ type Config struct {
 	// Props is props:, every value as the text written in the YAML
 	// (`sql-show: true` gives "true"). Nil when there is no props: key.
 	Props Props
+	// Encryptors are the `encryptors:` of the !ENCRYPT rule, in YAML order:
+	// their keys are deployment secrets, read at run time (never compiled
+	// into generated code). Props values may be `${env:NAME}` references;
+	// NewEncryptor expands them.
+	Encryptors []NamedEncryptor
+}
+
+// NamedEncryptor is one entry of an !ENCRYPT rule's encryptors: its name
+// (what columns refer to), ShardingSphere type and props.
+type NamedEncryptor struct {
+	Name  string
+	Type  string
+	Props Props
 }
 
 // NamedDataSource is one entry of dataSources: its name (the key, e.g.
@@ -227,6 +240,8 @@ func (p *deployParser) parse(doc *yaml.Node) *Config {
 			dataSources = kv.value
 		case "props":
 			cfg.Props = p.props(kv.value)
+		case "rules":
+			cfg.Encryptors = p.encryptors(kv.value)
 		}
 	}
 	if dbName == nil {
@@ -268,6 +283,43 @@ func kindName(k yaml.Kind) string {
 		return "scalar"
 	}
 	return "node"
+}
+
+// encryptors reads the encryptors of the !ENCRYPT rule in rules (the rest
+// of the rules is the generator's business and is skipped).
+func (p *deployParser) encryptors(rules *yaml.Node) []NamedEncryptor {
+	if rules.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []NamedEncryptor
+	for _, r := range rules.Content {
+		r = resolve(r)
+		if r.Tag != "!ENCRYPT" || r.Kind != yaml.MappingNode {
+			continue
+		}
+		for _, kv := range p.pairs(r, "!ENCRYPT") {
+			if kv.key.Value != "encryptors" || kv.value.Kind != yaml.MappingNode {
+				continue
+			}
+			for _, e := range p.pairs(kv.value, "encryptors") {
+				ne := NamedEncryptor{Name: e.key.Value}
+				if e.value.Kind != yaml.MappingNode {
+					p.errorf(e.value, "encryptor "+strconv.Quote(ne.Name)+" must be a mapping with type and props")
+					continue
+				}
+				for _, f := range p.pairs(e.value, "encryptor "+strconv.Quote(ne.Name)) {
+					switch f.key.Value {
+					case "type":
+						ne.Type, _ = p.scalar(f.value, "encryptor "+strconv.Quote(ne.Name)+" type")
+					case "props":
+						ne.Props = p.props(f.value)
+					}
+				}
+				out = append(out, ne)
+			}
+		}
+	}
+	return out
 }
 
 func (p *deployParser) props(n *yaml.Node) Props {

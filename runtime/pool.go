@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -38,6 +39,8 @@ type DB struct {
 
 	hooks            *hooks // nil: no logging, no observer
 	maxConnsPerQuery int    // max-connections-size-per-query, >= 1
+
+	encryptors map[string]Encryptor // by name, from the !ENCRYPT rule
 }
 
 // Option configures Open.
@@ -123,7 +126,29 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		db.addrs = append(db.addrs, addr)
 		db.pools = append(db.pools, pool)
 	}
+	for _, e := range cfg.Encryptors {
+		enc, err := NewEncryptor(e.Type, e.Props)
+		if err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("encryptor %q: %w", e.Name, err)
+		}
+		if db.encryptors == nil {
+			db.encryptors = map[string]Encryptor{}
+		}
+		db.encryptors[e.Name] = enc
+	}
 	return db, nil
+}
+
+// Encryptor returns the encryptor named name in the configuration's
+// !ENCRYPT rule, built once at Open (keys expanded from the environment).
+// Generated code and the proxy look their encryptors up here at start-up,
+// so keys never appear in generated code. Error: no such encryptor.
+func (db *DB) Encryptor(name string) (Encryptor, error) {
+	if e, ok := db.encryptors[name]; ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("encryptor %q is not configured in the !ENCRYPT rule of the deployment YAML", name)
 }
 
 // openPool opens the pool of one data source and returns it with its

@@ -19,14 +19,26 @@ import (
 	"github.com/shardgen/shardgen/schema"
 )
 
-// MergeSupported reports whether the code generator emits merged
-// (scatter-gather) queries. Until it does, such queries are refused at
-// generate time rather than generated wrongly.
-var MergeSupported = false
+// EncryptSupported reports whether the code generator binds encryptors to
+// parameters and result columns; refused until it does.
+var EncryptSupported = false
 
-// InsertSplitSupported reports whether the code generator emits multi-row
-// INSERTs split per data node (Plan.Insert); refused until it does.
-var InsertSplitSupported = false
+func usesEncryption(pl *plan.Plan) bool {
+	if pl.NodeArgs != nil && pl.Merge == nil {
+		return true // only the encryption rewrite re-binds arguments outside a merge
+	}
+	for _, c := range pl.Columns {
+		if c.Decrypt != "" {
+			return true
+		}
+	}
+	for _, a := range pl.NodeArgs {
+		if a.Encrypt != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // Project is a loaded and planned project.
 type Project struct {
@@ -98,12 +110,8 @@ func Load(path string) (*Project, error) {
 				collect(&errs, err)
 				continue
 			}
-			if pl.Merge != nil && !MergeSupported {
-				errs.Add(q.Pos, fmt.Sprintf("query %q reaches several data nodes of %q and its rows must be merged (ORDER BY, GROUP BY, aggregates, DISTINCT or LIMIT), which generated code does not support yet; give `=` on every sharding column so it reaches one data node", q.Name, pl.Route.LogicTable))
-				continue
-			}
-			if pl.Insert != nil && !InsertSplitSupported {
-				errs.Add(q.Pos, fmt.Sprintf("query %q: multi-row INSERT into sharded table %q must be split per data node, which generated code does not support yet; insert one row per statement", q.Name, pl.Route.LogicTable))
+			if usesEncryption(pl) && !EncryptSupported {
+				errs.Add(q.Pos, fmt.Sprintf("query %q reads or writes an encrypted column, which generated code does not support yet (shardgen preview and the proxy planner do)", q.Name))
 				continue
 			}
 			pl.Source = fmt.Sprintf("%s:%d", rel, q.Pos.Line) // stable wherever the tool runs
