@@ -21,6 +21,8 @@ type query struct {
 
 	stmtVar    string // e.g. getOrderStmt
 	unitsVar   string // e.g. getOrderUnits
+	mergeVar   string // e.g. topOrdersMerge: the MergeSpec of a merged SELECT; "" when none
+	insertVar  string // e.g. addOrdersInsert: the InsertSplit of a multi-row INSERT; "" when none
 	rowType    string // e.g. GetOrderRow or the model's name; "" for writes
 	model      *model // the row model, or nil
 	paramsType string // e.g. GetOrderParams; "" for positional parameters
@@ -123,14 +125,20 @@ func (g *generator) analyze(q *query) error {
 		add(g.declare(q.paramsType, owner))
 	}
 	if p.Merge != nil {
-		add(errors.New("its rows must be merged across data nodes (ORDER BY, GROUP BY, aggregates, DISTINCT or LIMIT), which the generator does not emit yet"))
+		q.mergeVar = base + "Merge"
+		add(g.declare(q.mergeVar, owner))
+		add(checkMerge(p))
 	}
 	if p.Insert != nil {
-		add(errors.New("a multi-row INSERT must be split per data node, which the generator does not emit yet"))
+		q.insertVar = base + "Insert"
+		add(g.declare(q.insertVar, owner))
+		if p.Statement != plan.StmtInsert {
+			add(fmt.Errorf("a %s statement with a multi-row INSERT split", p.Statement))
+		}
 	}
 	for i, prm := range p.Params {
-		if prm.Generated && (p.KeyGenerate == nil || p.KeyGenerate.Param != i) {
-			add(fmt.Errorf("parameter %s is generated but is not the key of KeyGenerate", prm.Name))
+		if prm.Generated && (p.KeyGenerate == nil || !slices.Contains(p.KeyGenerate.Params, i)) {
+			add(fmt.Errorf("parameter %s is generated but is not a key of KeyGenerate", prm.Name))
 		}
 	}
 	for _, a := range p.Args {
@@ -175,7 +183,7 @@ func (g *generator) analyze(q *query) error {
 	if err := g.planRoute(q); err != nil {
 		return err
 	}
-	if q.isRead() && !q.route.single() {
+	if q.isRead() && !q.route.single() && p.Merge == nil {
 		if q.model != nil {
 			if q.model.scan == "" {
 				q.model.scan = "scan" + q.model.name
@@ -189,7 +197,7 @@ func (g *generator) analyze(q *query) error {
 			add(g.declare(q.scanFunc, owner))
 		}
 	}
-	if p.Cmd == schema.CmdMany && q.route.single() {
+	if p.Cmd == schema.CmdMany && q.route.single() && p.Merge == nil {
 		q.iterMethod = p.Name + "Iter"
 		add(g.declareMember(q.iterMethod, owner))
 	}
@@ -229,24 +237,30 @@ func sameColumns(a, b []*plan.Column) bool {
 }
 
 // keyGen returns the key generator of q, creating it on first use, and
-// checks that the generated parameter can hold its keys.
+// checks that the generated parameters (one per INSERT row) can hold its
+// keys.
 func (g *generator) keyGen(q *query) (*keyGen, error) {
 	kg := q.p.KeyGenerate
-	if kg.Param < 0 || kg.Param >= len(q.p.Params) || !q.p.Params[kg.Param].Generated {
-		return nil, fmt.Errorf("generated key column %q: parameter %d is not the generated one", kg.Column, kg.Param)
+	if len(kg.Params) == 0 || kg.Params[0] != kg.Param {
+		return nil, fmt.Errorf("generated key column %q: the first row's key is parameter %d, but the rows' keys are %v", kg.Column, kg.Param, kg.Params)
 	}
-	t := q.p.Params[kg.Param].Type
-	switch strings.ToUpper(kg.Type) {
-	case "SNOWFLAKE":
-		if t.Pkg != "" || (t.Name != "int64" && t.Name != "uint64") {
-			return nil, fmt.Errorf("generated key column %q has Go type %s, but SNOWFLAKE keys are 64-bit integers: use BIGINT", kg.Column, t)
+	for _, i := range kg.Params {
+		if i < 0 || i >= len(q.p.Params) || !q.p.Params[i].Generated {
+			return nil, fmt.Errorf("generated key column %q: parameter %d is not a generated one", kg.Column, i)
 		}
-	case "UUID":
-		if t.Pkg != "" || t.Name != "string" {
-			return nil, fmt.Errorf("generated key column %q has Go type %s, but UUID keys are strings: use CHAR(36) or VARCHAR", kg.Column, t)
+		t := q.p.Params[i].Type
+		switch strings.ToUpper(kg.Type) {
+		case "SNOWFLAKE":
+			if t.Pkg != "" || (t.Name != "int64" && t.Name != "uint64") {
+				return nil, fmt.Errorf("generated key column %q has Go type %s, but SNOWFLAKE keys are 64-bit integers: use BIGINT", kg.Column, t)
+			}
+		case "UUID":
+			if t.Pkg != "" || t.Name != "string" {
+				return nil, fmt.Errorf("generated key column %q has Go type %s, but UUID keys are strings: use CHAR(36) or VARCHAR", kg.Column, t)
+			}
+		default:
+			return nil, fmt.Errorf("generated key column %q: unknown key generator type %q (known: %s)", kg.Column, kg.Type, strings.Join(runtime.KeyGeneratorTypes, ", "))
 		}
-	default:
-		return nil, fmt.Errorf("generated key column %q: unknown key generator type %q (known: %s)", kg.Column, kg.Type, strings.Join(runtime.KeyGeneratorTypes, ", "))
 	}
 	if k := g.keyBy[kg.Generator]; k != nil {
 		if !strings.EqualFold(k.typ, kg.Type) || !maps.Equal(k.props, kg.Props) {

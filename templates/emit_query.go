@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 
 	"github.com/dave/jennifer/jen"
 
@@ -38,6 +39,14 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 	)
 	f.Line()
 	g.emitUnits(f, q)
+	if q.mergeVar != "" {
+		if err := g.emitMergeSpec(f, q); err != nil {
+			return err
+		}
+	}
+	if q.insertVar != "" {
+		g.emitInsertSplit(f, q)
+	}
 	if q.paramsType != "" {
 		// e.g.:
 		//	// ListOrdersParams are the parameters of ListOrders.
@@ -130,16 +139,23 @@ func (g *generator) emitUnits(f *jen.File, q *query) {
 	//		{DataSource: 0, SQL: "SELECT * FROM t_order_0 WHERE order_id = ?"}, // ds_0.t_order_0
 	//		{DataSource: 1, SQL: "SELECT * FROM t_order_1 WHERE order_id = ?"}, // ds_1.t_order_1
 	//	}
+	//
+	// A multi-row INSERT's units carry only the data source: its SQL is
+	// built by the InsertSplit, e.g.:
+	//	{DataSource: 0}, // ds_0.t_order_0
 	items := make([]jen.Code, len(q.route.emitted))
 	for i, u := range q.route.emitted {
 		unit := r.Units[u]
-		items[i] = jen.Values(
-			jen.Id("DataSource").Op(":").Lit(g.dsIndex[r.DataSources[unit.DataSource]]),
-			jen.Id("SQL").Op(":").Lit(unit.SQL),
-		).Op(",").Comment(unit.Node)
+		fields := []jen.Code{jen.Id("DataSource").Op(":").Lit(g.dsIndex[r.DataSources[unit.DataSource]])}
+		if q.insertVar == "" {
+			fields = append(fields, jen.Id("SQL").Op(":").Lit(unit.SQL))
+		}
+		items[i] = jen.Values(fields...).Op(",").Comment(unit.Node)
 	}
 	what := "its data nodes"
 	switch {
+	case q.insertVar != "":
+		what = "one per data node of " + r.LogicTable + " in data node order; " + q.insertVar + " builds their SQL"
 	case q.route.shape == shapeInline || q.route.shape == shapePrecise || q.route.shape == shapeRouteAll:
 		what = "one per data node of " + r.LogicTable + " in data node order"
 	case len(items) == 1:
@@ -257,6 +273,16 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 	switch {
 	case q.route.shape == shapeBroadcastWrite:
 		route = append(route, "It runs on every data source in order, stops at the first error, and reports the first data source's result (one copy of the table, as one unsharded MySQL would).")
+	case p.Merge != nil && p.Cmd == schema.CmdOne:
+		route = append(route, "The rows of its data nodes are merged as "+q.mergeVar+" says, and the first merged row is returned; sql.ErrNoRows when there is none.")
+	case p.Merge != nil:
+		route = append(route, "The rows of its data nodes are merged as "+q.mergeVar+" says.")
+	case q.insertVar != "":
+		s := "Each row goes to its own data node; every data node that receives rows runs one INSERT of them, and the affected rows are summed."
+		if lastInsertID(q) != nil {
+			s += " LastInsertId is the first row's generated key."
+		}
+		route = append(route, s)
 	case p.Cmd == schema.CmdOne && !q.route.single():
 		route = append(route, "When several data nodes return rows, the first row in data node order is returned; sql.ErrNoRows when none does.")
 	}
@@ -270,10 +296,10 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 	return nil
 }
 
-// keyStatements emits the generated key's value.
+// keyStatements emits the generated keys' values, one per INSERT row in
+// row order (the first row's key stays in key, for LastInsertId).
 func (g *generator) keyStatements(fc *fnCtx) []jen.Code {
 	q := fc.q
-	prm := q.p.Params[q.p.KeyGenerate.Param]
 	// e.g.:
 	//	gen, err := snowflakeKeyGenerator()
 	//	if err != nil {
@@ -284,22 +310,39 @@ func (g *generator) keyStatements(fc *fnCtx) []jen.Code {
 	//		return nil, err
 	//	}
 	//	orderID := key.Int
-	var v jen.Code
-	switch {
-	case q.key.typ == "UUID":
-		v = jen.Id("key").Dot("Str")
-	case prm.Type.Name == "int64":
-		v = jen.Id("key").Dot("Int")
-	default:
-		v = jen.Id(prm.Type.Name).Call(jen.Id("key").Dot("Int"))
-	}
-	return []jen.Code{
+	//
+	// and for every further row of a multi-row INSERT, e.g.:
+	//	key2, err := gen.Generate()
+	//	if err != nil {
+	//		return nil, err
+	//	}
+	//	orderID2 := key2.Int
+	out := []jen.Code{
 		jen.List(jen.Id("gen"), jen.Id("err")).Op(fc.define("gen", "err")).Id(q.key.fn).Call(),
 		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
-		jen.List(jen.Id("key"), jen.Id("err")).Op(fc.define("key", "err")).Id("gen").Dot("Generate").Call(),
-		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
-		jen.Add(fc.params[q.p.KeyGenerate.Param]).Op(":=").Add(v),
 	}
+	for r, pi := range q.p.KeyGenerate.Params {
+		name := "key"
+		if r > 0 {
+			name = fc.scope.add("key" + strconv.Itoa(r+1))
+		}
+		prm := q.p.Params[pi]
+		var v jen.Code
+		switch {
+		case q.key.typ == "UUID":
+			v = jen.Id(name).Dot("Str")
+		case prm.Type.Name == "int64":
+			v = jen.Id(name).Dot("Int")
+		default:
+			v = jen.Id(prm.Type.Name).Call(jen.Id(name).Dot("Int"))
+		}
+		out = append(out,
+			jen.List(jen.Id(name), jen.Id("err")).Op(fc.define(name, "err")).Id("gen").Dot("Generate").Call(),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+			jen.Add(fc.params[pi]).Op(":=").Add(v),
+		)
+	}
+	return out
 }
 
 // lastInsertID is the LastInsertId of an :execresult with a generated
@@ -350,6 +393,9 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 			out = append(out, jen.Return(jen.Id("res"), jen.Nil()))
 		}
 		return out, nil
+	}
+	if p.Merge != nil {
+		return g.mergedRead(fc, rc), nil
 	}
 	if rc.unit != nil {
 		switch p.Cmd {
@@ -447,9 +493,26 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 	query := func() *jen.Statement {
 		return jen.Qual(rt, "QueryUnits").Call(jen.Id("ctx"), jen.Id("q").Dot("ex"), stmt.Clone(), rc.units, fc.argSlice(), jen.Id(q.scanFunc))
 	}
-	exec := func() *jen.Statement {
-		return jen.Qual(rt, "ExecUnits").Call(jen.Id("ctx"), jen.Id("q").Dot("ex"), stmt.Clone(), rc.units, fc.argSlice())
+	execArgs := fc.argSlice()
+	var pre []jen.Code
+	if q.insertVar != "" {
+		// The split units carry their own arguments.
+		pre = g.insertUnits(fc, rc)
+		rc.units, execArgs = jen.Id("units"), jen.Nil()
 	}
+	exec := func() *jen.Statement {
+		return jen.Qual(rt, "ExecUnits").Call(jen.Id("ctx"), jen.Id("q").Dot("ex"), stmt.Clone(), rc.units, execArgs)
+	}
+	out, err := g.multiStatements(fc, query, exec, errNil)
+	return append(pre, out...), err
+}
+
+// multiStatements emits the statements that run the units of a multi-unit
+// route and return: query and exec return the QueryUnits and ExecUnits
+// calls.
+func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement, errNil func() jen.Code) ([]jen.Code, error) {
+	q := fc.q
+	p := q.p
 	switch p.Cmd {
 	case schema.CmdOne:
 		// e.g.:

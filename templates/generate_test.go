@@ -276,16 +276,35 @@ queries/q.sql:1:1: query "getOrder": generated identifier getOrderUnits of query
 			p.Params[p.KeyGenerate.Param].Type = plan.GoType{Name: "int32", Kind: p.Params[p.KeyGenerate.Param].Type.Kind}
 			return in
 		}, `queries/q.sql:1:1: query "CreateOrder": generated key column "order_id" has Go type int32, but SNOWFLAKE keys are 64-bit integers: use BIGINT`},
-		{"merged rows", func(t *testing.T) Input {
-			in := onePlan(t, getOrder)
-			in.Files[0].Plans[0].Merge = &plan.Merge{}
+		{"merge spec the runtime refuses", func(t *testing.T) Input {
+			in := onePlan(t, "-- name: TopOrders :many\n-- shardgen:allow-full-route\nSELECT order_id, status FROM t_order ORDER BY status LIMIT ?;\n")
+			in.Files[0].Plans[0].Merge.OrderBy[0].Column = 7
 			return in
-		}, `queries/q.sql:1:1: query "GetOrder": its rows must be merged across data nodes (ORDER BY, GROUP BY, aggregates, DISTINCT or LIMIT), which the generator does not emit yet`},
-		{"multi-row insert", func(t *testing.T) Input {
-			in := onePlan(t, "-- name: AddDict :exec\nINSERT INTO t_dict (id, name) VALUES (?, ?);\n")
-			in.Files[0].Plans[0].Insert = &plan.InsertPlan{}
+		}, `queries/q.sql:1:1: query "TopOrders": merge spec: runtime.Merge: ORDER BY key 0: column 7 out of range (2 columns)`},
+		{"merge spec with a LIMIT parameter that is not an integer", func(t *testing.T) Input {
+			in := onePlan(t, "-- name: TopOrders :many\n-- shardgen:allow-full-route\nSELECT order_id, status FROM t_order ORDER BY status LIMIT ?;\n")
+			p := in.Files[0].Plans[0]
+			p.Params[0].Type = plan.GoType{Name: "string", Kind: runtime.KindString}
 			return in
-		}, `queries/q.sql:1:1: query "AddDict": a multi-row INSERT must be split per data node, which the generator does not emit yet`},
+		}, `queries/q.sql:1:1: query "TopOrders": merge spec: LIMIT row count parameter arg has Go type string, want an integer`},
+		{"merge spec of a write", func(t *testing.T) Input {
+			in := onePlan(t, "-- name: TopOrders :many\n-- shardgen:allow-full-route\nSELECT order_id, status FROM t_order ORDER BY status LIMIT ?;\n")
+			p := in.Files[0].Plans[0]
+			p.Cmd, p.Statement = schema.CmdExec, plan.StmtDelete
+			return in
+		}, `queries/q.sql:1:1: query "TopOrders": a :exec delete with a merge spec; only :one and :many SELECTs are merged`},
+		{"multi-row insert with fewer argument lists than rows", func(t *testing.T) Input {
+			in := onePlan(t, "-- name: AddOrders :exec\nINSERT INTO t_order (user_id, status) VALUES (?, ?), (?, ?);\n")
+			p := in.Files[0].Plans[0]
+			p.Insert.RowArgs = p.Insert.RowArgs[:1]
+			return in
+		}, `queries/q.sql:1:1: query "AddOrders": multi-row INSERT has 2 rows, but 1 argument lists and 2 row conditions`},
+		{"generated key that is no row's key", func(t *testing.T) Input {
+			in := onePlan(t, "-- name: AddOrders :exec\nINSERT INTO t_order (user_id, status) VALUES (?, ?), (?, ?);\n")
+			p := in.Files[0].Plans[0]
+			p.KeyGenerate.Params = p.KeyGenerate.Params[:1]
+			return in
+		}, `queries/q.sql:1:1: query "AddOrders": parameter orderID2 is generated but is not a key of KeyGenerate`},
 		{"unspellable type", func(t *testing.T) Input {
 			in := onePlan(t, getOrder)
 			in.Files[0].Plans[0].Columns[0].Type = plan.GoType{Name: "map[string]int"}

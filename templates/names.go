@@ -84,8 +84,8 @@ var predeclared = map[string]bool{
 // packages they import.
 var locals = []string{
 	"q", "ctx", "arg", "err", "r", "row", "rows", "res", "n", "out", "ds", "t", "node", "nodes",
-	"units", "gen", "key", "yield", "i",
-	"context", "sql", "shardrt", "time", "iter", "sync", "fmt",
+	"units", "gen", "key", "yield", "i", "merged", "rowNodes",
+	"context", "sql", "shardrt", "time", "iter", "sync", "fmt", "io",
 }
 
 // nameSet hands out identifiers that are unique within one scope.

@@ -3,6 +3,7 @@ package templates
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,10 @@ const (
 	// shapeRouteAll: several units, computed by ShardingTable.RouteAll over
 	// the sharding conditions.
 	shapeRouteAll
+	// shapeInsert: a multi-row INSERT; each VALUES row's data node is
+	// computed as a nodeRoute, and InsertSplit builds one statement per
+	// data node from the rows it received.
+	shapeInsert
 )
 
 // routePlan is the route shape chosen for one query.
@@ -38,7 +43,22 @@ type routePlan struct {
 	shape   shape
 	emitted []int       // indexes into Route.Units of the unit table's entries
 	table   *logicTable // the routed logic table (computed shapes)
-	db, tb  side        // the strategy sides (shapeInline, shapePrecise)
+	node    nodeRoute   // shapeInline, shapePrecise: how the one unit is found
+	rows    []nodeRoute // shapeInsert: how each VALUES row's data node is found
+}
+
+// nodeRoute is how generated code finds one data node of the routed table
+// from one AND-group of `=` conditions with one value per sharding column:
+// the unit of a SingleNode route, or the data node of one row of a
+// multi-row INSERT.
+type nodeRoute struct {
+	// shape is shapeInline, shapePrecise, or (for an INSERT row only)
+	// shapeRouteAll: ShardingTable.RouteAll over cond, which must reach
+	// exactly one data node (complex strategies).
+	shape  shape
+	db, tb side // the strategy sides (shapeInline, shapePrecise)
+	cond   plan.Condition
+	row    int // the INSERT row, 0-based; -1 for a SingleNode route
 }
 
 // single reports whether the route always has exactly one unit.
@@ -79,6 +99,8 @@ func (g *generator) planRoute(q *query) error {
 	}
 	rp := &q.route
 	switch {
+	case q.p.Insert != nil:
+		return g.planInsert(q)
 	case r.Kind == runtime.RouteBroadcast && q.p.Statement != plan.StmtSelect && len(r.Fixed) > 1:
 		rp.shape, rp.emitted = shapeBroadcastWrite, r.Fixed
 	case r.Fixed != nil:
@@ -92,8 +114,17 @@ func (g *generator) planRoute(q *query) error {
 		}
 		rp.table, rp.emitted = t, all
 		if r.Kind == runtime.RouteSingleNode {
-			if ok, err := g.planSingle(q); ok || err != nil {
+			var cond plan.Condition
+			if len(r.Conditions) == 1 {
+				cond = r.Conditions[0]
+			}
+			nr, err := g.planNode(q, cond, -1)
+			if err != nil {
 				return err
+			}
+			if nr.shape != shapeRouteAll {
+				rp.shape, rp.node = nr.shape, nr
+				return nil
 			}
 		}
 		if len(r.Conditions) == 0 {
@@ -116,15 +147,63 @@ func (g *generator) planRoute(q *query) error {
 	return nil
 }
 
-// planSingle picks shapeInline or shapePrecise for a computed single-node
-// route; ok is false when neither applies (a side with a strategy but no
-// condition cannot go through PreciseNode), and RouteAll is used instead.
-func (g *generator) planSingle(q *query) (bool, error) {
-	r, rp := q.p.Route, &q.route
-	var cond plan.Condition
-	if len(r.Conditions) == 1 {
-		cond = r.Conditions[0]
+// planInsert plans a multi-row INSERT: every VALUES row's condition
+// (Route.Conditions[r]) gets its own nodeRoute, and the unit table holds
+// every data node of the table.
+func (g *generator) planInsert(q *query) error {
+	r, ins, rp := q.p.Route, q.p.Insert, &q.route
+	if r.Kind != runtime.RouteMultiNode && r.Kind != runtime.RouteSingleNode {
+		return fmt.Errorf("multi-row INSERT with a %s route; it must be routed row by row on a sharded table", r.Kind)
 	}
+	n := len(ins.Split.Rows)
+	switch {
+	case n < 2:
+		return fmt.Errorf("multi-row INSERT split has %d rows", n)
+	case len(ins.RowArgs) != n || len(r.Conditions) != n:
+		return fmt.Errorf("multi-row INSERT has %d rows, but %d argument lists and %d row conditions", n, len(ins.RowArgs), len(r.Conditions))
+	case len(ins.Split.Heads) != len(r.Units) || len(ins.Split.Tails) != len(r.Units):
+		return fmt.Errorf("multi-row INSERT split has %d heads and %d tails for %d data nodes", len(ins.Split.Heads), len(ins.Split.Tails), len(r.Units))
+	}
+	for _, args := range append(slices.Clone(ins.RowArgs), ins.TailArgs) {
+		for _, a := range args {
+			if a < 0 || a >= len(q.p.Params) {
+				return fmt.Errorf("multi-row INSERT argument refers to parameter %d of %d", a, len(q.p.Params))
+			}
+		}
+	}
+	t, err := g.table(q)
+	if err != nil {
+		return err
+	}
+	rp.shape, rp.table = shapeInsert, t
+	for i := range r.Units {
+		rp.emitted = append(rp.emitted, i)
+	}
+	for i, cond := range r.Conditions {
+		nr, err := g.planNode(q, cond, i)
+		if err != nil {
+			return err
+		}
+		if nr.shape == shapeRouteAll {
+			if err := g.useRouter(t); err != nil {
+				return err
+			}
+		}
+		rp.rows = append(rp.rows, nr)
+	}
+	return nil
+}
+
+// planNode chooses how generated code finds the one data node that cond
+// selects: shapeInline when every side's algorithm is inlinable for its
+// operand, else shapePrecise through ShardingTable.PreciseNode, else
+// shapeRouteAll (a side with a complex strategy, or with a strategy but no
+// single `=` value in cond). row is the INSERT row (-1: a SingleNode
+// route). It reserves the package-level tables the shape needs, except
+// the router of shapeRouteAll.
+func (g *generator) planNode(q *query, cond plan.Condition, row int) (nodeRoute, error) {
+	r, t := q.p.Route, q.route.table
+	nr := nodeRoute{shape: shapeRouteAll, cond: cond, row: row}
 	mk := func(s *plan.Strategy) (side, bool) {
 		if s == nil {
 			return side{}, true
@@ -144,45 +223,43 @@ func (g *generator) planSingle(q *query) (bool, error) {
 	db, ok1 := mk(r.Database)
 	tb, ok2 := mk(r.Table)
 	if !ok1 || !ok2 {
-		return false, nil
+		return nr, nil
 	}
-	rp.db, rp.tb = db, tb
 	db.fn, tb.fn = inlineFunc(q.p, &db), inlineFunc(q.p, &tb)
 	if (db.constant() || db.fn != "") && (tb.constant() || tb.fn != "") {
-		rp.db, rp.tb, rp.shape = db, tb, shapeInline
-		t := rp.table
-		for i, sd := range []*side{&rp.db, &rp.tb} {
+		nr.shape, nr.db, nr.tb = shapeInline, db, tb
+		for i, sd := range []*side{&nr.db, &nr.tb} {
 			if sd.constant() || sd.strategy.Inline.Identity {
 				continue
 			}
 			x, err := g.useIndex(t, i == 0, sd.strategy.Inline)
 			if err != nil {
-				return false, err
+				return nr, err
 			}
 			sd.index = x
 		}
 		if t.perDS == 0 {
 			if err := g.useLayout(t); err != nil {
-				return false, err
+				return nr, err
 			}
 		}
-		if needsCheck(&rp.db) || needsCheck(&rp.tb) {
+		if needsCheck(&nr.db) || needsCheck(&nr.tb) {
 			g.needNoTarget = true
 		}
-		return true, nil
+		return nr, nil
 	}
 	for _, sd := range []*side{&db, &tb} {
 		if sd.strategy != nil && sd.constant() {
-			return false, nil
+			return nr, nil
 		}
 		if sd.operand != nil {
 			if err := checkValue(q.p, sd.column, sd.operand); err != nil {
-				return false, err
+				return nr, err
 			}
 		}
 	}
-	rp.shape = shapePrecise
-	return true, g.useRouter(rp.table)
+	nr.shape, nr.db, nr.tb = shapePrecise, db, tb
+	return nr, g.useRouter(t)
 }
 
 // inlineFunc returns the runtime function that computes sd's suffix from
@@ -272,6 +349,8 @@ type routeCode struct {
 	stmts []jen.Code
 	unit  jen.Code // a shardrt.RouteUnit (single routes)
 	units jen.Code // a []shardrt.RouteUnit (multi-unit routes)
+	// rowNodes is a []int of every INSERT row's data node (shapeInsert).
+	rowNodes jen.Code
 }
 
 // routeStatements emits the statements that find q's route unit(s).
@@ -289,31 +368,32 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 			// e.g.: listAllUnits[:]
 			rc.units = units.Clone().Index(jen.Op(":"))
 		}
-	case shapeInline:
-		return rc, g.inlineRoute(fc, rc)
-	case shapePrecise:
+	case shapeInline, shapePrecise:
+		// e.g.: getOrderUnits[ds*4+t]
+		stmts, idx, err := g.nodeIndex(fc, &rp.node)
+		if err != nil {
+			return nil, err
+		}
+		rc.stmts, rc.unit = stmts, units.Clone().Index(idx)
+	case shapeInsert:
 		// e.g.:
-		//	node, err := q.tOrder.PreciseNode(shardrt.Long(int64(userID)), shardrt.Long(orderID))
-		//	if err != nil {
-		//		return TOrder{}, err
-		//	}
-		vals := make([]jen.Code, 2)
-		for i, sd := range []*side{&rp.db, &rp.tb} {
-			if sd.strategy == nil {
-				vals[i] = jen.Qual(rt, "Null")
-				continue
-			}
-			pre, v, err := g.value(fc, sd.column, sd.operand)
+		//	var rowNodes [2]int
+		//	ds := shardrt.Mod(userID, 4)
+		//	t := shardrt.Mod(orderID, 4)
+		//	rowNodes[0] = ds*4 + t
+		//	ds = shardrt.Mod(userID2, 4)
+		//	t = shardrt.Mod(orderID2, 4)
+		//	rowNodes[1] = ds*4 + t
+		rc.stmts = append(rc.stmts, jen.Var().Id("rowNodes").Index(jen.Lit(len(rp.rows))).Int())
+		for i := range rp.rows {
+			stmts, idx, err := g.nodeIndex(fc, &rp.rows[i])
 			if err != nil {
 				return nil, err
 			}
-			rc.stmts = append(rc.stmts, pre...)
-			vals[i] = v
+			rc.stmts = append(rc.stmts, stmts...)
+			rc.stmts = append(rc.stmts, jen.Id("rowNodes").Index(jen.Lit(i)).Op("=").Add(idx))
 		}
-		rc.stmts = append(rc.stmts,
-			jen.List(jen.Id("node"), jen.Id("err")).Op(fc.define("node", "err")).Id("q").Dot(rp.table.field).Dot("PreciseNode").Call(vals...),
-			jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))))
-		rc.unit = units.Clone().Index(jen.Id("node"))
+		rc.rowNodes = jen.Id("rowNodes").Index(jen.Op(":"))
 	case shapeRouteAll:
 		// e.g.:
 		//	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
@@ -323,57 +403,12 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 		//		return nil, err
 		//	}
 		//	units := pickUnits(listOrdersUnits[:], nodes)
-		var groups []jen.Code
-		for _, c := range q.p.Route.Conditions {
-			var cols []jen.Code
-			for _, cc := range c.Columns {
-				// e.g.: {Column: "order_id", Range: &shardrt.Range{Lower: shardrt.Long(orderID), HasLower: true}}
-				items := []jen.Code{jen.Id("Column").Op(":").Lit(cc.Column)}
-				if len(cc.Values) > 0 {
-					var vs []jen.Code
-					for i := range cc.Values {
-						pre, v, err := g.value(fc, cc.Column, &cc.Values[i])
-						if err != nil {
-							return nil, err
-						}
-						rc.stmts = append(rc.stmts, pre...)
-						vs = append(vs, v)
-					}
-					items = append(items, jen.Id("Values").Op(":").Index().Qual(rt, "Value").Values(vs...))
-				}
-				if rg := cc.Range; rg != nil {
-					var ri []jen.Code
-					for _, b := range []struct {
-						op         *plan.Operand
-						name, flag string
-					}{{rg.Lower, "Lower", "HasLower"}, {rg.Upper, "Upper", "HasUpper"}} {
-						if b.op == nil {
-							continue
-						}
-						pre, v, err := g.value(fc, cc.Column, b.op)
-						if err != nil {
-							return nil, err
-						}
-						rc.stmts = append(rc.stmts, pre...)
-						ri = append(ri, jen.Id(b.name).Op(":").Add(v), jen.Id(b.flag).Op(":").True())
-					}
-					if rg.LowerOpen {
-						ri = append(ri, jen.Id("LowerOpen").Op(":").True())
-					}
-					if rg.UpperOpen {
-						ri = append(ri, jen.Id("UpperOpen").Op(":").True())
-					}
-					items = append(items, jen.Id("Range").Op(":").Op("&").Qual(rt, "Range").Values(ri...))
-				}
-				cols = append(cols, jen.Values(items...))
-			}
-			groups = append(groups, jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cols...))
+		pre, call, err := g.routeAllCall(fc, q.p.Route.Conditions)
+		if err != nil {
+			return nil, err
 		}
-		rc.stmts = append(rc.stmts,
-			jen.List(jen.Id("nodes"), jen.Id("err")).Op(fc.define("nodes", "err")).Id("q").Dot(rp.table.field).Dot("RouteAll").Call(
-				jen.Index().Index().Qual(rt, "ShardingValues").Values(groups...),
-				jen.Qual(rt, "HintValues").Values(),
-			),
+		rc.stmts = append(pre,
+			jen.List(jen.Id("nodes"), jen.Id("err")).Op(fc.define("nodes", "err")).Add(call),
 			jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 			jen.Id("units").Op(fc.define("units")).Id("pickUnits").Call(units.Clone().Index(jen.Op(":")), jen.Id("nodes")),
 		)
@@ -382,13 +417,132 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 	return rc, nil
 }
 
-// inlineRoute emits the straight-line route of shapeInline.
-func (g *generator) inlineRoute(fc *fnCtx, rc *routeCode) error {
-	q := fc.q
-	rp := &q.route
-	t := rp.table
+// routeAllCall returns the RouteAll call over the sharding conditions
+// conds (in disjunctive normal form), with the statements that must run
+// first (nullable parameters).
+func (g *generator) routeAllCall(fc *fnCtx, conds []plan.Condition) ([]jen.Code, jen.Code, error) {
+	var pre, groups []jen.Code
+	for _, c := range conds {
+		var cols []jen.Code
+		for _, cc := range c.Columns {
+			// e.g.: {Column: "order_id", Range: &shardrt.Range{Lower: shardrt.Long(orderID), HasLower: true}}
+			items := []jen.Code{jen.Id("Column").Op(":").Lit(cc.Column)}
+			if len(cc.Values) > 0 {
+				var vs []jen.Code
+				for i := range cc.Values {
+					p, v, err := g.value(fc, cc.Column, &cc.Values[i])
+					if err != nil {
+						return nil, nil, err
+					}
+					pre = append(pre, p...)
+					vs = append(vs, v)
+				}
+				items = append(items, jen.Id("Values").Op(":").Index().Qual(rt, "Value").Values(vs...))
+			}
+			if rg := cc.Range; rg != nil {
+				var ri []jen.Code
+				for _, b := range []struct {
+					op         *plan.Operand
+					name, flag string
+				}{{rg.Lower, "Lower", "HasLower"}, {rg.Upper, "Upper", "HasUpper"}} {
+					if b.op == nil {
+						continue
+					}
+					p, v, err := g.value(fc, cc.Column, b.op)
+					if err != nil {
+						return nil, nil, err
+					}
+					pre = append(pre, p...)
+					ri = append(ri, jen.Id(b.name).Op(":").Add(v), jen.Id(b.flag).Op(":").True())
+				}
+				if rg.LowerOpen {
+					ri = append(ri, jen.Id("LowerOpen").Op(":").True())
+				}
+				if rg.UpperOpen {
+					ri = append(ri, jen.Id("UpperOpen").Op(":").True())
+				}
+				items = append(items, jen.Id("Range").Op(":").Op("&").Qual(rt, "Range").Values(ri...))
+			}
+			cols = append(cols, jen.Values(items...))
+		}
+		groups = append(groups, jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cols...))
+	}
+	call := jen.Id("q").Dot(fc.q.route.table.field).Dot("RouteAll").Call(
+		jen.Index().Index().Qual(rt, "ShardingValues").Values(groups...),
+		jen.Qual(rt, "HintValues").Values(),
+	)
+	return pre, call, nil
+}
+
+// nodeIndex emits the statements that find the data node of nr and
+// returns them with the expression of its index into Route.Units (an
+// int).
+func (g *generator) nodeIndex(fc *fnCtx, nr *nodeRoute) ([]jen.Code, jen.Code, error) {
+	switch nr.shape {
+	case shapeInline:
+		return g.inlineRoute(fc, nr)
+	case shapePrecise:
+		// e.g.:
+		//	node, err := q.tOrder.PreciseNode(shardrt.Long(int64(userID)), shardrt.Long(orderID))
+		//	if err != nil {
+		//		return TOrder{}, err
+		//	}
+		var stmts []jen.Code
+		vals := make([]jen.Code, 2)
+		for i, sd := range []*side{&nr.db, &nr.tb} {
+			if sd.strategy == nil {
+				vals[i] = jen.Qual(rt, "Null")
+				continue
+			}
+			pre, v, err := g.value(fc, sd.column, sd.operand)
+			if err != nil {
+				return nil, nil, err
+			}
+			stmts = append(stmts, pre...)
+			vals[i] = v
+		}
+		stmts = append(stmts,
+			jen.List(jen.Id("node"), jen.Id("err")).Op(fc.define("node", "err")).Id("q").Dot(fc.q.route.table.field).Dot("PreciseNode").Call(vals...),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))))
+		return stmts, jen.Id("node"), nil
+	case shapeRouteAll:
+		// An INSERT row under a complex strategy, e.g.:
+		//	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
+		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID2)}},
+		//		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID2)}},
+		//	}}, shardrt.HintValues{})
+		//	if err != nil {
+		//		return nil, err
+		//	}
+		//	if len(nodes) != 1 {
+		//		return nil, fmt.Errorf("row 2 of the INSERT into t_order routes to %d data nodes, not one", len(nodes))
+		//	}
+		// and nodes[0] is the row's data node.
+		if nr.row < 0 {
+			return nil, nil, errors.New("a single-node route computed by RouteAll")
+		}
+		pre, call, err := g.routeAllCall(fc, []plan.Condition{nr.cond})
+		if err != nil {
+			return nil, nil, err
+		}
+		msg := "row " + strconv.Itoa(nr.row+1) + " of the INSERT into " + fc.q.route.table.name + " routes to %d data nodes, not one"
+		stmts := append(pre,
+			jen.List(jen.Id("nodes"), jen.Id("err")).Op(fc.define("nodes", "err")).Add(call),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+			jen.If(jen.Len(jen.Id("nodes")).Op("!=").Lit(1)).Block(fc.fail(jen.Qual("fmt", "Errorf").Call(jen.Lit(msg), jen.Len(jen.Id("nodes"))))),
+		)
+		return stmts, jen.Id("nodes").Index(jen.Lit(0)), nil
+	}
+	return nil, nil, fmt.Errorf("no data node computation for route shape %d", nr.shape)
+}
+
+// inlineRoute emits the straight-line route of shapeInline and returns the
+// unit index expression.
+func (g *generator) inlineRoute(fc *fnCtx, nr *nodeRoute) ([]jen.Code, jen.Code, error) {
+	t := fc.q.route.table
+	var stmts []jen.Code
 	idx := make([]jen.Code, 2) // ds, t
-	for i, sd := range []*side{&rp.db, &rp.tb} {
+	for i, sd := range []*side{&nr.db, &nr.tb} {
 		if sd.constant() {
 			idx[i] = jen.Lit(0)
 			continue
@@ -396,7 +550,7 @@ func (g *generator) inlineRoute(fc *fnCtx, rc *routeCode) error {
 		name := [2]string{"ds", "t"}[i]
 		arg, err := g.inlineArg(fc, sd)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		// e.g.: shardrt.Mod(int64(userID), 2)
 		suffix := jen.Qual(rt, sd.fn).Call(arg, jen.Lit(int(sd.strategy.Inline.Modulus)))
@@ -415,7 +569,7 @@ func (g *generator) inlineRoute(fc *fnCtx, rc *routeCode) error {
 			// e.g.: ds := shardrt.Mod(int64(userID), 2)
 			value = suffix
 		}
-		rc.stmts = append(rc.stmts, jen.Id(name).Op(fc.define(name)).Add(value))
+		stmts = append(stmts, jen.Id(name).Op(fc.define(name)).Add(value))
 		if needsCheck(sd) {
 			// e.g.:
 			//	if t < 0 {
@@ -423,36 +577,34 @@ func (g *generator) inlineRoute(fc *fnCtx, rc *routeCode) error {
 			//	}
 			pre, v, err := g.value(fc, sd.column, sd.operand)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			body := append(pre, fc.fail(jen.Id("noTarget").Call(jen.Lit(t.name), jen.Lit(sd.column), v)))
-			rc.stmts = append(rc.stmts, jen.If(jen.Id(name).Op("<").Lit(0)).Block(body...))
+			stmts = append(stmts, jen.If(jen.Id(name).Op("<").Lit(0)).Block(body...))
 		}
 		idx[i] = jen.Id(name)
 	}
-	units := jen.Id(q.unitsVar)
-	dsConst, tConst := rp.db.constant(), rp.tb.constant()
+	dsConst, tConst := nr.db.constant(), nr.tb.constant()
 	switch k := t.perDS; {
 	case dsConst && tConst:
-		// e.g.: getOrderUnits[0]
-		rc.unit = units.Index(jen.Lit(t.route.Nodes[0][0]))
+		// e.g.: 0
+		return stmts, jen.Lit(t.route.Nodes[0][0]), nil
 	case k == 0:
-		// e.g.: getOrderUnits[tOrderLayout[ds][t]]
-		rc.unit = units.Index(jen.Id(t.layout).Index(idx[0]).Index(idx[1]))
+		// e.g.: tOrderLayout[ds][t]
+		return stmts, jen.Id(t.layout).Index(idx[0]).Index(idx[1]), nil
 	case dsConst:
-		// e.g.: getOrderUnits[t]
-		rc.unit = units.Index(idx[1])
+		// e.g.: t
+		return stmts, idx[1], nil
 	case tConst && k == 1:
-		// e.g.: getOrderUnits[ds]
-		rc.unit = units.Index(idx[0])
+		// e.g.: ds
+		return stmts, idx[0], nil
 	case tConst:
-		// e.g.: getOrderUnits[ds*4]
-		rc.unit = units.Index(jen.Add(idx[0]).Op("*").Lit(k))
+		// e.g.: ds*4
+		return stmts, jen.Add(idx[0]).Op("*").Lit(k), nil
 	default:
-		// e.g.: getOrderUnits[ds*4+t]
-		rc.unit = units.Index(jen.Add(idx[0]).Op("*").Lit(k).Op("+").Add(idx[1]))
+		// e.g.: ds*4+t
+		return stmts, jen.Add(idx[0]).Op("*").Lit(k).Op("+").Add(idx[1]), nil
 	}
-	return nil
 }
 
 // inlineArg returns the argument of an inlined suffix function: an int64
