@@ -4,9 +4,12 @@
 #
 #   up      install MariaDB if missing (root + apt only), then start two
 #           independent mariadbd servers on 127.0.0.1 and create the data
-#           sources on them. A second `up` is a no-op.
+#           sources on them, and a third, s2, a read-only GTID replica of
+#           s0; wait until its replication IO and SQL threads run. A second
+#           `up` is a no-op; a replica whose replication broke is re-seeded.
 #   down    stop exactly the servers `up` started (pid files); keep the data.
-#   status  print each server, its port, pid and databases; exit 1 if any is down.
+#   status  print each server, its port, pid and databases, and the
+#           replica's replication state; exit 1 if any is down.
 #   clean   down, then remove the data dirs (.local/mariadb/).
 #
 # Layout (all under the git-ignored .local/mariadb/ of this checkout):
@@ -16,8 +19,11 @@
 #
 # Server i holds data source ds_j for every j with j%2 == i; server 0 also
 # holds the unsharded database `reference`. internal/testdb follows the same
-# map. Environment (same names as internal/testdb):
-#   SHARDGEN_DB_PORT_0 (13306), SHARDGEN_DB_PORT_1 (13307)
+# map. Server 2 (the replica) replicates everything of server 0 (binlog,
+# GTID, MASTER_USE_GTID=slave_pos) and runs with read_only=1, server_id 3.
+# Environment (same names as internal/testdb):
+#   SHARDGEN_DB_PORT_0 (13306), SHARDGEN_DB_PORT_1 (13307),
+#   SHARDGEN_DB_PORT_2 (13308, the replica)
 #   SHARDGEN_DB_USER / SHARDGEN_DB_PASSWORD (shardgen / shardgen): the account
 #     created with ALL PRIVILEGES ON *.* at 127.0.0.1 and localhost
 #   SHARDGEN_DB_START_TIMEOUT (60): seconds to wait for a server to accept
@@ -26,12 +32,18 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BASE=$ROOT/.local/mariadb
-PORTS=("${SHARDGEN_DB_PORT_0:-13306}" "${SHARDGEN_DB_PORT_1:-13307}")
-DATABASES=("ds_0 ds_2 reference" "ds_1 ds_3")
+PORTS=("${SHARDGEN_DB_PORT_0:-13306}" "${SHARDGEN_DB_PORT_1:-13307}" "${SHARDGEN_DB_PORT_2:-13308}")
+DATABASES=("ds_0 ds_2 reference" "ds_1 ds_3" "ds_0 ds_2 reference")
 DB_USER=${SHARDGEN_DB_USER:-shardgen}
 DB_PASSWORD=${SHARDGEN_DB_PASSWORD:-shardgen}
 START_TIMEOUT=${SHARDGEN_DB_START_TIMEOUT:-60}
-NSERVERS=${#PORTS[@]}
+NSERVERS=2  # independent primaries s0, s1
+REPLICA=2   # s2: replica of REPLICA_OF
+REPLICA_OF=0
+NALL=${#PORTS[@]}
+# The replication account on s0 (local only, like the test account).
+REPL_USER=shardgen_repl
+REPL_PASSWORD=shardgen_repl
 
 log() { echo "db: $*"; }
 die() {
@@ -54,6 +66,8 @@ check_inputs() {
       die "SHARDGEN_DB_PORT_$i=\"$p\" is not a port (1..65535)"
   done
   [ "${PORTS[0]}" != "${PORTS[1]}" ] || die "SHARDGEN_DB_PORT_0 and SHARDGEN_DB_PORT_1 are both ${PORTS[0]}"
+  [ "${PORTS[2]}" != "${PORTS[0]}" ] && [ "${PORTS[2]}" != "${PORTS[1]}" ] ||
+    die "SHARDGEN_DB_PORT_2 (${PORTS[2]}) must differ from SHARDGEN_DB_PORT_0 and SHARDGEN_DB_PORT_1"
   [[ $DB_USER =~ ^[A-Za-z0-9_.-]{1,32}$ ]] ||
     die "SHARDGEN_DB_USER=\"$DB_USER\" must be 1..32 characters of [A-Za-z0-9_.-]"
   [[ $DB_PASSWORD =~ ^[A-Za-z0-9_.@%+=-]*$ ]] ||
@@ -104,7 +118,8 @@ find_binaries() {
   INSTALL_DB=$(find_bin mariadb-install-db mysql_install_db || true)
   CLIENT=$(find_bin mariadb mysql || true)
   ADMIN=$(find_bin mariadb-admin mysqladmin || true)
-  [ -n "$MARIADBD" ] && [ -n "$INSTALL_DB" ] && [ -n "$CLIENT" ] && [ -n "$ADMIN" ]
+  DUMP=$(find_bin mariadb-dump mysqldump || true)
+  [ -n "$DUMP" ] && [ -n "$MARIADBD" ] && [ -n "$INSTALL_DB" ] && [ -n "$CLIENT" ] && [ -n "$ADMIN" ]
 }
 
 # install_mariadb installs Debian's mariadb-server and mariadb-client when
@@ -273,6 +288,11 @@ start_server() { # start_server i: launch mariadbd in its own session
     --collation-server=utf8mb4_general_ci
     --default-time-zone=+00:00
   )
+  if [ "$i" = "$REPLICA" ]; then
+    # Replication resumes by itself when the replica restarts (master.info
+    # and mysql.gtid_slave_pos persist); MASTER_CONNECT_RETRY is 1 s.
+    OPTS+=(--read-only=1 --relay-log=relay-bin --slave-net-timeout=10)
+  fi
   local launcher=()
   command -v setsid >/dev/null 2>&1 && launcher=(setsid)
   # 9>&-: the server must not inherit (and so hold) our lock.
@@ -336,6 +356,114 @@ wait_verified() {
   done
 }
 
+# ---- the replica ----------------------------------------------------------
+
+# slave_status: reads SHOW SLAVE STATUS of the replica into SLAVE_STATUS
+# (one "Field: value" per line; empty when replication is not configured).
+slave_status() {
+  SLAVE_STATUS=$("$CLIENT" --no-defaults --socket="$(sock "$REPLICA")" -uroot -E -e "SHOW SLAVE STATUS" 2>/dev/null || true)
+}
+
+# slave_field NAME: the value of NAME in SLAVE_STATUS.
+slave_field() {
+  sed -n "s/^ *$1: //p" <<<"$SLAVE_STATUS" | head -n1
+}
+
+# provision_replica: the test account on the replica, outside its binlog
+# (the same statements arrive from s0 later and are idempotent there).
+provision_replica() {
+  local sql="SET SESSION sql_log_bin=0;" h
+  for h in 127.0.0.1 localhost; do
+    sql+="CREATE USER IF NOT EXISTS '$DB_USER'@'$h' IDENTIFIED BY '$DB_PASSWORD';"
+    sql+="ALTER USER '$DB_USER'@'$h' IDENTIFIED BY '$DB_PASSWORD';"
+    sql+="GRANT ALL PRIVILEGES ON *.* TO '$DB_USER'@'$h' WITH GRANT OPTION;"
+  done
+  root_sql "$REPLICA" "$sql" || die "could not create the user on the replica s$REPLICA"
+}
+
+# seed_replica: (re)start replication from scratch: a consistent dump of
+# every user database of s0 (--single-transaction, with the GTID position
+# it was taken at), loaded into the replica (old copies dropped), then
+# CHANGE MASTER TO ... MASTER_USE_GTID=slave_pos from that position.
+seed_replica() {
+  local r=$REPLICA m=$REPLICA_OF t1 dbs gtid dump db
+  t1=$(now_ms)
+  dump=$(sdir "$r")/seed.sql
+  root_sql "$m" "CREATE USER IF NOT EXISTS '$REPL_USER'@'127.0.0.1' IDENTIFIED BY '$REPL_PASSWORD';
+    ALTER USER '$REPL_USER'@'127.0.0.1' IDENTIFIED BY '$REPL_PASSWORD';
+    GRANT REPLICATION SLAVE ON *.* TO '$REPL_USER'@'127.0.0.1'" ||
+    die "could not create the replication account on s$m"
+  dbs=$(root_sql "$m" "SELECT schema_name FROM information_schema.schemata
+    WHERE schema_name NOT IN ('mysql','information_schema','performance_schema','sys')") ||
+    die "could not list the databases of s$m"
+  root_sql "$r" "STOP SLAVE; RESET SLAVE ALL" || die "could not stop replication on s$r"
+  # Old copies go: the dump recreates them as of its GTID position.
+  for db in $(root_sql "$r" "SELECT schema_name FROM information_schema.schemata
+    WHERE schema_name NOT IN ('mysql','information_schema','performance_schema','sys')"); do
+    root_sql "$r" "SET SESSION sql_log_bin=0; DROP DATABASE \`$db\`" || die "could not drop $db on s$r"
+  done
+  # shellcheck disable=SC2086 # one word per database
+  "$DUMP" --no-defaults --socket="$(sock "$m")" -uroot --single-transaction --master-data=2 --gtid \
+    --routines --events --triggers --databases $dbs >"$dump" 2>"$dump.err" ||
+    die "mariadb-dump of s$m failed: $(cat "$dump.err")"
+  gtid=$(sed -n "s/^-- SET GLOBAL gtid_slave_pos='\([^']*\)'.*/\1/p" "$dump" | head -n1)
+  { echo "SET SESSION sql_log_bin=0;"; cat "$dump"; } |
+    "$CLIENT" --no-defaults --socket="$(sock "$r")" -uroot ||
+    die "could not load the dump of s$m into s$r ($dump)"
+  root_sql "$r" "SET GLOBAL gtid_slave_pos='$gtid';
+    CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${PORTS[$m]},
+      MASTER_USER='$REPL_USER', MASTER_PASSWORD='$REPL_PASSWORD',
+      MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1;
+    START SLAVE" || die "could not start replication on s$r"
+  rm -f "$dump" "$dump.err"
+  touch "$(datadir "$r")/.shardgen-seeded"
+  log "s$r seeded from s$m at GTID ${gtid:-(empty)} ($(wc -w <<<"$dbs") databases) in $(elapsed "$t1")"
+}
+
+# wait_replicating: bounded wait until both replication threads run.
+# Returns 1 at once when replication reports an error (e.g. s0's binlog no
+# longer holds the replica's position, or an event failed to apply).
+wait_replicating() {
+  local n=$((START_TIMEOUT * 10))
+  while :; do
+    slave_status
+    [ -n "$SLAVE_STATUS" ] || return 1
+    if [ "$(slave_field Slave_IO_Running)" = Yes ] && [ "$(slave_field Slave_SQL_Running)" = Yes ]; then
+      return 0
+    fi
+    if [ "$(slave_field Last_IO_Errno)" != 0 ] || [ "$(slave_field Last_SQL_Errno)" != 0 ]; then
+      log "s$REPLICA replication error: $(slave_field Last_IO_Error)$(slave_field Last_SQL_Error)"
+      return 1
+    fi
+    if [ "$(slave_field Slave_SQL_Running)" = No ] && [ "$(slave_field Slave_IO_Running)" = No ]; then
+      root_sql "$REPLICA" "START SLAVE" >/dev/null 2>&1 || true
+    fi
+    ((n-- > 0)) || return 1
+    sleep 0.1
+  done
+}
+
+# replica_up: the replica (already started by cmd_up) is provisioned and
+# replicating: seeded on first use, re-seeded when replication broke.
+replica_up() {
+  local r=$REPLICA
+  if [ ! -f "$(datadir "$r")/.shardgen-seeded" ]; then
+    provision_replica
+    seed_replica
+  fi
+  if ! wait_replicating; then
+    log "s$r is not replicating; re-seeding it from s$REPLICA_OF"
+    provision_replica
+    seed_replica
+    wait_replicating || {
+      log_tail "$r"
+      die "s$r does not replicate from s$REPLICA_OF: $(slave_field Last_IO_Error)$(slave_field Last_SQL_Error)"
+    }
+  fi
+  wait_verified "$r"
+  log "s$r up: 127.0.0.1:${PORTS[$r]} pid $(ours "$r" || echo '?') server_id $((r + 1)) read_only replica of s$REPLICA_OF (GTID $(root_sql "$r" "SELECT @@gtid_slave_pos" 2>/dev/null))"
+}
+
 cmd_up() {
   local t0 i pid todo=() fresh=() pids=() rc
   t0=$(now_ms)
@@ -343,11 +471,12 @@ cmd_up() {
   find_binaries || install_mariadb
   mkdir -p "$BASE"
 
-  for i in $(seq 0 $((NSERVERS - 1))); do
+  for i in $(seq 0 $((NALL - 1))); do
     if pid=$(ours "$i"); then
       # Running (or still starting): it must answer on its socket.
       STARTED_PID[$i]=$pid
       wait_ready "$i"
+      [ "$i" != "$REPLICA" ] || continue # replica_up checks it
       if ! verify "$i"; then
         local p
         p=$(root_sql "$i" "SELECT @@port" 2>/dev/null || echo "?")
@@ -369,7 +498,8 @@ cmd_up() {
   done
 
   if [ ${#todo[@]} = 0 ]; then
-    log "already up: ${NSERVERS} servers on ports ${PORTS[*]} ($(elapsed "$t0"))"
+    replica_up
+    log "already up: ${NALL} servers on ports ${PORTS[*]} ($(elapsed "$t0"))"
     return 0
   fi
 
@@ -390,17 +520,19 @@ cmd_up() {
   for i in "${todo[@]}"; do start_server "$i"; done
   for i in "${todo[@]}"; do
     wait_ready "$i"
+    [ "$i" != "$REPLICA" ] || continue # replica_up provisions it
     verify "$i" || provision "$i"
     wait_verified "$i"
     log "s$i up: 127.0.0.1:${PORTS[$i]} pid $(ours "$i" || echo '?') server_id $((i + 1)) databases: ${DATABASES[$i]}"
   done
+  replica_up
   log "up in $(elapsed "$t0") (user $DB_USER, data in ${BASE#"$ROOT"/})"
 }
 
 cmd_down() {
   local i pid
   find_binaries || true
-  for i in $(seq 0 $((NSERVERS - 1))); do
+  for i in $(seq $((NALL - 1)) -1 0); do # the replica first
     if ! pid=$(ours "$i"); then
       rm -f "$(pidfile "$i")"
       log "s$i not running"
@@ -427,12 +559,22 @@ cmd_down() {
 cmd_status() {
   local i pid down=0 info
   find_binaries || true
-  for i in $(seq 0 $((NSERVERS - 1))); do
+  for i in $(seq 0 $((NALL - 1))); do
     if pid=$(ours "$i") && [ -n "${CLIENT:-}" ] &&
       info=$(root_sql "$i" "SELECT CONCAT('port ', @@port, '  server_id ', @@server_id, '  ', VERSION(), '  databases: ',
         COALESCE((SELECT GROUP_CONCAT(schema_name ORDER BY schema_name SEPARATOR ' ') FROM information_schema.schemata
         WHERE schema_name NOT IN ('mysql','information_schema','performance_schema','sys')), '-'))" 2>/dev/null); then
       echo "s$i  running  pid $pid  $info"
+      if [ "$i" = "$REPLICA" ]; then
+        slave_status
+        echo "    replica of s$REPLICA_OF: io $(slave_field Slave_IO_Running)  sql $(slave_field Slave_SQL_Running)" \
+          " gtid_slave_pos $(root_sql "$i" "SELECT @@gtid_slave_pos" 2>/dev/null || echo '?')" \
+          " behind $(slave_field Seconds_Behind_Master)s$(
+            e=$(slave_field Last_IO_Error)$(slave_field Last_SQL_Error)
+            [ -z "$e" ] || echo "  error: $e"
+          )"
+        [ "$(slave_field Slave_IO_Running)/$(slave_field Slave_SQL_Running)" = Yes/Yes ] || down=1
+      fi
     elif pid=$(ours "$i"); then
       echo "s$i  not answering  pid $pid  port ${PORTS[$i]}  (log: $(errlog "$i"))"
       down=1
