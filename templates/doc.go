@@ -10,7 +10,8 @@
 //	                                   inlined look-up tables; process-wide key generators
 //	models.go             always       one struct per logic table whose columns a query's rows are
 //	<query file base>.go  per file     per query: Stmt, route unit table, Params/Row types, the method,
-//	                                   an Iter method (:many on one unit), a scan function (several units)
+//	                                   an Iter method (:many on one unit), a scan function (several units),
+//	                                   a MergeSpec (merged SELECT), an InsertSplit (multi-row INSERT)
 //
 // How a method finds its route unit(s), by Route.Kind:
 //
@@ -20,8 +21,17 @@
 //	MultiNode                ShardingTable.RouteAll over the DNF conditions, then QueryUnits/ExecUnits
 //	AllNodes, Fixed          the unit table itself (it holds exactly the fixed units)
 //	Broadcast write          Exec on every unit in order; the first unit's result is returned
+//	Multi-row INSERT         a generated key per row, each row's data node as for SingleNode (RouteAll
+//	                         for complex strategies), InsertSplit.Units, then ExecUnits
+//
+// A SELECT whose rows must be merged (Plan.Merge: ORDER BY, GROUP BY,
+// aggregates, DISTINCT, LIMIT over several data nodes) finds its units as
+// above, computes the per-node arguments (Plan.NodeArgs, with the per-node
+// LIMIT shardrt.LimitSum(offset, count)), calls shardrt.QueryMerged with its
+// package-level MergeSpec and scans each merged row with shardrt.ScanCells.
 //
 // templates imports plan and schema; it must never import proxy. It imports
 // runtime only for the types and constants the Plan IR is made of
-// (RouteKind, ValueKind, Value, KeyGeneratorTypes), never to route or run.
+// (RouteKind, ValueKind, Value, KeyGeneratorTypes, MergeSpec and its
+// constants) and to check a MergeSpec (Validate), never to route or run.
 package templates

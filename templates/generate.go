@@ -64,11 +64,12 @@ type Output struct {
 //	                                  inlined index tables and key generators shared by the queries
 //	models.go               always    one struct per logic table that a query's rows reuse
 //	<query file base>.go    per file  e.g. orders.sql.go: per query a Stmt, a route unit table, params
-//	                                  and row types, and the method
+//	                                  and row types, the method, and the MergeSpec of a merged SELECT or
+//	                                  the InsertSplit of a multi-row INSERT
 var Outputs = []Output{
 	{Name: "db.go", Condition: "always", Doc: "Queries, New, WithTx, Sources, dataSourceNames, sharding tables, index tables, key generators", emit: (*generator).dbFile},
 	{Name: "models.go", Condition: "always", Doc: "one struct per logic table whose columns a query's rows are", emit: (*generator).modelsFile},
-	{Name: "<query file base>.go", Condition: "one per query file", Doc: "per query: Stmt, route unit table, Params and Row types, the method", emit: (*generator).queryFiles},
+	{Name: "<query file base>.go", Condition: "one per query file", Doc: "per query: Stmt, route unit table, Params and Row types, the method, MergeSpec or InsertSplit", emit: (*generator).queryFiles},
 }
 
 // outFile is one generated file before rendering.
