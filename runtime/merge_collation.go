@@ -34,10 +34,11 @@ import (
 //     weights are exact for U+0000–U+017F (ASCII, Latin-1 Supplement,
 //     Latin Extended-A), U+02BC, U+0300–U+036F (combining marks, ignorable
 //     except the combining Latin letters) and U+2044, expansions included
-//     ('ß' = "ss", 'Æ' = "AE" from UCA 5.2, 'Œ' = "OE"); taken from
-//     WEIGHT_STRING on MariaDB 10.11 (4.0, 5.2, 14.0; checked by the tests)
-//     and from MySQL 8's tables as carried by vitess go/mysql/collations
-//     (9.0, identical to 14.0 over this range). Any other character whose
+//     ('ß' = "ss", 'Æ' = "AE" from UCA 5.2, 'Œ' = "OE") and contractions
+//     (14.0's "l·" = "l"); taken from WEIGHT_STRING on MariaDB 10.11 (4.0,
+//     5.2, 14.0; checked by the tests) and from MySQL 8's tables as
+//     carried by vitess go/mysql/collations (9.0, the same as 14.0 over
+//     this range but for the contraction). Any other character whose
 //     general_ci weight is a letter of that range takes that letter's
 //     weights (Vietnamese 'ạ' = 'a', fullwidth letters excepted); every
 //     other character sorts after all of the range, by its general_ci
@@ -127,8 +128,8 @@ var collationInfo = [...]struct {
 	CollationUTF8MB4UnicodeNopadCI:    {name: "utf8mb4_unicode_nopad_ci", fam: famUCA, uca: uca400Weights},
 	CollationUTF8MB4Unicode520CI:      {name: "utf8mb4_unicode_520_ci", fam: famUCA, pad: true, uca: uca520Weights},
 	CollationUTF8MB4Unicode520NopadCI: {name: "utf8mb4_unicode_520_nopad_ci", fam: famUCA, uca: uca520Weights},
-	CollationUTF8MB4UCA1400AICI:       {name: "utf8mb4_uca1400_ai_ci", fam: famUCA, pad: true, uca: uca900Weights},
-	CollationUTF8MB4UCA1400NopadAICI:  {name: "utf8mb4_uca1400_nopad_ai_ci", fam: famUCA, uca: uca900Weights},
+	CollationUTF8MB4UCA1400AICI:       {name: "utf8mb4_uca1400_ai_ci", fam: famUCA, pad: true, uca: uca1400Weights},
+	CollationUTF8MB4UCA1400NopadAICI:  {name: "utf8mb4_uca1400_nopad_ai_ci", fam: famUCA, uca: uca1400Weights},
 	CollationUTF8MB4_0900AICI:         {name: "utf8mb4_0900_ai_ci", fam: famUCA, uca: uca900Weights},
 }
 
@@ -373,6 +374,7 @@ type ucaVersion struct {
 	order     []string
 	expand    []ucaExpansion
 	uncovered []rune
+	contract  []ucaContraction
 }
 
 // ucaExpansion is a character whose weights are those of the characters of
@@ -380,6 +382,14 @@ type ucaVersion struct {
 type ucaExpansion struct {
 	r  rune
 	to string
+}
+
+// ucaContraction is a pair of characters that weighs as one listed
+// character: UCA 14.0's "l·" (Catalan ela geminada), whose middle dot
+// only has a secondary weight there.
+type ucaContraction struct {
+	first, second rune
+	as            rune
 }
 
 // ucaCovered is the number of code points with exact UCA weights: U+0000 …
@@ -404,10 +414,11 @@ func ucaIndex(r rune) (int, bool) {
 // ucaWeighting is a ucaVersion turned into a table: up to three primary
 // weights per covered code point (weights are ranks 1…len(order)).
 type ucaWeighting struct {
-	w     [ucaCovered][3]uint16
-	n     [ucaCovered]uint8 // number of weights; ucaFallback: not covered by this version
-	space uint32            // the weight of ' ' (PAD SPACE pads with it)
-	base  uint32            // fallback weights are base + general_ci weight
+	w        [ucaCovered][3]uint16
+	n        [ucaCovered]uint8 // number of weights; ucaFallback: not covered by this version
+	space    uint32            // the weight of ' ' (PAD SPACE pads with it)
+	base     uint32            // fallback weights are base + general_ci weight
+	contract []ucaContraction
 }
 
 const ucaFallback = 0xFF
@@ -443,13 +454,15 @@ func buildUCA(v *ucaVersion) *ucaWeighting {
 		}
 	}
 	t.space = uint32(t.w[' '][0])
+	t.contract = v.contract
 	return t
 }
 
 var (
-	uca400Weights = sync.OnceValue(func() *ucaWeighting { return buildUCA(&uca400) })
-	uca520Weights = sync.OnceValue(func() *ucaWeighting { return buildUCA(&uca520) })
-	uca900Weights = sync.OnceValue(func() *ucaWeighting { return buildUCA(&uca900) })
+	uca400Weights  = sync.OnceValue(func() *ucaWeighting { return buildUCA(&uca400) })
+	uca520Weights  = sync.OnceValue(func() *ucaWeighting { return buildUCA(&uca520) })
+	uca900Weights  = sync.OnceValue(func() *ucaWeighting { return buildUCA(&uca900) })
+	uca1400Weights = sync.OnceValue(func() *ucaWeighting { return buildUCA(&uca1400) })
 )
 
 // weights returns the primary weights of r (0 to 3 of them) in ws.
@@ -498,6 +511,15 @@ func (it *ucaIter) next() (uint32, bool) {
 			r, size = utf8.DecodeRune(it.s)
 		}
 		it.s = it.s[size:]
+		for _, c := range it.t.contract {
+			if r == c.first && len(it.s) > 0 {
+				if next, n := utf8.DecodeRune(it.s); next == c.second {
+					r = c.as
+					it.s = it.s[n:]
+					break
+				}
+			}
+		}
 		it.n, it.i = it.t.weights(r, &it.buf), 0
 	}
 	w := it.buf[it.i]
@@ -649,8 +671,9 @@ var generalRuns = [...]generalRun{
 
 // uca400, uca520 and uca900 are the primary-weight orders of UCA 4.0.0
 // (utf8mb4_unicode_ci), 5.2.0 (utf8mb4_unicode_520_ci) and 9.0.0
-// (utf8mb4_0900_ai_ci; MariaDB's UCA 14.0.0 utf8mb4_uca1400_ai_ci is
-// identical over the covered code points) over the covered code points.
+// (utf8mb4_0900_ai_ci) over the covered code points; uca1400 (MariaDB's
+// utf8mb4_uca1400_ai_ci, UCA 14.0.0) has 9.0.0's weights there plus the
+// one contraction among covered characters, "l·" = "l".
 // 4.0.0 and 5.2.0 and 14.0.0 were read from MariaDB 10.11's WEIGHT_STRING
 // and are checked against it by TestUCAMatchesServer; 9.0.0 from MySQL 8's
 // DUCET tables as vitess go/mysql/collations carries them.
@@ -706,4 +729,10 @@ var uca900 = ucaVersion{
 		{'¼', "1⁄4"}, {'½', "1⁄2"}, {'¾', "3⁄4"}, {'Æ', "AE"}, {'ß', "SS"}, {'æ', "AE"},
 		{'Ĳ', "IJ"}, {'ĳ', "IJ"}, {'ŉ', "ʼN"}, {'Œ', "OE"}, {'œ', "OE"},
 	},
+}
+
+var uca1400 = ucaVersion{
+	order:    uca900.order,
+	expand:   uca900.expand,
+	contract: []ucaContraction{{'L', '·', 'L'}, {'l', '·', 'l'}},
 }
