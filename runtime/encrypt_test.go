@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -283,4 +284,46 @@ func TestNotDecryptable(t *testing.T) {
 		require.EqualError(t, err, tc.err)
 		require.ErrorIs(t, err, ErrNotDecryptable)
 	}
+}
+
+// FuzzBigDecimalText checks that BigDecimal text read back gives the same
+// unscaled value and scale, as Java's new BigDecimal(d.toString()) does.
+func FuzzBigDecimalText(f *testing.F) {
+	for _, s := range []string{"10.50", "-0.00", "1E+3", "0.0000001000", "-12E+5", ".5", "1.", "0E-10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, ok := bigDecimalText(s)
+		if !ok {
+			return
+		}
+		u1, sc1, _ := parseJavaBigDecimal(s)
+		u2, sc2, ok2 := parseJavaBigDecimal(out)
+		require.True(t, ok2, "%q → %q", s, out)
+		require.Equal(t, sc1, sc2, "%q → %q", s, out)
+		require.Zero(t, u1.Cmp(u2), "%q → %q", s, out)
+	})
+}
+
+// FuzzJavaFloatText checks that the Java text of a double reads back as
+// the same double.
+func FuzzJavaFloatText(f *testing.F) {
+	for _, x := range []float64{1, 0.1, 1e7, 1e-3, 123456789, math.SmallestNonzeroFloat64, math.MaxFloat64} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return
+		}
+		s := javaFloatText(x, 64)
+		back, err := strconv.ParseFloat(s, 64)
+		require.NoError(t, err, s)
+		require.Equal(t, x, back, s)
+		s32 := javaFloatText(float64(float32(x)), 32)
+		back32, err := strconv.ParseFloat(s32, 32)
+		if !math.IsInf(float64(float32(x)), 0) {
+			require.NoError(t, err, s32)
+			require.Equal(t, float32(x), float32(back32), s32)
+		}
+	})
 }
