@@ -541,6 +541,14 @@ func (e *diffEnv) compareWrite(pl *plan.Plan, repro string, out []reflect.Value,
 		id, err := res.LastInsertId()
 		require.NoError(t, err)
 		values[kg.Param] = reflect.ValueOf(id)
+		if len(kg.Params) > 1 {
+			keys := e.newKeys(pl, repro)
+			require.Len(t, keys, len(kg.Params), "%s: the multi-row INSERT wrote %d rows with new keys, want %d", repro, len(keys), len(kg.Params))
+			require.Equal(t, id, keys[0], "%s: LastInsertId must be the first row's generated key", repro)
+			for r, pi := range kg.Params {
+				values[pi] = reflect.ValueOf(keys[r])
+			}
+		}
 		if save != "" {
 			e.keys[save] = id
 		}
@@ -566,6 +574,38 @@ func (e *diffEnv) compareWrite(pl *plan.Plan, repro string, out []reflect.Value,
 	if got != want {
 		e.fail(pl.Name, "%s: affected rows differ\n  logic SQL: %s\n  route:     %s\n  sharded:   %d\n  reference: %d", repro, oneLine(pl.LogicSQL), pl.Route.Kind, got, want)
 	}
+}
+
+// newKeys returns the generated keys a multi-row INSERT of pl just wrote,
+// in row order: the key column values on the sharded table's data nodes
+// that the reference table does not hold yet, ascending (SNOWFLAKE keys
+// grow in the order they are generated, and the generated function
+// generates them in row order). The call's LastInsertId is only the first.
+func (e *diffEnv) newKeys(pl *plan.Plan, repro string) []int64 {
+	t := e.t
+	kg := pl.KeyGenerate
+	require.Equal(t, "SNOWFLAKE", strings.ToUpper(kg.Type), "%s: the test learns the keys of a multi-row INSERT only for SNOWFLAKE keys", repro)
+	col := strings.TrimPrefix(strings.ToLower(kg.Column), strings.ToLower(pl.Route.LogicTable)+".")
+	idx := slices.IndexFunc(e.tables, func(l *tableLayout) bool { return strings.EqualFold(l.logic, pl.Route.LogicTable) })
+	require.GreaterOrEqual(t, idx, 0, "%s: no layout of table %s", repro, pl.Route.LogicTable)
+	l := e.tables[idx]
+	old := map[string]bool{}
+	for _, r := range e.refRows("SELECT " + col + " FROM " + l.logic) {
+		old[*r[0]] = true
+	}
+	var keys []int64
+	for _, n := range l.nodes {
+		for _, r := range queryText(t, e.ctx, e.pool(n.DataSource), "SELECT "+col+" FROM "+n.Table) {
+			if old[*r[0]] {
+				continue
+			}
+			k, err := strconv.ParseInt(*r[0], 10, 64)
+			require.NoError(t, err, "%s: key %s", repro, *r[0])
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // callFailed reports an unexpected error of a generated function. The test
@@ -625,6 +665,12 @@ func (e *diffEnv) convert(a any, typ reflect.Type) (reflect.Value, error) {
 			return v, err
 		}
 		v.SetUint(n)
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(text, typ.Bits())
+		if err != nil {
+			return v, err
+		}
+		v.SetFloat(f)
 	case reflect.String:
 		v.SetString(text)
 	case reflect.Bool:

@@ -3,6 +3,7 @@ package gen_test_test
 import (
 	bindingdb "github.com/shardgen/shardgen/gen_test/cases/binding/db"
 	inlinedb "github.com/shardgen/shardgen/gen_test/cases/inline/db"
+	mergedb "github.com/shardgen/shardgen/gen_test/cases/merge/db"
 	mod4db "github.com/shardgen/shardgen/gen_test/cases/mod4/db"
 	rangedb "github.com/shardgen/shardgen/gen_test/cases/ranges/db"
 	singledb "github.com/shardgen/shardgen/gen_test/cases/single/db"
@@ -15,6 +16,7 @@ import (
 var newQueries = map[string]func(*shardrt.DB) (any, error){
 	"binding": func(db *shardrt.DB) (any, error) { return bindingdb.New(db) },
 	"inline":  func(db *shardrt.DB) (any, error) { return inlinedb.New(db) },
+	"merge":   func(db *shardrt.DB) (any, error) { return mergedb.New(db) },
 	"mod4":    func(db *shardrt.DB) (any, error) { return mod4db.New(db) },
 	"ranges":  func(db *shardrt.DB) (any, error) { return rangedb.New(db) },
 	"single":  func(db *shardrt.DB) (any, error) { return singledb.New(db) },

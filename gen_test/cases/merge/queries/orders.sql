@@ -1,0 +1,75 @@
+-- name: PutOrders :execrows
+-- PutOrders writes two orders with caller-chosen ids, each to its own data
+-- node; an existing id gets the last argument as its status.
+INSERT INTO g7_order (order_id, user_id, status, amount, qty, rate, note, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)
+ON DUPLICATE KEY UPDATE status = ?;
+
+-- name: AddOrders :execresult
+-- AddOrders inserts three orders, each with its own snowflake order_id;
+-- LastInsertId is the first one.
+INSERT INTO g7_order (user_id, status, amount, qty, rate, note, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?), (?, 'NEW', ?, NULL, NULL, NULL, ?);
+
+-- name: TopOrders :many
+-- ORDER BY + LIMIT ?, ? over the data sources of three users.
+SELECT order_id, user_id, status, amount FROM g7_order
+WHERE user_id IN (?, ?, ?) ORDER BY amount DESC, order_id LIMIT ?, ?;
+
+-- name: FirstOrders :many
+-- ORDER BY + LIMIT ? (no offset): every node returns its first n rows.
+SELECT order_id, note, rate FROM g7_order
+WHERE user_id IN (?, ?) ORDER BY note, order_id DESC LIMIT ?;
+
+-- name: PageAll :many
+-- shardgen:allow-full-route
+-- ORDER BY + literal LIMIT offset, count over every data node.
+SELECT order_id, user_id, created_at FROM g7_order
+ORDER BY created_at DESC, order_id LIMIT 3, 5;
+
+-- name: SkipThenTake :many
+-- shardgen:allow-full-route
+-- A literal offset with a ? count: the nodes get LIMIT 2 + count.
+SELECT order_id, qty FROM g7_order ORDER BY qty, order_id LIMIT 2, ?;
+
+-- name: StatsByStatus :many
+-- shardgen:allow-full-route
+-- GROUP BY with every aggregate, merged in memory.
+SELECT status, COUNT(*) AS n, COUNT(amount) AS n_amount, SUM(amount) AS total,
+       MIN(amount) AS lo, MAX(amount) AS hi, AVG(amount) AS avg_amount,
+       SUM(qty) AS qty, AVG(qty) AS avg_qty, SUM(rate) AS rate, AVG(rate) AS avg_rate,
+       MIN(created_at) AS first_at, MAX(note) AS last_note
+FROM g7_order WHERE created_at >= ? GROUP BY status;
+
+-- name: StatsByUser :many
+-- shardgen:allow-full-route
+-- GROUP BY = ORDER BY with COUNT/SUM/AVG(DISTINCT).
+SELECT user_id, COUNT(DISTINCT status) AS statuses, SUM(DISTINCT qty) AS qtys,
+       AVG(DISTINCT amount) AS avg_amount, COUNT(*) AS n
+FROM g7_order WHERE created_at >= ? GROUP BY user_id ORDER BY user_id;
+
+-- name: TopUsers :many
+-- shardgen:allow-full-route
+-- ORDER BY an aggregate, then LIMIT ?: groups are merged before paging.
+SELECT user_id, SUM(amount) AS total, MAX(order_id) AS last_id FROM g7_order
+GROUP BY user_id ORDER BY total DESC, user_id LIMIT ?;
+
+-- name: CountOrders :one
+-- shardgen:allow-full-route
+-- A scalar aggregate: exactly one row, even when nothing matches.
+SELECT COUNT(*) AS n, SUM(amount) AS total, AVG(amount) AS avg_amount,
+       MAX(order_id) AS max_id, COUNT(DISTINCT user_id) AS users
+FROM g7_order WHERE amount > ?;
+
+-- name: UserStatuses :many
+-- DISTINCT over the data nodes of two users.
+SELECT DISTINCT status FROM g7_order WHERE user_id IN (?, ?) ORDER BY status;
+
+-- name: StatusPage :many
+-- shardgen:allow-full-route
+-- DISTINCT with ORDER BY and a LIMIT ?, ? page.
+SELECT DISTINCT user_id, status FROM g7_order ORDER BY user_id, status LIMIT ?, ?;
+
+-- name: CountStatuses :one
+SELECT COUNT(DISTINCT status) AS statuses, COUNT(*) AS n, MIN(note) AS first_note
+FROM g7_order WHERE user_id IN (?, ?);
