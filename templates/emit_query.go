@@ -178,6 +178,9 @@ func (g *generator) newFnCtx(q *query, fail func(*fnCtx, jen.Code) jen.Code) (*f
 	for _, n := range locals {
 		fc.scope[n] = true
 	}
+	if q.paramsType == "" {
+		delete(fc.scope, "arg") // the name of the Params struct argument only
+	}
 	for n := range g.names {
 		fc.scope[n] = true
 	}

@@ -301,7 +301,7 @@ var firstOrdersMerge = shardrt.MergeSpec{
 		{Type: shardrt.ColumnFloat},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 1}, {Column: 0, Desc: true}},
-	Count:   shardrt.LimitValue{Value: 2, Param: true}, // arg_
+	Count:   shardrt.LimitValue{Value: 2, Param: true}, // arg
 }
 
 // FirstOrdersRow is one row of FirstOrders.
@@ -316,7 +316,7 @@ type FirstOrdersRow struct {
 // Route: MultiNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as firstOrdersMerge says.
-func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, arg_ int64) ([]FirstOrdersRow, error) {
+func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, arg int64) ([]FirstOrdersRow, error) {
 	nodes, err := q.g7Order.RouteAll([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
 	}}, shardrt.HintValues{})
@@ -324,7 +324,7 @@ func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, 
 		return nil, err
 	}
 	units := pickUnits(firstOrdersUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &firstOrdersStmt, units, []any{userID, userID2, arg_}, &firstOrdersMerge, []any{userID, userID2, arg_})
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &firstOrdersStmt, units, []any{userID, userID2, arg}, &firstOrdersMerge, []any{userID, userID2, arg})
 	if err != nil {
 		return nil, err
 	}
@@ -522,7 +522,7 @@ var skipThenTakeMerge = shardrt.MergeSpec{
 	},
 	OrderBy: []shardrt.SortKey{{Column: 1}, {Column: 0}},
 	Offset:  shardrt.LimitValue{Value: 2},
-	Count:   shardrt.LimitValue{Value: 0, Param: true}, // arg_
+	Count:   shardrt.LimitValue{Value: 0, Param: true}, // arg
 }
 
 // SkipThenTakeRow is one row of SkipThenTake.
@@ -537,8 +537,8 @@ type SkipThenTakeRow struct {
 // HASH_MOD); no sharding condition; full route allowed by --
 // shardgen:allow-full-route. The rows of its data nodes are merged as
 // skipThenTakeMerge says.
-func (q *Queries) SkipThenTake(ctx context.Context, arg_ int64) ([]SkipThenTakeRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &skipThenTakeStmt, skipThenTakeUnits[:], []any{shardrt.LimitSum(2, arg_)}, &skipThenTakeMerge, []any{arg_})
+func (q *Queries) SkipThenTake(ctx context.Context, arg int64) ([]SkipThenTakeRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &skipThenTakeStmt, skipThenTakeUnits[:], []any{shardrt.LimitSum(2, arg)}, &skipThenTakeMerge, []any{arg})
 	if err != nil {
 		return nil, err
 	}
@@ -775,7 +775,7 @@ var statusPageMerge = shardrt.MergeSpec{
 	},
 	OrderBy:  []shardrt.SortKey{{Column: 0}, {Column: 1}},
 	Distinct: true,
-	Offset:   shardrt.LimitValue{Value: 0, Param: true}, // arg_
+	Offset:   shardrt.LimitValue{Value: 0, Param: true}, // arg
 	Count:    shardrt.LimitValue{Value: 1, Param: true}, // arg2
 }
 
@@ -791,8 +791,8 @@ type StatusPageRow struct {
 // HASH_MOD); no sharding condition; full route allowed by --
 // shardgen:allow-full-route. The rows of its data nodes are merged as
 // statusPageMerge says.
-func (q *Queries) StatusPage(ctx context.Context, arg_ int64, arg2 int64) ([]StatusPageRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], nil, &statusPageMerge, []any{arg_, arg2})
+func (q *Queries) StatusPage(ctx context.Context, arg int64, arg2 int64) ([]StatusPageRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], nil, &statusPageMerge, []any{arg, arg2})
 	if err != nil {
 		return nil, err
 	}
@@ -930,7 +930,7 @@ var topUsersMerge = shardrt.MergeSpec{
 		{Column: 1, Func: shardrt.AggSum},
 		{Column: 2, Func: shardrt.AggMax},
 	},
-	Count: shardrt.LimitValue{Value: 0, Param: true}, // arg_
+	Count: shardrt.LimitValue{Value: 0, Param: true}, // arg
 }
 
 // TopUsersRow is one row of TopUsers.
@@ -946,8 +946,8 @@ type TopUsersRow struct {
 // HASH_MOD); no sharding condition; full route allowed by --
 // shardgen:allow-full-route. The rows of its data nodes are merged as
 // topUsersMerge says.
-func (q *Queries) TopUsers(ctx context.Context, arg_ int64) ([]TopUsersRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &topUsersStmt, topUsersUnits[:], nil, &topUsersMerge, []any{arg_})
+func (q *Queries) TopUsers(ctx context.Context, arg int64) ([]TopUsersRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &topUsersStmt, topUsersUnits[:], nil, &topUsersMerge, []any{arg})
 	if err != nil {
 		return nil, err
 	}
