@@ -3,7 +3,8 @@
 // per database (HASH_MOD), with t_order_item bound to it, a broadcast t_dict
 // and snowflake order ids. It creates the actual tables on every data node,
 // loads a few thousand orders through the generated functions, runs every
-// typed query and prints what it did.
+// typed query (single-node, multi-node and merged reads, a multi-row INSERT)
+// and prints what it did.
 //
 // Run it with `make demo` (which starts the local MariaDB servers and
 // regenerates ./db first), or `go run ./examples/orders` once they are up.
@@ -174,6 +175,27 @@ func run(ctx context.Context, nOrders, nUsers int) error {
 	step("ListOrderItems (join)", start, fmt.Sprintf("%d items of order %d", len(items), o.id))
 
 	start = time.Now()
+	added, err := q.AddItems(ctx, db.AddItemsParams{
+		OrderID: o.id, UserID: o.user, Sku: "SKU-900", Quantity: 1, Price: "4.50",
+		OrderID2: o.id, UserID2: o.user, Sku2: "SKU-901", Quantity2: 2, Price2: "7.25",
+	})
+	if err != nil {
+		return err
+	}
+	step("AddItems", start, fmt.Sprintf("%d items, one INSERT per data node", added))
+
+	start = time.Now()
+	recent, err := q.ListRecentOrders(ctx, o.user, 3)
+	if err != nil {
+		return err
+	}
+	var dates []string
+	for _, r := range recent {
+		dates = append(dates, r.CreatedAt.Format("01-02"))
+	}
+	step("ListRecentOrders", start, fmt.Sprintf("user %d: %s (merged)", o.user, strings.Join(dates, ", ")))
+
+	start = time.Now()
 	n, err := q.UpdateOrderStatus(ctx, "PAID", o.user, o.id)
 	if err != nil {
 		return err
@@ -193,6 +215,17 @@ func run(ctx context.Context, nOrders, nUsers int) error {
 		return err
 	}
 	step("ListAllOrdersForAudit", start, fmt.Sprintf("%d orders over 99.00 (full route)", len(big)))
+
+	start = time.Now()
+	byStatus, err := q.CountOrdersByStatus(ctx)
+	if err != nil {
+		return err
+	}
+	var counts []string
+	for _, r := range byStatus {
+		counts = append(counts, fmt.Sprintf("%s=%d", r.Status, r.Orders))
+	}
+	step("CountOrdersByStatus", start, strings.Join(counts, " ")+" (groups merged)")
 
 	start = time.Now()
 	if _, err := q.PutDict(ctx, "PAID", "Paid"); err != nil {

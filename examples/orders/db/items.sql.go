@@ -56,8 +56,97 @@ func (q *Queries) AddItem(ctx context.Context, arg AddItemParams) error {
 	return err
 }
 
+// addItemsStmt is the logic statement of AddItems (queries/items.sql:4).
+var addItemsStmt = shardrt.Stmt{Name: "AddItems", LogicSQL: "INSERT INTO t_order_item (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)"}
+
+// addItemsUnits are the route units of AddItems: one per data node of
+// t_order_item in data node order; addItemsInsert builds their SQL. DataSource
+// indexes dataSourceNames.
+var addItemsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0}, // ds_0.t_order_item_0
+	{DataSource: 0}, // ds_0.t_order_item_1
+	{DataSource: 0}, // ds_0.t_order_item_2
+	{DataSource: 0}, // ds_0.t_order_item_3
+	{DataSource: 1}, // ds_1.t_order_item_0
+	{DataSource: 1}, // ds_1.t_order_item_1
+	{DataSource: 1}, // ds_1.t_order_item_2
+	{DataSource: 1}, // ds_1.t_order_item_3
+}
+
+// addItemsInsert builds the statements of AddItems: every data node of
+// t_order_item that receives rows gets one INSERT of its own rows, in their
+// order. Heads and Tails are per data node, in the order of addItemsUnits.
+var addItemsInsert = shardrt.InsertSplit{
+	Heads: []string{
+		"INSERT INTO t_order_item_0 (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES ", // ds_0.t_order_item_0
+		"INSERT INTO t_order_item_1 (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES ", // ds_0.t_order_item_1
+		"INSERT INTO t_order_item_2 (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES ", // ds_0.t_order_item_2
+		"INSERT INTO t_order_item_3 (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES ", // ds_0.t_order_item_3
+		"INSERT INTO t_order_item_0 (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES ", // ds_1.t_order_item_0
+		"INSERT INTO t_order_item_1 (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES ", // ds_1.t_order_item_1
+		"INSERT INTO t_order_item_2 (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES ", // ds_1.t_order_item_2
+		"INSERT INTO t_order_item_3 (order_id, user_id, sku, quantity, price, order_item_id)\nVALUES ", // ds_1.t_order_item_3
+	},
+	Rows:  []string{"(?, ?, ?, ?, ?, ?)", "(?, ?, ?, ?, ?, ?)"},
+	Sep:   ", ",
+	Tails: []string{"", "", "", "", "", "", "", ""},
+}
+
+// AddItemsParams are the parameters of AddItems.
+type AddItemsParams struct {
+	OrderID   int64
+	UserID    int64
+	Sku       string
+	Quantity  int32
+	Price     string
+	OrderID2  int64
+	UserID2   int64
+	Sku2      string
+	Quantity2 int32
+	Price2    string
+}
+
+// AddItems adds two items in one statement; each gets its own snowflake
+// order_item_id and goes to the data node of its order.
+//
+// Route: MultiNode on t_order_item (database: user_id MOD, table: order_id
+// HASH_MOD). Each row goes to its own data node; every data node that receives
+// rows runs one INSERT of them, and the affected rows are summed. LastInsertId
+// is the first row's generated key.
+func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, error) {
+	gen, err := snowflakeKeyGenerator()
+	if err != nil {
+		return 0, err
+	}
+	key, err := gen.Generate()
+	if err != nil {
+		return 0, err
+	}
+	orderItemID := key.Int
+	key2, err := gen.Generate()
+	if err != nil {
+		return 0, err
+	}
+	orderItemID2 := key2.Int
+	var rowNodes [2]int
+	ds := shardrt.Mod(arg.UserID, 2)
+	t := shardrt.HashModLong(arg.OrderID, 4)
+	rowNodes[0] = ds*4 + t
+	ds = shardrt.Mod(arg.UserID2, 2)
+	t = shardrt.HashModLong(arg.OrderID2, 4)
+	rowNodes[1] = ds*4 + t
+	units, err := addItemsInsert.Units(addItemsUnits[:], rowNodes[:], [][]any{
+		{arg.OrderID, arg.UserID, arg.Sku, arg.Quantity, arg.Price, orderItemID},
+		{arg.OrderID2, arg.UserID2, arg.Sku2, arg.Quantity2, arg.Price2, orderItemID2},
+	}, nil)
+	if err != nil {
+		return 0, err
+	}
+	return shardrt.ExecUnits(ctx, q.ex, &addItemsStmt, units, nil)
+}
+
 // listOrderItemsStmt is the logic statement of ListOrderItems
-// (queries/items.sql:4).
+// (queries/items.sql:10).
 var listOrderItemsStmt = shardrt.Stmt{Name: "ListOrderItems", LogicSQL: "SELECT i.order_item_id, i.sku, i.quantity, i.price, o.status\nFROM t_order o JOIN t_order_item i ON o.order_id = i.order_id AND o.user_id = i.user_id\nWHERE o.user_id = ? AND o.order_id = ?"}
 
 // listOrderItemsUnits are the route units of ListOrderItems: one per data node

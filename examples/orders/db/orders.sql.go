@@ -9,8 +9,83 @@ import (
 	"context"
 	"database/sql"
 	shardrt "github.com/shardgen/shardgen/runtime"
+	"io"
 	"time"
 )
+
+// countOrdersByStatusStmt is the logic statement of CountOrdersByStatus
+// (queries/orders.sql:40).
+var countOrdersByStatusStmt = shardrt.Stmt{Name: "CountOrdersByStatus", LogicSQL: "SELECT status, COUNT(*) AS orders, SUM(amount) AS total FROM t_order\nGROUP BY status ORDER BY status"}
+
+// countOrdersByStatusUnits are the route units of CountOrdersByStatus: its data
+// nodes. DataSource indexes dataSourceNames.
+var countOrdersByStatusUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_0 group by `status` order by `status` asc"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_1 group by `status` order by `status` asc"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_2 group by `status` order by `status` asc"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_3 group by `status` order by `status` asc"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_0 group by `status` order by `status` asc"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_1 group by `status` order by `status` asc"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_2 group by `status` order by `status` asc"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_3 group by `status` order by `status` asc"}, // ds_1.t_order_3
+}
+
+// countOrdersByStatusMerge says how CountOrdersByStatus merges the rows of its
+// data nodes into the result one unsharded MySQL would return (GROUP BY,
+// aggregates COUNT, SUM, ORDER BY). Every data node returns the 3 result
+// columns.
+var countOrdersByStatusMerge = shardrt.MergeSpec{
+	Columns: 3,
+	Visible: 3,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 1, Func: shardrt.AggCount},
+		{Column: 2, Func: shardrt.AggSum},
+	},
+	Count:       shardrt.NoLimit,
+	StreamGroup: true,
+}
+
+// CountOrdersByStatusRow is one row of CountOrdersByStatus.
+type CountOrdersByStatusRow struct {
+	Status string
+	Orders int64
+	Total  sql.NullString
+}
+
+// CountOrdersByStatus counts and sums the orders of every status over all
+// data nodes; the groups of the nodes are merged.
+//
+// Route: AllNodes on t_order (database: user_id MOD, table: order_id HASH_MOD);
+// no sharding condition; full route allowed by -- shardgen:allow-full-route.
+// The rows of its data nodes are merged as countOrdersByStatusMerge says.
+func (q *Queries) CountOrdersByStatus(ctx context.Context) ([]CountOrdersByStatusRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersByStatusStmt, countOrdersByStatusUnits[:], nil, &countOrdersByStatusMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []CountOrdersByStatusRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r CountOrdersByStatusRow
+		if err := shardrt.ScanCells(row, &r.Status, &r.Orders, &r.Total); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
 
 // countOrdersOfUserStmt is the logic statement of CountOrdersOfUser
 // (queries/orders.sql:25).
@@ -238,6 +313,83 @@ func scanListAllOrdersForAuditRow(rows *sql.Rows) (ListAllOrdersForAuditRow, err
 	var r ListAllOrdersForAuditRow
 	err := rows.Scan(&r.OrderID, &r.UserID, &r.Amount)
 	return r, err
+}
+
+// listRecentOrdersStmt is the logic statement of ListRecentOrders
+// (queries/orders.sql:33).
+var listRecentOrdersStmt = shardrt.Stmt{Name: "ListRecentOrders", LogicSQL: "SELECT order_id, status, amount, created_at FROM t_order\nWHERE user_id = ? ORDER BY created_at DESC, order_id DESC LIMIT ?"}
+
+// listRecentOrdersUnits are the route units of ListRecentOrders: one per data
+// node of t_order in data node order. DataSource indexes dataSourceNames.
+var listRecentOrdersUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select order_id, `status`, amount, created_at from t_order_0 where user_id = ? order by created_at desc, order_id desc limit ?"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "select order_id, `status`, amount, created_at from t_order_1 where user_id = ? order by created_at desc, order_id desc limit ?"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "select order_id, `status`, amount, created_at from t_order_2 where user_id = ? order by created_at desc, order_id desc limit ?"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "select order_id, `status`, amount, created_at from t_order_3 where user_id = ? order by created_at desc, order_id desc limit ?"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "select order_id, `status`, amount, created_at from t_order_0 where user_id = ? order by created_at desc, order_id desc limit ?"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "select order_id, `status`, amount, created_at from t_order_1 where user_id = ? order by created_at desc, order_id desc limit ?"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "select order_id, `status`, amount, created_at from t_order_2 where user_id = ? order by created_at desc, order_id desc limit ?"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "select order_id, `status`, amount, created_at from t_order_3 where user_id = ? order by created_at desc, order_id desc limit ?"}, // ds_1.t_order_3
+}
+
+// listRecentOrdersMerge says how ListRecentOrders merges the rows of its data
+// nodes into the result one unsharded MySQL would return (ORDER BY, LIMIT).
+// Every data node returns the 4 result columns.
+var listRecentOrdersMerge = shardrt.MergeSpec{
+	Columns: 4,
+	Visible: 4,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnTime},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 3, Desc: true}, {Column: 0, Desc: true}},
+	Count:   shardrt.LimitValue{Value: 1, Param: true}, // howMany
+}
+
+// ListRecentOrdersRow is one row of ListRecentOrders.
+type ListRecentOrdersRow struct {
+	OrderID   int64
+	Status    string
+	Amount    string
+	CreatedAt time.Time
+}
+
+// ListRecentOrders returns a user's newest orders: the four tables of the
+// user's data source each return their newest n, and the merge keeps the
+// newest n of those.
+//
+// Route: MultiNode on t_order (database: user_id MOD, table: order_id
+// HASH_MOD), computed by the sharding algorithms over the conditions. The rows
+// of its data nodes are merged as listRecentOrdersMerge says.
+func (q *Queries) ListRecentOrders(ctx context.Context, userID int64, howMany int64) ([]ListRecentOrdersRow, error) {
+	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(listRecentOrdersUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &listRecentOrdersStmt, units, []any{userID, howMany}, &listRecentOrdersMerge, []any{userID, howMany})
+	if err != nil {
+		return nil, err
+	}
+	var out []ListRecentOrdersRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r ListRecentOrdersRow
+		if err := shardrt.ScanCells(row, &r.OrderID, &r.Status, &r.Amount, &r.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
 }
 
 // listUserOrdersStmt is the logic statement of ListUserOrders

@@ -29,3 +29,17 @@ SELECT COUNT(*) AS orders FROM t_order WHERE user_id = ? AND order_id = ?;
 -- name: ListAllOrdersForAudit :many
 -- shardgen:allow-full-route
 SELECT order_id, user_id, amount FROM t_order WHERE amount > ?;
+
+-- name: ListRecentOrders :many
+-- ListRecentOrders returns a user's newest orders: the four tables of the
+-- user's data source each return their newest n, and the merge keeps the
+-- newest n of those.
+SELECT order_id, status, amount, created_at FROM t_order
+WHERE user_id = sqlc.arg(user_id) ORDER BY created_at DESC, order_id DESC LIMIT sqlc.arg(how_many);
+
+-- name: CountOrdersByStatus :many
+-- shardgen:allow-full-route
+-- CountOrdersByStatus counts and sums the orders of every status over all
+-- data nodes; the groups of the nodes are merged.
+SELECT status, COUNT(*) AS orders, SUM(amount) AS total FROM t_order
+GROUP BY status ORDER BY status;
