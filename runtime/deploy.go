@@ -47,6 +47,12 @@ type Config struct {
 	// into generated code). Props values may be `${env:NAME}` references;
 	// NewEncryptor expands them.
 	Encryptors []NamedEncryptor
+	// ReadWriteGroups are the groups of the !READWRITE_SPLITTING rule, in
+	// YAML order, inline expressions expanded (see ReadWriteGroupConfig).
+	// Nil when there is no such rule.
+	ReadWriteGroups []ReadWriteGroupConfig
+	// LoadBalancers are the rule's loadBalancers, in YAML order.
+	LoadBalancers []NamedLoadBalancer
 }
 
 // NamedEncryptor is one entry of an !ENCRYPT rule's encryptors: its name
@@ -242,6 +248,7 @@ func (p *deployParser) parse(doc *yaml.Node) *Config {
 			cfg.Props = p.props(kv.value)
 		case "rules":
 			cfg.Encryptors = p.encryptors(kv.value)
+			cfg.ReadWriteGroups, cfg.LoadBalancers = p.readWrite(kv.value)
 		}
 	}
 	if dbName == nil {

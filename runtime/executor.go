@@ -57,9 +57,17 @@ var (
 type target struct {
 	db *sql.DB
 	tx *sql.Tx
+	// rw, when set, is the read/write group db (or tx) is the primary of:
+	// query picks a replica (rwsplit.go). pin is a transaction's FIXED
+	// replica (-1: none yet), nil outside one.
+	rw  *rwGroup
+	pin *int
 }
 
 func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
+	if t.rw != nil {
+		return t.rw.query(ctx, t, query, args)
+	}
 	if t.tx != nil {
 		return t.tx.QueryContext(ctx, query, args...)
 	}
@@ -174,7 +182,7 @@ func (s *Sources) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...a
 	if uint(u.DataSource) >= uint(len(s.pools)) {
 		return Row{err: s.badUnit(&u)}
 	}
-	return queryRow(ctx, s.hooks, target{db: s.pools[u.DataSource]}, st, s.names[u.DataSource], &u, args)
+	return queryRow(ctx, s.hooks, s.target(u.DataSource), st, s.names[u.DataSource], &u, args)
 }
 
 // Query runs u on its data source's pool; see Executor.
@@ -182,7 +190,7 @@ func (s *Sources) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any)
 	if uint(u.DataSource) >= uint(len(s.pools)) {
 		return nil, s.badUnit(&u)
 	}
-	return query(ctx, s.hooks, target{db: s.pools[u.DataSource]}, st, s.names[u.DataSource], &u, args)
+	return query(ctx, s.hooks, s.target(u.DataSource), st, s.names[u.DataSource], &u, args)
 }
 
 // Exec runs u on its data source's pool; see Executor.
@@ -387,7 +395,7 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 	}
 	if len(units) == 1 {
 		d := units[0].DataSource
-		return fn(ctx, s.hooks, target{db: s.pools[d]}, s.names[d], 0)
+		return fn(ctx, s.hooks, s.target(d), s.names[d], 0)
 	}
 
 	// Group the unit indexes by data source (stable: unit order within a
@@ -469,7 +477,7 @@ func (r *unitRun) work(ctx context.Context, g *unitGroup) {
 		}
 		i := g.units[j]
 		d := r.units[i].DataSource
-		if err := r.fn(ctx, r.s.hooks, target{db: r.s.pools[d]}, r.s.names[d], i); err != nil {
+		if err := r.fn(ctx, r.s.hooks, r.s.target(d), r.s.names[d], i); err != nil {
 			r.fail(err)
 			return
 		}

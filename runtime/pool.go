@@ -41,6 +41,9 @@ type DB struct {
 	maxConnsPerQuery int    // max-connections-size-per-query, >= 1
 
 	encryptors map[string]Encryptor // by name, from the !ENCRYPT rule
+
+	groups map[string]*rwGroup // read/write groups by name; nil: none
+	health []replicaHealth     // per pool: taken out as a replica (rwsplit.go)
 }
 
 // Option configures Open.
@@ -125,6 +128,10 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		db.names = append(db.names, ds.Name)
 		db.addrs = append(db.addrs, addr)
 		db.pools = append(db.pools, pool)
+	}
+	if err := db.openGroups(cfg); err != nil {
+		_ = db.Close()
+		return nil, errors.New("runtime.Open: " + err.Error())
 	}
 	for _, e := range cfg.Encryptors {
 		enc, err := NewEncryptor(e.Type, e.Props)
@@ -246,8 +253,12 @@ func (db *DB) Pool(name string) (pool *sql.DB, ok bool) {
 
 // Sources resolves names, the data source names a generated package (or a
 // plan) refers to, once, into an indexable set: RouteUnit.DataSource is an
-// index into names. Names may repeat. The error lists every name that is
-// not configured, in the order given, e.g.
+// index into names. Names may repeat. A name may be a read/write group of
+// the !READWRITE_SPLITTING rule: its units run on the group's write data
+// source or a replica (see rwsplit.go), and it is the same data source as
+// its write data source for transactions and parallelism. The error lists
+// every name that is neither a data source nor a group, in the order
+// given, e.g.
 // `unknown data sources "ds_4", "ds_5" (configured: ds_0, ds_1, ds_2, ds_3)`.
 func (db *DB) Sources(names []string) (*Sources, error) {
 	s := &Sources{
@@ -261,6 +272,12 @@ func (db *DB) Sources(names []string) (*Sources, error) {
 	var missing []string
 	for i, n := range names {
 		j, ok := db.index[n]
+		if g := db.groups[n]; !ok && g != nil {
+			if s.rw == nil {
+				s.rw = make([]*rwGroup, len(names))
+			}
+			s.rw[i], j, ok = g, g.write, true
+		}
 		if !ok {
 			if q := strconv.Quote(n); !slices.Contains(missing, q) {
 				missing = append(missing, q)
@@ -275,8 +292,24 @@ func (db *DB) Sources(names []string) (*Sources, error) {
 		if len(missing) > 1 {
 			word = "data sources"
 		}
+		configured := strings.Join(db.names, ", ")
+		if len(db.groups) > 0 {
+			gs := make([]string, 0, len(db.groups))
+			for n := range db.groups {
+				gs = append(gs, n)
+			}
+			slices.Sort(gs)
+			configured += "; read/write groups: " + strings.Join(gs, ", ")
+		}
 		return nil, errors.New("unknown " + word + " " + strings.Join(missing, ", ") +
-			" (configured: " + strings.Join(db.names, ", ") + ")")
+			" (configured: " + configured + ")")
+	}
+	s.primary = s
+	if s.rw != nil {
+		p := *s
+		p.rw = nil
+		p.primary = &p
+		s.primary = &p
 	}
 	return s, nil
 }
@@ -292,6 +325,9 @@ type Sources struct {
 	ndb   int       // len(DB.pools)
 	hooks *hooks    // nil: no logging, no observer
 	limit int       // max-connections-size-per-query
+
+	rw      []*rwGroup // read/write group per index (nil entry: a data source); nil: no groups
+	primary *Sources   // the view whose reads all go to primaries (s itself without groups)
 }
 
 // Names returns the data source names, indexed as RouteUnit.DataSource (a

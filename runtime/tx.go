@@ -44,6 +44,7 @@ type Tx struct {
 	ds   int         // bound source index; -1 until the first statement
 	tx   *sql.Tx     // nil until the first statement
 	done bool        // committed or rolled back
+	pin  int         // FIXED read/write group: the replica picked (-1: none yet)
 }
 
 // BeginTx returns a single-shard transaction on s. Nothing is sent until the
@@ -52,7 +53,7 @@ type Tx struct {
 // the whole transaction, as in sql.DB.BeginTx: when it is done, the
 // transaction is rolled back.
 func (s *Sources) BeginTx(ctx context.Context, opts *sql.TxOptions) *Tx {
-	return &Tx{src: s, ctx: ctx, opts: opts, ds: -1}
+	return &Tx{src: s, ctx: ctx, opts: opts, ds: -1, pin: -1}
 }
 
 // WithTx runs fn in a single-shard transaction on s: it commits when fn
@@ -155,7 +156,7 @@ func (t *Tx) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) R
 	if err != nil {
 		return Row{err: err}
 	}
-	return queryRow(ctx, t.src.hooks, target{tx: tx}, st, t.src.names[u.DataSource], &u, args)
+	return queryRow(ctx, t.src.hooks, t.target(u.DataSource, tx), st, t.src.names[u.DataSource], &u, args)
 }
 
 // Query runs u in the transaction; see Executor.
@@ -168,7 +169,7 @@ func (t *Tx) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sq
 	if err != nil {
 		return nil, err
 	}
-	return query(ctx, t.src.hooks, target{tx: tx}, st, t.src.names[u.DataSource], &u, args)
+	return query(ctx, t.src.hooks, t.target(u.DataSource, tx), st, t.src.names[u.DataSource], &u, args)
 }
 
 // Exec runs u in the transaction; see Executor.
@@ -220,7 +221,7 @@ func (t *Tx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitF
 		s.hooks.logLogic(ctx, st, len(units))
 	}
 	for i := range units {
-		if err := fn(ctx, s.hooks, target{tx: tx}, s.names[units[i].DataSource], i); err != nil {
+		if err := fn(ctx, s.hooks, t.target(units[i].DataSource, tx), s.names[units[i].DataSource], i); err != nil {
 			return err
 		}
 	}
