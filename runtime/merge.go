@@ -535,7 +535,7 @@ func limitArg(v LimitValue, args []any, what string) (int64, error) {
 		return v.Value, nil
 	}
 	if v.Value >= int64(len(args)) {
-		return 0, fmt.Errorf("runtime.Merge: LIMIT %s is parameter %d, but there are %d arguments", what, v.Value, len(args))
+		return 0, fmt.Errorf("runtime.Merge: LIMIT %s is parameter %d, but len(args) is %d", what, v.Value, len(args))
 	}
 	a := args[v.Value]
 	n, ok := anyInt(a)
