@@ -236,7 +236,23 @@ func formatDouble(f float64, decimals int, float bool) []byte {
 // formatTime prints t as MySQL prints a DATE ("2006-01-02"), or a
 // DATETIME/TIMESTAMP with its fractional digits ("2006-01-02
 // 15:04:05.000123" for DATETIME(6)).
+//
+// The zero time.Time is MySQL's zero date ("0000-00-00", "0000-00-00
+// 00:00:00"): the mergers decode a zero date so, and MySQL has no year 1
+// date a client could tell apart from it in practice.
 func formatTime(t time.Time, typ querypb.Type, decimals int) []byte {
+	if t.IsZero() {
+		t = time.Time{}
+		b := []byte("0000-00-00")
+		if typ != sqltypes.Date {
+			b = append(b, " 00:00:00"...)
+			if decimals > 0 && decimals <= 6 {
+				b = append(b, '.')
+				b = append(b, "000000"[:decimals]...)
+			}
+		}
+		return b
+	}
 	if typ == sqltypes.Date {
 		return t.AppendFormat(nil, "2006-01-02")
 	}
@@ -418,4 +434,18 @@ func clientCollation(id collations.ID) uint32 {
 		return collationUTF8MB4
 	}
 	return uint32(id)
+}
+
+// originalName returns how the statement text q spells the result column
+// name (case-insensitively equal to it) when name is an expression such as
+// "count(*)": MySQL names such a column by the text the client wrote
+// ("COUNT(*)"), while the planner prints it lower-cased.
+func originalName(q, name string) string {
+	if strings.IndexByte(name, '(') < 0 && !strings.HasPrefix(name, "@@") {
+		return name
+	}
+	if i := strings.Index(strings.ToLower(q), strings.ToLower(name)); i >= 0 {
+		return q[i : i+len(name)]
+	}
+	return name
 }

@@ -1,0 +1,165 @@
+package proxy
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// wireResult is a Result plus the back end's column metadata, what the
+// protocol server needs to answer a client as MySQL would.
+type wireResult struct {
+	*Result
+	// columns describe the visible result columns (nil for a write).
+	columns []column
+}
+
+// executeWire runs p like Interpreter.Execute, with two differences the
+// proxy needs: the statement runs on e (the session's transaction, or the
+// pools), and every unit's parameters are interpolated into its SQL, so the
+// back end receives a COM_QUERY and answers in the text protocol — the
+// exact bytes MySQL prints (go-sql-driver interpolateParams semantics; the
+// runtime's pools always use server-side prepared statements otherwise).
+// The column types of the first unit that returned rows (or of a re-run of
+// the first unit when none did) describe the result.
+func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator) (*wireResult, error) {
+	params, values, lastKey, err := prepareParams(p, params, keys)
+	if err != nil {
+		return nil, err
+	}
+	units, err := in.units(p, values, params)
+	if err != nil {
+		return nil, err
+	}
+	args, err := in.nodeArgs(p, params)
+	if err != nil {
+		return nil, err
+	}
+	for i := range units {
+		u := &units[i]
+		uargs := args
+		if u.Args != nil {
+			uargs = u.Args
+		}
+		if u.SQL, err = interpolate(u.SQL, uargs); err != nil {
+			return nil, err
+		}
+		u.Args = nil
+	}
+	st := &runtime.Stmt{Name: p.Name, LogicSQL: p.LogicSQL}
+	if p.Statement != plan.StmtSelect {
+		if p.Route.Kind == runtime.RouteBroadcast {
+			var first sql.Result
+			for i, u := range units {
+				r, err := e.Exec(ctx, st, u)
+				if err != nil {
+					return nil, err
+				}
+				if i == 0 {
+					first = r
+				}
+			}
+			var n int64
+			if first != nil {
+				n, _ = first.RowsAffected()
+			}
+			return &wireResult{Result: &Result{RowsAffected: n, LastInsertID: lastKey}}, nil
+		}
+		n, err := runtime.ExecUnits(ctx, e, st, units, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &wireResult{Result: &Result{RowsAffected: n, LastInsertID: lastKey}}, nil
+	}
+	var (
+		once  sync.Once
+		types []*sql.ColumnType
+		terr  error
+	)
+	scan := func(rows *sql.Rows) ([]any, error) {
+		once.Do(func() { types, terr = rows.ColumnTypes() })
+		return scanAll(rows)
+	}
+	perUnit, err := runtime.QueryUnitsEach(ctx, e, st, units, nil, scan)
+	if err != nil {
+		return nil, err
+	}
+	if types == nil && terr == nil && len(units) > 0 {
+		// No unit returned a row: ask the first unit again for its columns.
+		rows, err := e.Query(ctx, st, units[0])
+		if err != nil {
+			return nil, err
+		}
+		types, terr = rows.ColumnTypes()
+		if cerr := rows.Close(); terr == nil {
+			terr = cerr
+		}
+	}
+	if terr != nil {
+		return nil, terr
+	}
+	res := &Result{}
+	cols := make([]column, len(p.Columns))
+	for i, c := range p.Columns {
+		res.Columns = append(res.Columns, c.Name)
+		if i < len(types) {
+			cols[i] = columnOf(c.Name, types[i])
+		} else {
+			cols[i] = column{name: c.Name, typ: dbTypes["VARBINARY"], nullable: true}
+		}
+	}
+	if p.Merge == nil {
+		for _, rows := range perUnit {
+			res.Rows = append(res.Rows, rows...)
+		}
+	} else if res.Rows, err = mergeRows(p.Merge, params, perUnit); err != nil {
+		return nil, err
+	}
+	if err := in.decrypt(p, res.Rows); err != nil {
+		return nil, err
+	}
+	return &wireResult{Result: res, columns: cols}, nil
+}
+
+// prepareParams completes the parameter values of p: missing values are
+// NULL, generated keys are produced with keys, and each value is converted
+// to its sharding value. lastKey is the first integer key generated (the
+// insert id a client sees), 0 when none.
+func prepareParams(p *plan.Plan, in []any, keys runtime.KeyGenerator) (params []any, values []runtime.Value, lastKey int64, err error) {
+	params = append([]any(nil), in...)
+	for len(params) < len(p.Params) {
+		params = append(params, nil)
+	}
+	if p.KeyGenerate != nil {
+		for _, i := range p.KeyGenerate.Params {
+			if keys == nil {
+				return nil, nil, 0, errors.New("the statement needs the key generator " + p.KeyGenerate.Generator + ", which is not configured")
+			}
+			k, err := keys.Generate()
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			if k.Kind == runtime.KindString {
+				params[i] = k.Str
+			} else {
+				params[i] = k.Int
+				if lastKey == 0 {
+					lastKey = k.Int
+				}
+			}
+		}
+	}
+	values = make([]runtime.Value, len(p.Params))
+	for i, prm := range p.Params {
+		v, err := ValueOf(prm.Type, params[i])
+		if err != nil {
+			return nil, nil, 0, errors.New("parameter " + prm.Name + ": " + err.Error())
+		}
+		values[i] = v
+	}
+	return params, values, lastKey, nil
+}

@@ -1,0 +1,259 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/vt/vtenv"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// Defaults of Options.
+const (
+	// DefaultListen is ShardingSphere-Proxy's default address (port 3307).
+	DefaultListen = "127.0.0.1:3307"
+	// DefaultShutdownTimeout bounds how long Close waits for running
+	// statements before it cancels them.
+	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultServerVersion is the version advertised at handshake and
+	// returned by SELECT @@version. It is MySQL-style on purpose: the SQL
+	// parser reads /*!NNNNN */ comments by it.
+	DefaultServerVersion = "8.0.40-shardgen-proxy"
+)
+
+// Options configure a Server. The zero value listens on DefaultListen and
+// requires configured users.
+type Options struct {
+	// Listen is the TCP address, e.g. "127.0.0.1:3307" (default
+	// DefaultListen); port 0 picks a free port (see Server.Addr).
+	Listen string
+	// Insecure lets a configuration without users start: any user name and
+	// password is then accepted. Without it, no users is an error.
+	Insecure bool
+	// ShutdownTimeout bounds Close's wait for running statements (default
+	// DefaultShutdownTimeout); then their contexts are cancelled.
+	ShutdownTimeout time.Duration
+	// PlanCacheSize is the number of plans kept (default
+	// DefaultPlanCacheSize).
+	PlanCacheSize int
+	// ServerVersion is the advertised version (default
+	// DefaultServerVersion).
+	ServerVersion string
+	// Logger receives the server's own messages and, when the sql-show prop
+	// is true, the logic and actual SQL (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Server is the fallback proxy: a MySQL-protocol server (vitess go/mysql)
+// that plans every statement with package plan and executes it over the
+// runtime's pools. Its methods are safe for concurrent use; each client
+// connection is served by its own goroutine, and the calls for one
+// connection are serialized (vitess mysql.Handler contract), so a session
+// needs no lock.
+type Server struct {
+	cfg  *Config
+	opts Options
+	log  *slog.Logger
+
+	env    *vtenv.Environment
+	db     *runtime.DB
+	b      *plan.Builder
+	in     *Interpreter
+	cache  *planCache
+	keys   map[string]runtime.KeyGenerator // by key generator name
+	tables []string                        // logic table names, sorted
+
+	listener *mysql.Listener
+	acceptWG sync.WaitGroup
+
+	ctx    context.Context // cancelled when Close gives up waiting
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	conns    map[*mysql.Conn]struct{}
+	inflight atomic.Int64
+	closing  atomic.Bool
+	closed   bool
+}
+
+// NewServer prepares a server for cfg: it opens the back-end pools (no
+// connection is made until the first statement), the planner and the key
+// generators. It refuses a configuration without users unless
+// opts.Insecure is set. Nothing listens until Start.
+func NewServer(cfg *Config, opts Options) (*Server, error) {
+	if cfg == nil || cfg.Rules == nil || cfg.Deploy == nil {
+		return nil, errors.New("proxy: no configuration")
+	}
+	if len(cfg.Users) == 0 && !opts.Insecure {
+		return nil, errors.New("proxy: no users are configured (authority.users); add one or start with --insecure to accept any user")
+	}
+	if opts.Listen == "" {
+		opts.Listen = DefaultListen
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if opts.PlanCacheSize <= 0 {
+		opts.PlanCacheSize = DefaultPlanCacheSize
+	}
+	if opts.ServerVersion == "" {
+		opts.ServerVersion = DefaultServerVersion
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	env, err := vtenv.New(vtenv.Options{MySQLServerVersion: opts.ServerVersion})
+	if err != nil {
+		return nil, errors.New("proxy: " + err.Error())
+	}
+	b, err := plan.NewBuilder(cfg.Rules, nil)
+	if err != nil {
+		return nil, err
+	}
+	deploy, err := backendConfig(cfg.Deploy)
+	if err != nil {
+		return nil, err
+	}
+	var ropts []runtime.Option
+	if show, _ := deploy.Props.Bool(runtime.PropSQLShow, false); show {
+		ropts = append(ropts, runtime.WithLogger(opts.Logger))
+	}
+	db, err := runtime.Open(deploy, ropts...)
+	if err != nil {
+		return nil, err
+	}
+	in, err := NewInterpreter(b, db)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in,
+		cache: newPlanCache(opts.PlanCacheSize), keys: map[string]runtime.KeyGenerator{}, conns: map[*mysql.Conn]struct{}{}}
+	if cfg.Rules.Sharding != nil {
+		for name, spec := range cfg.Rules.Sharding.KeyGenerators {
+			kg, err := runtime.NewKeyGenerator(spec.Type, spec.Props)
+			if err != nil {
+				_ = db.Close()
+				return nil, errors.New("proxy: key generator " + name + ": " + err.Error())
+			}
+			s.keys[name] = kg
+		}
+	}
+	for _, t := range cfg.Rules.Tables {
+		s.tables = append(s.tables, t.Name)
+	}
+	sort.Strings(s.tables)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// backendConfig returns the deployment config the proxy opens its pools
+// with: every data source as a go-sql-driver DSN with parseTime=false, so
+// DATE and DATETIME values reach the proxy as the text MySQL sent. (The
+// proxy interpolates parameters itself, see executeWire, so statements go
+// to the back end as COM_QUERY and rows come back in the text protocol.)
+func backendConfig(c *runtime.Config) (*runtime.Config, error) {
+	out := *c
+	out.DataSources = make([]runtime.NamedDataSource, len(c.DataSources))
+	for i, ds := range c.DataSources {
+		dsn, err := ds.Config.DriverDSN()
+		if err != nil {
+			return nil, errors.New("data source " + ds.Name + ": " + err.Error())
+		}
+		if strings.Contains(dsn, "parseTime=true") {
+			dsn = strings.Replace(dsn, "parseTime=true", "parseTime=false", 1)
+		} else if !strings.Contains(dsn, "parseTime=") {
+			if strings.Contains(dsn, "?") {
+				dsn += "&parseTime=false"
+			} else {
+				dsn += "?parseTime=false"
+			}
+		}
+		cfg := ds.Config
+		cfg.URL, cfg.DSN, cfg.Username, cfg.Password = "", dsn, "", ""
+		out.DataSources[i] = runtime.NamedDataSource{Name: ds.Name, Config: cfg}
+	}
+	return &out, nil
+}
+
+// Start listens on Options.Listen and serves clients in the background
+// until Close.
+func (s *Server) Start() error {
+	var auth mysql.AuthServer
+	if len(s.cfg.Users) == 0 {
+		auth = mysql.NewAuthServerNone()
+	} else {
+		auth = newAuthServer(s.cfg.Users)
+	}
+	l, err := mysql.NewListener("tcp", s.opts.Listen, auth, &handler{s: s}, 0, 0, false, false, 0, 0, false)
+	if err != nil {
+		return errors.New("proxy: listen on " + s.opts.Listen + ": " + err.Error())
+	}
+	l.ServerVersion = s.opts.ServerVersion
+	s.listener = l
+	s.acceptWG.Add(1)
+	go func() {
+		defer s.acceptWG.Done()
+		l.Accept()
+	}()
+	return nil
+}
+
+// Addr returns the address the server listens on (e.g. "127.0.0.1:43121"),
+// or "" before Start.
+func (s *Server) Addr() string {
+	if s.listener == nil {
+		return ""
+	}
+	return s.listener.Addr().String()
+}
+
+// Close shuts the server down gracefully: it stops accepting connections,
+// waits up to Options.ShutdownTimeout for running statements, cancels the
+// ones still running, closes every client connection and the back-end
+// pools. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.closing.Store(true)
+	if s.listener != nil {
+		s.listener.Shutdown()
+		s.acceptWG.Wait()
+	}
+	deadline := time.Now().Add(s.opts.ShutdownTimeout)
+	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.cancel()
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	return s.db.Close()
+}
+
+// keyGenerator returns the key generator p needs, or nil.
+func (s *Server) keyGenerator(p *plan.Plan) runtime.KeyGenerator {
+	if p.KeyGenerate == nil {
+		return nil
+	}
+	if kg, ok := s.keys[p.KeyGenerate.Generator]; ok {
+		return kg
+	}
+	return nil
+}

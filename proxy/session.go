@@ -1,0 +1,250 @@
+package proxy
+
+import (
+	"context"
+	"strings"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/mysql/sqlerror"
+	"vitess.io/vitess/go/sqltypes"
+	querypb "vitess.io/vitess/go/vt/proto/query"
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// sessionStatement answers the statements the proxy handles itself rather
+// than planning them: USE, SET, BEGIN/START TRANSACTION, COMMIT, ROLLBACK,
+// SHOW DATABASES/TABLES, PREVIEW and SELECTs without a table. ok is false
+// for every other statement.
+func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *session, q string) (res *sqltypes.Result, ok bool, err error) {
+	word, rest := firstWord(q)
+	switch word {
+	case "preview":
+		res, err = h.preview(ctx, c, rest)
+		return res, true, err
+	case "show":
+		res, err = h.show(c, sess, q)
+		return res, true, err
+	case "use", "set", "begin", "start", "commit", "rollback", "select":
+	default:
+		return nil, false, nil
+	}
+	stmt, err := h.s.b.Parser().Parse(q)
+	if err != nil {
+		if word == "select" {
+			return nil, false, nil // the planner reports it
+		}
+		return nil, true, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "You have an error in your SQL syntax; "+err.Error())
+	}
+	switch st := stmt.(type) {
+	case *sqlparser.Use:
+		name := st.DBName.String()
+		if name != "" && !strings.EqualFold(name, h.s.cfg.Rules.DatabaseName) {
+			return nil, true, sqlerror.NewSQLError(sqlerror.ERBadDb, sqlerror.SSClientError, "Unknown database '"+name+"'")
+		}
+		sess.db = h.s.cfg.Rules.DatabaseName
+		return &sqltypes.Result{}, true, nil
+	case *sqlparser.Set:
+		return h.set(st)
+	case *sqlparser.Begin:
+		if sess.tx != nil {
+			if err := sess.tx.Commit(); err != nil {
+				return nil, true, err
+			}
+		}
+		sess.tx = h.s.in.src.BeginTx(h.s.ctx, nil)
+		c.StatusFlags |= mysql.ServerStatusInTrans
+		return &sqltypes.Result{}, true, nil
+	case *sqlparser.Commit, *sqlparser.Rollback:
+		c.StatusFlags &^= mysql.ServerStatusInTrans
+		if sess.tx == nil {
+			return &sqltypes.Result{}, true, nil
+		}
+		tx := sess.tx
+		sess.tx = nil
+		if _, commit := st.(*sqlparser.Commit); commit {
+			err = tx.Commit()
+		} else {
+			err = tx.Rollback()
+		}
+		return &sqltypes.Result{}, true, err
+	case *sqlparser.Select:
+		for _, t := range sqlparser.ExtractAllTables(st) {
+			if !strings.EqualFold(t, "dual") {
+				return nil, false, nil
+			}
+		}
+		res, err = h.selectNoTable(ctx, c, sess, q, st)
+		return res, true, err
+	}
+	return nil, false, nil
+}
+
+// firstWord returns the lower-cased first word of q and the text after it.
+func firstWord(q string) (string, string) {
+	i := strings.IndexAny(q, " \t\r\n(")
+	if i < 0 {
+		return strings.ToLower(q), ""
+	}
+	return strings.ToLower(q[:i]), strings.TrimSpace(q[i:])
+}
+
+// set accepts the session settings a driver or console sends that do not
+// change results through the proxy (character sets, autocommit=1) and
+// refuses every other one with ERROR 1235, rather than ignoring it.
+func (h *handler) set(st *sqlparser.Set) (*sqltypes.Result, bool, error) {
+	for _, e := range st.Exprs {
+		name := e.Var.Name.Lowered()
+		val := strings.Trim(strings.ToLower(sqlparser.String(e.Expr)), "'\"`")
+		switch name {
+		case "names", "charset", "character_set_client", "character_set_results", "character_set_connection", "collation_connection":
+		case "autocommit":
+			if val != "1" && val != "on" && val != "true" {
+				return nil, true, notSupported("SET autocommit=0 (use BEGIN ... COMMIT)")
+			}
+		default:
+			return nil, true, notSupported("SET " + name)
+		}
+	}
+	return &sqltypes.Result{}, true, nil
+}
+
+// selectNoTable answers a SELECT without a table: DATABASE() and
+// SCHEMA() become the session's logic database, @@version and
+// @@version_comment the proxy's, and the statement then runs on the first
+// data source (SELECT 1, NOW(), @@max_allowed_packet...).
+func (h *handler) selectNoTable(ctx context.Context, c *mysql.Conn, sess *session, q string, st *sqlparser.Select) (*sqltypes.Result, error) {
+	// Name each column as the client wrote it, as MySQL does, before the
+	// rewrite below changes the expression.
+	for _, se := range st.GetColumns() {
+		if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.IsEmpty() {
+			ae.As = sqlparser.NewIdentifierCI(originalName(q, sqlparser.String(ae.Expr)))
+		}
+	}
+	var db sqlparser.Expr = &sqlparser.NullVal{}
+	if sess.db != "" {
+		db = sqlparser.NewStrLiteral(sess.db)
+	}
+	out := sqlparser.Rewrite(st, nil, func(cur *sqlparser.Cursor) bool {
+		switch n := cur.Node().(type) {
+		case *sqlparser.FuncExpr:
+			if fn := n.Name.Lowered(); (fn == "database" || fn == "schema") && len(n.Exprs) == 0 {
+				cur.Replace(db)
+			}
+		case *sqlparser.Variable:
+			switch n.Name.Lowered() {
+			case "version":
+				cur.Replace(sqlparser.NewStrLiteral(h.s.opts.ServerVersion))
+			case "version_comment":
+				cur.Replace(sqlparser.NewStrLiteral("shardgen proxy"))
+			}
+		}
+		return true
+	})
+	text := sqlparser.String(out)
+	rows, err := h.s.in.src.Query(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: text})
+	if err != nil {
+		return nil, err
+	}
+	cols, vals, err := readRows(rows)
+	if err != nil {
+		return nil, err
+	}
+	return rowsResult(cols, vals, clientCollation(c.CharacterSet))
+}
+
+// show answers SHOW DATABASES / SCHEMAS and SHOW [FULL] TABLES [FROM db]
+// with the logic database and its logic tables.
+func (h *handler) show(c *mysql.Conn, sess *session, q string) (*sqltypes.Result, error) {
+	words := strings.Fields(strings.ToLower(q))
+	charset := clientCollation(c.CharacterSet)
+	text := func(name string) *querypb.Field {
+		return &querypb.Field{Name: name, Type: sqltypes.VarChar, Charset: charset, ColumnLength: 256,
+			Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG)}
+	}
+	switch {
+	case len(words) == 2 && (words[1] == "databases" || words[1] == "schemas"):
+		return &sqltypes.Result{Fields: []*querypb.Field{text("Database")},
+			Rows: []sqltypes.Row{{sqltypes.NewVarChar(h.s.cfg.Rules.DatabaseName)}}}, nil
+	case len(words) >= 2 && (words[1] == "tables" || len(words) >= 3 && words[1] == "full" && words[2] == "tables"):
+		full := words[1] == "full"
+		rest := words[2:]
+		if full {
+			rest = words[3:]
+		}
+		db := sess.db
+		if len(rest) == 2 && (rest[0] == "from" || rest[0] == "in") {
+			name := strings.Trim(strings.Fields(q)[len(strings.Fields(q))-1], "`")
+			if !strings.EqualFold(name, h.s.cfg.Rules.DatabaseName) {
+				return nil, sqlerror.NewSQLError(sqlerror.ERBadDb, sqlerror.SSClientError, "Unknown database '"+name+"'")
+			}
+			db = h.s.cfg.Rules.DatabaseName
+		} else if len(rest) != 0 {
+			return nil, notSupported(q)
+		}
+		if db == "" {
+			return nil, sqlerror.NewSQLError(sqlerror.ERNoDb, "3D000", "No database selected")
+		}
+		res := &sqltypes.Result{Fields: []*querypb.Field{text("Tables_in_" + db)}}
+		if full {
+			res.Fields = append(res.Fields, text("Table_type"))
+		}
+		for _, t := range h.s.tables {
+			row := sqltypes.Row{sqltypes.NewVarChar(t)}
+			if full {
+				row = append(row, sqltypes.NewVarChar("BASE TABLE"))
+			}
+			res.Rows = append(res.Rows, row)
+		}
+		return res, nil
+	}
+	return nil, notSupported(q)
+}
+
+// preview answers ShardingSphere's `PREVIEW <sql>`: one row per route unit,
+// (data_source_name, actual_sql), with literal values; a statement with ?
+// placeholders is refused.
+func (h *handler) preview(ctx context.Context, c *mysql.Conn, q string) (*sqltypes.Result, error) {
+	q = trimStatement(q)
+	if q == "" {
+		return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "PREVIEW needs a statement")
+	}
+	p, err := h.s.plan(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(clientParams(p)) != 0 {
+		return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "PREVIEW of a statement with placeholders (?) is not supported")
+	}
+	params, values, _, err := prepareParams(p, nil, h.s.keyGenerator(p))
+	if err != nil {
+		return nil, err
+	}
+	units, err := h.s.in.units(p, values, params)
+	if err != nil {
+		return nil, err
+	}
+	args, err := h.s.in.nodeArgs(p, params)
+	if err != nil {
+		return nil, err
+	}
+	charset := clientCollation(c.CharacterSet)
+	res := &sqltypes.Result{Fields: []*querypb.Field{
+		{Name: "data_source_name", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 256},
+		{Name: "actual_sql", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 65535},
+	}}
+	names := h.s.in.names
+	for _, u := range units {
+		uargs := args
+		if u.Args != nil {
+			uargs = u.Args
+		}
+		text, err := interpolate(u.SQL, uargs)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, sqltypes.Row{sqltypes.NewVarChar(names[u.DataSource]), sqltypes.NewVarChar(text)})
+	}
+	return res, nil
+}
