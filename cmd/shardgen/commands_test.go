@@ -36,7 +36,7 @@ func TestGenerateWritesAndCleans(t *testing.T) {
 	}
 	code, stdout, stderr := runCLI("generate", "-f", filepath.Join(dir, "shardgen.yaml"))
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, stdout, "12 queries in 3 files")
+	require.Contains(t, stdout, "15 queries in 3 files")
 	for _, f := range []string{"db.go", "models.go", "orders.sql.go", "dict.sql.go", "items.sql.go"} {
 		b, err := os.ReadFile(filepath.Join(dir, "db", f))
 		require.NoError(t, err)
