@@ -16,6 +16,8 @@ Usage:
                                                      route and rewrite one statement (JSON line per unit)
   shardgen encrypt -c rules.yaml --table T --column C [--decrypt] VALUE...
                                                      print what the encrypt rule stores for each value
+  shardgen proxy -c config.yaml --ddl schema.sql... [--listen 127.0.0.1:3307] [--insecure]
+                                                     serve the logic database over the MySQL protocol
   shardgen version                                   print the version
 
 Run 'shardgen <command> -h' for a command's flags.
@@ -43,6 +45,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runPreview(args[1:], stdout, stderr)
 	case "encrypt":
 		return runEncrypt(args[1:], stdout, stderr)
+	case "proxy":
+		return runProxy(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "shardgen", Version)
 		return 0

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/shardgen/shardgen/proxy"
+)
+
+// runProxy serves the fallback proxy until SIGTERM or SIGINT:
+// `shardgen proxy -c config.yaml --ddl schema.sql... [--listen addr]
+// [--insecure] [--shutdown-timeout 10s]`.
+func runProxy(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return runProxyCtx(ctx, args, stdout, stderr)
+}
+
+// runProxyCtx is runProxy stopping when ctx is done. Once listening it
+// prints "shardgen proxy: listening on ADDR" to stdout; after a graceful
+// shutdown it prints "shardgen proxy: stopped" and returns 0.
+func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	conf := fs.String("c", "", "ShardingSphere proxy database YAML with an authority section (required)")
+	var ddl stringList
+	fs.Var(&ddl, "ddl", "CREATE TABLE file of the logic tables (repeatable)")
+	listen := fs.String("listen", proxy.DefaultListen, "TCP address to listen on")
+	insecure := fs.Bool("insecure", false, "start without configured users, accepting any user and password")
+	timeout := fs.Duration("shutdown-timeout", proxy.DefaultShutdownTimeout, "how long shutdown waits for running statements")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *conf == "" || fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: shardgen proxy -c config.yaml --ddl schema.sql... [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s]")
+		return 2
+	}
+	cfg, err := proxy.LoadConfig(*conf, ddl)
+	if err != nil {
+		printErrors(stderr, err)
+		return 1
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	srv, err := proxy.NewServer(cfg, proxy.Options{Listen: *listen, Insecure: *insecure, ShutdownTimeout: *timeout, Logger: logger})
+	if err != nil {
+		fmt.Fprintln(stderr, "shardgen proxy:", err)
+		return 1
+	}
+	if err := srv.Start(); err != nil {
+		_ = srv.Close()
+		fmt.Fprintln(stderr, "shardgen proxy:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "shardgen proxy: listening on", srv.Addr())
+	<-ctx.Done()
+	start := time.Now()
+	if err := srv.Close(); err != nil {
+		fmt.Fprintln(stderr, "shardgen proxy: shutdown:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "shardgen proxy: stopped (%s)\n", time.Since(start).Round(time.Millisecond))
+	return 0
+}
