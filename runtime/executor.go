@@ -62,6 +62,8 @@ type target struct {
 	// replica (-1: none yet), nil outside one.
 	rw  *rwGroup
 	pin *int
+	// conn, when set, is a distributed transaction's branch (xa.go).
+	conn *sql.Conn
 }
 
 func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
@@ -71,12 +73,18 @@ func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows,
 	if t.tx != nil {
 		return t.tx.QueryContext(ctx, query, args...)
 	}
+	if t.conn != nil {
+		return t.conn.QueryContext(ctx, query, args...)
+	}
 	return t.db.QueryContext(ctx, query, args...)
 }
 
 func (t target) exec(ctx context.Context, query string, args []any) (sql.Result, error) {
 	if t.tx != nil {
 		return t.tx.ExecContext(ctx, query, args...)
+	}
+	if t.conn != nil {
+		return t.conn.ExecContext(ctx, query, args...)
 	}
 	return t.db.ExecContext(ctx, query, args...)
 }

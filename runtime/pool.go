@@ -44,6 +44,7 @@ type DB struct {
 
 	groups map[string]*rwGroup // read/write groups by name; nil: none
 	health []replicaHealth     // per pool: taken out as a replica (rwsplit.go)
+	xa     xaCoordinator       // distributed transactions (xa.go)
 }
 
 // Option configures Open.
@@ -268,6 +269,7 @@ func (db *DB) Sources(names []string) (*Sources, error) {
 		ndb:   len(db.pools),
 		hooks: db.hooks,
 		limit: db.maxConnsPerQuery,
+		db:    db,
 	}
 	var missing []string
 	for i, n := range names {
@@ -328,6 +330,7 @@ type Sources struct {
 
 	rw      []*rwGroup // read/write group per index (nil entry: a data source); nil: no groups
 	primary *Sources   // the view whose reads all go to primaries (s itself without groups)
+	db      *DB        // the pools' owner (distributed transactions)
 }
 
 // Names returns the data source names, indexed as RouteUnit.DataSource (a

@@ -1,0 +1,404 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// TxType is the type of a distributed transaction (ShardingSphere
+// TransactionType; ../shared/spec/shardingsphere.md §12). BASE is not
+// offered.
+type TxType uint8
+
+const (
+	// TxLocal (LOCAL): one ordinary transaction per data source, committed
+	// one after the other. Atomic per data source only: when a COMMIT fails
+	// (or the process dies) after an earlier data source committed, that
+	// data source keeps its changes and the later ones do not. Isolation is
+	// each server's own.
+	TxLocal TxType = iota
+	// TxXA (XA): MySQL/MariaDB XA two-phase commit with a durable
+	// coordinator log (see DistTx). All data sources commit or none does,
+	// once recovery has run after a failure.
+	TxXA
+)
+
+// String returns LOCAL or XA.
+func (t TxType) String() string {
+	switch t {
+	case TxLocal:
+		return "LOCAL"
+	case TxXA:
+		return "XA"
+	}
+	return "TxType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// MarshalJSON returns the String form, quoted.
+func (t TxType) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(t.String())), nil }
+
+// TxOptions configures BeginDistributed.
+type TxOptions struct {
+	// Type is LOCAL (the default, as in ShardingSphere) or XA.
+	Type TxType
+	// BetweenPhases, when set, is called by an XA commit of several
+	// branches after every branch is prepared and the commit decision is
+	// logged, before the first XA COMMIT: a test hook to crash a server
+	// between the phases. Nil in production.
+	BetweenPhases func()
+}
+
+// ErrXAIncomplete is wrapped by the error of an XA commit that was decided
+// (logged) but could not reach every branch: the branches not reached stay
+// prepared and RecoverXA commits them once their server answers.
+var ErrXAIncomplete = errors.New("XA commit decided but not finished on every data source; RecoverXA completes it")
+
+// DistTx is a transaction across any data sources of a Sources: one
+// connection per data source, opened lazily by the first statement routed
+// there (so a transaction that touches one data source costs one
+// connection). Statements of read/write groups run on the write data
+// source. It is an Executor; units run one after the other.
+//
+// XA protocol. Branch i of transaction g is the xid (g, data source name),
+// both sent as hex literals; g is "sg-<unix nanoseconds, hex>-<random>".
+// Each branch runs XA START at its first statement. Commit with one branch
+// sends XA END and XA COMMIT ... ONE PHASE (no log). With several: XA END and
+// XA PREPARE on every branch (any failure: XA ROLLBACK everywhere); then the
+// decision, a row (g, branches) in table shardgen_xa_log on the coordinator
+// data source (the first data source of the Config), inserted in its own
+// auto-committed statement; then XA COMMIT on every branch; then the row is
+// deleted. Presumed abort: a prepared branch whose g has no row is rolled
+// back by recovery. The log is a table rather than a file because it is as
+// durable as the data (InnoDB, same backups, same replication) and any
+// process of the application can run recovery, not only the one whose disk
+// held the file.
+//
+// Not safe for concurrent use: a call while another call on the same
+// DistTx runs returns ErrTxConcurrentUse; after Commit or Rollback every
+// call returns sql.ErrTxDone.
+type DistTx struct {
+	src  *Sources
+	ctx  context.Context
+	opts TxOptions
+	busy atomic.Bool
+	done bool
+
+	gtrid    string
+	branches []*txBranch // in order of first use
+	byID     []*txBranch // by DB pool index
+}
+
+type txBranch struct {
+	pool int // DB pool index
+	conn *sql.Conn
+}
+
+// xaCoordinator is the XA state of a DB.
+type xaCoordinator struct {
+	mu        sync.Mutex
+	live      map[string]struct{} // gtrids of this process's open XA transactions
+	tableOK   bool                // shardgen_xa_log exists
+	recovered bool                // start-up recovery done
+}
+
+// BeginDistributed starts a transaction across the data sources of s;
+// nothing is sent until the first statement. ctx bounds the whole
+// transaction. With XA, the first XA transaction of a DB first runs
+// RecoverXA(ctx, XARecoveryMinAge) (start-up recovery); its failure is not
+// the transaction's (it is retried by the next one).
+func (s *Sources) BeginDistributed(ctx context.Context, opts TxOptions) (*DistTx, error) {
+	if opts.Type != TxLocal && opts.Type != TxXA {
+		return nil, errors.New("runtime: unknown transaction type " + opts.Type.String())
+	}
+	t := &DistTx{src: s, ctx: ctx, opts: opts, byID: make([]*txBranch, s.ndb)}
+	if opts.Type == TxXA {
+		db := s.db
+		db.xa.mu.Lock()
+		done := db.xa.recovered
+		db.xa.mu.Unlock()
+		if !done {
+			if _, err := db.RecoverXA(ctx, XARecoveryMinAge); err == nil {
+				db.xa.mu.Lock()
+				db.xa.recovered = true
+				db.xa.mu.Unlock()
+			}
+		}
+		var r [8]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return nil, err
+		}
+		t.gtrid = "sg-" + strconv.FormatInt(time.Now().UnixNano(), 16) + "-" + hex.EncodeToString(r[:])
+		db.xa.mu.Lock()
+		if db.xa.live == nil {
+			db.xa.live = map[string]struct{}{}
+		}
+		db.xa.live[t.gtrid] = struct{}{}
+		db.xa.mu.Unlock()
+	}
+	return t, nil
+}
+
+// XID returns the XA global transaction id ("" for LOCAL).
+func (t *DistTx) XID() string { return t.gtrid }
+
+// xid is the SQL form of branch b's xid.
+func (t *DistTx) xid(pool int) string {
+	return xidSQL(t.gtrid, t.src.db.names[pool])
+}
+
+func xidSQL(gtrid, bqual string) string {
+	return "X'" + hex.EncodeToString([]byte(gtrid)) + "',X'" + hex.EncodeToString([]byte(bqual)) + "'"
+}
+
+func (t *DistTx) acquire() error {
+	if !t.busy.CompareAndSwap(false, true) {
+		return ErrTxConcurrentUse
+	}
+	if t.done {
+		t.busy.Store(false)
+		return sql.ErrTxDone
+	}
+	return nil
+}
+
+func (t *DistTx) release() { t.busy.Store(false) }
+
+// branch returns the connection of source index d, starting its branch.
+func (t *DistTx) branch(d int) (*sql.Conn, error) {
+	s := t.src
+	if uint(d) >= uint(len(s.pools)) {
+		return nil, badUnit(&RouteUnit{DataSource: d}, len(s.pools))
+	}
+	id := s.ids[d]
+	if b := t.byID[id]; b != nil {
+		return b.conn, nil
+	}
+	conn, err := s.pools[d].Conn(t.ctx)
+	if err != nil {
+		return nil, &NodeError{DataSource: s.names[d], SQL: "connect", Err: err}
+	}
+	start := "START TRANSACTION"
+	if t.opts.Type == TxXA {
+		start = "XA START " + t.xid(id)
+	}
+	if _, err := conn.ExecContext(t.ctx, start); err != nil {
+		_ = conn.Close()
+		return nil, &NodeError{DataSource: s.names[d], SQL: start, Err: err}
+	}
+	b := &txBranch{pool: id, conn: conn}
+	t.byID[id] = b
+	t.branches = append(t.branches, b)
+	return conn, nil
+}
+
+// QueryRow runs u in the transaction; see Executor.
+func (t *DistTx) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) Row {
+	if err := t.acquire(); err != nil {
+		return Row{err: err}
+	}
+	defer t.release()
+	c, err := t.branch(u.DataSource)
+	if err != nil {
+		return Row{err: err}
+	}
+	return queryRow(ctx, t.src.hooks, target{conn: c}, st, t.src.names[u.DataSource], &u, args)
+}
+
+// Query runs u in the transaction; see Executor.
+func (t *DistTx) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sql.Rows, error) {
+	if err := t.acquire(); err != nil {
+		return nil, err
+	}
+	defer t.release()
+	c, err := t.branch(u.DataSource)
+	if err != nil {
+		return nil, err
+	}
+	return query(ctx, t.src.hooks, target{conn: c}, st, t.src.names[u.DataSource], &u, args)
+}
+
+// Exec runs u in the transaction; see Executor.
+func (t *DistTx) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.Result, error) {
+	if err := t.acquire(); err != nil {
+		return nil, err
+	}
+	defer t.release()
+	c, err := t.branch(u.DataSource)
+	if err != nil {
+		return nil, err
+	}
+	return exec(ctx, t.src.hooks, target{conn: c}, st, t.src.names[u.DataSource], &u, args)
+}
+
+func (t *DistTx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
+	if err := t.acquire(); err != nil {
+		return err
+	}
+	defer t.release()
+	s := t.src
+	for i := range units {
+		if uint(units[i].DataSource) >= uint(len(s.pools)) {
+			return badUnit(&units[i], len(s.pools))
+		}
+	}
+	if len(units) > 0 && s.hooks != nil {
+		s.hooks.logLogic(ctx, st, len(units))
+	}
+	for i := range units {
+		c, err := t.branch(units[i].DataSource)
+		if err != nil {
+			return err
+		}
+		if err := fn(ctx, s.hooks, target{conn: c}, s.names[units[i].DataSource], i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ Executor = (*DistTx)(nil)
+
+// Commit commits every branch; see DistTx for XA. LOCAL commits the data
+// sources in the order they were first used and returns the COMMIT errors
+// joined, each a *NodeError. XA returns a *NodeError when a branch fails
+// to prepare (everything is rolled back) and an error wrapping
+// ErrXAIncomplete when the decision was logged but a branch could not be
+// committed.
+func (t *DistTx) Commit() error { return t.finish(true) }
+
+// Rollback rolls every branch back and returns the errors joined.
+func (t *DistTx) Rollback() error { return t.finish(false) }
+
+func (t *DistTx) finish(commit bool) error {
+	if err := t.acquire(); err != nil {
+		return err
+	}
+	defer t.release()
+	t.done = true
+	defer t.closeAll()
+	if t.opts.Type == TxLocal {
+		verb := "ROLLBACK"
+		if commit {
+			verb = "COMMIT"
+		}
+		return t.each(func(b *txBranch) string { return verb })
+	}
+	defer t.forget()
+	switch {
+	case !commit:
+		return t.xaRollback()
+	case len(t.branches) == 0:
+		return nil
+	case len(t.branches) == 1:
+		x := t.xid(t.branches[0].pool)
+		return t.each(func(*txBranch) string { return "XA END " + x }, func(*txBranch) string { return "XA COMMIT " + x + " ONE PHASE" })
+	}
+	if err := t.each(func(b *txBranch) string { return "XA END " + t.xid(b.pool) },
+		func(b *txBranch) string { return "XA PREPARE " + t.xid(b.pool) }); err != nil {
+		return errors.Join(err, t.xaRollback())
+	}
+	db := t.src.db
+	names := make([]string, len(t.branches))
+	for i, b := range t.branches {
+		names[i] = db.names[b.pool]
+	}
+	if err := db.logCommit(t.ctx, t.gtrid, names); err != nil {
+		return errors.Join(err, t.xaRollback())
+	}
+	if t.opts.BetweenPhases != nil {
+		t.opts.BetweenPhases()
+	}
+	var errs []error
+	for _, b := range t.branches {
+		q := "XA COMMIT " + t.xid(b.pool)
+		if _, err := b.conn.ExecContext(t.ctx, q); err != nil {
+			// The session may be gone; a new one may commit a prepared xid.
+			if _, err2 := db.pools[b.pool].ExecContext(t.ctx, q); err2 != nil {
+				errs = append(errs, &NodeError{DataSource: db.names[b.pool], SQL: q, Err: err2})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(append([]error{ErrXAIncomplete}, errs...)...)
+	}
+	return db.forgetCommit(t.ctx, t.gtrid)
+}
+
+// each runs the statements made by steps, in order, on every branch, and
+// returns the errors joined (a branch stops at its first error).
+func (t *DistTx) each(steps ...func(*txBranch) string) error {
+	var errs []error
+	for _, b := range t.branches {
+		for _, step := range steps {
+			q := step(b)
+			if _, err := b.conn.ExecContext(t.ctx, q); err != nil {
+				errs = append(errs, &NodeError{DataSource: t.src.db.names[b.pool], SQL: q, Err: err})
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// xaRollback ends and rolls back every branch, whatever state it is in.
+func (t *DistTx) xaRollback() error {
+	var errs []error
+	for _, b := range t.branches {
+		x := t.xid(b.pool)
+		_, _ = b.conn.ExecContext(t.ctx, "XA END "+x) // fails harmlessly when already ended or prepared
+		if _, err := b.conn.ExecContext(t.ctx, "XA ROLLBACK "+x); err != nil {
+			errs = append(errs, &NodeError{DataSource: t.src.db.names[b.pool], SQL: "XA ROLLBACK " + x, Err: err})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (t *DistTx) closeAll() {
+	for _, b := range t.branches {
+		_ = b.conn.Close()
+	}
+}
+
+func (t *DistTx) forget() {
+	db := t.src.db
+	db.xa.mu.Lock()
+	delete(db.xa.live, t.gtrid)
+	db.xa.mu.Unlock()
+}
+
+// WithDistributed runs fn in a distributed transaction: commit when fn
+// returns nil, rollback when it returns an error or panics (as WithTx).
+func (s *Sources) WithDistributed(ctx context.Context, opts TxOptions, fn func(*DistTx) error) error {
+	t, err := s.BeginDistributed(ctx, opts)
+	if err != nil {
+		return err
+	}
+	returned := false
+	defer func() {
+		if !returned {
+			_ = t.Rollback()
+		}
+	}()
+	err = fn(t)
+	returned = true
+	if err != nil {
+		return errors.Join(err, t.Rollback())
+	}
+	return t.Commit()
+}
+
+// serverOf returns "host:port" of an address "host:port/db".
+func serverOf(addr string) string {
+	if i := strings.LastIndexByte(addr, '/'); i >= 0 {
+		return addr[:i]
+	}
+	return addr
+}
