@@ -46,7 +46,7 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		sess.db = h.s.cfg.Rules.DatabaseName
 		return &sqltypes.Result{}, true, nil
 	case *sqlparser.Set:
-		return h.set(st)
+		return h.set(ctx, st)
 	case *sqlparser.Begin:
 		if sess.tx != nil {
 			if err := sess.tx.Commit(); err != nil {
@@ -91,14 +91,24 @@ func firstWord(q string) (string, string) {
 }
 
 // set accepts the session settings a driver or console sends that do not
-// change results through the proxy (character sets, autocommit=1) and
-// refuses every other one with ERROR 1235, rather than ignoring it.
-func (h *handler) set(st *sqlparser.Set) (*sqltypes.Result, bool, error) {
+// change results through the proxy (character sets, autocommit=1, a
+// time_zone equal to the back end's) and refuses every other one with
+// ERROR 1235, rather than ignoring it: the back-end connections are pooled,
+// so a session setting cannot follow the client.
+func (h *handler) set(ctx context.Context, st *sqlparser.Set) (*sqltypes.Result, bool, error) {
 	for _, e := range st.Exprs {
 		name := e.Var.Name.Lowered()
 		val := strings.Trim(strings.ToLower(sqlparser.String(e.Expr)), "'\"`")
 		switch name {
 		case "names", "charset", "character_set_client", "character_set_results", "character_set_connection", "collation_connection":
+		case "time_zone":
+			same, err := h.sameTimeZone(ctx, e.Expr)
+			if err != nil {
+				return nil, true, err
+			}
+			if !same {
+				return nil, true, notSupported("SET time_zone to a zone other than the back end's")
+			}
 		case "autocommit":
 			if val != "1" && val != "on" && val != "true" {
 				return nil, true, notSupported("SET autocommit=0 (use BEGIN ... COMMIT)")
@@ -247,4 +257,28 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, q string) (*sqltyp
 		res.Rows = append(res.Rows, sqltypes.Row{sqltypes.NewVarChar(names[u.DataSource]), sqltypes.NewVarChar(text)})
 	}
 	return res, nil
+}
+
+// sameTimeZone reports whether the time zone tz (an expression) shows the
+// same local time now as the back end's session time zone, on every data
+// source.
+func (h *handler) sameTimeZone(ctx context.Context, tz sqlparser.Expr) (bool, error) {
+	q := "SELECT CONVERT_TZ(NOW(), @@session.time_zone, " + sqlparser.String(tz) + ") <=> NOW()"
+	for i := range h.s.in.names {
+		rows, err := h.s.in.src.Query(ctx, &runtime.Stmt{Name: "time_zone", LogicSQL: q}, runtime.RouteUnit{DataSource: i, SQL: q})
+		if err != nil {
+			return false, err
+		}
+		_, vals, err := readRows(rows)
+		if err != nil {
+			return false, err
+		}
+		if len(vals) != 1 || len(vals[0]) != 1 {
+			return false, nil
+		}
+		if n, ok := vals[0][0].(int64); !ok || n != 1 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
