@@ -202,10 +202,16 @@ type RowSource interface {
 	Next() ([]Cell, error)
 }
 
-// Compile-time checks of the row sources.
+// Compile-time checks of the row sources and mergers.
 var (
 	_ RowSource = (*BufferedRows)(nil)
 	_ RowSource = (*SQLRows)(nil)
+	_ RowSource = (*concatRows)(nil)
+	_ RowSource = (*sortMerge)(nil)
+	_ RowSource = (*streamGroup)(nil)
+	_ RowSource = (*memoryGroup)(nil)
+	_ RowSource = (*distinctRows)(nil)
+	_ RowSource = (*limitRows)(nil)
 )
 
 // BufferedRows is a RowSource over rows already in memory, e.g. what a

@@ -16,7 +16,7 @@ func aggCase(t *testing.T, a AggregateSpec, kinds []ColumnKind, nodes ...[][]Cel
 	spec := MergeSpec{Columns: len(kinds), Visible: 1, Kinds: kinds, Aggregates: []AggregateSpec{a}, Count: NoLimit}
 	sources := make([]RowSource, len(nodes))
 	for i, n := range nodes {
-		sources[i] = rows(n...)
+		sources[i] = msrc(n...)
 	}
 	got := mergeText(t, &spec, nil, sources...)
 	require.Len(t, got, 1, "a scalar aggregate returns one row")
@@ -30,7 +30,7 @@ func TestAggregates(t *testing.T) {
 	one := func(vals ...any) [][]Cell {
 		out := make([][]Cell, len(vals))
 		for i, v := range vals {
-			out[i] = row(v)
+			out[i] = mrow(v)
 		}
 		return out
 	}
@@ -46,22 +46,22 @@ func TestAggregates(t *testing.T) {
 		{"count no source", AggCount, kInt, nil, "0"},
 		{"count zeros", AggCount, kInt, [][][]Cell{one(0), one(0)}, "0"},
 		{"count mixed", AggCount, kInt, [][][]Cell{one(3, 4), none, one(5)}, "12"},
-		{"count as decimal text", AggCount, kDec, [][][]Cell{one(dec("3")), one(dec("4"))}, "7"},
+		{"count as decimal text", AggCount, kDec, [][][]Cell{one(mdec("3")), one(mdec("4"))}, "7"},
 		{"count NULL ignored", AggCount, kInt, [][][]Cell{one(nil, 2)}, "2"},
 		{"count overflow", AggCount, kInt, [][][]Cell{one(int64(math.MaxInt64)), one(1)}, "9223372036854775808"},
 		// SUM: NULL unless some node saw a value.
 		{"sum none", AggSum, kDec, [][][]Cell{none, none}, "NULL"},
 		{"sum NULL only", AggSum, kDec, [][][]Cell{one(nil), one(nil)}, "NULL"},
-		{"sum mixed", AggSum, kDec, [][][]Cell{one(dec("1.50"), nil), one(dec("-0.25"))}, "1.25"},
-		{"sum keeps scale", AggSum, kDec, [][][]Cell{one(dec("1.50")), one(dec("2.50"))}, "4.00"},
-		{"sum widest scale", AggSum, kDec, [][][]Cell{one(dec("1.5")), one(dec("0.125"))}, "1.625"},
-		{"sum negative", AggSum, kDec, [][][]Cell{one(dec("-1.5")), one(dec("0.25"))}, "-1.25"},
+		{"sum mixed", AggSum, kDec, [][][]Cell{one(mdec("1.50"), nil), one(mdec("-0.25"))}, "1.25"},
+		{"sum keeps scale", AggSum, kDec, [][][]Cell{one(mdec("1.50")), one(mdec("2.50"))}, "4.00"},
+		{"sum widest scale", AggSum, kDec, [][][]Cell{one(mdec("1.5")), one(mdec("0.125"))}, "1.625"},
+		{"sum negative", AggSum, kDec, [][][]Cell{one(mdec("-1.5")), one(mdec("0.25"))}, "-1.25"},
 		{"sum int", AggSum, kInt, [][][]Cell{one(2, 3), one(-10)}, "-5"},
 		{"sum int overflows to decimal", AggSum, kInt, [][][]Cell{one(int64(math.MaxInt64)), one(int64(math.MaxInt64))}, "18446744073709551614"},
 		{"sum uint", AggSum, kUint, [][][]Cell{one(uint64(math.MaxUint64)), one(uint64(0))}, "18446744073709551615"},
 		{"sum uint overflow", AggSum, kUint, [][][]Cell{one(uint64(math.MaxUint64)), one(uint64(1))}, "18446744073709551616"},
-		{"sum big decimal", AggSum, kDec, [][][]Cell{one(dec("99999999999999999999999999999.99")), one(dec("0.01"))}, "100000000000000000000000000000.00"},
-		{"sum tiny decimal", AggSum, kDec, [][][]Cell{one(dec("0.000000000000000000001")), one(dec("1"))}, "1.000000000000000000001"},
+		{"sum big decimal", AggSum, kDec, [][][]Cell{one(mdec("99999999999999999999999999999.99")), one(mdec("0.01"))}, "100000000000000000000000000000.00"},
+		{"sum tiny decimal", AggSum, kDec, [][][]Cell{one(mdec("0.000000000000000000001")), one(mdec("1"))}, "1.000000000000000000001"},
 		{"sum float", AggSum, kFloat, [][][]Cell{one(1.5, nil), one(2.25)}, "3.75"},
 		{"sum float NULL", AggSum, kFloat, [][][]Cell{one(nil)}, "NULL"},
 		// MIN/MAX by the column's comparison, NULL ignored.
@@ -69,21 +69,21 @@ func TestAggregates(t *testing.T) {
 		{"min NULL only", AggMin, kInt, [][][]Cell{one(nil), one(nil)}, "NULL"},
 		{"min mixed", AggMin, kInt, [][][]Cell{one(nil, 7), one(-3, 9)}, "-3"},
 		{"max mixed", AggMax, kInt, [][][]Cell{one(nil, 7), one(-3, 9)}, "9"},
-		{"max decimal numerically", AggMax, kDec, [][][]Cell{one(dec("9.5")), one(dec("10.25"))}, "10.25"},
+		{"max decimal numerically", AggMax, kDec, [][][]Cell{one(mdec("9.5")), one(mdec("10.25"))}, "10.25"},
 		{"min string collation", AggMin, kGeneral, [][][]Cell{one("b", "B")}, "b"},
 		{"max string general_ci", AggMax, kGeneral, [][][]Cell{one("a", "Z"), one("z")}, "Z"},
 		{"max string bin", AggMax, kBin, [][][]Cell{one("a", "Z")}, "a"},
-		{"max time", AggMax, kTime, [][][]Cell{one(date(2020, 1, 2)), one(nil, date(2021, 5, 1))}, "2021-05-01"},
+		{"max time", AggMax, kTime, [][][]Cell{one(mdate(2020, 1, 2)), one(nil, mdate(2021, 5, 1))}, "2021-05-01"},
 		// COUNT/SUM/AVG(DISTINCT): over the union of the nodes' values.
 		{"count distinct none", AggCountDistinct, kInt, [][][]Cell{none, none}, "0"},
 		{"count distinct NULL only", AggCountDistinct, kInt, [][][]Cell{one(nil), one(nil)}, "0"},
 		{"count distinct across nodes", AggCountDistinct, kInt, [][][]Cell{one(1, 2), one(2, 3, nil)}, "3"},
 		{"count distinct collation", AggCountDistinct, kGeneral, [][][]Cell{one("abc", "x"), one("ABC ", "À", "a")}, "3"},
-		{"count distinct decimals", AggCountDistinct, kDec, [][][]Cell{one(dec("1.50")), one(dec("1.5"))}, "1"},
+		{"count distinct decimals", AggCountDistinct, kDec, [][][]Cell{one(mdec("1.50")), one(mdec("1.5"))}, "1"},
 		{"sum distinct none", AggSumDistinct, kInt, [][][]Cell{none}, "NULL"},
 		{"sum distinct NULL only", AggSumDistinct, kInt, [][][]Cell{one(nil), one(nil)}, "NULL"},
 		{"sum distinct", AggSumDistinct, kInt, [][][]Cell{one(100, 1), one(100)}, "101"},
-		{"sum distinct decimal", AggSumDistinct, kDec, [][][]Cell{one(dec("1.5"), dec("2.25")), one(dec("1.50"))}, "3.75"},
+		{"sum distinct decimal", AggSumDistinct, kDec, [][][]Cell{one(mdec("1.5"), mdec("2.25")), one(mdec("1.50"))}, "3.75"},
 		{"sum distinct float", AggSumDistinct, kFloat, [][][]Cell{one(1.5), one(1.5, 2.0)}, "3.5"},
 		{"avg distinct none", AggAvgDistinct, kInt, [][][]Cell{none}, "NULL"},
 		{"avg distinct (#14432)", AggAvgDistinct, kInt, [][][]Cell{one(100), one(100)}, "100.0000"},
@@ -115,21 +115,21 @@ func TestAggregateAvg(t *testing.T) {
 		got  string
 		want string
 	}{
-		{"C02 group a", avg(4, kDec, row(dec("20.0000"), 1, dec("20")), row(dec("17.5000"), 2, dec("35"))), "18.3333"},
-		{"C02 group b", avg(4, kDec, row(dec("5.0000"), 1, dec("5")), row(nil, 0, nil)), "5.0000"},
-		{"no non-NULL value", avg(4, kDec, row(nil, 0, nil), row(nil, 0, nil)), "NULL"},
+		{"C02 group a", avg(4, kDec, mrow(mdec("20.0000"), 1, mdec("20")), mrow(mdec("17.5000"), 2, mdec("35"))), "18.3333"},
+		{"C02 group b", avg(4, kDec, mrow(mdec("5.0000"), 1, mdec("5")), mrow(nil, 0, nil)), "5.0000"},
+		{"no non-NULL value", avg(4, kDec, mrow(nil, 0, nil), mrow(nil, 0, nil)), "NULL"},
 		{"no row", avg(4, kDec), "NULL"},
-		{"half up", avg(4, kDec, row(nil, 16, dec("1")), row(nil, 16, dec("0"))), "0.0313"},
-		{"half up negative", avg(4, kDec, row(nil, 32, dec("-1"))), "-0.0313"},
-		{"three 32ths", avg(4, kDec, row(nil, 32, dec("3"))), "0.0938"},
-		{"two thirds", avg(4, kDec, row(nil, 3, dec("2"))), "0.6667"},
-		{"decimal argument, scale 2+4", avg(6, kDec, row(nil, 3, dec("1.25"))), "0.416667"},
-		{"scale below the sum's", avg(1, kDec, row(nil, 1, dec("0.25"))), "0.3"},
-		{"scale 0", avg(0, kDec, row(nil, 2, dec("5"))), "3"},
-		{"int sums", avg(4, kInt, row(nil, 2, 7), row(nil, 1, 2)), "3.0000"},
-		{"big sum", avg(4, kDec, row(nil, 3, dec("1000000000000000000000000000000")), row(nil, 0, dec("1000000000000000000000000000001"))), "666666666666666666666666666667.0000"},
-		{"float sums", avg(4, kFloat, row(nil, 2, 1.0), row(nil, 1, 0.5)), "0.5"},
-		{"decimal counts", avg(4, kDec, row(nil, dec("2"), dec("3"))), "1.5000"},
+		{"half up", avg(4, kDec, mrow(nil, 16, mdec("1")), mrow(nil, 16, mdec("0"))), "0.0313"},
+		{"half up negative", avg(4, kDec, mrow(nil, 32, mdec("-1"))), "-0.0313"},
+		{"three 32ths", avg(4, kDec, mrow(nil, 32, mdec("3"))), "0.0938"},
+		{"two thirds", avg(4, kDec, mrow(nil, 3, mdec("2"))), "0.6667"},
+		{"decimal argument, scale 2+4", avg(6, kDec, mrow(nil, 3, mdec("1.25"))), "0.416667"},
+		{"scale below the sum's", avg(1, kDec, mrow(nil, 1, mdec("0.25"))), "0.3"},
+		{"scale 0", avg(0, kDec, mrow(nil, 2, mdec("5"))), "3"},
+		{"int sums", avg(4, kInt, mrow(nil, 2, 7), mrow(nil, 1, 2)), "3.0000"},
+		{"big sum", avg(4, kDec, mrow(nil, 3, mdec("1000000000000000000000000000000")), mrow(nil, 0, mdec("1000000000000000000000000000001"))), "666666666666666666666666666667.0000"},
+		{"float sums", avg(4, kFloat, mrow(nil, 2, 1.0), mrow(nil, 1, 0.5)), "0.5"},
+		{"decimal counts", avg(4, kDec, mrow(nil, mdec("2"), mdec("3"))), "1.5000"},
 	} {
 		require.Equal(t, tc.want, tc.got, tc.name)
 	}
@@ -182,7 +182,7 @@ func TestAggregateAllocs(t *testing.T) {
 		Aggregates: []AggregateSpec{{Column: 1, Func: AggCount}, {Column: 2, Func: AggSum}}}
 	g := newGrouper(&spec, nil)
 	var gr group
-	r := row(1, 2, dec("12.25"))
+	r := mrow(1, 2, mdec("12.25"))
 	g.start(&gr, r)
 	allocs := testing.AllocsPerRun(1000, func() { g.add(&gr, r) })
 	require.Zero(t, allocs)

@@ -92,7 +92,7 @@ const (
 	// approximated.
 	CollationUTF8MB4Unicode520NopadCI
 	// CollationUTF8MB4UCA1400AICI is MariaDB's "utf8mb4_uca1400_ai_ci" (UCA
-	// 14.0.0, PAD SPACE; the default from MariaDB 11.5), approximated.
+	// 14.0.0, PAD SPACE; MariaDB 10.10 and later), approximated.
 	CollationUTF8MB4UCA1400AICI
 	// CollationUTF8MB4UCA1400NopadAICI is "utf8mb4_uca1400_nopad_ai_ci",
 	// approximated.

@@ -90,9 +90,8 @@ func newGroupMerge(spec *MergeSpec, sources []RowSource) RowSource {
 	scalar := len(spec.Aggregates) > 0 && len(spec.GroupBy) == 0
 	var in RowSource
 	if spec.StreamGroup && !scalar {
-		keys := spec.OrderBy
 		in = &streamGroup{
-			in:  newSortMerge(spec, keys, sources),
+			in:  newSortMerge(spec, spec.OrderBy, sources),
 			g:   newGrouper(spec, cols),
 			out: make([]Cell, spec.Columns),
 		}
@@ -128,6 +127,8 @@ type streamGroup struct {
 	err  error
 }
 
+// Next folds rows into the current group until one of the next group
+// arrives, and returns the finished group's merged row.
 func (s *streamGroup) Next() ([]Cell, error) {
 	if s.err != nil {
 		return nil, s.err
@@ -197,6 +198,8 @@ type memoryGroup struct {
 	err    error
 }
 
+// Next returns the next merged group, reading and grouping all input on
+// the first call.
 func (m *memoryGroup) Next() ([]Cell, error) {
 	if m.err != nil {
 		return nil, m.err
@@ -290,6 +293,7 @@ func newDistinctRows(spec *MergeSpec, in RowSource) *distinctRows {
 	return &distinctRows{in: in, g: newGrouper(spec, cols), seen: make(map[string]struct{})}
 }
 
+// Next returns the next row not equal to one returned before.
 func (d *distinctRows) Next() ([]Cell, error) {
 	for {
 		row, err := d.in.Next()

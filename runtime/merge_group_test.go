@@ -25,10 +25,10 @@ func TestMergeGroupBy(t *testing.T) {
 	// asks for the stream merge; the memory merge does not care).
 	nodes := func() []RowSource {
 		return []RowSource{
-			rows(row("a", 2, dec("1.5"), 7), row("B", 1, nil, nil), row("c", 1, dec("2"), 1)),
-			rows(row("A", 3, dec("0.5"), 9), row("b", 2, dec("4"), 3)),
-			rows(),
-			rows(row(nil, 1, dec("1"), 0), row("À", 1, dec("1"), 10)),
+			msrc(mrow("a", 2, mdec("1.5"), 7), mrow("B", 1, nil, nil), mrow("c", 1, mdec("2"), 1)),
+			msrc(mrow("A", 3, mdec("0.5"), 9), mrow("b", 2, mdec("4"), 3)),
+			msrc(),
+			msrc(mrow(nil, 1, mdec("1"), 0), mrow("À", 1, mdec("1"), 10)),
 		}
 	}
 	// NULL is one group and sorts first; 'a', 'A' and 'À' are one group
@@ -61,10 +61,10 @@ func TestMergeGroupBy(t *testing.T) {
 			name: "stream, ORDER BY key",
 			spec: groupSpec(kGeneral, true, SortKey{Column: 0}),
 			srcs: []RowSource{
-				rows(row("a", 2, dec("1.5"), 7), row("B", 1, nil, nil), row("c", 1, dec("2"), 1)),
-				rows(row("A", 3, dec("0.5"), 9), row("b", 2, dec("4"), 3)),
-				rows(),
-				rows(row(nil, 1, dec("1"), 0), row("À", 1, dec("1"), 10)),
+				msrc(mrow("a", 2, mdec("1.5"), 7), mrow("B", 1, nil, nil), mrow("c", 1, mdec("2"), 1)),
+				msrc(mrow("A", 3, mdec("0.5"), 9), mrow("b", 2, mdec("4"), 3)),
+				msrc(),
+				msrc(mrow(nil, 1, mdec("1"), 0), mrow("À", 1, mdec("1"), 10)),
 			},
 			want: [][]string{{"NULL", "1", "1", "0"}, {"a", "6", "3.0", "10"}, {"B", "3", "4", "3"}, {"c", "1", "2", "1"}},
 		},
@@ -72,9 +72,9 @@ func TestMergeGroupBy(t *testing.T) {
 			name: "stream, ORDER BY key DESC",
 			spec: groupSpec(kGeneral, true, SortKey{Column: 0, Desc: true}),
 			srcs: []RowSource{
-				rows(row("c", 1, dec("2"), 1), row("B", 1, nil, nil), row("a", 2, dec("1.5"), 7)),
-				rows(row("b", 2, dec("4"), 3), row("A", 3, dec("0.5"), 9)),
-				rows(row("À", 1, dec("1"), 10), row(nil, 1, dec("1"), 0)),
+				msrc(mrow("c", 1, mdec("2"), 1), mrow("B", 1, nil, nil), mrow("a", 2, mdec("1.5"), 7)),
+				msrc(mrow("b", 2, mdec("4"), 3), mrow("A", 3, mdec("0.5"), 9)),
+				msrc(mrow("À", 1, mdec("1"), 10), mrow(nil, 1, mdec("1"), 0)),
 			},
 			want: [][]string{{"c", "1", "2", "1"}, {"B", "3", "4", "3"}, {"a", "6", "3.0", "10"}, {"NULL", "1", "1", "0"}},
 		},
@@ -82,27 +82,27 @@ func TestMergeGroupBy(t *testing.T) {
 			name: "stream, bin collation keeps case apart",
 			spec: groupSpec(kBin, true, SortKey{Column: 0}),
 			srcs: []RowSource{
-				rows(row("A", 1, dec("1"), 1), row("a", 1, dec("1"), 1)),
-				rows(row("A", 2, dec("1"), 5), row("a ", 1, dec("1"), 2)),
+				msrc(mrow("A", 1, mdec("1"), 1), mrow("a", 1, mdec("1"), 1)),
+				msrc(mrow("A", 2, mdec("1"), 5), mrow("a ", 1, mdec("1"), 2)),
 			},
 			want: [][]string{{"A", "3", "2", "5"}, {"a", "2", "2", "2"}},
 		},
 		{
 			name: "stream, no rows",
 			spec: groupSpec(kGeneral, true, SortKey{Column: 0}),
-			srcs: []RowSource{rows(), rows()},
+			srcs: []RowSource{msrc(), msrc()},
 			want: [][]string{},
 		},
 		{
 			name: "memory, no rows: no groups",
 			spec: groupSpec(kGeneral, false),
-			srcs: []RowSource{rows(), rows()},
+			srcs: []RowSource{msrc(), msrc()},
 			want: [][]string{},
 		},
 		{
 			name: "memory, numeric keys of different forms",
 			spec: groupSpec(kDec, false),
-			srcs: []RowSource{rows(row(dec("1.50"), 1, dec("1"), 1)), rows(row(dec("1.5"), 1, dec("1"), 2), row(dec("-0"), 1, dec("1"), 3)), rows(row(dec("0.00"), 1, dec("1"), 4))},
+			srcs: []RowSource{msrc(mrow(mdec("1.50"), 1, mdec("1"), 1)), msrc(mrow(mdec("1.5"), 1, mdec("1"), 2), mrow(mdec("-0"), 1, mdec("1"), 3)), msrc(mrow(mdec("0.00"), 1, mdec("1"), 4))},
 			want: [][]string{{"-0", "2", "2", "4"}, {"1.50", "2", "2", "2"}},
 		},
 	} {
@@ -122,8 +122,8 @@ func TestMergeGroupByTwoColumns(t *testing.T) {
 	}
 	srcs := func() []RowSource {
 		return []RowSource{
-			rows(row(1, 1, "x"), row(1, 2, "y"), row(2, 1, "x")),
-			rows(row(1, 5, "X"), row(2, 1, "y")),
+			msrc(mrow(1, 1, "x"), mrow(1, 2, "y"), mrow(2, 1, "x")),
+			msrc(mrow(1, 5, "X"), mrow(2, 1, "y")),
 		}
 	}
 	want := [][]string{{"1", "6"}, {"1", "2"}, {"2", "1"}, {"2", "1"}}
@@ -137,28 +137,28 @@ func TestMergeDistinct(t *testing.T) {
 		spec := MergeSpec{Columns: 2, Visible: 2, Kinds: []ColumnKind{kGeneral, kInt}, Distinct: true,
 			OrderBy: []SortKey{{Column: 1, Desc: true}}, Count: NoLimit}
 		got := mergeText(t, &spec, nil,
-			rows(row("a", 1), row("b", 2), row(nil, 3)),
-			rows(row("A", 1), row("b ", 2), row(nil, 3), row("c", 1)))
+			msrc(mrow("a", 1), mrow("b", 2), mrow(nil, 3)),
+			msrc(mrow("A", 1), mrow("b ", 2), mrow(nil, 3), mrow("c", 1)))
 		require.Equal(t, [][]string{{"NULL", "3"}, {"b", "2"}, {"a", "1"}, {"c", "1"}}, got)
 	})
 	t.Run("DISTINCT rows, no ORDER BY: column order", func(t *testing.T) {
 		spec := MergeSpec{Columns: 1, Visible: 1, Kinds: []ColumnKind{kInt}, Distinct: true, Count: NoLimit}
-		got := mergeText(t, &spec, nil, rows(row(3), row(1), row(3)), rows(row(2), row(1)))
+		got := mergeText(t, &spec, nil, msrc(mrow(3), mrow(1), mrow(3)), msrc(mrow(2), mrow(1)))
 		require.Equal(t, [][]string{{"1"}, {"2"}, {"3"}}, got)
 	})
 	t.Run("DISTINCT rows, streamed", func(t *testing.T) {
 		spec := MergeSpec{Columns: 2, Visible: 2, Kinds: []ColumnKind{kGeneral, kInt}, Distinct: true,
 			OrderBy: []SortKey{{Column: 1}, {Column: 0}}, StreamGroup: true, Count: NoLimit}
 		got := mergeText(t, &spec, nil,
-			rows(row("a", 1), row("c", 1), row("b", 2)),
-			rows(row("A", 1), row("b", 2)))
+			msrc(mrow("a", 1), mrow("c", 1), mrow("b", 2)),
+			msrc(mrow("A", 1), mrow("b", 2)))
 		require.Equal(t, [][]string{{"a", "1"}, {"c", "1"}, {"b", "2"}}, got)
 	})
 	t.Run("DISTINCT with a hidden ORDER BY column", func(t *testing.T) {
 		// Only the visible columns decide duplicates.
 		spec := MergeSpec{Columns: 2, Visible: 1, Kinds: []ColumnKind{kInt, kInt}, Distinct: true,
 			OrderBy: []SortKey{{Column: 0}}, Count: NoLimit}
-		got := mergeText(t, &spec, nil, rows(row(1, 5), row(2, 6)), rows(row(1, 7)))
+		got := mergeText(t, &spec, nil, msrc(mrow(1, 5), mrow(2, 6)), msrc(mrow(1, 7)))
 		require.Equal(t, [][]string{{"1"}, {"2"}}, got)
 	})
 	t.Run("DISTINCT after GROUP BY", func(t *testing.T) {
@@ -166,13 +166,13 @@ func TestMergeDistinct(t *testing.T) {
 		// each once, in the groups' order.
 		spec := MergeSpec{Columns: 2, Visible: 1, Kinds: []ColumnKind{kInt, kInt}, Distinct: true,
 			GroupBy: []int{1}, Aggregates: []AggregateSpec{{Column: 0, Func: AggCount}}, Count: NoLimit}
-		got := mergeText(t, &spec, nil, rows(row(2, 10), row(1, 20), row(3, 30)), rows(row(1, 10), row(3, 40)))
+		got := mergeText(t, &spec, nil, msrc(mrow(2, 10), mrow(1, 20), mrow(3, 30)), msrc(mrow(1, 10), mrow(3, 40)))
 		require.Equal(t, [][]string{{"3"}, {"1"}}, got)
 	})
 	t.Run("DISTINCT of a scalar aggregate", func(t *testing.T) {
 		spec := MergeSpec{Columns: 1, Visible: 1, Kinds: []ColumnKind{kInt}, Distinct: true,
 			Aggregates: []AggregateSpec{{Column: 0, Func: AggCount}}, Count: NoLimit}
-		require.Equal(t, [][]string{{"5"}}, mergeText(t, &spec, nil, rows(row(2)), rows(row(3))))
+		require.Equal(t, [][]string{{"5"}}, mergeText(t, &spec, nil, msrc(mrow(2)), msrc(mrow(3))))
 	})
 }
 
@@ -181,11 +181,11 @@ func TestMergeDistinct(t *testing.T) {
 func TestMergeScalar(t *testing.T) {
 	spec := MergeSpec{Columns: 3, Visible: 3, Kinds: []ColumnKind{kGeneral, kInt, kInt},
 		Aggregates: []AggregateSpec{{Column: 1, Func: AggCount}, {Column: 2, Func: AggMin}}, Count: NoLimit}
-	require.Equal(t, [][]string{{"first", "5", "-1"}}, mergeText(t, &spec, nil, rows(row("first", 2, 4)), rows(row("second", 3, -1))))
-	require.Equal(t, [][]string{{"NULL", "0", "NULL"}}, mergeText(t, &spec, nil, rows(), rows()))
+	require.Equal(t, [][]string{{"first", "5", "-1"}}, mergeText(t, &spec, nil, msrc(mrow("first", 2, 4)), msrc(mrow("second", 3, -1))))
+	require.Equal(t, [][]string{{"NULL", "0", "NULL"}}, mergeText(t, &spec, nil, msrc(), msrc()))
 	// With LIMIT 1, 1 the one row is skipped, as MySQL does.
 	spec.Offset, spec.Count = LimitValue{Value: 1}, LimitValue{Value: 1}
-	require.Equal(t, [][]string{}, mergeText(t, &spec, nil, rows()))
+	require.Equal(t, [][]string{}, mergeText(t, &spec, nil, msrc()))
 }
 
 // TestMergeStreamGroupMemory checks that the stream group-by holds one

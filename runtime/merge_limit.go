@@ -23,6 +23,8 @@ type limitRows struct {
 	visible int
 }
 
+// Next skips what remains of the offset, then returns the next row cut
+// to its visible columns, until the row count is reached.
 func (l *limitRows) Next() ([]Cell, error) {
 	if l.take == 0 {
 		return nil, io.EOF

@@ -12,7 +12,7 @@ func TestMergeLimit(t *testing.T) {
 	// Two nodes, ORDER BY column 0; each node already returned its first
 	// offset+count rows.
 	srcs := func() []RowSource {
-		return []RowSource{rows(row(1), row(3), row(5)), rows(row(2), row(4))}
+		return []RowSource{msrc(mrow(1), mrow(3), mrow(5)), msrc(mrow(2), mrow(4))}
 	}
 	lit := func(v int64) LimitValue { return LimitValue{Value: v} }
 	par := func(i int64) LimitValue { return LimitValue{Value: i, Param: true} }
@@ -69,7 +69,7 @@ func TestMergeLimitErrors(t *testing.T) {
 // TestMergeLimitStopsReading checks that the pagination decorator reads
 // nothing for LIMIT 0 and stops once it has its rows, and that EOF repeats.
 func TestMergeLimitStopsReading(t *testing.T) {
-	a := &countingSource{RowSource: rows(row(1), row(2), row(3))}
+	a := &countingSource{RowSource: msrc(mrow(1), mrow(2), mrow(3))}
 	spec := MergeSpec{Columns: 1, Visible: 1, Kinds: []ColumnKind{kInt}, Count: LimitValue{Value: 0}}
 	m, err := Merge(&spec, nil, []RowSource{a})
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestMergeLimitStopsReading(t *testing.T) {
 
 	// An offset beyond the rows: EOF, and EOF again.
 	spec.Offset, spec.Count = LimitValue{Value: 10}, NoLimit
-	m, err = Merge(&spec, nil, []RowSource{rows(row(1))})
+	m, err = Merge(&spec, nil, []RowSource{msrc(mrow(1))})
 	require.NoError(t, err)
 	for range 2 {
 		_, err = m.Next()
@@ -103,7 +103,7 @@ func TestMergeLimitStopsReading(t *testing.T) {
 // with no room to grow into the derived ones.
 func TestMergeLimitTrims(t *testing.T) {
 	spec := MergeSpec{Columns: 3, Visible: 1, Kinds: []ColumnKind{kInt, kInt, kInt}, Count: NoLimit}
-	m, err := Merge(&spec, nil, []RowSource{rows(row(1, 2, 3))})
+	m, err := Merge(&spec, nil, []RowSource{msrc(mrow(1, 2, 3))})
 	require.NoError(t, err)
 	r, err := m.Next()
 	require.NoError(t, err)

@@ -14,6 +14,8 @@ type concatRows struct {
 	err     error // sticky error
 }
 
+// Next returns the current source's next row, moving to the next source
+// at each io.EOF.
 func (c *concatRows) Next() ([]Cell, error) {
 	if c.err != nil {
 		return nil, c.err
@@ -81,6 +83,8 @@ func newSortMerge(spec *MergeSpec, keys []SortKey, sources []RowSource) *sortMer
 	return m
 }
 
+// Next advances the source whose row was returned last and returns the
+// least current row.
 func (m *sortMerge) Next() ([]Cell, error) {
 	if m.err != nil {
 		return nil, m.err

@@ -11,10 +11,10 @@ import (
 
 func TestMergeIterator(t *testing.T) {
 	spec := MergeSpec{Columns: 2, Visible: 1, Kinds: []ColumnKind{kInt, kInt}, Count: NoLimit}
-	got := mergeText(t, &spec, nil, rows(), rows(row(3, 0), row(1, 0)), rows(), rows(row(2, 0)))
+	got := mergeText(t, &spec, nil, msrc(), msrc(mrow(3, 0), mrow(1, 0)), msrc(), msrc(mrow(2, 0)))
 	require.Equal(t, [][]string{{"3"}, {"1"}, {"2"}}, got, "route order, derived column dropped")
 	require.Equal(t, [][]string{}, mergeText(t, &spec, nil))
-	require.Equal(t, [][]string{}, mergeText(t, &spec, nil, rows(), rows()))
+	require.Equal(t, [][]string{}, mergeText(t, &spec, nil, msrc(), msrc()))
 }
 
 func TestMergeOrderBy(t *testing.T) {
@@ -30,9 +30,9 @@ func TestMergeOrderBy(t *testing.T) {
 			kinds: []ColumnKind{kInt, kGeneral},
 			keys:  []SortKey{{Column: 0}},
 			sources: [][][]Cell{
-				{row(nil, "n1"), row(1, "a"), row(5, "e")},
-				{row(nil, "n2"), row(2, "b")},
-				{row(0, "z")},
+				{mrow(nil, "n1"), mrow(1, "a"), mrow(5, "e")},
+				{mrow(nil, "n2"), mrow(2, "b")},
+				{mrow(0, "z")},
 			},
 			want: [][]string{{"NULL", "n1"}, {"NULL", "n2"}, {"0", "z"}, {"1", "a"}, {"2", "b"}, {"5", "e"}},
 		},
@@ -41,8 +41,8 @@ func TestMergeOrderBy(t *testing.T) {
 			kinds: []ColumnKind{kInt, kGeneral},
 			keys:  []SortKey{{Column: 0, Desc: true}},
 			sources: [][][]Cell{
-				{row(5, "e"), row(1, "a"), row(nil, "n1")},
-				{row(2, "b"), row(nil, "n2")},
+				{mrow(5, "e"), mrow(1, "a"), mrow(nil, "n1")},
+				{mrow(2, "b"), mrow(nil, "n2")},
 			},
 			want: [][]string{{"5", "e"}, {"2", "b"}, {"1", "a"}, {"NULL", "n1"}, {"NULL", "n2"}},
 		},
@@ -51,9 +51,9 @@ func TestMergeOrderBy(t *testing.T) {
 			kinds: []ColumnKind{kGeneral, kInt},
 			keys:  []SortKey{{Column: 0}},
 			sources: [][][]Cell{
-				{row("a", 0), row("À", 1), row("b", 2)},
-				{row("A", 10), row("B", 11)},
-				{row("a ", 20)},
+				{mrow("a", 0), mrow("À", 1), mrow("b", 2)},
+				{mrow("A", 10), mrow("B", 11)},
+				{mrow("a ", 20)},
 			},
 			// 'a', 'À', 'A', 'a ' are equal under utf8mb4_general_ci: source 0's
 			// two, then source 1's, then source 2's.
@@ -64,8 +64,8 @@ func TestMergeOrderBy(t *testing.T) {
 			kinds: []ColumnKind{kBin},
 			keys:  []SortKey{{Column: 0}},
 			sources: [][][]Cell{
-				{row("B"), row("a")},
-				{row("A"), row("b")},
+				{mrow("B"), mrow("a")},
+				{mrow("A"), mrow("b")},
 			},
 			want: [][]string{{"A"}, {"B"}, {"a"}, {"b"}},
 		},
@@ -74,8 +74,8 @@ func TestMergeOrderBy(t *testing.T) {
 			kinds: []ColumnKind{kGeneral, kDec},
 			keys:  []SortKey{{Column: 0}, {Column: 1, Desc: true}},
 			sources: [][][]Cell{
-				{row("x", dec("10.5")), row("x", dec("9.75")), row("y", nil)},
-				{row("X", dec("10.50")), row("x", dec("2")), row("y", dec("-1"))},
+				{mrow("x", mdec("10.5")), mrow("x", mdec("9.75")), mrow("y", nil)},
+				{mrow("X", mdec("10.50")), mrow("x", mdec("2")), mrow("y", mdec("-1"))},
 			},
 			want: [][]string{{"x", "10.5"}, {"X", "10.50"}, {"x", "9.75"}, {"x", "2"}, {"y", "-1"}, {"y", "NULL"}},
 		},
@@ -84,8 +84,8 @@ func TestMergeOrderBy(t *testing.T) {
 			kinds: []ColumnKind{kDec},
 			keys:  []SortKey{{Column: 0}},
 			sources: [][][]Cell{
-				{row(dec("1")), row(dec("10")), row(dec("12"))},
-				{row(dec("2")), row(dec("11"))},
+				{mrow(mdec("1")), mrow(mdec("10")), mrow(mdec("12"))},
+				{mrow(mdec("2")), mrow(mdec("11"))},
 			},
 			want: [][]string{{"1"}, {"2"}, {"10"}, {"11"}, {"12"}},
 		},
@@ -94,7 +94,7 @@ func TestMergeOrderBy(t *testing.T) {
 			spec := MergeSpec{Columns: len(tc.kinds), Visible: len(tc.kinds), Kinds: tc.kinds, OrderBy: tc.keys, Count: NoLimit}
 			srcs := make([]RowSource, len(tc.sources))
 			for i, s := range tc.sources {
-				srcs[i] = rows(s...)
+				srcs[i] = msrc(s...)
 			}
 			require.Equal(t, tc.want, mergeText(t, &spec, nil, srcs...))
 		})
@@ -119,8 +119,8 @@ func (c *countingSource) Next() ([]Cell, error) {
 // source before returning its first row, and one more per row returned.
 func TestMergeOrderByLazy(t *testing.T) {
 	spec := MergeSpec{Columns: 1, Visible: 1, Kinds: []ColumnKind{kInt}, OrderBy: []SortKey{{Column: 0}}, Count: NoLimit}
-	a := &countingSource{RowSource: rows(row(1), row(3), row(5))}
-	b := &countingSource{RowSource: rows(row(2), row(4))}
+	a := &countingSource{RowSource: msrc(mrow(1), mrow(3), mrow(5))}
+	b := &countingSource{RowSource: msrc(mrow(2), mrow(4))}
 	m, err := Merge(&spec, nil, []RowSource{a, b})
 	require.NoError(t, err)
 	require.Zero(t, a.read+b.read, "Merge reads nothing")
@@ -153,11 +153,11 @@ func TestMergeOrderByRandom(t *testing.T) {
 				if rng.IntN(5) > 0 {
 					v = rng.IntN(6)
 				}
-				rs = append(rs, row(v, letters[rng.IntN(len(letters))], s))
+				rs = append(rs, mrow(v, letters[rng.IntN(len(letters))], s))
 			}
 			slices.SortStableFunc(rs, func(a, b []Cell) int { return compareRows(a, b, keys, colls) })
 			all = append(all, rs...)
-			srcs[s] = rows(rs...)
+			srcs[s] = msrc(rs...)
 		}
 		slices.SortStableFunc(all, func(a, b []Cell) int {
 			if c := compareRows(a, b, keys, colls); c != 0 {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	goruntime "runtime"
 	"strconv"
@@ -24,13 +25,13 @@ var (
 	kBin     = ColumnKind{Type: ColumnString, Collation: CollationUTF8MB4Bin}
 )
 
-// dec marks a test value as DECIMAL text.
-type dec string
+// mdec marks a test value as DECIMAL text.
+type mdec string
 
-// row builds a row from test values: nil is NULL, int/int64 Int, uint64
-// Uint, float64 Float, float32 FLOAT, string a string, dec a DECIMAL,
+// mrow builds a row from test values: nil is NULL, int/int64 Int, uint64
+// Uint, float64 Float, float32 FLOAT, string a string, mdec a DECIMAL,
 // time.Time a time.
-func row(vals ...any) []Cell {
+func mrow(vals ...any) []Cell {
 	out := make([]Cell, len(vals))
 	for i, v := range vals {
 		switch v := v.(type) {
@@ -47,7 +48,7 @@ func row(vals ...any) []Cell {
 			out[i] = Float32Cell(v)
 		case string:
 			out[i] = StringCell(v)
-		case dec:
+		case mdec:
 			c, err := DecimalCell([]byte(v))
 			if err != nil {
 				panic(err)
@@ -56,14 +57,14 @@ func row(vals ...any) []Cell {
 		case time.Time:
 			out[i] = TimeCell(v)
 		default:
-			panic("row: unsupported test value " + strconv.Quote(Cell{}.String()))
+			panic(fmt.Sprintf("mrow: unsupported test value %T", v))
 		}
 	}
 	return out
 }
 
-// rows is a source over the given rows.
-func rows(r ...[]Cell) RowSource { return NewBufferedRows(r) }
+// msrc is a source over the given rows.
+func msrc(r ...[]Cell) RowSource { return NewBufferedRows(r) }
 
 // cellText renders a cell as MySQL prints it, for comparing with the
 // expected answers of the cases: NULL as "NULL", FLOAT with float32
@@ -97,8 +98,8 @@ func mergeText(t testing.TB, spec *MergeSpec, args []any, sources ...RowSource) 
 	return out
 }
 
-// date is a DATE value.
-func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+// mdate is a DATE value.
+func mdate(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
 // driverRow decodes values as go-sql-driver returns them into a row.
 func driverRow(t testing.TB, kinds []ColumnKind, vals ...any) []Cell {
@@ -190,7 +191,7 @@ func TestMergeSpecValidate(t *testing.T) {
 	require.NoError(t, ok.Validate())
 	_, err := Merge(nil, nil, nil)
 	require.EqualError(t, err, "runtime.Merge: nil MergeSpec")
-	_, err = Merge(&ok, nil, []RowSource{rows(), nil})
+	_, err = Merge(&ok, nil, []RowSource{msrc(), nil})
 	require.EqualError(t, err, "runtime.Merge: source 1 is nil")
 	// A scalar aggregate is one group: StreamGroup is accepted and ignored.
 	scalar := MergeSpec{Columns: 1, Visible: 1, Kinds: []ColumnKind{kInt}, Aggregates: []AggregateSpec{{Column: 0, Func: AggCount}}, StreamGroup: true, Count: NoLimit}
@@ -264,10 +265,10 @@ func TestMergeCases(t *testing.T) {
 		r := func(vals ...any) []Cell { return driverRow(t, kinds, vals...) }
 		node := func() []RowSource {
 			return []RowSource{
-				rows(r(int64(4), float32(4), []byte("a"), date(1967, 9, 12))),
-				rows(r(int64(1), float32(1), []byte("a sting"), nil), r(int64(5), float32(3), []byte(""), date(1776, 4, 30))),
-				rows(r(int64(2), float32(1), []byte("a"), nil), r(int64(6), float32(4), []byte("b"), date(1963, 12, 9))),
-				rows(r(int64(3), float32(3), []byte(""), date(1983, 1, 1))),
+				msrc(r(int64(4), float32(4), []byte("a"), mdate(1967, 9, 12))),
+				msrc(r(int64(1), float32(1), []byte("a sting"), nil), r(int64(5), float32(3), []byte(""), mdate(1776, 4, 30))),
+				msrc(r(int64(2), float32(1), []byte("a"), nil), r(int64(6), float32(4), []byte("b"), mdate(1963, 12, 9))),
+				msrc(r(int64(3), float32(3), []byte(""), mdate(1983, 1, 1))),
 			}
 		}
 		want := [][]string{{"3", "3", "", "1983-01-01"}, {"4", "4", "a", "1967-09-12"}, {"5", "3", "", "1776-04-30"}}
@@ -297,8 +298,8 @@ func TestMergeCases(t *testing.T) {
 		// NULL is not counted), c = 7/1, DECIMAL scale 0+4.
 		sources := func() []RowSource {
 			return []RowSource{
-				rows(row(dec("20.0000"), 1, dec("20"), "a"), row(dec("5.0000"), 1, dec("5"), "b"), row(dec("7.0000"), 1, dec("7"), "c")),
-				rows(row(dec("17.5000"), 2, dec("35"), "a"), row(nil, 0, nil, "b")),
+				msrc(mrow(mdec("20.0000"), 1, mdec("20"), "a"), mrow(mdec("5.0000"), 1, mdec("5"), "b"), mrow(mdec("7.0000"), 1, mdec("7"), "c")),
+				msrc(mrow(mdec("17.5000"), 2, mdec("35"), "a"), mrow(nil, 0, nil, "b")),
 			}
 		}
 		want := [][]string{{"18.3333"}, {"5.0000"}, {"7.0000"}}
@@ -325,12 +326,12 @@ func TestMergeCases(t *testing.T) {
 		// SUM(val), AVG(val), MAX(val) FROM testing, MOD 2 on id: (1,NULL)
 		// on ds_1, (2,NULL) on ds_0. Each node's one group (val NULL) has
 		// COUNT 0 and NULL sums.
-		nullGroup := func() []Cell { return row(nil, nil, 0, nil, nil, nil, 0, nil) }
+		nullGroup := func() []Cell { return mrow(nil, nil, 0, nil, nil, nil, 0, nil) }
 		want := [][]string{{"0", "NULL", "0", "NULL", "NULL", "NULL"}}
-		require.Equal(t, want, mergeText(t, &c03, nil, rows(nullGroup()), rows(nullGroup())))
+		require.Equal(t, want, mergeText(t, &c03, nil, msrc(nullGroup()), msrc(nullGroup())))
 		// After DELETE FROM testing: no node returns a row, and a scalar
 		// aggregate still answers one row.
-		require.Equal(t, want, mergeText(t, &c03, nil, rows(), rows()))
+		require.Equal(t, want, mergeText(t, &c03, nil, msrc(), msrc()))
 		require.Equal(t, want, mergeText(t, &c03, nil))
 	})
 
@@ -347,8 +348,8 @@ func TestMergeCases(t *testing.T) {
 			OrderBy: []SortKey{{Column: 1}, {Column: 0}}, Count: LimitValue{Value: 3},
 		}
 		got := mergeText(t, &spec, nil,
-			rows(row(1, 1), row(2, 1), row(3, 1), row(4, 2), row(5, 2)),
-			rows(row(1, 3), row(2, 3), row(3, 2), row(4, 1), row(5, 1)))
+			msrc(mrow(1, 1), mrow(2, 1), mrow(3, 1), mrow(4, 2), mrow(5, 2)),
+			msrc(mrow(1, 3), mrow(2, 3), mrow(3, 2), mrow(4, 1), mrow(5, 1)))
 		require.Equal(t, [][]string{{"3", "3"}, {"4", "3"}, {"5", "3"}}, got)
 	})
 
@@ -358,7 +359,7 @@ func TestMergeCases(t *testing.T) {
 		// _0001 holds id 1 with name 'abc' and returns nothing. The
 		// iterator merge concatenates; DECIMAL text stays "1.2".
 		spec := MergeSpec{Columns: 3, Visible: 3, Kinds: []ColumnKind{kInt, kGeneral, kDec}, Count: NoLimit}
-		got := mergeText(t, &spec, nil, rows(row(2, "abc", dec("1.2"))), rows())
+		got := mergeText(t, &spec, nil, msrc(mrow(2, "abc", mdec("1.2"))), msrc())
 		require.Equal(t, [][]string{{"2", "abc", "1.2"}}, got)
 	})
 
@@ -376,11 +377,11 @@ func TestMergeCases(t *testing.T) {
 			for i, orderID := range []int{10, 11, 12} {
 				ds := parity >> i & 1
 				u := ds*2 + orderID%2
-				units[u] = append(units[u], row(orderID, notes[i]))
+				units[u] = append(units[u], mrow(orderID, notes[i]))
 			}
 			sources := make([]RowSource, 4)
 			for i := range units {
-				sources[i] = rows(units[i]...)
+				sources[i] = msrc(units[i]...)
 			}
 			got := mergeText(t, &spec, nil, sources...)
 			require.Equal(t, [][]string{{"10", "a"}, {"11", "b"}, {"12", "c"}}, got, "parity %03b", parity)
@@ -392,7 +393,7 @@ func TestMergeCases(t *testing.T) {
 		// read goes to one data source, so the merge sees one unit and
 		// returns (1,'a','y') once, not once per copy.
 		spec := MergeSpec{Columns: 3, Visible: 3, Kinds: []ColumnKind{kInt, kGeneral, kGeneral}, Count: NoLimit}
-		got := mergeText(t, &spec, nil, rows(row(1, "a", "y")))
+		got := mergeText(t, &spec, nil, msrc(mrow(1, "a", "y")))
 		require.Equal(t, [][]string{{"1", "a", "y"}}, got)
 	})
 
@@ -400,7 +401,7 @@ func TestMergeCases(t *testing.T) {
 		// MOD 2 on id: ds_0={2:'b'}, ds_1={1:'a',3:'c'}. Each node runs
 		// ORDER BY id LIMIT 1 and returns its least row.
 		spec := MergeSpec{Columns: 2, Visible: 2, Kinds: []ColumnKind{kInt, kGeneral}, OrderBy: []SortKey{{Column: 0}}, Count: LimitValue{Value: 1}}
-		got := mergeText(t, &spec, nil, rows(row(2, "b")), rows(row(1, "a")))
+		got := mergeText(t, &spec, nil, msrc(mrow(2, "b")), msrc(mrow(1, "a")))
 		require.Equal(t, [][]string{{"1", "a"}}, got)
 	})
 }
@@ -437,7 +438,7 @@ func TestMergeSourceErrors(t *testing.T) {
 	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {
 			one := make([]Cell, spec.Columns)
-			m, err := Merge(&spec, nil, []RowSource{rows(one), &errSource{rows: [][]Cell{one}, err: boom}})
+			m, err := Merge(&spec, nil, []RowSource{msrc(one), &errSource{rows: [][]Cell{one}, err: boom}})
 			require.NoError(t, err)
 			var got error
 			for range 5 {
@@ -452,7 +453,7 @@ func TestMergeSourceErrors(t *testing.T) {
 			require.Equal(t, got, again, "the error is sticky")
 
 			// A row of the wrong width is an error, not a panic.
-			m, err = Merge(&spec, nil, []RowSource{rows(one), rows(make([]Cell, spec.Columns+1))})
+			m, err = Merge(&spec, nil, []RowSource{msrc(one), msrc(make([]Cell, spec.Columns+1))})
 			require.NoError(t, err)
 			_, err = ReadAll(m)
 			require.EqualError(t, err, "runtime.Merge: source 1 returned a row of "+strconv.Itoa(spec.Columns+1)+" columns, want "+strconv.Itoa(spec.Columns))
@@ -556,7 +557,7 @@ func BenchmarkMergeSort(b *testing.B) {
 	for s := range data {
 		data[s] = make([][]Cell, perSource)
 		for i := range data[s] {
-			data[s][i] = row(int64(i*sources+s), "name")
+			data[s][i] = mrow(int64(i*sources+s), "name")
 		}
 	}
 	spec := MergeSpec{Columns: 2, Visible: 2, Kinds: []ColumnKind{kInt, kGeneral}, OrderBy: []SortKey{{Column: 0}}, Count: NoLimit}
@@ -603,7 +604,7 @@ func BenchmarkMergeGroup(b *testing.B) {
 			for s := range data {
 				data[s] = make([][]Cell, perSource)
 				for i := range data[s] {
-					data[s][i] = row(tc.key(i%groups), int64(3), dec("12.50"))
+					data[s][i] = mrow(tc.key(i%groups), int64(3), mdec("12.50"))
 				}
 			}
 			spec := MergeSpec{

@@ -116,7 +116,7 @@ func TestCellConstructors(t *testing.T) {
 }
 
 func TestColumnKindCompare(t *testing.T) {
-	d := func(s string) Cell { return row(dec(s))[0] }
+	d := func(s string) Cell { return mrow(mdec(s))[0] }
 	for _, tc := range []struct {
 		kind ColumnKind
 		a, b Cell
@@ -151,12 +151,12 @@ func TestColumnKindCompare(t *testing.T) {
 		{kGeneral, StringCell("a"), StringCell("B"), -1},
 		{kBin, StringCell("a"), StringCell("B"), 1},
 		{kBytes, StringCell("a "), StringCell("a"), 1},
-		{kTime, TimeCell(date(2020, 1, 1)), TimeCell(time.Time{}), 1},
-		{kTime, TimeCell(date(2020, 1, 1)), TimeCell(date(2020, 1, 1).In(time.FixedZone("x", 3600))), 0},
+		{kTime, TimeCell(mdate(2020, 1, 1)), TimeCell(time.Time{}), 1},
+		{kTime, TimeCell(mdate(2020, 1, 1)), TimeCell(mdate(2020, 1, 1).In(time.FixedZone("x", 3600))), 0},
 		{ColumnKind{Type: ColumnDuration}, mustDuration("-01:00:00"), mustDuration("00:59:59"), -1},
 		// Kinds MySQL would convert never share a column; they order by kind.
 		{kGeneral, IntCell(9), StringCell("1"), -1},
-		{kGeneral, TimeCell(date(2020, 1, 1)), IntCell(1), 1},
+		{kGeneral, TimeCell(mdate(2020, 1, 1)), IntCell(1), 1},
 	} {
 		require.Equal(t, tc.want, tc.kind.Compare(tc.a, tc.b), "%v vs %v", tc.a, tc.b)
 		require.Equal(t, -tc.want, tc.kind.Compare(tc.b, tc.a), "%v vs %v", tc.b, tc.a)
