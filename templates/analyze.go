@@ -129,6 +129,7 @@ func (g *generator) analyze(q *query) error {
 		add(g.declare(q.mergeVar, owner))
 		add(checkMerge(p))
 	}
+	add(checkNodeArgs(p))
 	if p.Insert != nil {
 		q.insertVar = base + "Insert"
 		add(g.declare(q.insertVar, owner))

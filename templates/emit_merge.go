@@ -71,6 +71,28 @@ func checkMerge(p *plan.Plan) error {
 	return errors.Join(errs...)
 }
 
+// checkNodeArgs refuses per-node arguments generated code does not send:
+// encrypted ones (Plan.NodeArgs with an encryptor or a literal to encrypt)
+// and, outside a merged SELECT, any that differ from Plan.Args.
+func checkNodeArgs(p *plan.Plan) error {
+	for i, a := range p.NodeArgs {
+		if a.Encrypt != "" || a.Literal != nil {
+			return fmt.Errorf("per-node argument %d is encrypted with %q, which the generator does not emit yet", i+1, a.Encrypt)
+		}
+	}
+	if p.Merge != nil || p.NodeArgs == nil {
+		return nil
+	}
+	same := len(p.NodeArgs) == len(p.Args)
+	for i := 0; same && i < len(p.Args); i++ {
+		same = !p.NodeArgs[i].LimitSum && p.NodeArgs[i].Param == p.Args[i]
+	}
+	if !same {
+		return errors.New("its per-node arguments differ from the statement's, which only a merged SELECT may have")
+	}
+	return nil
+}
+
 // emitMergeSpec emits the package-level MergeSpec of a merged SELECT.
 func (g *generator) emitMergeSpec(f *jen.File, q *query) error {
 	m := q.p.Merge

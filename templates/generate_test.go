@@ -293,6 +293,16 @@ queries/q.sql:1:1: query "getOrder": generated identifier getOrderUnits of query
 			p.Cmd, p.Statement = schema.CmdExec, plan.StmtDelete
 			return in
 		}, `queries/q.sql:1:1: query "TopOrders": a :exec delete with a merge spec; only :one and :many SELECTs are merged`},
+		{"encrypted per-node argument", func(t *testing.T) Input {
+			in := onePlan(t, "-- name: TopOrders :many\n-- shardgen:allow-full-route\nSELECT order_id, status FROM t_order ORDER BY status LIMIT ?;\n")
+			in.Files[0].Plans[0].NodeArgs[0].Encrypt = "aes"
+			return in
+		}, `queries/q.sql:1:1: query "TopOrders": per-node argument 1 is encrypted with "aes", which the generator does not emit yet`},
+		{"per-node arguments of a query that is not merged", func(t *testing.T) Input {
+			in := onePlan(t, getOrder)
+			in.Files[0].Plans[0].NodeArgs = []plan.NodeArg{{Param: 1}, {Param: 0}}
+			return in
+		}, `queries/q.sql:1:1: query "GetOrder": its per-node arguments differ from the statement's, which only a merged SELECT may have`},
 		{"multi-row insert with fewer argument lists than rows", func(t *testing.T) Input {
 			in := onePlan(t, "-- name: AddOrders :exec\nINSERT INTO t_order (user_id, status) VALUES (?, ?), (?, ?);\n")
 			p := in.Files[0].Plans[0]

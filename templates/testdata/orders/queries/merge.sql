@@ -29,3 +29,8 @@ ON DUPLICATE KEY UPDATE email = ?;
 
 -- name: AddEvents :exec
 INSERT INTO t_event (id, created, payload) VALUES (?, ?, ?), (?, ?, ?);
+
+-- name: LatestOrder :one
+-- LatestOrder returns the newest order of two users as the model row.
+SELECT order_id, user_id, status, amount, created FROM t_order
+WHERE user_id IN (?, ?) ORDER BY order_id DESC LIMIT 1;
