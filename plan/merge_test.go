@@ -87,3 +87,16 @@ func TestMultiRowInsert(t *testing.T) {
 	require.Equal(t, 4, p.Route.Conditions[1].Columns[0].Values[0].Param)
 	require.Equal(t, 6, p.Route.Conditions[1].Columns[1].Values[0].Param)
 }
+
+// TestMergeQualifiedColumns: every unit qualifies columns with its own
+// actual table (vitess shares column nodes between clones: renaming one in
+// place once leaked the first unit's name into all of them).
+func TestMergeQualifiedColumns(t *testing.T) {
+	b := newBuilder(t)
+	p, err := build(t, b, ":many", "SELECT t_order.order_id FROM t_order WHERE user_id = 1 ORDER BY order_id LIMIT 2")
+	require.NoError(t, err)
+	require.Equal(t, "select t_order_2.order_id from t_order_2 where user_id = 1 order by order_id asc limit 2", p.Route.Units[6].SQL)
+	p, err = build(t, b, ":many", "SELECT * FROM t_order WHERE user_id = 1 ORDER BY order_id")
+	require.NoError(t, err)
+	require.Contains(t, p.Route.Units[7].SQL, "select t_order_3.order_id, t_order_3.user_id")
+}

@@ -229,11 +229,7 @@ func (p *planner) rewriteAST(m map[string]string) (string, error) {
 	if p.encStmt != nil {
 		src = p.encStmt
 	}
-	stmt := sqlparser.Rewrite(sqlparser.Clone(src), func(c *sqlparser.Cursor) bool {
-		t, ok := c.Node().(sqlparser.TableName)
-		if !ok || t.Name.IsEmpty() {
-			return true
-		}
+	renameTable := func(t sqlparser.TableName) (sqlparser.TableName, bool) {
 		changed := false
 		if strings.ToLower(t.Qualifier.String()) == db && db != "" {
 			t.Qualifier = sqlparser.NewIdentifierCS("")
@@ -243,8 +239,28 @@ func (p *planner) rewriteAST(m map[string]string) (string, error) {
 			t.Name = sqlparser.NewIdentifierCS(actual)
 			changed = true
 		}
-		if changed {
-			c.Replace(t)
+		return t, changed
+	}
+	stmt := sqlparser.Rewrite(sqlparser.Clone(src), func(c *sqlparser.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *sqlparser.ColName:
+			// A column qualifier: replace the whole column with a new node
+			// (vitess's Clone shares *ColName nodes, so editing one in place
+			// would leak into the source statement and every other unit).
+			if n.Qualifier.Name.IsEmpty() {
+				return false
+			}
+			if t, changed := renameTable(n.Qualifier); changed {
+				c.Replace(&sqlparser.ColName{Name: n.Name, Qualifier: t})
+			}
+			return false
+		case sqlparser.TableName:
+			if n.Name.IsEmpty() {
+				return true
+			}
+			if t, changed := renameTable(n); changed {
+				c.Replace(t)
+			}
 		}
 		return true
 	}, nil)
