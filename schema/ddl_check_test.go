@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkDDL is the DDL of the CheckDDL tests, in the file "s.sql".
-const checkDDL = `CREATE TABLE t_order (order_id BIGINT NOT NULL, user_id BIGINT NOT NULL, status VARCHAR(20), PRIMARY KEY (order_id));
+// ddlCheckSQL is the DDL of the CheckDDL tests, in the file "s.sql".
+const ddlCheckSQL = `CREATE TABLE t_order (order_id BIGINT NOT NULL, user_id BIGINT NOT NULL, status VARCHAR(20), PRIMARY KEY (order_id));
 CREATE TABLE t_order_item (item_id BIGINT NOT NULL, order_id BIGINT NOT NULL, user_id BIGINT NOT NULL, PRIMARY KEY (item_id));
 CREATE TABLE t_auto (id BIGINT PRIMARY KEY, v INT);
 CREATE TABLE t_dict (code CHAR(2) PRIMARY KEY, label VARCHAR(50));
@@ -17,75 +17,75 @@ CREATE TABLE t_user (user_id BIGINT PRIMARY KEY, username VARCHAR(255), username
 `
 
 // y is a position in the rules file "r.yaml".
-func y(line, col int) Pos { return Pos{File: "r.yaml", Line: line, Col: col} }
+func ruleAt(line, col int) Pos { return Pos{File: "r.yaml", Line: line, Col: col} }
 
-func checkTables(t *testing.T) []*Table {
+func ddlCheckTables(t *testing.T) []*Table {
 	t.Helper()
-	tables, err := ParseDDL("s.sql", []byte(checkDDL))
+	tables, err := ParseDDL("s.sql", []byte(ddlCheckSQL))
 	require.NoError(t, err)
 	return tables
 }
 
-// goodConfig is a hand-built Config whose rules all match checkDDL.
-func goodConfig() *Config {
-	defTable := &Strategy{Kind: StrategyStandard, Columns: []string{"order_id"}, AlgorithmName: "t_mod", Pos: y(30, 5)}
-	defKey := &KeyGenerateStrategy{Column: "order_id", GeneratorName: "snowflake", Pos: y(32, 5)}
+// ddlGoodConfig is a hand-built Config whose rules all match ddlCheckSQL.
+func ddlGoodConfig() *Config {
+	defTable := &Strategy{Kind: StrategyStandard, Columns: []string{"order_id"}, AlgorithmName: "t_mod", Pos: ruleAt(30, 5)}
+	defKey := &KeyGenerateStrategy{Column: "order_id", GeneratorName: "snowflake", Pos: ruleAt(32, 5)}
 	return &Config{
 		File: "r.yaml",
 		Sharding: &ShardingRule{
-			Pos: y(2, 3),
+			Pos: ruleAt(2, 3),
 			Tables: []*TableRule{
 				{
 					LogicTable:       "t_order",
-					DatabaseStrategy: &Strategy{Kind: StrategyStandard, Columns: []string{"USER_ID"}, Pos: y(6, 9)},
+					DatabaseStrategy: &Strategy{Kind: StrategyStandard, Columns: []string{"USER_ID"}, Pos: ruleAt(6, 9)},
 					TableStrategy:    defTable,
-					KeyGenerate:      &KeyGenerateStrategy{Column: "order_id", Pos: y(8, 9)},
-					Pos:              y(4, 5),
+					KeyGenerate:      &KeyGenerateStrategy{Column: "order_id", Pos: ruleAt(8, 9)},
+					Pos:              ruleAt(4, 5),
 				},
 				{
 					LogicTable:       "T_Order_Item",
-					DatabaseStrategy: &Strategy{Kind: StrategyComplex, Columns: []string{"user_id", "order_id"}, Pos: y(11, 9)},
-					TableStrategy:    &Strategy{Kind: StrategyHint, Pos: y(12, 9)},
-					KeyGenerate:      &KeyGenerateStrategy{Column: "item_id", Pos: y(13, 9)},
-					Pos:              y(10, 5),
+					DatabaseStrategy: &Strategy{Kind: StrategyComplex, Columns: []string{"user_id", "order_id"}, Pos: ruleAt(11, 9)},
+					TableStrategy:    &Strategy{Kind: StrategyHint, Pos: ruleAt(12, 9)},
+					KeyGenerate:      &KeyGenerateStrategy{Column: "item_id", Pos: ruleAt(13, 9)},
+					Pos:              ruleAt(10, 5),
 				},
 				{
 					LogicTable:    "t_auto",
-					TableStrategy: &Strategy{Kind: StrategyStandard, Pos: y(16, 9)}, // defaultShardingColumn
-					KeyGenerate:   &KeyGenerateStrategy{Column: "id", Pos: y(17, 9)},
+					TableStrategy: &Strategy{Kind: StrategyStandard, Pos: ruleAt(16, 9)}, // defaultShardingColumn
+					KeyGenerate:   &KeyGenerateStrategy{Column: "id", Pos: ruleAt(17, 9)},
 					Auto:          true,
-					Pos:           y(15, 5),
+					Pos:           ruleAt(15, 5),
 				},
 			},
 			DefaultTableStrategy:  defTable,
 			DefaultKeyGenerate:    defKey,
 			DefaultShardingColumn: "id",
 		},
-		Broadcast: &BroadcastRule{Tables: []string{"t_dict"}, Pos: y(40, 3)},
-		Single:    &SingleRule{Tables: []string{"ds_0.t_config", "ds_1.*", "*.*"}, Pos: y(44, 3)},
+		Broadcast: &BroadcastRule{Tables: []string{"t_dict"}, Pos: ruleAt(40, 3)},
+		Single:    &SingleRule{Tables: []string{"ds_0.t_config", "ds_1.*", "*.*"}, Pos: ruleAt(44, 3)},
 		Encrypt: &EncryptRule{
-			Pos: y(50, 3),
+			Pos: ruleAt(50, 3),
 			Tables: []*EncryptTable{{
 				Name: "t_user",
-				Pos:  y(52, 5),
+				Pos:  ruleAt(52, 5),
 				Columns: []*EncryptColumn{
 					{ // 5.4+: the cipher column carries the logic name
 						Name:          "username",
-						Cipher:        EncryptDerived{Column: "username", Encryptor: "aes", Pos: y(55, 11)},
-						AssistedQuery: &EncryptDerived{Column: "username_assisted", Encryptor: "md5", Pos: y(56, 11)},
-						LikeQuery:     &EncryptDerived{Column: "username_like", Encryptor: "like", Pos: y(57, 11)},
-						Pos:           y(54, 9),
+						Cipher:        EncryptDerived{Column: "username", Encryptor: "aes", Pos: ruleAt(55, 11)},
+						AssistedQuery: &EncryptDerived{Column: "username_assisted", Encryptor: "md5", Pos: ruleAt(56, 11)},
+						LikeQuery:     &EncryptDerived{Column: "username_like", Encryptor: "like", Pos: ruleAt(57, 11)},
+						Pos:           ruleAt(54, 9),
 					},
 					{ // 5.1: the plain column carries the logic name
 						Name:   "pwd",
-						Cipher: EncryptDerived{Column: "pwd_cipher", Encryptor: "aes", Pos: y(59, 11)},
+						Cipher: EncryptDerived{Column: "pwd_cipher", Encryptor: "aes", Pos: ruleAt(59, 11)},
 						Plain:  "pwd",
-						Pos:    y(58, 9),
+						Pos:    ruleAt(58, 9),
 					},
 					{
 						Name:   "phone",
-						Cipher: EncryptDerived{Column: "phone_cipher", Encryptor: "aes", Pos: y(61, 11)},
-						Pos:    y(60, 9),
+						Cipher: EncryptDerived{Column: "phone_cipher", Encryptor: "aes", Pos: ruleAt(61, 11)},
+						Pos:    ruleAt(60, 9),
 					},
 				},
 			}},
@@ -94,8 +94,8 @@ func goodConfig() *Config {
 }
 
 func TestCheckDDL(t *testing.T) {
-	tables := checkTables(t)
-	cfg := goodConfig()
+	tables := ddlCheckTables(t)
+	cfg := ddlGoodConfig()
 	require.NoError(t, CheckDDL(cfg, tables))
 	require.Len(t, cfg.Tables, len(tables))
 	for _, tb := range tables {
@@ -118,10 +118,10 @@ func TestCheckDDLErrors(t *testing.T) {
 		{
 			name: "missing tables",
 			edit: func(cfg *Config) {
-				cfg.Sharding.Tables = append(cfg.Sharding.Tables, &TableRule{LogicTable: "t_payment", Pos: y(20, 5)})
+				cfg.Sharding.Tables = append(cfg.Sharding.Tables, &TableRule{LogicTable: "t_payment", Pos: ruleAt(20, 5)})
 				cfg.Broadcast.Tables = append(cfg.Broadcast.Tables, "t_region", "t_dict")
 				cfg.Single.Tables = append(cfg.Single.Tables, "ds_0.t_log")
-				cfg.Encrypt.Tables = append(cfg.Encrypt.Tables, &EncryptTable{Name: "t_card", Pos: y(62, 5)})
+				cfg.Encrypt.Tables = append(cfg.Encrypt.Tables, &EncryptTable{Name: "t_card", Pos: ruleAt(62, 5)})
 			},
 			err: `r.yaml:20:5: sharding table "t_payment" has no CREATE TABLE; add one, named with the logic table name, to a DDL file
 r.yaml:40:3: broadcast table "t_region" has no CREATE TABLE; add one to a DDL file
@@ -137,7 +137,7 @@ r.yaml:62:5: encrypt table "t_card" has no CREATE TABLE; add the physical table,
 				s.Tables[1].DatabaseStrategy.Columns = []string{"user_id", "tenant_id", "region"}
 				s.DefaultShardingColumn = "account_id" // t_auto's shardingStrategy
 				// t_order_item inherits the default table strategy as a copy.
-				s.Tables[1].TableStrategy = &Strategy{Kind: StrategyStandard, Columns: []string{"oid"}, Pos: y(30, 5)}
+				s.Tables[1].TableStrategy = &Strategy{Kind: StrategyStandard, Columns: []string{"oid"}, Pos: ruleAt(30, 5)}
 			},
 			err: `r.yaml:6:9: sharding column "uid" of table "t_order" (databaseStrategy) is not a column of its CREATE TABLE (s.sql:1:1); fix shardingColumn or add the column to the table
 r.yaml:11:9: sharding column "tenant_id" of table "T_Order_Item" (databaseStrategy shardingColumns) is not a column of its CREATE TABLE (s.sql:2:1); fix shardingColumns or add the column to the table
@@ -150,7 +150,7 @@ r.yaml:30:5: sharding column "oid" of table "T_Order_Item" (defaultTableStrategy
 			name: "default database strategy, standard strategy without column and no default column",
 			edit: func(cfg *Config) {
 				s := cfg.Sharding
-				s.DefaultDatabaseStrategy = &Strategy{Kind: StrategyStandard, Columns: []string{"tenant_id"}, Pos: y(28, 5)}
+				s.DefaultDatabaseStrategy = &Strategy{Kind: StrategyStandard, Columns: []string{"tenant_id"}, Pos: ruleAt(28, 5)}
 				s.Tables[2].DatabaseStrategy = s.DefaultDatabaseStrategy
 				s.DefaultShardingColumn = "" // t_auto's strategy has no column: the loader reports that
 			},
@@ -176,8 +176,8 @@ r.yaml:32:5: defaultKeyGenerateStrategy column "order_id" of table "t_auto" is n
 				cols[1].Plain = "pwd_plain"                            // missing, and pwd stays a physical column
 				cols[2].AssistedQuery = &EncryptDerived{Column: "pwd"} // no position: the column's; pwd is pwd's logic name
 				cfg.Encrypt.Tables = append(cfg.Encrypt.Tables, &EncryptTable{
-					Name: "T_ORDER", Pos: y(63, 5),
-					Columns: []*EncryptColumn{{Name: "note", Cipher: EncryptDerived{Column: "status", Pos: y(65, 11)}, Pos: y(64, 9)}},
+					Name: "T_ORDER", Pos: ruleAt(63, 5),
+					Columns: []*EncryptColumn{{Name: "note", Cipher: EncryptDerived{Column: "status", Pos: ruleAt(65, 11)}, Pos: ruleAt(64, 9)}},
 				})
 			},
 			err: `r.yaml:54:9: logic column "username" of encrypt table "t_user" is also a column of its CREATE TABLE (s.sql:6:1); the DDL describes the physical table, where only the column's own cipher column (or 5.1 plainColumn) may carry the logic name: rename the physical column or the logic column
@@ -191,17 +191,17 @@ r.yaml:58:9: logic column "pwd" of encrypt table "t_user" is also a column of it
 			tables: func(t *testing.T) []*Table {
 				more, err := ParseDDL("more.sql", []byte("-- again\ncreate table T_DICT (code char(2));"))
 				require.NoError(t, err)
-				return append(checkTables(t), more...)
+				return append(ddlCheckTables(t), more...)
 			},
 			err: `more.sql:2:1: table "T_DICT" is already defined at s.sql:4:1 (table names compare case-insensitively); remove one CREATE TABLE`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tables := checkTables(t)
+			tables := ddlCheckTables(t)
 			if tc.tables != nil {
 				tables = tc.tables(t)
 			}
-			cfg := goodConfig()
+			cfg := ddlGoodConfig()
 			if tc.edit != nil {
 				tc.edit(cfg)
 			}
