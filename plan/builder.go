@@ -281,6 +281,10 @@ func (p *planner) build() (*Plan, error) {
 	if err := p.checkSupported(); err != nil {
 		return nil, err
 	}
+	p.plan.Primary = p.q.Primary || p.plan.Statement != StmtSelect
+	if s, ok := p.stmt.(*sqlparser.Select); ok && s.Lock != sqlparser.NoLock {
+		p.plan.Primary = true // FOR UPDATE / LOCK IN SHARE MODE: ShardingSphere routes locking reads to the primary
+	}
 	if err := p.collectTables(); err != nil {
 		return nil, err
 	}

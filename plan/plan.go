@@ -49,6 +49,11 @@ type Plan struct {
 	// fills: the generated function produces the key and appends it.
 	KeyGenerate *KeyGenerate `json:"key_generate,omitempty"`
 	Route       *Route       `json:"route"`
+	// Primary is set when the statement must run on the primary of a
+	// read/write group: every write, a locking read (FOR UPDATE, LOCK IN
+	// SHARE MODE) and a query annotated -- shardgen:primary. Other reads
+	// may go to a replica.
+	Primary bool `json:"primary,omitempty"`
 	// Insert is set for a multi-row INSERT into a sharded table: rows are
 	// routed one by one and every data node gets only its own rows.
 	Insert *InsertPlan `json:"insert,omitempty"`

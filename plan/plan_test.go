@@ -252,3 +252,24 @@ func TestRewriteKeepsText(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, strings.Replace(sql, "FROM   t_order", "FROM   t_order_1", 1), p.Route.Units[5].SQL)
 }
+
+func TestPrimaryRouting(t *testing.T) {
+	b := newBuilder(t)
+	for sql, want := range map[string]bool{
+		"SELECT name FROM t_user WHERE user_id = ?":                    false,
+		"SELECT name FROM t_user WHERE user_id = ? FOR UPDATE":         true,
+		"SELECT name FROM t_user WHERE user_id = ? LOCK IN SHARE MODE": true,
+		"UPDATE t_user SET name = ? WHERE user_id = ?":                 true,
+	} {
+		cmd := ":one"
+		if !strings.HasPrefix(sql, "SELECT") {
+			cmd = ":exec"
+		}
+		p, err := build(t, b, cmd, sql)
+		require.NoError(t, err)
+		require.Equal(t, want, p.Primary, sql)
+	}
+	p, err := build(t, b, ":one", "SELECT name FROM t_user WHERE user_id = ?", "shardgen:primary")
+	require.NoError(t, err)
+	require.True(t, p.Primary)
+}

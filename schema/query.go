@@ -45,13 +45,21 @@ type Query struct {
 	// AllowFullRoute is set by `-- shardgen:allow-full-route`: the query may
 	// route to every data node of a sharded table (no sharding condition).
 	AllowFullRoute bool
-	Pos            Pos // the name line
-	SQLPos         Pos // where the statement starts
+	// Primary is set by `-- shardgen:primary`: the query reads from the
+	// primary of a read/write group even outside a transaction
+	// (read-your-writes).
+	Primary bool
+	Pos     Pos // the name line
+	SQLPos  Pos // where the statement starts
 }
 
 // AnnotationAllowFullRoute is the comment line that lets a query route to
 // every data node of a sharded table.
 const AnnotationAllowFullRoute = "shardgen:allow-full-route"
+
+// AnnotationPrimary is the comment line that sends a query's reads to the
+// primary of its read/write group.
+const AnnotationPrimary = "shardgen:primary"
 
 // ParseQueriesFile reads one query file; see ParseQueries.
 func ParseQueriesFile(path string) ([]*Query, error) {
@@ -144,11 +152,14 @@ func ParseQueries(file string, src []byte) ([]*Query, error) {
 		if inDoc && strings.HasPrefix(trimmed, "--") {
 			c := strings.TrimSpace(strings.TrimPrefix(trimmed, "--"))
 			if strings.HasPrefix(c, "shardgen:") {
-				if c == AnnotationAllowFullRoute {
+				switch c {
+				case AnnotationAllowFullRoute:
 					cur.AllowFullRoute = true
-				} else {
+				case AnnotationPrimary:
+					cur.Primary = true
+				default:
 					errs.Add(Pos{File: file, Line: line, Col: strings.Index(text, trimmed) + 1},
-						fmt.Sprintf("unknown annotation %q (known: %s)", c, AnnotationAllowFullRoute))
+						fmt.Sprintf("unknown annotation %q (known: %s, %s)", c, AnnotationAllowFullRoute, AnnotationPrimary))
 				}
 				continue
 			}

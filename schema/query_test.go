@@ -40,7 +40,7 @@ func TestParseQueriesErrors(t *testing.T) {
 		{"-- name: 1A :one\nSELECT 1", `q.sql:1:1: query name "1A" is not a Go identifier`},
 		{"-- name: A :one\n", `q.sql:1:1: query "A" has no statement`},
 		{"-- name: A :one\nSELECT 1; SELECT 2", `q.sql:2:1: query "A" holds more than one statement; give each its own -- name: line`},
-		{"-- name: A :one\n-- shardgen:allow-everything\nSELECT 1", `q.sql:2:1: unknown annotation "shardgen:allow-everything" (known: shardgen:allow-full-route)`},
+		{"-- name: A :one\n-- shardgen:allow-everything\nSELECT 1", `q.sql:2:1: unknown annotation "shardgen:allow-everything" (known: shardgen:allow-full-route, shardgen:primary)`},
 	}
 	for _, tt := range tests {
 		_, err := ParseQueries("q.sql", []byte(tt.src))
