@@ -228,6 +228,8 @@ func TestMergeSpecJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`"UTF8MB3_GENERAL_CI"`), &c))
 	require.Equal(t, CollationUTF8MB4GeneralCI, c)
 	var ct ColumnType
+	require.NoError(t, json.Unmarshal([]byte(`"decimal"`), &ct))
+	require.Equal(t, ColumnDecimal, ct)
 	for _, tc := range []struct {
 		in   string
 		into any

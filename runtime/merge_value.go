@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -70,14 +71,15 @@ func (t ColumnType) String() string {
 // MarshalJSON encodes the type as its name, e.g. "Decimal".
 func (t ColumnType) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(t.String())), nil }
 
-// UnmarshalJSON decodes a type name written by MarshalJSON.
+// UnmarshalJSON decodes a type name written by MarshalJSON, ignoring case
+// (the planner writes "decimal").
 func (t *ColumnType) UnmarshalJSON(b []byte) error {
 	name, err := strconv.Unquote(string(b))
 	if err != nil {
 		return fmt.Errorf("runtime: ColumnType must be a JSON string, got %s", b)
 	}
 	for i := 1; i < len(columnTypeNames); i++ {
-		if columnTypeNames[i] == name {
+		if strings.EqualFold(columnTypeNames[i], name) {
 			*t = ColumnType(i)
 			return nil
 		}

@@ -193,3 +193,32 @@ func TestAppendKeyUnambiguous(t *testing.T) {
 	require.Equal(t, key(FloatCell(0)), key(FloatCell(math.Copysign(0, -1))))
 	require.Equal(t, key(StringCell("Ab  ")), key(StringCell("aB")))
 }
+
+// TestCompareAllocs checks that comparing cells and building group keys
+// (into a buffer with room) do not allocate, whatever the kinds and
+// collations: the heap merge and the group-by call them once per row.
+func TestCompareAllocs(t *testing.T) {
+	pairs := []struct {
+		kind ColumnKind
+		a, b Cell
+	}{
+		{kInt, IntCell(1), IntCell(2)},
+		{kDec, mrow(mdec("12.50"))[0], IntCell(12)},
+		{kUint, UintCell(math.MaxUint64), IntCell(-1)},
+		{kFloat, FloatCell(1.5), mrow(mdec("1.5"))[0]},
+		{kTime, TimeCell(mdate(2020, 1, 1)), TimeCell(mdate(2021, 1, 1))},
+		{kGeneral, StringCell("Straße  "), StringCell("STRASE")},
+		{ColumnKind{Type: ColumnString, Collation: CollationUTF8MB4UnicodeCI}, StringCell("Œuvre ạ 中"), StringCell("oeuvre a 文")},
+		{ColumnKind{Type: ColumnString, Collation: CollationUTF8MB4UCA1400AICI}, StringCell("l·l"), StringCell("LL")},
+		{kBin, StringCell("a  "), StringCell("a")},
+	}
+	buf := make([]byte, 0, 256)
+	for _, p := range pairs {
+		coll := p.kind.coll()
+		allocs := testing.AllocsPerRun(100, func() {
+			compareCells(&p.a, &p.b, coll)
+			buf = appendKey(buf[:0], &p.a, coll)
+		})
+		require.Zero(t, allocs, "%s %v vs %v", p.kind.Type, p.a, p.b)
+	}
+}
