@@ -18,9 +18,16 @@ import (
 // keeps it in a package-level variable, the proxy caches it with the plan,
 // and `shardgen explain` prints it as JSON, e.g.
 //
-//	{"columns":3,"visible":1,
-//	 "kinds":[{"type":"Decimal"},{"type":"Int"},{"type":"Decimal"}],
-//	 "order_by":[{"column":3}], ...}
+//	{"columns":4,"visible":1,
+//	 "kinds":[{"type":"Decimal"},{"type":"Int"},{"type":"Decimal"},
+//	          {"type":"String","collation":"utf8mb4_general_ci"}],
+//	 "order_by":[{"column":3}],"group_by":[3],
+//	 "aggregates":[{"column":0,"func":"Avg","sum_column":2,"count_column":1,"scale":4}],
+//	 "offset":{"value":0},"count":{"value":-1},"stream_group":true}
+//
+// is SELECT AVG(val2) FROM aggr_test GROUP BY val1 ORDER BY val1 (case
+// C02), whose nodes run SELECT AVG(val2), COUNT(val2), SUM(val2), val1 …
+// GROUP BY val1 ORDER BY val1.
 //
 // The per-node SQL the spec goes with returns Columns columns: the
 // statement's Visible columns, then the derived ones the rewrite appended
@@ -43,7 +50,9 @@ type MergeSpec struct {
 	OrderBy []SortKey `json:"order_by,omitempty"`
 	// GroupBy are the GROUP BY columns. Two rows are one group when every
 	// GROUP BY column compares equal (ColumnKind.Compare: 'abc' and 'ABC'
-	// under a _ci collation, 5 and 5.00).
+	// under a _ci collation, 5 and 5.00). A group shows the values of its
+	// first row seen (in merge order) in every non-aggregate column, where
+	// MySQL shows those of an arbitrary member: 'abc' or 'ABC'.
 	GroupBy []int `json:"group_by,omitempty"`
 	// Aggregates are the aggregate columns, combined per group. Aggregates
 	// without GroupBy make a scalar aggregate: exactly one row, even when
@@ -58,13 +67,13 @@ type MergeSpec struct {
 	Offset LimitValue `json:"offset"`
 	// Count is the number of rows to return after Offset (LIMIT n); a
 	// negative literal (NoLimit) means no LIMIT, and the zero value is
-	// LIMIT 0 (no rows), so a statement without LIMIT must set NoLimit. The
-	// spec describes
-	// pagination the nodes did not apply: the rewrite sends LIMIT 0, o+n
-	// to every node (or no LIMIT when groups merge in memory), and a
-	// statement routed to one unit is sent unchanged and must have no
-	// pagination here, or the offset is skipped twice (ShardingSphere
-	// #1643).
+	// LIMIT 0 (no rows), so a statement without LIMIT must set NoLimit.
+	//
+	// Offset and Count describe pagination the nodes did not apply: the
+	// rewrite sends LIMIT 0, o+n to every node (or no LIMIT when groups
+	// merge in memory). A statement routed to one unit is sent unchanged
+	// and must have no pagination here, or the offset is skipped twice
+	// (ShardingSphere #1643).
 	Count LimitValue `json:"count"`
 	// StreamGroup says the nodes return their groups in merge order: the
 	// first len(GroupBy) OrderBy keys are the GroupBy columns (in any
@@ -289,7 +298,7 @@ func (s *SQLRows) Next() ([]Cell, error) {
 	for i, v := range s.vals {
 		c, err := DecodeCell(s.kinds[i], v)
 		if err != nil {
-			return nil, s.fail(fmt.Errorf("column %d: %w", i, err))
+			return nil, s.fail(fmt.Errorf("column index %d: %w", i, err))
 		}
 		s.row[i] = c
 		s.vals[i] = nil

@@ -88,7 +88,7 @@ func TestSQLRowsDecode(t *testing.T) {
 	require.NoError(t, err)
 	src := NewSQLRows(rs, []ColumnKind{kInt, kInt})
 	_, err = src.Next()
-	require.EqualError(t, err, `column 1: runtime.DecodeCell: Int column got text "Straße", not an int64`)
+	require.EqualError(t, err, `column index 1: runtime.DecodeCell: Int column got text "Straße", not an int64`)
 	_, again := src.Next()
 	require.Equal(t, err, again)
 }
