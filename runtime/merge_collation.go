@@ -569,7 +569,8 @@ func (t *ucaWeighting) padCompare(w uint32, it *ucaIter) int {
 // runs of code points that do not weigh themselves (sorted, disjoint):
 // read from MariaDB 10.11 (SELECT WEIGHT_STRING(... COLLATE
 // utf8mb4_general_ci) for every code point) and checked against it by
-// TestGeneralCIMatchesServer.
+// TestGeneralCIMatchesServer; MySQL 8's table (as vitess carries it) is
+// the same.
 var generalRuns = [...]generalRun{
 	{0x0061, 0x007A, gAdd1, -32}, {0x00B5, 0x00B5, gFix, 0x039C}, {0x00C0, 0x00C5, gFix, 0x0041},
 	{0x00C7, 0x00C7, gFix, 0x0043}, {0x00C8, 0x00CB, gFix, 0x0045}, {0x00CC, 0x00CF, gFix, 0x0049},
@@ -674,9 +675,10 @@ var generalRuns = [...]generalRun{
 // (utf8mb4_0900_ai_ci) over the covered code points; uca1400 (MariaDB's
 // utf8mb4_uca1400_ai_ci, UCA 14.0.0) has 9.0.0's weights there plus the
 // one contraction among covered characters, "l·" = "l".
-// 4.0.0 and 5.2.0 and 14.0.0 were read from MariaDB 10.11's WEIGHT_STRING
-// and are checked against it by TestUCAMatchesServer; 9.0.0 from MySQL 8's
-// DUCET tables as vitess go/mysql/collations carries them.
+// 4.0.0, 5.2.0 and 14.0.0 were read from MariaDB 10.11's WEIGHT_STRING
+// and are checked against it by TestUCAMatchesServer; 9.0.0 was read from
+// MySQL 8's tables as vitess go/mysql/collations carries them (no test
+// can check it here: MariaDB has no utf8mb4_0900_ai_ci before 11.4).
 var uca400 = ucaVersion{
 	order: []string{
 		"\t", "\n", "\v", "\f", "\r", "\u0085", " \u00a0", "`", "´", "^", "¯", "¨", "¸", "_", "\u00ad", "-", ",",
