@@ -1,0 +1,10 @@
+-- sysbench's sbtest table (oltp_common.lua, MySQL flavour, without
+-- AUTO_INCREMENT: the harness chooses every id).
+CREATE TABLE sbtest (
+  id  INT NOT NULL,
+  k   INT NOT NULL DEFAULT 0,
+  c   CHAR(120) NOT NULL DEFAULT '',
+  pad CHAR(60) NOT NULL DEFAULT '',
+  PRIMARY KEY (id),
+  KEY k_1 (k)
+);
