@@ -13,7 +13,7 @@ build:
 ## test: bring up the local MariaDB servers, then run every test (real servers, no mocks).
 test: db-up check-generated
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -p 1 ./...  # packages share the test databases: one at a time
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
 
 ## fuzz: a short run of every fuzz target (FUZZTIME per target).

@@ -3,10 +3,7 @@ package proxy
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,45 +12,18 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shardgen/shardgen/internal/sharedcases"
 	"github.com/shardgen/shardgen/internal/testdb"
 	"github.com/shardgen/shardgen/schema"
 )
-
-// sharedCase is one entry of ../internal/difftest/testdata/cases.json.
-type sharedCase struct {
-	ID         string   `json:"id"`
-	Category   string   `json:"category"`
-	DDL        []string `json:"ddl"`
-	RefDDL     []string `json:"ref_ddl"`
-	DirectDDL  bool     `json:"direct_ddl"`
-	RuleYAML   string   `json:"rule_yaml"`
-	SeedSQL    []string `json:"seed_sql"`
-	SessionSQL []struct {
-		SQL    string `json:"sql"`
-		Params []any  `json:"params"`
-		Expect string `json:"expect"`
-	} `json:"session_sql"`
-	Query        string  `json:"query"`
-	Params       []any   `json:"params"`
-	Protocol     string  `json:"protocol"`
-	ExpectedRows [][]any `json:"expected_rows"`
-	OrderMatters bool    `json:"expected_order_matters"`
-	Notes        string  `json:"notes"`
-}
-
-var caseDS = regexp.MustCompile(`ds_(?:(\d+)|\$(?:->)?\{\d+\.\.(\d+)\})`)
 
 // TestSharedCasesThroughProxy runs every shared case through a running
 // proxy with go-sql-driver, over each protocol the case names ("any": text
 // with interpolateParams=true and binary prepared statements): seed, session
 // statements, then the query, whose rows must equal the checked answer.
 func TestSharedCasesThroughProxy(t *testing.T) {
-	raw, err := os.ReadFile("../internal/difftest/testdata/cases.json")
+	cases, err := sharedcases.Load()
 	require.NoError(t, err)
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	var cases []sharedCase
-	require.NoError(t, dec.Decode(&cases))
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
 		protocols := []string{"text", "binary"}
@@ -66,12 +36,8 @@ func TestSharedCasesThroughProxy(t *testing.T) {
 	}
 }
 
-func runCase(t *testing.T, c sharedCase, proto string) {
-	n := 1
-	for _, m := range caseDS.FindAllStringSubmatch(c.RuleYAML, -1) {
-		i, _ := strconv.Atoi(m[1] + m[2])
-		n = max(n, i+1)
-	}
+func runCase(t *testing.T, c sharedcases.Case, proto string) {
+	n := c.DataSources()
 	var y strings.Builder
 	y.WriteString("databaseName: cases\ndataSources:\n")
 	for _, ds := range testdb.DataSources()[:n] {

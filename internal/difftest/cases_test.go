@@ -2,41 +2,16 @@ package difftest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/shardgen/shardgen/internal/sharedcases"
 	"github.com/shardgen/shardgen/internal/testdb"
 )
-
-// sharedCase is one entry of testdata/cases.json, a copy of
-// ../shared/cases/cases.json: real failures of other sharding layers,
-// rebuilt as small reproductions with answers checked on MariaDB 10.11.
-type sharedCase struct {
-	ID         string   `json:"id"`
-	Category   string   `json:"category"`
-	DDL        []string `json:"ddl"`
-	RefDDL     []string `json:"ref_ddl"`
-	DirectDDL  bool     `json:"direct_ddl"`
-	RuleYAML   string   `json:"rule_yaml"`
-	SeedSQL    []string `json:"seed_sql"`
-	SessionSQL []struct {
-		SQL    string `json:"sql"`
-		Params []any  `json:"params"`
-		Expect string `json:"expect"`
-	} `json:"session_sql"`
-	Query        string  `json:"query"`
-	Params       []any   `json:"params"`
-	Protocol     string  `json:"protocol"`
-	ExpectedRows [][]any `json:"expected_rows"`
-	OrderMatters bool    `json:"expected_order_matters"`
-}
 
 // notYet lists the shared cases that need a feature of a later issue, with
 // the reason; every other case must pass.
@@ -44,17 +19,13 @@ var notYet = map[string]string{
 	"C09": "the MySQL-protocol proxy and its binary rows (issue 7)",
 }
 
-var dsRE = regexp.MustCompile(`ds_(?:(\d+)|\$(?:->)?\{\d+\.\.(\d+)\})`)
-
 // TestSharedCases runs every applicable case of ../shared/cases through the
 // planner and runtime on the local shards: seed rows through shardgen, run
 // the session statements with their expected outcome, then the query, whose
 // rows must equal the case's expected answer.
 func TestSharedCases(t *testing.T) {
-	raw, err := os.ReadFile("testdata/cases.json")
+	cases, err := sharedcases.Load()
 	require.NoError(t, err)
-	var cases []sharedCase
-	require.NoError(t, json.Unmarshal(raw, &cases))
 	require.NotEmpty(t, cases)
 	ran := 0
 	for _, c := range cases {
@@ -68,14 +39,8 @@ func TestSharedCases(t *testing.T) {
 	require.Equal(t, len(cases)-len(notYet), ran)
 }
 
-func runSharedCase(t *testing.T, c sharedCase) {
-	// Data sources: ds_0 … ds_N as the rule (comments included) names them.
-	n := 0
-	for _, m := range dsRE.FindAllStringSubmatch(c.RuleYAML, -1) {
-		i, _ := strconv.Atoi(m[1] + m[2])
-		n = max(n, i+1)
-	}
-	n = max(n, 1) // a rule without data nodes (encryption only): one data source
+func runSharedCase(t *testing.T, c sharedcases.Case) {
+	n := c.DataSources()
 	require.LessOrEqual(t, n, len(testdb.DataSources()), "case %s needs %d data sources", c.ID, n)
 	e := newEnvN(t, c.RuleYAML, strings.Join(c.DDL, ";\n"), n)
 	if len(c.RefDDL) > 0 {
