@@ -1,0 +1,67 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		require.Equal(t, tc.want, Median(tc.in))
+	}
+}
+
+func TestRoundErrors(t *testing.T) {
+	ctx := context.Background()
+	nop := func(context.Context, *Worker) error { return nil }
+	_, err := Round(ctx, 0, time.Millisecond, nop)
+	require.EqualError(t, err, "load: workers must be >= 1, got 0")
+	_, err = Round(ctx, 1, 0, nop)
+	require.EqualError(t, err, "load: round duration must be positive, got 0s")
+	_, err = Round(ctx, 2, time.Second, func(context.Context, *Worker) error { return errors.New("boom") })
+	require.EqualError(t, err, "boom")
+	_, err = Compare(ctx, 0, 1, time.Millisecond, 0, nop, nop)
+	require.EqualError(t, err, "load: rounds must be >= 1, got 0")
+}
+
+func TestCompareInterleaves(t *testing.T) {
+	var order []string
+	mk := func(name string) Op {
+		return func(_ context.Context, w *Worker) error {
+			if len(order) == 0 || order[len(order)-1] != name {
+				order = append(order, name)
+			}
+			time.Sleep(time.Millisecond)
+			return nil
+		}
+	}
+	c, err := Compare(context.Background(), 3, 1, 5*time.Millisecond, 0, mk("A"), mk("B"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"A", "B", "A", "B", "A", "B"}, order)
+	require.Len(t, c.A, 3)
+	require.Len(t, c.B, 3)
+	require.Greater(t, c.MedianA(), 0.0)
+	require.InDelta(t, 1.0, c.Ratio(), 0.5)
+}
+
+func TestRatioChartSVG(t *testing.T) {
+	svg := RatioChartSVG("a <b>", []Bar{{Label: "x&y", Ratio: 0.5, Target: 0.9}, {Label: "z", Ratio: 1.5}})
+	require.True(t, strings.HasPrefix(svg, "<svg "))
+	require.Contains(t, svg, "a &lt;b&gt;")
+	require.Contains(t, svg, "x&amp;y")
+	require.Contains(t, svg, `fill="#ff9800"`)
+	require.Contains(t, svg, "1.50×")
+}
