@@ -130,6 +130,10 @@ func (g *generator) analyze(q *query) error {
 		add(checkMerge(p))
 	}
 	add(checkNodeArgs(p))
+	add(g.checkEncryption(q))
+	if p.Primary && q.isRead() {
+		g.needPrimary = true
+	}
 	if p.Insert != nil {
 		q.insertVar = base + "Insert"
 		add(g.declare(q.insertVar, owner))
@@ -217,7 +221,7 @@ func (g *generator) model(q *query) (*model, error) {
 	table := q.p.RowModel
 	if c := g.in.Config; c != nil && c.Tables[key] != nil {
 		table = c.Tables[key].Name
-		if n := len(c.Tables[key].Columns); n != len(q.p.Columns) {
+		if n := logicColumns(c, key); n != len(q.p.Columns) {
 			return nil, fmt.Errorf("its rows reuse table %q, which has %d columns, but it returns %d", table, n, len(q.p.Columns))
 		}
 	}
@@ -366,4 +370,86 @@ func (g *generator) useLayout(t *logicTable) error {
 	}
 	t.layout = unexportedName(t.name) + "Layout"
 	return g.declare(t.layout, "table "+t.name)
+}
+
+// checkEncryption binds the encryptors q uses (Plan.NodeArgs to encrypt,
+// Plan.Columns to decrypt) to Queries fields and refuses what generated
+// code cannot do: decrypting into a Go type other than string or
+// sql.NullString, encrypting a []byte parameter (ShardingSphere encrypts
+// String.valueOf(value), which for byte[] is not its content), a literal
+// sent without an encryptor.
+func (g *generator) checkEncryption(q *query) error {
+	p := q.p
+	var errs []error
+	for i, a := range p.NodeArgs {
+		switch {
+		case a.Literal != nil && a.Encrypt == "":
+			errs = append(errs, fmt.Errorf("per-node argument %d is a literal without an encryptor", i+1))
+		case a.Encrypt == "":
+		case a.Literal != nil:
+			if _, _, err := runtime.JavaText(*a.Literal); err != nil {
+				errs = append(errs, fmt.Errorf("per-node argument %d: literal %s cannot be encrypted: %w", i+1, a.Literal.Text(), err))
+			}
+		case a.Param >= 0 && a.Param < len(p.Params) && p.Params[a.Param].Type.Name == "[]byte":
+			errs = append(errs, fmt.Errorf("parameter %s of Go type []byte cannot be encrypted: ShardingSphere encrypts String.valueOf(value), which for byte[] is not its content; use a string", p.Params[a.Param].Name))
+		}
+		if a.Encrypt != "" {
+			errs = append(errs, g.useEncryptor(a.Encrypt))
+		}
+	}
+	for _, c := range p.Columns {
+		if c.Decrypt == "" {
+			continue
+		}
+		if !isString(c.Type) && !isNullString(c.Type) {
+			errs = append(errs, fmt.Errorf("column %s is decrypted with encryptor %q into Go type %s, which generated code does not support: an encrypted logic column reads as string or sql.NullString", c.Name, c.Decrypt, c.Type))
+			continue
+		}
+		errs = append(errs, g.useEncryptor(c.Decrypt))
+	}
+	return errors.Join(errs...)
+}
+
+// useEncryptor binds encryptor name to a Queries field on first use.
+func (g *generator) useEncryptor(name string) error {
+	if g.encBy[name] != nil {
+		return nil
+	}
+	e := &encryptor{name: name, field: "enc" + exportedName(name)}
+	g.encBy[name] = e
+	i, _ := slices.BinarySearchFunc(g.encryptors, name, func(a *encryptor, n string) int { return strings.Compare(a.name, n) })
+	g.encryptors = slices.Insert(g.encryptors, i, e)
+	return g.declareMember(e.field, fmt.Sprintf("encryptor %q", name))
+}
+
+func isString(t plan.GoType) bool { return t.Pkg == "" && t.Name == "string" }
+
+func isNullString(t plan.GoType) bool { return t.Pkg == "database/sql" && t.Name == "NullString" }
+
+// logicColumns returns how many columns logic table key (lower case) has
+// as the application sees it: its DDL columns, less the assisted-query,
+// like-query and 5.1 plain columns of its encrypted columns (the cipher
+// column stands for the logic column).
+func logicColumns(c *schema.Config, key string) int {
+	n := len(c.Tables[key].Columns)
+	if c.Encrypt == nil {
+		return n
+	}
+	for _, et := range c.Encrypt.Tables {
+		if strings.ToLower(et.Name) != key {
+			continue
+		}
+		for _, ec := range et.Columns {
+			if ec.AssistedQuery != nil {
+				n--
+			}
+			if ec.LikeQuery != nil {
+				n--
+			}
+			if ec.Plain != "" {
+				n--
+			}
+		}
+	}
+	return n
 }

@@ -30,13 +30,21 @@ func (g *generator) dbFile() ([]outFile, error) {
 
 	// e.g.:
 	//	type Queries struct {
-	//		src    *shardrt.Sources
-	//		ex     shardrt.Executor
-	//		tOrder *shardrt.ShardingTable // routes t_order at run time
+	//		src     *shardrt.Sources
+	//		ex      shardrt.Executor
+	//		primary shardrt.Executor       // locking reads and -- shardgen:primary queries
+	//		encAes  shardrt.Encryptor      // encryptor "aes" of the !ENCRYPT rule
+	//		tOrder  *shardrt.ShardingTable // routes t_order at run time
 	//	}
 	fields := []jen.Code{
 		jen.Id("src").Op("*").Qual(rt, "Sources"),
 		jen.Id("ex").Qual(rt, "Executor"),
+	}
+	if g.needPrimary {
+		fields = append(fields, jen.Id("primary").Qual(rt, "Executor").Comment("reads that must see the primary: locking reads, -- shardgen:primary"))
+	}
+	for _, e := range g.encryptors {
+		fields = append(fields, jen.Id(e.field).Qual(rt, "Encryptor").Comment("encryptor "+strconv.Quote(e.name)+" of the !ENCRYPT rule"))
 	}
 	for _, t := range g.tables {
 		if t.router {
@@ -58,17 +66,28 @@ func (g *generator) dbFile() ([]outFile, error) {
 	//		if err != nil {
 	//			return nil, err
 	//		}
-	//		q := &Queries{src: src, ex: src}
+	//		q := &Queries{src: src, ex: src, primary: src.Primary()}
+	//		if q.encAes, err = db.Encryptor("aes"); err != nil {
+	//			return nil, err
+	//		}
 	//		if q.tOrder, err = newTOrderTable(); err != nil {
 	//			return nil, err
 	//		}
 	//		return q, nil
 	//	}
+	init := []jen.Code{jen.Id("src").Op(":").Id("src"), jen.Id("ex").Op(":").Id("src")}
+	if g.needPrimary {
+		init = append(init, jen.Id("primary").Op(":").Id("src").Dot("Primary").Call())
+	}
 	body := []jen.Code{
 		jen.If(jen.Id("db").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit(pkg+".New: nil *shardrt.DB")))),
 		jen.List(jen.Id("src"), jen.Id("err")).Op(":=").Id("db").Dot("Sources").Call(jen.Id("dataSourceNames")),
 		jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("err"))),
-		jen.Id("q").Op(":=").Op("&").Id("Queries").Values(jen.Id("src").Op(":").Id("src"), jen.Id("ex").Op(":").Id("src")),
+		jen.Id("q").Op(":=").Op("&").Id("Queries").Values(init...),
+	}
+	for _, e := range g.encryptors {
+		body = append(body, jen.If(jen.List(jen.Id("q").Dot(e.field), jen.Id("err")).Op("=").Id("db").Dot("Encryptor").Call(jen.Lit(e.name)), jen.Id("err").Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(pkg+".New: %w"), jen.Id("err")))))
 	}
 	for _, t := range g.tables {
 		if t.router {
@@ -76,10 +95,20 @@ func (g *generator) dbFile() ([]outFile, error) {
 		}
 	}
 	body = append(body, jen.Return(jen.Id("q"), jen.Nil()))
-	f.Add(doc("New returns the queries over db: it resolves the data sources the queries run on",
-		"and binds the sharding algorithms of the tables routed at run time. Errors name",
-		"the data sources db does not configure, or the logic table whose algorithm",
-		"cannot be built."))
+	newDoc := []string{"New returns the queries over db: it resolves the data sources the queries run on",
+		"and binds the sharding algorithms of the tables routed at run time."}
+	if len(g.encryptors) > 0 {
+		newDoc = append(newDoc, "It looks up the encryptors of the !ENCRYPT rule the queries use once (their keys",
+			"come from db's deployment YAML, never from generated code).")
+	}
+	if len(g.encryptors) > 0 {
+		newDoc = append(newDoc, "Errors name the data sources db does not configure, an encryptor it does not",
+			"configure, or the logic table whose algorithm cannot be built.")
+	} else {
+		newDoc = append(newDoc, "Errors name the data sources db does not configure, or the logic table whose",
+			"algorithm cannot be built.")
+	}
+	f.Add(doc(newDoc...))
 	f.Func().Id("New").Params(jen.Id("db").Op("*").Qual(rt, "DB")).Params(jen.Op("*").Id("Queries"), jen.Error()).Block(body...)
 	f.Line()
 
@@ -91,10 +120,39 @@ func (g *generator) dbFile() ([]outFile, error) {
 	//	}
 	f.Add(doc("WithTx returns a copy of q whose queries run in tx, a single-shard transaction",
 		"begun with q.Sources().BeginTx. The copy is not safe for concurrent use."))
+	bind := func(tx string) []jen.Code {
+		out := []jen.Code{jen.Id("c").Op(":=").Op("*").Id("q"), jen.Id("c").Dot("ex").Op("=").Id(tx)}
+		if g.needPrimary {
+			out = append(out, jen.Id("c").Dot("primary").Op("=").Id(tx))
+		}
+		return out
+	}
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("WithTx").Params(jen.Id("tx").Op("*").Qual(rt, "Tx")).Op("*").Id("Queries").Block(
-		jen.Id("c").Op(":=").Op("*").Id("q"),
-		jen.Id("c").Dot("ex").Op("=").Id("tx"),
-		jen.Return(jen.Op("&").Id("c")),
+		append(bind("tx"), jen.Return(jen.Op("&").Id("c")))...,
+	)
+	f.Line()
+
+	// e.g.:
+	//	func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queries) error) error {
+	//		return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
+	//			c := *q
+	//			c.ex = tx
+	//			return fn(&c)
+	//		})
+	//	}
+	f.Add(doc("Tx runs fn with a copy of q whose queries run in one distributed transaction",
+		"across any data nodes (shardrt.Sources.WithDistributed): LOCAL or XA as opts.Type",
+		"says, one connection per data source opened lazily, every statement on the",
+		"primary of a read/write group. The transaction commits when fn returns nil and",
+		"rolls back when fn returns an error or panics; the error of fn is returned",
+		"joined with the rollback's. The copy belongs to the transaction: it is not safe",
+		"for concurrent use and must not be used after fn returns."))
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("Tx").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("opts").Qual(rt, "TxOptions"), jen.Id("fn").Func().Params(jen.Op("*").Id("Queries")).Error(),
+	).Error().Block(
+		jen.Return(jen.Id("q").Dot("src").Dot("WithDistributed").Call(jen.Id("ctx"), jen.Id("opts"), jen.Func().Params(jen.Id("tx").Op("*").Qual(rt, "DistTx")).Error().Block(
+			append(bind("tx"), jen.Return(jen.Id("fn").Call(jen.Op("&").Id("c"))))...,
+		))),
 	)
 	f.Line()
 	f.Add(doc("Sources returns the data sources the queries run on, e.g. to begin a transaction."))

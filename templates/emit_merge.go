@@ -34,8 +34,8 @@ var collationNames = map[runtime.Collation]string{
 // checkMerge checks that the merge spec of p is one generated code can
 // run: a SELECT returning rows, a spec the runtime accepts
 // (MergeSpec.Validate), one visible column per result column, LIMIT
-// parameters that are integer parameters of p, and per-node arguments that
-// name parameters of p.
+// parameters that are integer parameters of p (checkNodeArgs checks the
+// per-node arguments).
 func checkMerge(p *plan.Plan) error {
 	m := p.Merge
 	if p.Statement != plan.StmtSelect || (p.Cmd != schema.CmdOne && p.Cmd != schema.CmdMany) {
@@ -63,34 +63,29 @@ func checkMerge(p *plan.Plan) error {
 			errs = append(errs, fmt.Errorf("merge spec: LIMIT %s parameter %s has Go type %s, want an integer", l.what, prm.Name, prm.Type))
 		}
 	}
-	for _, a := range p.NodeArgs {
-		if !a.LimitSum && (a.Param < 0 || a.Param >= len(p.Params)) {
-			errs = append(errs, fmt.Errorf("per-node argument refers to parameter %d of %d", a.Param, len(p.Params)))
-		}
-	}
 	return errors.Join(errs...)
 }
 
-// checkNodeArgs refuses per-node arguments generated code does not send:
-// encrypted ones (Plan.NodeArgs with an encryptor or a literal to encrypt)
-// and, outside a merged SELECT, any that differ from Plan.Args.
+// checkNodeArgs checks the per-node arguments (Plan.NodeArgs): every one
+// names a parameter of p (or is a literal to encrypt), and the per-node
+// LIMIT (LimitSum) appears only in a merged SELECT. Outside a merge,
+// NodeArgs come from the encryption rewrite: the values of the cipher,
+// assisted-query, like-query and plain columns, in placeholder order.
 func checkNodeArgs(p *plan.Plan) error {
+	var errs []error
 	for i, a := range p.NodeArgs {
-		if a.Encrypt != "" || a.Literal != nil {
-			return fmt.Errorf("per-node argument %d is encrypted with %q, which the generator does not emit yet", i+1, a.Encrypt)
+		switch {
+		case a.LimitSum && p.Merge == nil:
+			errs = append(errs, fmt.Errorf("per-node argument %d is a LIMIT row count, which only a merged SELECT may have", i+1))
+		case a.LimitSum || (a.Param == -1 && a.Literal != nil):
+		case a.Param < 0 || a.Param >= len(p.Params):
+			errs = append(errs, fmt.Errorf("per-node argument %d refers to parameter %d of %d", i+1, a.Param, len(p.Params)))
 		}
 	}
-	if p.Merge != nil || p.NodeArgs == nil {
-		return nil
+	if p.NodeArgs != nil && p.Insert != nil {
+		errs = append(errs, errors.New("a multi-row INSERT with per-node arguments (an encrypted table): insert one row per statement"))
 	}
-	same := len(p.NodeArgs) == len(p.Args)
-	for i := 0; same && i < len(p.Args); i++ {
-		same = !p.NodeArgs[i].LimitSum && p.NodeArgs[i].Param == p.Args[i]
-	}
-	if !same {
-		return errors.New("its per-node arguments differ from the statement's, which only a merged SELECT may have")
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // emitMergeSpec emits the package-level MergeSpec of a merged SELECT.
@@ -296,23 +291,9 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 		units = jen.Index().Qual(rt, "RouteUnit").Values(rc.unit)
 	}
 	// The per-node arguments: Plan.NodeArgs when set (a LIMIT offset+count
-	// computed here), else Plan.Args.
-	var args jen.Code = fc.argSlice()
-	if p.NodeArgs != nil {
-		list := make([]jen.Code, len(p.NodeArgs))
-		for i, a := range p.NodeArgs {
-			if !a.LimitSum {
-				list[i] = fc.params[a.Param]
-				continue
-			}
-			// e.g.: shardrt.LimitSum(offset, 10)
-			list[i] = jen.Qual(rt, "LimitSum").Call(limitCode(fc, m.Offset), limitCode(fc, m.Count))
-		}
-		args = jen.Nil()
-		if len(list) > 0 {
-			args = jen.Index().Any().Values(list...)
-		}
-	}
+	// computed here, encrypted values), else Plan.Args.
+	pre := g.nodeArgStatements(fc)
+	args := fc.argSlice()
 	// The values LIMIT parameters index: every parameter, in Params order.
 	var mergeArgs jen.Code = jen.Nil()
 	if m.Offset.Param || m.Count.Param {
@@ -322,16 +303,16 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 		return jen.Qual(rt, "ScanCells").Call(append([]jen.Code{jen.Id("row")}, scanDests(fieldsOf(q))...)...)
 	}
 	errNil := func() jen.Code { return jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))) }
-	out := []jen.Code{
+	out := append(pre,
 		// e.g.:
 		//	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersStmt, units, []any{userID, userID2, shardrt.LimitSum(arg, arg2)}, &topOrdersMerge, []any{userID, userID2, arg, arg2})
 		//	if err != nil {
 		//		return nil, err
 		//	}
 		jen.List(jen.Id("merged"), jen.Id("err")).Op(fc.define("merged", "err")).Qual(rt, "QueryMerged").Call(
-			jen.Id("ctx"), jen.Id("q").Dot("ex"), jen.Op("&").Id(q.stmtVar), units, args, jen.Op("&").Id(q.mergeVar), mergeArgs),
+			jen.Id("ctx"), fc.executor(), jen.Op("&").Id(q.stmtVar), units, args, jen.Op("&").Id(q.mergeVar), mergeArgs),
 		errNil(),
-	}
+	)
 	if p.Cmd == schema.CmdOne {
 		// e.g.:
 		//	row, err := merged.Next()
@@ -344,11 +325,25 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 		//	var r CountOrdersRow
 		//	err = shardrt.ScanCells(row, &r.Orders)
 		//	return r, err
-		return append(out,
+		out = append(out,
 			jen.List(jen.Id("row"), jen.Id("err")).Op(fc.define("row", "err")).Id("merged").Dot("Next").Call(),
 			jen.If(jen.Id("err").Op("==").Qual("io", "EOF")).Block(fc.fail(jen.Qual("database/sql", "ErrNoRows"))),
 			errNil(),
 			jen.Var().Id("r").Id(q.rowType),
+		)
+		if dec := g.decryptStatements(fc); len(dec) > 0 {
+			// e.g.:
+			//	if err := shardrt.ScanCells(row, &r.Name); err != nil {
+			//		return FirstUserRow{}, err
+			//	}
+			//	if err := shardrt.DecryptString(q.encAes, "name", &r.Name); err != nil {
+			//		return FirstUserRow{}, err
+			//	}
+			//	return r, nil
+			out = append(out, jen.If(jen.Id("err").Op(":=").Add(scan()), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))))
+			return append(append(out, dec...), jen.Return(jen.Id("r"), jen.Nil()))
+		}
+		return append(out,
 			jen.Id("err").Op("=").Add(scan()),
 			jen.Return(jen.Id("r"), jen.Id("err")),
 		)
@@ -371,14 +366,15 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 	//	}
 	return append(out,
 		jen.Var().Id("out").Index().Id(q.rowType),
-		jen.For().Block(
+		jen.For().Block(append(append([]jen.Code{
 			jen.List(jen.Id("row"), jen.Id("err")).Op(":=").Id("merged").Dot("Next").Call(),
 			jen.If(jen.Id("err").Op("==").Qual("io", "EOF")).Block(jen.Return(jen.Id("out"), jen.Nil())),
 			errNil(),
 			jen.Var().Id("r").Id(q.rowType),
 			jen.If(jen.Id("err").Op(":=").Add(scan()), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+		}, g.decryptStatements(fc)...),
 			jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("r")),
-		),
+		)...),
 	)
 }
 

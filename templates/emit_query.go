@@ -8,6 +8,8 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
 
@@ -215,8 +217,13 @@ func (g *generator) newFnCtx(q *query, fail func(*fnCtx, jen.Code) jen.Code) (*f
 	return fc, sig
 }
 
-// args returns the statement's arguments in Plan.Args order.
+// args returns the per-node SQL's arguments: the per-node values
+// nodeArgStatements computed when the plan has NodeArgs, else the
+// parameters in Plan.Args order.
 func (fc *fnCtx) args() []jen.Code {
+	if fc.hasNodeVals {
+		return fc.nodeVals
+	}
 	out := make([]jen.Code, len(fc.q.p.Args))
 	for i, a := range fc.q.p.Args {
 		out[i] = fc.params[a]
@@ -226,10 +233,93 @@ func (fc *fnCtx) args() []jen.Code {
 
 // argSlice returns []any{...} of the arguments, or nil when there are none.
 func (fc *fnCtx) argSlice() jen.Code {
-	if len(fc.q.p.Args) == 0 {
+	args := fc.args()
+	if len(args) == 0 {
 		return jen.Nil()
 	}
-	return jen.Index().Any().Values(fc.args()...)
+	return jen.Index().Any().Values(args...)
+}
+
+// nodeArgStatements computes the per-node arguments of a plan with
+// NodeArgs into fc (see args) and returns the statements that must run
+// first: the encryption of a parameter that is not a string, whose
+// Encryptor.Encrypt can fail. A string parameter is encrypted in place
+// with EncryptText (no boxing, no error), a literal of the statement by
+// the EncryptText of its Java text (the key is the run time's: literals are
+// encrypted at run time, never at generate time), a LIMIT row count is
+// shardrt.LimitSum(offset, count).
+func (g *generator) nodeArgStatements(fc *fnCtx) []jen.Code {
+	p := fc.q.p
+	if p.NodeArgs == nil {
+		return nil
+	}
+	var out []jen.Code
+	vals := make([]jen.Code, len(p.NodeArgs))
+	seen := map[plan.NodeArg]jen.Code{}
+	for i, a := range p.NodeArgs {
+		switch {
+		case a.LimitSum:
+			// e.g.: shardrt.LimitSum(offset, 10)
+			vals[i] = jen.Qual(rt, "LimitSum").Call(limitCode(fc, p.Merge.Offset), limitCode(fc, p.Merge.Count))
+		case a.Literal != nil:
+			// e.g.: q.encAes.EncryptText("hello")
+			text, null, _ := runtime.JavaText(*a.Literal) // checked by checkEncryption
+			if null {
+				vals[i] = jen.Nil()
+				continue
+			}
+			vals[i] = jen.Id("q").Dot(g.encBy[a.Encrypt].field).Dot("EncryptText").Call(jen.Lit(text))
+		case a.Encrypt == "":
+			vals[i] = fc.params[a.Param]
+		case isString(p.Params[a.Param].Type):
+			// e.g.: q.encAes.EncryptText(name)
+			vals[i] = jen.Id("q").Dot(g.encBy[a.Encrypt].field).Dot("EncryptText").Call(fc.params[a.Param])
+		default:
+			if v, ok := seen[a]; ok {
+				vals[i] = v
+				continue
+			}
+			// e.g.:
+			//	v0, err := q.encMD5.Encrypt(phone)
+			//	if err != nil {
+			//		return nil, err
+			//	}
+			v := fc.temp()
+			out = append(out,
+				jen.List(jen.Id(v), jen.Id("err")).Op(fc.define(v, "err")).Id("q").Dot(g.encBy[a.Encrypt].field).Dot("Encrypt").Call(fc.params[a.Param]),
+				jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+			)
+			vals[i] = jen.Id(v)
+			seen[a] = vals[i]
+		}
+	}
+	fc.nodeVals, fc.hasNodeVals = vals, true
+	return out
+}
+
+// decryptStatements returns the statements that decrypt, in the row r
+// (a struct or a pointer to one), every result column read from a cipher
+// column (Column.Decrypt), e.g.:
+//
+//	if err := shardrt.DecryptNullString(q.encAes, "phone", &r.Phone); err != nil {
+//		return nil, err
+//	}
+func (g *generator) decryptStatements(fc *fnCtx) []jen.Code {
+	var out []jen.Code
+	for _, c := range fc.q.p.Columns {
+		if c.Decrypt == "" {
+			continue
+		}
+		fn := "DecryptString"
+		if isNullString(c.Type) {
+			fn = "DecryptNullString"
+		}
+		out = append(out, jen.If(
+			jen.Id("err").Op(":=").Qual(rt, fn).Call(jen.Id("q").Dot(g.encBy[c.Decrypt].field), jen.Lit(c.Name), jen.Op("&").Id("r").Dot(c.Field)),
+			jen.Id("err").Op("!=").Nil(),
+		).Block(fc.fail(jen.Id("err"))))
+	}
+	return out
 }
 
 // emitMethod emits the method of q on *Queries.
@@ -266,6 +356,7 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 		return err
 	}
 	body = append(body, rc.stmts...)
+	body = append(body, g.nodeArgStatements(fc)...)
 	exec, err := g.execStatements(fc, rc)
 	if err != nil {
 		return err
@@ -364,7 +455,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 	stmt := jen.Op("&").Id(q.stmtVar)
 	errNil := func() jen.Code { return jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))) }
 	call := func(method string) *jen.Statement {
-		return jen.Id("q").Dot("ex").Dot(method).Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), rc.unit}, fc.args()...)...)
+		return fc.executor().Dot(method).Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), rc.unit}, fc.args()...)...)
 	}
 	if q.route.shape == shapeBroadcastWrite {
 		// e.g.:
@@ -382,7 +473,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		out := []jen.Code{
 			jen.Var().Id("res").Qual("database/sql", "Result"),
 			jen.For(jen.Id("i").Op(":=").Range().Id(q.unitsVar)).Block(
-				jen.List(jen.Id("r"), jen.Id("err")).Op(":=").Id("q").Dot("ex").Dot("Exec").Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), jen.Id(q.unitsVar).Index(jen.Id("i"))}, fc.args()...)...),
+				jen.List(jen.Id("r"), jen.Id("err")).Op(":=").Add(fc.executor()).Dot("Exec").Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), jen.Id(q.unitsVar).Index(jen.Id("i"))}, fc.args()...)...),
 				jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 				jen.If(jen.Id("i").Op("==").Lit(0)).Block(jen.Id("res").Op("=").Id("r")),
 			),
@@ -407,6 +498,22 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 			//	var r TOrder
 			//	err := q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID)
 			//	return r, err
+			if dec := g.decryptStatements(fc); len(dec) > 0 {
+				// e.g.:
+				//	var r GetUserRow
+				//	if err := q.ex.QueryRow(ctx, &getUserStmt, getUserUnits[ds], userID).Scan(&r.UserID, &r.Phone); err != nil {
+				//		return GetUserRow{}, err
+				//	}
+				//	if err := shardrt.DecryptNullString(q.encAes, "phone", &r.Phone); err != nil {
+				//		return GetUserRow{}, err
+				//	}
+				//	return r, nil
+				out := []jen.Code{
+					jen.Var().Id("r").Id(q.rowType),
+					jen.If(jen.Id("err").Op(":=").Add(call("QueryRow")).Dot("Scan").Call(scanDests(fieldsOf(q))...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+				}
+				return append(append(out, dec...), jen.Return(jen.Id("r"), jen.Nil())), nil
+			}
 			return []jen.Code{
 				jen.Var().Id("r").Id(q.rowType),
 				jen.Id("err").Op(fc.define("err")).Add(call("QueryRow")).Dot("Scan").Call(scanDests(fieldsOf(q))...),
@@ -439,11 +546,12 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 				errNil(),
 				jen.Defer().Id("rows").Dot("Close").Call(),
 				jen.Var().Id("out").Index().Id(q.rowType),
-				jen.For(jen.Id("rows").Dot("Next").Call()).Block(
+				jen.For(jen.Id("rows").Dot("Next").Call()).Block(append(append([]jen.Code{
 					jen.Var().Id("r").Id(q.rowType),
 					jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(scanDests(fieldsOf(q))...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+				}, g.decryptStatements(fc)...),
 					jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("r")),
-				),
+				)...),
 				jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Close").Call(), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 				jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Err").Call(), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 				jen.Return(jen.Id("out"), jen.Nil()),
@@ -494,7 +602,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		}
 	}
 	query := func() *jen.Statement {
-		return jen.Qual(rt, "QueryUnits").Call(jen.Id("ctx"), jen.Id("q").Dot("ex"), stmt.Clone(), rc.units, fc.argSlice(), jen.Id(q.scanFunc))
+		return jen.Qual(rt, "QueryUnits").Call(jen.Id("ctx"), fc.executor(), stmt.Clone(), rc.units, fc.argSlice(), jen.Id(q.scanFunc))
 	}
 	execArgs := fc.argSlice()
 	var pre []jen.Code
@@ -504,7 +612,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		rc.units, execArgs = jen.Id("units"), jen.Nil()
 	}
 	exec := func() *jen.Statement {
-		return jen.Qual(rt, "ExecUnits").Call(jen.Id("ctx"), jen.Id("q").Dot("ex"), stmt.Clone(), rc.units, execArgs)
+		return jen.Qual(rt, "ExecUnits").Call(jen.Id("ctx"), fc.executor(), stmt.Clone(), rc.units, execArgs)
 	}
 	out, err := g.multiStatements(fc, query, exec, errNil)
 	return append(pre, out...), err
@@ -527,13 +635,43 @@ func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement
 		//		return TOrder{}, sql.ErrNoRows
 		//	}
 		//	return rows[0], nil
-		return []jen.Code{
+		out := []jen.Code{
 			jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(query()),
 			errNil(),
 			jen.If(jen.Len(jen.Id("rows")).Op("==").Lit(0)).Block(fc.fail(jen.Qual("database/sql", "ErrNoRows"))),
-			jen.Return(jen.Id("rows").Index(jen.Lit(0)), jen.Nil()),
-		}, nil
+		}
+		if dec := g.decryptStatements(fc); len(dec) > 0 {
+			// e.g.:
+			//	r := rows[0]
+			//	if err := shardrt.DecryptString(q.encAes, "name", &r.Name); err != nil {
+			//		return FindUserRow{}, err
+			//	}
+			//	return r, nil
+			out = append(out, jen.Id("r").Op(":=").Id("rows").Index(jen.Lit(0)))
+			return append(append(out, dec...), jen.Return(jen.Id("r"), jen.Nil())), nil
+		}
+		return append(out, jen.Return(jen.Id("rows").Index(jen.Lit(0)), jen.Nil())), nil
 	case schema.CmdMany:
+		if dec := g.decryptStatements(fc); len(dec) > 0 {
+			// e.g.:
+			//	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUsersStmt, units, []any{userID, userID2}, scanListUsersRow)
+			//	if err != nil {
+			//		return nil, err
+			//	}
+			//	for i := range rows {
+			//		r := &rows[i]
+			//		if err := shardrt.DecryptString(q.encAes, "name", &r.Name); err != nil {
+			//			return nil, err
+			//		}
+			//	}
+			//	return rows, nil
+			return []jen.Code{
+				jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(query()),
+				errNil(),
+				jen.For(jen.Id("i").Op(":=").Range().Id("rows")).Block(append([]jen.Code{jen.Id("r").Op(":=").Op("&").Id("rows").Index(jen.Id("i"))}, dec...)...),
+				jen.Return(jen.Id("rows"), jen.Nil()),
+			}, nil
+		}
 		// e.g.: return shardrt.QueryUnits(ctx, q.ex, &listOrdersStmt, units, []any{userID, userID2}, scanListOrdersRow)
 		return []jen.Code{jen.Return(query())}, nil
 	case schema.CmdExec:
@@ -602,15 +740,17 @@ func (g *generator) emitIter(f *jen.File, q *query) error {
 	//		}
 	//	}
 	body := append([]jen.Code(nil), rc.stmts...)
+	body = append(body, g.nodeArgStatements(fc)...)
 	body = append(body,
-		jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Id("q").Dot("ex").Dot("Query").Call(append([]jen.Code{jen.Id("ctx"), jen.Op("&").Id(q.stmtVar), rc.unit}, fc.args()...)...),
+		jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(fc.executor()).Dot("Query").Call(append([]jen.Code{jen.Id("ctx"), jen.Op("&").Id(q.stmtVar), rc.unit}, fc.args()...)...),
 		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 		jen.Defer().Id("rows").Dot("Close").Call(),
-		jen.For(jen.Id("rows").Dot("Next").Call()).Block(
+		jen.For(jen.Id("rows").Dot("Next").Call()).Block(append(append([]jen.Code{
 			jen.Var().Id("r").Id(q.rowType),
 			jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(scanDests(fieldsOf(q))...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+		}, g.decryptStatements(fc)...),
 			jen.If(jen.Op("!").Id("yield").Call(jen.Id("r"), jen.Nil())).Block(jen.Return()),
-		),
+		)...),
 		jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Err").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Id("yield").Call(jen.Id(q.rowType).Values(), jen.Id("err"))),
 	)
 	seq := jen.Qual("iter", "Seq2").Types(jen.Id(q.rowType), jen.Error())

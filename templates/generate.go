@@ -139,6 +139,18 @@ type generator struct {
 
 	needNoTarget  bool // some query calls noTarget
 	needPickUnits bool // some query calls pickUnits
+	needPrimary   bool // some read must run on the primary (Queries.primary)
+
+	encryptors []*encryptor          // by encryptor name
+	encBy      map[string]*encryptor // by encryptor name
+}
+
+// encryptor is one encryptor of the !ENCRYPT rule that generated code
+// calls: New looks it up once (shardrt.DB.Encryptor) and keeps it in a
+// Queries field. Its key stays in the deployment YAML.
+type encryptor struct {
+	name  string // encryptor name, e.g. aes_encryptor
+	field string // Queries field, e.g. encAesEncryptor
 }
 
 // queryFile is one input file, its plans sorted by name.
@@ -154,13 +166,13 @@ func newGenerator(in Input) (*generator, error) {
 	}
 	g := &generator{
 		in: in, tableBy: map[string]*logicTable{}, modelBy: map[string]*model{}, keyBy: map[string]*keyGen{},
-		names: map[string]string{}, members: map[string]string{},
+		names: map[string]string{}, members: map[string]string{}, encBy: map[string]*encryptor{},
 	}
 	var errs []error
 	for _, n := range []string{"Queries", "New", "dataSourceNames", "noTarget", "pickUnits"} {
 		g.names[n] = "db.go"
 	}
-	for _, n := range []string{"src", "ex", "WithTx", "Sources"} {
+	for _, n := range []string{"src", "ex", "primary", "WithTx", "Tx", "Sources"} {
 		g.members[n] = "Queries"
 	}
 	outs := map[string]string{"db.go": "", "models.go": ""}

@@ -146,12 +146,17 @@ func writeModule(t *testing.T, files map[string][]byte) string {
 // shardDatabases creates, on the local MariaDB server of each data source,
 // an empty database named templates_<case>_<data source> (dropping an old
 // one, and dropping it when the test ends), and returns environment entries SHARDGEN_TEMPLATES_DSN_<data
-// source>=<DSN with parseTime=true> for a generated package's db_test.
+// source>=<DSN with parseTime=true> for a generated package's db_test,
+// and SHARDGEN_TEMPLATES_REPLICA_DSN_<data source> for the same database on
+// the replica when the data source's server is the one the replica copies.
 // Fails when MariaDB is not running (make db-up).
 func shardDatabases(t *testing.T, c string, sources []*schema.DataSource) []string {
 	t.Helper()
 	var env []string
 	for _, ds := range sources {
+		if !slices.Contains(testdb.DataSources(), ds.Name) {
+			continue // e.g. a replica: the test reads the replica's copy (SHARDGEN_TEMPLATES_REPLICA_DSN_*)
+		}
 		name := "templates_" + c + "_" + ds.Name
 		admin := testdb.Open(t, ds.Name)
 		for _, stmt := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name} {
@@ -162,6 +167,12 @@ func shardDatabases(t *testing.T, c string, sources []*schema.DataSource) []stri
 		cfg := testdb.Config(ds.Name)
 		cfg.DBName, cfg.ParseTime = name, true
 		env = append(env, "SHARDGEN_TEMPLATES_DSN_"+ds.Name+"="+cfg.FormatDSN())
+		if testdb.ServerIndex(ds.Name) == testdb.ReplicaOf {
+			// The replica copies every database of its server, this one too.
+			rcfg := testdb.ReplicaConfig(ds.Name)
+			rcfg.DBName, rcfg.ParseTime = name, true
+			env = append(env, "SHARDGEN_TEMPLATES_REPLICA_DSN_"+ds.Name+"="+rcfg.FormatDSN())
+		}
 	}
 	return env
 }
@@ -293,16 +304,29 @@ queries/q.sql:1:1: query "getOrder": generated identifier getOrderUnits of query
 			p.Cmd, p.Statement = schema.CmdExec, plan.StmtDelete
 			return in
 		}, `queries/q.sql:1:1: query "TopOrders": a :exec delete with a merge spec; only :one and :many SELECTs are merged`},
-		{"encrypted per-node argument", func(t *testing.T) Input {
-			in := onePlan(t, "-- name: TopOrders :many\n-- shardgen:allow-full-route\nSELECT order_id, status FROM t_order ORDER BY status LIMIT ?;\n")
-			in.Files[0].Plans[0].NodeArgs[0].Encrypt = "aes"
-			return in
-		}, `queries/q.sql:1:1: query "TopOrders": per-node argument 1 is encrypted with "aes", which the generator does not emit yet`},
-		{"per-node arguments of a query that is not merged", func(t *testing.T) Input {
+		{"per-node LIMIT row count outside a merge", func(t *testing.T) Input {
 			in := onePlan(t, getOrder)
-			in.Files[0].Plans[0].NodeArgs = []plan.NodeArg{{Param: 1}, {Param: 0}}
+			in.Files[0].Plans[0].NodeArgs = []plan.NodeArg{{Param: -1, LimitSum: true}, {Param: 5}}
 			return in
-		}, `queries/q.sql:1:1: query "GetOrder": its per-node arguments differ from the statement's, which only a merged SELECT may have`},
+		}, `queries/q.sql:1:1: query "GetOrder": per-node argument 1 is a LIMIT row count, which only a merged SELECT may have
+queries/q.sql:1:1: query "GetOrder": per-node argument 2 refers to parameter 5 of 2`},
+		{"literal per-node argument without an encryptor", func(t *testing.T) Input {
+			in := onePlan(t, getOrder)
+			in.Files[0].Plans[0].NodeArgs = []plan.NodeArg{{Param: -1, Literal: &runtime.Value{Kind: runtime.KindString, Str: "x"}}}
+			return in
+		}, `queries/q.sql:1:1: query "GetOrder": per-node argument 1 is a literal without an encryptor`},
+		{"decrypting into an integer", func(t *testing.T) Input {
+			in := onePlan(t, getOrder)
+			in.Files[0].Plans[0].Columns[0].Decrypt = "aes"
+			return in
+		}, `queries/q.sql:1:1: query "GetOrder": column order_id is decrypted with encryptor "aes" into Go type int64, which generated code does not support: an encrypted logic column reads as string or sql.NullString`},
+		{"encrypting a []byte parameter", func(t *testing.T) Input {
+			in := onePlan(t, getOrder)
+			p := in.Files[0].Plans[0]
+			p.Params[1].Type = plan.GoType{Name: "[]byte"}
+			p.NodeArgs = []plan.NodeArg{{Param: 0}, {Param: 1, Encrypt: "aes"}}
+			return in
+		}, `queries/q.sql:1:1: query "GetOrder": parameter orderID of Go type []byte cannot be encrypted: ShardingSphere encrypts String.valueOf(value), which for byte[] is not its content; use a string`},
 		{"multi-row insert with fewer argument lists than rows", func(t *testing.T) Input {
 			in := onePlan(t, "-- name: AddOrders :exec\nINSERT INTO t_order (user_id, status) VALUES (?, ?), (?, ?);\n")
 			p := in.Files[0].Plans[0]

@@ -317,6 +317,22 @@ type fnCtx struct {
 	declared map[string]bool
 	// fail returns the statement that makes the function return err.
 	fail func(err jen.Code) jen.Code
+	// nodeVals are the per-node arguments (Plan.NodeArgs) once
+	// nodeArgStatements computed them; hasNodeVals tells an empty list
+	// from none.
+	nodeVals    []jen.Code
+	hasNodeVals bool
+}
+
+// executor returns the Executor the query runs on: q.primary for a read
+// that must see the primary of a read/write group (Plan.Primary: a locking
+// read or a query annotated -- shardgen:primary), else q.ex (writes go to
+// the primary anyway).
+func (fc *fnCtx) executor() *jen.Statement {
+	if fc.q.p.Primary && fc.q.isRead() {
+		return jen.Id("q").Dot("primary")
+	}
+	return jen.Id("q").Dot("ex")
 }
 
 // define returns ":=" when one of names is not yet declared in the
