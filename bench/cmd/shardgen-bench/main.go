@@ -1,0 +1,161 @@
+// Command shardgen-bench is the load benchmark of `make bench` (issue 8). It
+// runs sysbench-style scenarios (point select, single-row insert, the
+// oltp_read_write mix, a full-route aggregate) through the generated package
+// bench/sbtest/db, whose sbtest table is sharded by id (MOD 4) over ds_0..ds_3,
+// and the same statements through plain database/sql on one unsharded sbtest
+// table with the same rows (database reference on the first server), in
+// interleaved rounds; with -sysbench it also drives Debian's sysbench through
+// `shardgen proxy`, an haproxy TCP hop and direct to MariaDB. It writes the
+// medians and ratios to a Markdown report and an SVG chart.
+//
+// Run from the repository root after `make db-up`:
+//
+//	go build -o bin/shardgen-bench ./bench/cmd/shardgen-bench
+//	taskset -c 0 bin/shardgen-bench -out docs/benchmarks.md -svg docs/benchmarks.svg
+package main
+
+//go:generate go run github.com/shardgen/shardgen/cmd/shardgen generate -f ../../sbtest/shardgen.yaml
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shardgen/shardgen/bench/load"
+	"github.com/shardgen/shardgen/bench/sbtest/db"
+	shardrt "github.com/shardgen/shardgen/runtime"
+)
+
+type options struct {
+	config, schema   string
+	rows, workers    int
+	rounds           int
+	duration, warmup time.Duration
+	out, svg         string
+	only             string
+	sysbench         bool
+	sbThreads        int
+	proxyCPU         string
+	clientCPU        string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.config, "config", "bench/sbtest/sharding.yaml", "ShardingSphere YAML of the sharded side (data sources)")
+	flag.StringVar(&o.schema, "schema", "bench/sbtest/schema.sql", "CREATE TABLE of sbtest")
+	flag.IntVar(&o.rows, "rows", 10000, "rows in sbtest (sysbench --table-size)")
+	flag.IntVar(&o.workers, "workers", 8, "concurrent workers per round (sysbench --threads)")
+	flag.IntVar(&o.rounds, "rounds", 3, "measured rounds per side and scenario")
+	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of one round")
+	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured warm-up round per side and scenario")
+	flag.StringVar(&o.out, "out", "", "write the Markdown report here (default: stdout only)")
+	flag.StringVar(&o.svg, "svg", "", "write the SVG chart here")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default: all)")
+	flag.BoolVar(&o.sysbench, "sysbench", false, "also run the sysbench proxy phase (needs sysbench, haproxy and the shardgen binary)")
+	flag.IntVar(&o.sbThreads, "sysbench-threads", 8, "sysbench --threads")
+	flag.StringVar(&o.proxyCPU, "proxy-cpu", "1", "taskset CPU list for shardgen proxy / haproxy in the sysbench phase (empty: no pinning)")
+	flag.StringVar(&o.clientCPU, "client-cpu", "0", "taskset CPU list for sysbench (empty: no pinning)")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("shardgen-bench: ")
+	if err := run(context.Background(), o); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// referenceDSN is the unsharded side: database reference on the first server.
+func referenceDSN() string {
+	c := mysql.NewConfig()
+	c.User = env("SHARDGEN_DB_USER", "shardgen")
+	c.Passwd = env("SHARDGEN_DB_PASSWORD", "shardgen")
+	c.Net = "tcp"
+	c.Addr = "127.0.0.1:" + env("SHARDGEN_DB_PORT_0", "13306")
+	c.DBName = "reference"
+	c.Params = map[string]string{"sql_log_bin": "0"}
+	return c.FormatDSN()
+}
+
+func run(ctx context.Context, o options) error {
+	cfg, err := shardrt.LoadConfig(o.config)
+	if err != nil {
+		return err
+	}
+	rt, err := shardrt.Open(cfg)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	if err := rt.Ping(ctx); err != nil {
+		return fmt.Errorf("%w (start the servers with `make db-up`)", err)
+	}
+	q, err := db.New(rt)
+	if err != nil {
+		return err
+	}
+	ref, err := sql.Open("mysql", referenceDSN())
+	if err != nil {
+		return err
+	}
+	defer ref.Close()
+	ref.SetMaxOpenConns(32)
+	ref.SetMaxIdleConns(32)
+	ddl, err := os.ReadFile(o.schema)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := prepare(ctx, rt, q, ref, string(ddl), o.rows); err != nil {
+		return err
+	}
+	log.Printf("prepared %d rows on the sharded side and the reference in %v", o.rows, time.Since(start).Round(time.Millisecond))
+
+	rep := report{opts: o, machine: machineInfo(ctx, ref)}
+	b := &bench{q: q, ref: ref, rows: o.rows, workers: o.workers}
+	want := map[string]bool{}
+	for _, n := range strings.Split(o.only, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
+	}
+	for _, sc := range b.scenarios() {
+		if len(want) > 0 && !want[sc.name] {
+			continue
+		}
+		if sc.reset != nil {
+			sc.reset()
+		}
+		t0 := time.Now()
+		c, err := load.Compare(ctx, o.rounds, o.workers, o.duration, o.warmup, sc.reference, sc.sharded)
+		if err != nil {
+			return errors.New(sc.name + ": " + err.Error())
+		}
+		log.Printf("%-18s reference %9.0f/s  shardgen %9.0f/s  ratio %.3f  (%v)", sc.name, c.MedianA(), c.MedianB(), c.Ratio(), time.Since(t0).Round(time.Second))
+		rep.embedded = append(rep.embedded, result{sc: sc, c: c})
+	}
+	if err := cleanupInserts(ctx, rt, ref, o.rows); err != nil {
+		return err
+	}
+	if o.sysbench {
+		sb, err := runSysbench(ctx, o)
+		if err != nil {
+			return errors.New("sysbench phase: " + err.Error())
+		}
+		rep.sysbench = sb
+	}
+	return rep.write()
+}
