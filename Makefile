@@ -21,9 +21,17 @@ FUZZTIME ?= 10s
 fuzz:
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
-## bench: algorithm and routing benchmarks (ns/op, allocs/op).
+## bench: algorithm and routing benchmarks (ns/op, allocs/op), then the load
+## harness (bench/cmd/shardgen-bench, pinned to CPU 0 with taskset when
+## available): generated code over 4 data nodes vs plain database/sql, written
+## to docs/benchmarks.md and docs/benchmarks.svg. About 4 minutes;
+## BENCH_QUICK=1 takes about 1. Not part of `make test`.
+BENCH_QUICK ?=
+BENCH_FLAGS ?= $(if $(BENCH_QUICK),-rounds 3 -duration 1s -warmup 300ms,-rounds 3 -duration 5s -warmup 1s)
 bench: db-up
-	$(GO) test -run '^$$' -bench . -benchmem ./runtime/...
+	$(GO) test -run '^$$' -bench . -benchmem $(if $(BENCH_QUICK),-benchtime 100ms,) ./runtime/...
+	$(GO) build -o bin/shardgen-bench ./bench/cmd/shardgen-bench
+	$$(command -v taskset >/dev/null && echo taskset -c 0) bin/shardgen-bench $(BENCH_FLAGS) -out docs/benchmarks.md -svg docs/benchmarks.svg
 
 ## db-up: install MariaDB if missing (root + apt), start the two local servers
 ## (127.0.0.1:13306 and :13307, data in .local/mariadb/); a no-op when they run.
