@@ -6,6 +6,7 @@
 package inlinedb
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	shardrt "github.com/shardgen/shardgen/runtime"
@@ -58,6 +59,21 @@ func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	c := *q
 	c.ex = tx
 	return &c
+}
+
+// Tx runs fn with a copy of q whose queries run in one distributed transaction
+// across any data nodes (shardrt.Sources.WithDistributed): LOCAL or XA as
+// opts.Type says, one connection per data source opened lazily, every statement
+// on the primary of a read/write group. The transaction commits when fn returns
+// nil and rolls back when fn returns an error or panics; the error of fn is
+// returned joined with the rollback's. The copy belongs to the transaction: it
+// is not safe for concurrent use and must not be used after fn returns.
+func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queries) error) error {
+	return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
+		c := *q
+		c.ex = tx
+		return fn(&c)
+	})
 }
 
 // Sources returns the data sources the queries run on, e.g. to begin a
