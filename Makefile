@@ -21,17 +21,25 @@ FUZZTIME ?= 10s
 fuzz:
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
-## bench: algorithm and routing benchmarks (ns/op, allocs/op), then the load
-## harness (bench/cmd/shardgen-bench, pinned to CPU 0 with taskset when
-## available): generated code over 4 data nodes vs plain database/sql, written
-## to docs/benchmarks.md and docs/benchmarks.svg. About 4 minutes;
-## BENCH_QUICK=1 takes about 1. Not part of `make test`.
+## bench: algorithm and routing micro-benchmarks (ns/op, allocs/op; short
+## -benchtime), then the load harness (bench/cmd/shardgen-bench, pinned to
+## CPU 0 with taskset): generated code over 4 data nodes vs plain database/sql,
+## then sysbench direct / through haproxy / through `shardgen proxy` (pinned to
+## CPU 1), written to docs/benchmarks.md and docs/benchmarks.svg. Installs
+## Debian's sysbench and haproxy when missing (as root). About 10 minutes;
+## BENCH_QUICK=1 about 3. Not part of `make test`.
 BENCH_QUICK ?=
-BENCH_FLAGS ?= $(if $(BENCH_QUICK),-rounds 3 -duration 1s -warmup 300ms,-rounds 3 -duration 5s -warmup 1s)
+BENCH_FLAGS ?= $(if $(BENCH_QUICK),-rounds 3 -duration 1s -warmup 1s,-rounds 3 -duration 5s -warmup 1s)
 bench: db-up
-	$(GO) test -run '^$$' -bench . -benchmem $(if $(BENCH_QUICK),-benchtime 100ms,) ./runtime/...
+	@if ! command -v sysbench >/dev/null || ! command -v haproxy >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y sysbench haproxy >/dev/null || \
+	    { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y sysbench haproxy >/dev/null; }; \
+	  else echo "make bench: install sysbench and haproxy (Debian: apt-get install sysbench haproxy)" >&2; exit 1; fi; \
+	fi
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(if $(BENCH_QUICK),20ms,100ms) ./runtime/...
 	$(GO) build -o bin/shardgen-bench ./bench/cmd/shardgen-bench
-	$$(command -v taskset >/dev/null && echo taskset -c 0) bin/shardgen-bench $(BENCH_FLAGS) -out docs/benchmarks.md -svg docs/benchmarks.svg
+	$$(command -v taskset >/dev/null && echo taskset -c 0) bin/shardgen-bench $(BENCH_FLAGS) -sysbench -out docs/benchmarks.md -svg docs/benchmarks.svg
 
 ## db-up: install MariaDB if missing (root + apt), start the two local servers
 ## (127.0.0.1:13306 and :13307, data in .local/mariadb/); a no-op when they run.
