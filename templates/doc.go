@@ -30,6 +30,19 @@
 // LIMIT shardrt.LimitSum(offset, count)), calls shardrt.QueryMerged with its
 // package-level MergeSpec and scans each merged row with shardrt.ScanCells.
 //
+// Encryption (!ENCRYPT): New looks up every encryptor the package uses once
+// (shardrt.DB.Encryptor; keys stay in the deployment YAML). A plan's
+// NodeArgs give the per-node arguments: a string parameter is sent as
+// EncryptText(v), any other as Encrypt(v) (NULL stays NULL), a literal as
+// the EncryptText of its Java text at run time. Result columns with
+// Column.Decrypt are decrypted after the scan (shardrt.DecryptString /
+// DecryptNullString) on the single-node, multi-node and merged paths.
+//
+// Read/write splitting: reads with Plan.Primary (locking reads, queries
+// annotated -- shardgen:primary) run on Queries.primary (Sources.Primary(),
+// or the transaction); Queries.Tx runs a function in a distributed
+// transaction (LOCAL or XA).
+//
 // templates imports plan and schema; it must never import proxy. It imports
 // runtime only for the types and constants the Plan IR is made of
 // (RouteKind, ValueKind, Value, KeyGeneratorTypes, MergeSpec and its
