@@ -51,15 +51,23 @@ func cmdOutput(name string, args ...string) string {
 func machineInfo(ctx context.Context, ref *sql.DB) machine {
 	m := machine{nproc: runtime.NumCPU(), goVersion: runtime.Version(), gomaxprocs: runtime.GOMAXPROCS(0),
 		date: time.Now().UTC().Format("2006-01-02 15:04 UTC")}
+	cpus := 0
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			k, v, ok := strings.Cut(sc.Text(), ":")
+			switch {
+			case !ok:
+			case strings.TrimSpace(k) == "processor":
+				cpus++ // runtime.NumCPU counts only the CPUs of our affinity mask
+			case strings.TrimSpace(k) == "model name" && m.cpu == "":
 				m.cpu = strings.TrimSpace(v)
-				break
 			}
 		}
 		f.Close()
+	}
+	if cpus > 0 {
+		m.nproc = cpus
 	}
 	if err := ref.QueryRowContext(ctx, "SELECT VERSION()").Scan(&m.mariadb); err != nil {
 		m.mariadb = "unknown: " + err.Error()
