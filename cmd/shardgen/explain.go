@@ -9,6 +9,7 @@ import (
 
 	"github.com/shardgen/shardgen/internal/pipeline"
 	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
 )
 
 // runExplain prints, per query, the route kind, the sharding conditions,
@@ -124,6 +125,12 @@ func writePlanText(b *strings.Builder, pl *plan.Plan) {
 	if rt.Fixed != nil {
 		fmt.Fprintf(b, "  fixed units: %v\n", rt.Fixed)
 	}
+	if m := pl.Merge; m != nil {
+		fmt.Fprintf(b, "  merge: %s\n", mergeText(pl))
+	}
+	if pl.Primary && pl.Statement == plan.StmtSelect {
+		b.WriteString("  reads: primary (locking read or -- shardgen:primary)\n")
+	}
 	for i, u := range rt.Units {
 		if len(rt.Units) > maxUnitsShown && i == maxUnitsShown/2 {
 			fmt.Fprintf(b, "  ... %d more units ...\n", len(rt.Units)-maxUnitsShown)
@@ -172,3 +179,63 @@ func conditionText(pl *plan.Plan, cc plan.ColumnCondition) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// mergeText summarises a merge spec with the plan's column names, e.g.
+// "group by status; count(orders) sum(total); order by status asc".
+func mergeText(pl *plan.Plan) string {
+	m := pl.Merge
+	name := func(i int) string {
+		if i < len(pl.Columns) {
+			return pl.Columns[i].Name
+		}
+		return fmt.Sprintf("derived#%d", i-m.Visible+1)
+	}
+	var parts []string
+	if len(m.GroupBy) > 0 {
+		var g []string
+		for _, i := range m.GroupBy {
+			g = append(g, name(i))
+		}
+		parts = append(parts, "group by "+strings.Join(g, ", "))
+	}
+	if m.Distinct {
+		parts = append(parts, "distinct")
+	}
+	if len(m.Aggregates) > 0 {
+		var a []string
+		for _, ag := range m.Aggregates {
+			a = append(a, strings.ToLower(ag.Func.String())+"("+name(ag.Column)+")")
+		}
+		parts = append(parts, strings.Join(a, " "))
+	}
+	if len(m.OrderBy) > 0 {
+		var o []string
+		for _, k := range m.OrderBy {
+			dir := " asc"
+			if k.Desc {
+				dir = " desc"
+			}
+			o = append(o, name(k.Column)+dir)
+		}
+		parts = append(parts, "order by "+strings.Join(o, ", "))
+	}
+	limit := func(v runtime.LimitValue) string {
+		if v.Param {
+			if int(v.Value) < len(pl.Params) {
+				return pl.Params[v.Value].Name
+			}
+			return "?"
+		}
+		return fmt.Sprint(v.Value)
+	}
+	if !(m.Count == runtime.NoLimit) {
+		parts = append(parts, "skip "+limit(m.Offset)+" take "+limit(m.Count))
+	}
+	if m.Columns > m.Visible {
+		parts = append(parts, fmt.Sprintf("%d derived column(s) hidden", m.Columns-m.Visible))
+	}
+	if len(parts) == 0 {
+		return "concatenate"
+	}
+	return strings.Join(parts, "; ")
+}
