@@ -470,6 +470,24 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		//		}
 		//	}
 		//	return res, nil
+		if p.Cmd == schema.CmdExec {
+			// e.g. (:exec, nothing to report):
+			//	for i := range addDictUnits {
+			//		if _, err := q.ex.Exec(ctx, &addDictStmt, addDictUnits[i], id, name); err != nil {
+			//			return err
+			//		}
+			//	}
+			//	return nil
+			return []jen.Code{
+				jen.For(jen.Id("i").Op(":=").Range().Id(q.unitsVar)).Block(
+					jen.If(
+						jen.List(jen.Id("_"), jen.Id("err")).Op(":=").Add(fc.executor()).Dot("Exec").Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), jen.Id(q.unitsVar).Index(jen.Id("i"))}, fc.args()...)...),
+						jen.Id("err").Op("!=").Nil(),
+					).Block(fc.fail(jen.Id("err"))),
+				),
+				jen.Return(jen.Nil()),
+			}, nil
+		}
 		out := []jen.Code{
 			jen.Var().Id("res").Qual("database/sql", "Result"),
 			jen.For(jen.Id("i").Op(":=").Range().Id(q.unitsVar)).Block(
@@ -479,8 +497,6 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 			),
 		}
 		switch p.Cmd {
-		case schema.CmdExec:
-			out = append(out, jen.Return(jen.Nil()))
 		case schema.CmdExecRows:
 			out = append(out, jen.Return(jen.Id("res").Dot("RowsAffected").Call()))
 		default:

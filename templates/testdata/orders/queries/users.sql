@@ -18,3 +18,7 @@ SELECT name FROM t_dict WHERE id = ?;
 
 -- name: ListDict :many
 SELECT id, name FROM t_dict;
+
+-- name: TouchDict :exec
+-- TouchDict writes every copy of the broadcast table and reports nothing.
+UPDATE t_dict SET name = ? WHERE id = ?;
