@@ -261,7 +261,12 @@ func (p *planner) pos(off int) schema.Pos {
 }
 
 func (p *planner) build() (*Plan, error) {
-	p.sql, p.names, p.nulls, p.shift = namedParams(p.q.SQL)
+	var unsupported []int
+	p.sql, p.names, p.nulls, p.shift, unsupported = namedParams(p.q.SQL)
+	if len(unsupported) > 0 {
+		p.shift = nil
+		return nil, p.errorf(unsupported[0], "sqlc.slice and sqlc.embed are not supported; list the values as IN (?, ?, ...) or name the columns")
+	}
 	stmt, err := p.b.parser.Parse(p.sql)
 	if err != nil {
 		off := -1

@@ -9,8 +9,10 @@ import (
 // plain `?`). Accepted forms (MySQL engine of sqlc): `sqlc.arg(name)`,
 // `sqlc.arg('name')`, `sqlc.narg(name)` (nullable: the parameter takes the
 // column's nullable Go type). Quoted strings, quoted identifiers and comments
-// are left alone. shift maps an offset in the result back to the input.
-func namedParams(sql string) (out string, names []string, nullable []bool, shift func(int) int) {
+// are left alone. shift maps an offset in the result back to the input;
+// unsupported lists the offsets of sqlc.slice / sqlc.embed, which shardgen
+// does not support.
+func namedParams(sql string) (out string, names []string, nullable []bool, shift func(int) int, unsupported []int) {
 	var b strings.Builder
 	type edit struct{ at, delta int } // at: offset in out after which delta applies
 	var edits []edit
@@ -45,6 +47,9 @@ func namedParams(sql string) (out string, names []string, nullable []bool, shift
 			names = append(names, "")
 			nullable = append(nullable, false)
 		case (c == 's' || c == 'S') && (i == 0 || !isIdentByte(sql[i-1])):
+			if strings.HasPrefix(strings.ToLower(sql[i:]), "sqlc.slice(") || strings.HasPrefix(strings.ToLower(sql[i:]), "sqlc.embed(") {
+				unsupported = append(unsupported, i)
+			}
 			if name, n, isNull, ok := matchSqlcArg(sql[i:]); ok {
 				b.WriteByte('?')
 				names = append(names, name)
@@ -67,7 +72,7 @@ func namedParams(sql string) (out string, names []string, nullable []bool, shift
 		}
 		return off + d
 	}
-	return b.String(), names, nullable, shift
+	return b.String(), names, nullable, shift, unsupported
 }
 
 // matchSqlcArg matches `sqlc.arg(name)` / `sqlc.narg(name)` at the start of

@@ -121,6 +121,9 @@ func (p *planner) typeParams() error {
 		if h.col != nil {
 			typ = p.b.goType(h.col.ref.info.name, h.col.col, h.null || p.nulls[i])
 		}
+		if p.nulls[i] {
+			typ = nullType(typ) // sqlc.narg: the caller may pass NULL
+		}
 		base := name
 		if base == "" {
 			base = "arg"

@@ -75,6 +75,7 @@ func ParseQueriesFile(path string) ([]*Query, error) {
 // without a valid command, a query with no statement, an unknown
 // `shardgen:` annotation, more than one statement under one name.
 func ParseQueries(file string, src []byte) ([]*Query, error) {
+	src = bytes.TrimPrefix(src, []byte("\ufeff")) // a UTF-8 byte order mark
 	var errs Errors
 	var out []*Query
 	var cur *Query

@@ -31,6 +31,12 @@ UPDATE t_order SET note = 'a;b' WHERE order_id = sqlc.arg(id)
 	require.Equal(t, "UPDATE t_order SET note = 'a;b' WHERE order_id = sqlc.arg(id)", qs[2].SQL)
 }
 
+func TestParseQueriesBOM(t *testing.T) {
+	qs, err := ParseQueries("q.sql", []byte("\ufeff-- name: A :one\r\nSELECT 1;\r\n"))
+	require.NoError(t, err)
+	require.Equal(t, "SELECT 1", qs[0].SQL)
+}
+
 func TestParseQueriesErrors(t *testing.T) {
 	tests := []struct{ src, err string }{
 		{"SELECT 1;\n-- name: A :one\nSELECT 1", `q.sql:1:1: statement before the first "-- name: <Name> <:cmd>" line`},
