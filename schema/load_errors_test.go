@@ -277,6 +277,24 @@ t.yaml:10:18: bindingTables must be a list, got "t_order"`},
   shardingAlgorithms:
     db_inline: {type: INLINE, props: {algorithm-expression: "db_${user_id % 2}"}}
 `, `t.yaml:7:5: tables.t_order: sharding algorithm "db_inline" (from defaultDatabaseStrategy) does not match the data nodes: for user_id = 1 it gives data source "db_1", which does not start with "ds_"`},
+	{"inline expression routes nowhere (stray brace)", ds2 + `rules:
+- !SHARDING
+  tables:
+    t_order:
+      actualDataNodes: ds_${0..1}.t_order
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: db_inline}}
+  shardingAlgorithms:
+    db_inline: {type: INLINE, props: {algorithm-expression: "ds_${user_id % 2}}"}}
+`, `t.yaml:9:85: tables.t_order: sharding algorithm "db_inline" routes no value of user_id 0..15 to a data source of the table (e.g. it gives "ds_0}")`},
+	{"inline expression divides by zero", ds2 + `rules:
+- !SHARDING
+  tables:
+    t_order:
+      actualDataNodes: ds_${0..1}.t_order
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: db_inline}}
+  shardingAlgorithms:
+    db_inline: {type: INLINE, props: {algorithm-expression: "ds_${user_id % 0}"}}
+`, `t.yaml:9:85: tables.t_order: sharding algorithm "db_inline" cannot route any value of user_id: division by zero at offset 13`},
 	{"range algorithm with inverted bounds", ds2 + `rules:
 - !SHARDING
   shardingAlgorithms:

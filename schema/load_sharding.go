@@ -745,7 +745,9 @@ func (l *loader) resolveTable(st *state, sh *shardingState, t *tableState) {
 		dss := dataSourcesOf(t.rule.DataNodes)
 		if ss := t.effDB; ss != nil && ss.usable {
 			if l.bind(t, ss, !t.dbSet, dss, "data sources", "") {
-				l.checkInlinePrefix(t, ss, !t.dbSet, dsPrefix(t.rule.DataNodes), "data source")
+				if l.checkInlinePrefix(t, ss, !t.dbSet, dsPrefix(t.rule.DataNodes), "data source") {
+					l.checkInlineReaches(t, ss, !t.dbSet, dss, "data source")
+				}
 			}
 		}
 		if ss := t.effTable; ss != nil && ss.usable {
@@ -756,7 +758,13 @@ func (l *loader) resolveTable(st *state, sh *shardingState, t *tableState) {
 				}
 			}
 			if bound {
-				l.checkInlinePrefix(t, ss, !t.tblSet, tablePrefix(t.rule.LogicTable, t.rule.DataNodes), "actual table")
+				if l.checkInlinePrefix(t, ss, !t.tblSet, tablePrefix(t.rule.LogicTable, t.rule.DataNodes), "actual table") {
+					var tables []string
+					for _, n := range t.rule.DataNodes {
+						tables = append(tables, n.Table)
+					}
+					l.checkInlineReaches(t, ss, !t.tblSet, tables, "actual table")
+				}
 			}
 		}
 	}
@@ -804,10 +812,10 @@ func (l *loader) bind(t *tableState, ss *strategyState, inherited bool, targets 
 // name that starts with the data node prefix (the first data source or
 // actual table without its trailing digits), else it cannot match the data
 // nodes. Evaluation errors are ignored, as ShardingSphere ignores them.
-func (l *loader) checkInlinePrefix(t *tableState, ss *strategyState, inherited bool, prefix, what string) {
+func (l *loader) checkInlinePrefix(t *tableState, ss *strategyState, inherited bool, prefix, what string) bool {
 	alg, ok := ss.s.Algorithm.Sharding.(*runtime.InlineAlgorithm)
 	if !ok || alg.Expression() == nil {
-		return
+		return true
 	}
 	column := ss.s.Columns[0]
 	got, err := alg.Expression().Eval(func(name string) (runtime.Value, bool) {
@@ -817,7 +825,7 @@ func (l *loader) checkInlinePrefix(t *tableState, ss *strategyState, inherited b
 		return runtime.Value{}, false
 	})
 	if err != nil || strings.HasPrefix(got, prefix) {
-		return
+		return true
 	}
 	at, from := ss.algNode, ""
 	if inherited {
@@ -825,6 +833,56 @@ func (l *loader) checkInlinePrefix(t *tableState, ss *strategyState, inherited b
 	}
 	l.errorf(at, "%s: sharding algorithm %q%s does not match the data nodes: for %s = 1 it gives %s %q, which does not start with %q",
 		t.path, ss.s.AlgorithmName, from, column, what, got, prefix)
+	return false
+}
+
+// checkInlineReaches is shardgen's own check, stricter than ShardingSphere's
+// prefix check: an INLINE algorithm must route at least one of the integer
+// sharding values 0..15 (java.lang.Long, as Go sends them) to one of its
+// targets; otherwise every statement would fail at run time (a stray `}`,
+// `% 0`, a misspelt prefix). The first evaluation error is quoted.
+func (l *loader) checkInlineReaches(t *tableState, ss *strategyState, inherited bool, targets []string, what string) {
+	alg, ok := ss.s.Algorithm.Sharding.(*runtime.InlineAlgorithm)
+	if !ok || alg.Expression() == nil || len(targets) == 0 {
+		return
+	}
+	column := ss.s.Columns[0]
+	set := map[string]bool{}
+	for _, x := range targets {
+		set[x] = true
+	}
+	var firstErr error
+	var sample string
+	for v := int64(0); v < 16; v++ {
+		got, err := alg.Expression().Eval(func(name string) (runtime.Value, bool) {
+			if name == column {
+				return runtime.Long(v), true
+			}
+			return runtime.Value{}, false
+		})
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if set[got] {
+			return
+		}
+		if sample == "" {
+			sample = got
+		}
+	}
+	at, from := ss.algNode, ""
+	if inherited {
+		at, from = t.key, " (from "+strings.SplitN(ss.path, ".", 2)[0]+")"
+	}
+	if sample == "" && firstErr != nil {
+		l.errorf(at, "%s: sharding algorithm %q%s cannot route any value of %s: %v", t.path, ss.s.AlgorithmName, from, column, firstErr)
+		return
+	}
+	l.errorf(at, "%s: sharding algorithm %q%s routes no value of %s 0..15 to a %s of the table (e.g. it gives %q)",
+		t.path, ss.s.AlgorithmName, from, column, what, sample)
 }
 
 // resolveKeyGen computes a table's effective key generate strategy:
