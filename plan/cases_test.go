@@ -58,3 +58,31 @@ rules:
 	require.NoError(t, err)
 	require.Equal(t, []int{1}, p.Route.Fixed)
 }
+
+// TestInlineRangeRefused: INLINE without allow-range-query-with-inline-sharding
+// cannot route a range; ShardingSphere fails at run time, shardgen at
+// generate time.
+func TestInlineRangeRefused(t *testing.T) {
+	rules := `dataSources:
+  ds_0: {url: "jdbc:mysql://127.0.0.1:13306/ds_0"}
+rules:
+- !SHARDING
+  tables:
+    t_acct:
+      actualDataNodes: ds_0.t_acct_${0..1}
+      tableStrategy: {standard: {shardingColumn: id, shardingAlgorithmName: t_inline}}
+  shardingAlgorithms:
+    t_inline: {type: INLINE, props: {algorithm-expression: "t_acct_${id % 2}"}}
+`
+	cfg, err := schema.Load("r.yaml", []byte(rules))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("s.sql", []byte("CREATE TABLE t_acct (id BIGINT NOT NULL PRIMARY KEY)"))
+	require.NoError(t, err)
+	require.NoError(t, schema.CheckDDL(cfg, tables))
+	b, err := plan.NewBuilder(cfg, nil)
+	require.NoError(t, err)
+	_, err = build(t, b, ":many", "SELECT id FROM t_acct WHERE id BETWEEN ? AND ?")
+	require.EqualError(t, err, `q.sql:2:8: query "Q": a range condition on sharding column "id" cannot be routed by INLINE algorithm "t_inline": compare it with = or IN, or set allow-range-query-with-inline-sharding: true (then the range reaches every data node)`)
+	_, err = build(t, b, ":many", "SELECT id FROM t_acct WHERE id IN (?, ?)")
+	require.NoError(t, err)
+}

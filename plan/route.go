@@ -63,6 +63,9 @@ func (p *planner) route() error {
 		return err
 	}
 	rt.Conditions = groups
+	if err := p.checkRanges(info, groups); err != nil {
+		return err
+	}
 	single := p.isSingleNode(rt) && p.plan.Insert == nil
 	switch {
 	case len(groups) == 0 && !single:
@@ -538,4 +541,27 @@ func (o Operand) describe(params []*Param) string {
 		return params[o.Param].Name
 	}
 	return fmt.Sprint(o.Param)
+}
+
+// checkRanges refuses a range condition (BETWEEN, <, >) on a column whose
+// INLINE algorithm does not allow ranges: ShardingSphere would fail every
+// execution; shardgen says so at generate time.
+func (p *planner) checkRanges(info *tableInfo, groups []Condition) error {
+	for _, s := range []*schema.Strategy{info.rule.DatabaseStrategy, info.rule.TableStrategy} {
+		if s == nil || s.Kind != schema.StrategyStandard || s.Algorithm == nil || len(s.Columns) != 1 {
+			continue
+		}
+		alg, ok := s.Algorithm.Sharding.(*runtime.InlineAlgorithm)
+		if !ok || alg.AllowRangeQuery() {
+			continue
+		}
+		for _, g := range groups {
+			for _, c := range g.Columns {
+				if c.Range != nil && strings.EqualFold(c.Column, s.Columns[0]) {
+					return p.errorAt(c.Column, "a range condition on sharding column %q cannot be routed by INLINE algorithm %q: compare it with = or IN, or set allow-range-query-with-inline-sharding: true (then the range reaches every data node)", c.Column, s.AlgorithmName)
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -18,7 +18,7 @@ INSERT INTO t_order (user_id, status, amount, created) VALUES (?, ?, ?, ?);
 UPDATE t_order SET status = ? WHERE user_id = ? AND order_id = ?;
 
 -- name: DeleteOrders :exec
-DELETE FROM t_order WHERE user_id = ? AND order_id BETWEEN ? AND ?;
+DELETE FROM t_order WHERE user_id = ? AND order_id IN (?, ?);
 
 -- name: CountAll :many
 -- shardgen:allow-full-route
