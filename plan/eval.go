@@ -146,3 +146,30 @@ func ReturnsRows(sql string) bool {
 	}
 	return false
 }
+
+// RowNodes returns, for a multi-row INSERT (p.Insert set), the unit index
+// each VALUES row routes to, given the parameter values: rows are routed one
+// by one (Route.Conditions[r] is row r's condition). Error: a row that
+// reaches no data node or several.
+func (b *Builder) RowNodes(p *Plan, params []runtime.Value) ([]int, error) {
+	if p.Insert == nil {
+		return nil, fmt.Errorf("query %s is not a multi-row INSERT", p.Name)
+	}
+	nodes := make([]int, len(p.Route.Conditions))
+	for r := range p.Route.Conditions {
+		one := *p
+		rt := *p.Route
+		rt.Conditions = p.Route.Conditions[r : r+1]
+		rt.Fixed = nil
+		one.Route = &rt
+		n, err := b.Units(&one, params)
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", r+1, err)
+		}
+		if len(n) != 1 {
+			return nil, fmt.Errorf("row %d of the INSERT routes to %d data nodes", r+1, len(n))
+		}
+		nodes[r] = n[0]
+	}
+	return nodes, nil
+}

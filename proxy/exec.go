@@ -219,21 +219,9 @@ func (in *Interpreter) units(p *plan.Plan, values []runtime.Value, params []any)
 		all[i] = runtime.RouteUnit{DataSource: ds, SQL: u.SQL}
 	}
 	if p.Insert != nil {
-		rowNode := make([]int, len(p.Route.Conditions))
-		for r := range p.Route.Conditions {
-			one := *p
-			rt := *p.Route
-			rt.Conditions = p.Route.Conditions[r : r+1]
-			rt.Fixed = nil
-			one.Route = &rt
-			n, err := in.b.Units(&one, values)
-			if err != nil {
-				return nil, err
-			}
-			if len(n) != 1 {
-				return nil, fmt.Errorf("row %d of the INSERT routes to %d data nodes", r+1, len(n))
-			}
-			rowNode[r] = n[0]
+		rowNode, err := in.b.RowNodes(p, values)
+		if err != nil {
+			return nil, err
 		}
 		rowArgs := make([][]any, len(p.Insert.RowArgs))
 		for r, idx := range p.Insert.RowArgs {

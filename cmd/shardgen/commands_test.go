@@ -114,6 +114,14 @@ func TestPreview(t *testing.T) {
 {"data_source":"ds_1","sql":"UPDATE t_dict SET label = 'x' WHERE code = 'y'","params":[]}
 `, stdout)
 
+	// A multi-row INSERT: each data node gets only its rows.
+	code, stdout, stderr = runCLI(append(base, "--param", "1", "--param", "10", "--param", "2", "--param", "11",
+		"INSERT INTO t_order_item (order_item_id, order_id, user_id, sku, quantity, price) VALUES (5, ?, ?, 'a', 1, 1.0), (6, ?, ?, 'b', 1, 1.0)")...)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, `{"data_source":"ds_0","sql":"INSERT INTO t_order_item_1 (order_item_id, order_id, user_id, sku, quantity, price) VALUES (5, ?, ?, 'a', 1, 1.0)","params":["1","10"]}
+{"data_source":"ds_1","sql":"INSERT INTO t_order_item_2 (order_item_id, order_id, user_id, sku, quantity, price) VALUES (6, ?, ?, 'b', 1, 1.0)","params":["2","11"]}
+`, stdout)
+
 	code, _, stderr = runCLI(append(base, "--param", "1", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")...)
 	require.Equal(t, 2, code)
 	require.Equal(t, "shardgen preview: the statement has 2 placeholders but 1 --param values were given\n", stderr)

@@ -82,13 +82,57 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	if p.Insert != nil {
+		// A multi-row INSERT: every data node gets only its own rows.
+		rowNodes, err := b.RowNodes(p, values)
+		if err != nil {
+			fmt.Fprintf(stderr, "shardgen preview: routing: %v\n", err)
+			return 1
+		}
+		all := make([]runtime.RouteUnit, len(p.Route.Units))
+		for i, u := range p.Route.Units {
+			all[i] = runtime.RouteUnit{DataSource: u.DataSource}
+		}
+		text := func(idx []int) []any {
+			out := []any{}
+			for _, pi := range idx {
+				out = append(out, paramText(p, params, pi))
+			}
+			return out
+		}
+		rowArgs := make([][]any, len(p.Insert.RowArgs))
+		for r, idx := range p.Insert.RowArgs {
+			rowArgs[r] = text(idx)
+		}
+		units, err := p.Insert.Split.Units(all, rowNodes, rowArgs, text(p.Insert.TailArgs))
+		if err != nil {
+			fmt.Fprintf(stderr, "shardgen preview: %v\n", err)
+			return 1
+		}
+		for _, u := range units {
+			args := make([]string, len(u.Args))
+			for i, a := range u.Args {
+				args[i] = a.(string)
+			}
+			line := struct {
+				DataSource string   `json:"data_source"`
+				SQL        string   `json:"sql"`
+				Params     []string `json:"params"`
+			}{p.Route.DataSources[u.DataSource], u.SQL, args}
+			if err := enc.Encode(line); err != nil {
+				fmt.Fprintln(stderr, "shardgen preview:", err)
+				return 1
+			}
+		}
+		return 0
+	}
 	units, err := b.Units(p, values)
 	if err != nil {
 		fmt.Fprintf(stderr, "shardgen preview: routing: %v\n", err)
 		return 1
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
 	for _, i := range units {
 		u := p.Route.Units[i]
 		line := struct {
@@ -114,4 +158,15 @@ func appendErr(errs *schema.Errors, err error) {
 	default:
 		errs.Add(schema.Pos{}, err.Error())
 	}
+}
+
+// paramText is the --param text given for parameter pi (its first
+// placeholder), or "" when none was given.
+func paramText(p *plan.Plan, params []string, pi int) string {
+	for i, a := range p.Args {
+		if a == pi && i < len(params) {
+			return params[i]
+		}
+	}
+	return ""
 }
