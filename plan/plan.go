@@ -9,10 +9,10 @@ import (
 type StmtKind uint8
 
 const (
-	StmtSelect StmtKind = iota + 1
-	StmtInsert
-	StmtUpdate
-	StmtDelete
+	StmtSelect StmtKind = iota + 1 // SELECT
+	StmtInsert                     // INSERT (and REPLACE)
+	StmtUpdate                     // UPDATE
+	StmtDelete                     // DELETE
 )
 
 var stmtNames = [...]string{"", "select", "insert", "update", "delete"}

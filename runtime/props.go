@@ -18,6 +18,7 @@ type PropError struct {
 	Msg  string
 }
 
+// Error formats the problem as `property "key" message`.
 func (e *PropError) Error() string {
 	if e.Prop == "" {
 		return e.Msg

@@ -11,6 +11,7 @@ type Error struct {
 	Msg string
 }
 
+// Error formats the problem as "file:line:col: message".
 func (e *Error) Error() string {
 	if p := e.Pos.String(); p != "" {
 		return p + ": " + e.Msg

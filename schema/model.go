@@ -101,10 +101,10 @@ func (n DataNode) String() string { return n.DataSource + "." + n.Table }
 type StrategyKind uint8
 
 const (
-	StrategyNone StrategyKind = iota
-	StrategyStandard
-	StrategyComplex
-	StrategyHint
+	StrategyNone     StrategyKind = iota // `none:` — every target
+	StrategyStandard                     // `standard:` — one sharding column
+	StrategyComplex                      // `complex:` — several sharding columns
+	StrategyHint                         // `hint:` — values from a hint, not SQL
 )
 
 var strategyNames = [...]string{"none", "standard", "complex", "hint"}

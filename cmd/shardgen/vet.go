@@ -13,7 +13,10 @@ import (
 // stringList is a flag that may be given several times (--ddl a.sql --ddl b.sql).
 type stringList []string
 
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
+// String joins the values with commas (flag.Value).
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+// Set appends one value (flag.Value).
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // runVet is `shardgen vet -c rules.yaml [--ddl schema.sql]...` (or `-f
