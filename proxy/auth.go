@@ -3,6 +3,7 @@ package proxy
 import (
 	"crypto/subtle"
 	"net"
+	"strings"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
@@ -54,7 +55,7 @@ func (a *authServer) UserEntryWithHash(_ *mysql.Conn, salt []byte, user string, 
 		}
 		want := mysql.ScrambleMysqlNativePassword(salt, []byte(u.Password))
 		if len(want) == len(authResponse) && subtle.ConstantTimeCompare(want, authResponse) == 1 {
-			return &mysql.StaticUserData{Username: user}, nil
+			return &account{StaticUserData: mysql.StaticUserData{Username: user}, user: u, host: host}, nil
 		}
 	}
 	using := "NO"
@@ -63,6 +64,31 @@ func (a *authServer) UserEntryWithHash(_ *mysql.Conn, salt []byte, user string, 
 	}
 	return nil, sqlerror.NewSQLError(sqlerror.ERAccessDeniedError, sqlerror.SSAccessDeniedError,
 		"Access denied for user '"+user+"'@'"+host+"' (using password: "+using+")")
+}
+
+// account is the mysql.Getter of an authenticated connection
+// (Conn.UserData): the configured account it matched and the client's host.
+type account struct {
+	mysql.StaticUserData
+	user User
+	host string
+}
+
+// checkDatabase returns the MySQL error for using the logic database db:
+// ERROR 1049 (42000) "Unknown database 'db'" when it is not served, ERROR
+// 1044 (42000) "Access denied for user 'u'@'host' to database 'db'" when
+// the account may not use it (ShardingSphere MySQLAuthenticationEngine
+// checks in this order), nil otherwise. A connection without an account
+// (an insecure server) may use every database.
+func checkDatabase(cfg *Config, ud mysql.Getter, db string) error {
+	if !strings.EqualFold(db, cfg.Rules.DatabaseName) {
+		return sqlerror.NewSQLError(sqlerror.ERBadDb, sqlerror.SSClientError, "Unknown database '"+db+"'")
+	}
+	if a, ok := ud.(*account); ok && !a.user.Permits(cfg.Privilege, db) {
+		return sqlerror.NewSQLError(sqlerror.ERDBAccessDenied, sqlerror.SSClientError,
+			"Access denied for user '"+a.user.Name+"'@'"+a.host+"' to database '"+db+"'")
+	}
+	return nil
 }
 
 // hostOf returns the IP address of addr as text ("127.0.0.1"), or

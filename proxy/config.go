@@ -19,6 +19,11 @@ const (
 	// ALL_PRIVILEGES_PERMITTED, the default) lets every configured user use
 	// every logic database.
 	PrivilegeAllPermitted = "ALL_PERMITTED"
+	// PrivilegeDatabasePermitted (5.4+ DATABASE_PERMITTED with the prop
+	// user-database-mappings, 5.1 SCHEMA_PRIVILEGES_PERMITTED with
+	// user-schema-mappings) lets each user use only the logic databases
+	// mapped to it (User.Databases).
+	PrivilegeDatabasePermitted = "DATABASE_PERMITTED"
 )
 
 // User is one proxy account of the authority rule: the 5.4+ entry
@@ -32,6 +37,26 @@ type User struct {
 	Host string
 	// Password is the plain-text password; "" means no password.
 	Password string
+	// Databases are the logic databases the user may use under
+	// PrivilegeDatabasePermitted, from the user-database-mappings prop ("*" is
+	// every database); ignored under PrivilegeAllPermitted.
+	Databases []string
+}
+
+// Permits reports whether the user may use the logic database db under
+// the privilege provider privilege (ShardingSphere
+// DatabasePermittedPrivilegeProvider: names compare case-insensitively,
+// "*" maps every database).
+func (u *User) Permits(privilege, db string) bool {
+	if privilege != PrivilegeDatabasePermitted {
+		return true
+	}
+	for _, d := range u.Databases {
+		if d == "*" || strings.EqualFold(d, db) {
+			return true
+		}
+	}
+	return false
 }
 
 // Config is what the proxy serves: one ShardingSphere logic database (the
@@ -62,7 +87,8 @@ type Config struct {
 	// Users are the accounts, in YAML order; none means no account, which
 	// only an insecure server accepts (Options.Insecure).
 	Users []User
-	// Privilege is the privilege provider type, PrivilegeAllPermitted.
+	// Privilege is the privilege provider type, PrivilegeAllPermitted or
+	// PrivilegeDatabasePermitted.
 	Privilege string
 }
 
@@ -107,8 +133,10 @@ func LoadConfig(path string, ddlFiles []string) (*Config, error) {
 //     "user@host:password" strings) and an optional
 //     `provider: {type: ALL_PRIVILEGES_PERMITTED}`.
 //
-// Other privilege types (DATABASE_PERMITTED, SCHEMA_PRIVILEGES_PERMITTED)
-// are refused: the proxy does not check per-database privileges yet.
+// The privilege type DATABASE_PERMITTED (5.1: SCHEMA_PRIVILEGES_PERMITTED)
+// needs the prop user-database-mappings (5.1: user-schema-mappings), a
+// comma-separated list of "user@host=database" ("*" for every database);
+// every user@host must be a configured account.
 func ParseConfig(file string, src []byte) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -118,6 +146,7 @@ func ParseConfig(file string, src []byte) (*Config, error) {
 	a := &authParser{file: file}
 	cfg := &Config{Privilege: PrivilegeAllPermitted}
 	a.parse(&doc, cfg)
+	a.applyMappings(cfg)
 	if err := a.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -181,6 +210,10 @@ func addErr(errs *schema.Errors, err error) {
 type authParser struct {
 	file string
 	errs schema.Errors
+	// mapping is the user-database-mappings prop (nil: none), read at
+	// where.
+	mapping      *yaml.Node
+	mappingWhere string
 	// from, to are the lines of the 5.1 !AUTHORITY entry (to exclusive,
 	// 0: the end of the file); from is 0 when there is none.
 	from, to int
@@ -320,28 +353,96 @@ func (a *authParser) authority51(n *yaml.Node, cfg *Config) {
 	}
 }
 
-// privilege reads `{type: T, props: {...}}`; only the all-permitted type
-// (allType, or its other version's spelling) is accepted.
+// privilege reads `{type: T, props: {...}}`: the all-permitted type (either
+// version's spelling) or the database-permitted one with its mappings prop.
 func (a *authParser) privilege(n *yaml.Node, cfg *Config, where, allType string) {
 	if n.Kind != yaml.MappingNode {
 		a.errorf(n, where+": must be a map with type")
 		return
 	}
+	var props *yaml.Node
+	var typ *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
 		case "type":
+			typ = v
 			switch strings.ToUpper(v.Value) {
 			case "ALL_PERMITTED", "ALL_PRIVILEGES_PERMITTED":
 				cfg.Privilege = PrivilegeAllPermitted
+			case "DATABASE_PERMITTED", "SCHEMA_PRIVILEGES_PERMITTED":
+				cfg.Privilege = PrivilegeDatabasePermitted
 			default:
-				a.errorf(v, where+": type "+strconv.Quote(v.Value)+" is not supported yet (supported: "+allType+")")
+				a.errorf(v, where+": type "+strconv.Quote(v.Value)+" is not supported (supported: "+allType+", DATABASE_PERMITTED, SCHEMA_PRIVILEGES_PERMITTED)")
 			}
 		case "props":
+			props = v
 		default:
 			a.errorf(k, where+": unknown key "+strconv.Quote(k.Value)+" (allowed: type, props)")
 		}
 	}
+	if cfg.Privilege != PrivilegeDatabasePermitted {
+		return
+	}
+	var mapping *yaml.Node
+	if props != nil && props.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(props.Content); i += 2 {
+			switch props.Content[i].Value {
+			case "user-database-mappings", "user-schema-mappings":
+				mapping = props.Content[i+1]
+			}
+		}
+	}
+	if mapping == nil || strings.TrimSpace(mapping.Value) == "" {
+		a.errorf(typ, where+": type "+typ.Value+" needs props.user-database-mappings (e.g. \"root@%=sharding_db, app@%=*\")")
+		return
+	}
+	a.mapping = mapping
+	a.mappingWhere = where
+}
+
+// applyMappings gives every account its databases from the
+// user-database-mappings prop, once every account is known.
+func (a *authParser) applyMappings(cfg *Config) {
+	if a.mapping == nil {
+		return
+	}
+	for _, m := range strings.Split(a.mapping.Value, ",") {
+		m = strings.TrimSpace(m)
+		if m == "" {
+			continue
+		}
+		spec, db, ok := strings.Cut(m, "=")
+		spec, db = strings.TrimSpace(spec), strings.TrimSpace(db)
+		if !ok || spec == "" || db == "" {
+			a.errorf(a.mapping, a.mappingWhere+": user-database-mappings entry "+strconv.Quote(m)+` is not "user@host=database"`)
+			continue
+		}
+		name, host, _ := strings.Cut(spec, "@")
+		found := false
+		for i := range cfg.Users {
+			u := &cfg.Users[i]
+			if u.Name == name && sameHost(u.Host, host) {
+				u.Databases = append(u.Databases, db)
+				found = true
+			}
+		}
+		if !found {
+			a.errorf(a.mapping, a.mappingWhere+": user-database-mappings names "+strconv.Quote(spec)+", which is not a configured user")
+		}
+	}
+}
+
+// sameHost reports whether two host parts of a grantee are the same ("" and
+// "%" both mean any host).
+func sameHost(a, b string) bool {
+	if a == "" {
+		a = "%"
+	}
+	if b == "" {
+		b = "%"
+	}
+	return strings.EqualFold(a, b)
 }
 
 // addUser adds the account "name@host" (ShardingSphere Grantee: a missing
@@ -353,7 +454,7 @@ func (a *authParser) addUser(n *yaml.Node, spec, password string, cfg *Config) {
 		return
 	}
 	for _, u := range cfg.Users {
-		if u.Name == name && strings.EqualFold(u.Host, host) {
+		if u.Name == name && sameHost(u.Host, host) {
 			a.errorf(n, "authority: user "+strconv.Quote(spec)+" is configured twice")
 			return
 		}

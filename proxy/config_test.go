@@ -71,7 +71,51 @@ props:
     type: DATABASE_PERMITTED
     props:
       user-database-mappings: root@%=sharding_db
-`, nil, `c.yaml:26:11: authority.privilege: type "DATABASE_PERMITTED" is not supported yet (supported: ALL_PERMITTED)`},
+`, []User{{Name: "root", Host: "%", Password: "root", Databases: []string{"sharding_db"}}}, ""},
+		{"database permitted, two users", cfgHead + `authority:
+  users:
+    - user: root@%
+    - user: app@127.0.0.1
+  privilege:
+    type: DATABASE_PERMITTED
+    props:
+      user-database-mappings: "root@=*, app@127.0.0.1=sharding_db,app@127.0.0.1=other"
+`, []User{{Name: "root", Host: "%", Databases: []string{"*"}}, {Name: "app", Host: "127.0.0.1", Databases: []string{"sharding_db", "other"}}}, ""},
+		{"5.1 schema privileges", cfgHead + `  - !AUTHORITY
+    users: ["root@%:root"]
+    provider:
+      type: SCHEMA_PRIVILEGES_PERMITTED
+      props:
+        user-schema-mappings: root@%=sharding_db
+`, []User{{Name: "root", Host: "%", Password: "root", Databases: []string{"sharding_db"}}}, ""},
+		{"database permitted without mappings", cfgHead + `authority:
+  users:
+    - user: root@%
+  privilege:
+    type: DATABASE_PERMITTED
+`, nil, `c.yaml:25:11: authority.privilege: type DATABASE_PERMITTED needs props.user-database-mappings (e.g. "root@%=sharding_db, app@%=*")`},
+		{"mapping of an unknown user", cfgHead + `authority:
+  users:
+    - user: root@%
+  privilege:
+    type: DATABASE_PERMITTED
+    props:
+      user-database-mappings: root@%=sharding_db, bob@%=sharding_db
+`, nil, `c.yaml:27:31: authority.privilege: user-database-mappings names "bob@%", which is not a configured user`},
+		{"bad mapping", cfgHead + `authority:
+  users:
+    - user: root@%
+  privilege:
+    type: DATABASE_PERMITTED
+    props:
+      user-database-mappings: root@%
+`, nil, `c.yaml:27:31: authority.privilege: user-database-mappings entry "root@%" is not "user@host=database"`},
+		{"unknown privilege type", cfgHead + `authority:
+  users:
+    - user: root@%
+  privilege:
+    type: EVERYTHING
+`, nil, `c.yaml:25:11: authority.privilege: type "EVERYTHING" is not supported (supported: ALL_PERMITTED, DATABASE_PERMITTED, SCHEMA_PRIVILEGES_PERMITTED)`},
 		{"duplicate user", cfgHead + `authority:
   users:
     - user: root@%
@@ -96,7 +140,11 @@ props:
 			}
 			require.NoError(t, err)
 			require.Equal(t, tt.users, cfg.Users)
-			require.Equal(t, PrivilegeAllPermitted, cfg.Privilege)
+			if tt.users != nil && tt.users[0].Databases != nil {
+				require.Equal(t, PrivilegeDatabasePermitted, cfg.Privilege)
+			} else {
+				require.Equal(t, PrivilegeAllPermitted, cfg.Privilege)
+			}
 			require.Equal(t, "sharding_db", cfg.Rules.DatabaseName)
 			require.Len(t, cfg.Deploy.DataSources, 1)
 		})

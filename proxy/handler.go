@@ -142,6 +142,9 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 	if res, ok, err := h.sessionStatement(ctx, c, sess, q); ok {
 		return res, err
 	}
+	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
+		return nil, err
+	}
 	p, err := h.s.plan(q)
 	if err != nil {
 		return nil, err

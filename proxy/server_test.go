@@ -82,7 +82,13 @@ type pxEnv struct {
 
 func newPxEnv(t *testing.T) *pxEnv {
 	t.Helper()
-	cfg, err := ParseConfig("px.yaml", []byte(pxYAML()))
+	return newPxEnvYAML(t, pxYAML())
+}
+
+// newPxEnvYAML is newPxEnv with the proxy configuration y.
+func newPxEnvYAML(t *testing.T, y string) *pxEnv {
+	t.Helper()
+	cfg, err := ParseConfig("px.yaml", []byte(y))
 	require.NoError(t, err)
 	tables, err := schema.ParseDDL("px.sql", []byte(pxDDL))
 	require.NoError(t, err)
@@ -112,8 +118,14 @@ func newPxEnv(t *testing.T) *pxEnv {
 // client opens go-sql-driver against the proxy; params are DSN parameters.
 func (e *pxEnv) client(t *testing.T, user, pass string, params map[string]string) *sql.DB {
 	t.Helper()
+	return e.clientDB(t, user, pass, "px_db", params)
+}
+
+// clientDB is client with the database db ("" for none).
+func (e *pxEnv) clientDB(t *testing.T, user, pass, dbName string, params map[string]string) *sql.DB {
+	t.Helper()
 	c := gomysql.NewConfig()
-	c.User, c.Passwd, c.Net, c.Addr, c.DBName = user, pass, "tcp", e.srv.Addr(), "px_db"
+	c.User, c.Passwd, c.Net, c.Addr, c.DBName = user, pass, "tcp", e.srv.Addr(), dbName
 	c.Params = params
 	db, err := sql.Open("mysql", c.FormatDSN())
 	require.NoError(t, err)

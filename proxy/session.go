@@ -40,8 +40,11 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 	switch st := stmt.(type) {
 	case *sqlparser.Use:
 		name := st.DBName.String()
-		if name != "" && !strings.EqualFold(name, h.s.cfg.Rules.DatabaseName) {
-			return nil, true, sqlerror.NewSQLError(sqlerror.ERBadDb, sqlerror.SSClientError, "Unknown database '"+name+"'")
+		if name == "" {
+			return nil, true, sqlerror.NewSQLError(sqlerror.ERNoDb, "3D000", "No database selected")
+		}
+		if err := checkDatabase(h.s.cfg, c.UserData, name); err != nil {
+			return nil, true, err
 		}
 		sess.db = h.s.cfg.Rules.DatabaseName
 		return &sqltypes.Result{}, true, nil
@@ -175,8 +178,11 @@ func (h *handler) show(c *mysql.Conn, sess *session, q string) (*sqltypes.Result
 	}
 	switch {
 	case len(words) == 2 && (words[1] == "databases" || words[1] == "schemas"):
-		return &sqltypes.Result{Fields: []*querypb.Field{text("Database")},
-			Rows: []sqltypes.Row{{sqltypes.NewVarChar(h.s.cfg.Rules.DatabaseName)}}}, nil
+		res := &sqltypes.Result{Fields: []*querypb.Field{text("Database")}}
+		if checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName) == nil {
+			res.Rows = []sqltypes.Row{{sqltypes.NewVarChar(h.s.cfg.Rules.DatabaseName)}}
+		}
+		return res, nil
 	case len(words) >= 2 && (words[1] == "tables" || len(words) >= 3 && words[1] == "full" && words[2] == "tables"):
 		full := words[1] == "full"
 		rest := words[2:]
@@ -186,8 +192,8 @@ func (h *handler) show(c *mysql.Conn, sess *session, q string) (*sqltypes.Result
 		db := sess.db
 		if len(rest) == 2 && (rest[0] == "from" || rest[0] == "in") {
 			name := strings.Trim(strings.Fields(q)[len(strings.Fields(q))-1], "`")
-			if !strings.EqualFold(name, h.s.cfg.Rules.DatabaseName) {
-				return nil, sqlerror.NewSQLError(sqlerror.ERBadDb, sqlerror.SSClientError, "Unknown database '"+name+"'")
+			if err := checkDatabase(h.s.cfg, c.UserData, name); err != nil {
+				return nil, err
 			}
 			db = h.s.cfg.Rules.DatabaseName
 		} else if len(rest) != 0 {
