@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	goruntime "runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -45,6 +47,8 @@ type options struct {
 	sbThreads        int
 	proxyCPU         string
 	clientCPU        string
+	cpuProfile       string
+	memProfile       string
 }
 
 func main() {
@@ -63,12 +67,55 @@ func main() {
 	flag.IntVar(&o.sbThreads, "sysbench-threads", 8, "sysbench --threads")
 	flag.StringVar(&o.proxyCPU, "proxy-cpu", "1", "taskset CPU list for shardgen proxy / haproxy in the sysbench phase (empty: no pinning)")
 	flag.StringVar(&o.clientCPU, "client-cpu", "0", "taskset CPU list for sysbench (empty: no pinning)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the embedded scenarios (not the preparation, not the sysbench phase) here")
+	flag.StringVar(&o.memProfile, "memprofile", "", "write a pprof allocation profile (every allocation sampled) taken after the embedded scenarios here")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("shardgen-bench: ")
 	if err := run(context.Background(), o); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// startProfiles starts a CPU profile into cpu and samples every allocation
+// when mem is set (runtime.MemProfileRate = 1); the returned stop ends the
+// CPU profile and writes the allocation profile. Empty paths profile
+// nothing.
+func startProfiles(cpu, mem string) (stop func() error, err error) {
+	var cpuFile *os.File
+	if cpu != "" {
+		if cpuFile, err = os.Create(cpu); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cpuFile); err != nil {
+			cpuFile.Close()
+			return nil, err
+		}
+	}
+	if mem != "" {
+		goruntime.MemProfileRate = 1
+	}
+	return func() error {
+		if cpuFile != nil {
+			pprof.StopCPUProfile()
+			if err := cpuFile.Close(); err != nil {
+				return err
+			}
+		}
+		if mem == "" {
+			return nil
+		}
+		f, err := os.Create(mem)
+		if err != nil {
+			return err
+		}
+		goruntime.GC()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}, nil
 }
 
 func env(name, def string) string {
@@ -125,6 +172,10 @@ func run(ctx context.Context, o options) error {
 	log.Printf("prepared %d rows on the sharded side and the reference in %v", o.rows, time.Since(start).Round(time.Millisecond))
 
 	rep := report{opts: o, machine: machineInfo(ctx, ref)}
+	stopProfiles, err := startProfiles(o.cpuProfile, o.memProfile)
+	if err != nil {
+		return err
+	}
 	b := &bench{q: q, ref: ref, rows: o.rows, workers: o.workers}
 	want := map[string]bool{}
 	for _, n := range strings.Split(o.only, ",") {
@@ -146,6 +197,9 @@ func run(ctx context.Context, o options) error {
 		}
 		log.Printf("%-18s reference %9.0f/s  shardgen %9.0f/s  ratio %.3f  (%v)", sc.name, c.MedianA(), c.MedianB(), c.Ratio(), time.Since(t0).Round(time.Second))
 		rep.embedded = append(rep.embedded, result{sc: sc, c: c})
+	}
+	if err := stopProfiles(); err != nil {
+		return err
 	}
 	if err := cleanupInserts(ctx, rt, ref, o.rows); err != nil {
 		return err

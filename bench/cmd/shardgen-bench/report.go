@@ -79,6 +79,7 @@ func machineInfo(ctx context.Context, ref *sql.DB) machine {
 }
 
 func f0(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 func rounds(s []load.Sample) string {

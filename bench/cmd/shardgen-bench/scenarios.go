@@ -42,6 +42,10 @@ type bench struct {
 	refNext, shNext atomic.Int64
 }
 
+// encIDBase is the first id of the encrypted-insert scenario on both sides,
+// far above the ids the plain insert scenario adds to reference.sbtest.
+const encIDBase = 1 << 30
+
 // The reference statements: the text of queries/sbtest.sql, on the one
 // unsharded table.
 const (
@@ -270,6 +274,23 @@ func (b *bench) scenarios() []scenario {
 				return b.q.InsertRow(ctx, int32(b.shNext.Add(1)), k, c, pad)
 			},
 		},
+		{
+			name: "insert_enc", title: "encrypted single-row insert vs plain insert direct", target: 0.85,
+			statements: "reference: the plain `INSERT INTO sbtest (id, k, c, pad)` direct; shardgen: `INSERT INTO sbtest_enc (id, k, c, pad) VALUES (?, ?, ?, ?)` through the generated `InsertEncRow`, c AES-encrypted into c_cipher (issue 8: encrypted insert through generated code vs the plain insert direct)",
+			reset: func() {
+				b.refNext.Store(encIDBase)
+				b.shNext.Store(encIDBase)
+			},
+			reference: func(ctx context.Context, w *load.Worker) error {
+				k, c, pad := b.values(w)
+				_, err := b.ref.ExecContext(ctx, refInsert, int32(b.refNext.Add(1)), k, c, pad)
+				return err
+			},
+			sharded: func(ctx context.Context, w *load.Worker) error {
+				k, c, pad := b.values(w)
+				return b.q.InsertEncRow(ctx, int32(b.shNext.Add(1)), k, c, pad)
+			},
+		},
 	}
 }
 
@@ -298,7 +319,7 @@ func prepare(ctx context.Context, rt *shardrt.DB, q *db.Queries, ref *sql.DB, dd
 	if rows < rangeSize {
 		return fmt.Errorf("-rows must be at least %d, got %d", rangeSize, rows)
 	}
-	stmts := append([]string{"DROP TABLE IF EXISTS sbtest"}, splitStatements(ddl)...)
+	stmts := append([]string{"DROP TABLE IF EXISTS sbtest", "DROP TABLE IF EXISTS sbtest_enc"}, splitStatements(ddl)...)
 	pools := map[string]*sql.DB{"reference": ref}
 	for _, ds := range rt.DataSourceNames() {
 		p, _ := rt.Pool(ds)
@@ -400,7 +421,8 @@ func prepare(ctx context.Context, rt *shardrt.DB, q *db.Queries, ref *sql.DB, dd
 	return nil
 }
 
-// cleanupInserts deletes the rows the insert scenario added (ids > rows).
+// cleanupInserts deletes the rows the insert scenarios added (ids > rows,
+// and every row of sbtest_enc).
 func cleanupInserts(ctx context.Context, rt *shardrt.DB, ref *sql.DB, rows int) error {
 	pools := []*sql.DB{ref}
 	for _, ds := range rt.DataSourceNames() {
@@ -410,6 +432,11 @@ func cleanupInserts(ctx context.Context, rt *shardrt.DB, ref *sql.DB, rows int) 
 	for _, p := range pools {
 		if _, err := p.ExecContext(ctx, "DELETE FROM sbtest WHERE id > ?", rows); err != nil {
 			return err
+		}
+		if p != ref {
+			if _, err := p.ExecContext(ctx, "DELETE FROM sbtest_enc"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

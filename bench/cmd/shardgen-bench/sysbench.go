@@ -31,11 +31,40 @@ const (
 type sbPath struct{ name, port, db string }
 
 // sbResult is one sysbench test over every path: the per-second rate of
-// each round per path, or the failure that stopped a path.
+// each round per path, the CPU each process spent per query in each round,
+// or the failure that stopped a path.
 type sbResult struct {
 	test   string
 	rounds map[string][]float64
+	// cpu holds, per path, one cpuRound per measured round.
+	cpu    map[string][]cpuRound
 	failed map[string]string
+}
+
+// cpuRound is the CPU time (user + system, from the processes' own
+// accounting: /proc/<pid>/stat utime+stime of the hop and the servers,
+// rusage of sysbench) spent per query of one round, in microseconds.
+type cpuRound struct {
+	client, hop, servers float64
+}
+
+// sbTests are the sysbench tests of the phase with the options every path
+// gets. oltp_read_write runs with --skip_trx=on everywhere: shardgen proxy
+// refuses to prepare BEGIN (error 1235), and the same statements without
+// BEGIN/COMMIT on every path keep the comparison fair; without the
+// transaction two threads may delete and re-insert the same id at once, so
+// duplicate-key errors (1062) are ignored like sysbench's default deadlock
+// codes (the event is retried and counted as an ignored error). oltp_insert runs
+// with --auto_inc=off, so sysbench chooses unique ids itself and the proxy
+// routes each row by its id (with auto_inc every id is 0 and the proxy
+// would send every row to ds_0).
+var sbTests = []struct {
+	name  string
+	extra []string
+}{
+	{"oltp_point_select", nil},
+	{"oltp_insert", []string{"--auto_inc=off"}},
+	{"oltp_read_write", []string{"--skip_trx=on", "--mysql-ignore-errors=1062"}},
 }
 
 var sbPaths = []sbPath{
@@ -44,7 +73,65 @@ var sbPaths = []sbPath{
 	{"shardgen proxy", proxyPort, "sbtest"},
 }
 
-var sbRate = regexp.MustCompile(`transactions:\s+\d+\s+\(([0-9.]+) per sec`)
+var (
+	sbRate    = regexp.MustCompile(`transactions:\s+\d+\s+\(([0-9.]+) per sec`)
+	sbQueries = regexp.MustCompile(`queries:\s+(\d+)\s+\(`)
+)
+
+// clockTicks is the kernel's USER_HZ (getconf CLK_TCK; 100 when getconf
+// fails), the unit of utime and stime in /proc/<pid>/stat.
+func clockTicks() float64 {
+	out, err := exec.Command("getconf", "CLK_TCK").Output()
+	if err != nil {
+		return 100
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil || v <= 0 {
+		return 100
+	}
+	return v
+}
+
+// procCPU returns utime+stime of pid in clock ticks (proc(5): fields 14 and
+// 15 of /proc/<pid>/stat, counted after the parenthesised command name),
+// or 0 when pid is 0 or the file cannot be read.
+func procCPU(pid int) float64 {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return u + st
+}
+
+// serverPids are the pids of the two local MariaDB primaries (scripts/db.sh
+// writes .local/mariadb/s<i>/mysqld.pid); missing ones are left out.
+func serverPids() []int {
+	var out []int
+	for _, i := range []string{"0", "1"} {
+		b, err := os.ReadFile(".local/mariadb/s" + i + "/mysqld.pid")
+		if err != nil {
+			continue
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
 
 func sysbenchArgs(test, port, db string, extra ...string) []string {
 	return append([]string{test,
@@ -101,7 +188,8 @@ func sbPrepare() error {
 	return nil
 }
 
-// background starts cmd and waits until port accepts connections.
+// background starts cmd and waits until port accepts connections; cmd's
+// pid is cmd.Process.Pid (taskset execs the program in place).
 func background(cmd *exec.Cmd, port string) (stop func(), err error) {
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -143,8 +231,9 @@ func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 	if _, err := runOut(exec.Command("go", "build", "-o", "bin/shardgen", "./cmd/shardgen")); err != nil {
 		return nil, err
 	}
-	stopProxy, err := background(pinned(o.proxyCPU, "bin/shardgen", "proxy", "-c", "bench/sysbench/proxy.yaml",
-		"--ddl", "bench/sysbench/sbtest.sql", "--listen", "127.0.0.1:"+proxyPort), proxyPort)
+	proxyCmd := pinned(o.proxyCPU, "bin/shardgen", "proxy", "-c", "bench/sysbench/proxy.yaml",
+		"--ddl", "bench/sysbench/sbtest.sql", "--listen", "127.0.0.1:"+proxyPort)
+	stopProxy, err := background(proxyCmd, proxyPort)
 	if err != nil {
 		return nil, err
 	}
@@ -160,15 +249,20 @@ func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 		return nil, err
 	}
 	f.Close()
-	stopHA, err := background(pinned(o.proxyCPU, "haproxy", "-db", "-f", f.Name()), haproxyPort)
+	haCmd := pinned(o.proxyCPU, "haproxy", "-db", "-f", f.Name())
+	stopHA, err := background(haCmd, haproxyPort)
 	if err != nil {
 		return nil, err
 	}
 	defer stopHA()
+	proxyPid, haPid := proxyCmd.Process.Pid, haCmd.Process.Pid
 
+	hopPid := map[string]int{"haproxy": haPid, "shardgen proxy": proxyPid}
+	servers := serverPids()
+	hz := clockTicks()
 	var out []sbResult
-	for _, test := range []string{"oltp_point_select", "oltp_read_write"} {
-		res := sbResult{test: test, rounds: map[string][]float64{}, failed: map[string]string{}}
+	for _, test := range sbTests {
+		res := sbResult{test: test.name, rounds: map[string][]float64{}, cpu: map[string][]cpuRound{}, failed: map[string]string{}}
 		for r := 0; r <= o.rounds; r++ { // round 0 is the warm-up
 			for _, p := range sbPaths {
 				if res.failed[p.name] != "" {
@@ -179,20 +273,40 @@ func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 					d = o.warmup
 				}
 				secs := strconv.Itoa(max(1, int(d.Round(time.Second)/time.Second)))
-				text, err := runOut(pinned(o.clientCPU, "sysbench", sysbenchArgs(test, p.port, p.db,
-					"--threads="+strconv.Itoa(o.sbThreads), "--time="+secs, "--report-interval=0", "run")...))
+				args := sysbenchArgs(test.name, p.port, p.db, append(append([]string(nil), test.extra...),
+					"--threads="+strconv.Itoa(o.sbThreads), "--time="+secs, "--report-interval=0", "run")...)
+				cmd := pinned(o.clientCPU, "sysbench", args...)
+				hop0, srv0 := procCPU(hopPid[p.name]), 0.0
+				for _, pid := range servers {
+					srv0 += procCPU(pid)
+				}
+				text, err := runOut(cmd)
+				hop1, srv1 := procCPU(hopPid[p.name]), 0.0
+				for _, pid := range servers {
+					srv1 += procCPU(pid)
+				}
 				if err != nil {
 					res.failed[p.name] = err.Error()
 					continue
 				}
 				m := sbRate.FindStringSubmatch(text)
-				if m == nil {
-					res.failed[p.name] = "no transactions line in sysbench output: " + lastLines(text, 5)
+				q := sbQueries.FindStringSubmatch(text)
+				if m == nil || q == nil {
+					res.failed[p.name] = "no transactions or queries line in sysbench output: " + lastLines(text, 5)
 					continue
 				}
 				if r > 0 {
 					v, _ := strconv.ParseFloat(m[1], 64)
 					res.rounds[p.name] = append(res.rounds[p.name], v)
+					if n, _ := strconv.ParseFloat(q[1], 64); n > 0 {
+						us := 1e6 / n
+						client := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+						res.cpu[p.name] = append(res.cpu[p.name], cpuRound{
+							client:  client.Seconds() * us,
+							hop:     (hop1 - hop0) / hz * us,
+							servers: (srv1 - srv0) / hz * us,
+						})
+					}
 				}
 			}
 		}
@@ -208,7 +322,9 @@ func sysbenchMarkdown(o options, res []sbResult, bars *[]load.Bar) string {
 		"`, " + strconv.Itoa(o.rounds) + " rounds of " + o.duration.String() + " per path after one warm-up round, interleaved direct, haproxy, proxy, direct, …. " +
 		"**direct**: 13306, database reference (one unsharded sbtest1); **haproxy**: a TCP passthrough (`mode tcp`) to the same server; " +
 		"**shardgen proxy**: `shardgen proxy -c bench/sysbench/proxy.yaml` with sbtest1 sharded by id MOD 2 over ds_0 (13306) and ds_1 (13307), " +
-		"prepared directly on the back ends with sysbench's own `prepare` and cut to each shard's ids. sysbench is pinned with `taskset -c " + o.clientCPU +
+		"prepared directly on the back ends with sysbench's own `prepare` and cut to each shard's ids. " +
+		"`oltp_insert` runs with `--auto_inc=off` (sysbench picks unique ids, so the proxy routes each row by its id; with auto_inc every id is 0) " +
+		"and `oltp_read_write` with `--skip_trx=on --mysql-ignore-errors=1062` (the proxy refuses to prepare BEGIN, error 1235; without transactions two threads may re-insert the same id), on every path. sysbench is pinned with `taskset -c " + o.clientCPU +
 		"`, the proxy and haproxy with `taskset -c " + o.proxyCPU + "`; the servers are not pinned. Rates are transactions per second.\n\n")
 	b.WriteString("| test | direct | haproxy | shardgen proxy | haproxy ÷ direct | proxy ÷ direct | proxy ÷ haproxy (target ≥ 0.90) |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	var failures []string
@@ -248,6 +364,36 @@ func sysbenchMarkdown(o options, res []sbResult, bars *[]load.Bar) string {
 	}
 	if len(failures) > 0 {
 		b.WriteString("\nFailures (reported, not hidden):\n\n" + strings.Join(failures, "\n") + "\n")
+	}
+	b.WriteString("\n### CPU per query\n\n" +
+		"Microseconds of CPU (user + system) per query, median of the measured rounds, from each process's own accounting: " +
+		"`/proc/<pid>/stat` utime+stime of the hop (haproxy or shardgen proxy) and of the two MariaDB primaries before and after each sysbench run, " +
+		"and sysbench's own rusage, divided by the queries sysbench reports. The servers' figure includes whatever else ran on them " +
+		"during the round (nothing but this benchmark on a dedicated `make bench` run). Clock tick " +
+		"resolution is 10 ms, so short rounds are coarse.\n\n")
+	b.WriteString("| test | path | sysbench µs/query | hop µs/query | servers µs/query | total µs/query |\n|---|---|---:|---:|---:|---:|\n")
+	for _, r := range res {
+		for _, path := range []string{"direct", "haproxy", "shardgen proxy"} {
+			c := r.cpu[path]
+			if len(c) == 0 {
+				continue
+			}
+			pick := func(f func(cpuRound) float64) float64 {
+				v := make([]float64, len(c))
+				for i := range c {
+					v[i] = f(c[i])
+				}
+				return load.Median(v)
+			}
+			cl := pick(func(x cpuRound) float64 { return x.client })
+			hop := pick(func(x cpuRound) float64 { return x.hop })
+			sv := pick(func(x cpuRound) float64 { return x.servers })
+			hopCell := f1(hop)
+			if path == "direct" {
+				hopCell = "—"
+			}
+			b.WriteString("| " + r.test + " | " + path + " | " + f1(cl) + " | " + hopCell + " | " + f1(sv) + " | " + f1(cl+hop+sv) + " |\n")
+		}
 	}
 	return b.String()
 }

@@ -22,13 +22,16 @@ var dataSourceNames = []string{"ds_0", "ds_1", "ds_2", "ds_3"}
 type Queries struct {
 	src    *shardrt.Sources
 	ex     shardrt.Executor
+	encAes shardrt.Encryptor      // encryptor "aes" of the !ENCRYPT rule
 	sbtest *shardrt.ShardingTable // routes sbtest at run time
 }
 
 // New returns the queries over db: it resolves the data sources the queries run
-// on and binds the sharding algorithms of the tables routed at run time. Errors
-// name the data sources db does not configure, or the logic table whose
-// algorithm cannot be built.
+// on and binds the sharding algorithms of the tables routed at run time. It
+// looks up the encryptors of the !ENCRYPT rule the queries use once (their keys
+// come from db's deployment YAML, never from generated code). Errors name the
+// data sources db does not configure, an encryptor it does not configure, or
+// the logic table whose algorithm cannot be built.
 func New(db *shardrt.DB) (*Queries, error) {
 	if db == nil {
 		return nil, errors.New("db.New: nil *shardrt.DB")
@@ -38,6 +41,9 @@ func New(db *shardrt.DB) (*Queries, error) {
 		return nil, err
 	}
 	q := &Queries{src: src, ex: src}
+	if q.encAes, err = db.Encryptor("aes"); err != nil {
+		return nil, fmt.Errorf("db.New: %w", err)
+	}
 	if q.sbtest, err = newSbtestTable(); err != nil {
 		return nil, err
 	}

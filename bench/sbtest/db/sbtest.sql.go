@@ -102,6 +102,28 @@ func (q *Queries) DistinctRange(ctx context.Context, id int32, id2 int32) ([]Dis
 	}
 }
 
+// insertEncRowStmt is the logic statement of InsertEncRow
+// (queries/sbtest.sql:34).
+var insertEncRowStmt = shardrt.Stmt{Name: "InsertEncRow", LogicSQL: "INSERT INTO sbtest_enc (id, k, c, pad) VALUES (?, ?, ?, ?)"}
+
+// insertEncRowUnits are the route units of InsertEncRow: one per data node of
+// sbtest_enc in data node order. DataSource indexes dataSourceNames.
+var insertEncRowUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_0.sbtest_enc
+	{DataSource: 1, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_1.sbtest_enc
+	{DataSource: 2, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_2.sbtest_enc
+	{DataSource: 3, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_3.sbtest_enc
+}
+
+// InsertEncRow runs the :exec query at queries/sbtest.sql:34.
+//
+// Route: SingleNode on sbtest_enc (database: id MOD), computed inline.
+func (q *Queries) InsertEncRow(ctx context.Context, id int32, k int32, c string, pad string) error {
+	ds := shardrt.Mod(int64(id), 4)
+	_, err := q.ex.Exec(ctx, &insertEncRowStmt, insertEncRowUnits[ds], id, k, q.encAes.EncryptText(c), pad)
+	return err
+}
+
 // insertRowStmt is the logic statement of InsertRow (queries/sbtest.sql:6).
 var insertRowStmt = shardrt.Stmt{Name: "InsertRow", LogicSQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}
 

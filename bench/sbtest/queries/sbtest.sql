@@ -30,3 +30,6 @@ SELECT c FROM sbtest WHERE id BETWEEN ? AND ? ORDER BY c;
 -- name: DistinctRange :many
 -- shardgen:allow-full-route
 SELECT DISTINCT c FROM sbtest WHERE id BETWEEN ? AND ? ORDER BY c;
+
+-- name: InsertEncRow :exec
+INSERT INTO sbtest_enc (id, k, c, pad) VALUES (?, ?, ?, ?);
