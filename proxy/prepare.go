@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
@@ -38,8 +39,14 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	if q == "" {
 		return nil, 0, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")
 	}
+	if h.sessionPrepared(q) {
+		return nil, 0, nil
+	}
 	if word, _ := firstWord(q); word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
 		return nil, 0, notSupported("preparing " + word + " statements")
+	}
+	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
+		return nil, 0, err
 	}
 	p, err := h.s.plan(q)
 	if err != nil {
@@ -62,6 +69,36 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 		fields[i] = cols[i].field(charset)
 	}
 	return fields, uint16(n), nil
+}
+
+// sessionPrepared reports whether the prepared statement q is one the
+// proxy answers itself (BEGIN, COMMIT, ROLLBACK, SET, USE, SHOW, PREVIEW
+// and SELECTs without a table, as in sessionStatement) and has no ?
+// placeholder: it is prepared with no parameters and no columns, and each
+// execution runs it as a text statement (sysbench prepares BEGIN and
+// COMMIT).
+func (h *handler) sessionPrepared(q string) bool {
+	word, _ := firstWord(q)
+	switch word {
+	case "begin", "start", "commit", "rollback", "set", "use", "show", "preview":
+	case "select":
+		stmt, err := h.s.b.Parser().Parse(q)
+		if err != nil {
+			return false
+		}
+		sel, ok := stmt.(*sqlparser.Select)
+		if !ok {
+			return false
+		}
+		for _, t := range sqlparser.ExtractAllTables(sel) {
+			if !strings.EqualFold(t, "dual") {
+				return false
+			}
+		}
+	default:
+		return false
+	}
+	return !strings.Contains(q, "?")
 }
 
 // prepareColumns returns the result columns of the SELECT p without its
@@ -126,7 +163,11 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 }
 
 func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData) (*sqltypes.Result, error) {
-	p, err := h.s.plan(trimStatement(prepare.PrepareStmt))
+	q := trimStatement(prepare.PrepareStmt)
+	if h.sessionPrepared(q) {
+		return h.query(ctx, c, q)
+	}
+	p, err := h.s.plan(q)
 	if err != nil {
 		return nil, err
 	}

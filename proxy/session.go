@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"vitess.io/vitess/go/mysql"
@@ -49,7 +50,7 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		sess.db = h.s.cfg.Rules.DatabaseName
 		return &sqltypes.Result{}, true, nil
 	case *sqlparser.Set:
-		return h.set(ctx, st)
+		return h.set(ctx, c, sess, st)
 	case *sqlparser.Begin:
 		if sess.tx != nil {
 			if err := sess.tx.Commit(); err != nil {
@@ -94,14 +95,27 @@ func firstWord(q string) (string, string) {
 }
 
 // set accepts the session settings a driver or console sends that do not
-// change results through the proxy (character sets, autocommit=1, a
-// time_zone equal to the back end's) and refuses every other one with
-// ERROR 1235, rather than ignoring it: the back-end connections are pooled,
-// so a session setting cannot follow the client.
-func (h *handler) set(ctx context.Context, st *sqlparser.Set) (*sqltypes.Result, bool, error) {
+// change results through the proxy and refuses every other one with ERROR
+// 1235, rather than ignoring it: the back-end connections are pooled, so a
+// session variable cannot follow the client. Accepted are the character
+// set statements (the proxy converts nothing: the back ends answer in
+// utf8mb4), autocommit (0 makes every statement outside a transaction open
+// one, 1 commits an open one, as MySQL does), and any other session system
+// variable set to the value it already has on every data source (e.g.
+// `SET sql_mode = '...'` repeating the back end's mode, or a time_zone
+// that shows the same local time). User variables (@v) and global ones are
+// refused.
+func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sqlparser.Set) (*sqltypes.Result, bool, error) {
+	autocommit := -1
 	for _, e := range st.Exprs {
 		name := e.Var.Name.Lowered()
 		val := strings.Trim(strings.ToLower(sqlparser.String(e.Expr)), "'\"`")
+		switch e.Var.Scope {
+		case sqlparser.VariableScope:
+			return nil, true, notSupported("user variables (SET @" + e.Var.Name.String() + ")")
+		case sqlparser.GlobalScope, sqlparser.PersistSysScope, sqlparser.PersistOnlySysScope:
+			return nil, true, notSupported("SET GLOBAL " + name + " through the proxy (set it on the back ends)")
+		}
 		switch name {
 		case "names", "charset", "character_set_client", "character_set_results", "character_set_connection", "collation_connection":
 		case "time_zone":
@@ -113,14 +127,71 @@ func (h *handler) set(ctx context.Context, st *sqlparser.Set) (*sqltypes.Result,
 				return nil, true, notSupported("SET time_zone to a zone other than the back end's")
 			}
 		case "autocommit":
-			if val != "1" && val != "on" && val != "true" {
-				return nil, true, notSupported("SET autocommit=0 (use BEGIN ... COMMIT)")
+			switch val {
+			case "1", "on", "true":
+				autocommit = 1
+			case "0", "off", "false":
+				autocommit = 0
+			default:
+				return nil, true, sqlerror.NewSQLError(sqlerror.ERWrongValueForVar, "42000", "Variable 'autocommit' can't be set to the value of '"+val+"'")
 			}
 		default:
-			return nil, true, notSupported("SET " + name)
+			if !sysVarName(name) || !h.sameVariable(ctx, name, e.Expr) {
+				return nil, true, notSupported("SET " + name + " to a value other than the back end's (session variables cannot follow a client over pooled back-end connections)")
+			}
+		}
+	}
+	switch autocommit {
+	case 0:
+		sess.manual = true
+		c.StatusFlags &^= mysql.ServerStatusAutocommit
+	case 1:
+		sess.manual = false
+		c.StatusFlags |= mysql.ServerStatusAutocommit
+		if sess.tx != nil {
+			tx := sess.tx
+			sess.tx = nil
+			c.StatusFlags &^= mysql.ServerStatusInTrans
+			if err := tx.Commit(); err != nil {
+				return nil, true, err
+			}
 		}
 	}
 	return &sqltypes.Result{}, true, nil
+}
+
+// sysVarName reports whether name can be a system variable name (letters,
+// digits, _), so that it may go into SQL text.
+func sysVarName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// sameVariable reports whether the session variable name already has the
+// value expr on every data source (false when a back end cannot compare).
+func (h *handler) sameVariable(ctx context.Context, name string, expr sqlparser.Expr) bool {
+	q := "SELECT @@session." + name + " <=> " + sqlparser.String(expr)
+	for i := range h.s.in.names {
+		rows, err := h.s.in.src.Query(ctx, &runtime.Stmt{Name: "set", LogicSQL: q}, runtime.RouteUnit{DataSource: i, SQL: q})
+		if err != nil {
+			return false
+		}
+		_, vals, err := readRows(rows)
+		if err != nil || len(vals) != 1 || len(vals[0]) != 1 {
+			return false
+		}
+		if n, ok := vals[0][0].(int64); !ok || n != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // selectNoTable answers a SELECT without a table: DATABASE() and
@@ -142,11 +213,26 @@ func (h *handler) selectNoTable(ctx context.Context, c *mysql.Conn, sess *sessio
 	out := sqlparser.Rewrite(st, nil, func(cur *sqlparser.Cursor) bool {
 		switch n := cur.Node().(type) {
 		case *sqlparser.FuncExpr:
-			if fn := n.Name.Lowered(); (fn == "database" || fn == "schema") && len(n.Exprs) == 0 {
+			fn := n.Name.Lowered()
+			if (fn == "database" || fn == "schema") && len(n.Exprs) == 0 {
 				cur.Replace(db)
 			}
+			if fn == "last_insert_id" && len(n.Exprs) == 0 {
+				cur.Replace(sqlparser.NewIntLiteral(strconv.FormatUint(sess.lastInsertID, 10)))
+			}
 		case *sqlparser.Variable:
+			if n.Scope == sqlparser.VariableScope || n.Scope == sqlparser.GlobalScope {
+				return true
+			}
 			switch n.Name.Lowered() {
+			case "autocommit":
+				v := "1"
+				if sess.manual {
+					v = "0"
+				}
+				cur.Replace(sqlparser.NewIntLiteral(v))
+			case "last_insert_id", "identity":
+				cur.Replace(sqlparser.NewIntLiteral(strconv.FormatUint(sess.lastInsertID, 10)))
 			case "version":
 				cur.Replace(sqlparser.NewStrLiteral(h.s.opts.ServerVersion))
 			case "version_comment":

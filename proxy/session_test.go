@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"context"
+	"database/sql"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,4 +70,119 @@ func TestProxyDatabasePermitted(t *testing.T) {
 	defer conn.Close()
 	_, err = conn.ExecContext(context.Background(), "USE px_db")
 	require.NoError(t, err)
+}
+
+// pxKeyGenYAML is pxYAML with a SNOWFLAKE key generator on px_item.id.
+func pxKeyGenYAML() string {
+	y := strings.Replace(pxYAML(), "    shardingAlgorithms:\n", `        keyGenerateStrategy:
+          column: id
+          keyGeneratorName: snow
+    keyGenerators:
+      snow:
+        type: SNOWFLAKE
+    shardingAlgorithms:
+`, 1)
+	return y
+}
+
+func TestProxySessionVariables(t *testing.T) {
+	e := newPxEnvYAML(t, pxKeyGenYAML())
+	ctx := context.Background()
+	conn, err := e.client(t, "root", "secret", nil).Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	exec := func(q string) error {
+		_, err := conn.ExecContext(ctx, q)
+		return err
+	}
+	one := func(q string) string {
+		var s sql.NullString
+		require.NoError(t, conn.QueryRowContext(ctx, q).Scan(&s), q)
+		return s.String
+	}
+	// LAST_INSERT_ID() is the first generated key of the last INSERT that
+	// generated one, as the OK packet said.
+	require.Equal(t, "0", one("SELECT LAST_INSERT_ID()"))
+	res, err := conn.ExecContext(ctx, "INSERT INTO px_item (name) VALUES ('gen')")
+	require.NoError(t, err)
+	id, err := res.LastInsertId()
+	require.NoError(t, err)
+	require.NotZero(t, id)
+	require.Equal(t, strconv.FormatInt(id, 10), one("SELECT LAST_INSERT_ID()"))
+	require.Equal(t, strconv.FormatInt(id, 10), one("SELECT @@last_insert_id"))
+	require.NoError(t, exec("INSERT INTO px_item (id, name) VALUES (40, 'explicit')"))
+	require.Equal(t, strconv.FormatInt(id, 10), one("SELECT LAST_INSERT_ID()"))
+	require.Equal(t, []string{"string:gen"}, rowsOf(t, e.client(t, "root", "secret", nil), "SELECT name FROM px_item WHERE id = ?", id))
+
+	// SET: the back end's own value is accepted, another one refused.
+	mode := one("SELECT @@session.sql_mode")
+	require.NoError(t, exec("SET sql_mode = '"+mode+"'"))
+	require.NoError(t, exec("SET @@session.sql_mode = '"+mode+"'"))
+	require.NoError(t, exec("SET SESSION sql_mode = '"+mode+"', NAMES utf8mb4"))
+	tests := []struct{ q, err string }{
+		{"SET sql_mode = 'ANSI'", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support SET sql_mode to a value other than the back end's (session variables cannot follow a client over pooled back-end connections)"},
+		{"SET @@session.no_such_var = 1", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support SET no_such_var to a value other than the back end's (session variables cannot follow a client over pooled back-end connections)"},
+		{"SET @x = 1", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support user variables (SET @x)"},
+		{"SET GLOBAL max_connections = 10", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support SET GLOBAL max_connections through the proxy (set it on the back ends)"},
+		{"SET autocommit = 2", "Error 1231 (42000): Variable 'autocommit' can't be set to the value of '2'"},
+	}
+	for _, tt := range tests {
+		require.EqualError(t, exec(tt.q), tt.err, tt.q)
+	}
+
+	// autocommit=0: statements run in an implicit transaction until
+	// COMMIT / ROLLBACK; SET autocommit=1 commits.
+	require.Equal(t, "1", one("SELECT @@autocommit"))
+	require.NoError(t, exec("SET autocommit = 0"))
+	require.Equal(t, "0", one("SELECT @@session.autocommit"))
+	other := e.client(t, "root", "secret", nil)
+	require.NoError(t, exec("INSERT INTO px_item (id, name) VALUES (50, 'manual')"))
+	require.Empty(t, rowsOf(t, other, "SELECT id FROM px_item WHERE id = 50"))
+	require.NoError(t, exec("ROLLBACK"))
+	require.NoError(t, exec("INSERT INTO px_item (id, name) VALUES (52, 'manual')"))
+	require.NoError(t, exec("COMMIT"))
+	require.Equal(t, []string{"int64:52"}, rowsOf(t, other, "SELECT id FROM px_item WHERE id IN (50, 52)"))
+	require.NoError(t, exec("INSERT INTO px_item (id, name) VALUES (54, 'manual')"))
+	require.NoError(t, exec("SET autocommit = 1"))
+	require.Equal(t, []string{"int64:54"}, rowsOf(t, other, "SELECT id FROM px_item WHERE id = 54"))
+	require.Equal(t, "1", one("SELECT @@autocommit"))
+}
+
+func TestProxyPreparedSessionStatements(t *testing.T) {
+	e := newPxEnv(t)
+	ctx := context.Background()
+	conn, err := e.client(t, "root", "secret", nil).Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	prep := func(q string) *sql.Stmt {
+		st, err := conn.PrepareContext(ctx, q)
+		require.NoError(t, err, q)
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	begin, commit, rollback := prep("BEGIN"), prep("COMMIT"), prep("ROLLBACK")
+	ins := prep("INSERT INTO px_item (id, name) VALUES (?, ?)")
+	other := e.client(t, "root", "secret", nil)
+	for i, end := range []*sql.Stmt{rollback, commit} {
+		_, err := begin.ExecContext(ctx)
+		require.NoError(t, err)
+		_, err = ins.ExecContext(ctx, 60+2*i, "prepared")
+		require.NoError(t, err)
+		_, err = end.ExecContext(ctx)
+		require.NoError(t, err)
+	}
+	require.Equal(t, []string{"int64:62"}, rowsOf(t, other, "SELECT id FROM px_item WHERE id IN (60, 62)"))
+	var v string
+	require.NoError(t, prep("SELECT @@version").QueryRowContext(ctx).Scan(&v))
+	require.Equal(t, DefaultServerVersion, v)
+	_, err = prep("SET NAMES utf8mb4").ExecContext(ctx)
+	require.NoError(t, err)
+	rows, err := prep("SHOW TABLES").QueryContext(ctx)
+	require.NoError(t, err)
+	require.True(t, rows.Next())
+	require.NoError(t, rows.Scan(&v))
+	require.Equal(t, "px_item", v)
+	require.NoError(t, rows.Close())
+	_, err = conn.PrepareContext(ctx, "SET sql_mode = ?")
+	require.EqualError(t, err, "Error 1235 (42000): This version of the shardgen proxy doesn't yet support preparing set statements")
 }
