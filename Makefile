@@ -22,12 +22,13 @@ fuzz:
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
 ## bench: algorithm and routing micro-benchmarks (ns/op, allocs/op; short
-## -benchtime), then the load harness (bench/cmd/shardgen-bench, pinned to
+## -benchtime: runtime algorithms, the generated route of examples/orders, the
+## proxy planner's miss and per-execution route in bench/micro), then the load harness (bench/cmd/shardgen-bench, pinned to
 ## CPU 0 with taskset): generated code over 4 data nodes vs plain database/sql,
 ## then sysbench direct / through haproxy / through `shardgen proxy` (pinned to
 ## CPU 1), written to docs/benchmarks.md and docs/benchmarks.svg. Installs
 ## Debian's sysbench and haproxy when missing (as root). About 10 minutes;
-## BENCH_QUICK=1 about 3. Not part of `make test`.
+## BENCH_QUICK=1 about 2. Not part of `make test`.
 BENCH_QUICK ?=
 BENCH_FLAGS ?= $(if $(BENCH_QUICK),-rounds 3 -duration 1s -warmup 1s,-rounds 3 -duration 5s -warmup 1s)
 bench: db-up
@@ -38,6 +39,8 @@ bench: db-up
 	  else echo "make bench: install sysbench and haproxy (Debian: apt-get install sysbench haproxy)" >&2; exit 1; fi; \
 	fi
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(if $(BENCH_QUICK),20ms,100ms) ./runtime/...
+	$(GO) test -run '^$$' -bench 'Route(GetOrder|PreciseNode)$$' -benchmem -benchtime $(if $(BENCH_QUICK),20ms,200ms) ./examples/orders/
+	$(GO) test -run . -bench . -benchmem -benchtime $(if $(BENCH_QUICK),20ms,200ms) ./bench/micro/
 	$(GO) build -o bin/shardgen-bench ./bench/cmd/shardgen-bench
 	$$(command -v taskset >/dev/null && echo taskset -c 0) bin/shardgen-bench $(BENCH_FLAGS) -sysbench -out docs/benchmarks.md -svg docs/benchmarks.svg
 
