@@ -101,6 +101,25 @@ func verdict(ratio, target float64) string {
 	}
 }
 
+// keepMarker starts the hand-written part of the report (targets, profiles,
+// recommendations): write keeps everything from this line on when it
+// rewrites the file, so a rerun refreshes the measured tables above it and
+// leaves the analysis for its author to update.
+const keepMarker = "<!-- Hand-written below this line; shardgen-bench keeps it when it rewrites the tables above. -->"
+
+// keptSection returns the part of the existing report at path from
+// keepMarker on, preceded by a blank line, or "" when there is none.
+func keptSection(path string) string {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	if i := strings.Index(string(old), keepMarker); i >= 0 {
+		return "\n" + string(old[i:])
+	}
+	return ""
+}
+
 func (r *report) write() error {
 	var bars []load.Bar
 	var b strings.Builder
@@ -163,6 +182,7 @@ func (r *report) write() error {
 	md := b.String()
 	os.Stdout.WriteString(md)
 	if o.out != "" {
+		md += keptSection(o.out)
 		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
 			return err
 		}
