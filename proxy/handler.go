@@ -14,6 +14,7 @@ import (
 	"vitess.io/vitess/go/mysql/sqlerror"
 	"vitess.io/vitess/go/sqltypes"
 	querypb "vitess.io/vitess/go/vt/proto/query"
+	"vitess.io/vitess/go/vt/sqlparser"
 	"vitess.io/vitess/go/vt/vtenv"
 
 	"github.com/shardgen/shardgen/plan"
@@ -156,6 +157,9 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 	}
 	p, err := h.s.plan(q)
 	if err != nil {
+		if res, ok, perr := h.passThrough(ctx, c, sess, q); ok {
+			return res, perr
+		}
 		return nil, err
 	}
 	if len(clientParams(p)) != 0 {
@@ -172,14 +176,7 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 			params[pi] = client[i]
 		}
 	}
-	var e runtime.Executor = h.s.in.src
-	if sess.tx == nil && sess.manual {
-		sess.tx = h.s.in.src.BeginTx(h.s.ctx, nil)
-		c.StatusFlags |= mysql.ServerStatusInTrans
-	}
-	if sess.tx != nil {
-		e = sess.tx
-	}
+	e := h.executor(c, sess)
 	w, err := h.s.in.executeWire(ctx, e, p, params, h.s.keyGenerator(p))
 	if err != nil {
 		return nil, err
@@ -194,6 +191,81 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 		w.columns[i].name = originalName(p.LogicSQL, w.columns[i].name)
 	}
 	return rowsResult(w.columns, w.Rows, clientCollation(c.CharacterSet))
+}
+
+// executor returns what a statement of the session runs on: its
+// transaction (opened now under SET autocommit=0), or the pools.
+func (h *handler) executor(c *mysql.Conn, sess *session) runtime.Executor {
+	if sess.tx == nil && sess.manual {
+		sess.tx = h.s.in.src.BeginTx(h.s.ctx, nil)
+		c.StatusFlags |= mysql.ServerStatusInTrans
+	}
+	if sess.tx != nil {
+		return sess.tx
+	}
+	return h.s.in.src
+}
+
+// passThrough runs a statement the planner refused unchanged on one data
+// source when every table it names is in no sharding or broadcast rule and
+// all of them live on the same single data source (see singleDataSource):
+// such tables are not rewritten by ShardingSphere, so the statement means
+// the same there. ok is false when that does not hold (the planner's
+// error then stands).
+func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session, q string) (*sqltypes.Result, bool, error) {
+	stmt, err := h.s.b.Parser().Parse(q)
+	if err != nil {
+		return nil, false, nil
+	}
+	switch stmt.(type) {
+	case *sqlparser.Select, *sqlparser.Union, *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete:
+	default:
+		return nil, false, nil
+	}
+	tables := sqlparser.ExtractAllTables(stmt)
+	if len(tables) == 0 {
+		return nil, false, nil
+	}
+	ds := -1
+	for _, t := range tables {
+		nodes, sharded, err := h.s.tableNodes(t)
+		if err != nil || sharded || len(nodes) != 1 || (ds >= 0 && nodes[0].ds != ds) {
+			return nil, false, nil
+		}
+		if h.s.cfg.Rules.Broadcast != nil {
+			for _, b := range h.s.cfg.Rules.Broadcast.Tables {
+				if strings.EqualFold(b, t) {
+					return nil, false, nil
+				}
+			}
+		}
+		ds = nodes[0].ds
+	}
+	e := h.executor(c, sess)
+	st := &runtime.Stmt{Name: "pass-through", LogicSQL: q}
+	u := runtime.RouteUnit{DataSource: ds, SQL: q}
+	if plan.ReturnsRows(q) {
+		rows, err := e.Query(ctx, st, u)
+		if err != nil {
+			return nil, true, err
+		}
+		cols, vals, err := readRows(rows)
+		if err != nil {
+			return nil, true, err
+		}
+		res, err := rowsResult(cols, vals, clientCollation(c.CharacterSet))
+		return res, true, err
+	}
+	r, err := e.Exec(ctx, st, u)
+	if err != nil {
+		return nil, true, err
+	}
+	n, _ := r.RowsAffected()
+	id, _ := r.LastInsertId()
+	if id != 0 {
+		sess.lastInsertID = uint64(id)
+	}
+	return &sqltypes.Result{RowsAffected: uint64(n), InsertID: uint64(id)}, true, nil
 }
 
 // rowsResult converts rows of database/sql values to a MySQL result.

@@ -24,9 +24,24 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 	case "preview":
 		res, err = h.preview(ctx, c, rest)
 		return res, true, err
-	case "show":
+	case "show", "describe", "desc":
+		if res, ok, err := h.showTable(ctx, c, q); ok {
+			return res, true, err
+		}
+		if word != "show" {
+			return nil, false, nil
+		}
 		res, err = h.show(c, sess, q)
 		return res, true, err
+	case "create", "alter", "drop", "truncate", "rename":
+		if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
+			return nil, true, err
+		}
+		stmt, err := h.s.b.Parser().Parse(q)
+		if err != nil {
+			return nil, true, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "You have an error in your SQL syntax; "+err.Error())
+		}
+		return h.ddl(ctx, stmt)
 	case "use", "set", "begin", "start", "commit", "rollback", "select":
 	default:
 		return nil, false, nil

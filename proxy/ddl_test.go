@@ -1,0 +1,107 @@
+package proxy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/testdb"
+)
+
+// actualColumns returns, per actual table of px_item, its column names.
+func actualColumns(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"px_item_0", "px_item_1"} {
+			var cols string
+			err := db.QueryRow("SELECT COALESCE(GROUP_CONCAT(column_name ORDER BY ordinal_position), '') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", tb).Scan(&cols)
+			require.NoError(t, err)
+			out[ds+"."+tb] = cols
+		}
+	}
+	return out
+}
+
+func TestProxyDDLFanOut(t *testing.T) {
+	e := newPxEnv(t)
+	db := e.client(t, "root", "secret", nil)
+	all := func(cols string) map[string]string {
+		return map[string]string{"ds_0.px_item_0": cols, "ds_0.px_item_1": cols, "ds_1.px_item_0": cols, "ds_1.px_item_1": cols}
+	}
+	base := "id,name,price,score,ratio,created,day,big,data"
+	require.Equal(t, all(base), actualColumns(t))
+	for _, q := range []string{"INSERT INTO px_item (id, name) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')",
+		"ALTER TABLE px_item ADD COLUMN extra INT NULL", "CREATE INDEX px_name ON px_item (name)"} {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	require.Equal(t, all(base+",extra"), actualColumns(t))
+	require.Equal(t, []string{"int64:4"}, rowsOf(t, db, "SELECT COUNT(*) FROM px_item"))
+	_, err := db.Exec("TRUNCATE TABLE px_item")
+	require.NoError(t, err)
+	require.Equal(t, []string{"int64:0"}, rowsOf(t, db, "SELECT COUNT(*) FROM px_item"))
+	_, err = db.Exec("DROP TABLE px_item")
+	require.NoError(t, err)
+	require.Equal(t, all(""), actualColumns(t))
+	_, err = db.Exec("DROP TABLE px_item")
+	require.EqualError(t, err, "Error 1051 (42S02): Unknown table 'ds_0.px_item_0'")
+	_, err = db.Exec("DROP TABLE IF EXISTS px_item")
+	require.NoError(t, err)
+	_, err = db.Exec(pxDDL)
+	require.NoError(t, err)
+	require.Equal(t, all(base), actualColumns(t))
+	_, err = db.Exec("RENAME TABLE px_item TO px_other")
+	require.EqualError(t, err, "Error 1235 (42000): This version of the shardgen proxy doesn't yet support RENAME TABLE of a logic table (the rules name its actual tables)")
+	_, err = db.Exec("DROP TABLE other_db.px_item")
+	require.EqualError(t, err, "Error 1049 (42000): Unknown database 'other_db'")
+	_, err = db.Exec("CREATE TABLE px_unknown (id INT)")
+	require.EqualError(t, err, `Error 1235 (42000): table px_unknown is in no rule and there are several data sources: list it in !SINGLE (e.g. tables: ["ds_0.px_unknown"]) or set a defaultDataSource`)
+}
+
+func TestProxyShowTable(t *testing.T) {
+	e := newPxEnv(t)
+	db := e.client(t, "root", "secret", nil)
+	for _, q := range []string{
+		"SHOW CREATE TABLE px_item", "show create table `px_item`", "SHOW CREATE TABLE px_db.px_item",
+		"SHOW COLUMNS FROM px_item", "SHOW FULL COLUMNS FROM px_item", "SHOW FIELDS IN px_item FROM px_db",
+		"SHOW COLUMNS FROM px_item LIKE 'p%'", "DESCRIBE px_item", "DESC px_item price",
+	} {
+		ref := strings.Replace(strings.Replace(q, "px_db.", "", 1), " FROM px_db", "", 1)
+		require.Equal(t, rowsOf(t, e.ref, ref), rowsOf(t, db, q), q)
+	}
+	_, err := db.Exec("SHOW CREATE TABLE nope")
+	require.EqualError(t, err, "Error 1146 (42S02): Table 'px_db.nope' doesn't exist")
+	_, err = db.Exec("SHOW COLUMNS FROM px_item FROM other")
+	require.EqualError(t, err, "Error 1049 (42000): Unknown database 'other'")
+}
+
+func TestProxyPassThrough(t *testing.T) {
+	y := strings.Replace(pxYAML(), "rules:\n", "rules:\n  - !SINGLE\n    defaultDataSource: ds_0\n", 1)
+	e := newPxEnvYAML(t, y)
+	ds0 := testdb.Open(t, "ds_0")
+	_, err := ds0.Exec("DROP TABLE IF EXISTS px_plain")
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = ds0.Exec("DROP TABLE IF EXISTS px_plain") })
+	db := e.client(t, "root", "secret", nil)
+	// CREATE TABLE of a table in no rule goes to the default data source;
+	// so do its statements, unchanged.
+	_, err = db.Exec("CREATE TABLE px_plain (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(8))")
+	require.NoError(t, err)
+	res, err := db.Exec("INSERT INTO px_plain (v) VALUES ('x'), ('y')")
+	require.NoError(t, err)
+	id, err := res.LastInsertId()
+	require.NoError(t, err)
+	require.Equal(t, int64(1), id)
+	require.Equal(t, []string{"int64:1 | string:x", "int64:2 | string:y"}, rowsOf(t, db, "SELECT id, v FROM px_plain ORDER BY id"))
+	require.Equal(t, []string{"int64:2 | string:y"}, rowsOf(t, ds0, "SELECT id, v FROM px_plain WHERE id = 2"))
+	require.Equal(t, []string{"int64:2"}, rowsOf(t, db, "SELECT LAST_INSERT_ID() + 1"))
+	_, err = db.Exec("UPDATE px_plain SET v = 'z' WHERE id = 1")
+	require.NoError(t, err)
+	require.Equal(t, []string{"string:z"}, rowsOf(t, db, "SELECT v FROM px_plain WHERE id = 1"))
+	// A join of a sharded and an unknown table is still refused.
+	_, err = db.Exec("SELECT * FROM px_item JOIN px_plain ON px_item.id = px_plain.id")
+	require.EqualError(t, err, `Error 1235 (42000): unknown table "px_plain": no CREATE TABLE for it in the DDL`)
+}
