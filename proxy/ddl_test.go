@@ -105,3 +105,24 @@ func TestProxyPassThrough(t *testing.T) {
 	_, err = db.Exec("SELECT * FROM px_item JOIN px_plain ON px_item.id = px_plain.id")
 	require.EqualError(t, err, `Error 1235 (42000): unknown table "px_plain": no CREATE TABLE for it in the DDL`)
 }
+
+func TestProxyShowShardingTableRules(t *testing.T) {
+	e := newPxEnvYAML(t, pxKeyGenYAML())
+	db := e.client(t, "root", "secret", nil)
+	rows, err := db.Query("SHOW SHARDING TABLE RULES")
+	require.NoError(t, err)
+	cols, err := rows.Columns()
+	require.NoError(t, err)
+	require.NoError(t, rows.Close())
+	require.Equal(t, shardingTableRuleColumns, cols)
+	want := []string{"string:px_item | string:ds_0.px_item_0,ds_0.px_item_1,ds_1.px_item_0,ds_1.px_item_1 | string: | " +
+		"string:STANDARD | string:id | string:INLINE | string:{\"algorithm-expression\":\"ds_${id % 2}\"} | " +
+		"string:STANDARD | string:id | string:INLINE | string:{\"algorithm-expression\":\"px_item_${id.intdiv(2) % 2}\"} | " +
+		"string:id | string:SNOWFLAKE | string: | string: | string:"}
+	for _, q := range []string{"SHOW SHARDING TABLE RULES", "show sharding table rules from px_db", "SHOW SHARDING TABLE RULE px_item", "SHOW SHARDING TABLE RULE `px_item` FROM `px_db`"} {
+		require.Equal(t, want, rowsOf(t, db, q), q)
+	}
+	require.Empty(t, rowsOf(t, db, "SHOW SHARDING TABLE RULE other"))
+	_, err = db.Exec("SHOW SHARDING TABLE RULES FROM nope")
+	require.EqualError(t, err, "Error 1049 (42000): Unknown database 'nope'")
+}

@@ -31,6 +31,9 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		if word != "show" {
 			return nil, false, nil
 		}
+		if res, ok, err := h.showShardingTableRules(c, q); ok {
+			return res, true, err
+		}
 		res, err = h.show(c, sess, q)
 		return res, true, err
 	case "create", "alter", "drop", "truncate", "rename":
