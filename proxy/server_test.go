@@ -80,13 +80,13 @@ type pxEnv struct {
 	ref *sql.DB // the "reference" database, direct
 }
 
-func newPxEnv(t *testing.T) *pxEnv {
+func newPxEnv(t testing.TB) *pxEnv {
 	t.Helper()
 	return newPxEnvYAML(t, pxYAML())
 }
 
 // newPxEnvYAML is newPxEnv with the proxy configuration y.
-func newPxEnvYAML(t *testing.T, y string) *pxEnv {
+func newPxEnvYAML(t testing.TB, y string) *pxEnv {
 	t.Helper()
 	cfg, err := ParseConfig("px.yaml", []byte(y))
 	require.NoError(t, err)
@@ -116,13 +116,13 @@ func newPxEnvYAML(t *testing.T, y string) *pxEnv {
 }
 
 // client opens go-sql-driver against the proxy; params are DSN parameters.
-func (e *pxEnv) client(t *testing.T, user, pass string, params map[string]string) *sql.DB {
+func (e *pxEnv) client(t testing.TB, user, pass string, params map[string]string) *sql.DB {
 	t.Helper()
 	return e.clientDB(t, user, pass, "px_db", params)
 }
 
 // clientDB is client with the database db ("" for none).
-func (e *pxEnv) clientDB(t *testing.T, user, pass, dbName string, params map[string]string) *sql.DB {
+func (e *pxEnv) clientDB(t testing.TB, user, pass, dbName string, params map[string]string) *sql.DB {
 	t.Helper()
 	c := gomysql.NewConfig()
 	c.User, c.Passwd, c.Net, c.Addr, c.DBName = user, pass, "tcp", e.srv.Addr(), dbName
