@@ -105,10 +105,11 @@ func singleDataSource(cfg *schema.Config, table string) string {
 // ddl fans a CREATE TABLE, ALTER TABLE (and CREATE/DROP INDEX), DROP TABLE
 // or TRUNCATE TABLE out to every actual table of the logic tables it names,
 // each statement with the logic name replaced by the actual one, one node
-// after the other on the pools (never in the session's transaction: DDL
-// commits implicitly), stopping at the first error. ok is false for other
+// after the other on the pools, stopping at the first error. As in MySQL,
+// DDL first commits the session's open transaction (which could otherwise
+// hold the metadata lock the DDL waits for). ok is false for other
 // statements.
-func (h *handler) ddl(ctx context.Context, stmt sqlparser.Statement) (*sqltypes.Result, bool, error) {
+func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sqlparser.Statement) (*sqltypes.Result, bool, error) {
 	var tables []sqlparser.TableName
 	switch st := stmt.(type) {
 	case *sqlparser.CreateTable:
@@ -126,7 +127,7 @@ func (h *handler) ddl(ctx context.Context, stmt sqlparser.Statement) (*sqltypes.
 			for _, t := range st.FromTables {
 				one := *st
 				one.FromTables = sqlparser.TableNames{t}
-				if _, _, err := h.ddl(ctx, &one); err != nil {
+				if _, _, err := h.ddl(ctx, sess, c, &one); err != nil {
 					return nil, true, err
 				}
 			}
@@ -137,6 +138,14 @@ func (h *handler) ddl(ctx context.Context, stmt sqlparser.Statement) (*sqltypes.
 		return nil, true, notSupported("RENAME TABLE of a logic table (the rules name its actual tables)")
 	default:
 		return nil, false, nil
+	}
+	if sess.tx != nil {
+		tx := sess.tx
+		sess.tx = nil
+		c.StatusFlags &^= mysql.ServerStatusInTrans
+		if err := tx.Commit(); err != nil {
+			return nil, true, err
+		}
 	}
 	logic := tables[0]
 	if q := logic.Qualifier.String(); q != "" && !strings.EqualFold(q, h.s.cfg.Rules.DatabaseName) {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -53,6 +54,16 @@ func TestProxyDDLFanOut(t *testing.T) {
 	_, err = db.Exec(pxDDL)
 	require.NoError(t, err)
 	require.Equal(t, all(base), actualColumns(t))
+	// DDL commits the session's transaction first, as MySQL does.
+	conn, err := db.Conn(context.Background())
+	require.NoError(t, err)
+	defer conn.Close()
+	for _, q := range []string{"BEGIN", "INSERT INTO px_item (id, name) VALUES (5, 'tx')", "ALTER TABLE px_item ADD COLUMN more INT NULL"} {
+		_, err := conn.ExecContext(context.Background(), q)
+		require.NoError(t, err, q)
+	}
+	require.Equal(t, []string{"int64:5"}, rowsOf(t, e.client(t, "root", "secret", nil), "SELECT id FROM px_item"))
+	require.Equal(t, all(base+",more"), actualColumns(t))
 	_, err = db.Exec("RENAME TABLE px_item TO px_other")
 	require.EqualError(t, err, "Error 1235 (42000): This version of the shardgen proxy doesn't yet support RENAME TABLE of a logic table (the rules name its actual tables)")
 	_, err = db.Exec("DROP TABLE other_db.px_item")

@@ -176,7 +176,7 @@ func TestProxyMalformedPackets(t *testing.T) {
 	c.Close()
 	alive()
 	for _, p := range [][]byte{
-		{0x17, 1, 0, 0},                   // truncated COM_STMT_EXECUTE
+		{0x17, 1, 0, 0},                    // truncated COM_STMT_EXECUTE
 		{0x17, 99, 0, 0, 0, 0, 1, 0, 0, 0}, // unknown statement id
 		{0x18, 1},                          // truncated COM_STMT_SEND_LONG_DATA
 		{0x16},                             // COM_STMT_PREPARE of nothing

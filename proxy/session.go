@@ -44,7 +44,10 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		if err != nil {
 			return nil, true, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "You have an error in your SQL syntax; "+err.Error())
 		}
-		return h.ddl(ctx, stmt)
+		if res, ok, err := h.ddl(ctx, sess, c, stmt); ok {
+			return res, true, err
+		}
+		return nil, false, nil
 	case "use", "set", "begin", "start", "commit", "rollback", "select":
 	default:
 		return nil, false, nil
