@@ -6,22 +6,74 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 	"time"
 )
 
+// MergedRows is the merged result of a scatter-gather SELECT: the visible
+// columns of each merged row, in merge order. The caller reads it with Next
+// until io.EOF and must call Close when it stops early (Close is idempotent;
+// Next closes it at the end or on an error). Not safe for concurrent use.
+type MergedRows struct {
+	src    RowSource
+	rows   []*sql.Rows // open unit results when streaming
+	cancel context.CancelFunc
+	closed bool
+}
+
+// Next returns the next merged row (valid until the next call), or io.EOF.
+func (m *MergedRows) Next() ([]Cell, error) {
+	if m.closed {
+		return nil, io.EOF
+	}
+	row, err := m.src.Next()
+	if err != nil {
+		m.Close()
+	}
+	return row, err
+}
+
+// Close releases the units' result sets and connections.
+func (m *MergedRows) Close() error {
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	var errs []error
+	for _, r := range m.rows {
+		if r != nil {
+			errs = append(errs, r.Close())
+		}
+	}
+	if m.cancel != nil {
+		m.cancel()
+	}
+	return errors.Join(errs...)
+}
+
 // QueryMerged runs the route units of a SELECT whose rows must be merged
 // (ORDER BY, GROUP BY, aggregates, DISTINCT, LIMIT over several data nodes)
-// and returns the merged rows, visible columns only. Every unit's rows are
-// decoded with spec.Kinds as they are read (QueryUnitsEach: parallel,
-// bounded, held in memory per unit), then Merge combines them. mergeArgs
-// are the values spec's LIMIT parameters index (the statement's parameter
-// values). Errors name the data node (NodeError) or the bad spec.
-func QueryMerged(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any, spec *MergeSpec, mergeArgs []any) (RowSource, error) {
+// and returns the merged rows, visible columns only. mergeArgs are the
+// values spec's LIMIT parameters index (the statement's parameter values).
+// Errors name the data node (NodeError) or the bad spec.
+//
+// Like ShardingSphere's connection modes: when e is *Sources and no data
+// source has more units than max-connections-size-per-query, every unit
+// runs on its own connection at once and the merge streams from the open
+// results (MEMORY_STRICTLY: memory bounded by the number of units, not
+// rows); otherwise (more units than connections, or a transaction's one
+// connection) each unit's rows are read into memory first
+// (CONNECTION_STRICTLY).
+func QueryMerged(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any, spec *MergeSpec, mergeArgs []any) (*MergedRows, error) {
 	if spec == nil {
 		return nil, errors.New("runtime.QueryMerged: nil merge spec")
+	}
+	if s, ok := e.(*Sources); ok && s.canStream(units) {
+		return s.queryMergedStreaming(ctx, st, units, args, spec, mergeArgs)
 	}
 	kinds := spec.Kinds
 	perUnit, err := QueryUnitsEach(ctx, e, st, units, args, func(rows *sql.Rows) ([]Cell, error) {
@@ -53,7 +105,70 @@ func QueryMerged(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, a
 	for i, rows := range perUnit {
 		sources[i] = NewBufferedRows(rows)
 	}
-	return Merge(spec, mergeArgs, sources)
+	src, err := Merge(spec, mergeArgs, sources)
+	if err != nil {
+		return nil, err
+	}
+	return &MergedRows{src: src}, nil
+}
+
+// canStream reports whether every data source has at most
+// max-connections-size-per-query of the units.
+func (s *Sources) canStream(units []RouteUnit) bool {
+	if len(units) == 0 {
+		return false
+	}
+	per := map[int]int{}
+	for _, u := range units {
+		if uint(u.DataSource) >= uint(len(s.pools)) {
+			return false
+		}
+		id := s.ids[u.DataSource]
+		per[id]++
+		if per[id] > s.limit {
+			return false
+		}
+	}
+	return true
+}
+
+// queryMergedStreaming opens every unit's result at once (in parallel) and
+// merges from the open results.
+func (s *Sources) queryMergedStreaming(ctx context.Context, st *Stmt, units []RouteUnit, args []any, spec *MergeSpec, mergeArgs []any) (*MergedRows, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	m := &MergedRows{rows: make([]*sql.Rows, len(units)), cancel: cancel}
+	errs := make([]error, len(units))
+	var wg sync.WaitGroup
+	for i := range units {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			u := units[i]
+			m.rows[i], errs[i] = s.Query(ctx, st, u, unitArgs(&u, args)...)
+		}(i)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, e := range errs {
+			if e != nil {
+				err = e // the first unit's error, naming its data node
+				break
+			}
+		}
+		m.Close()
+		return nil, err
+	}
+	sources := make([]RowSource, len(units))
+	for i, r := range m.rows {
+		sources[i] = &nodeSource{src: NewSQLRows(r, spec.Kinds), name: s.names[units[i].DataSource], sql: units[i].SQL}
+	}
+	src, err := Merge(spec, mergeArgs, sources)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	m.src = src
+	return m, nil
 }
 
 // ScanCells copies a merged row into dest, like (*sql.Rows).Scan: one
@@ -205,4 +320,22 @@ func cellFloat(c Cell) (float64, error) {
 		return 0, errors.New("converting NULL to a float is unsupported")
 	}
 	return strconv.ParseFloat(c.String(), 64)
+}
+
+// nodeSource names the data node in the errors of a unit's open result.
+type nodeSource struct {
+	src  RowSource
+	name string
+	sql  string
+}
+
+func (n *nodeSource) Next() ([]Cell, error) {
+	row, err := n.src.Next()
+	if err != nil && err != io.EOF {
+		var ne *NodeError
+		if !errors.As(err, &ne) {
+			err = &NodeError{DataSource: n.name, SQL: n.sql, Err: err}
+		}
+	}
+	return row, err
 }

@@ -312,6 +312,8 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 		jen.List(jen.Id("merged"), jen.Id("err")).Op(fc.define("merged", "err")).Qual(rt, "QueryMerged").Call(
 			jen.Id("ctx"), fc.executor(), jen.Op("&").Id(q.stmtVar), units, args, jen.Op("&").Id(q.mergeVar), mergeArgs),
 		errNil(),
+		// defer merged.Close() // releases the units' open results when we stop early
+		jen.Defer().Id("merged").Dot("Close").Call(),
 	)
 	if p.Cmd == schema.CmdOne {
 		// e.g.:

@@ -85,6 +85,7 @@ func (q *Queries) DistinctRange(ctx context.Context, id int32, id2 int32) ([]Dis
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []DistinctRangeRow
 	for {
 		row, err := merged.Next()
@@ -192,6 +193,7 @@ func (q *Queries) OrderRange(ctx context.Context, id int32, id2 int32) ([]OrderR
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []OrderRangeRow
 	for {
 		row, err := merged.Next()
@@ -326,6 +328,7 @@ func (q *Queries) SumRange(ctx context.Context, id int32, id2 int32) (SumRangeRo
 	if err != nil {
 		return SumRangeRow{}, err
 	}
+	defer merged.Close()
 	row, err := merged.Next()
 	if err == io.EOF {
 		return SumRangeRow{}, sql.ErrNoRows

@@ -70,6 +70,7 @@ func (q *Queries) CountOrdersByStatus(ctx context.Context) ([]CountOrdersByStatu
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []CountOrdersByStatusRow
 	for {
 		row, err := merged.Next()
@@ -375,6 +376,7 @@ func (q *Queries) ListRecentOrders(ctx context.Context, userID int64, howMany in
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []ListRecentOrdersRow
 	for {
 		row, err := merged.Next()

@@ -174,6 +174,7 @@ func (q *Queries) SkuTotals(ctx context.Context) ([]SkuTotalsRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []SkuTotalsRow
 	for {
 		row, err := merged.Next()

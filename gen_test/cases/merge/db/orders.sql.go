@@ -187,6 +187,7 @@ func (q *Queries) CountOrders(ctx context.Context, amount string) (CountOrdersRo
 	if err != nil {
 		return CountOrdersRow{}, err
 	}
+	defer merged.Close()
 	row, err := merged.Next()
 	if err == io.EOF {
 		return CountOrdersRow{}, sql.ErrNoRows
@@ -260,6 +261,7 @@ func (q *Queries) CountStatuses(ctx context.Context, userID int64, userID2 int64
 	if err != nil {
 		return CountStatusesRow{}, err
 	}
+	defer merged.Close()
 	row, err := merged.Next()
 	if err == io.EOF {
 		return CountStatusesRow{}, sql.ErrNoRows
@@ -328,6 +330,7 @@ func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, 
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []FirstOrdersRow
 	for {
 		row, err := merged.Next()
@@ -395,6 +398,7 @@ func (q *Queries) PageAll(ctx context.Context) ([]PageAllRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []PageAllRow
 	for {
 		row, err := merged.Next()
@@ -542,6 +546,7 @@ func (q *Queries) SkipThenTake(ctx context.Context, arg int64) ([]SkipThenTakeRo
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []SkipThenTakeRow
 	for {
 		row, err := merged.Next()
@@ -651,6 +656,7 @@ func (q *Queries) StatsByStatus(ctx context.Context, createdAt time.Time) ([]Sta
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []StatsByStatusRow
 	for {
 		row, err := merged.Next()
@@ -730,6 +736,7 @@ func (q *Queries) StatsByUser(ctx context.Context, createdAt time.Time) ([]Stats
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []StatsByUserRow
 	for {
 		row, err := merged.Next()
@@ -796,6 +803,7 @@ func (q *Queries) StatusPage(ctx context.Context, arg int64, arg2 int64) ([]Stat
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []StatusPageRow
 	for {
 		row, err := merged.Next()
@@ -880,6 +888,7 @@ func (q *Queries) TopOrders(ctx context.Context, arg TopOrdersParams) ([]TopOrde
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []TopOrdersRow
 	for {
 		row, err := merged.Next()
@@ -951,6 +960,7 @@ func (q *Queries) TopUsers(ctx context.Context, arg int64) ([]TopUsersRow, error
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []TopUsersRow
 	for {
 		row, err := merged.Next()
@@ -1021,6 +1031,7 @@ func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID2 int64)
 	if err != nil {
 		return nil, err
 	}
+	defer merged.Close()
 	var out []UserStatusesRow
 	for {
 		row, err := merged.Next()
