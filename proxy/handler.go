@@ -33,8 +33,8 @@ var _ mysql.Handler = (*handler)(nil)
 
 // session is the state of one client connection.
 type session struct {
-	db string      // current database ("" before USE)
-	tx *runtime.Tx // open transaction, nil in autocommit
+	db string    // current database ("" before USE)
+	tx sessionTx // open transaction, nil in autocommit
 	// manual is true after SET autocommit=0: every statement outside a
 	// transaction opens one, which COMMIT or ROLLBACK ends (MySQL
 	// semantics).
@@ -170,13 +170,19 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 
 // execute runs p with the clients' parameter values and converts the result.
 func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *plan.Plan, client []any) (*sqltypes.Result, error) {
+	if err := h.s.checkAutoIncZero(p, client); err != nil {
+		return nil, err
+	}
 	params := make([]any, len(p.Params))
 	for i, pi := range clientParams(p) {
 		if i < len(client) {
 			params[pi] = client[i]
 		}
 	}
-	e := h.executor(c, sess)
+	e, err := h.executor(c, sess)
+	if err != nil {
+		return nil, err
+	}
 	w, err := h.s.in.executeWire(ctx, e, p, params, h.s.keyGenerator(p))
 	if err != nil {
 		return nil, err
@@ -193,17 +199,35 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 	return rowsResult(w.columns, w.Rows, clientCollation(c.CharacterSet))
 }
 
+// sessionTx is a client's open transaction: a runtime.DistTx of type
+// LOCAL, ShardingSphere's default transaction type (one transaction per
+// data source the statements reach, committed one after the other).
+type sessionTx interface {
+	runtime.Executor
+	Commit() error
+	Rollback() error
+}
+
+// beginTx opens a session transaction.
+func (h *handler) beginTx() (sessionTx, error) {
+	return h.s.in.src.BeginDistributed(h.s.ctx, runtime.TxOptions{Type: runtime.TxLocal})
+}
+
 // executor returns what a statement of the session runs on: its
 // transaction (opened now under SET autocommit=0), or the pools.
-func (h *handler) executor(c *mysql.Conn, sess *session) runtime.Executor {
+func (h *handler) executor(c *mysql.Conn, sess *session) (runtime.Executor, error) {
 	if sess.tx == nil && sess.manual {
-		sess.tx = h.s.in.src.BeginTx(h.s.ctx, nil)
+		tx, err := h.beginTx()
+		if err != nil {
+			return nil, err
+		}
+		sess.tx = tx
 		c.StatusFlags |= mysql.ServerStatusInTrans
 	}
 	if sess.tx != nil {
-		return sess.tx
+		return sess.tx, nil
 	}
-	return h.s.in.src
+	return h.s.in.src, nil
 }
 
 // passThrough runs a statement the planner refused unchanged on one data
@@ -241,7 +265,10 @@ func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session,
 		}
 		ds = nodes[0].ds
 	}
-	e := h.executor(c, sess)
+	e, err := h.executor(c, sess)
+	if err != nil {
+		return nil, true, err
+	}
 	st := &runtime.Stmt{Name: "pass-through", LogicSQL: q}
 	u := runtime.RouteUnit{DataSource: ds, SQL: q}
 	if plan.ReturnsRows(q) {

@@ -71,6 +71,9 @@ type Server struct {
 	cache  *planCache
 	keys   map[string]runtime.KeyGenerator // by key generator name
 	tables []string                        // logic table names, sorted
+	// autoInc are the AUTO_INCREMENT sharding columns by lower-case logic
+	// table (checkAutoIncZero).
+	autoInc map[string][]string
 
 	listener *mysql.Listener
 	acceptWG sync.WaitGroup
@@ -152,6 +155,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 		s.tables = append(s.tables, t.Name)
 	}
 	sort.Strings(s.tables)
+	s.autoInc = autoIncShardingColumns(cfg.Rules)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
 }

@@ -78,7 +78,11 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 				return nil, true, err
 			}
 		}
-		sess.tx = h.s.in.src.BeginTx(h.s.ctx, nil)
+		tx, err := h.beginTx()
+		if err != nil {
+			return nil, true, err
+		}
+		sess.tx = tx
 		c.StatusFlags |= mysql.ServerStatusInTrans
 		return &sqltypes.Result{}, true, nil
 	case *sqlparser.Commit, *sqlparser.Rollback:
