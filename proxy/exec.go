@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/shardgen/shardgen/plan"
@@ -306,6 +307,12 @@ func ValueOf(t plan.GoType, v any) (runtime.Value, error) {
 	case time.Time:
 		return runtime.Time(x), nil
 	case float64:
+		// A client that has only doubles (JavaScript's mysql2 binds every
+		// number as DOUBLE) compares an integer column with a whole
+		// number: MySQL converts, so the sharding value is that integer.
+		if (t.Kind == runtime.KindInt || t.Kind == runtime.KindLong) && x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 {
+			return runtime.Long(int64(x)), nil
+		}
 		return runtime.Decimal(fmt.Sprint(x)), nil
 	case sql.NullString:
 		if !x.Valid {
