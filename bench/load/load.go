@@ -40,6 +40,9 @@ type Sample struct {
 	Events  int64
 	Elapsed time.Duration
 	PerSec  float64
+	// Probe is the increase of CompareProbe's probe over the round (0
+	// without a probe), e.g. CPU seconds some processes spent.
+	Probe float64
 }
 
 // Round runs op from workers goroutines until d has passed (an event that
@@ -118,7 +121,23 @@ func (c Comparison) Ratio() float64 {
 // warmup length (none when warmup <= 0). It stops at the first error, naming
 // the side and round.
 func Compare(ctx context.Context, rounds, workers int, d, warmup time.Duration, a, b Op) (Comparison, error) {
+	return CompareProbe(ctx, rounds, workers, d, warmup, a, b, nil)
+}
+
+// CompareProbe is Compare reading probe (a monotonic counter, such as the
+// CPU seconds of the database servers; nil for none) before and after every
+// measured round and storing the difference in the round's Sample.Probe.
+func CompareProbe(ctx context.Context, rounds, workers int, d, warmup time.Duration, a, b Op, probe func() float64) (Comparison, error) {
 	var c Comparison
+	measure := func(op Op) (Sample, error) {
+		if probe == nil {
+			return Round(ctx, workers, d, op)
+		}
+		p0 := probe()
+		s, err := Round(ctx, workers, d, op)
+		s.Probe = probe() - p0
+		return s, err
+	}
 	if rounds < 1 {
 		return c, errors.New("load: rounds must be >= 1, got " + strconv.Itoa(rounds))
 	}
@@ -131,12 +150,12 @@ func Compare(ctx context.Context, rounds, workers int, d, warmup time.Duration, 
 		}
 	}
 	for r := 1; r <= rounds; r++ {
-		s, err := Round(ctx, workers, d, a)
+		s, err := measure(a)
 		if err != nil {
 			return c, errors.New("round " + strconv.Itoa(r) + " A: " + err.Error())
 		}
 		c.A = append(c.A, s)
-		s, err = Round(ctx, workers, d, b)
+		s, err = measure(b)
 		if err != nil {
 			return c, errors.New("round " + strconv.Itoa(r) + " B: " + err.Error())
 		}

@@ -65,3 +65,29 @@ func TestRatioChartSVG(t *testing.T) {
 	require.Contains(t, svg, `fill="#ff9800"`)
 	require.Contains(t, svg, "1.50×")
 }
+
+func TestCompareProbe(t *testing.T) {
+	ctx := context.Background()
+	nop := func(context.Context, *Worker) error { return nil }
+	for _, tc := range []struct {
+		name  string
+		probe func() float64
+		want  float64
+	}{
+		{"no probe", nil, 0},
+		{"counter", func() func() float64 {
+			var n float64
+			return func() float64 { n += 2; return n }
+		}(), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := CompareProbe(ctx, 2, 1, time.Millisecond, 0, nop, nop, tc.probe)
+			require.NoError(t, err)
+			require.Len(t, c.A, 2)
+			require.Len(t, c.B, 2)
+			for _, s := range append(c.A, c.B...) {
+				require.Equal(t, tc.want, s.Probe)
+			}
+		})
+	}
+}

@@ -191,7 +191,7 @@ func run(ctx context.Context, o options) error {
 			sc.reset()
 		}
 		t0 := time.Now()
-		c, err := load.Compare(ctx, o.rounds, o.workers, o.duration, o.warmup, sc.reference, sc.sharded)
+		c, err := load.CompareProbe(ctx, o.rounds, o.workers, o.duration, o.warmup, sc.reference, sc.sharded, serverCPU)
 		if err != nil {
 			return errors.New(sc.name + ": " + err.Error())
 		}

@@ -90,6 +90,18 @@ func rounds(s []load.Sample) string {
 	return strings.Join(parts, ", ")
 }
 
+// probePerEvent is the median over rounds of the probe (CPU seconds) per
+// event, in microseconds.
+func probePerEvent(s []load.Sample) float64 {
+	v := make([]float64, 0, len(s))
+	for _, x := range s {
+		if x.Events > 0 {
+			v = append(v, x.Probe/float64(x.Events)*1e6)
+		}
+	}
+	return load.Median(v)
+}
+
 func verdict(ratio, target float64) string {
 	switch {
 	case target == 0:
@@ -154,12 +166,15 @@ func (r *report) write() error {
 		"pools of up to 32 connections per data source. " +
 		strconv.Itoa(o.workers) + " workers, " + strconv.Itoa(o.rounds) + " rounds of " + o.duration.String() + " per side, warm-up " + o.warmup.String() + ". " +
 		"Throughput is events per second (an event is the statement group in the last column); the ratio is shardgen's median ÷ the reference's median.\n\n")
-	b.WriteString("| scenario | reference median (events/s) | shardgen median (events/s) | ratio | target | rounds reference | rounds shardgen | event |\n")
-	b.WriteString("|---|---:|---:|---:|---|---|---|---|\n")
+	b.WriteString("The two servers columns are the CPU the MariaDB primaries spent per event (µs, user + system from `/proc/<pid>/stat`, median of the rounds): " +
+		"the sharded side pays for two server processes where the reference pays for one, on the same 2 CPUs as the harness.\n\n")
+	b.WriteString("| scenario | reference median (events/s) | shardgen median (events/s) | ratio | target | servers µs/event reference | servers µs/event shardgen | rounds reference | rounds shardgen | event |\n")
+	b.WriteString("|---|---:|---:|---:|---|---:|---:|---|---|---|\n")
 	for _, e := range r.embedded {
 		ratio := e.c.Ratio()
 		b.WriteString("| " + e.sc.name + " | " + f0(e.c.MedianA()) + " | " + f0(e.c.MedianB()) + " | **" + f2(ratio) + "×** | " +
-			verdict(ratio, e.sc.target) + " | " + rounds(e.c.A) + " | " + rounds(e.c.B) + " | " + e.sc.statements + " |\n")
+			verdict(ratio, e.sc.target) + " | " + f1(probePerEvent(e.c.A)) + " | " + f1(probePerEvent(e.c.B)) + " | " +
+			rounds(e.c.A) + " | " + rounds(e.c.B) + " | " + e.sc.statements + " |\n")
 		bars = append(bars, load.Bar{Label: "embedded " + e.sc.name, Ratio: ratio, Target: e.sc.target})
 	}
 	b.WriteString("\nReading the numbers: under MOD sharding a range of ids touches every data node, so each range statement costs " +

@@ -119,6 +119,20 @@ func procCPU(pid int) float64 {
 	return u + st
 }
 
+// serverCPU returns the CPU seconds (user + system) the two MariaDB
+// primaries have used so far, from /proc/<pid>/stat (0 when their pid
+// files are missing): the probe of the embedded rounds.
+func serverCPU() float64 {
+	var t float64
+	for _, pid := range serverPids() {
+		t += procCPU(pid)
+	}
+	return t / hz
+}
+
+// hz is clockTicks, read once.
+var hz = clockTicks()
+
 // serverPids are the pids of the two local MariaDB primaries (scripts/db.sh
 // writes .local/mariadb/s<i>/mysqld.pid); missing ones are left out.
 func serverPids() []int {
@@ -275,7 +289,6 @@ func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 
 	hopPid := map[string]int{"haproxy": haPid, "shardgen proxy": proxyPid}
 	servers := serverPids()
-	hz := clockTicks()
 	var out []sbResult
 	for _, test := range sbTests {
 		res := sbResult{test: test.name, rounds: map[string][]float64{}, cpu: map[string][]cpuRound{}, failed: map[string]string{}}
