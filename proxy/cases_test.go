@@ -144,20 +144,7 @@ func runCase(t *testing.T, c sharedcases.Case, proto string) {
 		got = append(got, row)
 	}
 	require.NoError(t, rows.Err())
-	for _, r := range c.ExpectedRows {
-		row := make([]string, len(r))
-		for i, v := range r {
-			switch x := v.(type) {
-			case nil:
-				row[i] = "NULL"
-			case float64:
-				row[i] = strconv.FormatFloat(x, 'f', -1, 64)
-			default:
-				row[i] = fmt.Sprint(x)
-			}
-		}
-		want = append(want, row)
-	}
+	want = c.Want()
 	if !c.OrderMatters {
 		sortRows(want)
 		sortRows(got)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // StrategyKind is the kind of a sharding strategy at run time.
@@ -271,7 +272,7 @@ func (s *sideRouter) route(dst []int, conds []ShardingValues, hints []Value) ([]
 
 func find(conds []ShardingValues, col string) *ShardingValues {
 	for i := range conds {
-		if equalFoldASCII(conds[i].Column, col) && (len(conds[i].Values) > 0 || conds[i].Range != nil) {
+		if strings.EqualFold(conds[i].Column, col) && (len(conds[i].Values) > 0 || conds[i].Range != nil) {
 			return &conds[i]
 		}
 	}
@@ -283,23 +284,4 @@ func all(dst []int, n int) []int {
 		dst = append(dst, i)
 	}
 	return dst
-}
-
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }

@@ -506,7 +506,7 @@ func ddlAddKey(t *Table, k *Key) {
 
 func ddlKeyNamed(t *Table, name string) bool {
 	for _, k := range t.Keys {
-		if equalFold(k.Name, name) {
+		if strings.EqualFold(k.Name, name) {
 			return true
 		}
 	}
@@ -692,7 +692,7 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 
 func ddlColumnIndex(t *Table, name string) int {
 	for i, c := range t.Columns {
-		if equalFold(c.Name, name) {
+		if strings.EqualFold(c.Name, name) {
 			return i
 		}
 	}
@@ -715,9 +715,9 @@ type ddlToken struct {
 func (t ddlToken) names(name string) bool {
 	switch t.kind {
 	case 'q':
-		return equalFold(t.text, name)
+		return strings.EqualFold(t.text, name)
 	case 'w':
-		if !equalFold(t.text, name) {
+		if !strings.EqualFold(t.text, name) {
 			return false
 		}
 		switch strings.ToLower(t.text) {
@@ -867,7 +867,7 @@ func ddlIdents(toks []ddlToken) []ddlToken {
 			continue
 		}
 		if prev.kind == '(' || prev.kind == ',' ||
-			prev.kind == 'w' && (equalFold(prev.text, "add") || equalFold(prev.text, "column")) {
+			prev.kind == 'w' && (strings.EqualFold(prev.text, "add") || strings.EqualFold(prev.text, "column")) {
 			out = append(out, t)
 		}
 	}

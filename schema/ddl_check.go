@@ -218,7 +218,7 @@ func (c *ddlChecker) encryptTable(et *EncryptTable) {
 			}
 			roles[key] = role
 		}
-		if t.Column(ec.Name) != nil && !equalFold(ec.Name, ec.Cipher.Column) && !equalFold(ec.Name, ec.Plain) {
+		if t.Column(ec.Name) != nil && !strings.EqualFold(ec.Name, ec.Cipher.Column) && !strings.EqualFold(ec.Name, ec.Plain) {
 			c.add(colPos, "logic column %q of encrypt table %q is also a column of its CREATE TABLE (%s); the DDL describes the physical table, where only the column's own cipher column (or 5.1 plainColumn) may carry the logic name: rename the physical column or the logic column",
 				ec.Name, et.Name, t.Pos)
 		}

@@ -251,49 +251,10 @@ func isGoIdent(s string) bool {
 	return true
 }
 
-// stripSQLStringsAndComments blanks out quoted strings, identifiers and
-// comments so that a ';' left over is a real statement separator.
-func stripSQLStringsAndComments(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'' || c == '"' || c == '`':
-			q := c
-			for i++; i < len(s); i++ {
-				if s[i] == '\\' && q != '`' {
-					i++
-					continue
-				}
-				if s[i] == q {
-					if i+1 < len(s) && s[i+1] == q {
-						i++
-						continue
-					}
-					break
-				}
-			}
-		case c == '-' && i+1 < len(s) && s[i+1] == '-', c == '#':
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			end := strings.Index(s[i+2:], "*/")
-			if end < 0 {
-				i = len(s)
-			} else {
-				i += end + 3
-			}
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// firstSemicolon returns the offset of the first ';' of s outside quoted
-// strings, quoted identifiers and comments, or -1.
-func firstSemicolon(s string) int {
+// scanSQL calls fn with the offset of every byte of s that is outside
+// quoted strings, quoted identifiers and comments (MySQL rules: doubled
+// quotes and, in strings, backslash escapes); fn returns false to stop.
+func scanSQL(s string, fn func(i int) bool) {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '\'' || c == '"' || c == '`':
@@ -318,14 +279,37 @@ func firstSemicolon(s string) int {
 		case c == '/' && i+1 < len(s) && s[i+1] == '*':
 			end := strings.Index(s[i+2:], "*/")
 			if end < 0 {
-				return -1
+				return
 			}
 			i += end + 3
-		case c == ';':
-			return i
+		default:
+			if !fn(i) {
+				return
+			}
 		}
 	}
-	return -1
+}
+
+// stripSQLStringsAndComments blanks out quoted strings, identifiers and
+// comments so that a ';' left over is a real statement separator.
+func stripSQLStringsAndComments(s string) string {
+	var b strings.Builder
+	scanSQL(s, func(i int) bool { b.WriteByte(s[i]); return true })
+	return b.String()
+}
+
+// firstSemicolon returns the offset of the first ';' of s outside quoted
+// strings, quoted identifiers and comments, or -1.
+func firstSemicolon(s string) int {
+	at := -1
+	scanSQL(s, func(i int) bool {
+		if s[i] == ';' {
+			at = i
+			return false
+		}
+		return true
+	})
+	return at
 }
 
 // trimTrailingComments drops comment-only lines at the end of s.

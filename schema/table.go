@@ -1,5 +1,7 @@
 package schema
 
+import "strings"
+
 // Table is a logic table as its CREATE TABLE statement defines it.
 type Table struct {
 	Name       string
@@ -15,7 +17,7 @@ type Table struct {
 // column names), or nil.
 func (t *Table) Column(name string) *Column {
 	for _, c := range t.Columns {
-		if equalFold(c.Name, name) {
+		if strings.EqualFold(c.Name, name) {
 			return c
 		}
 	}
@@ -51,23 +53,4 @@ type Key struct {
 	Name    string
 	Kind    string // "unique", "index", "fulltext", "spatial"
 	Columns []string
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }

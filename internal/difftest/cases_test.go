@@ -2,7 +2,6 @@ package difftest
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,20 +83,7 @@ func runSharedCase(t *testing.T, c sharedcases.Case) {
 	for _, r := range res.Rows {
 		got = append(got, norm(r))
 	}
-	for _, r := range c.ExpectedRows {
-		row := make([]string, len(r))
-		for i, v := range r {
-			switch x := v.(type) {
-			case nil:
-				row[i] = "NULL"
-			case float64:
-				row[i] = strconv.FormatFloat(x, 'f', -1, 64)
-			default:
-				row[i] = fmt.Sprint(x)
-			}
-		}
-		want = append(want, row)
-	}
+	want = c.Want()
 	if c.OrderMatters {
 		require.Equal(t, want, got, "%s: %s", c.ID, c.Query)
 	} else {

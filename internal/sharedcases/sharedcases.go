@@ -8,6 +8,7 @@ package sharedcases
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,4 +62,25 @@ func (c *Case) DataSources() int {
 		n = max(n, i+1)
 	}
 	return n
+}
+
+// Want returns the expected rows as MySQL prints them: numbers in plain
+// decimal notation, text as is, NULL as "NULL".
+func (c *Case) Want() [][]string {
+	var want [][]string
+	for _, r := range c.ExpectedRows {
+		row := make([]string, len(r))
+		for i, v := range r {
+			switch x := v.(type) {
+			case nil:
+				row[i] = "NULL"
+			case float64:
+				row[i] = strconv.FormatFloat(x, 'f', -1, 64)
+			default:
+				row[i] = fmt.Sprint(x)
+			}
+		}
+		want = append(want, row)
+	}
+	return want
 }
