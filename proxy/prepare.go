@@ -22,7 +22,7 @@ import (
 // with every placeholder NULL, on the pools (never inside the session's
 // transaction).
 func (h *handler) ComPrepare(c *mysql.Conn, query string) ([]*querypb.Field, uint16, error) {
-	ctx, end, err := h.begin()
+	ctx, end, err := h.begin(c)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -150,7 +150,7 @@ func (h *handler) prepareColumns(ctx context.Context, p *plan.Plan) ([]column, e
 // values vitess decoded from the binary packet ("v1".."vN"); the rows go
 // back in the binary protocol, every value typed as its field.
 func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
-	ctx, end, err := h.begin()
+	ctx, end, err := h.begin(c)
 	if err != nil {
 		return err
 	}

@@ -25,8 +25,9 @@ type wireResult struct {
 // exact bytes MySQL prints (go-sql-driver interpolateParams semantics; the
 // runtime's pools always use server-side prepared statements otherwise).
 // The column types of the first unit that returned rows (or of a re-run of
-// the first unit when none did) describe the result.
-func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator) (*wireResult, error) {
+// the first unit when none did) describe the result. A non-empty tag (a
+// SQL comment, see watchStatement) is put before every unit's SQL.
+func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string) (*wireResult, error) {
 	params, values, lastKey, err := prepareParams(p, params, keys)
 	if err != nil {
 		return nil, err
@@ -47,6 +48,9 @@ func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *p
 		}
 		if u.SQL, err = interpolate(u.SQL, uargs); err != nil {
 			return nil, err
+		}
+		if tag != "" {
+			u.SQL = tag + u.SQL
 		}
 		u.Args = nil
 	}

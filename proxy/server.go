@@ -84,6 +84,7 @@ type Server struct {
 	mu       sync.Mutex
 	conns    map[*mysql.Conn]struct{}
 	inflight atomic.Int64
+	stmtSeq  atomic.Uint64 // numbers statement tags (watchStatement)
 	closing  atomic.Bool
 	closed   bool
 }
