@@ -141,6 +141,7 @@ func (h *handler) ComQuery(c *mysql.Conn, query string, callback func(*sqltypes.
 	defer end()
 	res, err := h.query(ctx, c, query)
 	if err != nil {
+		h.s.metrics.errors.Inc()
 		return sqlError(err)
 	}
 	return callback(res)
@@ -187,10 +188,12 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	w, err := h.s.in.executeWire(ctx, e, p, params, h.s.keyGenerator(p), sess.tag)
 	if err != nil {
 		return nil, err
 	}
+	h.s.metrics.observe(p.Route.Kind.String(), start)
 	if p.Statement != plan.StmtSelect {
 		if w.LastInsertID != 0 {
 			sess.lastInsertID = uint64(w.LastInsertID)

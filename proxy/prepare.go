@@ -29,6 +29,7 @@ func (h *handler) ComPrepare(c *mysql.Conn, query string) ([]*querypb.Field, uin
 	defer end()
 	fields, n, err := h.prepare(ctx, c, query)
 	if err != nil {
+		h.s.metrics.errors.Inc()
 		return nil, 0, sqlError(err)
 	}
 	return fields, n, nil
@@ -157,6 +158,7 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 	defer end()
 	res, err := h.stmtExecute(ctx, c, prepare)
 	if err != nil {
+		h.s.metrics.errors.Inc()
 		return sqlError(err)
 	}
 	return callback(res)

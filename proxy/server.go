@@ -85,6 +85,7 @@ type Server struct {
 	conns    map[*mysql.Conn]struct{}
 	inflight atomic.Int64
 	stmtSeq  atomic.Uint64 // numbers statement tags (watchStatement)
+	metrics  *metrics
 	closing  atomic.Bool
 	closed   bool
 }
@@ -157,6 +158,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 	}
 	sort.Strings(s.tables)
 	s.autoInc = autoIncShardingColumns(cfg.Rules)
+	s.metrics = newMetrics(s)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,7 +18,7 @@ import (
 
 // runProxy serves the fallback proxy until SIGTERM or SIGINT:
 // `shardgen proxy -c config.yaml --ddl schema.sql... [--listen addr]
-// [--insecure] [--shutdown-timeout 10s]`.
+// [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]`.
 func runProxy(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -34,12 +36,13 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Var(&ddl, "ddl", "CREATE TABLE file of the logic tables (repeatable)")
 	listen := fs.String("listen", proxy.DefaultListen, "TCP address to listen on")
 	insecure := fs.Bool("insecure", false, "start without configured users, accepting any user and password")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9307); off when empty")
 	timeout := fs.Duration("shutdown-timeout", proxy.DefaultShutdownTimeout, "how long shutdown waits for running statements")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *conf == "" || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: shardgen proxy -c config.yaml --ddl schema.sql... [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s]")
+		fmt.Fprintln(stderr, "usage: shardgen proxy -c config.yaml --ddl schema.sql... [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]")
 		return 2
 	}
 	cfg, err := proxy.LoadConfig(*conf, ddl)
@@ -59,6 +62,20 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	fmt.Fprintln(stdout, "shardgen proxy: listening on", srv.Addr())
+	if *metricsAddr != "" {
+		ln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			_ = srv.Close()
+			fmt.Fprintln(stderr, "shardgen proxy: metrics:", err)
+			return 1
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", srv.MetricsHandler())
+		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		defer hs.Close()
+		fmt.Fprintln(stdout, "shardgen proxy: metrics on http://"+ln.Addr().String()+"/metrics")
+	}
 	<-ctx.Done()
 	start := time.Now()
 	if err := srv.Close(); err != nil {
