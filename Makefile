@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: check-generated all build test test-unit bench db-up db-down db-status db-clean generate demo fuzz vet clean
+.PHONY: test-deps check-generated all build test test-unit bench db-up db-down db-status db-clean generate demo fuzz vet clean
 
 all: build
 
@@ -11,10 +11,14 @@ build:
 	$(GO) build ./...
 
 ## test: bring up the local MariaDB servers, then run every test (real servers, no mocks).
-test: db-up check-generated
+test: db-up test-deps check-generated
 	$(GO) vet ./...
 	$(GO) test -count=1 -p 1 ./...  # packages share the test databases: one at a time
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+
+## test-deps: tools the tests drive besides MariaDB (sysbench; node and npm).
+test-deps:
+	@bash scripts/test-deps.sh
 
 ## fuzz: a short run of every fuzz target (FUZZTIME per target).
 FUZZTIME ?= 10s
