@@ -9,7 +9,7 @@ for pkg in $(go list ./...); do
   for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     found=1
     echo "fuzz: $pkg $target ($fuzztime)"
-    go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg"
+    go test -run '^$' -parallel 1 -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg"
   done
 done
 [ "$found" = 1 ] || echo "fuzz: no fuzz targets yet"
