@@ -58,7 +58,13 @@ func (s *Server) tableNodes(name string) (nodes []node, sharded bool, err error)
 	if r.Broadcast != nil {
 		for _, t := range r.Broadcast.Tables {
 			if strings.EqualFold(t, name) {
-				for i := range s.in.names {
+				// Every logic data source: read/write groups stand for
+				// their members (a replica is never written directly).
+				for _, ds := range r.LogicDataSources {
+					i, err := dsIndex(ds)
+					if err != nil {
+						return nil, false, err
+					}
 					nodes = append(nodes, node{ds: i, table: name})
 				}
 				return nodes, false, nil

@@ -34,7 +34,7 @@ type Interpreter struct {
 
 // NewInterpreter runs plans of b on the data sources of db.
 func NewInterpreter(b *plan.Builder, db *runtime.DB) (*Interpreter, error) {
-	names := db.DataSourceNames()
+	names := append(db.DataSourceNames(), db.GroupNames()...) // plans may route to read/write groups
 	src, err := db.Sources(names)
 	if err != nil {
 		return nil, err

@@ -242,6 +242,18 @@ func (db *DB) DataSourceNames() []string {
 	return append([]string(nil), db.names...)
 }
 
+// GroupNames returns the names of the read/write groups of the
+// !READWRITE_SPLITTING rule, sorted (nil without groups). Each is a logic
+// data source that Sources accepts.
+func (db *DB) GroupNames() []string {
+	var out []string
+	for n := range db.groups {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Pool returns the *sql.DB of the data source name, e.g. to run DDL or a
 // statement that shardgen does not route. ok is false for an unknown name.
 func (db *DB) Pool(name string) (pool *sql.DB, ok bool) {
