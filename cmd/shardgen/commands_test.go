@@ -130,3 +130,30 @@ func TestPreview(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Equal(t, "shardgen preview: --param 1: \"abc\" is not an integer\n", stderr)
 }
+
+// TestPreviewEncrypted: preview shows what each placeholder is sent with —
+// the encrypted value for cipher and assisted-query columns (spec §5
+// vectors: "hello" with key 123456abc, MD5 salt 123456).
+func TestPreviewEncrypted(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "r.yaml")
+	ddl := filepath.Join(dir, "s.sql")
+	require.NoError(t, os.WriteFile(rules, []byte(`dataSources:
+  ds_0: {url: "jdbc:mysql://127.0.0.1:13306/ds_0"}
+rules:
+- !ENCRYPT
+  tables:
+    t_user:
+      columns:
+        email:
+          cipher: {name: email_cipher, encryptorName: aes}
+          assistedQuery: {name: email_md5, encryptorName: md5}
+  encryptors:
+    aes: {type: AES, props: {aes-key-value: 123456abc}}
+    md5: {type: MD5, props: {salt: "123456"}}
+`), 0o644))
+	require.NoError(t, os.WriteFile(ddl, []byte("CREATE TABLE t_user (id BIGINT PRIMARY KEY, email_cipher VARCHAR(128), email_md5 VARCHAR(64));"), 0o644))
+	code, stdout, stderr := runCLI("preview", "-c", rules, "--ddl", ddl, "--param", "7", "--param", "hello", "INSERT INTO t_user (id, email) VALUES (?, ?)")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, `{"data_source":"ds_0","sql":"insert into t_user(id, email_cipher, email_md5) values (?, ?, ?)","params":["7","CxlvIvN1rRziSGk+hcqy6w==","eeb9bad681184779aa6570e402d6ef6c"]}`+"\n", stdout)
+}

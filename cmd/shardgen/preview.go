@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/shardgen/shardgen/plan"
@@ -133,13 +134,18 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shardgen preview: routing: %v\n", err)
 		return 1
 	}
+	sent, err := nodeParams(cfg, p, params)
+	if err != nil {
+		fmt.Fprintf(stderr, "shardgen preview: %v\n", err)
+		return 1
+	}
 	for _, i := range units {
 		u := p.Route.Units[i]
 		line := struct {
 			DataSource string   `json:"data_source"`
 			SQL        string   `json:"sql"`
 			Params     []string `json:"params"`
-		}{p.Route.DataSources[u.DataSource], u.SQL, append([]string{}, params...)}
+		}{p.Route.DataSources[u.DataSource], u.SQL, sent}
 		if err := enc.Encode(line); err != nil {
 			fmt.Fprintln(stderr, "shardgen preview:", err)
 			return 1
@@ -169,4 +175,62 @@ func paramText(p *plan.Plan, params []string, pi int) string {
 		}
 	}
 	return ""
+}
+
+// nodeParams returns the parameter texts the per-node SQL is sent with: the
+// --param values, or, when the plan re-binds its placeholders (encrypted
+// columns, a merged LIMIT), what each placeholder receives — encrypted with
+// the rule's encryptor (keys from the rules file, `${env:...}` expanded).
+func nodeParams(cfg *schema.Config, p *plan.Plan, params []string) ([]string, error) {
+	if p.NodeArgs == nil {
+		return append([]string{}, params...), nil
+	}
+	encs := map[string]runtime.Encryptor{}
+	out := make([]string, 0, len(p.NodeArgs))
+	for _, na := range p.NodeArgs {
+		if na.LimitSum {
+			n := int64(0)
+			for _, lv := range []runtime.LimitValue{p.Merge.Offset, p.Merge.Count} {
+				if !lv.Param {
+					n += lv.Value
+					continue
+				}
+				v, err := strconv.ParseInt(paramText(p, params, int(lv.Value)), 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("LIMIT parameter: %v", err)
+				}
+				n += v
+			}
+			out = append(out, strconv.FormatInt(n, 10))
+			continue
+		}
+		var text string
+		null := false
+		if na.Literal != nil {
+			text, null = na.Literal.Text(), na.Literal.IsNull()
+		} else {
+			text = paramText(p, params, na.Param)
+			null = strings.EqualFold(text, "null")
+		}
+		if na.Encrypt != "" && !null {
+			enc, ok := encs[na.Encrypt]
+			if !ok {
+				spec := cfg.Encrypt.Encryptors[na.Encrypt]
+				if spec == nil {
+					return nil, fmt.Errorf("encryptor %q is not configured", na.Encrypt)
+				}
+				var err error
+				if enc, err = runtime.NewEncryptor(spec.Type, spec.Props); err != nil {
+					return nil, fmt.Errorf("encryptor %q: %v", na.Encrypt, err)
+				}
+				encs[na.Encrypt] = enc
+			}
+			text = enc.EncryptText(text)
+		}
+		if null {
+			text = "NULL"
+		}
+		out = append(out, text)
+	}
+	return out, nil
 }
