@@ -64,6 +64,8 @@ type target struct {
 	pin *int
 	// conn, when set, is a distributed transaction's branch (xa.go).
 	conn *sql.Conn
+	// stmts, when set, caches db's prepared statements (stmt_cache.go).
+	stmts *stmtCache
 }
 
 func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
@@ -76,6 +78,9 @@ func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows,
 	if t.conn != nil {
 		return t.conn.QueryContext(ctx, query, args...)
 	}
+	if t.stmts != nil {
+		return t.stmts.query(ctx, query, args)
+	}
 	return t.db.QueryContext(ctx, query, args...)
 }
 
@@ -85,6 +90,9 @@ func (t target) exec(ctx context.Context, query string, args []any) (sql.Result,
 	}
 	if t.conn != nil {
 		return t.conn.ExecContext(ctx, query, args...)
+	}
+	if t.stmts != nil {
+		return t.stmts.exec(ctx, query, args)
 	}
 	return t.db.ExecContext(ctx, query, args...)
 }
@@ -206,7 +214,7 @@ func (s *Sources) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) 
 	if uint(u.DataSource) >= uint(len(s.pools)) {
 		return nil, s.badUnit(&u)
 	}
-	return exec(ctx, s.hooks, target{db: s.pools[u.DataSource]}, st, s.names[u.DataSource], &u, args)
+	return exec(ctx, s.hooks, target{db: s.pools[u.DataSource], stmts: s.stmts[u.DataSource]}, st, s.names[u.DataSource], &u, args)
 }
 
 func (s *Sources) badUnit(u *RouteUnit) error { return badUnit(u, len(s.pools)) }

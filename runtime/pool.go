@@ -44,6 +44,7 @@ type DB struct {
 
 	groups map[string]*rwGroup // read/write groups by name; nil: none
 	health []replicaHealth     // per pool: taken out as a replica (rwsplit.go)
+	stmts  []*stmtCache        // per pool: prepared statements of its SQL texts
 	xa     xaCoordinator       // distributed transactions (xa.go)
 }
 
@@ -129,6 +130,7 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		db.names = append(db.names, ds.Name)
 		db.addrs = append(db.addrs, addr)
 		db.pools = append(db.pools, pool)
+		db.stmts = append(db.stmts, newStmtCache(pool))
 	}
 	if err := db.openGroups(cfg); err != nil {
 		_ = db.Close()
@@ -190,6 +192,9 @@ func openPool(ds NamedDataSource, seen map[string]int) (*sql.DB, string, error) 
 // joined. Statements still running finish first (see sql.DB.Close).
 func (db *DB) Close() error {
 	var errs []error
+	for _, c := range db.stmts {
+		c.close()
+	}
 	for i, p := range db.pools {
 		if err := p.Close(); err != nil {
 			errs = append(errs, db.sourceError(i, err))
@@ -277,6 +282,7 @@ func (db *DB) Sources(names []string) (*Sources, error) {
 	s := &Sources{
 		names: append([]string(nil), names...),
 		pools: make([]*sql.DB, len(names)),
+		stmts: make([]*stmtCache, len(names)),
 		ids:   make([]int, len(names)),
 		ndb:   len(db.pools),
 		hooks: db.hooks,
@@ -299,6 +305,7 @@ func (db *DB) Sources(names []string) (*Sources, error) {
 			continue
 		}
 		s.pools[i] = db.pools[j]
+		s.stmts[i] = db.stmts[j]
 		s.ids[i] = j
 	}
 	if len(missing) > 0 {
@@ -333,12 +340,13 @@ func (db *DB) Sources(names []string) (*Sources, error) {
 // executes route units directly on the pools (auto-commit); BeginTx and
 // WithTx start a single-shard transaction. Safe for concurrent use.
 type Sources struct {
-	names []string  // data source name per index
-	pools []*sql.DB // pool per index
-	ids   []int     // index in DB.pools per index: equal ids are one data source
-	ndb   int       // len(DB.pools)
-	hooks *hooks    // nil: no logging, no observer
-	limit int       // max-connections-size-per-query
+	names []string     // data source name per index
+	pools []*sql.DB    // pool per index
+	stmts []*stmtCache // prepared statements per index (the pool's)
+	ids   []int        // index in DB.pools per index: equal ids are one data source
+	ndb   int          // len(DB.pools)
+	hooks *hooks       // nil: no logging, no observer
+	limit int          // max-connections-size-per-query
 
 	rw      []*rwGroup // read/write group per index (nil entry: a data source); nil: no groups
 	primary *Sources   // the view whose reads all go to primaries (s itself without groups)

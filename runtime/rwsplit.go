@@ -149,7 +149,7 @@ func (g *rwGroup) query(ctx context.Context, t target, q string, args []any) (*s
 	var failed []rwAttempt
 	if t.pin != nil && *t.pin >= 0 { // FIXED, already picked
 		i := *t.pin
-		rows, err := g.db.pools[g.reads[i]].QueryContext(ctx, q, args...)
+		rows, err := g.db.stmts[g.reads[i]].query(ctx, q, args)
 		if err == nil {
 			return rows, nil
 		}
@@ -165,7 +165,7 @@ func (g *rwGroup) query(ctx context.Context, t target, q string, args []any) (*s
 		i := g.lb.Choose(avail)
 		if !tried(failed, g.reads[i]) {
 			ds := g.reads[i]
-			rows, err := g.db.pools[ds].QueryContext(ctx, q, args...)
+			rows, err := g.db.stmts[ds].query(ctx, q, args)
 			if err == nil {
 				g.db.health[ds].markUp()
 				if t.pin != nil {
@@ -191,6 +191,9 @@ func (g *rwGroup) query(ctx context.Context, t target, q string, args []any) (*s
 func (t target) primaryQuery(ctx context.Context, q string, args []any) (*sql.Rows, error) {
 	if t.tx != nil {
 		return t.tx.QueryContext(ctx, q, args...)
+	}
+	if t.stmts != nil {
+		return t.stmts.query(ctx, q, args)
 	}
 	return t.db.QueryContext(ctx, q, args...)
 }
@@ -298,7 +301,7 @@ func (e *rwError) Unwrap() []error {
 // target returns what a unit on source index d runs on outside a
 // transaction: the pool (a group's primary), with the group's reads.
 func (s *Sources) target(d int) target {
-	t := target{db: s.pools[d]}
+	t := target{db: s.pools[d], stmts: s.stmts[d]}
 	if s.rw != nil {
 		t.rw = s.rw[d]
 	}
