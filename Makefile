@@ -47,6 +47,8 @@ bench: db-up
 	$(GO) test -run . -bench . -benchmem -benchtime $(if $(BENCH_QUICK),20ms,200ms) ./bench/micro/
 	$(GO) build -o bin/shardgen-bench ./bench/cmd/shardgen-bench
 	$$(command -v taskset >/dev/null && echo taskset -c 0) bin/shardgen-bench $(BENCH_FLAGS) -sysbench -out docs/benchmarks.md -svg docs/benchmarks.svg
+	@# The benchmark writes some rows with sql_log_bin=0; re-seed the replica if that broke replication.
+	@bash scripts/db.sh up
 
 ## db-up: install MariaDB if missing (root + apt), start the two local servers
 ## (127.0.0.1:13306 and :13307, data in .local/mariadb/); a no-op when they run.

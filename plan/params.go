@@ -1,6 +1,7 @@
 package plan
 
 import (
+	gotoken "go/token"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,14 +266,20 @@ func lowerCamel(s string) string {
 		i++
 	}
 	out := string(r)
-	if goKeywords[out] {
+	if gotoken.IsKeyword(out) {
 		out += "_"
 	}
 	return out
 }
 
-// upperCamel turns a SQL name into an exported Go name: user_id → UserID,
-// order_item_count → OrderItemCount. Common initialisms stay upper case.
+// GoName turns a SQL name into an exported Go name: user_id → UserID,
+// order_item_count → OrderItemCount, t_order → TOrder. Common initialisms
+// (ID, URL, UUID, JSON ...) stay upper case; a leading digit gets a "C"
+// prefix; a name with no letters or digits gives "". The planner names
+// result fields with it and the generator names types, so both agree.
+func GoName(s string) string { return upperCamel(s) }
+
+// upperCamel is GoName.
 func upperCamel(s string) string {
 	var b strings.Builder
 	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
@@ -292,13 +299,6 @@ func upperCamel(s string) string {
 }
 
 var initialisms = map[string]bool{"ID": true, "URL": true, "UUID": true, "IP": true, "API": true, "JSON": true, "SQL": true, "HTTP": true, "UID": true}
-
-var goKeywords = map[string]bool{
-	"break": true, "case": true, "chan": true, "const": true, "continue": true, "default": true, "defer": true,
-	"else": true, "fallthrough": true, "for": true, "func": true, "go": true, "goto": true, "if": true,
-	"import": true, "interface": true, "map": true, "package": true, "range": true, "return": true,
-	"select": true, "struct": true, "switch": true, "type": true, "var": true,
-}
 
 // uniqueName returns name, or name2, name3 ... when taken, and marks it used.
 func uniqueName(name string, used map[string]bool) string {

@@ -5,33 +5,19 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/shardgen/shardgen/plan"
 )
 
 // exportedName turns a SQL name into an exported Go name: t_order → TOrder,
 // order_id → OrderID. Common initialisms stay upper case, as the planner
 // spells result fields; a leading digit gets a "C" prefix.
 func exportedName(s string) string {
-	var b strings.Builder
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if up := strings.ToUpper(part); initialisms[up] {
-			b.WriteString(up)
-			continue
-		}
-		r := []rune(part)
-		r[0] = unicode.ToUpper(r[0])
-		b.WriteString(string(r))
+	if out := plan.GoName(s); out != "" {
+		return out
 	}
-	out := b.String()
-	if out == "" {
-		return "X"
-	}
-	if unicode.IsDigit([]rune(out)[0]) {
-		out = "C" + out
-	}
-	return out
+	return "X"
 }
-
-var initialisms = map[string]bool{"ID": true, "URL": true, "UUID": true, "IP": true, "API": true, "JSON": true, "SQL": true, "HTTP": true, "UID": true}
 
 // unexportedName turns a SQL or Go name into an unexported Go identifier:
 // t_order → tOrder, GetOrder → getOrder, ID → id, URLPath → urlPath. A Go
