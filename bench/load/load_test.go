@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -55,15 +54,6 @@ func TestCompareInterleaves(t *testing.T) {
 	require.Len(t, c.B, 3)
 	require.Greater(t, c.MedianA(), 0.0)
 	require.InDelta(t, 1.0, c.Ratio(), 0.5)
-}
-
-func TestRatioChartSVG(t *testing.T) {
-	svg := RatioChartSVG("a <b>", []Bar{{Label: "x&y", Ratio: 0.5, Target: 0.9}, {Label: "z", Ratio: 1.5}})
-	require.True(t, strings.HasPrefix(svg, "<svg "))
-	require.Contains(t, svg, "a &lt;b&gt;")
-	require.Contains(t, svg, "x&amp;y")
-	require.Contains(t, svg, `fill="#ff9800"`)
-	require.Contains(t, svg, "1.50×")
 }
 
 func TestCompareProbe(t *testing.T) {

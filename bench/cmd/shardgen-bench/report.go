@@ -203,8 +203,11 @@ func (r *report) write() error {
 		}
 	}
 	if o.svg != "" {
-		svg := load.RatioChartSVG("shardgen throughput ÷ direct MariaDB ("+strconv.Itoa(m.nproc)+" CPUs, medians)", bars)
-		if err := os.WriteFile(o.svg, []byte(svg), 0o644); err != nil {
+		svg, err := load.RatioChartSVG("shardgen throughput ÷ direct MariaDB ("+strconv.Itoa(m.nproc)+" CPUs, medians)", bars)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.svg, svg, 0o644); err != nil {
 			return err
 		}
 	}
