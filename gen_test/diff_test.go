@@ -80,7 +80,7 @@ func TestDiff(t *testing.T) {
 		names = append(names, c.Name)
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			runDiffCase(t, c)
+			runDiffCase(t, c, nil)
 		})
 	}
 	var glue []string
@@ -105,6 +105,24 @@ type diffEnv struct {
 	calls, rows, compares int // for the summary line
 
 	failures map[string]int // mismatches per query
+
+	// leg, when set, is a third side compared with the generated calls
+	// (the proxy, proxy_parity_test.go); refAffected is the affected-row
+	// count of the last write on the reference, for it.
+	leg         diffLeg
+	refAffected int64
+}
+
+// diffLeg is an extra side of the differential test. start runs once the
+// tables exist; before runs before each generated call, after once that
+// call was compared with the reference (out are the generated method's
+// results, values the Go value of every Plan.Param, generated keys filled
+// in; wantErr the call's expected error); finish runs after the last call.
+type diffLeg interface {
+	start(e *diffEnv)
+	before(pl *plan.Plan)
+	after(pl *plan.Plan, repro string, out, values []reflect.Value, wantErr string)
+	finish()
 }
 
 // maxReports is how many failures of one query are reported in full; the
@@ -121,7 +139,9 @@ func (e *diffEnv) fail(name, format string, args ...any) {
 	}
 }
 
-func runDiffCase(t *testing.T, c goldenCase) {
+// runDiffCase runs case c; leg, when not nil, joins every call (see
+// diffLeg).
+func runDiffCase(t *testing.T, c goldenCase, leg diffLeg) {
 	ctx := context.Background()
 	newQ := newQueries[c.Name]
 	require.NotNil(t, newQ, "case %s has no entry in newQueries", c.Name)
@@ -136,7 +156,7 @@ func runDiffCase(t *testing.T, c goldenCase) {
 
 	p, err := pipeline.Load(c.project())
 	require.NoError(t, err)
-	env := &diffEnv{t: t, ctx: ctx, plans: map[string]*plan.Plan{}, keys: map[string]int64{}, failures: map[string]int{}}
+	env := &diffEnv{t: t, ctx: ctx, plans: map[string]*plan.Plan{}, keys: map[string]int64{}, failures: map[string]int{}, leg: leg}
 	defer func() { // also after a t.Fatal
 		for _, name := range slices.Sorted(maps.Keys(env.failures)) {
 			if n := env.failures[name]; n > maxReports {
@@ -175,6 +195,9 @@ func runDiffCase(t *testing.T, c goldenCase) {
 
 	env.tables = layouts(t, p)
 	env.createTables()
+	if leg != nil {
+		leg.start(env)
+	}
 
 	for _, call := range spec.Seed {
 		env.run(call, false)
@@ -184,6 +207,9 @@ func runDiffCase(t *testing.T, c goldenCase) {
 		env.run(call, true)
 	}
 	env.compareTables("at the end")
+	if leg != nil {
+		leg.finish()
+	}
 	t.Logf("%s: %d calls, %d result rows compared, %d table comparisons over %d tables", c.Name, env.calls, env.rows, env.compares, len(env.tables))
 }
 
@@ -454,19 +480,22 @@ func (e *diffEnv) call(name string, jsonArgs []any, save, wantErr string) {
 		in = append(in, params)
 	}
 
+	if e.leg != nil {
+		e.leg.before(pl)
+	}
 	out := m.Call(in)
 	callErr, _ := out[len(out)-1].Interface().(error)
-	if wantErr != "" {
+	switch {
+	case wantErr != "":
 		require.Error(t, callErr, "%s: want error %q", repro, wantErr)
 		require.EqualError(t, callErr, wantErr, "%s", repro)
-		return
-	}
-
-	switch pl.Statement {
-	case plan.StmtSelect:
+	case pl.Statement == plan.StmtSelect:
 		e.compareRead(pl, repro, out, values)
 	default:
 		e.compareWrite(pl, repro, out, values, save)
+	}
+	if e.leg != nil {
+		e.leg.after(pl, repro, out, values, wantErr)
 	}
 }
 
@@ -559,6 +588,7 @@ func (e *diffEnv) compareWrite(pl *plan.Plan, repro string, out []reflect.Value,
 	require.NoError(t, err, "%s on the reference: %s", repro, pl.LogicSQL)
 	want, err := res.RowsAffected()
 	require.NoError(t, err)
+	e.refAffected = want
 	var got int64
 	switch pl.Cmd {
 	case schema.CmdExec:
