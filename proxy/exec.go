@@ -247,28 +247,26 @@ func (in *Interpreter) units(p *plan.Plan, values []runtime.Value, params []any)
 	return units, nil
 }
 
-// scanAll reads every row of one unit as database/sql values.
+// scanAll reads the current row of rows as database/sql values. database/sql
+// already gives every []byte scanned into *any its own copy (convertAssign),
+// so the values are kept as scanned. One allocation holds the values and
+// the pointers Scan needs; the row is the first half of it.
 func scanAll(rows *sql.Rows) ([]any, error) {
-	cols, err := rows.Columns()
+	cols, err := rows.Columns() // go-sql-driver caches the names: no allocation
 	if err != nil {
 		return nil, err
 	}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
+	n := len(cols)
+	buf := make([]any, 2*n)
+	vals, ptrs := buf[:n:n], buf[n:]
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
 	if err := rows.Scan(ptrs...); err != nil {
 		return nil, err
 	}
-	out := make([]any, len(vals))
-	for i, v := range vals {
-		if b, ok := v.([]byte); ok {
-			v = append([]byte(nil), b...)
-		}
-		out[i] = v
-	}
-	return out, nil
+	clear(ptrs)
+	return vals, nil
 }
 
 // ValueOf converts a parameter's Go value to the sharding value a

@@ -47,11 +47,13 @@ func mergeRows(m *runtime.MergeSpec, params []any, perUnit [][][]any) ([][]any, 
 	sources := make([]runtime.RowSource, len(perUnit))
 	for i, rows := range perUnit {
 		cells := make([][]runtime.Cell, len(rows))
+		// One block of cells per unit rather than one slice per row.
+		block := make([]runtime.Cell, len(rows)*len(m.Kinds))
 		for r, row := range rows {
 			if len(row) != len(m.Kinds) {
 				return nil, fmt.Errorf("unit %d returned %d columns, the merge expects %d", i, len(row), len(m.Kinds))
 			}
-			cells[r] = make([]runtime.Cell, len(row))
+			cells[r], block = block[:len(row):len(row)], block[len(row):]
 			for c, v := range row {
 				cell, err := runtime.DecodeCell(m.Kinds[c], v)
 				if err != nil {
@@ -66,7 +68,10 @@ func mergeRows(m *runtime.MergeSpec, params []any, perUnit [][][]any) ([][]any, 
 	if err != nil {
 		return nil, err
 	}
-	var out [][]any
+	var (
+		out   [][]any
+		block []any // values of several rows, allocated 64 rows at a time
+	)
 	for {
 		row, err := merged.Next()
 		if errors.Is(err, io.EOF) {
@@ -75,7 +80,11 @@ func mergeRows(m *runtime.MergeSpec, params []any, perUnit [][][]any) ([][]any, 
 		if err != nil {
 			return nil, err
 		}
-		vals := make([]any, len(row))
+		if len(block) < len(row) {
+			block = make([]any, 64*len(row))
+		}
+		vals := block[:len(row):len(row)]
+		block = block[len(row):]
 		for i, c := range row {
 			vals[i] = c.Value()
 		}
