@@ -356,7 +356,10 @@ func sysbenchMarkdown(o options, res []sbResult, bars *[]load.Bar) string {
 		"prepared directly on the back ends with sysbench's own `prepare` and cut to each shard's ids. " +
 		"`oltp_insert` runs with `--auto_inc=off --mysql-ignore-errors=1213,1020,1205,1062` on every path (sysbench picks the ids, so the proxy routes each row by its id; " +
 		"with auto_inc every id is 0; the rows it adds are deleted after every run, and the rare random id inside 1..10000 is a duplicate, ignored and retried); " +
-		"`oltp_read_write` runs with sysbench's defaults (BEGIN … COMMIT around 18 statements). sysbench is pinned with `taskset -c " + o.clientCPU +
+		"`oltp_read_write` runs with sysbench's defaults (BEGIN … COMMIT around 18 statements). " +
+		"The proxy's back-end sessions set `innodb_lock_wait_timeout=1` (the data source URLs' `sessionVariables`): a deadlock between two transactions " +
+		"that each hold rows on a different data source is seen by neither InnoDB, and with the 50 s default it stalled every sysbench thread for 50 s " +
+		"(sysbench ignores and retries the 1205 error, as it does 1213 for the deadlocks one server detects). sysbench is pinned with `taskset -c " + o.clientCPU +
 		"`, the proxy and haproxy with `taskset -c " + o.proxyCPU + "`; the servers are not pinned. Rates are transactions per second.\n\n")
 	b.WriteString("| test | direct | haproxy | shardgen proxy | haproxy ÷ direct | proxy ÷ direct | proxy ÷ haproxy (target ≥ 0.90) |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	var failures []string
