@@ -1,10 +1,13 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -19,7 +22,10 @@ type Builder struct {
 	cfg       *schema.Config
 	parser    *sqlparser.Parser
 	overrides []Override
-	tables    map[string]*tableInfo // by lower-case logic table name
+	// live holds what the planner knows of every logic table, by
+	// lower-case name, and the DDL it was bound from. SetTableDDL swaps it
+	// whole; each Build reads it once, so a plan sees one version.
+	live atomic.Pointer[tableSet]
 	// defaultCollation applies to string columns whose DDL names no
 	// collation: MariaDB's utf8mb4 default, utf8mb4_general_ci.
 	defaultCollation string
@@ -39,6 +45,15 @@ type tableInfo struct {
 
 func (t *tableInfo) sharded() bool { return t.rule != nil }
 
+// tableSet is one version of the planner's table metadata.
+type tableSet struct {
+	ddl    map[string]*schema.Table // by lower-case logic table name
+	tables map[string]*tableInfo    // bound from ddl and the rules
+}
+
+// tables returns the current table metadata, by lower-case name.
+func (b *Builder) tables() map[string]*tableInfo { return b.live.Load().tables }
+
 // NewBuilder prepares planning over cfg, whose DDL must be attached
 // (cfg.Tables). overrides are shardgen.yaml's type overrides. Errors name the
 // table whose rule cannot be bound.
@@ -47,14 +62,27 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{cfg: cfg, parser: parser, overrides: overrides, tables: map[string]*tableInfo{}, defaultCollation: "utf8mb4_general_ci"}
-	for key, t := range cfg.Tables {
-		b.tables[key] = &tableInfo{name: t.Name, ddl: t}
+	b := &Builder{cfg: cfg, parser: parser, overrides: overrides, defaultCollation: "utf8mb4_general_ci"}
+	set, err := b.bind(cfg.Tables)
+	if err != nil {
+		return nil, err
+	}
+	b.live.Store(set)
+	return b, nil
+}
+
+// bind binds the rules of b to the DDL ddl (by lower-case logic table
+// name). Errors name the table whose rule cannot be bound.
+func (b *Builder) bind(ddl map[string]*schema.Table) (*tableSet, error) {
+	cfg := b.cfg
+	tables := map[string]*tableInfo{}
+	for key, t := range ddl {
+		tables[key] = &tableInfo{name: t.Name, ddl: t}
 	}
 	var errs schema.Errors
 	if cfg.Sharding != nil {
 		for _, r := range cfg.Sharding.Tables {
-			ti := b.tables[strings.ToLower(r.LogicTable)]
+			ti := tables[strings.ToLower(r.LogicTable)]
 			if ti == nil {
 				continue // CheckDDL reported it
 			}
@@ -68,7 +96,7 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 		}
 		for _, g := range cfg.Sharding.BindingGroups {
 			for _, name := range g.Tables {
-				if ti := b.tables[strings.ToLower(name)]; ti != nil {
+				if ti := tables[strings.ToLower(name)]; ti != nil {
 					ti.binding = g
 				}
 			}
@@ -76,7 +104,7 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 	}
 	if cfg.Encrypt != nil {
 		for _, et := range cfg.Encrypt.Tables {
-			ti := b.tables[strings.ToLower(et.Name)]
+			ti := tables[strings.ToLower(et.Name)]
 			if ti == nil {
 				continue // CheckDDL reported it
 			}
@@ -96,12 +124,12 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 	}
 	if cfg.Broadcast != nil {
 		for _, name := range cfg.Broadcast.Tables {
-			if ti := b.tables[strings.ToLower(name)]; ti != nil {
+			if ti := tables[strings.ToLower(name)]; ti != nil {
 				ti.broadcast = true
 			}
 		}
 	}
-	for _, ti := range b.tables {
+	for _, ti := range tables {
 		if !ti.sharded() && !ti.broadcast {
 			ti.singleDS = b.singleDataSource(ti.name)
 		}
@@ -109,7 +137,67 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return &tableSet{ddl: ddl, tables: tables}, nil
+}
+
+// ddlProblems returns what schema.CheckDDL reports for the rules of b over
+// ddl. The shared configuration is not touched.
+func (b *Builder) ddlProblems(ddl map[string]*schema.Table) schema.Errors {
+	list := make([]*schema.Table, 0, len(ddl))
+	for _, t := range ddl {
+		list = append(list, t)
+	}
+	check := *b.cfg // CheckDDL fills check.Tables
+	err := schema.CheckDDL(&check, list)
+	var errs schema.Errors
+	if err != nil && !errors.As(err, &errs) {
+		errs = schema.Errors{{Msg: err.Error()}}
+	}
+	return errs
+}
+
+// Table returns the DDL the planner currently holds for a logic table
+// (case-insensitive), nil when it knows no such table.
+func (b *Builder) Table(name string) *schema.Table {
+	return b.live.Load().ddl[strings.ToLower(name)]
+}
+
+// SetTableDDL replaces the DDL of the logic table name (case-insensitive)
+// with t, or forgets the table when t is nil, and binds the rules again:
+// plans built afterwards see the new columns (the proxy calls it after a
+// CREATE, ALTER or DROP TABLE it fanned out). t is checked against the
+// rules as at load (schema.CheckDDL: sharding, encrypt and key-generate
+// columns must exist); on an error nothing changes. Plans built before
+// keep their columns. Safe for concurrent use with Build; concurrent
+// SetTableDDL calls must be serialised by the caller.
+func (b *Builder) SetTableDDL(name string, t *schema.Table) error {
+	cur := b.live.Load()
+	ddl := maps.Clone(cur.ddl)
+	delete(ddl, strings.ToLower(name))
+	if t != nil {
+		// Only problems the new DDL brings count: a rule table dropped
+		// earlier is already missing from both versions.
+		before := map[string]bool{}
+		for _, e := range b.ddlProblems(ddl) {
+			before[e.Error()] = true
+		}
+		ddl[strings.ToLower(t.Name)] = t
+		var errs schema.Errors
+		for _, e := range b.ddlProblems(ddl) {
+			if !before[e.Error()] {
+				errs = append(errs, e)
+			}
+		}
+		if err := errs.Err(); err != nil {
+			return err
+		}
+	}
+	set, err := b.bind(ddl)
+	if err != nil {
+		return err
+	}
+	b.live.Store(set)
+	return nil
 }
 
 // newShardingTable binds a table rule's strategies to its data nodes.
@@ -173,7 +261,7 @@ var (
 // into the query file; a query that cannot be planned correctly is refused
 // with the reason, never planned approximately.
 func (b *Builder) Build(q *schema.Query) (*Plan, error) {
-	p := &planner{b: b, q: q}
+	p := &planner{b: b, tables: b.tables(), q: q}
 	pl, err := p.build()
 	if err != nil {
 		return nil, err
@@ -183,16 +271,17 @@ func (b *Builder) Build(q *schema.Query) (*Plan, error) {
 
 // planner holds the state of planning one statement.
 type planner struct {
-	b     *Builder
-	q     *schema.Query
-	sql   string // positional form
-	shift func(int) int
-	names []string // per ?, the sqlc.arg name or ""
-	nulls []bool   // per ?, sqlc.narg
-	stmt  sqlparser.Statement
-	refs  []*tableRef
-	cols  map[*sqlparser.ColName]*colRef
-	plan  *Plan
+	b      *Builder
+	tables map[string]*tableInfo // b's tables when planning started
+	q      *schema.Query
+	sql    string // positional form
+	shift  func(int) int
+	names  []string // per ?, the sqlc.arg name or ""
+	nulls  []bool   // per ?, sqlc.narg
+	stmt   sqlparser.Statement
+	refs   []*tableRef
+	cols   map[*sqlparser.ColName]*colRef
+	plan   *Plan
 	// hints types each ? (by 0-based ordinal) from its context.
 	hints    map[int]argHint
 	ons      []sqlparser.Expr // every JOIN ... ON condition
@@ -398,7 +487,7 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr) error {
 			return p.errorAt(q, "table %q is qualified with database %q; the logic database is %q", tn.Name.String(), q, p.b.cfg.DatabaseName)
 		}
 		name := tn.Name.String()
-		info := p.b.tables[strings.ToLower(name)]
+		info := p.tables[strings.ToLower(name)]
 		if info == nil {
 			return p.errorAt(name, "unknown table %q: no CREATE TABLE for it in the DDL", name)
 		}

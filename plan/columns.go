@@ -59,7 +59,7 @@ func (p *planner) resultColumns() error {
 		if !ok {
 			continue
 		}
-		if ti := p.b.tables[strings.ToLower(tbl)]; ti != nil && ti.enc != nil && ti.enc.queryWithCipher {
+		if ti := p.tables[strings.ToLower(tbl)]; ti != nil && ti.enc != nil && ti.enc.queryWithCipher {
 			if ec := ti.enc.columns[strings.ToLower(col)]; ec != nil {
 				c.Decrypt = ec.Cipher.Encryptor
 			}

@@ -11,7 +11,7 @@ import (
 
 // ShardingTable returns the bound router of a sharded logic table, or nil.
 func (b *Builder) ShardingTable(logicTable string) *runtime.ShardingTable {
-	if t := b.tables[strings.ToLower(logicTable)]; t != nil {
+	if t := b.tables()[strings.ToLower(logicTable)]; t != nil {
 		return t.route
 	}
 	return nil

@@ -62,7 +62,7 @@ func (p *planner) rewrite() error {
 		}
 		return nil
 	}
-	primary := p.b.tables[strings.ToLower(rt.LogicTable)]
+	primary := p.tables[strings.ToLower(rt.LogicTable)]
 	var bound []*tableInfo
 	for _, r := range p.refs {
 		if r.info.sharded() && r.info != primary && !containsInfo(bound, r.info) {
@@ -199,7 +199,7 @@ func (p *planner) rewriteWith(m map[string]string) (string, error) {
 }
 
 func (p *planner) isLogicTable(name string) bool {
-	_, ok := p.b.tables[strings.ToLower(name)]
+	_, ok := p.tables[strings.ToLower(name)]
 	return ok
 }
 

@@ -65,6 +65,14 @@ func (c *planCache) put(sql string, p *plan.Plan) {
 }
 
 // len returns the number of cached plans.
+// clear drops every cached plan (the planner's metadata changed).
+func (c *planCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ll.Init()
+	clear(c.index)
+}
+
 func (c *planCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -174,7 +174,64 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 			return nil, true, err
 		}
 	}
+	if _, truncate := stmt.(*sqlparser.TruncateTable); !truncate && len(nodes) > 0 {
+		_, drop := stmt.(*sqlparser.DropTable)
+		h.s.refreshTable(ctx, logic.Name.String(), nodes[0], drop)
+	}
 	return &sqltypes.Result{}, true, nil
+}
+
+// refreshTable brings the planner's metadata of logic table name up to
+// date after a CREATE, ALTER or DROP TABLE ran on every actual table, as
+// ShardingSphere-Proxy refreshes its metadata after DDL: the table is
+// forgotten after DROP; otherwise SHOW CREATE TABLE of its first actual
+// table n, renamed to the logic table, replaces its DDL. Every cached plan
+// is dropped. The DDL already ran, so a refresh that fails (the new
+// definition lacks a column a rule needs, or its text does not parse) is
+// logged and the previous metadata stays; statements then fail as they
+// would have before.
+func (s *Server) refreshTable(ctx context.Context, name string, n node, drop bool) {
+	s.ddlMu.Lock()
+	defer s.ddlMu.Unlock()
+	defer s.cache.clear()
+	if drop {
+		_ = s.b.SetTableDDL(name, nil)
+		return
+	}
+	fail := func(err error) {
+		s.log.Warn("planner metadata not refreshed after DDL; the previous definition stays", "table", name, "data_node", s.in.names[n.ds]+"."+n.table, "error", err.Error())
+	}
+	rows, err := s.in.src.Query(ctx, &runtime.Stmt{Name: "ddl-refresh", LogicSQL: "SHOW CREATE TABLE " + name},
+		runtime.RouteUnit{DataSource: n.ds, SQL: "SHOW CREATE TABLE `" + strings.ReplaceAll(n.table, "`", "``") + "`"})
+	if err != nil {
+		fail(err)
+		return
+	}
+	_, vals, err := readRows(rows)
+	if err == nil && (len(vals) != 1 || len(vals[0]) < 2) {
+		err = errors.New("SHOW CREATE TABLE returned no definition")
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	var create string
+	switch v := vals[0][1].(type) {
+	case []byte:
+		create = string(v)
+	case string:
+		create = v
+	}
+	tables, err := schema.ParseDDL("SHOW CREATE TABLE "+s.in.names[n.ds]+"."+n.table, []byte(renameCreate(create, n.table, name)))
+	if err == nil && len(tables) != 1 {
+		err = errors.New("SHOW CREATE TABLE did not return one table")
+	}
+	if err == nil {
+		err = s.b.SetTableDDL(name, tables[0])
+	}
+	if err != nil {
+		fail(err)
+	}
 }
 
 var (
@@ -227,7 +284,7 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, true, err
 	}
-	if _, ok := h.s.cfg.Rules.Tables[strings.ToLower(logic)]; !ok {
+	if h.s.b.Table(logic) == nil {
 		return nil, true, sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", "Table '"+h.s.cfg.Rules.DatabaseName+"."+logic+"' doesn't exist")
 	}
 	nodes, _, err := h.s.tableNodes(logic)

@@ -73,6 +73,20 @@ func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *p
 			}
 			return &wireResult{Result: &Result{RowsAffected: n, LastInsertID: lastKey}}, nil
 		}
+		if len(units) == 1 {
+			// One data node: its OK packet's insert id is the statement's
+			// (an AUTO_INCREMENT of a single table), as MySQL reports it,
+			// unless a key generator made the key.
+			r, err := e.Exec(ctx, st, units[0])
+			if err != nil {
+				return nil, err
+			}
+			n, _ := r.RowsAffected()
+			if lastKey == 0 {
+				lastKey, _ = r.LastInsertId()
+			}
+			return &wireResult{Result: &Result{RowsAffected: n, LastInsertID: lastKey}}, nil
+		}
 		n, err := runtime.ExecUnits(ctx, e, st, units, nil)
 		if err != nil {
 			return nil, err

@@ -81,6 +81,9 @@ type Server struct {
 	ctx    context.Context // cancelled when Close gives up waiting
 	cancel context.CancelFunc
 
+	// ddlMu serialises the planner refreshes after DDL (refreshTable).
+	ddlMu sync.Mutex
+
 	mu       sync.Mutex
 	conns    map[*mysql.Conn]struct{}
 	inflight atomic.Int64
@@ -206,6 +209,7 @@ func (s *Server) Start() error {
 		return errors.New("proxy: listen on " + s.opts.Listen + ": " + err.Error())
 	}
 	l.ServerVersion = s.opts.ServerVersion
+	l.PreHandleFunc = wrapClientConn // keeps the unsigned flags of binary-protocol parameters (clientConn)
 	s.listener = l
 	s.acceptWG.Add(1)
 	go func() {
