@@ -2,8 +2,13 @@ package proxy
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
+	"net"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
@@ -31,6 +36,11 @@ func (h *handler) ComPrepare(c *mysql.Conn, query string) ([]*querypb.Field, uin
 	if err != nil {
 		h.s.metrics.errors.Inc()
 		return nil, 0, sqlError(err)
+	}
+	if cc, ok := c.GetRawConn().(*clientConn); ok {
+		// vitess numbers the statement c.StatementID+1 as soon as this
+		// returns without error (Conn.handleComPrepare).
+		cc.prepared(c.StatementID+1, n)
 	}
 	return fields, n, nil
 }
@@ -151,15 +161,22 @@ func (h *handler) prepareColumns(ctx context.Context, p *plan.Plan) ([]column, e
 }
 
 // ComStmtExecute (COM_STMT_EXECUTE) runs a prepared statement with the
-// values vitess decoded from the binary packet ("v1".."vN"); the rows go
-// back in the binary protocol, every value typed as its field.
+// values vitess decoded from the binary packet ("v1".."vN"), integers the
+// client flagged unsigned read back as unsigned (see clientConn); the rows
+// go back in the binary protocol, every value typed as its field.
 func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	// First: every execution takes its packet's types, so the connection's
+	// record stays in step even when the statement is refused.
+	var unsigned []bool
+	if cc, ok := c.GetRawConn().(*clientConn); ok && !c.TLSEnabled() {
+		unsigned = cc.unsignedParams(prepare.StatementID, prepare.ParamsType)
+	}
 	ctx, end, err := h.begin(c)
 	if err != nil {
 		return err
 	}
 	defer end()
-	res, err := h.stmtExecute(ctx, c, prepare)
+	res, err := h.stmtExecute(ctx, c, prepare, unsigned)
 	if err != nil {
 		h.s.metrics.errors.Inc()
 		return sqlError(err)
@@ -167,7 +184,7 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 	return callback(res)
 }
 
-func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData) (*sqltypes.Result, error) {
+func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, unsigned []bool) (*sqltypes.Result, error) {
 	q := trimStatement(prepare.PrepareStmt)
 	if h.sessionPrepared(q) {
 		return h.query(ctx, c, q)
@@ -183,9 +200,351 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 		if !ok {
 			return nil, sqlerror.NewSQLError(sqlerror.ERWrongArguments, sqlerror.SSUnknownSQLState, "Incorrect arguments to EXECUTE: parameter "+strconv.Itoa(i+1)+" is missing")
 		}
+		if i < len(unsigned) && unsigned[i] {
+			bv = asUnsigned(bv, querypb.Type(prepare.ParamsType[i]))
+		}
 		if vals[i], err = bindValue(bv); err != nil {
 			return nil, sqlerror.NewSQLError(sqlerror.ERWrongArguments, sqlerror.SSUnknownSQLState, "Incorrect arguments to EXECUTE: parameter "+strconv.Itoa(i+1)+": "+err.Error())
 		}
 	}
 	return h.execute(ctx, c, sessionOf(c), p, vals)
+}
+
+// asUnsigned returns the integer parameter bv, which vitess decoded from
+// wire type typ (PrepareData.ParamsType) as signed although the client
+// flagged it unsigned, as the unsigned value the client sent: vitess
+// sign-extends the 1, 2, 4 or 8 bytes it read into an Int64 bind variable
+// (Conn.parseStmtArgs), so their low bits give the value back exactly (-1
+// from 8 bytes is 18446744073709551615, -55 from 1 byte is 201; an INT24
+// is 4 bytes on the wire). Any other bv is returned as it is.
+func asUnsigned(bv *querypb.BindVariable, typ querypb.Type) *querypb.BindVariable {
+	if bv == nil || !sqltypes.IsSigned(bv.Type) {
+		return bv
+	}
+	var bits uint
+	switch typ {
+	case sqltypes.Int8:
+		bits = 8
+	case sqltypes.Int16:
+		bits = 16
+	case sqltypes.Int24, sqltypes.Int32:
+		bits = 32
+	case sqltypes.Int64:
+		bits = 64
+	default:
+		return bv
+	}
+	n, err := strconv.ParseInt(string(bv.Value), 10, 64)
+	if err != nil {
+		return bv
+	}
+	u := uint64(n)
+	if bits < 64 {
+		u &= 1<<bits - 1
+	}
+	return &querypb.BindVariable{Type: sqltypes.Uint64, Value: strconv.AppendUint(nil, u, 10)}
+}
+
+// Client commands and flags clientConn follows (MySQL client/server
+// protocol: COM_STMT_EXECUTE, COM_STMT_CLOSE; the parameter type's
+// PARAMETER_FLAG_UNSIGNED, the second byte of each type pair).
+const (
+	comStmtExecute = 0x17
+	comStmtClose   = 0x19
+	paramUnsigned  = 0x80
+	// maxPacketLen is the payload length of a packet that the next one
+	// continues.
+	maxPacketLen = 1<<24 - 1
+	// maxExecPrefix bounds what clientConn keeps of a COM_STMT_EXECUTE
+	// payload after its command byte: statement id, flags, iteration
+	// count, NULL bitmap, bound flag and the type pairs of 65535
+	// parameters; the values are never kept.
+	maxExecPrefix = 4 + 1 + 4 + (65535+7)/8 + 1 + 2*65535
+	// maxPendingExecs bounds the COM_STMT_EXECUTE packets read ahead of
+	// their execution (vitess reads through a 16 KiB buffer).
+	maxPendingExecs = 64
+)
+
+// wrapClientConn is the proxy listener's PreHandleFunc: every client
+// connection is read through a clientConn. TCP keep-alive is switched on
+// here, as vitess does for a bare *net.TCPConn (newServerConn).
+func wrapClientConn(_ context.Context, conn net.Conn, _ uint32) (net.Conn, error) {
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetKeepAlive(true)
+	}
+	return &clientConn{Conn: conn}, nil
+}
+
+// clientConn is a client connection as vitess reads it. It follows the
+// client's packets to keep what vitess v0.24.4 drops from COM_STMT_EXECUTE:
+// the unsigned flag of each parameter type. parseComStmtExecute
+// (go/mysql/query.go) maps each type pair with sqltypes.MySQLToType, which
+// tests the column-definition flag UNSIGNED_FLAG (32), not the parameter
+// flag 0x80 the protocol uses; vitess then decodes an unsigned LONGLONG as
+// a signed Int64 (18446744073709551615 arrives as -1) and an unsigned
+// TINY/SHORT/LONG as its two's complement. go-sql-driver sends every uint64
+// as LONGLONG with that flag.
+//
+// The record follows the packet stream in order, as the server reads it:
+// each prepared statement's parameter count (registered by ComPrepare, see
+// prepared), its parameter types from the last execution that sent them
+// (new-params-bound-flag 1; an execution without types reuses them, as
+// vitess does), and a queue of the executions read but not yet run, each
+// with the type pairs it runs with. ComStmtExecute takes the oldest
+// execution of its statement (unsignedParams), dropping older ones that
+// vitess refused before the handler (a malformed packet, an unknown
+// statement), and uses its flags only when its types map to exactly the
+// types vitess decoded with. A connection that switches to TLS is no longer
+// followed (the proxy's listener offers no TLS today).
+//
+// Read is called by the connection's goroutine; the handler runs on the
+// same goroutine; the mutex guards the record all the same.
+type clientConn struct {
+	net.Conn
+
+	mu sync.Mutex
+	sc packetScanner
+}
+
+var _ net.Conn = (*clientConn)(nil)
+
+// Read reads from the client and follows the packets read.
+func (c *clientConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.mu.Lock()
+		c.sc.scan(b[:n])
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+// SyscallConn returns the raw connection of the client's socket, so the
+// disconnect watch can peek at it (watchStatement).
+func (c *clientConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("proxy: the client connection has no file descriptor")
+	}
+	return sc.SyscallConn()
+}
+
+// prepared records that statement id has n parameters.
+func (c *clientConn) prepared(id uint32, n uint16) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sc.stmts == nil {
+		c.sc.stmts = map[uint32]*stmtTypes{}
+	}
+	c.sc.stmts[id] = &stmtTypes{n: n}
+}
+
+// unsignedParams takes the oldest execution of statement id read from the
+// client and returns, per parameter, whether its integer was sent unsigned;
+// nil when none is, or when the execution is unknown or its types do not
+// map to vitess's types (each a querypb.Type, PrepareData.ParamsType).
+func (c *clientConn) unsignedParams(id uint32, types []int32) []bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := &c.sc
+	for s.npending > 0 {
+		e := &s.pending[s.head]
+		s.head = (s.head + 1) % len(s.pending)
+		s.npending--
+		if e.stmt != id {
+			continue // an execution vitess refused before the handler
+		}
+		if !e.known || len(e.types) != 2*len(types) {
+			return nil
+		}
+		var out []bool
+		for i, t := range types {
+			vt, err := sqltypes.MySQLToType(e.types[2*i], int64(e.types[2*i+1]))
+			if err != nil || int32(vt) != t {
+				return nil
+			}
+			if e.types[2*i+1]&paramUnsigned != 0 {
+				if out == nil {
+					out = make([]bool, len(types))
+				}
+				out[i] = true
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// packetScanner follows the packets a client sends (see clientConn).
+type packetScanner struct {
+	off     bool // not following: the client asked for TLS
+	packets int  // packets begun (the first is the handshake response)
+	hdr     [4]byte
+	nhdr    int  // header bytes read of the next packet
+	left    int  // payload bytes still to come of the current packet
+	more    bool // the current packet is maxPacketLen long: the next continues its payload
+	start   bool // the next payload byte is the first of a payload
+	cmd     byte // what the current payload is (scan* below)
+	buf     []byte
+	stmts   map[uint32]*stmtTypes // by statement id
+	// pending is a ring of the executions read and not taken, the oldest
+	// at head.
+	pending  []execTypes
+	head     int
+	npending int
+}
+
+// What a payload being read is, for the scanner.
+const (
+	scanSkip      byte = iota // not followed
+	scanHandshake             // the handshake response (or SSL request)
+	scanExecute               // COM_STMT_EXECUTE
+	scanClose                 // COM_STMT_CLOSE
+)
+
+// stmtTypes is what the scanner knows of one prepared statement.
+type stmtTypes struct {
+	n     uint16
+	types []byte // the type pairs last sent, nil before any
+}
+
+// execTypes is one COM_STMT_EXECUTE read: the statement and the type
+// pairs it runs with (known false: the packet was too short to tell).
+type execTypes struct {
+	stmt  uint32
+	known bool
+	types []byte
+}
+
+// scan follows b, the next bytes from the client.
+func (s *packetScanner) scan(b []byte) {
+	for len(b) > 0 && !s.off {
+		if s.left == 0 {
+			k := copy(s.hdr[s.nhdr:], b)
+			s.nhdr += k
+			b = b[k:]
+			if s.nhdr < len(s.hdr) {
+				return
+			}
+			s.nhdr = 0
+			n := int(s.hdr[0]) | int(s.hdr[1])<<8 | int(s.hdr[2])<<16
+			s.begin(n, s.hdr[3])
+			if n == 0 {
+				s.end()
+			}
+			continue
+		}
+		k := min(s.left, len(b))
+		s.payload(b[:k])
+		s.left -= k
+		b = b[k:]
+		if s.left == 0 {
+			s.end()
+		}
+	}
+}
+
+// begin starts a packet of n payload bytes and sequence number seq.
+func (s *packetScanner) begin(n int, seq byte) {
+	s.packets++
+	if !s.more {
+		s.start = true
+		s.buf = s.buf[:0]
+		switch {
+		case s.packets == 1:
+			s.cmd = scanHandshake
+		case seq == 0:
+			s.cmd = scanSkip // a command: its first byte tells which
+		default:
+			s.cmd = scanSkip // an authentication exchange
+			s.start = false
+		}
+	}
+	s.more = n == maxPacketLen
+	s.left = n
+}
+
+// payload follows the payload bytes p of the current packet.
+func (s *packetScanner) payload(p []byte) {
+	if s.start {
+		s.start = false
+		if s.cmd != scanHandshake {
+			switch p[0] {
+			case comStmtExecute:
+				s.cmd = scanExecute
+			case comStmtClose:
+				s.cmd = scanClose
+			}
+			p = p[1:]
+		}
+	}
+	if s.cmd == scanSkip {
+		return
+	}
+	if room := maxExecPrefix - len(s.buf); room > 0 {
+		s.buf = append(s.buf, p[:min(room, len(p))]...)
+	}
+}
+
+// end ends the current packet; a payload that the next packet does not
+// continue is complete.
+func (s *packetScanner) end() {
+	if s.more {
+		return
+	}
+	switch s.cmd {
+	case scanHandshake:
+		if len(s.buf) >= 4 && binary.LittleEndian.Uint32(s.buf)&mysql.CapabilityClientSSL != 0 {
+			s.off = true // TLS follows: no more packets in the clear
+			s.stmts, s.pending, s.npending = nil, nil, 0
+		}
+	case scanExecute:
+		s.execute(s.buf)
+	case scanClose:
+		if len(s.buf) >= 4 {
+			delete(s.stmts, binary.LittleEndian.Uint32(s.buf))
+		}
+	}
+	s.cmd = scanSkip
+}
+
+// execute records a COM_STMT_EXECUTE payload (after its command byte) the
+// way vitess's parseComStmtExecute reads it.
+func (s *packetScanner) execute(p []byte) {
+	if len(p) < 4 {
+		return // vitess refuses it without a statement id
+	}
+	id := binary.LittleEndian.Uint32(p)
+	st := s.stmts[id]
+	if st == nil {
+		return // vitess refuses an unknown statement before the handler
+	}
+	n := int(st.n)
+	pos := 4 + 1 + 4
+	if n > 0 {
+		pos += (n + 7) / 8
+	}
+	known := true
+	if pos < len(p) && p[pos] == 1 { // new-params-bound-flag
+		pos++
+		if len(p) < pos+2*n {
+			known = false
+		} else {
+			st.types = append(st.types[:0], p[pos:pos+2*n]...)
+		}
+	}
+	if known && st.types == nil && n > 0 {
+		known = false // never sent: vitess decodes with zero types
+	}
+	if s.pending == nil {
+		s.pending = make([]execTypes, maxPendingExecs)
+	}
+	if s.npending == len(s.pending) { // drop the oldest
+		s.head = (s.head + 1) % len(s.pending)
+		s.npending--
+	}
+	e := &s.pending[(s.head+s.npending)%len(s.pending)]
+	s.npending++
+	e.stmt, e.known = id, known
+	e.types = append(e.types[:0], st.types...)
 }
