@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
 )
 
 // Result is the outcome of executing one Plan: rows for a SELECT (every
@@ -222,7 +224,7 @@ func (in *Interpreter) units(p *plan.Plan, values []runtime.Value, params []any)
 	if p.Insert != nil {
 		rowNode, err := in.b.RowNodes(p, values)
 		if err != nil {
-			return nil, err
+			return nil, &routeError{Table: p.Route.LogicTable, Err: err}
 		}
 		rowArgs := make([][]any, len(p.Insert.RowArgs))
 		for r, idx := range p.Insert.RowArgs {
@@ -238,7 +240,7 @@ func (in *Interpreter) units(p *plan.Plan, values []runtime.Value, params []any)
 	}
 	idx, err := in.b.Units(p, values)
 	if err != nil {
-		return nil, err
+		return nil, &routeError{Table: p.Route.LogicTable, Err: err}
 	}
 	units := make([]runtime.RouteUnit, len(idx))
 	for i, n := range idx {
@@ -267,6 +269,35 @@ func scanAll(rows *sql.Rows) ([]any, error) {
 	}
 	clear(ptrs)
 	return vals, nil
+}
+
+// routeError is a statement's route refused at execution time: the
+// sharding algorithm rejects a value, or a value reaches no data node
+// (runtime.ErrNoTarget, which it wraps then). Its text is the planner's for
+// the same refusal of a literal ("routing table \"t_order\": ..."), and the
+// proxy answers both alike: errors.As finds a *schema.Error in it, which
+// the proxy sends as ERROR 1235 (42000) with that text.
+type routeError struct {
+	Table string // the logic table routed
+	Err   error
+}
+
+// Error returns `routing table "<table>": <reason>`.
+func (e *routeError) Error() string {
+	return "routing table " + strconv.Quote(e.Table) + ": " + e.Err.Error()
+}
+
+// Unwrap returns the reason.
+func (e *routeError) Unwrap() error { return e.Err }
+
+// As sets a **schema.Error target to the refusal as the planner reports it
+// (no position: the statement is not from a file).
+func (e *routeError) As(target any) bool {
+	if t, ok := target.(**schema.Error); ok {
+		*t = &schema.Error{Msg: e.Error()}
+		return true
+	}
+	return false
 }
 
 // ValueOf converts a parameter's Go value to the sharding value a
