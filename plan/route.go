@@ -91,6 +91,9 @@ func (p *planner) route() error {
 			return err
 		}
 		rt.Fixed = fixed
+		if len(fixed) == 0 {
+			rt.Reason = "the sharding conditions reach no data node: the statement runs on none (no rows)"
+		}
 	}
 	if single && len(groups) == 0 {
 		rt.Fixed = []int{0}
@@ -527,10 +530,25 @@ func (p *planner) fixedNodes(info *tableInfo, groups []Condition) ([]int, error)
 		return nil, p.errorf(-1, "routing table %q: %v", info.name, err)
 	}
 	if len(nodes) == 0 {
+		if p.adHoc() && p.plan.Statement != StmtInsert {
+			return []int{}, nil // MySQL returns no rows for `BETWEEN 30 AND 10`
+		}
 		return nil, p.errorf(-1, "the sharding conditions on %q reach no data node", info.name)
 	}
 	return nodes, nil
 }
+
+// AdHocFile is the Pos.File of a statement that comes from no query file:
+// one the proxy or `shardgen preview` plans at run time. The planner treats
+// such a statement as MySQL would any statement, where a query file gets
+// compile-time checks:
+//   - literal sharding conditions that reach no data node (`id BETWEEN 30
+//     AND 10`) plan an empty fixed route (Route.Fixed empty, not nil): no
+//     rows, nothing changed; an INSERT is still refused.
+const AdHocFile = "<sql>"
+
+// adHoc reports whether the statement is an ad-hoc one (AdHocFile).
+func (p *planner) adHoc() bool { return p.q.Pos.File == AdHocFile }
 
 // describe is used in error messages about literal operands.
 func (o Operand) describe(params []*Param) string {
