@@ -2,12 +2,63 @@ package plan_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
+
+func TestDateTimeValue(t *testing.T) {
+	at := func(y, mo, d, h, mi, s, ns int) runtime.Value {
+		return runtime.Time(time.Date(y, time.Month(mo), d, h, mi, s, ns, time.UTC))
+	}
+	tests := []struct {
+		in   string
+		want runtime.Value
+		ok   bool
+	}{
+		{"2026-02-01", at(2026, 2, 1, 0, 0, 0, 0), true},
+		{"2026-02-01 00:00:00", at(2026, 2, 1, 0, 0, 0, 0), true},
+		{"2026-06-30 23:59:59", at(2026, 6, 30, 23, 59, 59, 0), true},
+		{"2024-02-29 13:04:05.1", at(2024, 2, 29, 13, 4, 5, 100000000), true},
+		{"2024-02-29 13:04:05.123456", at(2024, 2, 29, 13, 4, 5, 123456000), true},
+		{"2000-02-29", at(2000, 2, 29, 0, 0, 0, 0), true},
+		{"0001-01-01", at(1, 1, 1, 0, 0, 0, 0), true},
+		{"9999-12-31 23:59:59.999999", at(9999, 12, 31, 23, 59, 59, 999999000), true},
+		// Not MySQL's canonical text, or no real date and time: a String.
+		{"", runtime.Value{}, false},
+		{"2026-02-30", runtime.Value{}, false},
+		{"2023-02-29", runtime.Value{}, false},
+		{"1900-02-29", runtime.Value{}, false},
+		{"2026-13-01", runtime.Value{}, false},
+		{"0000-00-00", runtime.Value{}, false},
+		{"0000-00-00 00:00:00", runtime.Value{}, false},
+		{"2026-02-01 24:00:00", runtime.Value{}, false},
+		{"2026-02-01 23:60:00", runtime.Value{}, false},
+		{"2026-02-01 23:59:60", runtime.Value{}, false},
+		{"2026-02-01 00:00:00.", runtime.Value{}, false},
+		{"2026-02-01 00:00:00.1234567", runtime.Value{}, false},
+		{"2026-02-01 00:00:00.12a", runtime.Value{}, false},
+		{"2026-02-01T00:00:00", runtime.Value{}, false},
+		{"2026-02-01 00:00", runtime.Value{}, false},
+		{"2026-2-1", runtime.Value{}, false},
+		{"2026/02/01", runtime.Value{}, false},
+		{"20260201", runtime.Value{}, false},
+		{"+026-02-01", runtime.Value{}, false},
+		{"2026-02-01 ", runtime.Value{}, false},
+		{"2026-02-01x00:00:00", runtime.Value{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := plan.DateTimeValue(tt.in)
+			require.Equal(t, tt.ok, ok)
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
 
 const adHocRules = `databaseName: logs
 dataSources:
@@ -128,6 +179,61 @@ func TestAdHocStatements(t *testing.T) {
 			nodes:     []string{"ds_0.t_event_2", "ds_1.t_event_2"}, literals: []string{"Int 20", "Int 29"},
 		},
 		{
+			name: "midnight date text on a DATETIME sharding column", cmd: ":many",
+			sql:     "SELECT log_id FROM t_log WHERE logged_at = '2026-02-01'",
+			fileErr: `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-02-01" does not match datetime-pattern "yyyy-MM-dd HH:mm:ss"`,
+			nodes:   []string{"ds_1.t_log_202602"}, literals: []string{"Time 2026-02-01 00:00:00.0"},
+		},
+		{
+			name: "datetime text", cmd: ":many",
+			sql:       "SELECT log_id FROM t_log WHERE logged_at = '2026-03-31 23:59:59.5'",
+			fileNodes: []string{"ds_1.t_log_202603"},
+			nodes:     []string{"ds_1.t_log_202603"}, literals: []string{"Time 2026-03-31 23:59:59.5"},
+		},
+		{
+			name: "midnight bounds", cmd: ":many",
+			sql:     "SELECT log_id FROM t_log WHERE logged_at BETWEEN '2026-01-01' AND '2026-02-01'",
+			fileErr: `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-01-01" does not match datetime-pattern "yyyy-MM-dd HH:mm:ss"`,
+			nodes:   []string{"ds_1.t_log_202601", "ds_1.t_log_202602"}, literals: []string{"Time 2026-01-01 00:00:00.0", "Time 2026-02-01 00:00:00.0"},
+		},
+		{
+			name: "one midnight bound", cmd: ":many",
+			sql:     "SELECT log_id FROM t_log WHERE logged_at <= '2026-02-01'",
+			fileErr: `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-02-01" does not match datetime-pattern "yyyy-MM-dd HH:mm:ss"`,
+			nodes:   []string{"ds_1.t_log_202601", "ds_1.t_log_202602"}, literals: []string{"Time 2026-02-01 00:00:00.0"},
+		},
+		{
+			name: "one midnight bound, open", cmd: ":many",
+			sql:     "SELECT log_id FROM t_log WHERE logged_at < '2026-02-01'",
+			fileErr: `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-02-01" does not match datetime-pattern "yyyy-MM-dd HH:mm:ss"`,
+			nodes:   []string{"ds_1.t_log_202601"}, literals: []string{"Time 2026-02-01 00:00:00.0"},
+		},
+		{
+			name: "IN list and an OR", cmd: ":many",
+			sql:      "SELECT log_id FROM t_log WHERE logged_at IN ('2026-01-15', '2026-03-01 10:00:00') OR (logged_at = '2026-02-02' AND log_id = 1)",
+			fileErr:  `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-01-15" does not match datetime-pattern "yyyy-MM-dd HH:mm:ss"`,
+			nodes:    []string{"ds_1.t_log_202601", "ds_1.t_log_202602", "ds_1.t_log_202603"},
+			literals: []string{"Time 2026-01-15 00:00:00.0", "Time 2026-03-01 10:00:00.0", "Time 2026-02-02 00:00:00.0"},
+		},
+		{
+			name: "INSERT at midnight", cmd: ":exec",
+			sql:     "INSERT INTO t_log (log_id, logged_at, message) VALUES (11, '2026-02-01', 'm')",
+			fileErr: `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-02-01" does not match datetime-pattern "yyyy-MM-dd HH:mm:ss"`,
+			nodes:   []string{"ds_1.t_log_202602"}, literals: []string{"Time 2026-02-01 00:00:00.0"},
+		},
+		{
+			name: "INSERT outside the intervals", cmd: ":exec",
+			sql:     "INSERT INTO t_log (log_id, logged_at, message) VALUES (99, '2026-07-01 00:00:00', 'm')",
+			fileErr: `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-07-01 00:00:00" is outside the windows from datetime-lower to datetime-upper: no data node matches the sharding value`,
+			err:     `<sql>:1:1: query "proxy": routing table "t_log": INTERVAL on logged_at: sharding value Time 2026-07-01 00:00:00.0 is outside the windows from datetime-lower to datetime-upper: no data node matches the sharding value`,
+		},
+		{
+			name: "not a real date stays a String", cmd: ":many",
+			sql:     "SELECT log_id FROM t_log WHERE logged_at = '2026-02-30'",
+			fileErr: `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-02-30" does not match datetime-pattern "yyyy-MM-dd HH:mm:ss"`,
+			err:     `<sql>:1:1: query "proxy": routing table "t_log": INTERVAL on logged_at: sharding value String "2026-02-30" does not match datetime-pattern "yyyy-MM-dd HH:mm:ss"`,
+		},
+		{
 			name: "a string on a string column stays a String", cmd: ":many",
 			sql:       "SELECT event_id FROM t_event WHERE user_id = 3 AND kind = '2026-02-01' AND event_id = 5",
 			fileNodes: []string{"ds_1.t_event_0"},
@@ -160,4 +266,31 @@ func TestAdHocStatements(t *testing.T) {
 			require.Equal(t, p.Route.Fixed, units)
 		})
 	}
+}
+
+// TestAdHocTimeLiteralWithParam routes an ad-hoc IN list of a parameter
+// (a time at run time) and a date literal (a time at plan time).
+func TestAdHocTimeLiteralWithParam(t *testing.T) {
+	cfg, err := schema.Load("rules.yaml", []byte(adHocRules))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("schema.sql", []byte(adHocDDL))
+	require.NoError(t, err)
+	require.NoError(t, schema.CheckDDL(cfg, tables))
+	b, err := plan.NewBuilder(cfg, nil)
+	require.NoError(t, err)
+	pos := schema.Pos{File: plan.AdHocFile, Line: 1, Col: 1}
+	// A parameter and a literal: the route is computed at run time, the
+	// literal already a time.
+	p, err := b.Build(&schema.Query{Name: "proxy", Cmd: schema.CmdMany, AllowFullRoute: true, Pos: pos, SQLPos: pos,
+		SQL: "SELECT log_id FROM t_log WHERE logged_at IN (?, '2026-03-01')"})
+	require.NoError(t, err)
+	require.Nil(t, p.Route.Fixed)
+	day := runtime.Time(time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC))
+	units, err := b.Units(p, []runtime.Value{day})
+	require.NoError(t, err)
+	var got []string
+	for _, u := range units {
+		got = append(got, p.Route.Units[u].Node)
+	}
+	require.Equal(t, []string{"ds_1.t_log_202601", "ds_1.t_log_202603"}, got)
 }

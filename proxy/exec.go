@@ -303,7 +303,12 @@ func (e *routeError) As(target any) bool {
 // ValueOf converts a parameter's Go value to the sharding value a
 // generated function would build for a parameter of type t: integers are
 // java.lang.Long (go-sql-driver sends them as LONGLONG), strings String,
-// DECIMAL text BigDecimal, times Timestamp, nil NULL.
+// DECIMAL text BigDecimal, times Timestamp, nil NULL. A string (or []byte)
+// for a DATE, DATETIME or TIMESTAMP parameter (t.Kind KindTime) that is
+// MySQL date or datetime text is the time MySQL compares the column with
+// (plan.DateTimeValue): client libraries send time values as text, and
+// go-sql-driver drops the time of day at midnight ("2026-02-01"), which a
+// datetime-pattern would refuse as a String.
 func ValueOf(t plan.GoType, v any) (runtime.Value, error) {
 	switch x := v.(type) {
 	case nil:
@@ -327,11 +332,21 @@ func ValueOf(t plan.GoType, v any) (runtime.Value, error) {
 	case uint64:
 		return runtime.Long(int64(x)), nil
 	case string:
-		if t.Kind == runtime.KindDecimal {
+		switch t.Kind {
+		case runtime.KindDecimal:
 			return runtime.Decimal(x), nil
+		case runtime.KindTime:
+			if tv, ok := plan.DateTimeValue(x); ok {
+				return tv, nil
+			}
 		}
 		return runtime.String(x), nil
 	case []byte:
+		if t.Kind == runtime.KindTime {
+			if tv, ok := plan.DateTimeValue(string(x)); ok {
+				return tv, nil
+			}
+		}
 		return runtime.String(string(x)), nil
 	case time.Time:
 		return runtime.Time(x), nil

@@ -19,6 +19,8 @@ import (
 	querypb "vitess.io/vitess/go/vt/proto/query"
 
 	"github.com/shardgen/shardgen/internal/testdb"
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
 
@@ -464,4 +466,229 @@ func rawAnswer(t *testing.T, r *bufio.Reader) string {
 		return fmt.Sprintf("ERR %d %s %s", binary.LittleEndian.Uint16(p[1:]), p[4:9], p[9:])
 	}
 	return fmt.Sprintf("unexpected packet %q", p)
+}
+
+func TestValueOfTimeText(t *testing.T) {
+	timeT := plan.GoType{Pkg: "time", Name: "Time", Kind: runtime.KindTime}
+	nullTimeT := plan.GoType{Pkg: "database/sql", Name: "NullTime", Kind: runtime.KindTime, Nullable: true}
+	strT := plan.GoType{Name: "string", Kind: runtime.KindString}
+	at := func(h, mi, s, ns int) runtime.Value {
+		return runtime.Time(time.Date(2026, 2, 1, h, mi, s, ns, time.UTC))
+	}
+	tests := []struct {
+		name string
+		t    plan.GoType
+		v    any
+		want runtime.Value
+	}{
+		{"midnight date", timeT, "2026-02-01", at(0, 0, 0, 0)},
+		{"datetime", timeT, "2026-02-01 10:20:30", at(10, 20, 30, 0)},
+		{"fraction", nullTimeT, "2026-02-01 10:20:30.25", at(10, 20, 30, 250000000)},
+		{"bytes", timeT, []byte("2026-02-01"), at(0, 0, 0, 0)},
+		{"NullString", nullTimeT, sql.NullString{String: "2026-02-01", Valid: true}, at(0, 0, 0, 0)},
+		{"time.Time", timeT, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), at(0, 0, 0, 0)},
+		{"not a date stays a String", timeT, "2026-02-30", runtime.String("2026-02-30")},
+		{"bytes not a date", timeT, []byte("soon"), runtime.String("soon")},
+		{"string column", strT, "2026-02-01", runtime.String("2026-02-01")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ValueOf(tt.t, tt.v)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// pxLogDDL and pxLogRules: px_log by month of logged_at (INTERVAL, January
+// and February 2026) and px_ev by ranges of id (BOUNDARY_RANGE: below 10,
+// from 10), on ds_0.
+var pxLogDDL = []string{`CREATE TABLE px_log (
+  log_id BIGINT NOT NULL,
+  logged_at DATETIME NOT NULL,
+  message VARCHAR(32) NOT NULL,
+  PRIMARY KEY (log_id, logged_at)
+)`, `CREATE TABLE px_ev (
+  id BIGINT NOT NULL,
+  message VARCHAR(32) NOT NULL,
+  PRIMARY KEY (id)
+)`}
+
+const pxLogRules = `rules:
+  - !SHARDING
+    tables:
+      px_log:
+        actualDataNodes: ds_0.px_log_${['202601', '202602']}
+        tableStrategy:
+          standard:
+            shardingColumn: logged_at
+            shardingAlgorithmName: month
+      px_ev:
+        actualDataNodes: ds_0.px_ev_${0..1}
+        tableStrategy:
+          standard:
+            shardingColumn: id
+            shardingAlgorithmName: ten
+    shardingAlgorithms:
+      month:
+        type: INTERVAL
+        props:
+          datetime-pattern: yyyy-MM-dd HH:mm:ss
+          datetime-lower: 2026-01-01 00:00:00
+          datetime-upper: 2026-02-28 23:59:59
+          sharding-suffix-pattern: yyyyMM
+          datetime-interval-amount: 1
+          datetime-interval-unit: MONTHS
+      ten:
+        type: BOUNDARY_RANGE
+        props:
+          sharding-ranges: 10
+authority:
+  users:
+    - user: root@%
+      password: secret
+`
+
+// TestProxyDateTimeAndEmptyRoutes runs, over the text protocol (go-sql-driver
+// interpolating) and the binary one, what generated code does with a
+// time.Time at midnight (go-sql-driver sends "2026-02-01": it routes as the
+// time), a literal range that reaches no data node (no rows, nothing
+// changed) and a value outside every interval (the same refusal, ERROR 1235,
+// in both protocols).
+func TestProxyDateTimeAndEmptyRoutes(t *testing.T) {
+	var y strings.Builder
+	y.WriteString("databaseName: px_db\ndataSources:\n")
+	c0 := testdb.Config("ds_0")
+	fmt.Fprintf(&y, "  ds_0:\n    url: jdbc:mysql://%s/ds_0\n    username: %s\n    password: %s\n", c0.Addr, c0.User, c0.Passwd)
+	y.WriteString(pxLogRules)
+	cfg, err := ParseConfig("log.yaml", []byte(y.String()))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("log.sql", []byte(strings.Join(pxLogDDL, ";\n")))
+	require.NoError(t, err)
+	require.NoError(t, cfg.AttachDDL(tables))
+	ds0 := testdb.Open(t, "ds_0")
+	ctx := context.Background()
+	// actual maps each actual table to its logic table's DDL.
+	actual := map[string]string{"px_log_202601": pxLogDDL[0], "px_log_202602": pxLogDDL[0], "px_ev_0": pxLogDDL[1], "px_ev_1": pxLogDDL[1]}
+	for tb, ddl := range actual {
+		_, err := ds0.ExecContext(ctx, "DROP TABLE IF EXISTS "+tb)
+		require.NoError(t, err)
+		logic := strings.Fields(ddl)[2]
+		_, err = ds0.ExecContext(ctx, strings.Replace(ddl, logic, tb, 1))
+		require.NoError(t, err)
+		t.Cleanup(func() { _, _ = ds0.ExecContext(context.Background(), "DROP TABLE IF EXISTS "+tb) })
+	}
+	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+
+	midnight := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	for _, proto := range []string{"text", "binary"} {
+		t.Run(proto, func(t *testing.T) {
+			for tb := range actual {
+				_, err := ds0.ExecContext(ctx, "DELETE FROM "+tb)
+				require.NoError(t, err)
+			}
+			c := gomysql.NewConfig()
+			c.User, c.Passwd, c.Net, c.Addr, c.DBName = "root", "secret", "tcp", srv.Addr(), "px_db"
+			c.InterpolateParams = proto == "text"
+			db, err := sql.Open("mysql", c.FormatDSN())
+			require.NoError(t, err)
+			defer db.Close()
+			// exec and query prepare every statement in binary mode, even
+			// one without arguments (go-sql-driver would send it as text).
+			exec := func(q string, args ...any) (sql.Result, error) {
+				if proto == "text" {
+					return db.Exec(q, args...)
+				}
+				st, err := db.Prepare(q)
+				if err != nil {
+					return nil, err
+				}
+				defer st.Close()
+				return st.Exec(args...)
+			}
+			query := func(q string, args ...any) ([]string, []string) {
+				var rows *sql.Rows
+				var err error
+				if proto == "text" {
+					rows, err = db.Query(q, args...)
+				} else {
+					st, perr := db.Prepare(q)
+					require.NoError(t, perr)
+					defer st.Close()
+					rows, err = st.Query(args...)
+				}
+				require.NoError(t, err, q)
+				defer rows.Close()
+				cols, err := rows.Columns()
+				require.NoError(t, err)
+				out := []string{}
+				for rows.Next() {
+					var id int64
+					var msg string
+					require.NoError(t, rows.Scan(&id, &msg))
+					out = append(out, fmt.Sprintf("%d %s", id, msg))
+				}
+				require.NoError(t, rows.Err())
+				return cols, out
+			}
+
+			_, err = exec("INSERT INTO px_log (log_id, logged_at, message) VALUES (?, ?, ?)", 1, midnight, "feb")
+			require.NoError(t, err)
+			_, err = exec("INSERT INTO px_log (log_id, logged_at, message) VALUES (?, ?, ?)", 2, midnight.Add(-time.Second), "jan")
+			require.NoError(t, err)
+			var where []string
+			for _, tb := range []string{"px_log_202601", "px_log_202602"} {
+				var n int
+				require.NoError(t, ds0.QueryRow("SELECT log_id FROM "+tb).Scan(&n))
+				where = append(where, fmt.Sprintf("%s %d", tb, n))
+			}
+			require.Equal(t, []string{"px_log_202601 2", "px_log_202602 1"}, where)
+
+			_, rows := query("SELECT log_id, message FROM px_log WHERE logged_at = ?", midnight)
+			require.Equal(t, []string{"1 feb"}, rows)
+			_, rows = query("SELECT log_id, message FROM px_log WHERE logged_at BETWEEN ? AND ? ORDER BY log_id", midnight.AddDate(0, -1, 0), midnight)
+			require.Equal(t, []string{"1 feb", "2 jan"}, rows)
+			_, rows = query("SELECT log_id, message FROM px_log WHERE logged_at >= '2026-02-01' ORDER BY log_id")
+			require.Equal(t, []string{"1 feb"}, rows)
+
+			// A literal range that reaches no data node: no rows, nothing
+			// changed (MySQL's answer to an empty BETWEEN); with parameters
+			// the same.
+			_, err = exec("INSERT INTO px_ev (id, message) VALUES (?, ?), (?, ?)", 5, "five", 15, "fifteen")
+			require.NoError(t, err)
+			for _, q := range []struct {
+				sql  string
+				args []any
+			}{
+				{"SELECT id, message FROM px_ev WHERE id BETWEEN 30 AND 10", nil},
+				{"SELECT id, message FROM px_ev WHERE id BETWEEN ? AND ?", []any{30, 10}},
+			} {
+				cols, rows := query(q.sql, q.args...)
+				require.Equal(t, []string{"id", "message"}, cols)
+				require.Empty(t, rows)
+			}
+			for _, q := range []string{
+				"UPDATE px_ev SET message = 'x' WHERE id BETWEEN 30 AND 10",
+				"DELETE FROM px_ev WHERE id BETWEEN 30 AND 10",
+			} {
+				res, err := exec(q)
+				require.NoError(t, err, q)
+				n, err := res.RowsAffected()
+				require.NoError(t, err)
+				require.Zero(t, n, q)
+			}
+			_, rows = query("SELECT id, message FROM px_ev WHERE id BETWEEN 0 AND 20 ORDER BY id")
+			require.Equal(t, []string{"5 five", "15 fifteen"}, rows)
+
+			// Outside every interval: the same refusal as a literal.
+			const refused = `Error 1235 (42000): routing table "px_log": INTERVAL on logged_at: sharding value Time 2026-07-01 00:00:00.0 is outside the windows from datetime-lower to datetime-upper: no data node matches the sharding value`
+			_, err = exec("INSERT INTO px_log (log_id, logged_at, message) VALUES (?, ?, ?)", 99, time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), "jul")
+			require.EqualError(t, err, refused)
+			_, err = exec("INSERT INTO px_log (log_id, logged_at, message) VALUES (99, '2026-07-01', 'jul')")
+			require.EqualError(t, err, refused)
+		})
+	}
 }
