@@ -30,6 +30,8 @@
 //	TestCheckCLI            the real `shardgen generate --check` on every case and the copy
 //	TestDiff                every generated package on real MariaDB against one unsharded
 //	                        reference database (testdb.Reference); fails when MariaDB is down
+//	TestProxyParity         every diff.json call also through an in-process proxy (text and
+//	                        binary protocol): same rows, counts, errors and data nodes
 //
 // A new case that generates a package also adds its constructor to
 // newQueries (glue_test.go).
