@@ -692,3 +692,22 @@ func TestProxyDateTimeAndEmptyRoutes(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkClientConnExecute is what following the packets costs one
+// prepared point select (one signed LONGLONG parameter): scanning its
+// COM_STMT_EXECUTE and taking its types.
+func BenchmarkClientConnExecute(b *testing.B) {
+	cc := &clientConn{}
+	cc.sc.scan(handshakeResponse(mysql.CapabilityClientProtocol41))
+	cc.prepared(1, 1)
+	p := execParam{8, 0, u64(42)}
+	in := packet(0, execPayload(1, true, p))
+	types := []int32{int32(sqltypes.Int64)}
+	b.ReportAllocs()
+	for b.Loop() {
+		cc.sc.scan(in)
+		if cc.unsignedParams(1, types) != nil {
+			b.Fatal("unsigned")
+		}
+	}
+}
