@@ -217,6 +217,9 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		}
 		m.Count = &c
 	}
+	if err := p.checkMergeKeys(m, cols); err != nil {
+		return err
+	}
 	// The per-node statement.
 	exprs := make([]sqlparser.SelectExpr, 0, len(cols))
 	for i, c := range cols {
@@ -227,7 +230,12 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 			ae.As = sqlparser.NewIdentifierCI(c.alias)
 		}
 		exprs = append(exprs, ae)
-		m.Kinds = append(m.Kinds, c.kind)
+		k := c.kind
+		if k.Type == "" {
+			// Not a key (checkMergeKeys): its values pass through as text.
+			k = mergeKind{Type: "string", Collation: p.b.defaultCollation}
+		}
+		m.Kinds = append(m.Kinds, k)
 	}
 	node.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	if err := p.rewriteDistinctAggregates(node, m); err != nil {
@@ -465,7 +473,11 @@ func (p *planner) columnKind(t *tableInfo, c *schema.Column) mergeKind {
 	return mergeKind{Type: "string", Collation: coll}
 }
 
-// exprKind is the merge kind of a select or ORDER BY expression.
+// exprKind is the merge kind of a select, GROUP BY or ORDER BY expression:
+// how MySQL compares and returns its values. Type is "" when the planner
+// cannot tell (a function it does not know, arithmetic on unsigned or
+// string operands); such an expression may not be a key a merge compares
+// (checkMergeKeys).
 func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 	switch e := e.(type) {
 	case *sqlparser.ColName:
@@ -503,16 +515,110 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 			return mergeKind{Type: "decimal"}
 		case sqlparser.FloatVal:
 			return mergeKind{Type: "float"}
+		case sqlparser.StrVal:
+			return mergeKind{Type: "string", Collation: p.b.defaultCollation}
 		}
 	case *sqlparser.CastExpr:
 		switch convertType(e.Type).Name {
 		case "int64":
+			if strings.HasPrefix(strings.ToLower(e.Type.Type), "unsigned") {
+				return mergeKind{Type: "uint"}
+			}
 			return mergeKind{Type: "int"}
 		case "float64":
 			return mergeKind{Type: "float"}
+		case "string":
+			if strings.EqualFold(e.Type.Type, "char") {
+				return mergeKind{Type: "string", Collation: p.b.defaultCollation}
+			}
+		}
+	case *sqlparser.ComparisonExpr, *sqlparser.IsExpr, *sqlparser.AndExpr, *sqlparser.OrExpr,
+		*sqlparser.NotExpr, *sqlparser.XorExpr, *sqlparser.BetweenExpr:
+		return mergeKind{Type: "int"} // MySQL's 0, 1 or NULL
+	case *sqlparser.UnaryExpr:
+		if e.Operator == sqlparser.UMinusOp {
+			if k := p.exprKind(e.Expr); k.Type == "int" || k.Type == "decimal" || k.Type == "float" {
+				return mergeKind{Type: k.Type}
+			}
+		}
+	case *sqlparser.BinaryExpr:
+		return p.arithKind(e)
+	case *sqlparser.FuncExpr:
+		switch e.Name.Lowered() {
+		case "length", "char_length", "character_length", "octet_length", "bit_length", "sign":
+			return mergeKind{Type: "int"}
+		case "abs":
+			if len(e.Exprs) == 1 {
+				if k := p.exprKind(e.Exprs[0]); k.Type == "int" || k.Type == "decimal" || k.Type == "float" {
+					return mergeKind{Type: k.Type}
+				}
+			}
 		}
 	}
-	return mergeKind{Type: "string", Collation: p.b.defaultCollation}
+	return mergeKind{}
+}
+
+// arithKind is the kind of an arithmetic or bit expression, following
+// MySQL's rules for exact and approximate operands (Arithmetic Operators,
+// MySQL 8.0 manual): a float or string operand makes a DOUBLE; otherwise a
+// DECIMAL operand, or `/`, makes a DECIMAL; integers stay integers. Unsigned
+// operands (whose result may be unsigned or out of range) are unknown.
+func (p *planner) arithKind(e *sqlparser.BinaryExpr) mergeKind {
+	switch e.Operator {
+	case sqlparser.BitAndOp, sqlparser.BitOrOp, sqlparser.BitXorOp, sqlparser.ShiftLeftOp, sqlparser.ShiftRightOp:
+		return mergeKind{Type: "uint"}
+	}
+	l, r := p.exprKind(e.Left), p.exprKind(e.Right)
+	known := func(k mergeKind) bool {
+		return k.Type == "int" || k.Type == "decimal" || k.Type == "float" || k.Type == "string"
+	}
+	if !known(l) || !known(r) {
+		return mergeKind{}
+	}
+	switch {
+	case l.Type == "float" || r.Type == "float" || l.Type == "string" || r.Type == "string":
+		return mergeKind{Type: "float"}
+	case e.Operator == sqlparser.IntDivOp:
+		return mergeKind{Type: "int"}
+	case e.Operator == sqlparser.DivOp || l.Type == "decimal" || r.Type == "decimal":
+		return mergeKind{Type: "decimal"}
+	}
+	return mergeKind{Type: "int"}
+}
+
+// checkMergeKeys refuses a merge that would compare the values of a column
+// whose kind the planner cannot tell (exprKind), instead of guessing and
+// merging rows in a wrong order or wrong groups.
+func (p *planner) checkMergeKeys(m *mergeDraft, cols []mergeCol) error {
+	check := func(i int, role string) error {
+		if i >= 0 && i < len(cols) && cols[i].kind.Type == "" {
+			return p.errorf(-1, "%s %s over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column", role, sqlparser.String(cols[i].expr))
+		}
+		return nil
+	}
+	for _, i := range m.GroupBy {
+		if err := check(i, "GROUP BY"); err != nil {
+			return err
+		}
+	}
+	for _, k := range m.OrderBy {
+		if err := check(k.Column, "ORDER BY"); err != nil {
+			return err
+		}
+	}
+	if m.Distinct {
+		for i := 0; i < m.Visible; i++ {
+			if err := check(i, "SELECT DISTINCT of"); err != nil {
+				return err
+			}
+		}
+	}
+	for _, a := range m.Aggregates {
+		if err := check(a.Column, "the aggregate"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // divPrecisionIncrement is MySQL's default div_precision_increment: AVG of
