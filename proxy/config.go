@@ -459,5 +459,12 @@ func (a *authParser) addUser(n *yaml.Node, spec, password string, cfg *Config) {
 			return
 		}
 	}
+	// Secrets stay out of the file as in data sources: ${env:NAME} and
+	// ${env:NAME:-default} (runtime.ExpandEnv).
+	password, err := runtime.ExpandEnv(password)
+	if err != nil {
+		a.errorf(n, "authority: user "+strconv.Quote(spec)+": password: "+err.Error())
+		return
+	}
 	cfg.Users = append(cfg.Users, User{Name: name, Host: host, Password: password})
 }

@@ -126,11 +126,24 @@ props:
     - user: root@%
       pasword: x
 `, nil, `c.yaml:24:7: authority.users: unknown key "pasword" (allowed: user, password, admin, authenticationMethodName)`},
+		{"env password", cfgHead + `authority:
+  users:
+    - user: root@%
+      password: ${env:SHARDGEN_TEST_PROXY_PW}
+    - user: app
+      password: ${env:SHARDGEN_TEST_PROXY_UNSET:-fallback}
+`, []User{{Name: "root", Host: "%", Password: "from-env"}, {Name: "app", Password: "fallback"}}, ""},
+		{"env password unset", cfgHead + `authority:
+  users:
+    - user: root@%
+      password: ${env:SHARDGEN_TEST_PROXY_UNSET}
+`, nil, `c.yaml:23:7: authority: user "root@%": password: ${env:SHARDGEN_TEST_PROXY_UNSET}: environment variable "SHARDGEN_TEST_PROXY_UNSET" is not set and has no default`},
 		{"empty name", cfgHead + `authority:
   users:
     - user: "@%"
 `, nil, `c.yaml:23:7: authority: user "@%" has an empty name`},
 	}
+	t.Setenv("SHARDGEN_TEST_PROXY_PW", "from-env")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := ParseConfig("c.yaml", []byte(tt.yaml))
