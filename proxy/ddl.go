@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"sort"
 	"strings"
 
 	"vitess.io/vitess/go/mysql"
@@ -244,7 +245,9 @@ var (
 // FROM t [FROM db] [LIKE ...|WHERE ...] and DESCRIBE t [column] for a logic
 // table as ShardingSphere does: the statement runs on the table's first
 // actual table, and the actual name in the answer becomes the logic one.
-// ok is false for other statements.
+// A table with an !ENCRYPT rule shows its logic columns (encryptedView):
+// its LIKE pattern, WHERE condition or DESCRIBE column then applies to the
+// logic names. ok is false for other statements.
 func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqltypes.Result, bool, error) {
 	unquote := func(s string) string { return strings.ReplaceAll(strings.Trim(s, "`"), "``", "`") }
 	// table returns the logic table of a "name" or "db.name" match.
@@ -262,7 +265,7 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 	}
 	var logic, text, rest string
 	var err error
-	create := false
+	create, describe := false, false
 	if m := showCreateRE.FindStringSubmatch(q); m != nil {
 		create = true
 		logic, err = table(m[1], m[2], "")
@@ -275,6 +278,7 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 		logic, err = table(m[1], m[2], "")
 		text = "DESCRIBE "
 		rest = m[3]
+		describe = true
 	} else {
 		return nil, false, nil
 	}
@@ -292,6 +296,15 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 		return nil, true, err
 	}
 	n := nodes[0]
+	view := encryptedViewOf(h.s.cfg.Rules, logic)
+	if view != nil && !create {
+		if describe {
+			text = "SHOW COLUMNS FROM " // the same columns as DESCRIBE, and it takes a WHERE
+		}
+		if rest, err = view.columnsWhere(h.s.b.Parser(), rest, describe); err != nil {
+			return nil, true, err
+		}
+	}
 	text += "`" + strings.ReplaceAll(n.table, "`", "``") + "`" + rest
 	rows, err := h.s.in.src.Query(ctx, &runtime.Stmt{Name: "show", LogicSQL: q}, runtime.RouteUnit{DataSource: n.ds, SQL: text})
 	if err != nil {
@@ -308,11 +321,13 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 			}
 			r[0] = logic
 			if b, ok := r[1].([]byte); ok {
-				r[1] = []byte(renameCreate(string(b), n.table, logic))
+				r[1] = []byte(logicCreateTable(renameCreate(string(b), n.table, logic), view))
 			} else if s, ok := r[1].(string); ok {
-				r[1] = renameCreate(s, n.table, logic)
+				r[1] = logicCreateTable(renameCreate(s, n.table, logic), view)
 			}
 		}
+	} else if view != nil {
+		vals = view.columnRows(vals)
 	}
 	res, err := rowsResult(cols, vals, clientCollation(c.CharacterSet))
 	return res, true, err
@@ -323,3 +338,331 @@ func renameCreate(create, actual, logic string) string {
 	quote := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 	return strings.Replace(create, "TABLE "+quote(actual), "TABLE "+quote(logic), 1)
 }
+
+// encryptedView is how SHOW presents a table with an !ENCRYPT rule, as
+// ShardingSphere-Proxy does (EncryptShowColumnsMergedResult and
+// EncryptShowCreateTableMergedResult, 5.1 to 5.5): each cipher column
+// appears as its logic column, with the cipher column's definition, at the
+// cipher column's place; the assisted-query, like-query and (5.1) plain
+// columns are hidden. ShardingSphere keeps keys as the back end has them;
+// here a key, a foreign key, a CHECK constraint or a generated column names
+// the logic column wherever the back end's names a derived column of it.
+// Map keys are lower case (MySQL column names are case-insensitive).
+type encryptedView struct {
+	logic  map[string]string // cipher column → logic column
+	hidden map[string]string // assisted-query, like-query, plain column → logic column
+}
+
+// encryptedViewOf returns the view of logic table table under the
+// !ENCRYPT rule of cfg, nil when the rule does not name the table.
+func encryptedViewOf(cfg *schema.Config, table string) *encryptedView {
+	if cfg.Encrypt == nil {
+		return nil
+	}
+	for _, et := range cfg.Encrypt.Tables {
+		if !strings.EqualFold(et.Name, table) {
+			continue
+		}
+		v := &encryptedView{logic: map[string]string{}, hidden: map[string]string{}}
+		for _, c := range et.Columns {
+			v.logic[strings.ToLower(c.Cipher.Column)] = c.Name
+			for _, d := range []*schema.EncryptDerived{c.AssistedQuery, c.LikeQuery} {
+				if d != nil {
+					v.hidden[strings.ToLower(d.Column)] = c.Name
+				}
+			}
+			if c.Plain != "" {
+				v.hidden[strings.ToLower(c.Plain)] = c.Name
+			}
+		}
+		return v
+	}
+	return nil
+}
+
+// logicName returns the logic column a physical column col stands for
+// (cipher or hidden), and whether it is one.
+func (v *encryptedView) logicName(col string) (string, bool) {
+	l := strings.ToLower(col)
+	if n, ok := v.logic[l]; ok {
+		return n, true
+	}
+	n, ok := v.hidden[l]
+	return n, ok
+}
+
+// columnsWhere returns the condition to run SHOW [FULL] COLUMNS of the
+// actual table with, in place of the client's rest (" LIKE 'p%'",
+// " WHERE ...", or DESCRIBE's " column", which is a LIKE pattern too):
+// " WHERE <condition>" with every Field of it reading the logic name of a
+// cipher column (CASE Field WHEN 'phone_cipher' THEN 'phone' ... END), so
+// that the pattern or condition sees the names the client does. "" when
+// rest is empty. A condition that does not parse is ERROR 1064.
+func (v *encryptedView) columnsWhere(parser *sqlparser.Parser, rest string, describe bool) (string, error) {
+	rest = strings.TrimSpace(rest)
+	if rest == "" {
+		return "", nil
+	}
+	field := &sqlparser.ColName{Name: sqlparser.NewIdentifierCI("Field")}
+	var cond sqlparser.Expr
+	if describe && rest[0] != '\'' && rest[0] != '"' {
+		// DESCRIBE t col: the column name, as a pattern.
+		name := strings.ReplaceAll(strings.Trim(rest, "`"), "``", "`")
+		cond = &sqlparser.ComparisonExpr{Operator: sqlparser.LikeOp, Left: field, Right: sqlparser.NewStrLiteral(name)}
+	} else {
+		word, arg := "like", rest
+		if !describe {
+			word, arg = firstWord(rest)
+		}
+		e, err := parser.ParseExpr(arg)
+		if err != nil {
+			return "", sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "You have an error in your SQL syntax near '"+arg+"'")
+		}
+		cond = e
+		if word == "like" {
+			cond = &sqlparser.ComparisonExpr{Operator: sqlparser.LikeOp, Left: field, Right: e}
+		}
+	}
+	ciphers := make([]string, 0, len(v.logic))
+	for c := range v.logic {
+		ciphers = append(ciphers, c)
+	}
+	sort.Strings(ciphers)
+	logicField := &sqlparser.CaseExpr{Expr: field, Else: field}
+	for _, c := range ciphers {
+		logicField.Whens = append(logicField.Whens, &sqlparser.When{Cond: sqlparser.NewStrLiteral(c), Val: sqlparser.NewStrLiteral(v.logic[c])})
+	}
+	cond = sqlparser.Rewrite(cond, nil, func(cur *sqlparser.Cursor) bool {
+		if c, ok := cur.Node().(*sqlparser.ColName); ok && c.Qualifier.IsEmpty() && c.Name.EqualString("field") {
+			cur.Replace(sqlparser.Clone(logicField))
+		}
+		return true
+	}).(sqlparser.Expr)
+	return " WHERE " + sqlparser.String(cond), nil
+}
+
+// columnRows turns the rows of SHOW [FULL] COLUMNS of the actual table
+// (Field first) into the logic table's: rows of hidden columns are
+// dropped, a cipher column's row is named after its logic column.
+func (v *encryptedView) columnRows(rows [][]any) [][]any {
+	out := rows[:0]
+	for _, r := range rows {
+		if len(r) == 0 {
+			continue
+		}
+		var name string
+		switch f := r[0].(type) {
+		case []byte:
+			name = string(f)
+		case string:
+			name = f
+		}
+		l := strings.ToLower(name)
+		if _, ok := v.hidden[l]; ok {
+			continue
+		}
+		if logic, ok := v.logic[l]; ok {
+			if _, isBytes := r[0].([]byte); isBytes {
+				r[0] = []byte(logic)
+			} else {
+				r[0] = logic
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// logicCreateTable rewrites the SHOW CREATE TABLE text of an actual table
+// (MySQL's and MariaDB's layout: "CREATE TABLE `t` (\n", one column, key
+// or constraint per line, "\n) ENGINE=...") for the view v: a hidden
+// column's line goes, a cipher column's line names its logic column, and
+// derived column names in keys (each logic column listed once), foreign
+// keys, CHECK constraints and generated columns become logic names. A nil
+// view or text of another layout is returned as it is.
+func logicCreateTable(create string, v *encryptedView) string {
+	if v == nil {
+		return create
+	}
+	start := strings.Index(create, "(\n")
+	end := strings.LastIndex(create, "\n)")
+	if start < 0 || end <= start {
+		return create
+	}
+	lines := strings.Split(create[start+2:end], "\n")
+	out := make([]string, 0, len(lines))
+	for _, line := range lines {
+		def := strings.TrimSuffix(line, ",")
+		body := strings.TrimLeft(def, " ")
+		indent := def[:len(def)-len(body)]
+		if strings.HasPrefix(body, "`") {
+			// A column: `name` type ...
+			n := sqlTokenEnd(body, 0)
+			name := strings.ReplaceAll(body[1:n-1], "``", "`")
+			if _, ok := v.hidden[strings.ToLower(name)]; ok {
+				continue
+			}
+			head := body[:n]
+			if logic, ok := v.logic[strings.ToLower(name)]; ok {
+				head = quoteIdent(logic)
+			}
+			out = append(out, indent+head+v.renameIdents(body[n:]))
+			continue
+		}
+		open := sqlIndexByte(body, 0, '(')
+		if open < 0 {
+			out = append(out, def)
+			continue
+		}
+		if !keyDefinition(body[:open]) {
+			out = append(out, indent+body[:open]+v.renameIdents(body[open:]))
+			continue
+		}
+		// A key: logic names in its column list, each once.
+		closing := matchingParen(body, open)
+		if closing < 0 {
+			out = append(out, def)
+			continue
+		}
+		var parts []string
+		seen := map[string]bool{}
+		for _, part := range splitTopLevel(body[open+1 : closing]) {
+			if strings.HasPrefix(part, "`") {
+				n := sqlTokenEnd(part, 0)
+				name := strings.ReplaceAll(part[1:n-1], "``", "`")
+				if logic, ok := v.logicName(name); ok {
+					name = logic
+					part = quoteIdent(logic) + part[n:]
+				}
+				if seen[strings.ToLower(name)] {
+					continue
+				}
+				seen[strings.ToLower(name)] = true
+			} else {
+				part = v.renameIdents(part)
+			}
+			parts = append(parts, part)
+		}
+		out = append(out, indent+body[:open+1]+strings.Join(parts, ",")+body[closing:])
+	}
+	return create[:start+2] + strings.Join(out, ",\n") + create[end:]
+}
+
+// keyDefinition reports whether head, the text of a SHOW CREATE TABLE line
+// before its first parenthesis, starts a key or a foreign key (PRIMARY KEY,
+// UNIQUE KEY `u`, KEY `k`, FULLTEXT KEY, SPATIAL KEY, CONSTRAINT `c`
+// FOREIGN KEY ...) rather than a CHECK constraint or a period.
+func keyDefinition(head string) bool {
+	var text strings.Builder // head without its quoted names
+	for i := 0; i < len(head); {
+		j := sqlTokenEnd(head, i)
+		if head[i] == '`' {
+			text.WriteByte(' ')
+		} else {
+			text.WriteString(head[i:j])
+		}
+		i = j
+	}
+	for _, w := range strings.Fields(strings.ToUpper(text.String())) {
+		if w == "KEY" || w == "INDEX" {
+			return true
+		}
+	}
+	return false
+}
+
+// renameIdents replaces every quoted identifier of s that names a cipher
+// or hidden column with its logic column; string literals stay as they
+// are.
+func (v *encryptedView) renameIdents(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := sqlTokenEnd(s, i)
+		if s[i] == '`' && j-i >= 2 {
+			if logic, ok := v.logicName(strings.ReplaceAll(s[i+1:j-1], "``", "`")); ok {
+				b.WriteString(quoteIdent(logic))
+				i = j
+				continue
+			}
+		}
+		b.WriteString(s[i:j])
+		i = j
+	}
+	return b.String()
+}
+
+// sqlTokenEnd returns where the token of s at i ends: past the closing
+// quote of a `quoted identifier` or a 'string' / "string" (doubled quotes
+// and backslash escapes inside), else i+1. An unterminated quote runs to
+// the end of s.
+func sqlTokenEnd(s string, i int) int {
+	q := s[i]
+	if q != '`' && q != '\'' && q != '"' {
+		return i + 1
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && q != '`':
+			j++
+		case s[j] == q:
+			if j+1 < len(s) && s[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(s)
+}
+
+// sqlIndexByte returns the index of the first c in s at or after from that
+// is outside quotes, -1 when there is none.
+func sqlIndexByte(s string, from int, c byte) int {
+	for i := from; i < len(s); i = sqlTokenEnd(s, i) {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// matchingParen returns the index of the parenthesis closing the one at
+// open, outside quotes; -1 when it is not closed.
+func matchingParen(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i = sqlTokenEnd(s, i) {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// splitTopLevel splits a column list at the commas outside parentheses and
+// quotes.
+func splitTopLevel(s string) []string {
+	var parts []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i = sqlTokenEnd(s, i) {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(parts, s[from:])
+}
+
+// quoteIdent quotes a MySQL identifier with backticks.
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

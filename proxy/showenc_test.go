@@ -1,0 +1,218 @@
+package proxy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/testdb"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// encDDL is the physical table of the encrypt tests (e9_user on ds_0 and
+// ds_1): phone has cipher, assisted-query and like-query columns, email a
+// cipher column only; keys name derived columns.
+const encDDL = "CREATE TABLE e9_user (\n" +
+	"  id BIGINT NOT NULL,\n" +
+	"  name VARCHAR(32) NULL,\n" +
+	"  phone_cipher VARCHAR(128) NULL COMMENT 'phone, encrypted',\n" +
+	"  phone_assisted VARCHAR(64) NULL,\n" +
+	"  phone_like VARCHAR(64) NULL,\n" +
+	"  email_cipher VARCHAR(256) NOT NULL DEFAULT '',\n" +
+	"  PRIMARY KEY (id),\n" +
+	"  KEY e9_user_phone (phone_assisted),\n" +
+	"  KEY e9_user_both (phone_cipher(8), phone_like, name),\n" +
+	"  UNIQUE KEY e9_user_mail (email_cipher, id)\n" +
+	")"
+
+// encLogicDDL is what an application sees of e9_user: each encrypted
+// column under its logic name with its cipher column's definition, at the
+// cipher column's place, derived columns gone, keys over logic columns.
+const encLogicDDL = "CREATE TABLE e9_user (\n" +
+	"  id BIGINT NOT NULL,\n" +
+	"  name VARCHAR(32) NULL,\n" +
+	"  phone VARCHAR(128) NULL COMMENT 'phone, encrypted',\n" +
+	"  email VARCHAR(256) NOT NULL DEFAULT '',\n" +
+	"  PRIMARY KEY (id),\n" +
+	"  KEY e9_user_phone (phone),\n" +
+	"  KEY e9_user_both (phone(8), name),\n" +
+	"  UNIQUE KEY e9_user_mail (email, id)\n" +
+	")"
+
+// encRules shards e9_user by id % 2 and encrypts phone and email.
+const encRules = `rules:
+  - !SHARDING
+    tables:
+      e9_user:
+        actualDataNodes: ds_${0..1}.e9_user
+        databaseStrategy:
+          standard:
+            shardingColumn: id
+            shardingAlgorithmName: e9_mod
+    shardingAlgorithms:
+      e9_mod:
+        type: MOD
+        props:
+          sharding-count: 2
+  - !ENCRYPT
+    tables:
+      e9_user:
+        columns:
+          phone:
+            cipher: {name: phone_cipher, encryptorName: aes}
+            assistedQuery: {name: phone_assisted, encryptorName: md5}
+            likeQuery: {name: phone_like, encryptorName: like}
+          email:
+            cipher: {name: email_cipher, encryptorName: aes}
+    encryptors:
+      aes: {type: AES, props: {aes-key-value: 123456abc, digest-algorithm-name: SHA-1}}
+      md5: {type: MD5, props: {salt: s}}
+      like: {type: CHAR_DIGEST_LIKE}
+authority:
+  users:
+    - user: root@%
+      password: secret
+`
+
+// encEnv is a proxy over e9_user plus the logic table in the reference
+// database, to compare what SHOW answers with what MySQL says of a table
+// with the logic columns.
+type encEnv struct {
+	srv *Server
+	ref *sql.DB
+}
+
+// newEncEnv starts a proxy serving the logic database e9_db with rules
+// (after the data sources), over freshly created e9_user tables.
+func newEncEnv(t *testing.T, rules string) *encEnv {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("databaseName: e9_db\ndataSources:\n")
+	for _, ds := range testdb.DataSources()[:2] {
+		c := testdb.Config(ds)
+		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n", ds, c.Addr, ds, c.User, c.Passwd)
+	}
+	b.WriteString(rules)
+	cfg, err := ParseConfig("e9.yaml", []byte(b.String()))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("e9.sql", []byte(encDDL))
+	require.NoError(t, err)
+	require.NoError(t, cfg.AttachDDL(tables))
+	ctx := context.Background()
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		_, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS e9_user")
+		require.NoError(t, err)
+		_, err = db.ExecContext(ctx, encDDL)
+		require.NoError(t, err)
+		t.Cleanup(func() { _, _ = db.Exec("DROP TABLE IF EXISTS e9_user") })
+	}
+	ref := testdb.Open(t, "reference")
+	_, err = ref.ExecContext(ctx, "DROP TABLE IF EXISTS e9_user")
+	require.NoError(t, err)
+	_, err = ref.ExecContext(ctx, encLogicDDL)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = ref.Exec("DROP TABLE IF EXISTS e9_user") })
+	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	return &encEnv{srv: srv, ref: ref}
+}
+
+// client opens go-sql-driver against the proxy as root, database e9_db.
+func (e *encEnv) client(t *testing.T) *sql.DB {
+	t.Helper()
+	return (&pxEnv{srv: e.srv}).clientDB(t, "root", "secret", "e9_db", nil)
+}
+
+// TestProxyShowEncryptedTable: DESCRIBE, SHOW [FULL] COLUMNS and SHOW CREATE
+// TABLE of a table with an !ENCRYPT rule show its logic columns, as
+// ShardingSphere-Proxy does (EncryptShowColumnsMergedResult,
+// EncryptShowCreateTableMergedResult): the cipher column under the logic
+// name, assisted-query and like-query columns hidden. The answer equals
+// MySQL's for a table created with the logic columns.
+func TestProxyShowEncryptedTable(t *testing.T) {
+	e := newEncEnv(t, encRules)
+	db := e.client(t)
+	for _, q := range []string{
+		"SHOW CREATE TABLE e9_user", "show create table `e9_user`", "SHOW CREATE TABLE e9_db.e9_user",
+		"SHOW COLUMNS FROM e9_user", "SHOW FULL COLUMNS FROM e9_user", "SHOW FIELDS IN e9_user FROM e9_db",
+		"SHOW COLUMNS FROM e9_user LIKE 'ph%'", "SHOW COLUMNS FROM e9_user LIKE 'phone'", "SHOW COLUMNS FROM e9_user LIKE 'phone\\_%'",
+		"SHOW FULL COLUMNS FROM e9_user WHERE Field IN ('phone', 'name', 'phone_cipher')",
+		"SHOW COLUMNS FROM e9_user WHERE `Type` LIKE 'varchar%' AND `Null` = 'YES'",
+		"DESCRIBE e9_user", "DESC e9_user phone", "DESC e9_user 'e%'", "DESC e9_user `email`", "DESC e9_user phone_cipher",
+	} {
+		ref := strings.Replace(strings.Replace(q, "e9_db.", "", 1), " FROM e9_db", "", 1)
+		require.Equal(t, rowsOf(t, e.ref, ref), rowsOf(t, db, q), q)
+	}
+	_, err := db.Exec("SHOW COLUMNS FROM e9_user WHERE Field =")
+	require.EqualError(t, err, "Error 1064 (42000): You have an error in your SQL syntax near 'Field ='")
+	var name, create string
+	require.NoError(t, db.QueryRow("SHOW CREATE TABLE e9_user").Scan(&name, &create))
+	require.Equal(t, "e9_user", name)
+	require.NotContains(t, create, "_cipher")
+	require.NotContains(t, create, "_assisted")
+	require.NotContains(t, create, "_like")
+	require.Contains(t, create, "  `phone` varchar(128) DEFAULT NULL COMMENT 'phone, encrypted',\n")
+
+	// The logic columns are what statements use.
+	for _, q := range []string{"INSERT INTO e9_user (id, name, phone, email) VALUES (1, 'a', '13800138000', 'a@b.c')",
+		"INSERT INTO e9_user (id, name, phone, email) VALUES (2, 'b', NULL, 'b@b.c')"} {
+		_, err = db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	require.Equal(t, []string{"int64:1 | string:a | string:13800138000 | string:a@b.c", "int64:2 | string:b | <nil>:<nil> | string:b@b.c"},
+		rowsOf(t, db, "SELECT * FROM e9_user ORDER BY id"))
+	require.Equal(t, []string{"int64:1"}, rowsOf(t, db, "SELECT id FROM e9_user WHERE phone = '13800138000'"))
+}
+
+// TestLogicCreateTable: the SHOW CREATE TABLE text of an encrypted table
+// names logic columns only; text it cannot take apart stays as it is.
+func TestLogicCreateTable(t *testing.T) {
+	v := &encryptedView{
+		logic:  map[string]string{"phone_cipher": "phone", "mail_c": "mail"},
+		hidden: map[string]string{"phone_assisted": "phone", "phone_like": "phone", "phone_plain": "phone"},
+	}
+	tests := []struct{ name, in, want string }{
+		{"columns, keys and constraints",
+			"CREATE TABLE `t` (\n" +
+				"  `id` bigint(20) NOT NULL,\n" +
+				"  `Phone_Cipher` varchar(128) DEFAULT NULL COMMENT 'was `phone_like`, (x)',\n" +
+				"  `phone_assisted` varchar(64) DEFAULT NULL,\n" +
+				"  `g` int(11) GENERATED ALWAYS AS (octet_length(`phone_cipher`)) VIRTUAL,\n" +
+				"  `phone_like` varchar(64) DEFAULT NULL,\n" +
+				"  PRIMARY KEY (`id`),\n" +
+				"  UNIQUE KEY `phone_assisted` (`phone_assisted`,`id`),\n" +
+				"  KEY `k` (`phone_cipher`(10),`phone_like`,`id`),\n" +
+				"  CONSTRAINT `fk` FOREIGN KEY (`phone_assisted`) REFERENCES `other` (`phone_assisted`),\n" +
+				"  CONSTRAINT `ck` CHECK (`phone_cipher` <> '`phone_like`')\n" +
+				") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+			"CREATE TABLE `t` (\n" +
+				"  `id` bigint(20) NOT NULL,\n" +
+				"  `phone` varchar(128) DEFAULT NULL COMMENT 'was `phone_like`, (x)',\n" +
+				"  `g` int(11) GENERATED ALWAYS AS (octet_length(`phone`)) VIRTUAL,\n" +
+				"  PRIMARY KEY (`id`),\n" +
+				"  UNIQUE KEY `phone_assisted` (`phone`,`id`),\n" +
+				"  KEY `k` (`phone`(10),`id`),\n" +
+				"  CONSTRAINT `fk` FOREIGN KEY (`phone`) REFERENCES `other` (`phone_assisted`),\n" +
+				"  CONSTRAINT `ck` CHECK (`phone` <> '`phone_like`')\n" +
+				") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"},
+		{"a hidden column last",
+			"CREATE TABLE `t` (\n  `id` int(11) NOT NULL,\n  `mail_c` text,\n  `phone_like` text\n)",
+			"CREATE TABLE `t` (\n  `id` int(11) NOT NULL,\n  `mail` text\n)"},
+		{"quoted names", "CREATE TABLE `t` (\n  `a``b` int(11) DEFAULT NULL,\n  `phone_plain` text,\n  KEY `x``y` (`a``b`)\n)",
+			"CREATE TABLE `t` (\n  `a``b` int(11) DEFAULT NULL,\n  KEY `x``y` (`a``b`)\n)"},
+		{"not a table definition", "CREATE VIEW `t` AS select 1", "CREATE VIEW `t` AS select 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, logicCreateTable(tt.in, v))
+		})
+	}
+}
