@@ -100,8 +100,25 @@ func (p *planner) encryptRewrite() error {
 	}
 	src := p.stmt
 	if p.nodeStmt != nil {
+		// A refusal names what the user wrote: check the statement as
+		// written first. The per-node statement has clauses the merge
+		// added (COUNT(DISTINCT x) becomes GROUP BY x on every node).
+		if _, err := p.encryptStatement(p.stmt); err != nil {
+			return err
+		}
 		src = p.nodeStmt
 	}
+	out, err := p.encryptStatement(src)
+	if err != nil {
+		return err
+	}
+	p.encStmt = out
+	return nil
+}
+
+// encryptStatement returns a copy of src rewritten over physical columns
+// (see encryptRewrite), with p.encArgs binding the placeholders it added.
+func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement, error) {
 	stmt := sqlparser.Clone(src)
 	// Map the clone's column names back to their resolution: the clone
 	// has new *ColName nodes, so resolve them again.
@@ -272,26 +289,41 @@ func (p *planner) encryptRewrite() error {
 		return true
 	}, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p.encStmt = out.(sqlparser.Statement)
-	return nil
+	return out.(sqlparser.Statement), nil
 }
 
-// contextOf names the clause a column sits in, for error messages.
+// contextOf names the clause or expression a column sits in, for error
+// messages, as the statement spells it: "ORDER BY", "GROUP BY",
+// "arithmetic", "BETWEEN", an aggregate or function call such as
+// "COUNT(DISTINCT phone)" or "LENGTH(phone)".
 func contextOf(cur *sqlparser.Cursor) string {
-	switch cur.Parent().(type) {
+	switch n := cur.Parent().(type) {
 	case *sqlparser.Order:
 		return "ORDER BY"
+	case *sqlparser.GroupBy:
+		return "GROUP BY"
 	case *sqlparser.BinaryExpr:
 		return "arithmetic"
 	case *sqlparser.BetweenExpr:
 		return "BETWEEN"
+	case sqlparser.AggrFunc:
+		// vitess prints aggregates in lower case: COUNT(DISTINCT x) as the
+		// user wrote it.
+		s := sqlparser.String(n)
+		name, args, ok := strings.Cut(s, "(")
+		if !ok {
+			return s
+		}
+		if rest, ok := strings.CutPrefix(args, "distinct "); ok {
+			args = "DISTINCT " + rest
+		}
+		return strings.ToUpper(name) + "(" + args
+	case sqlparser.SQLNode:
+		return strings.TrimSpace(sqlparser.String(n))
 	}
-	if _, ok := cur.Parent().(sqlparser.AggrFunc); ok {
-		return "an aggregate"
-	}
-	return sqlparser.String(cur.Parent())
+	return "this place"
 }
 
 // writeColumn is one physical column an encrypted logic column writes.

@@ -216,3 +216,20 @@ func TestLogicCreateTable(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyEncryptedRefusals: the proxy refuses what cipher text cannot
+// answer with ERROR 1235, naming the clause the client wrote.
+func TestProxyEncryptedRefusals(t *testing.T) {
+	e := newEncEnv(t, encRules)
+	db := e.client(t)
+	const why = ": only projections, =, <>, IN, IS [NOT] NULL and LIKE (with a like-query column) work on cipher text"
+	tests := []struct{ q, err string }{
+		{"SELECT COUNT(DISTINCT phone) FROM e9_user", `encrypted column "phone" cannot be used in COUNT(DISTINCT phone)` + why},
+		{"SELECT phone, COUNT(*) FROM e9_user GROUP BY phone", `encrypted column "phone" cannot be used in GROUP BY` + why},
+		{"SELECT phone FROM e9_user WHERE id = 1 GROUP BY phone", `encrypted column "phone" cannot be used in GROUP BY` + why},
+	}
+	for _, tt := range tests {
+		_, err := db.Exec(tt.q)
+		require.EqualError(t, err, "Error 1235 (42000): "+tt.err, tt.q)
+	}
+}

@@ -1,0 +1,34 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestEncryptRefusalContext: a refusal to use an encrypted column names the
+// clause or expression the user wrote, on one data node and over several
+// (whose per-node statement has clauses the merge added: COUNT(DISTINCT x)
+// runs as GROUP BY x on every node).
+func TestEncryptRefusalContext(t *testing.T) {
+	b := encBuilder(t)
+	const why = ": only projections, =, <>, IN, IS [NOT] NULL and LIKE (with a like-query column) work on cipher text"
+	tests := []struct{ sql, col, used string }{
+		{"SELECT COUNT(DISTINCT mobile) FROM t_user", "mobile", "COUNT(DISTINCT mobile)"},
+		{"SELECT COUNT(DISTINCT mobile) FROM t_user WHERE user_id = ?", "mobile", "COUNT(DISTINCT mobile)"},
+		{"SELECT name, count(distinct email) FROM t_user GROUP BY name", "email", "COUNT(DISTINCT email)"},
+		{"SELECT mobile, COUNT(*) FROM t_user GROUP BY mobile", "mobile", "GROUP BY"},
+		{"SELECT mobile, COUNT(*) FROM t_user WHERE user_id = ? GROUP BY mobile", "mobile", "GROUP BY"},
+		{"SELECT MAX(mobile) FROM t_user", "mobile", "MAX(mobile)"},
+		{"SELECT SUM(email) FROM t_user WHERE user_id = ?", "email", "SUM(email)"},
+		{"SELECT name FROM t_user ORDER BY mobile", "mobile", "ORDER BY"},
+		{"SELECT name FROM t_user WHERE user_id = ? ORDER BY email DESC", "email", "ORDER BY"},
+		{"SELECT name FROM t_user WHERE mobile BETWEEN 'a' AND 'b'", "mobile", "BETWEEN"},
+		{"SELECT name FROM t_user WHERE user_id = ? AND LENGTH(mobile) = 3", "mobile", "LENGTH(mobile)"},
+		{"SELECT name FROM t_user WHERE user_id = ? AND email + 1 = 2", "email", "arithmetic"},
+	}
+	for _, tt := range tests {
+		_, err := build(t, b, ":many", tt.sql, "shardgen:allow-full-route")
+		require.EqualError(t, err, `q.sql:1:1: query "Q": encrypted column "`+tt.col+`" cannot be used in `+tt.used+why, tt.sql)
+	}
+}
