@@ -208,6 +208,12 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 		switch n := cur.Node().(type) {
 		case *sqlparser.Insert, *sqlparser.UpdateExpr:
 			return false // done above
+		case *sqlparser.Order:
+			// ORDER BY an alias or a position of a column read as cipher
+			// text would sort by the cipher text.
+			if name := p.cipherResult(n.Expr); name != "" {
+				return fail(p.errorf(-1, "encrypted column %q cannot be used in ORDER BY: %s", name, cipherOnly))
+			}
 		case *sqlparser.StarExpr:
 			return p.encryptStar(cur, n, &err)
 		case *sqlparser.AliasedExpr:
@@ -283,7 +289,7 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			}
 		case *sqlparser.ColName:
 			if _, ec := encOf(n); ec != nil {
-				return fail(p.errorf(-1, "encrypted column %q cannot be used in %s: only projections, =, <>, IN, IS [NOT] NULL and LIKE (with a like-query column) work on cipher text", ec.Name, contextOf(cur)))
+				return fail(p.errorf(-1, "encrypted column %q cannot be used in %s: %s", ec.Name, contextOf(cur), cipherOnly))
 			}
 		}
 		return true
@@ -292,6 +298,38 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 		return nil, err
 	}
 	return out.(sqlparser.Statement), nil
+}
+
+// cipherOnly says what works on cipher text, for refusals.
+const cipherOnly = "only projections, =, <>, IN, IS [NOT] NULL and LIKE (with a like-query column) work on cipher text"
+
+// cipherResult returns the logic column of the result column that e, an
+// ORDER BY item, names by its alias or position when that column is read
+// as cipher text (Column.Decrypt), "" otherwise.
+func (p *planner) cipherResult(e sqlparser.Expr) string {
+	idx := -1
+	switch x := e.(type) {
+	case *sqlparser.Literal:
+		if x.Type == sqlparser.IntVal {
+			if n, err := strconv.Atoi(x.Val); err == nil {
+				idx = n - 1
+			}
+		}
+	case *sqlparser.ColName:
+		if r, err := p.resolve(x); err == nil && r == nil && x.Qualifier.IsEmpty() { // a select-list alias
+			for i, c := range p.plan.Columns {
+				if strings.EqualFold(c.Name, x.Name.String()) {
+					idx = i
+					break
+				}
+			}
+		}
+	}
+	if idx < 0 || idx >= len(p.plan.Columns) || p.plan.Columns[idx].Decrypt == "" {
+		return ""
+	}
+	_, col, _ := strings.Cut(p.plan.Columns[idx].Origin, ".")
+	return col
 }
 
 // contextOf names the clause or expression a column sits in, for error

@@ -26,9 +26,28 @@ func TestEncryptRefusalContext(t *testing.T) {
 		{"SELECT name FROM t_user WHERE mobile BETWEEN 'a' AND 'b'", "mobile", "BETWEEN"},
 		{"SELECT name FROM t_user WHERE user_id = ? AND LENGTH(mobile) = 3", "mobile", "LENGTH(mobile)"},
 		{"SELECT name FROM t_user WHERE user_id = ? AND email + 1 = 2", "email", "arithmetic"},
+		// By alias or position: the nodes would sort by the cipher text.
+		{"SELECT mobile AS m FROM t_user ORDER BY m", "mobile", "ORDER BY"},
+		{"SELECT name, mobile FROM t_user WHERE user_id = ? ORDER BY 2 DESC", "mobile", "ORDER BY"},
+		{"SELECT * FROM t_user ORDER BY 3", "mobile", "ORDER BY"},
 	}
 	for _, tt := range tests {
 		_, err := build(t, b, ":many", tt.sql, "shardgen:allow-full-route")
 		require.EqualError(t, err, `q.sql:1:1: query "Q": encrypted column "`+tt.col+`" cannot be used in `+tt.used+why, tt.sql)
+	}
+}
+
+// TestEncryptOrderByPlain: ORDER BY a column that is not read as cipher
+// text, by name, alias or position, still plans.
+func TestEncryptOrderByPlain(t *testing.T) {
+	b := encBuilder(t)
+	for _, q := range []string{
+		"SELECT name AS n, mobile FROM t_user ORDER BY n",
+		"SELECT name, mobile FROM t_user ORDER BY 1",
+		"SELECT * FROM t_user ORDER BY 2, user_id",
+		"SELECT mobile, COUNT(*) AS c FROM t_user WHERE user_id = ? GROUP BY user_id ORDER BY c",
+	} {
+		_, err := build(t, b, ":many", q, "shardgen:allow-full-route")
+		require.NoError(t, err, q)
 	}
 }
