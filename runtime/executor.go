@@ -73,6 +73,9 @@ func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows,
 		return t.rw.query(ctx, t, query, args)
 	}
 	if t.tx != nil {
+		if st := t.txStmt(ctx, query, args); st != nil {
+			return st.QueryContext(ctx, args...)
+		}
 		return t.tx.QueryContext(ctx, query, args...)
 	}
 	if t.conn != nil {
@@ -86,6 +89,9 @@ func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows,
 
 func (t target) exec(ctx context.Context, query string, args []any) (sql.Result, error) {
 	if t.tx != nil {
+		if st := t.txStmt(ctx, query, args); st != nil {
+			return st.ExecContext(ctx, args...)
+		}
 		return t.tx.ExecContext(ctx, query, args...)
 	}
 	if t.conn != nil {
@@ -95,6 +101,22 @@ func (t target) exec(ctx context.Context, query string, args []any) (sql.Result,
 		return t.stmts.exec(ctx, query, args)
 	}
 	return t.db.ExecContext(ctx, query, args...)
+}
+
+// txStmt returns the pool's cached statement for query bound to the
+// transaction, or nil when query has no arguments or cannot be cached.
+// database/sql reuses the statement already prepared on the transaction's
+// connection (Tx.StmtContext), so a transaction's statements cost one round
+// trip each, as outside one, instead of prepare, execute and close.
+func (t target) txStmt(ctx context.Context, query string, args []any) *sql.Stmt {
+	if t.stmts == nil || len(args) == 0 {
+		return nil
+	}
+	st := t.stmts.stmt(ctx, query)
+	if st == nil {
+		return nil
+	}
+	return t.tx.StmtContext(ctx, st)
 }
 
 // unitFunc runs units[i] on q; name is the unit's data source name and h the

@@ -203,6 +203,19 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
+// ForgetStatements closes the prepared statements every pool keeps for SQL
+// texts that start with prefix, and makes room for others: a proxy calls it
+// with a session's tag when the session ends. A statement still running
+// finishes first (see sql.Stmt.Close). Generated code never needs it.
+func (db *DB) ForgetStatements(prefix string) {
+	if prefix == "" {
+		return
+	}
+	for _, c := range db.stmts {
+		c.forget(prefix)
+	}
+}
+
 // sourceError names data source i and its address in err, e.g.
 // `data source "ds_1" (127.0.0.1:13307/ds_1): connection refused`.
 func (db *DB) sourceError(i int, err error) error {

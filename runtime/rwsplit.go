@@ -190,6 +190,9 @@ func (g *rwGroup) query(ctx context.Context, t target, q string, args []any) (*s
 // primaryQuery runs a read on the primary: in the transaction when t has one.
 func (t target) primaryQuery(ctx context.Context, q string, args []any) (*sql.Rows, error) {
 	if t.tx != nil {
+		if st := t.txStmt(ctx, q, args); st != nil {
+			return st.QueryContext(ctx, args...)
+		}
 		return t.tx.QueryContext(ctx, q, args...)
 	}
 	if t.stmts != nil {
@@ -419,7 +422,7 @@ func (db *DB) openGroups(cfg *Config) error {
 // transaction, and for a read/write group whose transactional strategy is
 // not PRIMARY, the group (reads go to a replica, FIXED keeps t's pick).
 func (t *Tx) target(d int, tx *sql.Tx) target {
-	q := target{tx: tx}
+	q := target{tx: tx, stmts: t.src.stmts[d]}
 	if s := t.src; s.rw != nil {
 		if g := s.rw[d]; g != nil && g.tx != TxReadPrimary {
 			q.rw = g

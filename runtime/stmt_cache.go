@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -70,6 +71,20 @@ func (c *stmtCache) exec(ctx context.Context, q string, args []any) (sql.Result,
 		}
 	}
 	return c.db.ExecContext(ctx, q, args...)
+}
+
+// forget closes and drops the cached statements whose SQL starts with
+// prefix.
+func (c *stmtCache) forget(prefix string) {
+	c.m.Range(func(k, v any) bool {
+		if strings.HasPrefix(k.(string), prefix) {
+			if _, loaded := c.m.LoadAndDelete(k); loaded {
+				_ = v.(*sql.Stmt).Close()
+				c.n.Add(-1)
+			}
+		}
+		return true
+	})
 }
 
 // close closes every cached statement.

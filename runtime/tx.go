@@ -182,7 +182,7 @@ func (t *Tx) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.
 	if err != nil {
 		return nil, err
 	}
-	return exec(ctx, t.src.hooks, target{tx: tx}, st, t.src.names[u.DataSource], &u, args)
+	return exec(ctx, t.src.hooks, target{tx: tx, stmts: t.src.stmts[u.DataSource]}, st, t.src.names[u.DataSource], &u, args)
 }
 
 // runUnits runs the units one after the other in the transaction, after

@@ -98,7 +98,11 @@ type DistTx struct {
 
 type txBranch struct {
 	pool int // DB pool index
+	// conn is an XA branch's session; tx a LOCAL branch's transaction
+	// (begun with database/sql, so its statements may reuse the pool's
+	// prepared statements, see target.txStmt).
 	conn *sql.Conn
+	tx   *sql.Tx
 }
 
 // xaCoordinator is the XA state of a DB.
@@ -171,32 +175,47 @@ func (t *DistTx) acquire() error {
 
 func (t *DistTx) release() { t.busy.Store(false) }
 
-// branch returns the connection of source index d, starting its branch.
-func (t *DistTx) branch(d int) (*sql.Conn, error) {
+// branch returns what units on source index d run on, starting its branch.
+func (t *DistTx) branch(d int) (target, error) {
 	s := t.src
 	if uint(d) >= uint(len(s.pools)) {
-		return nil, badUnit(&RouteUnit{DataSource: d}, len(s.pools))
+		return target{}, badUnit(&RouteUnit{DataSource: d}, len(s.pools))
 	}
 	id := s.ids[d]
 	if b := t.byID[id]; b != nil {
-		return b.conn, nil
+		return b.target(s.stmts[d]), nil
 	}
-	conn, err := s.pools[d].Conn(t.ctx)
-	if err != nil {
-		return nil, &NodeError{DataSource: s.names[d], SQL: "connect", Err: err}
+	b := &txBranch{pool: id}
+	if t.opts.Type == TxLocal {
+		tx, err := s.pools[d].BeginTx(t.ctx, nil)
+		if err != nil {
+			return target{}, &NodeError{DataSource: s.names[d], SQL: "START TRANSACTION", Err: err}
+		}
+		b.tx = tx
+	} else {
+		conn, err := s.pools[d].Conn(t.ctx)
+		if err != nil {
+			return target{}, &NodeError{DataSource: s.names[d], SQL: "connect", Err: err}
+		}
+		start := "XA START " + t.xid(id)
+		if _, err := conn.ExecContext(t.ctx, start); err != nil {
+			_ = conn.Close()
+			return target{}, &NodeError{DataSource: s.names[d], SQL: start, Err: err}
+		}
+		b.conn = conn
 	}
-	start := "START TRANSACTION"
-	if t.opts.Type == TxXA {
-		start = "XA START " + t.xid(id)
-	}
-	if _, err := conn.ExecContext(t.ctx, start); err != nil {
-		_ = conn.Close()
-		return nil, &NodeError{DataSource: s.names[d], SQL: start, Err: err}
-	}
-	b := &txBranch{pool: id, conn: conn}
 	t.byID[id] = b
 	t.branches = append(t.branches, b)
-	return conn, nil
+	return b.target(s.stmts[d]), nil
+}
+
+// target is what a unit of branch b runs on; stmts is the pool's statement
+// cache (used by LOCAL branches).
+func (b *txBranch) target(stmts *stmtCache) target {
+	if b.tx != nil {
+		return target{tx: b.tx, stmts: stmts}
+	}
+	return target{conn: b.conn}
 }
 
 // QueryRow runs u in the transaction; see Executor.
@@ -209,7 +228,7 @@ func (t *DistTx) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...an
 	if err != nil {
 		return Row{err: err}
 	}
-	return queryRow(ctx, t.src.hooks, target{conn: c}, st, t.src.names[u.DataSource], &u, args)
+	return queryRow(ctx, t.src.hooks, c, st, t.src.names[u.DataSource], &u, args)
 }
 
 // Query runs u in the transaction; see Executor.
@@ -222,7 +241,7 @@ func (t *DistTx) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) 
 	if err != nil {
 		return nil, err
 	}
-	return query(ctx, t.src.hooks, target{conn: c}, st, t.src.names[u.DataSource], &u, args)
+	return query(ctx, t.src.hooks, c, st, t.src.names[u.DataSource], &u, args)
 }
 
 // Exec runs u in the transaction; see Executor.
@@ -235,7 +254,7 @@ func (t *DistTx) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (
 	if err != nil {
 		return nil, err
 	}
-	return exec(ctx, t.src.hooks, target{conn: c}, st, t.src.names[u.DataSource], &u, args)
+	return exec(ctx, t.src.hooks, c, st, t.src.names[u.DataSource], &u, args)
 }
 
 func (t *DistTx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
@@ -257,7 +276,7 @@ func (t *DistTx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn u
 		if err != nil {
 			return err
 		}
-		if err := fn(ctx, s.hooks, target{conn: c}, s.names[units[i].DataSource], i); err != nil {
+		if err := fn(ctx, s.hooks, c, s.names[units[i].DataSource], i); err != nil {
 			return err
 		}
 	}
@@ -289,7 +308,19 @@ func (t *DistTx) finish(commit bool) error {
 		if commit {
 			verb = "COMMIT"
 		}
-		return t.each(func(b *txBranch) string { return verb })
+		var errs []error
+		for _, b := range t.branches {
+			var err error
+			if commit {
+				err = b.tx.Commit()
+			} else {
+				err = b.tx.Rollback()
+			}
+			if err != nil {
+				errs = append(errs, &NodeError{DataSource: t.src.db.names[b.pool], SQL: verb, Err: err})
+			}
+		}
+		return errors.Join(errs...)
 	}
 	defer t.forget()
 	switch {
@@ -363,7 +394,9 @@ func (t *DistTx) xaRollback() error {
 
 func (t *DistTx) closeAll() {
 	for _, b := range t.branches {
-		_ = b.conn.Close()
+		if b.conn != nil {
+			_ = b.conn.Close()
+		}
 	}
 }
 
