@@ -117,6 +117,8 @@ func sessionOf(c *mysql.Conn) *session {
 	return sess
 }
 
+// notSupported is ERROR 1235 (42000) "This version of the shardgen proxy
+// doesn't yet support <what>", MySQL's ER_NOT_SUPPORTED_YET.
 func notSupported(what string) error {
 	return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000", "This version of the shardgen proxy doesn't yet support "+what)
 }
@@ -153,6 +155,9 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 	q := trimStatement(query)
 	if q == "" {
 		return nil, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")
+	}
+	if err := unsupportedStatement(q); err != nil {
+		return nil, err
 	}
 	if res, ok, err := h.sessionStatement(ctx, c, sess, q); ok {
 		return res, err
@@ -452,4 +457,132 @@ func bindValue(bv *querypb.BindVariable) (any, error) {
 		return v, nil
 	}
 	return v, nil
+}
+
+// unsupportedStatement refuses, with ERROR 1235 naming its kind
+// (statementKind), a statement the proxy neither answers itself nor plans:
+// SQL-level prepared statements, LOAD DATA, CALL, EXPLAIN, table
+// maintenance, locks, administration and replication statements. Many of
+// them the SQL parser does not even know, and the planner would call them
+// an "UNKNOWN" statement or a syntax error. nil for every other statement
+// (SELECT, INSERT, ..., and what sessionStatement answers).
+func unsupportedStatement(q string) error {
+	w := leadingWords(q, 4)
+	switch w[0] {
+	case "prepare", "execute", "deallocate":
+		return notSupported(statementKind(q) + " statements (prepared statements of SQL): prepare through the protocol (COM_STMT_PREPARE) instead")
+	case "load":
+		return notSupported(statementKind(q) + " statements: INSERT the rows instead")
+	case "explain", "describe", "desc":
+		// EXPLAIN t is DESCRIBE t (sessionStatement); EXPLAIN of a
+		// statement is not.
+		switch w[1] {
+		case "select", "insert", "update", "delete", "replace", "with", "format", "extended", "partitions", "analyze", "for", "(":
+			return notSupported("EXPLAIN: PREVIEW <statement> shows the actual SQL of every data source")
+		}
+	case "drop":
+		if w[1] == "prepare" {
+			return notSupported("DROP PREPARE statements (prepared statements of SQL): prepare through the protocol (COM_STMT_PREPARE) instead")
+		}
+	case "start":
+		if w[1] != "transaction" {
+			return notSupported(statementKind(q) + " statements")
+		}
+	case "rollback":
+		if w[1] == "to" || w[2] == "to" { // ROLLBACK [WORK] TO [SAVEPOINT] s
+			return notSupported("savepoints (ROLLBACK TO SAVEPOINT)")
+		}
+	case "savepoint", "release":
+		return notSupported("savepoints (" + statementKind(q) + ")")
+	case "call", "do", "handler", "analyze", "optimize", "check", "checksum", "repair", "lock", "unlock",
+		"flush", "kill", "grant", "revoke", "xa", "install", "uninstall", "reset", "purge", "change", "stop",
+		"shutdown", "restart", "help", "signal", "resignal", "get", "binlog", "cache", "backup":
+		return notSupported(statementKind(q) + " statements")
+	}
+	return nil
+}
+
+// statementKind names the kind of statement q as MySQL's manual does, in
+// upper case: its first keyword with the words that complete the name
+// ("PREPARE", "LOAD DATA", "DEALLOCATE PREPARE", "LOCK TABLES", "CREATE
+// VIEW", "CREATE OR REPLACE VIEW", "ANALYZE TABLE", "START SLAVE", "XA
+// START"). Leading comments are skipped; "" for an empty statement.
+func statementKind(q string) string {
+	w := leadingWords(q, 4)
+	n := 1
+	switch w[0] {
+	case "load", "lock", "unlock", "deallocate", "xa", "install", "uninstall", "cache", "change", "get",
+		"release", "rename", "start", "stop", "flush", "show":
+		n = 2
+	case "create", "alter", "drop":
+		n = 2
+		switch w[1] {
+		case "or":
+			if w[2] == "replace" {
+				n = 4 // CREATE OR REPLACE VIEW
+				break
+			}
+			n = 1
+		case "definer", "algorithm", "sql", "temporary", "unique", "fulltext", "spatial", "online", "offline":
+			// CREATE OR REPLACE VIEW, CREATE TEMPORARY TABLE, ...: the
+			// object is further on; name the statement by its verb.
+			n = 1
+		}
+	default:
+		if w[1] == "table" || w[1] == "tables" {
+			n = 2 // ANALYZE TABLE, OPTIMIZE TABLE, CHECK TABLE, ...
+		}
+	}
+	var out []string
+	for _, x := range w[:n] {
+		if x != "" && x != "(" {
+			out = append(out, strings.ToUpper(x))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// leadingWords returns the first n words of q in lower case (a missing
+// word is ""), after white space and comments (/* ... */, -- ..., # ...);
+// a word is a run of letters, digits and _, or one other character.
+func leadingWords(q string, n int) []string {
+	out := make([]string, n)
+	i := 0
+	for k := 0; k < n; k++ {
+		for i < len(q) {
+			switch {
+			case q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r':
+				i++
+				continue
+			case strings.HasPrefix(q[i:], "/*"):
+				end := strings.Index(q[i+2:], "*/")
+				if end < 0 {
+					return out
+				}
+				i += end + 4
+				continue
+			case strings.HasPrefix(q[i:], "#"), strings.HasPrefix(q[i:], "-- "):
+				end := strings.IndexByte(q[i:], '\n')
+				if end < 0 {
+					return out
+				}
+				i += end + 1
+				continue
+			}
+			break
+		}
+		if i >= len(q) {
+			break
+		}
+		j := i
+		for j < len(q) && (q[j] == '_' || q[j] >= '0' && q[j] <= '9' || q[j]|0x20 >= 'a' && q[j]|0x20 <= 'z') {
+			j++
+		}
+		if j == i {
+			j++
+		}
+		out[k] = strings.ToLower(q[i:j])
+		i = j
+	}
+	return out
 }

@@ -54,7 +54,10 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 		return nil, 0, nil
 	}
 	if word, _ := firstWord(q); word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
-		return nil, 0, notSupported("preparing " + word + " statements")
+		if err := unsupportedStatement(q); err != nil {
+			return nil, 0, err
+		}
+		return nil, 0, notSupported("preparing " + statementKind(q) + " statements")
 	}
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, 0, err

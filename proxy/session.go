@@ -24,6 +24,13 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 	case "preview":
 		res, err = h.preview(ctx, c, rest)
 		return res, true, err
+	case "explain":
+		// EXPLAIN t [column] is DESCRIBE t [column] (unsupportedStatement
+		// refused EXPLAIN of a statement).
+		if res, ok, err := h.showTable(ctx, c, "DESCRIBE "+rest); ok {
+			return res, true, err
+		}
+		return nil, true, notSupported("EXPLAIN: PREVIEW <statement> shows the actual SQL of every data source")
 	case "show", "describe", "desc":
 		if res, ok, err := h.showTable(ctx, c, q); ok {
 			return res, true, err
@@ -42,12 +49,22 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		}
 		stmt, err := h.s.b.Parser().Parse(q)
 		if err != nil {
+			switch w := leadingWords(q, 2); w[1] {
+			case "table", "temporary", "index", "unique", "fulltext", "spatial", "online", "offline", "ignore":
+			default:
+				if w[0] != "truncate" {
+					// CREATE USER, DROP EVENT, ...: statements the SQL
+					// parser does not know, which are not logic tables'.
+					return nil, true, notSupported(statementKind(q) + " statements")
+				}
+			}
 			return nil, true, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "You have an error in your SQL syntax; "+err.Error())
 		}
 		if res, ok, err := h.ddl(ctx, sess, c, stmt); ok {
 			return res, true, err
 		}
-		return nil, false, nil
+		// CREATE VIEW, CREATE DATABASE, DROP PROCEDURE, ...
+		return nil, true, notSupported(statementKind(q) + " statements")
 	case "use", "set", "begin", "start", "commit", "rollback", "select":
 	default:
 		return nil, false, nil

@@ -184,5 +184,5 @@ func TestProxyPreparedSessionStatements(t *testing.T) {
 	require.Equal(t, "px_item", v)
 	require.NoError(t, rows.Close())
 	_, err = conn.PrepareContext(ctx, "SET sql_mode = ?")
-	require.EqualError(t, err, "Error 1235 (42000): This version of the shardgen proxy doesn't yet support preparing set statements")
+	require.EqualError(t, err, "Error 1235 (42000): This version of the shardgen proxy doesn't yet support preparing SET statements")
 }
