@@ -104,13 +104,8 @@ func (h *handler) sessionPrepared(q string) bool {
 			return false
 		}
 		sel, ok := stmt.(*sqlparser.Select)
-		if !ok {
+		if !ok || !tableless(sel) {
 			return false
-		}
-		for _, t := range sqlparser.ExtractAllTables(sel) {
-			if !strings.EqualFold(t, "dual") {
-				return false
-			}
 		}
 	default:
 		return false

@@ -22,7 +22,7 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 	word, rest := firstWord(q)
 	switch word {
 	case "preview":
-		res, err = h.preview(ctx, c, rest)
+		res, err = h.preview(ctx, c, sess, rest)
 		return res, true, err
 	case "explain":
 		// EXPLAIN t [column] is DESCRIBE t [column] (unsupportedStatement
@@ -66,6 +66,11 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		// CREATE VIEW, CREATE DATABASE, DROP PROCEDURE, ...
 		return nil, true, notSupported(statementKind(q) + " statements")
 	case "use", "set", "begin", "start", "commit", "rollback", "select":
+	case "":
+		if !strings.HasPrefix(q, "(") {
+			return nil, false, nil
+		}
+		word = "select" // (SELECT ...)
 	default:
 		return nil, false, nil
 	}
@@ -116,15 +121,24 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		}
 		return &sqltypes.Result{}, true, err
 	case *sqlparser.Select:
-		for _, t := range sqlparser.ExtractAllTables(st) {
-			if !strings.EqualFold(t, "dual") {
-				return nil, false, nil
-			}
+		if !tableless(st) {
+			return nil, false, nil
 		}
 		res, err = h.selectNoTable(ctx, c, sess, q, st)
 		return res, true, err
 	}
 	return nil, false, nil
+}
+
+// tableless reports whether sel reads no table (SELECT 1, SELECT NOW()
+// FROM dual, ...): the proxy runs it on one data source (selectNoTable).
+func tableless(sel *sqlparser.Select) bool {
+	for _, t := range sqlparser.ExtractAllTables(sel) {
+		if !strings.EqualFold(t, "dual") {
+			return false
+		}
+	}
+	return true
 }
 
 // firstWord returns the lower-cased first word of q and the text after it.
@@ -236,11 +250,30 @@ func (h *handler) sameVariable(ctx context.Context, name string, expr sqlparser.
 	return true
 }
 
-// selectNoTable answers a SELECT without a table: DATABASE() and
-// SCHEMA() become the session's logic database, @@version and
-// @@version_comment the proxy's, and the statement then runs on the first
-// data source (SELECT 1, NOW(), @@max_allowed_packet...).
+// selectNoTable answers a SELECT without a table (SELECT 1, NOW(),
+// @@max_allowed_packet...): it runs noTableSQL on the first data source.
+// ShardingSphere routes such a statement to one data source of the rule
+// too (a random one, ShardingUnicastRoutingEngine); the first one keeps
+// the answer and PREVIEW deterministic.
 func (h *handler) selectNoTable(ctx context.Context, c *mysql.Conn, sess *session, q string, st *sqlparser.Select) (*sqltypes.Result, error) {
+	text := h.noTableSQL(sess, q, st)
+	rows, err := h.s.in.src.Query(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: text})
+	if err != nil {
+		return nil, err
+	}
+	cols, vals, err := readRows(rows)
+	if err != nil {
+		return nil, err
+	}
+	return rowsResult(cols, vals, clientCollation(c.CharacterSet))
+}
+
+// noTableSQL returns the text selectNoTable runs for st, the SELECT
+// without a table q: each column named as the client wrote it, DATABASE()
+// and SCHEMA() the session's logic database, LAST_INSERT_ID() and
+// @@autocommit the session's, @@version and @@version_comment the proxy's.
+// st is changed.
+func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) string {
 	// Name each column as the client wrote it, as MySQL does, before the
 	// rewrite below changes the expression.
 	for _, se := range st.GetColumns() {
@@ -283,16 +316,7 @@ func (h *handler) selectNoTable(ctx context.Context, c *mysql.Conn, sess *sessio
 		}
 		return true
 	})
-	text := sqlparser.String(out)
-	rows, err := h.s.in.src.Query(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: text})
-	if err != nil {
-		return nil, err
-	}
-	cols, vals, err := readRows(rows)
-	if err != nil {
-		return nil, err
-	}
-	return rowsResult(cols, vals, clientCollation(c.CharacterSet))
+	return sqlparser.String(out)
 }
 
 // show answers SHOW DATABASES / SCHEMAS and SHOW [FULL] TABLES [FROM db]
@@ -348,11 +372,35 @@ func (h *handler) show(c *mysql.Conn, sess *session, q string) (*sqltypes.Result
 
 // preview answers ShardingSphere's `PREVIEW <sql>`: one row per route unit,
 // (data_source_name, actual_sql), with literal values; a statement with ?
-// placeholders is refused.
-func (h *handler) preview(ctx context.Context, c *mysql.Conn, q string) (*sqltypes.Result, error) {
+// placeholders is refused. A SELECT without a table previews as the proxy
+// runs it (selectNoTable): one row, the first data source. Statements the
+// proxy answers itself or does not support (SET, SHOW, DDL, ...) are
+// refused with their kind.
+func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q string) (*sqltypes.Result, error) {
 	q = trimStatement(q)
 	if q == "" {
 		return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "PREVIEW needs a statement")
+	}
+	charset := clientCollation(c.CharacterSet)
+	res := &sqltypes.Result{Fields: []*querypb.Field{
+		{Name: "data_source_name", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 256},
+		{Name: "actual_sql", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 65535},
+	}}
+	names := h.s.in.names
+	switch leadingWords(q, 1)[0] {
+	case "select", "(":
+		if stmt, err := h.s.b.Parser().Parse(q); err == nil {
+			if sel, ok := stmt.(*sqlparser.Select); ok && tableless(sel) {
+				res.Rows = append(res.Rows, sqltypes.Row{sqltypes.NewVarChar(names[0]), sqltypes.NewVarChar(h.noTableSQL(sess, q, sel))})
+				return res, nil
+			}
+		}
+	case "insert", "update", "delete", "replace", "with":
+	default:
+		if err := unsupportedStatement(q); err != nil {
+			return nil, err
+		}
+		return nil, notSupported("PREVIEW of " + statementKind(q) + " statements")
 	}
 	p, err := h.s.plan(q)
 	if err != nil {
@@ -373,12 +421,6 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, q string) (*sqltyp
 	if err != nil {
 		return nil, err
 	}
-	charset := clientCollation(c.CharacterSet)
-	res := &sqltypes.Result{Fields: []*querypb.Field{
-		{Name: "data_source_name", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 256},
-		{Name: "actual_sql", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 65535},
-	}}
-	names := h.s.in.names
 	for _, u := range units {
 		uargs := args
 		if u.Args != nil {

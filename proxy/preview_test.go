@@ -1,0 +1,40 @@
+package proxy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestProxyPreviewTableless: PREVIEW of a SELECT without a table answers
+// as the proxy runs that SELECT (selectNoTable): one row, the first data
+// source and the statement it runs there. It said unknown table "dual".
+// PREVIEW of a statement the proxy answers itself names its kind.
+func TestProxyPreviewTableless(t *testing.T) {
+	e := newEncEnv(t, encRules)
+	db := e.client(t)
+	tests := []struct{ q, actual, result string }{
+		{"SELECT 1", "select 1 as `1` from dual", "int64:1"},
+		{"select 1 + 1 AS two FROM dual", "select 1 + 1 as two from dual", "int64:2"},
+		{"SELECT DATABASE(), @@version_comment", "select 'e9_db' as `DATABASE()`, 'shardgen proxy' as `@@version_comment` from dual", "string:e9_db | string:shardgen proxy"},
+		{"(SELECT 1)", "select 1 as `1` from dual", "int64:1"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, []string{"string:ds_0 | string:" + tt.actual}, rowsOf(t, db, "PREVIEW "+tt.q), tt.q)
+		require.Equal(t, []string{tt.result}, rowsOf(t, db, tt.q), tt.q)
+	}
+	const prefix = "Error 1235 (42000): This version of the shardgen proxy doesn't yet support "
+	refused := []struct{ q, err string }{
+		{"PREVIEW SHOW TABLES", prefix + "PREVIEW of SHOW TABLES statements"},
+		{"PREVIEW SET autocommit = 0", prefix + "PREVIEW of SET statements"},
+		{"PREVIEW CREATE TABLE e9_x (id INT)", prefix + "PREVIEW of CREATE TABLE statements"},
+		{"PREVIEW LOAD DATA INFILE 'x' INTO TABLE e9_user", prefix + "LOAD DATA statements: INSERT the rows instead"},
+		{"PREVIEW SELECT", "Error 1064 (42000): You have an error in your SQL syntax; syntax error: at position 7"},
+	}
+	for _, tt := range refused {
+		_, err := db.Exec(tt.q)
+		require.EqualError(t, err, tt.err, tt.q)
+	}
+	// A statement on a table previews its route, as before.
+	require.Equal(t, []string{"string:ds_1 | string:select id from e9_user where id = 3"}, rowsOf(t, db, "PREVIEW SELECT id FROM e9_user WHERE id = 3"))
+}
