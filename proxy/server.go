@@ -102,7 +102,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 		return nil, errors.New("proxy: no configuration")
 	}
 	if len(cfg.Users) == 0 && !opts.Insecure {
-		return nil, errors.New("proxy: no users are configured (authority.users); add one or start with --insecure to accept any user")
+		return nil, errors.New(strings.TrimPrefix(cfg.Rules.File+": ", ": ") + "no users are configured (authority.users); add one or start with --insecure to accept any user")
 	}
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen

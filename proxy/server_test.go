@@ -331,7 +331,7 @@ func TestProxyNoUsersRefused(t *testing.T) {
 	cfg, err := ParseConfig("px.yaml", []byte(strings.Split(pxYAML(), "authority:")[0]))
 	require.NoError(t, err)
 	_, err = NewServer(cfg, Options{Listen: "127.0.0.1:0"})
-	require.EqualError(t, err, "proxy: no users are configured (authority.users); add one or start with --insecure to accept any user")
+	require.EqualError(t, err, "px.yaml: no users are configured (authority.users); add one or start with --insecure to accept any user")
 }
 
 func TestProxyMariaDBCLI(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,10 +11,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/shardgen/shardgen/proxy"
+	"github.com/shardgen/shardgen/schema"
 )
 
 // runProxy serves the fallback proxy until SIGTERM or SIGINT:
@@ -53,12 +56,12 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	srv, err := proxy.NewServer(cfg, proxy.Options{Listen: *listen, Insecure: *insecure, ShutdownTimeout: *timeout, Logger: logger})
 	if err != nil {
-		fmt.Fprintln(stderr, "shardgen proxy:", err)
+		printStartError(stderr, *conf, err)
 		return 1
 	}
 	if err := srv.Start(); err != nil {
 		_ = srv.Close()
-		fmt.Fprintln(stderr, "shardgen proxy:", err)
+		printStartError(stderr, *conf, err)
 		return 1
 	}
 	fmt.Fprintln(stdout, "shardgen proxy: listening on", srv.Addr())
@@ -84,4 +87,20 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	fmt.Fprintf(stdout, "shardgen proxy: stopped (%s)\n", time.Since(start).Round(time.Millisecond))
 	return 0
+}
+
+// printStartError prints an error of proxy.NewServer or Server.Start with
+// one prefix: a problem of the configuration file conf (schema errors, or
+// a message that starts with the file's name, such as "proxy.yaml: no
+// users are configured ...") as it is, like LoadConfig's errors; anything
+// else as "shardgen proxy: <message>" without the proxy package's own
+// "proxy: " ("shardgen proxy: listen on 127.0.0.1:3307: ...").
+func printStartError(w io.Writer, conf string, err error) {
+	var one *schema.Error
+	var list schema.Errors
+	if errors.As(err, &list) || errors.As(err, &one) || strings.HasPrefix(err.Error(), conf+":") {
+		printErrors(w, err)
+		return
+	}
+	fmt.Fprintln(w, "shardgen proxy: "+strings.TrimPrefix(err.Error(), "proxy: "))
 }

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,14 +78,22 @@ func TestProxyCommand(t *testing.T) {
 
 func TestProxyCommandErrors(t *testing.T) {
 	conf, ddl := writeProxyConfig(t, "")
+	// Start errors carry one prefix (they had "shardgen proxy: proxy: "):
+	// the configuration file's name for a problem of the file, else
+	// "shardgen proxy: ".
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer busy.Close()
+	addr := busy.Addr().String()
 	tests := []struct {
 		args   []string
 		code   int
 		stderr string
 	}{
 		{nil, 2, "usage: shardgen proxy -c config.yaml --ddl schema.sql... [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]\n"},
-		{[]string{"-c", conf, "--ddl", ddl}, 1, "shardgen proxy: proxy: no users are configured (authority.users); add one or start with --insecure to accept any user\n"},
+		{[]string{"-c", conf, "--ddl", ddl}, 1, conf + ": no users are configured (authority.users); add one or start with --insecure to accept any user\n"},
 		{[]string{"-c", conf + ".missing"}, 1, "open " + conf + ".missing: no such file or directory\n"},
+		{[]string{"-c", conf, "--ddl", ddl, "--insecure", "--listen", addr}, 1, "shardgen proxy: listen on " + addr + ": listen tcp " + addr + ": bind: address already in use\n"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
