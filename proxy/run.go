@@ -20,13 +20,22 @@ type wireResult struct {
 
 // executeWire runs p like Interpreter.Execute, with two differences the
 // proxy needs: the statement runs on e (the session's transaction, or the
-// pools), and every unit's parameters are interpolated into its SQL, so the
-// back end receives a COM_QUERY and answers in the text protocol — the
-// exact bytes MySQL prints (go-sql-driver interpolateParams semantics; the
-// runtime's pools always use server-side prepared statements otherwise).
+// pools), and the back end answers in the protocol the client used:
+//
+//   - text protocol (a COM_QUERY, so p has no client parameters): every
+//     unit's parameters (generated keys, cipher values, LIMIT counts) are
+//     interpolated into its SQL, so the back end receives a COM_QUERY and
+//     answers with the exact text MySQL prints (go-sql-driver
+//     interpolateParams semantics);
+//   - binary protocol (a prepared statement with parameters): each unit runs
+//     as a cached server-side prepared statement with the values as
+//     arguments (runtime's statement cache), so the back end parses it once
+//     and its binary rows carry every FLOAT and DOUBLE exactly; the columns
+//     are marked exact (textValue).
+//
 // The column types of the first unit that returned rows (or of a re-run of
-// the first unit when none did) describe the result. A non-empty tag (a
-// SQL comment, see watchStatement) is put before every unit's SQL.
+// the first unit when none did) describe the result. A non-empty tag (the
+// session's SQL comment, see watchStatement) is put before every unit's SQL.
 func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string) (*wireResult, error) {
 	params, values, lastKey, err := prepareParams(p, params, keys)
 	if err != nil {
@@ -40,19 +49,24 @@ func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *p
 	if err != nil {
 		return nil, err
 	}
+	binary := len(clientParams(p)) > 0
 	for i := range units {
 		u := &units[i]
 		uargs := args
 		if u.Args != nil {
 			uargs = u.Args
 		}
-		if u.SQL, err = interpolate(u.SQL, uargs); err != nil {
-			return nil, err
+		if binary {
+			u.Args = uargs
+		} else {
+			if u.SQL, err = interpolate(u.SQL, uargs); err != nil {
+				return nil, err
+			}
+			u.Args = nil
 		}
 		if tag != "" {
 			u.SQL = tag + u.SQL
 		}
-		u.Args = nil
 	}
 	st := &runtime.Stmt{Name: p.Name, LogicSQL: p.LogicSQL}
 	if p.Statement != plan.StmtSelect {
@@ -126,6 +140,7 @@ func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *p
 		res.Columns = append(res.Columns, c.Name)
 		if i < len(types) {
 			cols[i] = columnOf(c.Name, types[i])
+			cols[i].exact = binary
 		} else {
 			cols[i] = column{name: c.Name, typ: dbTypes["VARBINARY"], nullable: true}
 		}

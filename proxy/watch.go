@@ -18,7 +18,11 @@ import (
 //
 //   - runs under its own context, cancelled when the client disconnects;
 //   - is tagged: each actual SQL the proxy sends starts with the comment
-//     "/* shardgen-proxy s<N> */" (N unique per statement in the server);
+//     "/* shardgen-proxy c<N> */" (N the client connection's id, unique in
+//     the server; a session runs one statement at a time, so the tag names
+//     its running statement, and a prepared statement's text stays the same
+//     from one execution to the next, which lets the back end keep it
+//     prepared);
 //   - once it has run for watchDelay, a goroutine waits on the client's
 //     socket (a non-blocking MSG_PEEK of one byte: no data is consumed,
 //     vitess reads it later). End of file or a reset means the client is
@@ -43,7 +47,7 @@ const killTimeout = 5 * time.Second
 type stmtWatch struct {
 	s      *Server
 	raw    net.Conn
-	tag    string // "/* shardgen-proxy s<N> */ "
+	tag    string // "/* shardgen-proxy c<N> */ "
 	cancel context.CancelFunc
 	timer  *time.Timer
 
@@ -57,8 +61,14 @@ type stmtWatch struct {
 // end function, which must be called when the statement is done.
 func (s *Server) watchStatement(c *mysql.Conn, sess *session) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(s.ctx)
-	w := &stmtWatch{s: s, cancel: cancel, tag: "/* shardgen-proxy s" + strconv.FormatUint(s.stmtSeq.Add(1), 10) + " */ "}
-	sess.tag = w.tag
+	if sess.tag == "" {
+		id := s.stmtSeq.Add(1) // connection-less callers (tests)
+		if c != nil {
+			id = uint64(c.ConnectionID)
+		}
+		sess.tag = "/* shardgen-proxy c" + strconv.FormatUint(id, 10) + " */ "
+	}
+	w := &stmtWatch{s: s, cancel: cancel, tag: sess.tag}
 	if c != nil {
 		w.raw = c.GetRawConn()
 	}
@@ -66,10 +76,7 @@ func (s *Server) watchStatement(c *mysql.Conn, sess *session) (context.Context, 
 		w.exited = make(chan struct{})
 		w.timer = time.AfterFunc(watchDelay, w.run)
 	}
-	return ctx, func() {
-		sess.tag = ""
-		w.end()
-	}
+	return ctx, w.end
 }
 
 // run waits for the client to disconnect (see the package comment above).

@@ -24,7 +24,7 @@ func TestProxyClientDisconnectKillsBackend(t *testing.T) {
 	backend := testdb.Open(t, "ds_1")
 	running := func() int {
 		var n int
-		require.NoError(t, backend.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '/* shardgen-proxy s% */ %SLEEP(30)%'").Scan(&n))
+		require.NoError(t, backend.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '/* shardgen-proxy c% */ %SLEEP(30)%'").Scan(&n))
 		return n
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -36,6 +36,10 @@ type column struct {
 	// TIMESTAMP or TIME; notFixedDec for other floats.
 	decimals int
 	length   uint32
+	// exact marks values read from the back end in the binary protocol:
+	// floating-point values carry all their bits (formatExact) rather than
+	// the text protocol's rounding.
+	exact bool
 }
 
 // dbTypes maps go-sql-driver's DatabaseTypeName (fields.go
@@ -154,9 +158,17 @@ func textValue(c *column, v any) (sqltypes.Value, error) {
 			b[0] = '1'
 		}
 	case float64:
-		b = formatDouble(x, c.decimals, c.typ == sqltypes.Float32)
+		if c.exact {
+			b = formatExact(x, c.typ == sqltypes.Float32)
+		} else {
+			b = formatDouble(x, c.decimals, c.typ == sqltypes.Float32)
+		}
 	case float32:
-		b = formatDouble(float64(x), c.decimals, true)
+		if c.exact {
+			b = formatExact(float64(x), true)
+		} else {
+			b = formatDouble(float64(x), c.decimals, true)
+		}
 	case time.Time:
 		b = formatTime(x, c.typ, c.decimals)
 	default:
@@ -231,6 +243,17 @@ func formatDouble(f float64, decimals int, float bool) []byte {
 		}
 	}
 	return out
+}
+
+// formatExact prints f with the fewest digits that read back as the same
+// float32 (a FLOAT column) or float64: a value that came from the back end
+// in the binary protocol goes on to a binary-protocol client as the same
+// bits (vitess parses this text back per the field type).
+func formatExact(f float64, float bool) []byte {
+	if float {
+		return strconv.AppendFloat(nil, f, 'g', -1, 32)
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64)
 }
 
 // formatTime prints t as MySQL prints a DATE ("2006-01-02"), or a
