@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -371,15 +372,39 @@ func trimStatement(q string) string {
 
 // sqlError turns an error into the MySQL error a client expects:
 //   - a *sqlerror.SQLError as it is;
+//   - a failure to connect to a data source (connectError: the proxy's own
+//     credentials or database refused, the server unreachable) as ERROR
+//     1105 (HY000) "data source ds_0: <cause>", so that it does not read
+//     like the client's own login failing (ERROR 1045 of the back end
+//     names the proxy's user, not the client's);
 //   - a back end's error (go-sql-driver *MySQLError, possibly wrapped in a
-//     runtime.NodeError) with its own number, SQL state and message;
+//     runtime.NodeError) with its own number, SQL state and message
+//     (1062 for a duplicate key...: clients rely on them);
 //   - a planner refusal (*schema.Error) as ERROR 1235 (42000) with the
 //     planner's reason, and a syntax error as ERROR 1064 (42000);
 //   - anything else as ERROR 1105 (HY000) with its text.
+//
+// ShardingSphere-Proxy relays a back end's SQLException as it is, and
+// reports storage units it cannot connect to (when they are registered)
+// as its own error 10110 (08000). A SQL state of class 08 tells a client
+// library that its connection to the proxy is broken (HikariCP evicts it),
+// which it is not, so the proxy answers 1105 (HY000) instead.
 func sqlError(err error) error {
 	var se *sqlerror.SQLError
 	if errors.As(err, &se) {
 		return se
+	}
+	if connectError(err) {
+		where, cause := "a data source", err
+		var ne *runtime.NodeError
+		if errors.As(err, &ne) {
+			where, cause = "data source "+ne.DataSource, ne.Err
+		}
+		var me *gomysql.MySQLError
+		if errors.As(cause, &me) {
+			return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, where+": "+me.Message)
+		}
+		return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, where+": "+cause.Error())
 	}
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
@@ -405,6 +430,40 @@ func sqlError(err error) error {
 		return sqlerror.NewSQLError(sqlerror.ERQueryInterrupted, "70100", "Query execution was interrupted")
 	}
 	return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, err.Error())
+}
+
+// connectErrors are the MySQL errors a server answers a connection
+// attempt with (the handshake, its user and database), never a statement
+// the proxy sends: too many connections (1040, 1203), access denied to the
+// database (1044), access denied (1045), unknown database (1049), host
+// blocked or not allowed (1129, 1130), authentication protocol (1251),
+// password expired (1862), account locked (MySQL 3118, MariaDB 4151).
+var connectErrors = map[uint16]bool{1040: true, 1044: true, 1045: true, 1049: true, 1129: true, 1130: true,
+	1203: true, 1251: true, 1862: true, 3118: true, 4151: true}
+
+// connectError reports whether err is a data source's failure to connect:
+// one of connectErrors, a dial or DNS error (MySQL's client errors 2003
+// and 2005), or go-sql-driver refusing the server's authentication or TLS.
+func connectError(err error) bool {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		return connectErrors[me.Number]
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	for _, e := range []error{gomysql.ErrNativePassword, gomysql.ErrOldPassword, gomysql.ErrCleartextPassword,
+		gomysql.ErrUnknownPlugin, gomysql.ErrNoTLS, gomysql.ErrOldProtocol} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // readRows reads every row of rows with its column types.

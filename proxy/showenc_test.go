@@ -91,11 +91,26 @@ type encEnv struct {
 // (after the data sources), over freshly created e9_user tables.
 func newEncEnv(t *testing.T, rules string) *encEnv {
 	t.Helper()
+	return newEncEnvWith(t, nil, rules)
+}
+
+// encDataSource is the proxy's data source ds (ds_0 or ds_1): the test
+// server's address, database and account, as a change may alter them.
+type encDataSource struct{ addr, db, user, password string }
+
+// newEncEnvWith is newEncEnv with each data source's settings passed
+// through change (nil: as they are).
+func newEncEnvWith(t *testing.T, change func(name string, ds *encDataSource), rules string) *encEnv {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString("databaseName: e9_db\ndataSources:\n")
 	for _, ds := range testdb.DataSources()[:2] {
 		c := testdb.Config(ds)
-		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n", ds, c.Addr, ds, c.User, c.Passwd)
+		d := encDataSource{addr: c.Addr, db: ds, user: c.User, password: c.Passwd}
+		if change != nil {
+			change(ds, &d)
+		}
+		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n", ds, d.addr, d.db, d.user, d.password)
 	}
 	b.WriteString(rules)
 	cfg, err := ParseConfig("e9.yaml", []byte(b.String()))
