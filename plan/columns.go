@@ -5,10 +5,21 @@ import (
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
+	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
 
-// resultColumns types the select list of a SELECT.
+// typeAny is the Go type of a result column or parameter of an ad-hoc
+// statement (AdHocFile) whose type the planner cannot infer, such as
+// LENGTH(note) or `? + 1`: nothing is generated for such a statement, the
+// proxy describes a result column with the back end's type and sends a
+// parameter as the client typed it. A merge never needs it: merge keys and
+// aggregates have their own kinds (exprKind), refused when unknown.
+var typeAny = GoType{Name: "any", Kind: runtime.KindString, Nullable: true}
+
+// resultColumns types the select list of a SELECT. A query file's column
+// whose Go type cannot be inferred is refused (the generated row needs a
+// field type); an ad-hoc statement's is typeAny.
 func (p *planner) resultColumns() error {
 	sel, ok := p.stmt.(*sqlparser.Select)
 	if !ok {
@@ -46,7 +57,10 @@ func (p *planner) resultColumns() error {
 			}
 			t, origin, ok := p.exprType(e.Expr)
 			if !ok {
-				return p.errorf(-1, "cannot infer the Go type of result column %d (%s): give it a CAST(... AS type)", i+1, sqlparser.String(e.Expr))
+				if !p.adHoc() {
+					return p.errorf(-1, "cannot infer the Go type of result column %d (%s): give it a CAST(... AS type)", i+1, sqlparser.String(e.Expr))
+				}
+				t = typeAny // the proxy takes the column's type from the back end
 			}
 			add(name, origin, t)
 		default:

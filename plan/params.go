@@ -109,7 +109,13 @@ func (p *planner) typeParams() error {
 	for i := range p.names {
 		h, ok := p.hints[i]
 		if !ok {
-			return p.errorf(p.placeholderOffset(i), "cannot infer the type of parameter %d: compare it with a column (col = ?), or CAST(? AS type)", i+1)
+			if !p.adHoc() {
+				return p.errorf(p.placeholderOffset(i), "cannot infer the type of parameter %d: compare it with a column (col = ?), or CAST(? AS type)", i+1)
+			}
+			// A prepared ad-hoc statement's value comes typed from the
+			// client; a parameter that feeds a sharding condition has a
+			// hint.
+			h = argHint{typ: typeAny}
 		}
 		name := p.names[i]
 		if name != "" {

@@ -1,0 +1,80 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// TestAdHocUntyped: a query file needs the Go type of every result column
+// and parameter (the generated function declares them); an ad-hoc
+// statement (the proxy) does not, since the back end types its columns and
+// the client its values. A merge that needs a type refuses it in SQL terms.
+func TestAdHocUntyped(t *testing.T) {
+	cfg, err := schema.Load("rules.yaml", []byte(adHocRules))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("schema.sql", []byte(adHocDDL))
+	require.NoError(t, err)
+	require.NoError(t, schema.CheckDDL(cfg, tables))
+	b, err := plan.NewBuilder(cfg, nil)
+	require.NoError(t, err)
+	adHoc := func(sql string) (*plan.Plan, error) {
+		pos := schema.Pos{File: plan.AdHocFile, Line: 1, Col: 1}
+		return b.Build(&schema.Query{Name: "proxy", Cmd: schema.CmdMany, SQL: sql, AllowFullRoute: true, Pos: pos, SQLPos: pos})
+	}
+	tests := []struct {
+		sql      string
+		fileErr  string // as a query file
+		adHocErr string // "" when the ad-hoc statement plans
+		types    string // result column types of the ad-hoc plan
+	}{
+		{"SELECT LENGTH(kind) FROM t_event WHERE user_id = 1 AND event_id = 1",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (LENGTH(kind)): give it a CAST(... AS type)`, "", "any"},
+		{"SELECT event_id, UPPER(kind) AS k FROM t_event",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 2 (UPPER(kind)): give it a CAST(... AS type)`, "", "int64 any"},
+		{"SELECT LENGTH(kind) AS n FROM t_event ORDER BY n DESC LIMIT 3",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (LENGTH(kind)): give it a CAST(... AS type)`, "", "any"},
+		{"SELECT event_id FROM t_event WHERE user_id = 1 AND kind = CONCAT(?, 'x')",
+			`q.sql:3:66: query "Q": cannot infer the type of parameter 1: compare it with a column (col = ?), or CAST(? AS type)`, "", "int64"},
+		{"SELECT ? + 1 FROM t_event WHERE user_id = ?",
+			`q.sql:3:8: query "Q": cannot infer the type of parameter 1: compare it with a column (col = ?), or CAST(? AS type)`, "", "any"},
+		{"SELECT MAX(UPPER(kind)), COUNT(*) FROM t_event WHERE user_id = 1 AND event_id = 1",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (max(UPPER(kind))): give it a CAST(... AS type)`, "", "any int64"},
+		// A merge compares these values: it must know how MySQL does.
+		{"SELECT MAX(UPPER(kind)), COUNT(*) FROM t_event",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (max(UPPER(kind))): give it a CAST(... AS type)`,
+			`<sql>:1:1: query "proxy": the aggregate max(UPPER(kind)) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column`, ""},
+		{"SELECT DISTINCT UPPER(kind) FROM t_event",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (UPPER(kind)): give it a CAST(... AS type)`,
+			`<sql>:1:1: query "proxy": SELECT DISTINCT of UPPER(kind) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column`, ""},
+		{"SELECT UPPER(kind), COUNT(*) FROM t_event GROUP BY UPPER(kind)",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (UPPER(kind)): give it a CAST(... AS type)`,
+			`<sql>:1:1: query "proxy": GROUP BY UPPER(kind) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column`, ""},
+		{"SELECT UPPER(kind) AS k FROM t_event ORDER BY k",
+			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (UPPER(kind)): give it a CAST(... AS type)`,
+			`<sql>:1:1: query "proxy": ORDER BY UPPER(kind) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			_, err := build(t, b, ":many", tt.sql, schema.AnnotationAllowFullRoute)
+			require.EqualError(t, err, tt.fileErr)
+			p, err := adHoc(tt.sql)
+			if tt.adHocErr != "" {
+				require.EqualError(t, err, tt.adHocErr)
+				return
+			}
+			require.NoError(t, err)
+			var types string
+			for i, c := range p.Columns {
+				if i > 0 {
+					types += " "
+				}
+				types += c.Type.String()
+			}
+			require.Equal(t, tt.types, types)
+		})
+	}
+}
