@@ -87,7 +87,7 @@ type Server struct {
 	mu       sync.Mutex
 	conns    map[*mysql.Conn]struct{}
 	inflight atomic.Int64
-	stmtSeq  atomic.Uint64 // numbers statement tags (watchStatement)
+	stmtSeq  atomic.Uint64 // numbers the tags of connection-less sessions (watchStatement)
 	metrics  *metrics
 	closing  atomic.Bool
 	closed   bool
