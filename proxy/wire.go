@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -464,11 +465,43 @@ func clientCollation(id collations.ID) uint32 {
 // "count(*)": MySQL names such a column by the text the client wrote
 // ("COUNT(*)"), while the planner prints it lower-cased.
 func originalName(q, name string) string {
-	if strings.IndexByte(name, '(') < 0 && !strings.HasPrefix(name, "@@") {
+	if !strings.ContainsAny(name, "( `") && !strings.HasPrefix(name, "@@") {
 		return name
 	}
 	if i := strings.Index(strings.ToLower(q), strings.ToLower(name)); i >= 0 {
 		return q[i : i+len(name)]
+	}
+	if !strings.ContainsAny(name, "` ,") {
+		return name
+	}
+	// The planner prints identifiers quoted and spaces its own way
+	// ("LENGTH(`name`)", "a + b"): match the client's spelling with
+	// optional quotes and any spacing between tokens.
+	var re strings.Builder
+	re.WriteString("(?i)")
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '`':
+			j := strings.IndexByte(name[i+1:], '`')
+			if j < 0 {
+				return name
+			}
+			re.WriteString("`?" + regexp.QuoteMeta(name[i+1:i+1+j]) + "`?")
+			i += j + 1
+		case c == ' ':
+			re.WriteString(`\s*`)
+		case c == '_' || c == '$' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			re.WriteString(regexp.QuoteMeta(string(c)))
+		default:
+			re.WriteString(`\s*` + regexp.QuoteMeta(string(c)) + `\s*`)
+		}
+	}
+	m, err := regexp.Compile(re.String())
+	if err != nil {
+		return name
+	}
+	if loc := m.FindStringIndex(q); loc != nil {
+		return strings.TrimSpace(q[loc[0]:loc[1]])
 	}
 	return name
 }
