@@ -95,13 +95,7 @@ CREATE TABLE t_log (log_id BIGINT NOT NULL, logged_at DATETIME NOT NULL, day DAT
 // TestAdHocStatements plans the same statements as a query file would hold
 // them (compile-time checks) and as the proxy plans them (plan.AdHocFile).
 func TestAdHocStatements(t *testing.T) {
-	cfg, err := schema.Load("rules.yaml", []byte(adHocRules))
-	require.NoError(t, err)
-	tables, err := schema.ParseDDL("schema.sql", []byte(adHocDDL))
-	require.NoError(t, err)
-	require.NoError(t, schema.CheckDDL(cfg, tables))
-	b, err := plan.NewBuilder(cfg, nil)
-	require.NoError(t, err)
+	b := builderOf(t, adHocRules, adHocDDL)
 	adHoc := func(sql string) (*plan.Plan, error) {
 		pos := schema.Pos{File: plan.AdHocFile, Line: 1, Col: 1}
 		cmd := schema.CmdExecRows
@@ -271,13 +265,7 @@ func TestAdHocStatements(t *testing.T) {
 // TestAdHocTimeLiteralWithParam routes an ad-hoc IN list of a parameter
 // (a time at run time) and a date literal (a time at plan time).
 func TestAdHocTimeLiteralWithParam(t *testing.T) {
-	cfg, err := schema.Load("rules.yaml", []byte(adHocRules))
-	require.NoError(t, err)
-	tables, err := schema.ParseDDL("schema.sql", []byte(adHocDDL))
-	require.NoError(t, err)
-	require.NoError(t, schema.CheckDDL(cfg, tables))
-	b, err := plan.NewBuilder(cfg, nil)
-	require.NoError(t, err)
+	b := builderOf(t, adHocRules, adHocDDL)
 	pos := schema.Pos{File: plan.AdHocFile, Line: 1, Col: 1}
 	// A parameter and a literal: the route is computed at run time, the
 	// literal already a time.

@@ -14,13 +14,7 @@ import (
 // statement (the proxy) does not, since the back end types its columns and
 // the client its values. A merge that needs a type refuses it in SQL terms.
 func TestAdHocUntyped(t *testing.T) {
-	cfg, err := schema.Load("rules.yaml", []byte(adHocRules))
-	require.NoError(t, err)
-	tables, err := schema.ParseDDL("schema.sql", []byte(adHocDDL))
-	require.NoError(t, err)
-	require.NoError(t, schema.CheckDDL(cfg, tables))
-	b, err := plan.NewBuilder(cfg, nil)
-	require.NoError(t, err)
+	b := builderOf(t, adHocRules, adHocDDL)
 	adHoc := func(sql string) (*plan.Plan, error) {
 		pos := schema.Pos{File: plan.AdHocFile, Line: 1, Col: 1}
 		return b.Build(&schema.Query{Name: "proxy", Cmd: schema.CmdMany, SQL: sql, AllowFullRoute: true, Pos: pos, SQLPos: pos})

@@ -51,9 +51,16 @@ CREATE TABLE t_config (k VARCHAR(16) NOT NULL PRIMARY KEY, v VARCHAR(64));
 
 func newBuilder(t *testing.T) *plan.Builder {
 	t.Helper()
-	cfg, err := schema.Load("rules.yaml", []byte(testRules))
+	return builderOf(t, testRules, testDDL)
+}
+
+// builderOf loads rules (rules.yaml) and ddl (schema.sql) and builds their
+// planner.
+func builderOf(t *testing.T, rules, ddl string) *plan.Builder {
+	t.Helper()
+	cfg, err := schema.Load("rules.yaml", []byte(rules))
 	require.NoError(t, err)
-	tables, err := schema.ParseDDL("schema.sql", []byte(testDDL))
+	tables, err := schema.ParseDDL("schema.sql", []byte(ddl))
 	require.NoError(t, err)
 	require.NoError(t, schema.CheckDDL(cfg, tables))
 	b, err := plan.NewBuilder(cfg, nil)
