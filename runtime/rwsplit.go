@@ -149,6 +149,9 @@ func (g *rwGroup) query(ctx context.Context, t target, q string, args []any) (*s
 	var failed []rwAttempt
 	if t.pin != nil && *t.pin >= 0 { // FIXED, already picked
 		i := *t.pin
+		if g.reads[i] == g.write {
+			return t.primaryQuery(ctx, q, args) // see below
+		}
 		rows, err := g.db.stmts[g.reads[i]].query(ctx, q, args)
 		if err == nil {
 			return rows, nil
@@ -163,6 +166,16 @@ func (g *rwGroup) query(ctx context.Context, t target, q string, args []any) (*s
 	avail := g.available(buf[:0])
 	for len(avail) > 0 {
 		i := g.lb.Choose(avail)
+		if t.tx != nil && g.reads[i] == g.write {
+			// The primary listed as its own replica: inside a transaction
+			// its reads use the transaction's connection, as ShardingSphere
+			// reuses a transaction's connection per data source, so they
+			// see the transaction's writes.
+			if t.pin != nil {
+				*t.pin = i
+			}
+			return t.primaryQuery(ctx, q, args)
+		}
 		if !tried(failed, g.reads[i]) {
 			ds := g.reads[i]
 			rows, err := g.db.stmts[ds].query(ctx, q, args)
@@ -420,10 +433,11 @@ func (db *DB) openGroups(cfg *Config) error {
 
 // target returns what a unit on source index d runs on inside t: the
 // transaction, and for a read/write group whose transactional strategy is
-// not PRIMARY, the group (reads go to a replica, FIXED keeps t's pick).
-func (t *Tx) target(d int, tx *sql.Tx) target {
+// not PRIMARY, the group (reads go to a replica, FIXED keeps t's pick),
+// unless primary (Tx.Primary) keeps the reads on the primary.
+func (t *Tx) target(d int, tx *sql.Tx, primary bool) target {
 	q := target{tx: tx, stmts: t.src.stmts[d]}
-	if s := t.src; s.rw != nil {
+	if s := t.src; s.rw != nil && !primary {
 		if g := s.rw[d]; g != nil && g.tx != TxReadPrimary {
 			q.rw = g
 			if g.tx == TxReadFixed {

@@ -131,9 +131,63 @@ func TestReadWriteTransactions(t *testing.T) {
 				require.EqualValues(t, tt.want, serverID(t, ctx, tx, 0))
 				require.EqualValues(t, tt.want, serverID(t, ctx, tx, 0))
 				require.EqualValues(t, primaryID, serverID(t, shardrt.WithPrimary(ctx), tx, 0))
-				_, err := tx.Exec(ctx, nil, shardrt.RouteUnit{DataSource: 0, SQL: "DO 1"})
+				// Tx.Primary: locking and -- shardgen:primary reads of
+				// generated code stay on the primary, in the transaction
+				// (found by a fresh-user run: FOR UPDATE ran on the replica).
+				require.EqualValues(t, primaryID, serverID(t, ctx, tx.Primary(), 0))
+				ids, err := shardrt.QueryUnits(ctx, tx.Primary(), nil, []shardrt.RouteUnit{serverIDUnit(0)}, nil, func(r *sql.Rows) (int64, error) {
+					var v int64
+					return v, r.Scan(&v)
+				})
+				require.NoError(t, err)
+				require.Equal(t, []int64{primaryID}, ids)
+				require.EqualValues(t, tt.want, serverID(t, ctx, tx, 0), "the view changed nothing")
+				_, err = tx.Exec(ctx, nil, shardrt.RouteUnit{DataSource: 0, SQL: "DO 1"})
 				return err
 			}))
+		})
+	}
+}
+
+// TestReadWriteSelfReplica: a group whose primary is also one of its read
+// data sources reads it, inside a transaction, on the transaction's
+// connection (ShardingSphere uses one connection per data source in a
+// transaction), so it sees the transaction's own writes.
+func TestReadWriteSelfReplica(t *testing.T) {
+	ctx := context.Background()
+	for _, strategy := range []shardrt.TxReadStrategy{shardrt.TxReadDynamic, shardrt.TxReadFixed} {
+		t.Run(strategy.String(), func(t *testing.T) {
+			cfg := &shardrt.Config{DatabaseName: "rw"}
+			cfg.DataSources = append(cfg.DataSources, shardrt.NamedDataSource{Name: "ds_1",
+				Config: shardrt.DataSourceConfig{DSN: testdb.DSN("ds_1"), MaxPoolSize: 4}})
+			cfg.ReadWriteGroups = []shardrt.ReadWriteGroupConfig{
+				{Name: "rw_1", WriteDataSource: "ds_1", ReadDataSources: []string{"ds_1"}, TxReads: strategy},
+			}
+			db, err := shardrt.Open(cfg)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = db.Close() })
+			src, err := db.Sources([]string{"rw_1"})
+			require.NoError(t, err)
+			pool, ok := db.Pool("ds_1")
+			require.True(t, ok)
+			_, err = pool.Exec("CREATE TABLE IF NOT EXISTS rw_self (id BIGINT PRIMARY KEY)")
+			require.NoError(t, err)
+			_, err = pool.Exec("DELETE FROM rw_self")
+			require.NoError(t, err)
+			tx := src.BeginTx(ctx, nil)
+			_, err = tx.Exec(ctx, nil, shardrt.RouteUnit{DataSource: 0, SQL: "INSERT INTO rw_self VALUES (?)"}, 7)
+			require.NoError(t, err)
+			for i := 0; i < 3; i++ {
+				var n int
+				require.NoError(t, tx.QueryRow(ctx, nil, shardrt.RouteUnit{DataSource: 0, SQL: "SELECT COUNT(*) FROM rw_self WHERE id = ?"}, 7).Scan(&n))
+				require.Equal(t, 1, n, "the transaction reads its own write")
+			}
+			require.NoError(t, tx.Rollback())
+			var n int
+			require.NoError(t, src.QueryRow(ctx, nil, shardrt.RouteUnit{DataSource: 0, SQL: "SELECT COUNT(*) FROM rw_self WHERE id = ?"}, 7).Scan(&n))
+			require.Zero(t, n)
+			_, err = pool.Exec("DROP TABLE rw_self")
+			require.NoError(t, err)
 		})
 	}
 }

@@ -148,19 +148,30 @@ func (e *crossShardError) Unwrap() error { return ErrCrossShardTx }
 
 // QueryRow runs u in the transaction; see Executor.
 func (t *Tx) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) Row {
-	if err := t.acquire(); err != nil {
-		return Row{err: err}
-	}
-	defer t.release()
-	tx, err := t.bind(u.DataSource, u.SQL)
-	if err != nil {
-		return Row{err: err}
-	}
-	return queryRow(ctx, t.src.hooks, t.target(u.DataSource, tx), st, t.src.names[u.DataSource], &u, args)
+	return t.queryRow(ctx, st, u, args, false)
 }
 
 // Query runs u in the transaction; see Executor.
 func (t *Tx) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sql.Rows, error) {
+	return t.query(ctx, st, u, args, false)
+}
+
+// queryRow is QueryRow; primary keeps reads of a read/write group on the
+// primary, in the transaction (Tx.Primary).
+func (t *Tx) queryRow(ctx context.Context, st *Stmt, u RouteUnit, args []any, primary bool) Row {
+	if err := t.acquire(); err != nil {
+		return Row{err: err}
+	}
+	defer t.release()
+	tx, err := t.bind(u.DataSource, u.SQL)
+	if err != nil {
+		return Row{err: err}
+	}
+	return queryRow(ctx, t.src.hooks, t.target(u.DataSource, tx, primary), st, t.src.names[u.DataSource], &u, args)
+}
+
+// query is Query; primary as in queryRow.
+func (t *Tx) query(ctx context.Context, st *Stmt, u RouteUnit, args []any, primary bool) (*sql.Rows, error) {
 	if err := t.acquire(); err != nil {
 		return nil, err
 	}
@@ -169,7 +180,34 @@ func (t *Tx) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sq
 	if err != nil {
 		return nil, err
 	}
-	return query(ctx, t.src.hooks, t.target(u.DataSource, tx), st, t.src.names[u.DataSource], &u, args)
+	return query(ctx, t.src.hooks, t.target(u.DataSource, tx, primary), st, t.src.names[u.DataSource], &u, args)
+}
+
+// Primary returns a view of t for reads that must see the primary: its
+// reads of a read/write group run on the group's primary inside t, whatever
+// the group's transactionalReadQueryStrategy (generated code runs locking
+// reads and queries annotated -- shardgen:primary through it, as it uses
+// Sources.Primary outside a transaction). It shares t's state: statements
+// through either are the same transaction.
+func (t *Tx) Primary() Executor { return txPrimary{t} }
+
+// txPrimary is Tx.Primary's view.
+type txPrimary struct{ t *Tx }
+
+func (p txPrimary) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) Row {
+	return p.t.queryRow(ctx, st, u, args, true)
+}
+
+func (p txPrimary) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sql.Rows, error) {
+	return p.t.query(ctx, st, u, args, true)
+}
+
+func (p txPrimary) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.Result, error) {
+	return p.t.Exec(ctx, st, u, args...)
+}
+
+func (p txPrimary) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
+	return p.t.runUnitsOn(ctx, st, units, fn, true)
 }
 
 // Exec runs u in the transaction; see Executor.
@@ -188,6 +226,11 @@ func (t *Tx) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.
 // runUnits runs the units one after the other in the transaction, after
 // checking that all of them are on its data source.
 func (t *Tx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
+	return t.runUnitsOn(ctx, st, units, fn, false)
+}
+
+// runUnitsOn is runUnits; primary as in queryRow.
+func (t *Tx) runUnitsOn(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, primary bool) error {
 	if err := t.acquire(); err != nil {
 		return err
 	}
@@ -221,7 +264,7 @@ func (t *Tx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitF
 		s.hooks.logLogic(ctx, st, len(units))
 	}
 	for i := range units {
-		if err := fn(ctx, s.hooks, t.target(units[i].DataSource, tx), s.names[units[i].DataSource], i); err != nil {
+		if err := fn(ctx, s.hooks, t.target(units[i].DataSource, tx, primary), s.names[units[i].DataSource], i); err != nil {
 			return err
 		}
 	}

@@ -120,15 +120,19 @@ func (g *generator) dbFile() ([]outFile, error) {
 	//	}
 	f.Add(doc("WithTx returns a copy of q whose queries run in tx, a single-shard transaction",
 		"begun with q.Sources().BeginTx. The copy is not safe for concurrent use."))
-	bind := func(tx string) []jen.Code {
+	// bind makes c, a copy of q running in tx; primary is what its reads
+	// that must see the primary run on.
+	bind := func(tx string, primary *jen.Statement) []jen.Code {
 		out := []jen.Code{jen.Id("c").Op(":=").Op("*").Id("q"), jen.Id("c").Dot("ex").Op("=").Id(tx)}
 		if g.needPrimary {
-			out = append(out, jen.Id("c").Dot("primary").Op("=").Id(tx))
+			out = append(out, jen.Id("c").Dot("primary").Op("=").Add(primary))
 		}
 		return out
 	}
+	// A single-shard transaction's reads of a read/write group may go to a
+	// replica; locking and -- shardgen:primary reads go through tx.Primary().
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("WithTx").Params(jen.Id("tx").Op("*").Qual(rt, "Tx")).Op("*").Id("Queries").Block(
-		append(bind("tx"), jen.Return(jen.Op("&").Id("c")))...,
+		append(bind("tx", jen.Id("tx").Dot("Primary").Call()), jen.Return(jen.Op("&").Id("c")))...,
 	)
 	f.Line()
 
@@ -151,7 +155,7 @@ func (g *generator) dbFile() ([]outFile, error) {
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("opts").Qual(rt, "TxOptions"), jen.Id("fn").Func().Params(jen.Op("*").Id("Queries")).Error(),
 	).Error().Block(
 		jen.Return(jen.Id("q").Dot("src").Dot("WithDistributed").Call(jen.Id("ctx"), jen.Id("opts"), jen.Func().Params(jen.Id("tx").Op("*").Qual(rt, "DistTx")).Error().Block(
-			append(bind("tx"), jen.Return(jen.Id("fn").Call(jen.Op("&").Id("c"))))...,
+			append(bind("tx", jen.Id("tx")), jen.Return(jen.Id("fn").Call(jen.Op("&").Id("c"))))...,
 		))),
 	)
 	f.Line()
