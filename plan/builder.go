@@ -156,6 +156,18 @@ func (b *Builder) ddlProblems(ddl map[string]*schema.Table) schema.Errors {
 	return errs
 }
 
+// dual is the table a SELECT without FROM reads (MySQL's DUAL): a single
+// table with no columns on the first logic data source, so such a query
+// runs there, as ShardingSphere runs it on one data source of the rules.
+// nil when there is no data source.
+func (b *Builder) dual() *tableInfo {
+	ds := b.cfg.LogicDataSources
+	if len(ds) == 0 {
+		return nil
+	}
+	return &tableInfo{name: "dual", ddl: &schema.Table{Name: "dual"}, singleDS: ds[0]}
+}
+
 // Table returns the DDL the planner currently holds for a logic table
 // (case-insensitive), nil when it knows no such table.
 func (b *Builder) Table(name string) *schema.Table {
@@ -488,6 +500,11 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr) error {
 		}
 		name := tn.Name.String()
 		info := p.tables[strings.ToLower(name)]
+		if info == nil && strings.EqualFold(name, "dual") && tn.Qualifier.IsEmpty() {
+			if _, ok := p.stmt.(*sqlparser.Select); ok {
+				info = p.b.dual() // SELECT 1, SELECT NOW() FROM dual
+			}
+		}
 		if info == nil {
 			return p.errorAt(name, "unknown table %q: no CREATE TABLE for it in the DDL", name)
 		}
