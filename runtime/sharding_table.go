@@ -223,6 +223,73 @@ func (t *ShardingTable) RouteAll(groups [][]ShardingValues, hints HintValues) ([
 	return slices.Compact(out), nil
 }
 
+// RouteConditions is RouteAll for the sharding conditions of a SELECT,
+// UPDATE or DELETE, where a NULL sharding value matches no row, as MySQL
+// compares (`col = NULL` and `col IN (NULL)` are never true; `col > NULL`,
+// `col BETWEEN NULL AND 5` neither): NULL values are dropped from a
+// column's value list; an AND-group in which a column is left with no value,
+// or whose range has a NULL bound, reaches no data node; when every group
+// reaches none, the result is empty (not nil) and the statement runs
+// nowhere. ShardingSphere itself hands NULL to the algorithm, which fails
+// (ModShardingAlgorithm, InlineShardingAlgorithm); shardgen follows the
+// database. Hint values are not conditions and pass as they are.
+//
+// INSERT rows must use RouteAll, which refuses NULL (a row must be placed).
+// Without a NULL value it allocates no more than RouteAll.
+func (t *ShardingTable) RouteConditions(groups [][]ShardingValues, hints HintValues) ([]int, error) {
+	out := []int{}
+	var err error
+	for _, g := range groups {
+		g, ok := nonNull(g)
+		if !ok {
+			continue // this AND-group matches no row
+		}
+		if out, err = t.Route(out, g, hints); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// nonNull returns g without its NULL values, and false when g can match no
+// row: a column whose values are all NULL, or a range with a NULL bound. g
+// is returned as it is (no copy) when it holds no NULL.
+func nonNull(g []ShardingValues) ([]ShardingValues, bool) {
+	copied := false
+	for i := range g {
+		sv := &g[i]
+		if r := sv.Range; r != nil && (r.HasLower && r.Lower.IsNull() || r.HasUpper && r.Upper.IsNull()) {
+			return nil, false
+		}
+		nulls := 0
+		for _, v := range sv.Values {
+			if v.IsNull() {
+				nulls++
+			}
+		}
+		if nulls == 0 {
+			continue
+		}
+		if nulls == len(sv.Values) {
+			return nil, false
+		}
+		if !copied {
+			g = slices.Clone(g)
+			copied = true
+			sv = &g[i]
+		}
+		vals := make([]Value, 0, len(sv.Values)-nulls)
+		for _, v := range sv.Values {
+			if !v.IsNull() {
+				vals = append(vals, v)
+			}
+		}
+		sv.Values = vals
+	}
+	return g, true
+}
+
 // HintValues are the values of ShardingSphere's HintManager for one logic
 // table: database and table sharding values.
 type HintValues struct {
