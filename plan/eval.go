@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -22,6 +24,13 @@ func (b *Builder) ShardingTable(logicTable string) *runtime.ShardingTable {
 // order): the run-time half of routing, which the proxy and `shardgen
 // preview` use and generated code does in straight-line Go. Broadcast reads
 // take the first data source.
+//
+// In a SELECT, UPDATE or DELETE a NULL sharding value matches no row, as in
+// MySQL (runtime.ShardingTable.RouteConditions): the result may be empty
+// (not nil), and the statement then runs nowhere. An INSERT row's NULL
+// sharding value is an error naming the query and the column, e.g.
+// "InsertPay: sharding column user_id of t_pay is NULL" (without the query
+// name for an ad-hoc statement): a row must be placed.
 func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 	rt := p.Route
 	if rt.Fixed != nil {
@@ -47,6 +56,7 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 		}
 		return params[o.Param], nil
 	}
+	insert := p.Statement == StmtInsert
 	groups := make([][]runtime.ShardingValues, len(rt.Conditions))
 	for i, c := range rt.Conditions {
 		for _, cc := range c.Columns {
@@ -55,6 +65,9 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 				v, err := value(o)
 				if err != nil {
 					return nil, err
+				}
+				if insert && v.IsNull() {
+					return nil, InsertNullError(p, cc.Column, rt.LogicTable, 0)
 				}
 				sv.Values = append(sv.Values, v)
 			}
@@ -78,7 +91,27 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 			groups[i] = append(groups[i], sv)
 		}
 	}
-	return st.RouteAll(groups, runtime.HintValues{})
+	if insert {
+		return st.RouteAll(groups, runtime.HintValues{})
+	}
+	return st.RouteConditions(groups, runtime.HintValues{})
+}
+
+// InsertNullError is the error of an INSERT whose sharding column's value
+// is NULL: "<query>: sharding column <column> of <table> is NULL", without
+// "<query>: " for an ad-hoc statement (AdHocFile). Generated code returns
+// the same text. row > 0 (1-based) names the VALUES row of a multi-row
+// INSERT: "... is NULL in row 2". ShardingSphere's algorithms fail on NULL too, with their
+// own words; a row must be placed on a data node.
+func InsertNullError(p *Plan, column, table string, row int) error {
+	msg := "sharding column " + column + " of " + table + " is NULL"
+	if row > 0 {
+		msg += " in row " + strconv.Itoa(row)
+	}
+	if !strings.HasPrefix(p.Source, AdHocFile) && p.Name != "" {
+		msg = p.Name + ": " + msg
+	}
+	return errors.New(msg)
 }
 
 // ParseValue converts the text of a parameter value into the sharding value
@@ -150,13 +183,21 @@ func ReturnsRows(sql string) bool {
 // RowNodes returns, for a multi-row INSERT (p.Insert set), the unit index
 // each VALUES row routes to, given the parameter values: rows are routed one
 // by one (Route.Conditions[r] is row r's condition). Error: a row that
-// reaches no data node or several.
+// reaches no data node or several, or whose sharding value is NULL
+// (InsertNullError with the row).
 func (b *Builder) RowNodes(p *Plan, params []runtime.Value) ([]int, error) {
 	if p.Insert == nil {
 		return nil, fmt.Errorf("query %s is not a multi-row INSERT", p.Name)
 	}
 	nodes := make([]int, len(p.Route.Conditions))
 	for r := range p.Route.Conditions {
+		for _, cc := range p.Route.Conditions[r].Columns {
+			for _, o := range cc.Values {
+				if o.Literal == nil && o.Param >= 0 && o.Param < len(params) && params[o.Param].IsNull() {
+					return nil, InsertNullError(p, cc.Column, p.Route.LogicTable, r+1)
+				}
+			}
+		}
 		one := *p
 		rt := *p.Route
 		rt.Conditions = p.Route.Conditions[r : r+1]

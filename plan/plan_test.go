@@ -248,7 +248,7 @@ func TestRefusals(t *testing.T) {
 		{":one", "SELECT o.order_id, c.v FROM t_order o JOIN t_config c ON c.k = o.status WHERE o.user_id = ? AND o.order_id = ?",
 			`q.sql:2:44: query "Q": join of sharded table "t_order" with single table "t_config" (on data source "ds_0") cannot run on one data node: make "t_config" a broadcast table`},
 		{":one", "SELECT order_id FROM t_order WHERE user_id = NULL AND order_id = 1",
-			`q.sql:1:1: query "Q": sharding column "user_id" compared with NULL: a NULL sharding value routes nowhere`},
+			`q.sql:1:1: query "Q": the sharding conditions on "t_order" compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it): the statement would run on no data node`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {

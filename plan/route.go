@@ -59,9 +59,20 @@ func (p *planner) route() error {
 	if err := p.checkShardingKeyUpdate(primary); err != nil {
 		return err
 	}
-	groups, err := p.shardingConditions(primary)
+	groups, none, err := p.shardingConditions(primary)
 	if err != nil {
 		return err
+	}
+	if none {
+		// Every OR branch compares a sharding column with NULL (`= NULL`,
+		// `IN (NULL)`, `> NULL`): MySQL matches no row.
+		if !p.adHoc() {
+			return p.errorf(-1, "the sharding conditions on %q compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it): the statement would run on no data node", info.name)
+		}
+		rt.Kind = runtime.RouteSingleNode
+		rt.Fixed = []int{}
+		rt.Reason = "every sharding condition compares with NULL, which matches no row: the statement runs on no data node (no rows)"
+		return nil
 	}
 	if p.adHoc() {
 		groups = p.timeLiterals(info, groups)
@@ -332,74 +343,112 @@ func (p *planner) checkShardingKeyUpdate(primary *tableRef) error {
 // (and its binding tables) in disjunctive normal form. An empty result
 // means no usable condition: every OR branch must constrain a sharding column
 // or the whole condition is dropped (ShardingSphere's rule).
-func (p *planner) shardingConditions(primary *tableRef) ([]Condition, error) {
+//
+// In a WHERE, a NULL literal compared with a sharding column matches no
+// row, as in MySQL: it is dropped from an IN list, and an OR branch where a
+// sharding column is left with no value (`= NULL`, `IN (NULL, NULL)`) or has
+// a NULL range bound is dropped; none reports that every branch was dropped
+// (the statement reaches no data node). An INSERT's NULL sharding value is an
+// error.
+func (p *planner) shardingConditions(primary *tableRef) (groups []Condition, none bool, err error) {
 	cols := ruleColumns(primary.info.rule)
 	if ins, ok := p.stmt.(*sqlparser.Insert); ok {
-		rows := ins.Rows.(sqlparser.Values)
-		var conds []Condition
-		for _, row := range rows {
-			var cond Condition
-			for _, col := range cols {
-				idx := -1
-				for i, c := range ins.Columns {
-					if strings.EqualFold(c.String(), col) {
-						idx = i
-					}
-				}
-				if len(ins.Columns) == 0 {
-					for i, c := range primary.info.ddl.Columns {
-						if strings.EqualFold(c.Name, col) {
-							idx = i
-						}
-					}
-				}
-				if idx < 0 {
-					return nil, p.errorf(-1, "INSERT into sharded table %q must give sharding column %q", primary.info.name, col)
-				}
-				o, ok := p.operand(row[idx])
-				if !ok {
-					return nil, p.errorf(-1, "INSERT into sharded table %q: the value of sharding column %q must be a literal or a parameter", primary.info.name, col)
-				}
-				if o.Literal != nil && o.Literal.IsNull() {
-					return nil, p.errorf(-1, "INSERT into sharded table %q: sharding column %q must not be NULL", primary.info.name, col)
-				}
-				cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: []Operand{o}})
-			}
-			conds = append(conds, cond)
-		}
-		if len(rows) > 1 {
-			p.plan.Insert = &InsertPlan{}
-		}
-		return conds, nil
+		conds, err := p.insertConditions(primary, ins, cols)
+		return conds, false, err
 	}
-	groups, ok := p.dnf(p.whereOf())
+	dnf, ok := p.dnf(p.whereOf())
 	if !ok {
-		return nil, nil
+		return nil, false, nil
 	}
 	var out []Condition
-	for _, g := range groups {
+	dropped := false
+groups:
+	for _, g := range dnf {
 		var cond Condition
 		for _, a := range g {
 			col, ok := p.primaryColumn(primary, a.col, cols)
 			if !ok {
 				continue
 			}
+			values, unsatisfiable := nonNullOperands(a)
+			if unsatisfiable {
+				dropped = true
+				continue groups // `col = NULL` is never true: this branch matches no row
+			}
 			if hasColumn(cond, col) {
 				continue // a second predicate on the same column: keep the first (a superset route)
 			}
-			for _, v := range a.values {
-				if v.Literal != nil && v.Literal.IsNull() {
-					return nil, p.errorf(-1, "sharding column %q compared with NULL: a NULL sharding value routes nowhere", col)
-				}
-			}
-			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: a.values, Range: a.rng})
+			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: values, Range: a.rng})
 		}
 		if len(cond.Columns) == 0 {
-			return nil, nil // one OR branch without a sharding condition: full route
+			return nil, false, nil // one OR branch without a sharding condition: full route
 		}
 		out = append(out, cond)
 	}
-	return out, nil
+	return out, dropped && len(out) == 0, nil
+}
+
+// nonNullOperands returns the values of a without its NULL literals, and
+// whether a can match no row: every value was NULL, or a range bound is
+// NULL (MySQL's comparison with NULL is never true). a.values is not
+// modified.
+func nonNullOperands(a atom) ([]Operand, bool) {
+	isNull := func(o *Operand) bool { return o != nil && o.Literal != nil && o.Literal.IsNull() }
+	if r := a.rng; r != nil && (isNull(r.Lower) || isNull(r.Upper)) {
+		return nil, true
+	}
+	var out []Operand
+	for i := range a.values {
+		if !isNull(&a.values[i]) {
+			out = append(out, a.values[i])
+		}
+	}
+	if len(out) == len(a.values) {
+		return a.values, false
+	}
+	return out, len(out) == 0
+}
+
+// insertConditions returns one condition per VALUES row of an INSERT: the
+// value of every sharding column, which must be given, be a literal or a
+// parameter, and not be the NULL literal.
+func (p *planner) insertConditions(primary *tableRef, ins *sqlparser.Insert, cols []string) ([]Condition, error) {
+	rows := ins.Rows.(sqlparser.Values)
+	var conds []Condition
+	for _, row := range rows {
+		var cond Condition
+		for _, col := range cols {
+			idx := -1
+			for i, c := range ins.Columns {
+				if strings.EqualFold(c.String(), col) {
+					idx = i
+				}
+			}
+			if len(ins.Columns) == 0 {
+				for i, c := range primary.info.ddl.Columns {
+					if strings.EqualFold(c.Name, col) {
+						idx = i
+					}
+				}
+			}
+			if idx < 0 {
+				return nil, p.errorf(-1, "INSERT into sharded table %q must give sharding column %q", primary.info.name, col)
+			}
+			o, ok := p.operand(row[idx])
+			if !ok {
+				return nil, p.errorf(-1, "INSERT into sharded table %q: the value of sharding column %q must be a literal or a parameter", primary.info.name, col)
+			}
+			if o.Literal != nil && o.Literal.IsNull() {
+				return nil, p.errorf(-1, "INSERT into sharded table %q: sharding column %q must not be NULL", primary.info.name, col)
+			}
+			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: []Operand{o}})
+		}
+		conds = append(conds, cond)
+	}
+	if len(rows) > 1 {
+		p.plan.Insert = &InsertPlan{}
+	}
+	return conds, nil
 }
 
 func hasColumn(c Condition, col string) bool {
@@ -529,7 +578,11 @@ func (p *planner) fixedNodes(info *tableInfo, groups []Condition) ([]int, error)
 			vals[i] = append(vals[i], sv)
 		}
 	}
-	nodes, err := info.route.RouteAll(vals, runtime.HintValues{})
+	route := info.route.RouteConditions
+	if p.plan.Statement == StmtInsert {
+		route = info.route.RouteAll // a row's NULL is an error, not "no row"
+	}
+	nodes, err := route(vals, runtime.HintValues{})
 	if err != nil {
 		return nil, p.errorf(-1, "routing table %q: %v", info.name, err)
 	}
