@@ -29,8 +29,10 @@ const (
 	shapeInline
 	// shapePrecise: one unit, computed by ShardingTable.PreciseNode.
 	shapePrecise
-	// shapeRouteAll: several units, computed by ShardingTable.RouteAll over
-	// the sharding conditions.
+	// shapeRouteAll: several units (or none), computed by
+	// ShardingTable.RouteConditions over the sharding conditions (RouteAll
+	// for an INSERT); also a SingleNode route whose sharding parameter is
+	// nullable, since a NULL value reaches no unit.
 	shapeRouteAll
 	// shapeInsert: a multi-row INSERT; each VALUES row's data node is
 	// computed as a nodeRoute, and InsertSplit builds one statement per
@@ -225,6 +227,11 @@ func (g *generator) planNode(q *query, cond plan.Condition, row int) (nodeRoute,
 	if !ok1 || !ok2 {
 		return nr, nil
 	}
+	if q.p.Statement != plan.StmtInsert && (nullable(q.p, db.operand) || nullable(q.p, tb.operand)) {
+		// A NULL value matches no row: the route may have no unit, which
+		// ShardingTable.RouteConditions computes.
+		return nr, nil
+	}
 	db.fn, tb.fn = inlineFunc(q.p, &db), inlineFunc(q.p, &tb)
 	if (db.constant() || db.fn != "") && (tb.constant() || tb.fn != "") {
 		nr.shape, nr.db, nr.tb = shapeInline, db, tb
@@ -260,6 +267,16 @@ func (g *generator) planNode(q *query, cond plan.Condition, row int) (nodeRoute,
 	}
 	nr.shape, nr.db, nr.tb = shapePrecise, db, tb
 	return nr, g.useRouter(t)
+}
+
+// nullable reports whether op is a parameter of a nullable Go type
+// (sql.Null*), whose value may be NULL.
+func nullable(p *plan.Plan, op *plan.Operand) bool {
+	if op == nil || op.Literal != nil || op.Param < 0 || op.Param >= len(p.Params) {
+		return false
+	}
+	_, null := nullField(p.Params[op.Param].Type)
+	return null
 }
 
 // inlineFunc returns the runtime function that computes sd's suffix from
@@ -322,6 +339,9 @@ type fnCtx struct {
 	// from none.
 	nodeVals    []jen.Code
 	hasNodeVals bool
+	// insertRow is the VALUES row being routed (1-based) in a multi-row
+	// INSERT, 0 otherwise: the NULL sharding value error names it.
+	insertRow int
 }
 
 // executor returns the Executor the query runs on: q.primary for a read
@@ -402,7 +422,9 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 		//	rowNodes[1] = ds*4 + t
 		rc.stmts = append(rc.stmts, jen.Var().Id("rowNodes").Index(jen.Lit(len(rp.rows))).Int())
 		for i := range rp.rows {
+			fc.insertRow = i + 1
 			stmts, idx, err := g.nodeIndex(fc, &rp.rows[i])
+			fc.insertRow = 0
 			if err != nil {
 				return nil, err
 			}
@@ -412,7 +434,7 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 		rc.rowNodes = jen.Id("rowNodes").Index(jen.Op(":"))
 	case shapeRouteAll:
 		// e.g.:
-		//	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
+		//	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
 		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(int64(userID)), shardrt.Long(int64(userID2))}},
 		//	}}, shardrt.HintValues{})
 		//	if err != nil {
@@ -433,9 +455,9 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 	return rc, nil
 }
 
-// routeAllCall returns the RouteAll call over the sharding conditions
-// conds (in disjunctive normal form), with the statements that must run
-// first (nullable parameters).
+// routeAllCall returns the ShardingTable.RouteConditions call (RouteAll for
+// an INSERT) over the sharding conditions conds (in disjunctive normal
+// form), with the statements that must run first (nullable parameters).
 func (g *generator) routeAllCall(fc *fnCtx, conds []plan.Condition) ([]jen.Code, jen.Code, error) {
 	var pre, groups []jen.Code
 	for _, c := range conds {
@@ -483,7 +505,11 @@ func (g *generator) routeAllCall(fc *fnCtx, conds []plan.Condition) ([]jen.Code,
 		}
 		groups = append(groups, jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cols...))
 	}
-	call := jen.Id("q").Dot(fc.q.route.table.field).Dot("RouteAll").Call(
+	method := "RouteConditions" // a NULL value matches no row
+	if fc.q.p.Statement == plan.StmtInsert {
+		method = "RouteAll" // an INSERT row's NULL is an error
+	}
+	call := jen.Id("q").Dot(fc.q.route.table.field).Dot(method).Call(
 		jen.Index().Index().Qual(rt, "ShardingValues").Values(groups...),
 		jen.Qual(rt, "HintValues").Values(),
 	)
@@ -680,6 +706,21 @@ func (g *generator) value(fc *fnCtx, column string, op *plan.Operand) ([]jen.Cod
 	if !null {
 		c, err := valueCtor(t, x)
 		return nil, c, err
+	}
+	if fc.q.p.Statement == plan.StmtInsert {
+		// A row must be placed on a data node: NULL is an error, e.g.
+		//	if !userID.Valid {
+		//		return nil, errors.New("InsertPay: sharding column user_id of t_pay is NULL")
+		//	}
+		// and the value is shardrt.Long(userID.Int64).
+		c, err := valueCtor(nullElem(t), jen.Add(x).Dot(f))
+		if err != nil {
+			return nil, nil, err
+		}
+		msg := plan.InsertNullError(fc.q.p, column, fc.q.p.Route.LogicTable, fc.insertRow).Error()
+		return []jen.Code{
+			jen.If(jen.Op("!").Add(x).Dot("Valid")).Block(fc.fail(jen.Qual("errors", "New").Call(jen.Lit(msg)))),
+		}, c, nil
 	}
 	// e.g.:
 	//	v0 := shardrt.Null

@@ -74,7 +74,7 @@ type DistinctRangeRow struct {
 // algorithms over the conditions. The rows of its data nodes are merged as
 // distinctRangeMerge says.
 func (q *Queries) DistinctRange(ctx context.Context, id int32, id2 int32) ([]DistinctRangeRow, error) {
-	nodes, err := q.sbtest.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -182,7 +182,7 @@ type OrderRangeRow struct {
 // algorithms over the conditions. The rows of its data nodes are merged as
 // orderRangeMerge says.
 func (q *Queries) OrderRange(ctx context.Context, id int32, id2 int32) ([]OrderRangeRow, error) {
-	nodes, err := q.sbtest.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -261,7 +261,7 @@ type SimpleRangeRow struct {
 // Route: MultiNode on sbtest (database: id MOD), computed by the sharding
 // algorithms over the conditions.
 func (q *Queries) SimpleRange(ctx context.Context, id int32, id2 int32) ([]SimpleRangeRow, error) {
-	nodes, err := q.sbtest.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -317,7 +317,7 @@ type SumRangeRow struct {
 // sumRangeMerge says, and the first merged row is returned; sql.ErrNoRows when
 // there is none.
 func (q *Queries) SumRange(ctx context.Context, id int32, id2 int32) (SumRangeRow, error) {
-	nodes, err := q.sbtest.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {

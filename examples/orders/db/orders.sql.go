@@ -259,7 +259,7 @@ type GetOrdersRow struct {
 // Route: MultiNode on t_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions.
 func (q *Queries) GetOrders(ctx context.Context, userID int64, orderID int64, orderID2 int64, orderID3 int64) ([]GetOrdersRow, error) {
-	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID2), shardrt.Long(orderID3)}},
 	}}, shardrt.HintValues{})
@@ -365,7 +365,7 @@ type ListRecentOrdersRow struct {
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as listRecentOrdersMerge says.
 func (q *Queries) ListRecentOrders(ctx context.Context, userID int64, howMany int64) ([]ListRecentOrdersRow, error) {
-	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -423,7 +423,7 @@ type ListUserOrdersRow struct {
 // Route: MultiNode on t_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions.
 func (q *Queries) ListUserOrders(ctx context.Context, userID int64) ([]ListUserOrdersRow, error) {
-	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {

@@ -237,7 +237,7 @@ type ListOrdersItemsInRow struct {
 // Route: MultiNode on g3_order (database: user_id INLINE, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) ListOrdersItemsIn(ctx context.Context, userID int64, userID2 int64, orderID int64, orderID2 int64) ([]ListOrdersItemsInRow, error) {
-	nodes, err := q.g3Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g3Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID2)}},
 	}}, shardrt.HintValues{})
@@ -280,7 +280,7 @@ type ListUserItemsRow struct {
 // Route: MultiNode on g3_order (database: user_id INLINE, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) ListUserItems(ctx context.Context, userID int64) ([]ListUserItemsRow, error) {
-	nodes, err := q.g3Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g3Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -323,7 +323,7 @@ type ListUserOrdersWithRegionRow struct {
 // Route: MultiNode on g3_order (database: user_id INLINE, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) ListUserOrdersWithRegion(ctx context.Context, userID int64) ([]ListUserOrdersWithRegionRow, error) {
-	nodes, err := q.g3Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g3Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {

@@ -147,7 +147,7 @@ type ListAuthorNotesRow struct {
 // Route: MultiNode on g2_note (database: author_id INLINE, table: note_id
 // INLINE), computed by the sharding algorithms over the conditions.
 func (q *Queries) ListAuthorNotes(ctx context.Context, authorID int64) ([]ListAuthorNotesRow, error) {
-	nodes, err := q.g2Note.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g2Note.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "author_id", Values: []shardrt.Value{shardrt.Long(authorID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -191,7 +191,7 @@ type ListNotesInRow struct {
 // Route: MultiNode on g2_note (database: author_id INLINE, table: note_id
 // INLINE), computed by the sharding algorithms over the conditions.
 func (q *Queries) ListNotesIn(ctx context.Context, authorID int64, authorID2 int64, noteID int64, noteID2 int64) ([]ListNotesInRow, error) {
-	nodes, err := q.g2Note.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g2Note.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "author_id", Values: []shardrt.Value{shardrt.Long(authorID), shardrt.Long(authorID2)}},
 		{Column: "note_id", Values: []shardrt.Value{shardrt.Long(noteID), shardrt.Long(noteID2)}},
 	}}, shardrt.HintValues{})

@@ -121,7 +121,7 @@ type ListTagsRow struct {
 // Route: MultiNode on g2_tag (database: name INLINE, table: name HASH_MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) ListTags(ctx context.Context, name string, name2 string, name3 string) ([]ListTagsRow, error) {
-	nodes, err := q.g2Tag.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g2Tag.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "name", Values: []shardrt.Value{shardrt.String(name), shardrt.String(name2), shardrt.String(name3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {

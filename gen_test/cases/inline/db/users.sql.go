@@ -130,7 +130,7 @@ type ListUsersRow struct {
 // Route: MultiNode on g2_user (database: user_id INLINE, table: user_id
 // INLINE), computed by the sharding algorithms over the conditions.
 func (q *Queries) ListUsers(ctx context.Context, userID int64, userID2 int64, userID3 int64) ([]ListUsersRow, error) {
-	nodes, err := q.g2User.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g2User.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2), shardrt.Long(userID3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {

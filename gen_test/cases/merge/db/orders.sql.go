@@ -250,7 +250,7 @@ type CountStatusesRow struct {
 // of its data nodes are merged as countStatusesMerge says, and the first merged
 // row is returned; sql.ErrNoRows when there is none.
 func (q *Queries) CountStatuses(ctx context.Context, userID int64, userID2 int64) (CountStatusesRow, error) {
-	nodes, err := q.g7Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -319,7 +319,7 @@ type FirstOrdersRow struct {
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as firstOrdersMerge says.
 func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, arg int64) ([]FirstOrdersRow, error) {
-	nodes, err := q.g7Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -877,7 +877,7 @@ type TopOrdersRow struct {
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as topOrdersMerge says.
 func (q *Queries) TopOrders(ctx context.Context, arg TopOrdersParams) ([]TopOrdersRow, error) {
-	nodes, err := q.g7Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID), shardrt.Long(arg.UserID2), shardrt.Long(arg.UserID3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -1020,7 +1020,7 @@ type UserStatusesRow struct {
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as userStatusesMerge says.
 func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID2 int64) ([]UserStatusesRow, error) {
-	nodes, err := q.g7Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {

@@ -103,7 +103,7 @@ var deleteCheapOrdersUnits = [...]shardrt.RouteUnit{
 // Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) DeleteCheapOrders(ctx context.Context, userID int64, userID2 int64, amount string) (int64, error) {
-	nodes, err := q.g1Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -316,7 +316,7 @@ type ListOrdersByIDRow struct {
 // Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) ListOrdersByID(ctx context.Context, orderID int64) ([]ListOrdersByIDRow, error) {
-	nodes, err := q.g1Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -380,7 +380,7 @@ type ListOrdersInRow struct {
 // Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) ListOrdersIn(ctx context.Context, arg ListOrdersInParams) ([]ListOrdersInRow, error) {
-	nodes, err := q.g1Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID), shardrt.Long(arg.UserID2)}},
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(arg.OrderID), shardrt.Long(arg.OrderID2), shardrt.Long(arg.OrderID3)}},
 	}}, shardrt.HintValues{})
@@ -435,7 +435,7 @@ type ListUserOrdersRow struct {
 // Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) ListUserOrders(ctx context.Context, userID int64) ([]ListUserOrdersRow, error) {
-	nodes, err := q.g1Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -601,7 +601,7 @@ var updateUserStatusUnits = [...]shardrt.RouteUnit{
 // Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
 func (q *Queries) UpdateUserStatus(ctx context.Context, status string, userID int64, status2 string) (int64, error) {
-	nodes, err := q.g1Order.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {

@@ -39,7 +39,7 @@ type EventsAboveRow struct {
 // Route: MultiNode on g4_event (database: user_id MOD, table: event_id
 // BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
 func (q *Queries) EventsAbove(ctx context.Context, eventID int64) ([]EventsAboveRow, error) {
-	nodes, err := q.g4Event.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, LowerOpen: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -79,7 +79,7 @@ var eventsBetweenUnits = [...]shardrt.RouteUnit{
 // Route: MultiNode on g4_event (database: user_id MOD, table: event_id
 // BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
 func (q *Queries) EventsBetween(ctx context.Context, eventID int64, eventID2 int64) ([]G4Event, error) {
-	nodes, err := q.g4Event.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, Upper: shardrt.Long(eventID2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -204,7 +204,7 @@ var renameEventsBetweenUnits = [...]shardrt.RouteUnit{
 // Route: MultiNode on g4_event (database: user_id MOD, table: event_id
 // BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
 func (q *Queries) RenameEventsBetween(ctx context.Context, kind string, eventID int64, eventID2 int64) (int64, error) {
-	nodes, err := q.g4Event.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, Upper: shardrt.Long(eventID2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -242,7 +242,7 @@ type UserEventsBelowRow struct {
 // Route: MultiNode on g4_event (database: user_id MOD, table: event_id
 // BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
 func (q *Queries) UserEventsBelow(ctx context.Context, userID int64, eventID int64) ([]UserEventsBelowRow, error) {
-	nodes, err := q.g4Event.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 		{Column: "event_id", Range: &shardrt.Range{Upper: shardrt.Long(eventID), HasUpper: true, UpperOpen: true}},
 	}}, shardrt.HintValues{})

@@ -65,7 +65,7 @@ type LogsBeforeRow struct {
 // Route: MultiNode on g4_log (table: logged_at INTERVAL), computed by the
 // sharding algorithms over the conditions.
 func (q *Queries) LogsBefore(ctx context.Context, loggedAt time.Time) ([]LogsBeforeRow, error) {
-	nodes, err := q.g4Log.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Log.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "logged_at", Range: &shardrt.Range{Upper: shardrt.Time(loggedAt), HasUpper: true, UpperOpen: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -101,7 +101,7 @@ var logsBetweenUnits = [...]shardrt.RouteUnit{
 // Route: MultiNode on g4_log (table: logged_at INTERVAL), computed by the
 // sharding algorithms over the conditions.
 func (q *Queries) LogsBetween(ctx context.Context, loggedAt time.Time, loggedAt2 time.Time) ([]G4Log, error) {
-	nodes, err := q.g4Log.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Log.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "logged_at", Range: &shardrt.Range{Lower: shardrt.Time(loggedAt), HasLower: true, Upper: shardrt.Time(loggedAt2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {

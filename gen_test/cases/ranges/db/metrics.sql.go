@@ -32,7 +32,7 @@ var deleteMetricsAboveUnits = [...]shardrt.RouteUnit{
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
 func (q *Queries) DeleteMetricsAbove(ctx context.Context, reading int64) (int64, error) {
-	nodes, err := q.g4Metric.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "reading", Range: &shardrt.Range{Lower: shardrt.Long(reading), HasLower: true, LowerOpen: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -61,7 +61,7 @@ var metricsAtUnits = [...]shardrt.RouteUnit{
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
 func (q *Queries) MetricsAt(ctx context.Context, reading int64) ([]G4Metric, error) {
-	nodes, err := q.g4Metric.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -97,7 +97,7 @@ type MetricsBelowRow struct {
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
 func (q *Queries) MetricsBelow(ctx context.Context, reading int64) ([]MetricsBelowRow, error) {
-	nodes, err := q.g4Metric.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "reading", Range: &shardrt.Range{Upper: shardrt.Long(reading), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
@@ -140,7 +140,7 @@ type MetricsBetweenRow struct {
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
 func (q *Queries) MetricsBetween(ctx context.Context, reading int64, reading2 int64) ([]MetricsBetweenRow, error) {
-	nodes, err := q.g4Metric.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "reading", Range: &shardrt.Range{Lower: shardrt.Long(reading), HasLower: true, Upper: shardrt.Long(reading2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {

@@ -109,7 +109,7 @@ type FindAccountsRow struct {
 // Route: MultiNode on g5_account (database: account_id MOD), computed by the
 // sharding algorithms over the conditions.
 func (q *Queries) FindAccounts(ctx context.Context, arg FindAccountsParams) ([]FindAccountsRow, error) {
-	nodes, err := q.g5Account.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.g5Account.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "account_id", Values: []shardrt.Value{shardrt.Long(arg.AccountID), shardrt.Long(arg.AccountID2), shardrt.Long(arg.AccountID3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
