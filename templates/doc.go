@@ -18,7 +18,9 @@
 //	SingleNode, inlinable    straight-line Go: shardrt.Mod / HashModLong / HashModString / JavaRem,
 //	                         a look-up table when the suffix is not the target index, ds*K+t
 //	SingleNode, otherwise    ShardingTable.PreciseNode (bound algorithm), no allocation for integers
-//	MultiNode                ShardingTable.RouteAll over the DNF conditions, then QueryUnits/ExecUnits
+//	MultiNode                ShardingTable.RouteConditions over the DNF conditions (a NULL value
+//	                         matches no row), then QueryUnits/ExecUnits; also SingleNode on a
+//	                         nullable sharding parameter, which may reach no data node
 //	AllNodes, Fixed          the unit table itself (it holds exactly the fixed units)
 //	Broadcast write          Exec on every unit in order; the first unit's result is returned
 //	Multi-row INSERT         a generated key per row, each row's data node as for SingleNode (RouteAll
