@@ -8,7 +8,7 @@ package main
 // instead:
 //
 //   - BenchmarkRoute*/route... run copies of the generated statements (the
-//     route units tables, the inlined route, RouteAll + pickUnits) that
+//     route units tables, the inlined route, RouteConditions + pickUnits) that
 //     TestReplicaMatchesGenerated compares, statement by statement, with
 //     db/*.go: the benchmark fails to match the code the moment the
 //     generator changes it.
@@ -155,10 +155,10 @@ func (q *replicaQueries) getOrderCall(ctx context.Context, userID int64, orderID
 	return q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID)
 }
 
-// getOrdersRoute is GetOrders up to its units: RouteAll over the IN list and
+// getOrdersRoute is GetOrders up to its units: RouteConditions over the IN list and
 // pickUnits. The three statements are GetOrders'.
 func (q *replicaQueries) getOrdersRoute(userID int64, orderID int64, orderID2 int64, orderID3 int64) ([]shardrt.RouteUnit, error) {
-	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
+	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID2), shardrt.Long(orderID3)}},
 	}}, shardrt.HintValues{})
@@ -329,7 +329,7 @@ func BenchmarkRouteGetOrder(b *testing.B) {
 }
 
 // BenchmarkRouteGetOrders measures the MultiNode path of GetOrders
-// (user_id = ? AND order_id IN (?, ?, ?)): ShardingTable.RouteAll over the
+// (user_id = ? AND order_id IN (?, ?, ?)): ShardingTable.RouteConditions over the
 // sharding values built from the arguments, then pickUnits (route), and
 // the real generated method with a cancelled context, which adds the
 // argument slice and QueryUnits (several units run in parallel, each
@@ -602,7 +602,7 @@ func TestReplicaMatchesGenerated(t *testing.T) {
 	require.Equal(t, []string{gen.text(t, call.Args[2])}, rep.returned(t, unitOnly))
 	require.Equal(t, []string{gen.text(t, call)}, rep.returned(t, withCall))
 
-	// GetOrders: nodes, err := q.tOrder.RouteAll(...); if err != nil {...}; units := pickUnits(...); return shardrt.QueryUnits(...)
+	// GetOrders: nodes, err := q.tOrder.RouteConditions(...); if err != nil {...}; units := pickUnits(...); return shardrt.QueryUnits(...)
 	getOrders := gen.fn(t, "GetOrders")
 	require.Len(t, getOrders, 4)
 	route := rep.fn(t, "getOrdersRoute")
