@@ -332,6 +332,9 @@ type argHint struct {
 	column string // "table.column"
 	col    *colRef
 	null   bool // the value may be NULL (INSERT/SET of a nullable column)
+	// name is the parameter's name when no column names it: "limit" and
+	// "offset" for LIMIT placeholders, as sqlc names them.
+	name string
 }
 
 // errorf returns a *schema.Error at the byte offset off of p.sql (or at the

@@ -91,8 +91,8 @@ func (p *planner) typeParams() error {
 				p.hintExpr(n.Expr, c, true)
 			}
 		case *sqlparser.Limit:
-			p.hintType(n.Offset, typeInt64)
-			p.hintType(n.Rowcount, typeInt64)
+			p.hintNamed(n.Offset, typeInt64, "offset")
+			p.hintNamed(n.Rowcount, typeInt64, "limit")
 		case *sqlparser.CastExpr:
 			p.hintType(n.Expr, convertType(n.Type))
 		case *sqlparser.ConvertExpr:
@@ -136,6 +136,8 @@ func (p *planner) typeParams() error {
 			base = "arg"
 			if h.col != nil {
 				base = h.col.col.Name
+			} else if h.name != "" {
+				base = h.name
 			}
 		}
 		goName := uniqueName(lowerCamel(base), used)
@@ -180,14 +182,18 @@ func (p *planner) hintExpr(e sqlparser.Expr, c *colRef, null bool) {
 }
 
 // hintType types e when it is a placeholder, with a fixed type.
-func (p *planner) hintType(e sqlparser.Expr, t GoType) {
+func (p *planner) hintType(e sqlparser.Expr, t GoType) { p.hintNamed(e, t, "") }
+
+// hintNamed is hintType that also names the parameter (when the query does
+// not, with sqlc.arg).
+func (p *planner) hintNamed(e sqlparser.Expr, t GoType, name string) {
 	a, ok := e.(*sqlparser.Argument)
 	if !ok {
 		return
 	}
 	if i := argIndex(a); i >= 0 {
 		if _, done := p.hints[i]; !done {
-			p.hints[i] = argHint{typ: t}
+			p.hints[i] = argHint{typ: t, name: name}
 		}
 	}
 }

@@ -297,7 +297,7 @@ queries/q.sql:1:1: query "getOrder": generated identifier getOrderUnits of query
 			p := in.Files[0].Plans[0]
 			p.Params[0].Type = plan.GoType{Name: "string", Kind: runtime.KindString}
 			return in
-		}, `queries/q.sql:1:1: query "TopOrders": merge spec: LIMIT row count parameter arg has Go type string, want an integer`},
+		}, `queries/q.sql:1:1: query "TopOrders": merge spec: LIMIT row count parameter limit has Go type string, want an integer`},
 		{"merge spec of a write", func(t *testing.T) Input {
 			in := onePlan(t, "-- name: TopOrders :many\n-- shardgen:allow-full-route\nSELECT order_id, status FROM t_order ORDER BY status LIMIT ?;\n")
 			p := in.Files[0].Plans[0]

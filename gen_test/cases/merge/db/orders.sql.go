@@ -303,7 +303,7 @@ var firstOrdersMerge = shardrt.MergeSpec{
 		{Type: shardrt.ColumnFloat},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 1}, {Column: 0, Desc: true}},
-	Count:   shardrt.LimitValue{Value: 2, Param: true}, // arg
+	Count:   shardrt.LimitValue{Value: 2, Param: true}, // limit
 }
 
 // FirstOrdersRow is one row of FirstOrders.
@@ -318,7 +318,7 @@ type FirstOrdersRow struct {
 // Route: MultiNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as firstOrdersMerge says.
-func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, arg int64) ([]FirstOrdersRow, error) {
+func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, limit int64) ([]FirstOrdersRow, error) {
 	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
 	}}, shardrt.HintValues{})
@@ -326,7 +326,7 @@ func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, 
 		return nil, err
 	}
 	units := pickUnits(firstOrdersUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &firstOrdersStmt, units, []any{userID, userID2, arg}, &firstOrdersMerge, []any{userID, userID2, arg})
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &firstOrdersStmt, units, []any{userID, userID2, limit}, &firstOrdersMerge, []any{userID, userID2, limit})
 	if err != nil {
 		return nil, err
 	}
@@ -526,7 +526,7 @@ var skipThenTakeMerge = shardrt.MergeSpec{
 	},
 	OrderBy: []shardrt.SortKey{{Column: 1}, {Column: 0}},
 	Offset:  shardrt.LimitValue{Value: 2},
-	Count:   shardrt.LimitValue{Value: 0, Param: true}, // arg
+	Count:   shardrt.LimitValue{Value: 0, Param: true}, // limit
 }
 
 // SkipThenTakeRow is one row of SkipThenTake.
@@ -541,8 +541,8 @@ type SkipThenTakeRow struct {
 // HASH_MOD); no sharding condition; full route allowed by --
 // shardgen:allow-full-route. The rows of its data nodes are merged as
 // skipThenTakeMerge says.
-func (q *Queries) SkipThenTake(ctx context.Context, arg int64) ([]SkipThenTakeRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &skipThenTakeStmt, skipThenTakeUnits[:], []any{shardrt.LimitSum(2, arg)}, &skipThenTakeMerge, []any{arg})
+func (q *Queries) SkipThenTake(ctx context.Context, limit int64) ([]SkipThenTakeRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &skipThenTakeStmt, skipThenTakeUnits[:], []any{shardrt.LimitSum(2, limit)}, &skipThenTakeMerge, []any{limit})
 	if err != nil {
 		return nil, err
 	}
@@ -782,8 +782,8 @@ var statusPageMerge = shardrt.MergeSpec{
 	},
 	OrderBy:  []shardrt.SortKey{{Column: 0}, {Column: 1}},
 	Distinct: true,
-	Offset:   shardrt.LimitValue{Value: 0, Param: true}, // arg
-	Count:    shardrt.LimitValue{Value: 1, Param: true}, // arg2
+	Offset:   shardrt.LimitValue{Value: 0, Param: true}, // offset
+	Count:    shardrt.LimitValue{Value: 1, Param: true}, // limit
 }
 
 // StatusPageRow is one row of StatusPage.
@@ -798,8 +798,8 @@ type StatusPageRow struct {
 // HASH_MOD); no sharding condition; full route allowed by --
 // shardgen:allow-full-route. The rows of its data nodes are merged as
 // statusPageMerge says.
-func (q *Queries) StatusPage(ctx context.Context, arg int64, arg2 int64) ([]StatusPageRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], nil, &statusPageMerge, []any{arg, arg2})
+func (q *Queries) StatusPage(ctx context.Context, offset int64, limit int64) ([]StatusPageRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], nil, &statusPageMerge, []any{offset, limit})
 	if err != nil {
 		return nil, err
 	}
@@ -850,8 +850,8 @@ var topOrdersMerge = shardrt.MergeSpec{
 		{Type: shardrt.ColumnDecimal},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 3, Desc: true}, {Column: 0}},
-	Offset:  shardrt.LimitValue{Value: 3, Param: true}, // arg.Arg
-	Count:   shardrt.LimitValue{Value: 4, Param: true}, // arg.Arg2
+	Offset:  shardrt.LimitValue{Value: 3, Param: true}, // arg.Offset
+	Count:   shardrt.LimitValue{Value: 4, Param: true}, // arg.Limit
 }
 
 // TopOrdersParams are the parameters of TopOrders.
@@ -859,8 +859,8 @@ type TopOrdersParams struct {
 	UserID  int64
 	UserID2 int64
 	UserID3 int64
-	Arg     int64
-	Arg2    int64
+	Offset  int64
+	Limit   int64
 }
 
 // TopOrdersRow is one row of TopOrders.
@@ -884,7 +884,7 @@ func (q *Queries) TopOrders(ctx context.Context, arg TopOrdersParams) ([]TopOrde
 		return nil, err
 	}
 	units := pickUnits(topOrdersUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersStmt, units, []any{arg.UserID, arg.UserID2, arg.UserID3, shardrt.LimitSum(arg.Arg, arg.Arg2)}, &topOrdersMerge, []any{arg.UserID, arg.UserID2, arg.UserID3, arg.Arg, arg.Arg2})
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersStmt, units, []any{arg.UserID, arg.UserID2, arg.UserID3, shardrt.LimitSum(arg.Offset, arg.Limit)}, &topOrdersMerge, []any{arg.UserID, arg.UserID2, arg.UserID3, arg.Offset, arg.Limit})
 	if err != nil {
 		return nil, err
 	}
@@ -939,7 +939,7 @@ var topUsersMerge = shardrt.MergeSpec{
 		{Column: 1, Func: shardrt.AggSum},
 		{Column: 2, Func: shardrt.AggMax},
 	},
-	Count: shardrt.LimitValue{Value: 0, Param: true}, // arg
+	Count: shardrt.LimitValue{Value: 0, Param: true}, // limit
 }
 
 // TopUsersRow is one row of TopUsers.
@@ -955,8 +955,8 @@ type TopUsersRow struct {
 // HASH_MOD); no sharding condition; full route allowed by --
 // shardgen:allow-full-route. The rows of its data nodes are merged as
 // topUsersMerge says.
-func (q *Queries) TopUsers(ctx context.Context, arg int64) ([]TopUsersRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &topUsersStmt, topUsersUnits[:], nil, &topUsersMerge, []any{arg})
+func (q *Queries) TopUsers(ctx context.Context, limit int64) ([]TopUsersRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &topUsersStmt, topUsersUnits[:], nil, &topUsersMerge, []any{limit})
 	if err != nil {
 		return nil, err
 	}
