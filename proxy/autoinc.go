@@ -45,11 +45,79 @@ func autoIncShardingColumns(cfg *schema.Config) map[string][]string {
 // belongs to whatever shard the id routes to, not to the one the row was
 // routed to with 0 — the row would land on the wrong data node (sysbench
 // oltp_insert does this unless --auto_inc=off). Configure a
-// keyGenerateStrategy on the column and omit it instead.
+// keyGenerateStrategy on the column and omit it instead. What to check is
+// worked out once per plan (autoIncCheckOf), not per execution.
 func (s *Server) checkAutoIncZero(p *plan.Plan, client []any) error {
 	if p.Statement != plan.StmtInsert || len(s.autoInc) == 0 {
 		return nil
 	}
+	c := s.autoIncCheckOf(p)
+	if c == nil {
+		return nil
+	}
+	if c.literal != "" {
+		return autoIncError(c.literal, c.table)
+	}
+	for i, arg := range c.args {
+		if arg >= len(client) {
+			continue
+		}
+		zero := false
+		switch x := client[arg].(type) {
+		case nil:
+			zero = true
+		case int64:
+			zero = x == 0
+		case uint64:
+			zero = x == 0
+		case string:
+			zero = strings.Trim(x, "0") == ""
+		}
+		if zero {
+			return autoIncError(c.columns[i], c.table)
+		}
+	}
+	return nil
+}
+
+func autoIncError(column, table string) error {
+	return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000",
+		"INSERT of 0 or NULL into the AUTO_INCREMENT sharding column "+column+" of "+table+
+			": the back end would assign an id of another shard; omit the column with a keyGenerateStrategy, or give explicit ids (sysbench: --auto_inc=off)")
+}
+
+// autoIncCheck is what checkAutoIncZero checks for one INSERT plan: a
+// literal 0 or NULL given to an AUTO_INCREMENT sharding column (literal,
+// the column's name), and the client parameters (by 0-based ? ordinal)
+// that give one its value (args, with the column of each in columns).
+type autoIncCheck struct {
+	table   string
+	literal string
+	args    []int
+	columns []string
+}
+
+// maxAutoIncChecks bounds the per-plan cache of autoIncCheckOf; past it the
+// cache starts over (plans themselves are bounded by the plan cache).
+const maxAutoIncChecks = 4096
+
+// autoIncCheckOf returns the check of p, parsing its logic SQL the first
+// time p is seen; nil when p gives no AUTO_INCREMENT sharding column a
+// value.
+func (s *Server) autoIncCheckOf(p *plan.Plan) *autoIncCheck {
+	if v, ok := s.autoIncChecks.Load(p); ok {
+		return v.(*autoIncCheck)
+	}
+	c := s.buildAutoIncCheck(p)
+	if s.autoIncCount.Add(1) > maxAutoIncChecks {
+		s.autoIncChecks.Clear()
+		s.autoIncCount.Store(1)
+	}
+	s.autoIncChecks.Store(p, c)
+	return c
+}
+
+func (s *Server) buildAutoIncCheck(p *plan.Plan) *autoIncCheck {
 	stmt, err := s.b.Parser().Parse(p.LogicSQL)
 	if err != nil {
 		return nil // the planner accepted it; nothing to add
@@ -67,28 +135,32 @@ func (s *Server) checkAutoIncZero(p *plan.Plan, client []any) error {
 	if len(cols) == 0 || !ok {
 		return nil
 	}
+	c := &autoIncCheck{table: tn.Name.String()}
 	// The ? placeholders before each row's values, in text order.
 	arg := 0
 	for _, row := range rows {
 		for i, e := range row {
-			zero := false
+			var col string
+			if i < len(ins.Columns) {
+				for _, ac := range cols {
+					if ins.Columns[i].EqualString(ac) {
+						col = ac
+					}
+				}
+			}
 			switch v := e.(type) {
 			case *sqlparser.NullVal:
-				zero = true
+				if col != "" && c.literal == "" {
+					c.literal = col
+				}
 			case *sqlparser.Literal:
-				zero = v.Type == sqlparser.IntVal && strings.Trim(v.Val, "0") == ""
+				if col != "" && c.literal == "" && v.Type == sqlparser.IntVal && strings.Trim(v.Val, "0") == "" {
+					c.literal = col
+				}
 			case *sqlparser.Argument:
-				if arg < len(client) {
-					switch x := client[arg].(type) {
-					case nil:
-						zero = true
-					case int64:
-						zero = x == 0
-					case uint64:
-						zero = x == 0
-					case string:
-						zero = strings.Trim(x, "0") == ""
-					}
+				if col != "" {
+					c.args = append(c.args, arg)
+					c.columns = append(c.columns, col)
 				}
 			}
 			if _, isArg := e.(*sqlparser.Argument); isArg {
@@ -101,17 +173,10 @@ func (s *Server) checkAutoIncZero(p *plan.Plan, client []any) error {
 					return true, nil
 				}, e)
 			}
-			if !zero || i >= len(ins.Columns) {
-				continue
-			}
-			for _, c := range cols {
-				if ins.Columns[i].EqualString(c) {
-					return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000",
-						"INSERT of 0 or NULL into the AUTO_INCREMENT sharding column "+c+" of "+tn.Name.String()+
-							": the back end would assign an id of another shard; omit the column with a keyGenerateStrategy, or give explicit ids (sysbench: --auto_inc=off)")
-				}
-			}
 		}
 	}
-	return nil
+	if c.literal == "" && len(c.args) == 0 {
+		return nil
+	}
+	return c
 }

@@ -72,8 +72,11 @@ type Server struct {
 	keys   map[string]runtime.KeyGenerator // by key generator name
 	tables []string                        // logic table names, sorted
 	// autoInc are the AUTO_INCREMENT sharding columns by lower-case logic
-	// table (checkAutoIncZero).
-	autoInc map[string][]string
+	// table (checkAutoIncZero); autoIncChecks caches, by *plan.Plan, what
+	// to check for each INSERT plan (autoIncCheckOf).
+	autoInc       map[string][]string
+	autoIncChecks sync.Map
+	autoIncCount  atomic.Int64
 
 	listener *mysql.Listener
 	acceptWG sync.WaitGroup
