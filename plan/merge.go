@@ -201,6 +201,21 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		}
 		return true
 	}()
+	// SELECT DISTINCT ordered by every selected column (sysbench's
+	// distinct range: SELECT DISTINCT c ... ORDER BY c): equal rows are
+	// adjacent in the merged order, so duplicates are dropped as the sorted
+	// node streams merge, instead of loading every row into memory.
+	if m.Distinct && len(m.GroupBy) == 0 && !hasAgg && len(m.OrderBy) >= m.Visible {
+		covered := make([]bool, m.Visible)
+		n := 0
+		for _, k := range m.OrderBy[:m.Visible] {
+			if k.Column < m.Visible && !covered[k.Column] {
+				covered[k.Column] = true
+				n++
+			}
+		}
+		m.StreamGroup = n == m.Visible
+	}
 	// 5. Pagination: every node returns its first offset+count rows (all of
 	// them when groups are merged in memory); the merge skips and takes.
 	if sel.Limit != nil {

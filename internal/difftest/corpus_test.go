@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,9 +200,24 @@ func genDistinct(r *rand.Rand) corpusQuery {
 	if f := genFilter(r, 1); f != "" {
 		q.sql += " WHERE " + f
 	}
-	if len(c) == 1 && c[0] != "grp" && c[0] != "name" && r.IntN(2) == 0 {
-		q.sql += " ORDER BY " + c[0] + []string{"", " DESC"}[r.IntN(2)]
-		q.ordered = []int{0}
+	if r.IntN(2) == 0 {
+		// Ordered by every selected column, in a random order and
+		// direction: the merge drops duplicates as the sorted streams
+		// merge (StreamGroup), and a LIMIT page is exact.
+		var keys []string
+		for _, i := range r.Perm(len(c)) {
+			keys = append(keys, c[i]+[]string{"", " DESC"}[r.IntN(2)])
+		}
+		q.sql += " ORDER BY " + strings.Join(keys, ", ")
+		for i, x := range c {
+			q.ordered = append(q.ordered, i)
+			if x == "grp" {
+				q.foldOrder = append(q.foldOrder, i)
+			}
+		}
+		if r.IntN(3) == 0 {
+			q.sql += " LIMIT " + strconv.Itoa(r.IntN(3)) + ", " + strconv.Itoa(1+r.IntN(6))
+		}
 	}
 	return q
 }

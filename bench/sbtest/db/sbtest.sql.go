@@ -43,10 +43,10 @@ var distinctRangeStmt = shardrt.Stmt{Name: "DistinctRange", LogicSQL: "SELECT DI
 // distinctRangeUnits are the route units of DistinctRange: one per data node of
 // sbtest in data node order. DataSource indexes dataSourceNames.
 var distinctRangeUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select distinct c from sbtest where id between ? and ?"}, // ds_0.sbtest
-	{DataSource: 1, SQL: "select distinct c from sbtest where id between ? and ?"}, // ds_1.sbtest
-	{DataSource: 2, SQL: "select distinct c from sbtest where id between ? and ?"}, // ds_2.sbtest
-	{DataSource: 3, SQL: "select distinct c from sbtest where id between ? and ?"}, // ds_3.sbtest
+	{DataSource: 0, SQL: "select distinct c from sbtest where id between ? and ? order by c asc"}, // ds_0.sbtest
+	{DataSource: 1, SQL: "select distinct c from sbtest where id between ? and ? order by c asc"}, // ds_1.sbtest
+	{DataSource: 2, SQL: "select distinct c from sbtest where id between ? and ? order by c asc"}, // ds_2.sbtest
+	{DataSource: 3, SQL: "select distinct c from sbtest where id between ? and ? order by c asc"}, // ds_3.sbtest
 }
 
 // distinctRangeMerge says how DistinctRange merges the rows of its data nodes
@@ -58,9 +58,10 @@ var distinctRangeMerge = shardrt.MergeSpec{
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
 	},
-	OrderBy:  []shardrt.SortKey{{Column: 0}},
-	Distinct: true,
-	Count:    shardrt.NoLimit,
+	OrderBy:     []shardrt.SortKey{{Column: 0}},
+	Distinct:    true,
+	Count:       shardrt.NoLimit,
+	StreamGroup: true,
 }
 
 // DistinctRangeRow is one row of DistinctRange.

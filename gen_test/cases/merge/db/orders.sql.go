@@ -760,14 +760,14 @@ var statusPageStmt = shardrt.Stmt{Name: "StatusPage", LogicSQL: "SELECT DISTINCT
 // statusPageUnits are the route units of StatusPage: its data nodes. DataSource
 // indexes dataSourceNames.
 var statusPageUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_0"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_1"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_0"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_1"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_0"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_1"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_0"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_1"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_1
 }
 
 // statusPageMerge says how StatusPage merges the rows of its data nodes into
@@ -780,10 +780,11 @@ var statusPageMerge = shardrt.MergeSpec{
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
 	},
-	OrderBy:  []shardrt.SortKey{{Column: 0}, {Column: 1}},
-	Distinct: true,
-	Offset:   shardrt.LimitValue{Value: 0, Param: true}, // offset
-	Count:    shardrt.LimitValue{Value: 1, Param: true}, // limit
+	OrderBy:     []shardrt.SortKey{{Column: 0}, {Column: 1}},
+	Distinct:    true,
+	Offset:      shardrt.LimitValue{Value: 0, Param: true}, // offset
+	Count:       shardrt.LimitValue{Value: 1, Param: true}, // limit
+	StreamGroup: true,
 }
 
 // StatusPageRow is one row of StatusPage.
@@ -799,7 +800,7 @@ type StatusPageRow struct {
 // shardgen:allow-full-route. The rows of its data nodes are merged as
 // statusPageMerge says.
 func (q *Queries) StatusPage(ctx context.Context, offset int64, limit int64) ([]StatusPageRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], nil, &statusPageMerge, []any{offset, limit})
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], []any{shardrt.LimitSum(offset, limit)}, &statusPageMerge, []any{offset, limit})
 	if err != nil {
 		return nil, err
 	}
@@ -985,14 +986,14 @@ var userStatusesStmt = shardrt.Stmt{Name: "UserStatuses", LogicSQL: "SELECT DIST
 // userStatusesUnits are the route units of UserStatuses: one per data node of
 // g7_order in data node order. DataSource indexes dataSourceNames.
 var userStatusesUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?)"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?)"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?)"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?)"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?)"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?)"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?)"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?)"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_3.g7_order_1
 }
 
 // userStatusesMerge says how UserStatuses merges the rows of its data nodes
@@ -1004,9 +1005,10 @@ var userStatusesMerge = shardrt.MergeSpec{
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
 	},
-	OrderBy:  []shardrt.SortKey{{Column: 0}},
-	Distinct: true,
-	Count:    shardrt.NoLimit,
+	OrderBy:     []shardrt.SortKey{{Column: 0}},
+	Distinct:    true,
+	Count:       shardrt.NoLimit,
+	StreamGroup: true,
 }
 
 // UserStatusesRow is one row of UserStatuses.
