@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,13 @@ type TxOptions struct {
 // (logged) but could not reach every branch: the branches not reached stay
 // prepared and RecoverXA commits them once their server answers.
 var ErrXAIncomplete = errors.New("XA commit decided but not finished on every data source; RecoverXA completes it")
+
+// ErrLocalPartialCommit is wrapped by the error of a LOCAL commit that
+// committed some data sources and then failed on another: ShardingSphere's
+// LOCAL transactions commit one data source after the other with no
+// atomicity across them, so the committed ones stay committed. The error
+// names the data sources that did commit.
+var ErrLocalPartialCommit = errors.New("LOCAL transaction partly committed")
 
 // DistTx is a transaction across any data sources of a Sources: one
 // connection per data source, opened lazily by the first statement routed
@@ -309,6 +317,7 @@ func (t *DistTx) finish(commit bool) error {
 			verb = "COMMIT"
 		}
 		var errs []error
+		var committed []string
 		for _, b := range t.branches {
 			var err error
 			if commit {
@@ -318,7 +327,12 @@ func (t *DistTx) finish(commit bool) error {
 			}
 			if err != nil {
 				errs = append(errs, &NodeError{DataSource: t.src.db.names[b.pool], SQL: verb, Err: err})
+			} else if commit {
+				committed = append(committed, t.src.db.names[b.pool])
 			}
+		}
+		if len(errs) > 0 && len(committed) > 0 {
+			errs = append([]error{fmt.Errorf("%w: committed on %s", ErrLocalPartialCommit, strings.Join(committed, ", "))}, errs...)
 		}
 		return errors.Join(errs...)
 	}

@@ -149,3 +149,34 @@ func TestXACrashBetweenPhases(t *testing.T) {
 	require.Equal(t, []string{"priv: " + gtrid}, rec.RolledBack)
 	require.Equal(t, 0, xaCount(t, db, "priv", v+"u"))
 }
+
+// TestLocalPartialCommit: a LOCAL commit whose second data source fails
+// after the first committed says so (ErrLocalPartialCommit, naming the
+// committed data source) and leaves the first committed, as ShardingSphere's
+// LOCAL transactions do.
+func TestLocalPartialCommit(t *testing.T) {
+	ctx := context.Background()
+	db := openDist(t, "ds_0", testdb.DSN("ds_0"), "ds_1", testdb.DSN("ds_1"))
+	src, err := db.Sources([]string{"ds_0", "ds_1"})
+	require.NoError(t, err)
+	v := "partial" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	id := time.Now().UnixNano()
+	tx, err := src.BeginDistributed(ctx, shardrt.TxOptions{Type: shardrt.TxLocal})
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, nil, insertUnit(0, id), v)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, nil, insertUnit(1, id), v)
+	require.NoError(t, err)
+	// Kill ds_1's branch connection from another session.
+	var conn int64
+	require.NoError(t, tx.QueryRow(ctx, nil, shardrt.RouteUnit{DataSource: 1, SQL: "SELECT CONNECTION_ID()"}).Scan(&conn))
+	p1, _ := db.Pool("ds_1")
+	_, err = p1.Exec("KILL " + strconv.FormatInt(conn, 10))
+	require.NoError(t, err)
+	err = tx.Commit()
+	require.ErrorIs(t, err, shardrt.ErrLocalPartialCommit)
+	require.ErrorContains(t, err, "LOCAL transaction partly committed: committed on ds_0")
+	require.ErrorContains(t, err, "ds_1")
+	require.Equal(t, 1, xaCount(t, db, "ds_0", v))
+	require.Equal(t, 0, xaCount(t, db, "ds_1", v))
+}
