@@ -162,6 +162,9 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 	if err != nil {
 		return nil, true, err
 	}
+	_, truncate := stmt.(*sqlparser.TruncateTable)
+	_, drop := stmt.(*sqlparser.DropTable)
+	var applied []string // data nodes the statement ran on
 	for _, n := range nodes {
 		actual := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(n.table)}
 		out := sqlparser.Rewrite(sqlparser.Clone(stmt), nil, func(cur *sqlparser.Cursor) bool {
@@ -172,14 +175,35 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 		})
 		text := sqlparser.String(out)
 		if _, err := h.s.in.src.Exec(ctx, &runtime.Stmt{Name: "ddl", LogicSQL: sqlparser.String(stmt)}, runtime.RouteUnit{DataSource: n.ds, SQL: text}); err != nil {
-			return nil, true, err
+			if len(applied) == 0 {
+				return nil, true, err
+			}
+			// DDL is not transactional: the actual tables before this one
+			// changed. Say so, and let the planner follow the first one.
+			if !truncate {
+				h.s.refreshTable(ctx, logic.Name.String(), nodes[0], drop)
+			}
+			return nil, true, partialDDLError(err, applied, h.s.in.names[n.ds]+"."+n.table)
 		}
+		applied = append(applied, h.s.in.names[n.ds]+"."+n.table)
 	}
-	if _, truncate := stmt.(*sqlparser.TruncateTable); !truncate && len(nodes) > 0 {
-		_, drop := stmt.(*sqlparser.DropTable)
+	if !truncate && len(nodes) > 0 {
 		h.s.refreshTable(ctx, logic.Name.String(), nodes[0], drop)
 	}
 	return &sqltypes.Result{}, true, nil
+}
+
+// partialDDLError is the error of a DDL statement that ran on the data
+// nodes applied and then failed on the data node failed with err (MySQL
+// DDL commits implicitly: the applied ones stay changed, the rest were not
+// reached). It keeps the failure's MySQL error code and state.
+func partialDDLError(err error, applied []string, failed string) error {
+	se, ok := sqlError(err).(*sqlerror.SQLError)
+	if !ok {
+		return err
+	}
+	return sqlerror.NewSQLError(se.Num, se.State, "the statement ran on "+strings.Join(applied, ", ")+
+		" and failed on "+failed+" (the data nodes after it were not changed): "+se.Message)
 }
 
 // refreshTable brings the planner's metadata of logic table name up to

@@ -148,3 +148,27 @@ func TestProxyShowShardingTableRules(t *testing.T) {
 	_, err = db.Exec("SHOW SHARDING TABLE RULES FROM nope")
 	require.EqualError(t, err, "Error 1049 (42000): Unknown database 'nope'")
 }
+
+// TestProxyDDLPartialFailure: a DDL statement that fails on one actual
+// table after others changed says which data nodes it ran on and which it
+// failed on, keeps the back end's error code, and the planner follows the
+// first actual table (as SHOW CREATE TABLE does).
+func TestProxyDDLPartialFailure(t *testing.T) {
+	e := newPxEnv(t)
+	db := e.client(t, "root", "secret", nil)
+	ds1 := testdb.Open(t, "ds_1")
+	_, err := ds1.Exec("ALTER TABLE px_item_0 ADD COLUMN dup INT NULL")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, ds := range []string{"ds_0", "ds_1"} {
+			c := testdb.Open(t, ds)
+			for _, tb := range []string{"px_item_0", "px_item_1"} {
+				_, _ = c.Exec("ALTER TABLE " + tb + " DROP COLUMN dup")
+			}
+		}
+	})
+	_, err = db.Exec("ALTER TABLE px_item ADD COLUMN dup INT NULL")
+	require.EqualError(t, err, "Error 1060 (42S21): the statement ran on ds_0.px_item_0, ds_0.px_item_1 and failed on ds_1.px_item_0 (the data nodes after it were not changed): Duplicate column name 'dup'")
+	_, err = db.Exec("SELECT dup FROM px_item WHERE id = 2")
+	require.NoError(t, err, "the planner follows the first actual table")
+}
