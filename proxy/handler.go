@@ -426,8 +426,16 @@ func sqlError(err error) error {
 	var pe *schema.Error
 	if errors.As(err, &pe) {
 		msg := strings.TrimPrefix(pe.Msg, `query "proxy": `)
-		if strings.HasPrefix(msg, "syntax error") {
+		switch {
+		case strings.HasPrefix(msg, "syntax error"):
 			return sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "You have an error in your SQL syntax; "+msg)
+		case strings.HasPrefix(msg, "unknown column "), strings.HasPrefix(msg, "unknown table or alias "):
+			// The codes MySQL answers an unknown column or qualifier with
+			// (ER_BAD_FIELD_ERROR), so clients and tools can tell a typo
+			// from an unsupported statement.
+			return sqlerror.NewSQLError(sqlerror.ERBadFieldError, "42S22", msg)
+		case strings.HasPrefix(msg, "unknown table "):
+			return sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", msg) // ER_NO_SUCH_TABLE
 		}
 		return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000", msg)
 	}
