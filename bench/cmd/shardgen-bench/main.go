@@ -12,6 +12,13 @@
 //
 //	go build -o bin/shardgen-bench ./bench/cmd/shardgen-bench
 //	taskset -c 0 bin/shardgen-bench -out docs/benchmarks.md -svg docs/benchmarks.svg
+//
+// The servers are found at SHARDGEN_DB_PORT_0 / SHARDGEN_DB_PORT_1 (13306,
+// 13307, as scripts/db.sh); the sysbench phase listens on
+// SHARDGEN_BENCH_PROXY_PORT (shardgen proxy, 13310) and
+// SHARDGEN_BENCH_HAPROXY_PORT (haproxy, 13311) and fails, naming the
+// variable, when one of them is already in use. The report prints the ports
+// the run used.
 package main
 
 //go:generate go run github.com/shardgen/shardgen/cmd/shardgen generate -f ../../sbtest/shardgen.yaml
@@ -22,6 +29,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	goruntime "runtime"
@@ -49,6 +57,8 @@ type options struct {
 	clientCPU        string
 	cpuProfile       string
 	memProfile       string
+	// ports are the run's ports from the environment (portsFromEnv), set by run.
+	ports benchPorts
 }
 
 func main() {
@@ -69,6 +79,12 @@ func main() {
 	flag.StringVar(&o.clientCPU, "client-cpu", "0", "taskset CPU list for sysbench (empty: no pinning)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the embedded scenarios (not the preparation, not the sysbench phase) here")
 	flag.StringVar(&o.memProfile, "memprofile", "", "write a pprof allocation profile (every allocation sampled) taken after the embedded scenarios here")
+	flag.Usage = func() {
+		out := flag.CommandLine.Output()
+		_, _ = io.WriteString(out, "Usage of "+os.Args[0]+":\n")
+		flag.PrintDefaults()
+		_, _ = io.WriteString(out, "\n"+portsUsage)
+	}
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("shardgen-bench: ")
@@ -125,19 +141,30 @@ func env(name, def string) string {
 	return def
 }
 
-// referenceDSN is the unsharded side: database reference on the first server.
-func referenceDSN() string {
+// referenceDSN is the unsharded side: database reference on the first
+// server, 127.0.0.1:port0.
+func referenceDSN(port0 string) string {
 	c := mysql.NewConfig()
 	c.User = env("SHARDGEN_DB_USER", "shardgen")
 	c.Passwd = env("SHARDGEN_DB_PASSWORD", "shardgen")
 	c.Net = "tcp"
-	c.Addr = "127.0.0.1:" + env("SHARDGEN_DB_PORT_0", "13306")
+	c.Addr = "127.0.0.1:" + port0
 	c.DBName = "reference"
 	c.Params = map[string]string{"sql_log_bin": "0"}
 	return c.FormatDSN()
 }
 
 func run(ctx context.Context, o options) error {
+	var err error
+	if o.ports, err = portsFromEnv(); err != nil {
+		return err
+	}
+	if o.sysbench {
+		// Fail now, not after the embedded scenarios; runSysbench checks again.
+		if err := checkBenchPortsFree(o.ports); err != nil {
+			return errors.New("sysbench phase: " + err.Error())
+		}
+	}
 	cfg, err := shardrt.LoadConfig(o.config)
 	if err != nil {
 		return err
@@ -154,7 +181,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	ref, err := sql.Open("mysql", referenceDSN())
+	ref, err := sql.Open("mysql", referenceDSN(o.ports.db0))
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,33 @@ func keptSection(path string) string {
 	return ""
 }
 
+// write prints the report (markdown) to stdout, writes it to r.opts.out
+// (keeping the hand-written section of the existing file) and the chart to
+// r.opts.svg when they are set.
 func (r *report) write() error {
+	md, bars := r.markdown()
+	os.Stdout.WriteString(md)
+	if r.opts.out != "" {
+		md += keptSection(r.opts.out)
+		if err := os.WriteFile(r.opts.out, []byte(md), 0o644); err != nil {
+			return err
+		}
+	}
+	if r.opts.svg != "" {
+		svg, err := load.RatioChartSVG("shardgen throughput ÷ direct MariaDB ("+strconv.Itoa(r.machine.nproc)+" CPUs, medians)", bars)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(r.opts.svg, svg, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markdown is the generated part of the report (everything above
+// keepMarker) and the bars of its chart. Ports are the run's (r.opts.ports).
+func (r *report) markdown() (string, []load.Bar) {
 	var bars []load.Bar
 	var b strings.Builder
 	o, m := r.opts, r.machine
@@ -148,7 +174,7 @@ func (r *report) write() error {
 	b.WriteString("| date | " + m.date + " |\n")
 	b.WriteString("| CPUs (nproc) | " + strconv.Itoa(m.nproc) + " × " + m.cpu + " |\n")
 	b.WriteString("| Go | " + m.goVersion + " (GOMAXPROCS " + strconv.Itoa(m.gomaxprocs) + " in the harness) |\n")
-	b.WriteString("| MariaDB | " + m.mariadb + " (scripts/db.sh: 13306 holds ds_0, ds_2, reference; 13307 holds ds_1, ds_3) |\n")
+	b.WriteString("| MariaDB | " + m.mariadb + " (scripts/db.sh: " + o.ports.db0 + " holds ds_0, ds_2, reference; " + o.ports.db1 + " holds ds_1, ds_3) |\n")
 	b.WriteString("| harness CPU affinity | " + m.affinity + " |\n")
 	if o.sysbench {
 		b.WriteString("| sysbench | " + m.sysbench + " |\n")
@@ -157,7 +183,7 @@ func (r *report) write() error {
 	b.WriteString("\n## Embedded load: generated code vs plain database/sql\n\n")
 	b.WriteString("Each scenario runs the same statements two ways, in interleaved rounds (reference, shardgen, reference, shardgen, …) " +
 		"after one unmeasured warm-up round of each:\n\n" +
-		"- **reference**: plain `database/sql` + go-sql-driver/mysql on one unsharded `sbtest` table in database `reference` on 13306;\n" +
+		"- **reference**: plain `database/sql` + go-sql-driver/mysql on one unsharded `sbtest` table in database `reference` on " + o.ports.db0 + ";\n" +
 		"- **shardgen**: the generated package [bench/sbtest/db](../bench/sbtest/db) over `sbtest` sharded by `id` MOD 4 over " +
 		"ds_0..ds_3 ([rules](../bench/sbtest/sharding.yaml), [queries](../bench/sbtest/queries/sbtest.sql)), one actual table per data source.\n\n" +
 		"Both sides hold the same " + strconv.Itoa(o.rows) + " rows (sysbench's `sbtest` shape and value templates; the sharded side is loaded " +
@@ -187,29 +213,12 @@ func (r *report) write() error {
 	b.WriteString("\n## Commands\n\n```sh\nmake bench            # db-up, micro-benchmarks, then this harness (and the sysbench phase) end to end\n")
 	b.WriteString("BENCH_QUICK=1 make bench   # 1 s rounds, shorter warm-up\n")
 	b.WriteString("# what make bench runs for this page:\ngo build -o bin/shardgen-bench ./bench/cmd/shardgen-bench\n")
-	b.WriteString("taskset -c " + o.clientCPU + " bin/shardgen-bench -rows " + strconv.Itoa(o.rows) + " -workers " + strconv.Itoa(o.workers) +
+	b.WriteString(o.ports.envPrefix() + "taskset -c " + o.clientCPU + " bin/shardgen-bench -rows " + strconv.Itoa(o.rows) + " -workers " + strconv.Itoa(o.workers) +
 		" -rounds " + strconv.Itoa(o.rounds) + " -duration " + o.duration.String() + " -warmup " + o.warmup.String())
 	if o.sysbench {
 		b.WriteString(" -sysbench")
 	}
 	b.WriteString(" -out docs/benchmarks.md -svg docs/benchmarks.svg\n```\n\n")
 	b.WriteString("Pinning: the harness runs under `taskset -c " + o.clientCPU + "` (GOMAXPROCS follows the affinity); the MariaDB servers are not pinned.\n")
-	md := b.String()
-	os.Stdout.WriteString(md)
-	if o.out != "" {
-		md += keptSection(o.out)
-		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
-			return err
-		}
-	}
-	if o.svg != "" {
-		svg, err := load.RatioChartSVG("shardgen throughput ÷ direct MariaDB ("+strconv.Itoa(m.nproc)+" CPUs, medians)", bars)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.svg, svg, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.String(), bars
 }

@@ -16,16 +16,14 @@ import (
 )
 
 // The sysbench phase: Debian's sysbench 1.0.20 through `shardgen proxy`
-// (sbtest1 sharded by id MOD 2 over ds_0/ds_1, bench/sysbench/proxy.yaml),
-// through an haproxy TCP passthrough to 13306, and direct to 13306 (database
-// reference, unsharded sbtest1). Same settings on every path, rounds
-// interleaved direct, haproxy, proxy, direct, ….
+// (sbtest1 sharded by id MOD 2 over ds_0/ds_1, bench/sysbench/proxy.yaml;
+// SHARDGEN_BENCH_PROXY_PORT), through an haproxy TCP passthrough
+// (SHARDGEN_BENCH_HAPROXY_PORT) to the first server (SHARDGEN_DB_PORT_0), and
+// direct to that server (database reference, unsharded sbtest1). Same
+// settings on every path, rounds interleaved direct, haproxy, proxy, direct,
+// ….
 
-const (
-	proxyPort   = "13310"
-	haproxyPort = "13311"
-	sbTableSize = 10000
-)
+const sbTableSize = 10000
 
 // sbPath is one way from sysbench to the data.
 type sbPath struct{ name, port, db string }
@@ -66,10 +64,13 @@ var sbTests = []struct {
 	{"oltp_read_write", nil},
 }
 
-var sbPaths = []sbPath{
-	{"direct", env("SHARDGEN_DB_PORT_0", "13306"), "reference"},
-	{"haproxy", haproxyPort, "reference"},
-	{"shardgen proxy", proxyPort, "sbtest"},
+// sbPaths are the paths of the phase in the order each round runs them.
+func sbPaths(p benchPorts) []sbPath {
+	return []sbPath{
+		{"direct", p.db0, "reference"},
+		{"haproxy", p.haproxy, "reference"},
+		{"shardgen proxy", p.proxy, "sbtest"},
+	}
 }
 
 var (
@@ -179,12 +180,13 @@ func lastLines(s string, n int) string {
 }
 
 // sbPrepare creates sbtest1 with sysbench's own prepare: unsharded in
-// reference on 13306, and on ds_0 (13306) / ds_1 (13307) the full table
-// then cut to the rows whose id % 2 is the data source's index.
-func sbPrepare() error {
+// reference on the first server (p.db0), and on ds_0 (p.db0) / ds_1 (p.db1)
+// the full table then cut to the rows whose id % 2 is the data source's
+// index.
+func sbPrepare(p benchPorts) error {
 	type target struct{ port, db string }
-	shards := []target{{env("SHARDGEN_DB_PORT_0", "13306"), "ds_0"}, {env("SHARDGEN_DB_PORT_1", "13307"), "ds_1"}}
-	for _, t := range append([]target{{env("SHARDGEN_DB_PORT_0", "13306"), "reference"}}, shards...) {
+	shards := []target{{p.db0, "ds_0"}, {p.db1, "ds_1"}}
+	for _, t := range append([]target{{p.db0, "reference"}}, shards...) {
 		// cleanup fails harmlessly when the table is missing.
 		_, _ = runOut(exec.Command("sysbench", sysbenchArgs("oltp_point_select", t.port, t.db, "cleanup")...))
 		if _, err := runOut(exec.Command("sysbench", sysbenchArgs("oltp_point_select", t.port, t.db, "prepare")...)); err != nil {
@@ -204,8 +206,8 @@ func sbPrepare() error {
 // sbCleanInserts deletes the rows oltp_insert added (ids outside
 // 1..sbTableSize) from every copy of sbtest1, so the next run's ids (the
 // same sequence) do not collide.
-func sbCleanInserts() error {
-	for _, t := range [][2]string{{env("SHARDGEN_DB_PORT_0", "13306"), "reference"}, {env("SHARDGEN_DB_PORT_0", "13306"), "ds_0"}, {env("SHARDGEN_DB_PORT_1", "13307"), "ds_1"}} {
+func sbCleanInserts(p benchPorts) error {
+	for _, t := range [][2]string{{p.db0, "reference"}, {p.db0, "ds_0"}, {p.db1, "ds_1"}} {
 		sql := "SET sql_log_bin=0; DELETE FROM " + t[1] + ".sbtest1 WHERE id < 1 OR id > " + strconv.Itoa(sbTableSize)
 		if _, err := runOut(exec.Command("mariadb", "-h127.0.0.1", "-P"+t[0], "-u"+env("SHARDGEN_DB_USER", "shardgen"),
 			"-p"+env("SHARDGEN_DB_PASSWORD", "shardgen"), "-e", sql)); err != nil {
@@ -215,17 +217,22 @@ func sbCleanInserts() error {
 	return nil
 }
 
-// background starts cmd and waits until port accepts connections; cmd's
-// pid is cmd.Process.Pid (taskset execs the program in place).
-func background(cmd *exec.Cmd, port string) (stop func(), err error) {
+// background starts cmd and waits until 127.0.0.1:port answers a MySQL
+// SELECT 1 (10 s at most); cmd's pid is cmd.Process.Pid (taskset execs the
+// program in place). When cmd exits first (typically: it could not bind the
+// port, and whatever answers there is not ours) it fails naming variable,
+// the environment variable that chose the port, rather than measure another
+// program.
+func background(cmd *exec.Cmd, port, variable string) (stop func(), err error) {
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	done := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(done) }()
 	stop = func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
@@ -233,9 +240,23 @@ func background(cmd *exec.Cmd, port string) (stop func(), err error) {
 			<-done
 		}
 	}
+	exited := func() error {
+		return fmt.Errorf("%s exited (%v) before it answered on 127.0.0.1:%s (see its output above); if another program holds the port, set %s to a free one",
+			strings.Join(cmd.Args, " "), waitErr, port, variable)
+	}
 	for i := 0; i < 100; i++ {
+		select {
+		case <-done:
+			return nil, exited()
+		default:
+		}
 		if out, err := exec.Command("mariadb", "-h127.0.0.1", "-P"+port, "-u"+env("SHARDGEN_DB_USER", "shardgen"),
 			"-p"+env("SHARDGEN_DB_PASSWORD", "shardgen"), "-e", "SELECT 1").CombinedOutput(); err == nil {
+			select {
+			case <-done: // something else answered while ours died
+				return nil, exited()
+			default:
+			}
 			return stop, nil
 		} else if i == 99 {
 			stop()
@@ -246,27 +267,40 @@ func background(cmd *exec.Cmd, port string) (stop func(), err error) {
 	return stop, nil
 }
 
+// haproxyConfig is the haproxy configuration of the phase: a TCP
+// passthrough from 127.0.0.1:p.haproxy to the first server, 127.0.0.1:p.db0.
+// noreuseport makes a second haproxy on a taken port fail to start instead
+// of sharing the port's connections with the first (haproxy's default on
+// Linux is SO_REUSEPORT).
+func haproxyConfig(p benchPorts) string {
+	return "global\n  maxconn 4000\n  noreuseport\ndefaults\n  mode tcp\n  timeout connect 5s\n  timeout client 1h\n  timeout server 1h\n" +
+		"listen mysql\n  bind 127.0.0.1:" + p.haproxy + "\n  server s0 127.0.0.1:" + p.db0 + "\n"
+}
+
 func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 	for _, bin := range []string{"sysbench", "haproxy", "mariadb"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			return nil, errors.New(bin + " is not installed (make bench installs it with apt-get when run as root)")
 		}
 	}
-	if err := sbPrepare(); err != nil {
+	ports := o.ports
+	if err := checkBenchPortsFree(ports); err != nil {
+		return nil, err
+	}
+	if err := sbPrepare(ports); err != nil {
 		return nil, err
 	}
 	if _, err := runOut(exec.Command("go", "build", "-o", "bin/shardgen", "./cmd/shardgen")); err != nil {
 		return nil, err
 	}
 	proxyCmd := pinned(o.proxyCPU, "bin/shardgen", "proxy", "-c", "bench/sysbench/proxy.yaml",
-		"--ddl", "bench/sysbench/sbtest.sql", "--listen", "127.0.0.1:"+proxyPort)
-	stopProxy, err := background(proxyCmd, proxyPort)
+		"--ddl", "bench/sysbench/sbtest.sql", "--listen", "127.0.0.1:"+ports.proxy)
+	stopProxy, err := background(proxyCmd, ports.proxy, envProxyPort)
 	if err != nil {
 		return nil, err
 	}
 	defer stopProxy()
-	hacfg := "global\n  maxconn 4000\ndefaults\n  mode tcp\n  timeout connect 5s\n  timeout client 1h\n  timeout server 1h\n" +
-		"listen mysql\n  bind 127.0.0.1:" + haproxyPort + "\n  server s0 127.0.0.1:" + env("SHARDGEN_DB_PORT_0", "13306") + "\n"
+	hacfg := haproxyConfig(ports)
 	f, err := os.CreateTemp("", "shardgen-bench-haproxy-*.cfg")
 	if err != nil {
 		return nil, err
@@ -277,7 +311,7 @@ func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 	}
 	f.Close()
 	haCmd := pinned(o.proxyCPU, "haproxy", "-db", "-f", f.Name())
-	stopHA, err := background(haCmd, haproxyPort)
+	stopHA, err := background(haCmd, ports.haproxy, envHAProxyPort)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +324,7 @@ func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 	for _, test := range sbTests {
 		res := sbResult{test: test.name, rounds: map[string][]float64{}, cpu: map[string][]cpuRound{}, failed: map[string]string{}}
 		for r := 0; r <= o.rounds; r++ { // round 0 is the warm-up
-			for _, p := range sbPaths {
+			for _, p := range sbPaths(ports) {
 				if res.failed[p.name] != "" {
 					continue
 				}
@@ -312,7 +346,7 @@ func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 					srv1 += procCPU(pid)
 				}
 				if test.name == "oltp_insert" {
-					if cerr := sbCleanInserts(); cerr != nil {
+					if cerr := sbCleanInserts(ports); cerr != nil {
 						return nil, cerr
 					}
 				}
@@ -351,8 +385,10 @@ func sysbenchMarkdown(o options, res []sbResult, bars *[]load.Bar) string {
 	b.WriteString("\n## Proxy load: sysbench through shardgen proxy, an haproxy hop, and direct\n\n")
 	b.WriteString("Debian's sysbench, `--tables=1 --table-size=" + strconv.Itoa(sbTableSize) + " --threads=" + strconv.Itoa(o.sbThreads) +
 		"`, " + strconv.Itoa(o.rounds) + " rounds of " + o.duration.String() + " per path after one warm-up round, interleaved direct, haproxy, proxy, direct, …. " +
-		"**direct**: 13306, database reference (one unsharded sbtest1); **haproxy**: a TCP passthrough (`mode tcp`) to the same server; " +
-		"**shardgen proxy**: `shardgen proxy -c bench/sysbench/proxy.yaml` with sbtest1 sharded by id MOD 2 over ds_0 (13306) and ds_1 (13307), " +
+		"**direct**: " + o.ports.db0 + ", database reference (one unsharded sbtest1); **haproxy**: on " + o.ports.haproxy +
+		", a TCP passthrough (`mode tcp`) to the same server; " +
+		"**shardgen proxy**: on " + o.ports.proxy + ", `shardgen proxy -c bench/sysbench/proxy.yaml` with sbtest1 sharded by id MOD 2 over ds_0 (" +
+		o.ports.db0 + ") and ds_1 (" + o.ports.db1 + "), " +
 		"prepared directly on the back ends with sysbench's own `prepare` and cut to each shard's ids. " +
 		"`oltp_insert` runs with `--auto_inc=off --mysql-ignore-errors=1213,1020,1205,1062` on every path (sysbench picks the ids, so the proxy routes each row by its id; " +
 		"with auto_inc every id is 0; the rows it adds are deleted after every run, and the rare random id inside 1..10000 is a duplicate, ignored and retried); " +
