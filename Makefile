@@ -32,7 +32,11 @@ fuzz:
 ## then sysbench direct / through haproxy / through `shardgen proxy` (pinned to
 ## CPU 1), written to docs/benchmarks.md and docs/benchmarks.svg. Installs
 ## Debian's sysbench and haproxy when missing (as root). About 10 minutes;
-## BENCH_QUICK=1 about 2. Not part of `make test`.
+## BENCH_QUICK=1 about 2. Not part of `make test`. Ports (127.0.0.1): the
+## servers at SHARDGEN_DB_PORT_0/1/2 (13306/13307/13308, as db-up); the
+## sysbench phase's shardgen proxy at SHARDGEN_BENCH_PROXY_PORT (13310) and
+## haproxy at SHARDGEN_BENCH_HAPROXY_PORT (13311), checked free before the run
+## starts; give two runs on one machine different values of all five.
 BENCH_QUICK ?=
 BENCH_FLAGS ?= $(if $(BENCH_QUICK),-rounds 3 -duration 1s -warmup 1s,-rounds 3 -duration 5s -warmup 1s)
 bench: db-up
