@@ -96,14 +96,22 @@ type replicaHealth struct {
 // that started before the replica was taken out (the same outage, seen by
 // several goroutines) do not extend it.
 func (h *replicaHealth) markDown(now time.Time) {
-	if h.downUntil.Load() > now.UnixNano() {
-		return
+	for {
+		until := h.downUntil.Load()
+		if until > now.UnixNano() {
+			return
+		}
+		d := time.Duration(h.downFor.Load()) * 2
+		d = max(d, ReplicaDownFor)
+		d = min(d, ReplicaMaxDownFor)
+		// Only one of the goroutines that saw the same failure takes the
+		// replica out: the others find it out already (a plain store let
+		// two concurrent failures double the time out).
+		if h.downUntil.CompareAndSwap(until, now.Add(d).UnixNano()) {
+			h.downFor.Store(int64(d))
+			return
+		}
 	}
-	d := time.Duration(h.downFor.Load()) * 2
-	d = max(d, ReplicaDownFor)
-	d = min(d, ReplicaMaxDownFor)
-	h.downFor.Store(int64(d))
-	h.downUntil.Store(now.Add(d).UnixNano())
 }
 
 // markUp records a success.
