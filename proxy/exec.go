@@ -45,90 +45,16 @@ func NewInterpreter(b *plan.Builder, db *runtime.DB) (*Interpreter, error) {
 }
 
 // Execute runs p with params (one per p.Params, in order; Go values as a
-// database/sql argument). Generated keys are produced here when the plan
-// needs them.
+// database/sql argument) on the pools, each unit as a server-side prepared
+// statement with its arguments. Generated keys are produced here when the
+// plan needs them. It is executeWire without a session: no transaction, no
+// statement tag, no column metadata.
 func (in *Interpreter) Execute(ctx context.Context, p *plan.Plan, params []any, keys runtime.KeyGenerator) (*Result, error) {
-	params = append([]any(nil), params...)
-	for len(params) < len(p.Params) {
-		params = append(params, nil)
-	}
-	var lastKey int64
-	if p.KeyGenerate != nil {
-		for _, i := range p.KeyGenerate.Params {
-			if keys == nil {
-				return nil, fmt.Errorf("query %s needs a key generator", p.Name)
-			}
-			k, err := keys.Generate()
-			if err != nil {
-				return nil, err
-			}
-			if k.Kind == runtime.KindString {
-				params[i] = k.Str
-			} else {
-				params[i] = k.Int
-				if lastKey == 0 {
-					lastKey = k.Int
-				}
-			}
-		}
-	}
-	values := make([]runtime.Value, len(p.Params))
-	for i, prm := range p.Params {
-		v, err := ValueOf(prm.Type, params[i])
-		if err != nil {
-			return nil, fmt.Errorf("parameter %s: %w", prm.Name, err)
-		}
-		values[i] = v
-	}
-	units, err := in.units(p, values, params)
+	w, err := in.run(ctx, in.src, p, params, keys, "", false, false)
 	if err != nil {
 		return nil, err
 	}
-	st := &runtime.Stmt{Name: p.Name, LogicSQL: p.LogicSQL}
-	args, err := in.nodeArgs(p, params)
-	if err != nil {
-		return nil, err
-	}
-	if p.Statement != plan.StmtSelect {
-		if p.Route.Kind == runtime.RouteBroadcast {
-			var first sql.Result
-			for i, u := range units {
-				r, err := in.src.Exec(ctx, st, u, args...)
-				if err != nil {
-					return nil, err
-				}
-				if i == 0 {
-					first = r
-				}
-			}
-			n, _ := first.RowsAffected()
-			return &Result{RowsAffected: n, LastInsertID: lastKey}, nil
-		}
-		n, err := runtime.ExecUnits(ctx, in.src, st, units, args)
-		if err != nil {
-			return nil, err
-		}
-		return &Result{RowsAffected: n, LastInsertID: lastKey}, nil
-	}
-	perUnit, err := runtime.QueryUnitsEach(ctx, in.src, st, units, args, scanAll)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{}
-	for _, c := range p.Columns {
-		res.Columns = append(res.Columns, c.Name)
-	}
-	if p.Merge == nil {
-		for _, rows := range perUnit {
-			res.Rows = append(res.Rows, rows...)
-		}
-	} else if res.Rows, err = mergeRows(p.Merge, params, perUnit); err != nil {
-		return nil, err
-	}
-	if err := in.decrypt(p, res.Rows); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return w.Result, nil
 }
 
 // nodeArgs returns the arguments of the per-node SQL: Plan.Args, or

@@ -37,6 +37,14 @@ type wireResult struct {
 // the first unit when none did) describe the result. A non-empty tag (the
 // session's SQL comment, see watchStatement) is put before every unit's SQL.
 func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string) (*wireResult, error) {
+	return in.run(ctx, e, p, params, keys, tag, len(clientParams(p)) == 0, true)
+}
+
+// run is executeWire and Execute: textArgs puts every unit's arguments
+// into its SQL (text protocol) instead of sending them to a prepared
+// statement, and columns reads the back end's column types into the
+// result's column metadata.
+func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string, textArgs, columns bool) (*wireResult, error) {
 	params, values, lastKey, err := prepareParams(p, params, keys)
 	if err != nil {
 		return nil, err
@@ -49,14 +57,13 @@ func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *p
 	if err != nil {
 		return nil, err
 	}
-	binary := len(clientParams(p)) > 0
 	for i := range units {
 		u := &units[i]
 		uargs := args
 		if u.Args != nil {
 			uargs = u.Args
 		}
-		if binary {
+		if !textArgs {
 			u.Args = uargs
 		} else {
 			if u.SQL, err = interpolate(u.SQL, uargs); err != nil {
@@ -112,15 +119,18 @@ func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *p
 		types []*sql.ColumnType
 		terr  error
 	)
-	scan := func(rows *sql.Rows) ([]any, error) {
-		once.Do(func() { types, terr = rows.ColumnTypes() })
-		return scanAll(rows)
+	scan := scanAll
+	if columns {
+		scan = func(rows *sql.Rows) ([]any, error) {
+			once.Do(func() { types, terr = rows.ColumnTypes() })
+			return scanAll(rows)
+		}
 	}
 	perUnit, err := runtime.QueryUnitsEach(ctx, e, st, units, nil, scan)
 	if err != nil {
 		return nil, err
 	}
-	if types == nil && terr == nil && len(units) > 0 {
+	if columns && types == nil && terr == nil && len(units) > 0 {
 		// No unit returned a row: ask the first unit again for its columns.
 		rows, err := e.Query(ctx, st, units[0])
 		if err != nil {
@@ -140,7 +150,7 @@ func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *p
 		res.Columns = append(res.Columns, c.Name)
 		if i < len(types) {
 			cols[i] = columnOf(c.Name, types[i])
-			cols[i].exact = binary
+			cols[i].exact = !textArgs
 		} else {
 			cols[i] = column{name: c.Name, typ: dbTypes["VARBINARY"], nullable: true}
 		}
