@@ -146,13 +146,8 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 	default:
 		return nil, false, nil
 	}
-	if sess.tx != nil {
-		tx := sess.tx
-		sess.tx = nil
-		c.StatusFlags &^= mysql.ServerStatusInTrans
-		if err := tx.Commit(); err != nil {
-			return nil, true, err
-		}
+	if err := implicitCommit(c, sess); err != nil {
+		return nil, true, err
 	}
 	logic := tables[0]
 	if q := logic.Qualifier.String(); q != "" && !strings.EqualFold(q, h.s.cfg.Rules.DatabaseName) {

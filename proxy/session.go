@@ -204,13 +204,8 @@ func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sql
 	case 1:
 		sess.manual = false
 		c.StatusFlags |= mysql.ServerStatusAutocommit
-		if sess.tx != nil {
-			tx := sess.tx
-			sess.tx = nil
-			c.StatusFlags &^= mysql.ServerStatusInTrans
-			if err := tx.Commit(); err != nil {
-				return nil, true, err
-			}
+		if err := implicitCommit(c, sess); err != nil {
+			return nil, true, err
 		}
 	}
 	return &sqltypes.Result{}, true, nil
@@ -457,4 +452,16 @@ func (h *handler) sameTimeZone(ctx context.Context, tz sqlparser.Expr) (bool, er
 		}
 	}
 	return true, nil
+}
+
+// implicitCommit commits the session's open transaction, as MySQL does
+// before DDL and on SET autocommit=1; nothing when none is open.
+func implicitCommit(c *mysql.Conn, sess *session) error {
+	if sess.tx == nil {
+		return nil
+	}
+	tx := sess.tx
+	sess.tx = nil
+	c.StatusFlags &^= mysql.ServerStatusInTrans
+	return tx.Commit()
 }
