@@ -185,15 +185,21 @@ func (t *ShardingTable) Route(dst []int, conds []ShardingValues, hints HintValue
 	}
 	var tis []int
 	start := len(dst)
-	var missed error
+	var split *splitRoute
+	whole := false // some data source held the target of every value
 	for _, d := range dss {
 		tis, err = t.tables[d].route(tis[:0], conds, hints.Table)
 		if errors.Is(err, ErrNoTarget) && len(dss) > 1 {
-			// The value's table lives on another data source (an autoTable,
-			// or a layout the database strategy does not split):
-			// ShardingSphere's standard strategy drops this data source.
-			missed = err
-			continue
+			// Some value's table lives on another data source (an
+			// autoTable, or a layout the database strategy does not
+			// split): ShardingSphere's standard strategy skips, on this
+			// data source, each value whose target it does not hold.
+			if split == nil {
+				split = newSplitRoute(&t.tables[d], conds, hints.Table)
+			}
+			tis, err = split.route(tis[:0], &t.tables[d])
+		} else if err == nil {
+			whole = true
 		}
 		if err != nil {
 			return dst, err
@@ -202,11 +208,100 @@ func (t *ShardingTable) Route(dst []int, conds []ShardingValues, hints HintValue
 			dst = append(dst, t.layout[d][ti])
 		}
 	}
-	if len(dst) == start && missed != nil {
-		return dst, missed
+	if split != nil && !whole {
+		if err := split.unplaced(); err != nil {
+			return dst, err
+		}
 	}
 	slices.Sort(dst[start:])
 	return append(dst[:start], slices.Compact(dst[start:])...), nil
+}
+
+// splitRoute routes the table side of one AND-group value by value (one
+// combination of the values of its sharding columns, or one hint value, at
+// a time) on the data sources that do not hold every value's target. A
+// value that has a target on none of the data sources routed is an error
+// (its ErrNoTarget); ShardingSphere would route it nowhere, but a row must
+// be placed and a SELECT's value is refused as when it is alone.
+type splitRoute struct {
+	combos [][]ShardingValues // one single-value AND-group per combination (nil: hints)
+	hints  [][]Value          // one single-value hint list per hint value
+	errs   []error            // errs[k]: combination k has no target yet; nil once placed
+}
+
+// newSplitRoute lists the single-value combinations of the conditions of
+// side s: the cartesian product of the value lists of its columns (ranges
+// are kept as they are), or its hint values one at a time.
+func newSplitRoute(s *sideRouter, conds []ShardingValues, hints []Value) *splitRoute {
+	sp := &splitRoute{}
+	if s.kind == HintStrategy {
+		for i := range hints {
+			sp.hints = append(sp.hints, hints[i:i+1])
+		}
+		sp.errs = make([]error, len(sp.hints))
+		return sp
+	}
+	sp.combos = [][]ShardingValues{slices.Clone(conds)}
+	for i := range conds {
+		if len(conds[i].Values) < 2 || !slices.ContainsFunc(s.columns, func(c string) bool { return strings.EqualFold(c, conds[i].Column) }) {
+			continue
+		}
+		var next [][]ShardingValues
+		for _, g := range sp.combos {
+			for j := range conds[i].Values {
+				c := slices.Clone(g)
+				c[i].Values = conds[i].Values[j : j+1]
+				next = append(next, c)
+			}
+		}
+		sp.combos = next
+	}
+	sp.errs = make([]error, len(sp.combos))
+	return sp
+}
+
+// route appends to dst the targets of side s that hold the target of some
+// combination, recording which combinations found one.
+func (sp *splitRoute) route(dst []int, s *sideRouter) ([]int, error) {
+	start := len(dst)
+	n := max(len(sp.combos), len(sp.hints))
+	for k := 0; k < n; k++ {
+		var err error
+		before := len(dst)
+		if sp.combos != nil {
+			dst, err = s.route(dst, sp.combos[k], nil)
+		} else {
+			dst, err = s.route(dst, nil, sp.hints[k])
+		}
+		switch {
+		case errors.Is(err, ErrNoTarget):
+			dst = dst[:before]
+			if !sp.placed(k) {
+				sp.errs[k] = err
+			}
+		case err != nil:
+			return dst[:start], err
+		default:
+			sp.errs[k] = errPlaced
+		}
+	}
+	return sortUniqueFrom(dst, start), nil
+}
+
+// errPlaced marks a combination that found a target.
+var errPlaced = errors.New("placed")
+
+func (sp *splitRoute) placed(k int) bool { return sp.errs[k] == errPlaced }
+
+// unplaced returns the error of the first combination no data source held
+// a target for, or nil.
+func (sp *splitRoute) unplaced() error {
+	for k, err := range sp.errs {
+		if !sp.placed(k) && err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RouteAll returns the union of Route over every AND-group (disjunctive

@@ -1,5 +1,5 @@
 -- g4_event: MOD x BOUNDARY_RANGE; g4_metric: VOLUME_RANGE auto table;
--- g4_log: INTERVAL by month.
+-- g4_log: INTERVAL by month; g4_tag: HASH_MOD auto table.
 CREATE TABLE g4_event (
   event_id BIGINT NOT NULL PRIMARY KEY,
   user_id  BIGINT NOT NULL,
@@ -17,4 +17,9 @@ CREATE TABLE g4_log (
   logged_at DATETIME NOT NULL,
   message   VARCHAR(200) NOT NULL,
   PRIMARY KEY (log_id, logged_at)
+);
+
+CREATE TABLE g4_tag (
+  tag_id BIGINT NOT NULL PRIMARY KEY,
+  name   VARCHAR(32) NOT NULL
 );

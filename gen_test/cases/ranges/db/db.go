@@ -25,6 +25,7 @@ type Queries struct {
 	g4Event  *shardrt.ShardingTable // routes g4_event at run time
 	g4Log    *shardrt.ShardingTable // routes g4_log at run time
 	g4Metric *shardrt.ShardingTable // routes g4_metric at run time
+	g4Tag    *shardrt.ShardingTable // routes g4_tag at run time
 }
 
 // New returns the queries over db: it resolves the data sources the queries run
@@ -47,6 +48,9 @@ func New(db *shardrt.DB) (*Queries, error) {
 		return nil, err
 	}
 	if q.g4Metric, err = newG4MetricTable(); err != nil {
+		return nil, err
+	}
+	if q.g4Tag, err = newG4TagTable(); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -172,6 +176,33 @@ func newG4MetricTable() (*shardrt.ShardingTable, error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("table %q: %w", "g4_metric", err)
+	}
+	return t, nil
+}
+
+// g4TagDataNodes are the data nodes of g4_tag in actualDataNodes order; its
+// route unit tables follow it.
+var g4TagDataNodes = []shardrt.DataNode{
+	{DataSource: "ds_0", Table: "g4_tag_0"},
+	{DataSource: "ds_1", Table: "g4_tag_1"},
+	{DataSource: "ds_0", Table: "g4_tag_2"},
+	{DataSource: "ds_1", Table: "g4_tag_3"},
+}
+
+// newG4TagTable binds the sharding strategies of g4_tag (table: tag_id HASH_MOD
+// tag_hash) to its data nodes.
+func newG4TagTable() (*shardrt.ShardingTable, error) {
+	table, err := shardrt.NewAlgorithm("HASH_MOD", shardrt.Props{"sharding-count": "4"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: table sharding algorithm %q: %w", "g4_tag", "tag_hash", err)
+	}
+	t, err := shardrt.NewShardingTable(
+		g4TagDataNodes,
+		shardrt.StrategyConfig{},
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"tag_id"}, Algorithm: table},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("table %q: %w", "g4_tag", err)
 	}
 	return t, nil
 }

@@ -9,10 +9,11 @@ import (
 	"context"
 	"database/sql"
 	shardrt "github.com/shardgen/shardgen/runtime"
+	"io"
 )
 
 // deleteMetricsAboveStmt is the logic statement of DeleteMetricsAbove
-// (queries/metrics.sql:13).
+// (queries/metrics.sql:16).
 var deleteMetricsAboveStmt = shardrt.Stmt{Name: "DeleteMetricsAbove", LogicSQL: "DELETE FROM g4_metric WHERE reading > ?"}
 
 // deleteMetricsAboveUnits are the route units of DeleteMetricsAbove: one per
@@ -27,7 +28,7 @@ var deleteMetricsAboveUnits = [...]shardrt.RouteUnit{
 	{DataSource: 1, SQL: "DELETE FROM g4_metric_5 WHERE reading > ?"}, // ds_1.g4_metric_5
 }
 
-// DeleteMetricsAbove runs the :execrows query at queries/metrics.sql:13.
+// DeleteMetricsAbove runs the :execrows query at queries/metrics.sql:16.
 //
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
@@ -72,7 +73,7 @@ func (q *Queries) MetricsAt(ctx context.Context, reading int64) ([]G4Metric, err
 }
 
 // metricsBelowStmt is the logic statement of MetricsBelow
-// (queries/metrics.sql:10).
+// (queries/metrics.sql:13).
 var metricsBelowStmt = shardrt.Stmt{Name: "MetricsBelow", LogicSQL: "SELECT metric_id, reading FROM g4_metric WHERE reading <= ?"}
 
 // metricsBelowUnits are the route units of MetricsBelow: one per data node of
@@ -92,7 +93,7 @@ type MetricsBelowRow struct {
 	Reading  int64
 }
 
-// MetricsBelow runs the :many query at queries/metrics.sql:10.
+// MetricsBelow runs the :many query at queries/metrics.sql:13.
 //
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
@@ -115,7 +116,7 @@ func scanMetricsBelowRow(rows *sql.Rows) (MetricsBelowRow, error) {
 }
 
 // metricsBetweenStmt is the logic statement of MetricsBetween
-// (queries/metrics.sql:7).
+// (queries/metrics.sql:10).
 var metricsBetweenStmt = shardrt.Stmt{Name: "MetricsBetween", LogicSQL: "SELECT metric_id, reading FROM g4_metric WHERE reading BETWEEN ? AND ?"}
 
 // metricsBetweenUnits are the route units of MetricsBetween: one per data node
@@ -135,7 +136,7 @@ type MetricsBetweenRow struct {
 	Reading  int64
 }
 
-// MetricsBetween runs the :many query at queries/metrics.sql:7.
+// MetricsBetween runs the :many query at queries/metrics.sql:10.
 //
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
@@ -155,6 +156,70 @@ func scanMetricsBetweenRow(rows *sql.Rows) (MetricsBetweenRow, error) {
 	var r MetricsBetweenRow
 	err := rows.Scan(&r.MetricID, &r.Reading)
 	return r, err
+}
+
+// metricsInStmt is the logic statement of MetricsIn (queries/metrics.sql:7).
+var metricsInStmt = shardrt.Stmt{Name: "MetricsIn", LogicSQL: "SELECT metric_id, reading, label FROM g4_metric WHERE reading IN (?, ?, ?) ORDER BY metric_id"}
+
+// metricsInUnits are the route units of MetricsIn: one per data node of
+// g4_metric in data node order. DataSource indexes dataSourceNames.
+var metricsInUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_0 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_0
+	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_1 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_1
+	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_2 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_2
+	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_3 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_3
+	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_4 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_4
+	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_5 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_5
+}
+
+// metricsInMerge says how MetricsIn merges the rows of its data nodes into the
+// result one unsharded MySQL would return (ORDER BY). Every data node returns
+// the 3 result columns.
+var metricsInMerge = shardrt.MergeSpec{
+	Columns: 3,
+	Visible: 3,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	Count:   shardrt.NoLimit,
+}
+
+// MetricsIn runs the :many query at queries/metrics.sql:7.
+//
+// Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
+// sharding algorithms over the conditions. The rows of its data nodes are
+// merged as metricsInMerge says.
+func (q *Queries) MetricsIn(ctx context.Context, reading int64, reading2 int64, reading3 int64) ([]G4Metric, error) {
+	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading), shardrt.Long(reading2), shardrt.Long(reading3)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(metricsInUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &metricsInStmt, units, []any{reading, reading2, reading3}, &metricsInMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []G4Metric
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r G4Metric
+		if err := shardrt.ScanCells(row, &r.MetricID, &r.Reading, &r.Label); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
 }
 
 // putMetricStmt is the logic statement of PutMetric (queries/metrics.sql:1).
