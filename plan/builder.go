@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -49,6 +50,10 @@ func (t *tableInfo) sharded() bool { return t.rule != nil }
 type tableSet struct {
 	ddl    map[string]*schema.Table // by lower-case logic table name
 	tables map[string]*tableInfo    // bound from ddl and the rules
+	// found are the data sources of single tables found there
+	// (SetSingleTableDDL), by lower-case name; they take precedence over
+	// the !SINGLE rule's data source.
+	found map[string]string
 }
 
 // tables returns the current table metadata, by lower-case name.
@@ -63,7 +68,7 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 		return nil, err
 	}
 	b := &Builder{cfg: cfg, parser: parser, overrides: overrides, defaultCollation: "utf8mb4_general_ci"}
-	set, err := b.bind(cfg.Tables)
+	set, err := b.bind(cfg.Tables, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -71,9 +76,10 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 	return b, nil
 }
 
-// bind binds the rules of b to the DDL ddl (by lower-case logic table
-// name). Errors name the table whose rule cannot be bound.
-func (b *Builder) bind(ddl map[string]*schema.Table) (*tableSet, error) {
+// bind binds the rules of b to the DDL ddl and the single tables' data
+// sources found (both by lower-case logic table name). Errors name the
+// table whose rule cannot be bound.
+func (b *Builder) bind(ddl map[string]*schema.Table, found map[string]string) (*tableSet, error) {
 	cfg := b.cfg
 	tables := map[string]*tableInfo{}
 	for key, t := range ddl {
@@ -129,15 +135,17 @@ func (b *Builder) bind(ddl map[string]*schema.Table) (*tableSet, error) {
 			}
 		}
 	}
-	for _, ti := range tables {
+	for key, ti := range tables {
 		if !ti.sharded() && !ti.broadcast {
-			ti.singleDS = b.singleDataSource(ti.name)
+			if ti.singleDS = found[key]; ti.singleDS == "" {
+				ti.singleDS = b.singleDataSource(ti.name)
+			}
 		}
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	return &tableSet{ddl: ddl, tables: tables}, nil
+	return &tableSet{ddl: ddl, tables: tables, found: found}, nil
 }
 
 // ddlProblems returns what schema.CheckDDL reports for the rules of b over
@@ -174,6 +182,29 @@ func (b *Builder) Table(name string) *schema.Table {
 	return b.live.Load().ddl[strings.ToLower(name)]
 }
 
+// TableNames returns the logic tables the planner currently holds DDL
+// for, as their DDL spells them, sorted.
+func (b *Builder) TableNames() []string {
+	ddl := b.live.Load().ddl
+	out := make([]string, 0, len(ddl))
+	for _, t := range ddl {
+		out = append(out, t.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SingleDataSource returns the data source of the single table name (one
+// in no sharding or broadcast rule): where SetSingleTableDDL found it,
+// else the !SINGLE entry naming it ("ds.t" or "ds.*"), else the rule's
+// defaultDataSource, else the only data source; "" when none applies.
+func (b *Builder) SingleDataSource(name string) string {
+	if ds := b.live.Load().found[strings.ToLower(name)]; ds != "" {
+		return ds
+	}
+	return b.singleDataSource(name)
+}
+
 // SetTableDDL replaces the DDL of the logic table name (case-insensitive)
 // with t, or forgets the table when t is nil, and binds the rules again:
 // plans built afterwards see the new columns (the proxy calls it after a
@@ -181,14 +212,41 @@ func (b *Builder) Table(name string) *schema.Table {
 // rules as at load (schema.CheckDDL: sharding, encrypt and key-generate
 // columns must exist); on an error nothing changes. Plans built before
 // keep their columns. Safe for concurrent use with Build; concurrent
-// SetTableDDL calls must be serialised by the caller.
+// SetTableDDL and SetSingleTableDDL calls must be serialised by the
+// caller. A single table keeps the data source SetSingleTableDDL found it
+// on until it is forgotten.
 func (b *Builder) SetTableDDL(name string, t *schema.Table) error {
+	return b.setTable(name, t, "")
+}
+
+// SetSingleTableDDL is SetTableDDL for a single table found on the data
+// source dataSource (a logic data source of the rules) that the !SINGLE
+// rule does not place by name: a "*.*" entry, or a table created there
+// after the planner was built. The planner routes it to dataSource.
+func (b *Builder) SetSingleTableDDL(name, dataSource string, t *schema.Table) error {
+	return b.setTable(name, t, dataSource)
+}
+
+// setTable is SetTableDDL and SetSingleTableDDL: dataSource, when not
+// empty, is where the single table name was found.
+func (b *Builder) setTable(name string, t *schema.Table, dataSource string) error {
 	cur := b.live.Load()
+	key := strings.ToLower(name)
 	ddl := maps.Clone(cur.ddl)
-	delete(ddl, strings.ToLower(name))
-	if t != nil {
+	if ddl == nil {
+		ddl = map[string]*schema.Table{}
+	}
+	found := maps.Clone(cur.found)
+	if found == nil {
+		found = map[string]string{}
+	}
+	delete(ddl, key)
+	if t == nil {
+		delete(found, key)
+	} else {
 		// Only problems the new DDL brings count: a rule table dropped
-		// earlier is already missing from both versions.
+		// earlier (or not created yet) is already missing from both
+		// versions.
 		before := map[string]bool{}
 		for _, e := range b.ddlProblems(ddl) {
 			before[e.Error()] = true
@@ -203,8 +261,11 @@ func (b *Builder) SetTableDDL(name string, t *schema.Table) error {
 		if err := errs.Err(); err != nil {
 			return err
 		}
+		if dataSource != "" {
+			found[key] = dataSource
+		}
 	}
-	set, err := b.bind(ddl)
+	set, err := b.bind(ddl, found)
 	if err != nil {
 		return err
 	}

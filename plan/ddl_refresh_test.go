@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/shardgen/shardgen/plan"
+
 	"github.com/shardgen/shardgen/schema"
 )
 
@@ -43,5 +45,50 @@ func TestSetTableDDL(t *testing.T) {
 	require.NoError(t, b.SetTableDDL("t_config", ddl("CREATE TABLE t_config (k VARCHAR(16) NOT NULL PRIMARY KEY, v VARCHAR(64), w INT)")))
 	require.NoError(t, b.SetTableDDL("t_dict", ddl("CREATE TABLE t_dict (code VARCHAR(16) NOT NULL PRIMARY KEY, label VARCHAR(64))")))
 	_, err = build(t, b, ":many", "SELECT label FROM t_dict")
+	require.NoError(t, err)
+}
+
+// TestSetSingleTableDDL checks single tables the proxy finds on a data
+// source: the planner routes them there, lists them, and forgets the data
+// source with the table.
+func TestSetSingleTableDDL(t *testing.T) {
+	b := newBuilder(t)
+	ts, err := schema.ParseDDL("SHOW CREATE TABLE", []byte("CREATE TABLE t_found (id INT NOT NULL PRIMARY KEY, v VARCHAR(8))"))
+	require.NoError(t, err)
+	require.Equal(t, "", b.SingleDataSource("t_found"), "in no rule, and there are two data sources")
+	require.NoError(t, b.SetSingleTableDDL("t_found", "ds_1", ts[0]))
+	require.Equal(t, "ds_1", b.SingleDataSource("T_FOUND"))
+	require.Equal(t, "ds_0", b.SingleDataSource("t_config"), "the !SINGLE entry")
+	require.Contains(t, b.TableNames(), "t_found")
+	p, err := build(t, b, ":many", "SELECT v FROM t_found WHERE id = ?")
+	require.NoError(t, err)
+	require.Equal(t, []string{"ds_1"}, p.Route.DataSources)
+
+	// An ALTER refreshes the DDL; the table stays where it was found.
+	ts, err = schema.ParseDDL("SHOW CREATE TABLE", []byte("CREATE TABLE t_found (id INT NOT NULL PRIMARY KEY, v VARCHAR(8), w INT)"))
+	require.NoError(t, err)
+	require.NoError(t, b.SetTableDDL("t_found", ts[0]))
+	require.Equal(t, "ds_1", b.SingleDataSource("t_found"))
+
+	require.NoError(t, b.SetTableDDL("t_found", nil))
+	require.Equal(t, "", b.SingleDataSource("t_found"))
+	require.NotContains(t, b.TableNames(), "t_found")
+}
+
+// TestBuilderWithoutDDL: a planner built from rules alone (the proxy
+// without --ddl) knows no table until one is set, then plans it.
+func TestBuilderWithoutDDL(t *testing.T) {
+	cfg, err := schema.Load("rules.yaml", []byte(testRules))
+	require.NoError(t, err)
+	b, err := plan.NewBuilder(cfg, nil)
+	require.NoError(t, err)
+	require.Empty(t, b.TableNames())
+	_, err = build(t, b, ":many", "SELECT * FROM t_user WHERE user_id = 1")
+	require.ErrorContains(t, err, `unknown table "t_user"`)
+	ts, err := schema.ParseDDL("SHOW CREATE TABLE", []byte("CREATE TABLE t_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(32))"))
+	require.NoError(t, err)
+	require.NoError(t, b.SetTableDDL("t_user", ts[0]))
+	require.Equal(t, []string{"t_user"}, b.TableNames())
+	_, err = build(t, b, ":many", "SELECT * FROM t_user WHERE user_id = 1")
 	require.NoError(t, err)
 }

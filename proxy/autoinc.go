@@ -12,14 +12,14 @@ import (
 
 // autoIncShardingColumns returns, by lower-case logic table name, the
 // sharding columns (database or table strategy) that are AUTO_INCREMENT in
-// the DDL.
-func autoIncShardingColumns(cfg *schema.Config) map[string][]string {
+// the DDL table returns for a logic table (nil: none known).
+func autoIncShardingColumns(cfg *schema.Config, table func(name string) *schema.Table) map[string][]string {
 	out := map[string][]string{}
 	if cfg.Sharding == nil {
 		return out
 	}
 	for _, tr := range cfg.Sharding.Tables {
-		t := cfg.Tables[strings.ToLower(tr.LogicTable)]
+		t := table(tr.LogicTable)
 		if t == nil {
 			continue
 		}
@@ -48,7 +48,7 @@ func autoIncShardingColumns(cfg *schema.Config) map[string][]string {
 // keyGenerateStrategy on the column and omit it instead. What to check is
 // worked out once per plan (autoIncCheckOf), not per execution.
 func (s *Server) checkAutoIncZero(p *plan.Plan, client []any) error {
-	if p.Statement != plan.StmtInsert || len(s.autoInc) == 0 {
+	if p.Statement != plan.StmtInsert || len(*s.autoInc.Load()) == 0 {
 		return nil
 	}
 	c := s.autoIncCheckOf(p)
@@ -130,7 +130,7 @@ func (s *Server) buildAutoIncCheck(p *plan.Plan) *autoIncCheck {
 	if err != nil {
 		return nil
 	}
-	cols := s.autoInc[strings.ToLower(tn.Name.String())]
+	cols := (*s.autoInc.Load())[strings.ToLower(tn.Name.String())]
 	rows, ok := ins.Rows.(sqlparser.Values)
 	if len(cols) == 0 || !ok {
 		return nil

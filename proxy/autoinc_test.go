@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,7 @@ func TestCheckAutoIncZero(t *testing.T) {
 		{"INSERT INTO t_order (v, order_id) VALUES (?, ?), (?, ?)", []any{int64(1), int64(2), int64(3), "00"}, true},
 		{"INSERT INTO t_order (v, order_id) VALUES (?, ?), (?, ?)", []any{int64(1), int64(2), int64(3), uint64(4)}, false},
 	} {
-		p, err := s.plan(tc.sql)
+		p, err := s.plan(context.Background(), tc.sql)
 		require.NoError(t, err, tc.sql)
 		for range 2 { // the second call uses the cached check
 			err = s.checkAutoIncZero(p, tc.client)

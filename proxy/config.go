@@ -90,12 +90,20 @@ type Config struct {
 	// Privilege is the privilege provider type, PrivilegeAllPermitted or
 	// PrivilegeDatabasePermitted.
 	Privilege string
+	// HasDDL is true once AttachDDL attached the logic tables' DDL (the
+	// --ddl files): the server then plans with it and only checks it
+	// against the data sources at Start, logging each difference. Without
+	// it the server reads every logic table's definition from its first
+	// actual table (Server.Start).
+	HasDDL bool
 }
 
 // LoadConfig reads the proxy configuration file at path and the CREATE
-// TABLE files ddlFiles (the planner needs every logic table's columns); see
-// ParseConfig. Errors list every problem found, one per line, as
-// "file:line:col: message".
+// TABLE files ddlFiles, which must then define every logic table of the
+// rules (see ParseConfig and AttachDDL). Without ddlFiles the server reads
+// the logic tables' definitions from the data sources when it starts.
+// Errors list every problem found, one per line, as "file:line:col:
+// message".
 func LoadConfig(path string, ddlFiles []string) (*Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -114,6 +122,9 @@ func LoadConfig(path string, ddlFiles []string) (*Config, error) {
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
+	}
+	if len(ddlFiles) == 0 {
+		return cfg, nil
 	}
 	if err := cfg.AttachDDL(tables); err != nil {
 		return nil, err
@@ -186,9 +197,14 @@ func blankLines(src []byte, from, to int) []byte {
 	return out
 }
 
-// AttachDDL attaches the logic tables' DDL to the rules (schema.CheckDDL).
+// AttachDDL attaches the logic tables' DDL to the rules (schema.CheckDDL)
+// and sets HasDDL.
 func (c *Config) AttachDDL(tables []*schema.Table) error {
-	return schema.CheckDDL(c.Rules, tables)
+	if err := schema.CheckDDL(c.Rules, tables); err != nil {
+		return err
+	}
+	c.HasDDL = true
+	return nil
 }
 
 // addErr appends err, a schema.Errors, a *schema.Error or any error, to errs.

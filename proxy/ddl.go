@@ -27,8 +27,8 @@ type node struct {
 // ShardingSphere routes DDL (ShardingDDLStatementValidator /
 // broadcast route): every data node of a sharding rule, the same name on
 // every data source of a broadcast table, and for any other table its
-// single data source (the !SINGLE entry naming it, the default data
-// source, or the only data source). sharded is true for a sharding rule's
+// single data source (where it was found, the !SINGLE entry naming it,
+// the default data source, or the only data source: plan.Builder.SingleDataSource). sharded is true for a sharding rule's
 // table. A table in no rule without a single data source is an ERROR 1235
 // naming the fix.
 func (s *Server) tableNodes(name string) (nodes []node, sharded bool, err error) {
@@ -72,7 +72,7 @@ func (s *Server) tableNodes(name string) (nodes []node, sharded bool, err error)
 			}
 		}
 	}
-	ds := singleDataSource(r, name)
+	ds := s.b.SingleDataSource(name)
 	if ds == "" {
 		return nil, false, sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000",
 			"table "+name+" is in no rule and there are several data sources: list it in !SINGLE (e.g. tables: [\"ds_0."+name+"\"]) or set a defaultDataSource")
@@ -82,31 +82,6 @@ func (s *Server) tableNodes(name string) (nodes []node, sharded bool, err error)
 		return nil, false, err
 	}
 	return []node{{ds: i, table: name}}, false, nil
-}
-
-// singleDataSource is the data source of a table in no sharding or
-// broadcast rule (the planner's rule, plan.Builder): the !SINGLE entry
-// "ds.table" or "ds.*" naming it, else the !SINGLE defaultDataSource, else
-// the only data source; "" when none applies.
-func singleDataSource(cfg *schema.Config, table string) string {
-	if s := cfg.Single; s != nil {
-		for _, e := range s.Tables {
-			ds, t, ok := strings.Cut(e, ".")
-			if !ok || ds == "*" {
-				continue
-			}
-			if t == "*" || strings.EqualFold(t, table) {
-				return ds
-			}
-		}
-		if s.DefaultDataSource != "" {
-			return s.DefaultDataSource
-		}
-	}
-	if len(cfg.DataSources) == 1 {
-		return cfg.DataSources[0].Name
-	}
-	return ""
 }
 
 // ddl fans a CREATE TABLE, ALTER TABLE (and CREATE/DROP INDEX), DROP TABLE
@@ -213,44 +188,20 @@ func partialDDLError(err error, applied []string, failed string) error {
 func (s *Server) refreshTable(ctx context.Context, name string, n node, drop bool) {
 	s.ddlMu.Lock()
 	defer s.ddlMu.Unlock()
-	defer s.cache.clear()
+	defer s.metadataChanged()
 	if drop {
 		_ = s.b.SetTableDDL(name, nil)
 		return
 	}
-	fail := func(err error) {
-		s.log.Warn("planner metadata not refreshed after DDL; the previous definition stays", "table", name, "data_node", s.in.names[n.ds]+"."+n.table, "error", err.Error())
-	}
-	rows, err := s.in.src.Query(ctx, &runtime.Stmt{Name: "ddl-refresh", LogicSQL: "SHOW CREATE TABLE " + name},
-		runtime.RouteUnit{DataSource: n.ds, SQL: "SHOW CREATE TABLE `" + strings.ReplaceAll(n.table, "`", "``") + "`"})
-	if err != nil {
-		fail(err)
-		return
-	}
-	_, vals, err := readRows(rows)
-	if err == nil && (len(vals) != 1 || len(vals[0]) < 2) {
-		err = errors.New("SHOW CREATE TABLE returned no definition")
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
-	var create string
-	switch v := vals[0][1].(type) {
-	case []byte:
-		create = string(v)
-	case string:
-		create = v
-	}
-	tables, err := schema.ParseDDL("SHOW CREATE TABLE "+s.in.names[n.ds]+"."+n.table, []byte(renameCreate(create, n.table, name)))
-	if err == nil && len(tables) != 1 {
-		err = errors.New("SHOW CREATE TABLE did not return one table")
+	t, err := s.readTable(ctx, name, n)
+	if err == nil && t == nil {
+		err = errors.New("the actual table does not exist")
 	}
 	if err == nil {
-		err = s.b.SetTableDDL(name, tables[0])
+		err = s.b.SetTableDDL(name, t)
 	}
 	if err != nil {
-		fail(err)
+		s.log.Warn("planner metadata not refreshed after DDL; the previous definition stays", "table", name, "data_node", s.nodeName(n), "error", err.Error())
 	}
 }
 

@@ -171,7 +171,7 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, err
 	}
-	p, err := h.s.plan(q)
+	p, err := h.s.plan(ctx, q)
 	if err != nil {
 		if res, ok, perr := h.passThrough(ctx, c, sess, q); ok {
 			return res, perr
@@ -348,11 +348,23 @@ func clientParams(p *plan.Plan) []int {
 	return out
 }
 
-// plan returns the cached plan of the statement q, or builds and caches it.
-func (s *Server) plan(q string) (*plan.Plan, error) {
+// plan returns the cached plan of the statement q, or builds and caches
+// it. When the planner does not know a table q names, that table is read
+// from the data sources again (rereadTables) and q planned once more
+// before the error stands.
+func (s *Server) plan(ctx context.Context, q string) (*plan.Plan, error) {
 	if p := s.cache.get(q); p != nil {
 		return p, nil
 	}
+	p, err := s.buildPlan(q)
+	if err != nil && s.rereadTables(ctx, q, err) {
+		p, err = s.buildPlan(q)
+	}
+	return p, err
+}
+
+// buildPlan plans q and caches the plan.
+func (s *Server) buildPlan(q string) (*plan.Plan, error) {
 	cmd := schema.CmdExec
 	if plan.ReturnsRows(q) {
 		cmd = schema.CmdMany

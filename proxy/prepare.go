@@ -62,7 +62,7 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, 0, err
 	}
-	p, err := h.s.plan(q)
+	p, err := h.s.plan(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -187,7 +187,7 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	if h.sessionPrepared(q) {
 		return h.query(ctx, c, q)
 	}
-	p, err := h.s.plan(q)
+	p, err := h.s.plan(ctx, q)
 	if err != nil {
 		return nil, err
 	}

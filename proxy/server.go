@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,17 +63,17 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	env    *vtenv.Environment
-	db     *runtime.DB
-	b      *plan.Builder
-	in     *Interpreter
-	cache  *planCache
-	keys   map[string]runtime.KeyGenerator // by key generator name
-	tables []string                        // logic table names, sorted
+	env   *vtenv.Environment
+	db    *runtime.DB
+	b     *plan.Builder
+	in    *Interpreter
+	cache *planCache
+	keys  map[string]runtime.KeyGenerator // by key generator name
 	// autoInc are the AUTO_INCREMENT sharding columns by lower-case logic
-	// table (checkAutoIncZero); autoIncChecks caches, by *plan.Plan, what
-	// to check for each INSERT plan (autoIncCheckOf).
-	autoInc       map[string][]string
+	// table (checkAutoIncZero), derived from the planner's metadata
+	// (metadataChanged); autoIncChecks caches, by *plan.Plan, what to
+	// check for each INSERT plan (autoIncCheckOf).
+	autoInc       atomic.Pointer[map[string][]string]
 	autoIncChecks sync.Map
 	autoIncCount  atomic.Int64
 
@@ -84,7 +83,8 @@ type Server struct {
 	ctx    context.Context // cancelled when Close gives up waiting
 	cancel context.CancelFunc
 
-	// ddlMu serialises the planner refreshes after DDL (refreshTable).
+	// ddlMu serialises the changes of the planner's metadata (refreshTable,
+	// loadMetadata, rereadTable).
 	ddlMu sync.Mutex
 
 	mu       sync.Mutex
@@ -159,11 +159,8 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 			s.keys[name] = kg
 		}
 	}
-	for _, t := range cfg.Rules.Tables {
-		s.tables = append(s.tables, t.Name)
-	}
-	sort.Strings(s.tables)
-	s.autoInc = autoIncShardingColumns(cfg.Rules)
+	ai := autoIncShardingColumns(cfg.Rules, b.Table)
+	s.autoInc.Store(&ai)
 	s.metrics = newMetrics(s)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
@@ -198,9 +195,12 @@ func backendConfig(c *runtime.Config) (*runtime.Config, error) {
 	return &out, nil
 }
 
-// Start listens on Options.Listen and serves clients in the background
-// until Close.
+// Start reads the logic tables' metadata from the data sources (see
+// loadMetadata: without DDL files every table's definition, with them a
+// check that logs each difference), then listens on Options.Listen and
+// serves clients in the background until Close.
 func (s *Server) Start() error {
+	s.loadMetadata(s.ctx)
 	var auth mysql.AuthServer
 	if len(s.cfg.Users) == 0 {
 		auth = mysql.NewAuthServerNone()

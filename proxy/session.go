@@ -353,7 +353,7 @@ func (h *handler) show(c *mysql.Conn, sess *session, q string) (*sqltypes.Result
 		if full {
 			res.Fields = append(res.Fields, text("Table_type"))
 		}
-		for _, t := range h.s.tables {
+		for _, t := range h.s.b.TableNames() {
 			row := sqltypes.Row{sqltypes.NewVarChar(t)}
 			if full {
 				row = append(row, sqltypes.NewVarChar("BASE TABLE"))
@@ -397,7 +397,7 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 		}
 		return nil, notSupported("PREVIEW of " + statementKind(q) + " statements")
 	}
-	p, err := h.s.plan(q)
+	p, err := h.s.plan(ctx, q)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -29,55 +30,14 @@ const sbDDL = `CREATE TABLE sbtest1 (
 // server-side prepared statements (BEGIN and COMMIT included): prepare,
 // oltp_point_select, oltp_read_write and oltp_insert (--auto_inc=off), then
 // cleanup. oltp_insert with auto_inc on inserts id 0, which the proxy
-// refuses with the reason.
+// refuses with the reason once id is AUTO_INCREMENT on the data sources.
 func TestProxySysbench(t *testing.T) {
-	bin, err := exec.LookPath("sysbench")
-	require.NoError(t, err, "sysbench is not installed (apt-get install sysbench)")
-	var y strings.Builder
-	y.WriteString("databaseName: sbtest\ndataSources:\n")
-	for _, ds := range testdb.DataSources()[:2] {
-		c := testdb.Config(ds)
-		fmt.Fprintf(&y, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n    maxPoolSize: 8\n", ds, c.Addr, ds, c.User, c.Passwd)
-	}
-	y.WriteString(`rules:
-  - !SHARDING
-    tables:
-      sbtest1:
-        actualDataNodes: ds_${0..1}.sbtest1
-        databaseStrategy:
-          standard:
-            shardingColumn: id
-            shardingAlgorithmName: mod
-    shardingAlgorithms:
-      mod:
-        type: MOD
-        props:
-          sharding-count: 2
-authority:
-  users:
-    - user: sb@%
-      password: sb
-`)
-	cfg, err := ParseConfig("sb.yaml", []byte(y.String()))
+	cfg, err := ParseConfig("sb.yaml", []byte(sbYAML()))
 	require.NoError(t, err)
 	tables, err := schema.ParseDDL("sb.sql", []byte(sbDDL))
 	require.NoError(t, err)
 	require.NoError(t, cfg.AttachDDL(tables))
-	for _, ds := range []string{"ds_0", "ds_1"} {
-		_, err := testdb.Open(t, ds).Exec("DROP TABLE IF EXISTS sbtest1")
-		require.NoError(t, err)
-	}
-	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() { require.NoError(t, srv.Close()) })
-	host, port, _ := strings.Cut(srv.Addr(), ":")
-	run := func(args ...string) (string, error) {
-		all := append([]string{"--db-driver=mysql", "--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=sb",
-			"--mysql-password=sb", "--mysql-db=sbtest", "--tables=1", "--table-size=500"}, args...)
-		out, err := exec.Command(bin, all...).CombinedOutput()
-		return string(out), err
-	}
+	srv, run := startSysbenchProxy(t, cfg)
 	out, err := run("oltp_read_write", "--auto_inc=off", "prepare")
 	require.NoError(t, err, out)
 	// oltp_read_write runs one thread: its transactions span both data
@@ -111,14 +71,108 @@ authority:
 			require.Equal(t, ds, got, "id %d", id)
 		}
 	}
+	// prepare --auto_inc=off made id a plain column, so the planner
+	// (following the actual tables since the CREATE TABLE) lets an id 0
+	// through, as one server would. Once id is AUTO_INCREMENT, an id 0
+	// is refused.
+	_, err = px.Exec("ALTER TABLE sbtest1 MODIFY id INT NOT NULL AUTO_INCREMENT")
+	require.NoError(t, err)
 	out, err = run("oltp_insert", "--time=1", "--report-interval=0", "run")
 	require.Error(t, err)
 	require.Contains(t, out, "INSERT of 0 or NULL into the AUTO_INCREMENT sharding column id of sbtest1: the back end would assign an id of another shard")
 	out, err = run("oltp_read_write", "cleanup")
 	require.NoError(t, err, out)
+	requireNoSbtest1(t)
+}
+
+// sbYAML is the proxy configuration of the sysbench tests: sbtest1 sharded
+// by id MOD 2 over ds_0 and ds_1.
+func sbYAML() string {
+	var y strings.Builder
+	y.WriteString("databaseName: sbtest\ndataSources:\n")
+	for _, ds := range testdb.DataSources()[:2] {
+		c := testdb.Config(ds)
+		fmt.Fprintf(&y, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n    maxPoolSize: 8\n", ds, c.Addr, ds, c.User, c.Passwd)
+	}
+	y.WriteString(`rules:
+  - !SHARDING
+    tables:
+      sbtest1:
+        actualDataNodes: ds_${0..1}.sbtest1
+        databaseStrategy:
+          standard:
+            shardingColumn: id
+            shardingAlgorithmName: mod
+    shardingAlgorithms:
+      mod:
+        type: MOD
+        props:
+          sharding-count: 2
+authority:
+  users:
+    - user: sb@%
+      password: sb
+`)
+	return y.String()
+}
+
+// startSysbenchProxy drops sbtest1 from ds_0 and ds_1, starts a proxy
+// with cfg and returns it with a function that runs sysbench (one table of
+// 500 rows) through it with more arguments, returning its output.
+func startSysbenchProxy(t *testing.T, cfg *Config) (*Server, func(args ...string) (string, error)) {
+	t.Helper()
+	bin, err := exec.LookPath("sysbench")
+	require.NoError(t, err, "sysbench is not installed (scripts/test-deps.sh)")
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		_, err := testdb.Open(t, ds).Exec("DROP TABLE IF EXISTS sbtest1")
+		require.NoError(t, err)
+	}
+	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	host, port, _ := strings.Cut(srv.Addr(), ":")
+	return srv, func(args ...string) (string, error) {
+		all := append([]string{"--db-driver=mysql", "--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=sb",
+			"--mysql-password=sb", "--mysql-db=sbtest", "--tables=1", "--table-size=500"}, args...)
+		out, err := exec.Command(bin, all...).CombinedOutput()
+		return string(out), err
+	}
+}
+
+// requireNoSbtest1 checks that sbtest1 is gone from ds_0 and ds_1.
+func requireNoSbtest1(t *testing.T) {
+	t.Helper()
 	for _, ds := range []string{"ds_0", "ds_1"} {
 		var n int
 		require.NoError(t, testdb.Open(t, ds).QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'sbtest1'").Scan(&n))
 		require.Zero(t, n, ds)
 	}
+}
+
+// TestProxySysbenchRulesAlone runs sysbench oltp_read_write's prepare, a
+// short run and cleanup through a proxy started with the rules file alone
+// (no DDL, as a ShardingSphere-Proxy user starts it): sbtest1 exists
+// nowhere at the start, prepare's CREATE TABLE and CREATE INDEX through
+// the proxy give the planner its definition, and cleanup's DROP TABLE
+// forgets it again.
+func TestProxySysbenchRulesAlone(t *testing.T) {
+	path := t.TempDir() + "/sb.yaml"
+	require.NoError(t, os.WriteFile(path, []byte(sbYAML()), 0o600))
+	cfg, err := LoadConfig(path, nil)
+	require.NoError(t, err)
+	require.False(t, cfg.HasDDL)
+	srv, run := startSysbenchProxy(t, cfg)
+	out, err := run("oltp_read_write", "--auto_inc=off", "prepare")
+	require.NoError(t, err, out)
+	require.NotNil(t, srv.b.Table("sbtest1"))
+	require.NotNil(t, srv.b.Table("sbtest1").Column("k"))
+	out, err = run("oltp_read_write", "--threads=1", "--auto_inc=off", "--time=2", "--report-interval=0", "run")
+	require.NoError(t, err, out)
+	require.Regexp(t, `transactions:\s+[1-9]\d*\s`, out)
+	require.Regexp(t, `ignored errors:\s+0\s`, out)
+	out, err = run("oltp_read_write", "cleanup")
+	require.NoError(t, err, out)
+	require.Nil(t, srv.b.Table("sbtest1"))
+	requireNoSbtest1(t)
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // runProxy serves the fallback proxy until SIGTERM or SIGINT:
-// `shardgen proxy -c config.yaml --ddl schema.sql... [--listen addr]
+// `shardgen proxy -c config.yaml [--ddl schema.sql...] [--listen addr]
 // [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]`.
 func runProxy(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -36,7 +36,7 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.SetOutput(stderr)
 	conf := fs.String("c", "", "ShardingSphere proxy database YAML with an authority section (required)")
 	var ddl stringList
-	fs.Var(&ddl, "ddl", "CREATE TABLE file of the logic tables (repeatable)")
+	fs.Var(&ddl, "ddl", "CREATE TABLE file of the logic tables (repeatable); without it the definitions are read from the data sources")
 	listen := fs.String("listen", proxy.DefaultListen, "TCP address to listen on")
 	insecure := fs.Bool("insecure", false, "start without configured users, accepting any user and password")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9307); off when empty")
@@ -45,7 +45,7 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 2
 	}
 	if *conf == "" || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: shardgen proxy -c config.yaml --ddl schema.sql... [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]")
+		fmt.Fprintln(stderr, "usage: shardgen proxy -c config.yaml [--ddl schema.sql...] [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]")
 		return 2
 	}
 	cfg, err := proxy.LoadConfig(*conf, ddl)
