@@ -269,7 +269,8 @@ func (l *tableLayout) create(name string) string {
 
 // layouts places every logic table of the DDL on its data nodes from the
 // loaded rules: sharded tables on their actualDataNodes, broadcast tables
-// on every logic data source, single tables on theirs.
+// on every logic data source, single tables (and tables in no rule) on
+// theirs.
 func layouts(t *testing.T, p *pipeline.Project) []*tableLayout {
 	byName := ddlStatements(t, p.File.DDL)
 	cfg := p.Config
@@ -329,6 +330,9 @@ func layouts(t *testing.T, p *pipeline.Project) []*tableLayout {
 	}
 	var out []*tableLayout
 	for _, l := range byName {
+		if ds, _ := cfg.SingleDataSource(l.logic); len(l.nodes) == 0 && ds != "" {
+			l.nodes = append(l.nodes, shardrt.DataNode{DataSource: ds, Table: l.logic}) // in no rule
+		}
 		require.NotEmpty(t, l.nodes, "table %s is in no rule", l.logic)
 		out = append(out, l)
 	}
@@ -352,8 +356,12 @@ func paramKinds(p *pipeline.Project) map[string]shardrt.ValueKind {
 	return out
 }
 
-// pool returns the pool of a data source.
+// pool returns the pool of a data source; a read/write-splitting group's
+// is its write data source's.
 func (e *diffEnv) pool(ds string) *sql.DB {
+	if write, _, ok := e.rt.ReadWriteGroup(ds); ok {
+		ds = write
+	}
 	p, ok := e.rt.Pool(ds)
 	require.True(e.t, ok, "no data source %q", ds)
 	return p

@@ -6,6 +6,7 @@ import (
 	mergedb "github.com/shardgen/shardgen/gen_test/cases/merge/db"
 	mod4db "github.com/shardgen/shardgen/gen_test/cases/mod4/db"
 	rangedb "github.com/shardgen/shardgen/gen_test/cases/ranges/db"
+	rwgroupdb "github.com/shardgen/shardgen/gen_test/cases/rwgroup/db"
 	singledb "github.com/shardgen/shardgen/gen_test/cases/single/db"
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
@@ -19,5 +20,6 @@ var newQueries = map[string]func(*shardrt.DB) (any, error){
 	"merge":   func(db *shardrt.DB) (any, error) { return mergedb.New(db) },
 	"mod4":    func(db *shardrt.DB) (any, error) { return mod4db.New(db) },
 	"ranges":  func(db *shardrt.DB) (any, error) { return rangedb.New(db) },
+	"rwgroup": func(db *shardrt.DB) (any, error) { return rwgroupdb.New(db) },
 	"single":  func(db *shardrt.DB) (any, error) { return singledb.New(db) },
 }

@@ -138,7 +138,7 @@ func (b *Builder) bind(ddl map[string]*schema.Table, found map[string]string) (*
 	for key, ti := range tables {
 		if !ti.sharded() && !ti.broadcast {
 			if ti.singleDS = found[key]; ti.singleDS == "" {
-				ti.singleDS = b.singleDataSource(ti.name)
+				ti.singleDS, _ = b.cfg.SingleDataSource(ti.name)
 			}
 		}
 	}
@@ -196,13 +196,15 @@ func (b *Builder) TableNames() []string {
 
 // SingleDataSource returns the data source of the single table name (one
 // in no sharding or broadcast rule): where SetSingleTableDDL found it,
-// else the !SINGLE entry naming it ("ds.t" or "ds.*"), else the rule's
-// defaultDataSource, else the only data source; "" when none applies.
+// else what the rules say (schema.Config.SingleDataSource: the !SINGLE
+// entry naming it, the rule's defaultDataSource, the only logic data
+// source); "" when none applies.
 func (b *Builder) SingleDataSource(name string) string {
 	if ds := b.live.Load().found[strings.ToLower(name)]; ds != "" {
 		return ds
 	}
-	return b.singleDataSource(name)
+	ds, _ := b.cfg.SingleDataSource(name)
+	return ds
 }
 
 // SetTableDDL replaces the DDL of the logic table name (case-insensitive)
@@ -296,30 +298,6 @@ func strategyConfig(s *schema.Strategy) runtime.StrategyConfig {
 		c.Kind = runtime.HintStrategy
 	}
 	return c
-}
-
-// singleDataSource returns the data source of an unsharded, non-broadcast
-// table: the !SINGLE entry naming it ("ds.t" or "ds.*"), else the rule's
-// defaultDataSource, else the only data source. "" when none applies.
-func (b *Builder) singleDataSource(table string) string {
-	if s := b.cfg.Single; s != nil {
-		for _, e := range s.Tables {
-			ds, t, ok := strings.Cut(e, ".")
-			if !ok || ds == "*" {
-				continue
-			}
-			if t == "*" || strings.EqualFold(t, table) {
-				return ds
-			}
-		}
-		if s.DefaultDataSource != "" {
-			return s.DefaultDataSource
-		}
-	}
-	if len(b.cfg.DataSources) == 1 {
-		return b.cfg.DataSources[0].Name
-	}
-	return ""
 }
 
 // Parser returns the shared vitess parser (configured for MySQL 8.0 syntax).
@@ -573,7 +551,9 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr) error {
 			return p.errorAt(name, "unknown table %q: no CREATE TABLE for it in the DDL", name)
 		}
 		if !info.sharded() && !info.broadcast && info.singleDS == "" {
-			return p.errorf(-1, "table %q is in no rule: list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: [\"ds_0.%s\"])", name, name)
+			ds := p.b.cfg.LogicDataSources
+			return p.errorf(-1, "table %q is in no rule and the logic database has %d data sources (%s): list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: [\"%s.%s\"])",
+				name, len(ds), strings.Join(ds, ", "), ds[0], name)
 		}
 		if info.sharded() && info.route == nil {
 			return p.errorf(-1, "table %q has a rule that could not be bound", name)

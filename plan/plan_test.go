@@ -288,3 +288,27 @@ func TestPrimaryRouting(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, p.Primary)
 }
+
+// TestTableInNoRule: a table that no rule names runs on the only logic data
+// source, as ShardingSphere 5.1-5.3 route it: one data source, or one
+// read/write-splitting group; with several it is refused, naming them.
+func TestTableInNoRule(t *testing.T) {
+	const ddl = "CREATE TABLE t_note (id BIGINT NOT NULL PRIMARY KEY, body VARCHAR(20));\n"
+	const one = "databaseName: app\ndataSources:\n  ds_0: {url: \"jdbc:mysql://127.0.0.1:13306/ds_0\"}\n"
+	const two = one + "  ds_1: {url: \"jdbc:mysql://127.0.0.1:13307/ds_1\"}\n"
+	const rw = two + `rules:
+- !READWRITE_SPLITTING
+  dataSources:
+    rw_ds: {staticStrategy: {writeDataSourceName: ds_0, readDataSourceNames: [ds_1]}}
+`
+	for _, tc := range []struct{ name, rules, ds string }{{"one data source", one, "ds_0"}, {"one read/write group", rw, "rw_ds"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := build(t, builderOf(t, tc.rules, ddl), ":many", "SELECT id, body FROM t_note WHERE body = ?")
+			require.NoError(t, err)
+			require.Equal(t, runtime.RouteSingleTable, p.Route.Kind)
+			require.Equal(t, []string{tc.ds}, p.Route.DataSources)
+		})
+	}
+	_, err := build(t, builderOf(t, two, ddl), ":many", "SELECT id, body FROM t_note WHERE body = ?")
+	require.EqualError(t, err, `q.sql:1:1: query "Q": table "t_note" is in no rule and the logic database has 2 data sources (ds_0, ds_1): list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: ["ds_0.t_note"])`)
+}

@@ -250,9 +250,9 @@ func (h *handler) executor(c *mysql.Conn, sess *session) (runtime.Executor, erro
 
 // passThrough runs a statement the planner refused unchanged on one data
 // source when every table it names is in no sharding or broadcast rule and
-// all of them live on the same single data source (see singleDataSource):
-// such tables are not rewritten by ShardingSphere, so the statement means
-// the same there. ok is false when that does not hold (the planner's
+// all of them live on the same single data source (see
+// schema.Config.SingleDataSource): such tables are not rewritten by
+// ShardingSphere, so the statement means the same there. ok is false when that does not hold (the planner's
 // error then stands).
 func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session, q string) (*sqltypes.Result, bool, error) {
 	stmt, err := h.s.b.Parser().Parse(q)

@@ -92,6 +92,12 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	for _, t := range tables {
+		if ds, _ := cfg.SingleDataSource(t.Name); ds == "" && !cfg.HasRule(t.Name) && len(cfg.LogicDataSources) > 0 {
+			fmt.Fprintf(stderr, "%s: warning: table %q is in no rule and there are several data sources: statements on it are refused; list it in !SINGLE (e.g. tables: [\"%s.%s\"]) or !BROADCAST\n",
+				t.Pos, t.Name, cfg.LogicDataSources[0], t.Name)
+		}
+	}
 	printSummary(stdout, cfg, tables)
 	return 0
 }
@@ -150,6 +156,16 @@ func printSummary(w io.Writer, cfg *schema.Config, tables []*schema.Table) {
 			def = " (default data source " + s.DefaultDataSource + ")"
 		}
 		fmt.Fprintf(w, "single tables: %s%s\n", strings.Join(s.Tables, ", "), def)
+	}
+	var only []string
+	var onlyDS string
+	for _, t := range tables {
+		if ds, isOnly := cfg.SingleDataSource(t.Name); isOnly && !cfg.HasRule(t.Name) {
+			only, onlyDS = append(only, t.Name), ds
+		}
+	}
+	if len(only) > 0 {
+		fmt.Fprintf(w, "tables in no rule, on the only data source %s (as ShardingSphere 5.1-5.3 route them): %s\n", onlyDS, strings.Join(only, ", "))
 	}
 	if e := cfg.Encrypt; e != nil {
 		fmt.Fprintln(w, "encrypt:")

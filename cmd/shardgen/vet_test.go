@@ -151,3 +151,35 @@ func TestVetUsage(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Equal(t, "open does-not-exist.yaml: no such file or directory\n", errOut)
 }
+
+// TestVetTablesInNoRule: vet says where a table in no rule goes: the only
+// logic data source (a read/write group here), or, with several, nowhere
+// (a warning: statements on it are refused).
+func TestVetTablesInNoRule(t *testing.T) {
+	ddl := writeFile(t, "schema.sql", "CREATE TABLE t_note (id BIGINT PRIMARY KEY);\nCREATE TABLE t_tag (id BIGINT PRIMARY KEY);\n")
+	rw := writeFile(t, "rw.yaml", `dataSources:
+  primary_ds: {url: "jdbc:mysql://h:3306/d0"}
+  replica_ds: {url: "jdbc:mysql://h:3307/d0"}
+rules:
+- !READWRITE_SPLITTING
+  dataSources:
+    rw_ds: {staticStrategy: {writeDataSourceName: primary_ds, readDataSourceNames: [replica_ds]}}
+`)
+	code, out, errOut := vet(t, "-c", rw, "--ddl", ddl)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+	require.Contains(t, out, "tables in no rule, on the only data source rw_ds (as ShardingSphere 5.1-5.3 route them): t_note, t_tag\n")
+
+	two := writeFile(t, "two.yaml", `dataSources:
+  ds_0: {url: "jdbc:mysql://h:3306/d0"}
+  ds_1: {url: "jdbc:mysql://h:3306/d1"}
+rules:
+- !SINGLE
+  tables: ["ds_1.t_tag"]
+`)
+	code, out, errOut = vet(t, "-c", two, "--ddl", ddl)
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "tables in no rule")
+	require.Equal(t, ddl+`:1:1: warning: table "t_note" is in no rule and there are several data sources: statements on it are refused; list it in !SINGLE (e.g. tables: ["ds_0.t_note"]) or !BROADCAST
+`, errOut)
+}
