@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"encoding/hex"
+	"math/big"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -18,6 +20,7 @@ type atom struct {
 	col    *colRef
 	values []Operand
 	rng    *RangeCond
+	binary bool // the column is under BINARY (`BINARY col = ?`)
 }
 
 // dnf converts a boolean expression into OR-of-AND groups of atoms. An
@@ -61,9 +64,11 @@ func (p *planner) dnf(e sqlparser.Expr) (groups [][]atom, ok bool) {
 func (p *planner) atomOf(e sqlparser.Expr) (atom, bool) {
 	switch e := e.(type) {
 	case *sqlparser.ComparisonExpr:
-		col, val, flipped := p.colOf(e.Left), e.Right, false
+		col, binary := p.comparedColumn(e.Left)
+		val, flipped := e.Right, false
 		if col == nil {
-			col, val, flipped = p.colOf(e.Right), e.Left, true
+			col, binary = p.comparedColumn(e.Right)
+			val, flipped = e.Left, true
 		}
 		if col == nil {
 			return atom{}, false
@@ -71,7 +76,7 @@ func (p *planner) atomOf(e sqlparser.Expr) (atom, bool) {
 		switch e.Operator {
 		case sqlparser.EqualOp:
 			if o, ok := p.operand(val); ok {
-				return atom{col: col, values: []Operand{o}}, true
+				return atom{col: col, values: []Operand{o}, binary: binary}, true
 			}
 		case sqlparser.InOp:
 			tuple, ok := e.Right.(sqlparser.ValTuple)
@@ -86,7 +91,7 @@ func (p *planner) atomOf(e sqlparser.Expr) (atom, bool) {
 				}
 				vals = append(vals, o)
 			}
-			return atom{col: col, values: vals}, true
+			return atom{col: col, values: vals, binary: binary}, true
 		case sqlparser.LessThanOp, sqlparser.LessEqualOp, sqlparser.GreaterThanOp, sqlparser.GreaterEqualOp:
 			o, ok := p.operand(val)
 			if !ok {
@@ -110,7 +115,7 @@ func (p *planner) atomOf(e sqlparser.Expr) (atom, bool) {
 			case sqlparser.GreaterEqualOp:
 				r.Lower = &o
 			}
-			return atom{col: col, rng: r}, true
+			return atom{col: col, rng: r, binary: binary}, true
 		}
 	case *sqlparser.BetweenExpr:
 		col := p.colOf(e.Left)
@@ -127,6 +132,16 @@ func (p *planner) atomOf(e sqlparser.Expr) (atom, bool) {
 	return atom{}, false
 }
 
+// comparedColumn returns the column e is, or the column under BINARY
+// (`BINARY col`, which compares the column as a binary string) with binary
+// set; nil for anything else.
+func (p *planner) comparedColumn(e sqlparser.Expr) (c *colRef, binary bool) {
+	if cv, ok := e.(*sqlparser.ConvertExpr); ok && cv.Type != nil && strings.EqualFold(cv.Type.Type, "binary") && cv.Type.Length == nil && cv.Type.Charset.Name == "" {
+		return p.colOf(cv.Expr), true
+	}
+	return p.colOf(e), false
+}
+
 // operand turns a literal or placeholder into an Operand. The parameter
 // index is filled in later (the ordinal is kept in Param until then).
 func (p *planner) operand(e sqlparser.Expr) (Operand, bool) {
@@ -139,8 +154,15 @@ func (p *planner) operand(e sqlparser.Expr) (Operand, bool) {
 		if v, ok := literalValue(e.Type, e.Val); ok {
 			return Operand{Param: -1, Literal: &v}, true
 		}
+	case *sqlparser.IntroducerExpr:
+		// _binary'5', _utf8mb4'x' (go-sql-driver interpolates []byte as
+		// _binary'...'): the string.
+		if l, ok := e.Expr.(*sqlparser.Literal); ok && l.Type == sqlparser.StrVal {
+			v := runtime.String(l.Val)
+			return Operand{Param: -1, Literal: &v}, true
+		}
 	case *sqlparser.UnaryExpr:
-		if l, ok := e.Expr.(*sqlparser.Literal); ok && e.Operator == sqlparser.UMinusOp && (l.Type == sqlparser.IntVal || l.Type == sqlparser.DecimalVal) {
+		if l, ok := e.Expr.(*sqlparser.Literal); ok && e.Operator == sqlparser.UMinusOp && (l.Type == sqlparser.IntVal || l.Type == sqlparser.DecimalVal || l.Type == sqlparser.FloatVal) {
 			if v, ok := literalValue(l.Type, "-"+l.Val); ok {
 				return Operand{Param: -1, Literal: &v}, true
 			}
@@ -153,8 +175,11 @@ func (p *planner) operand(e sqlparser.Expr) (Operand, bool) {
 }
 
 // literalValue gives a SQL literal the Java type ShardingSphere gives it:
-// integers Integer/Long/BigInteger by size, decimals BigDecimal, strings
-// String (../shared/spec §3.2).
+// integers Integer/Long/BigInteger by size, decimals BigDecimal (a double
+// such as 1e0 keeps its exponent, which marks it as a double), strings
+// String (../shared/spec §3.2); X'35' is the string of its bytes, 0x05 and
+// b'101' KindHexNumber. Values are converted for their column's comparison
+// later (runtime.ColumnClass).
 func literalValue(t sqlparser.ValType, val string) (runtime.Value, bool) {
 	switch t {
 	case sqlparser.IntVal:
@@ -163,6 +188,22 @@ func literalValue(t sqlparser.ValType, val string) (runtime.Value, bool) {
 		return runtime.Decimal(val), true
 	case sqlparser.StrVal:
 		return runtime.String(val), true
+	case sqlparser.HexVal:
+		if b, err := hex.DecodeString(val); err == nil {
+			return runtime.String(string(b)), true
+		}
+	case sqlparser.HexNum:
+		digits := strings.TrimPrefix(strings.ToLower(val), "0x")
+		if len(digits)%2 == 1 {
+			digits = "0" + digits
+		}
+		if b, err := hex.DecodeString(digits); err == nil {
+			return runtime.Value{Kind: runtime.KindHexNumber, Str: string(b)}, true
+		}
+	case sqlparser.BitNum:
+		if n, ok := new(big.Int).SetString(strings.TrimPrefix(val, "0b"), 2); ok {
+			return runtime.Value{Kind: runtime.KindHexNumber, Str: string(n.Bytes())}, true
+		}
 	}
 	return runtime.Value{}, false
 }

@@ -25,6 +25,13 @@ func (b *Builder) ShardingTable(logicTable string) *runtime.ShardingTable {
 // preview` use and generated code does in straight-line Go. Broadcast reads
 // take the first data source.
 //
+// Every value (literal or parameter) is first converted for its sharding
+// column as MySQL compares it (runtime.ColumnClass.Equal and Bound): `= '5'`,
+// `= 5.0`, `= 5e0` on an integer column route as 5, a value no row can
+// hold (5.5) matches no row, and a value whose comparison cannot be mirrored
+// exactly routes that column's side to every target. An INSERT's value is
+// converted as the server stores it (ColumnClass.Stored), or refused.
+//
 // In a SELECT, UPDATE or DELETE a NULL sharding value matches no row, as in
 // MySQL (runtime.ShardingTable.RouteConditions): the result may be empty
 // (not nil), and the statement then runs nowhere. An INSERT row's NULL
@@ -61,6 +68,7 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 	for i, c := range rt.Conditions {
 		for _, cc := range c.Columns {
 			sv := runtime.ShardingValues{Column: cc.Column}
+			fromParam := make([]bool, 0, len(cc.Values))
 			for _, o := range cc.Values {
 				v, err := value(o)
 				if err != nil {
@@ -70,6 +78,7 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 					return nil, InsertNullError(p, cc.Column, rt.LogicTable, 0)
 				}
 				sv.Values = append(sv.Values, v)
+				fromParam = append(fromParam, o.Literal == nil)
 			}
 			if r := cc.Range; r != nil {
 				rg := &runtime.Range{LowerOpen: r.LowerOpen, UpperOpen: r.UpperOpen}
@@ -87,6 +96,15 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 					rg.HasUpper = true
 				}
 				sv.Range = rg
+			}
+			// Convert every value as MySQL compares (or, for an INSERT,
+			// stores) it for the column's type: `user_id = '5'` routes as 5.
+			sv, ok, err := convertRun(b.columnClass(rt.LogicTable, cc.Column, cc.Binary), sv, fromParam, insert)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue // not exactly convertible: this side routes to every target
 			}
 			groups[i] = append(groups[i], sv)
 		}

@@ -228,6 +228,10 @@ type ColumnCondition struct {
 	Column string     `json:"column"`
 	Values []Operand  `json:"values,omitempty"`
 	Range  *RangeCond `json:"range,omitempty"`
+	// Binary: the column is compared under BINARY (`BINARY col = ?`),
+	// which compares an integer column as its decimal text
+	// (runtime.ClassIntegerText).
+	Binary bool `json:"binary,omitempty"`
 }
 
 // RangeCond is a range whose bounds are operands.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -63,19 +62,30 @@ func (p *planner) route() error {
 	if err != nil {
 		return err
 	}
-	if none {
+	noRow := false // every group compares with a value no row can hold
+	if p.plan.Statement == StmtInsert {
+		if groups, err = p.storedLiterals(info.name, groups); err != nil {
+			return err
+		}
+	} else if !none {
+		groups, noRow = p.b.convertLiterals(info.name, groups)
+	}
+	if none || noRow {
 		// Every OR branch compares a sharding column with NULL (`= NULL`,
-		// `IN (NULL)`, `> NULL`): MySQL matches no row.
+		// `IN (NULL)`, `> NULL`) or with a value no row of the column can
+		// hold (`user_id = 5.5`): MySQL matches no row.
+		fileMsg := "the sharding conditions on %q compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it): the statement would run on no data node"
+		rt.Reason = "every sharding condition compares with NULL, which matches no row: the statement runs on no data node (no rows)"
+		if noRow {
+			fileMsg = "the sharding conditions on %q compare a sharding column with values no row of it can hold (e.g. 5.5 for an integer column): the statement would run on no data node"
+			rt.Reason = "every sharding condition compares with a value no row of the column can hold: the statement runs on no data node (no rows)"
+		}
 		if !p.adHoc() {
-			return p.errorf(-1, "the sharding conditions on %q compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it): the statement would run on no data node", info.name)
+			return p.errorf(-1, fileMsg, info.name)
 		}
 		rt.Kind = runtime.RouteSingleNode
 		rt.Fixed = []int{}
-		rt.Reason = "every sharding condition compares with NULL, which matches no row: the statement runs on no data node (no rows)"
 		return nil
-	}
-	if p.adHoc() {
-		groups = p.timeLiterals(info, groups)
 	}
 	rt.Conditions = groups
 	if err := p.checkRanges(info, groups); err != nil {
@@ -378,7 +388,7 @@ groups:
 			if hasColumn(cond, col) {
 				continue // a second predicate on the same column: keep the first (a superset route)
 			}
-			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: values, Range: a.rng})
+			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: values, Range: a.rng, Binary: a.binary})
 		}
 		if len(cond.Columns) == 0 {
 			return nil, false, nil // one OR branch without a sharding condition: full route
@@ -602,163 +612,29 @@ func (p *planner) fixedNodes(info *tableInfo, groups []Condition) ([]int, error)
 //   - literal sharding conditions that reach no data node (`id BETWEEN 30
 //     AND 10`) plan an empty fixed route (Route.Fixed empty, not nil): no
 //     rows, nothing changed; an INSERT is still refused;
-//   - a string literal compared with a DATE, DATETIME or TIMESTAMP sharding
-//     column is the time MySQL converts it to (DateTimeValue), as a client
-//     library's time parameter interpolated into the text is: go-sql-driver
-//     writes time.Time at midnight as '2026-02-01'.
+//   - literal sharding conditions that match no row (`user_id = 5.5` on an
+//     integer column) plan the same empty route.
+//
+// In every statement a literal is converted for its sharding column as
+// MySQL compares it (Builder.convertLiterals): `user_id = '5'` routes as 5,
+// a string compared with a DATE column as its date.
 const AdHocFile = "<sql>"
 
 // adHoc reports whether the statement is an ad-hoc one (AdHocFile).
 func (p *planner) adHoc() bool { return p.q.Pos.File == AdHocFile }
 
-// timeLiterals returns groups with every string literal compared with a
-// DATE, DATETIME or TIMESTAMP sharding column of info replaced by its time
-// (DateTimeValue) when it is one; groups is not modified.
-func (p *planner) timeLiterals(info *tableInfo, groups []Condition) []Condition {
-	out := groups
-	for gi, g := range groups {
-		var cols []ColumnCondition // a copy once a column changes
-		for ci, c := range g.Columns {
-			col := info.ddl.Column(c.Column)
-			if col == nil || p.b.goType(info.name, col, false).Kind != runtime.KindTime {
-				continue
-			}
-			nc, changed := timeColumn(c)
-			if !changed {
-				continue
-			}
-			if cols == nil {
-				cols = slices.Clone(g.Columns)
-			}
-			cols[ci] = nc
-		}
-		if cols == nil {
-			continue
-		}
-		if &out[0] == &groups[0] {
-			out = slices.Clone(groups)
-		}
-		out[gi].Columns = cols
-	}
-	return out
-}
-
-// timeColumn returns c with its string literals that are DATE or DATETIME
-// text as times, and whether any was; c is not modified.
-func timeColumn(c ColumnCondition) (ColumnCondition, bool) {
-	conv := func(o Operand) (Operand, bool) {
-		if o.Literal == nil || o.Literal.Kind != runtime.KindString {
-			return o, false
-		}
-		v, ok := DateTimeValue(o.Literal.Str)
-		if !ok {
-			return o, false
-		}
-		return Operand{Param: o.Param, Literal: &v}, true
-	}
-	changed := false
-	for i, o := range c.Values {
-		if n, ok := conv(o); ok {
-			if !changed {
-				c.Values = slices.Clone(c.Values)
-				changed = true
-			}
-			c.Values[i] = n
-		}
-	}
-	if c.Range != nil {
-		r := *c.Range
-		rangeChanged := false
-		for _, b := range []**Operand{&r.Lower, &r.Upper} {
-			if *b == nil {
-				continue
-			}
-			if n, ok := conv(**b); ok {
-				*b = &n
-				rangeChanged = true
-			}
-		}
-		if rangeChanged {
-			c.Range = &r
-			changed = true
-		}
-	}
-	return c, changed
-}
-
 // DateTimeValue returns the time MySQL converts the string s to when it
 // compares it with a DATE, DATETIME or TIMESTAMP column, as a KindTime
-// sharding value (UTC, like every time value routing ignores the zone): s
-// must be 'YYYY-MM-DD' (midnight) or 'YYYY-MM-DD hh:mm:ss' with an optional
-// fraction of 1 to 6 digits, and name a real date and time of day (MySQL
-// DATETIME literals, https://dev.mysql.com/doc/refman/8.0/en/date-and-time-literals.html;
-// the forms client libraries write). ok is false for anything else
-// (relaxed forms, zero dates, 2026-02-30), which stays a String.
+// sharding value in UTC (runtime.ParseDateTime lists the forms it reads:
+// '2026-02-01', '20260201', '2026/2/1 0:0:0', ...). ok is false for any
+// other form, zero dates and impossible dates, which stay a String (and
+// route to every target of such a column).
 func DateTimeValue(s string) (v runtime.Value, ok bool) {
-	num := func(s string) (int, bool) {
-		n := 0
-		for i := 0; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return 0, false
-			}
-			n = n*10 + int(s[i]-'0')
-		}
-		return n, true
-	}
-	if len(s) != 10 && (len(s) < 19 || len(s) == 20 || len(s) > 26) {
+	t, ok := runtime.ParseDateTime(s)
+	if !ok {
 		return runtime.Value{}, false
 	}
-	if s[4] != '-' || s[7] != '-' {
-		return runtime.Value{}, false
-	}
-	year, ok1 := num(s[0:4])
-	month, ok2 := num(s[5:7])
-	day, ok3 := num(s[8:10])
-	if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
-		return runtime.Value{}, false
-	}
-	var hour, minute, sec, nsec int
-	if len(s) > 10 {
-		if s[10] != ' ' || s[13] != ':' || s[16] != ':' {
-			return runtime.Value{}, false
-		}
-		var okh, okm, oks bool
-		hour, okh = num(s[11:13])
-		minute, okm = num(s[14:16])
-		sec, oks = num(s[17:19])
-		if !okh || !okm || !oks || hour > 23 || minute > 59 || sec > 59 {
-			return runtime.Value{}, false
-		}
-		if len(s) > 19 {
-			if s[19] != '.' {
-				return runtime.Value{}, false
-			}
-			f, okf := num(s[20:])
-			if !okf {
-				return runtime.Value{}, false
-			}
-			for range 9 - (len(s) - 20) {
-				f *= 10
-			}
-			nsec = f
-		}
-	}
-	return runtime.Time(time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)), true
-}
-
-// daysIn returns the number of days of month (1-12) of year (proleptic
-// Gregorian, as MySQL).
-func daysIn(year, month int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return runtime.Time(t), true
 }
 
 // describe is used in error messages about literal operands.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -256,6 +255,9 @@ func ValueOf(t plan.GoType, v any) (runtime.Value, error) {
 	case uint32:
 		return runtime.Long(int64(x)), nil
 	case uint64:
+		if x > 1<<63-1 {
+			return runtime.BigInteger(strconv.FormatUint(x, 10)), nil
+		}
 		return runtime.Long(int64(x)), nil
 	case string:
 		switch t.Kind {
@@ -278,10 +280,15 @@ func ValueOf(t plan.GoType, v any) (runtime.Value, error) {
 		return runtime.Time(x), nil
 	case float64:
 		// A client that has only doubles (JavaScript's mysql2 binds every
-		// number as DOUBLE) compares an integer column with a whole
-		// number: MySQL converts, so the sharding value is that integer.
-		if (t.Kind == runtime.KindInt || t.Kind == runtime.KindLong) && x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 {
-			return runtime.Long(int64(x)), nil
+		// number as DOUBLE): the double's text with an exponent, which
+		// plan.Builder.Units reads as a double and converts for the
+		// column as MySQL compares it (a whole number below 2^53 routes
+		// as that integer, 5.5 matches no row of an integer column).
+		if t.Kind == runtime.KindInt || t.Kind == runtime.KindLong {
+			if x == float64(int64(x)) && x > -(1<<53) && x < 1<<53 {
+				return runtime.Long(int64(x)), nil
+			}
+			return runtime.Decimal(strconv.FormatFloat(x, 'e', -1, 64)), nil
 		}
 		return runtime.Decimal(fmt.Sprint(x)), nil
 	case sql.NullString:

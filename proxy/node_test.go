@@ -71,8 +71,9 @@ func TestValueOfDouble(t *testing.T) {
 	}{
 		{long, 2, runtime.Long(2)},
 		{long, -7, runtime.Long(-7)},
-		{long, 2.5, runtime.Decimal("2.5")},
+		{long, 2.5, runtime.Decimal("2.5e+00")}, // a double: matches no row of an integer column
 		{long, 1e300, runtime.Decimal("1e+300")},
+		{long, 1 << 53, runtime.Decimal("9.007199254740992e+15")}, // routes to every data node
 		{dec, 2, runtime.Decimal("2")},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/hex"
 	"strconv"
 	"time"
 )
@@ -37,9 +38,14 @@ const (
 	// KindTime is java.sql.Timestamp / LocalDateTime. Time holds it; its
 	// location is ignored (ShardingSphere ignores time zones when routing).
 	KindTime
+	// KindHexNumber is a hexadecimal (0x05) or bit (b'101') number literal,
+	// which MySQL reads as an unsigned integer in numeric context and as a
+	// binary string otherwise. Str holds its bytes, big-endian. It is
+	// converted for its column (ColumnClass) before any algorithm sees it.
+	KindHexNumber
 )
 
-var kindNames = [...]string{"Null", "Int", "Long", "BigInteger", "Decimal", "String", "Time"}
+var kindNames = [...]string{"Null", "Int", "Long", "BigInteger", "Decimal", "String", "Time", "HexNumber"}
 
 // String returns the kind's name, e.g. "Long".
 func (k ValueKind) String() string {
@@ -60,7 +66,7 @@ func (k ValueKind) MarshalJSON() ([]byte, error) {
 type Value struct {
 	Kind ValueKind
 	Int  int64     // KindInt, KindLong
-	Str  string    // KindBigInteger, KindDecimal, KindString
+	Str  string    // KindBigInteger, KindDecimal, KindString, KindHexNumber
 	Time time.Time // KindTime
 }
 
@@ -113,6 +119,8 @@ func (v Value) Text() string {
 		return strconv.FormatInt(v.Int, 10)
 	case KindBigInteger, KindDecimal, KindString:
 		return v.Str
+	case KindHexNumber:
+		return "0x" + hex.EncodeToString([]byte(v.Str))
 	case KindTime:
 		return timestampText(v.Time)
 	default:
