@@ -29,8 +29,8 @@ import (
 type Executor interface {
 	// QueryRow runs u, which is expected to return at most one row, with
 	// args (u.Args when set). Errors are deferred to Row.Scan, as with
-	// *sql.Row; no rows gives an error for which errors.Is(err,
-	// sql.ErrNoRows) holds.
+	// *sql.Row; no rows gives sql.ErrNoRows itself (err == sql.ErrNoRows,
+	// as code written for database/sql or sqlc compares it).
 	QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) Row
 	// Query runs u with args (u.Args when set) and returns its rows,
 	// streaming; the caller must close them.
@@ -162,8 +162,9 @@ type Row struct {
 var errRawBytesRow = errors.New("sql: RawBytes isn't allowed on Row.Scan")
 
 // Scan copies the columns of the first row into dest, as sql.Row.Scan, and
-// closes the rows. Errors are *NodeError; no row gives one wrapping
-// sql.ErrNoRows.
+// closes the rows. No row gives sql.ErrNoRows itself, unwrapped, so that
+// `err == sql.ErrNoRows` holds as with *sql.Row (it is an answer, not a
+// failure of the data node); every other error is a *NodeError.
 func (r Row) Scan(dest ...any) error {
 	if r.err != nil {
 		return r.err
@@ -172,6 +173,9 @@ func (r Row) Scan(dest ...any) error {
 		return errors.New("runtime: Scan on a zero Row")
 	}
 	if err := r.scan(dest); err != nil {
+		if err == sql.ErrNoRows {
+			return err
+		}
 		return &NodeError{DataSource: r.dataSource, SQL: r.query, Err: err}
 	}
 	return nil

@@ -49,13 +49,10 @@ func TestSingleUnit(t *testing.T) {
 	require.NoError(t, rows.Close())
 	require.Equal(t, []string{"one", "five"}, got)
 
-	// No row: a *NodeError that still is sql.ErrNoRows.
+	// No row: sql.ErrNoRows itself, as *sql.Row.Scan returns it (code
+	// written for sqlc compares err == sql.ErrNoRows).
 	err = src.QueryRow(ctx, &testStmt, shardrt.RouteUnit{DataSource: 2, SQL: "SELECT v FROM rt_exec_single WHERE id = ?"}, 5).Scan(&v)
-	require.EqualError(t, err, "data node ds_2: sql: no rows in result set")
-	require.ErrorIs(t, err, sql.ErrNoRows)
-	var ne *shardrt.NodeError
-	require.ErrorAs(t, err, &ne)
-	require.Equal(t, shardrt.NodeError{DataSource: "ds_2", SQL: "SELECT v FROM rt_exec_single WHERE id = ?", Err: sql.ErrNoRows}, *ne)
+	require.True(t, err == sql.ErrNoRows, "got %v", err)
 
 	// As sql.Row, Row refuses *sql.RawBytes.
 	var raw sql.RawBytes

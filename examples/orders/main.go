@@ -16,7 +16,6 @@ import (
 	"context"
 	"database/sql"
 	_ "embed"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -245,7 +244,7 @@ func run(ctx context.Context, nOrders, nUsers int) error {
 		return err
 	}
 	_, err = q.GetOrder(ctx, o.user, o.id)
-	if !errors.Is(err, sql.ErrNoRows) {
+	if err != sql.ErrNoRows {
 		return fmt.Errorf("order %d still there after DeleteOrder: %v", o.id, err)
 	}
 	step("DeleteOrder+GetOrder", start, "deleted; GetOrder now says sql.ErrNoRows")
