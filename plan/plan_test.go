@@ -312,3 +312,62 @@ func TestTableInNoRule(t *testing.T) {
 	_, err := build(t, builderOf(t, two, ddl), ":many", "SELECT id, body FROM t_note WHERE body = ?")
 	require.EqualError(t, err, `q.sql:1:1: query "Q": table "t_note" is in no rule and the logic database has 2 data sources (ds_0, ds_1): list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: ["ds_0.t_note"])`)
 }
+
+// TestJoinSingleNodeTables: sharding tables with one data node each (no
+// sharding column) join with no sharding condition, bound or not, and with
+// a single table, when they share the data source; on different data
+// sources the join is refused, naming the data nodes.
+func TestJoinSingleNodeTables(t *testing.T) {
+	const rules = `databaseName: app
+dataSources:
+  ds_0: {url: "jdbc:mysql://127.0.0.1:13306/ds_0"}
+  ds_1: {url: "jdbc:mysql://127.0.0.1:13307/ds_1"}
+rules:
+- !SHARDING
+  tables:
+    T_ROLE: {actualDataNodes: ds_0.t_role_0}
+    T_ROLE_ADMIN: {actualDataNodes: ds_0.t_role_admin_0}
+    T_PERM: {actualDataNodes: ds_0.t_perm_0}
+    T_FAR: {actualDataNodes: ds_1.t_far_0}
+  bindingTables: ["T_ROLE, T_ROLE_ADMIN"]
+- !SINGLE
+  tables: ["ds_0.t_config", "ds_1.t_other"]
+`
+	const ddl = `CREATE TABLE T_ROLE (role_id BIGINT PRIMARY KEY, name VARCHAR(20));
+CREATE TABLE T_ROLE_ADMIN (admin_id BIGINT PRIMARY KEY, role_id BIGINT);
+CREATE TABLE T_PERM (perm_id BIGINT PRIMARY KEY, role_id BIGINT);
+CREATE TABLE T_FAR (id BIGINT PRIMARY KEY, role_id BIGINT);
+CREATE TABLE t_config (k VARCHAR(16) PRIMARY KEY, role_id BIGINT);
+CREATE TABLE t_other (k VARCHAR(16) PRIMARY KEY, role_id BIGINT);
+`
+	b := builderOf(t, rules, ddl)
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT r.name, a.admin_id FROM T_ROLE r JOIN T_ROLE_ADMIN a ON r.role_id = a.role_id",
+			"SELECT r.name, a.admin_id FROM t_role_0 r JOIN t_role_admin_0 a ON r.role_id = a.role_id"},
+		{"SELECT r.name, p.perm_id FROM T_ROLE r JOIN T_PERM p ON r.role_id = p.role_id WHERE r.name = ?",
+			"SELECT r.name, p.perm_id FROM t_role_0 r JOIN t_perm_0 p ON r.role_id = p.role_id WHERE r.name = ?"},
+		{"SELECT r.name, c.k FROM T_ROLE r LEFT JOIN t_config c ON c.role_id = r.role_id",
+			"SELECT r.name, c.k FROM t_role_0 r LEFT JOIN t_config c ON c.role_id = r.role_id"},
+	} {
+		t.Run(tc.sql, func(t *testing.T) {
+			p, err := build(t, b, ":many", tc.sql)
+			require.NoError(t, err)
+			require.Equal(t, runtime.RouteSingleNode, p.Route.Kind)
+			require.Equal(t, []int{0}, p.Route.Fixed)
+			require.Len(t, p.Route.Units, 1)
+			require.Equal(t, "ds_0", p.Route.DataSources[p.Route.Units[0].DataSource])
+			require.Equal(t, tc.want, p.Route.Units[0].SQL)
+		})
+	}
+	for _, tc := range []struct{ sql, err string }{
+		{"SELECT r.name FROM T_ROLE r JOIN T_FAR f ON r.role_id = f.role_id",
+			`q.sql:2:34: query "Q": join of tables "T_ROLE" (data node ds_0.t_role_0) and "T_FAR" (data node ds_1.t_far_0) on different data sources cannot run on one data node: put them on one data source, or make one a broadcast table`},
+		{"SELECT r.name FROM T_ROLE r JOIN t_other o ON r.role_id = o.role_id",
+			`q.sql:2:34: query "Q": join of sharded table "T_ROLE" with single table "t_other" (on data source "ds_1") cannot run on one data node: make "t_other" a broadcast table`},
+	} {
+		t.Run(tc.sql, func(t *testing.T) {
+			_, err := build(t, b, ":many", tc.sql)
+			require.EqualError(t, err, tc.err)
+		})
+	}
+}

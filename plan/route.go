@@ -32,8 +32,10 @@ func (p *planner) route() error {
 	if primary == nil {
 		return p.routeUnsharded(singles)
 	}
-	if len(singles) > 0 {
-		s := singles[0]
+	for _, s := range singles {
+		if nodes := primary.info.route.Nodes(); len(nodes) == 1 && nodes[0].DataSource == s.info.singleDS {
+			continue // one data node beside the single table: the join runs there
+		}
 		return p.errorAt(s.info.name, "join of sharded table %q with single table %q (on data source %q) cannot run on one data node: make %q a broadcast table", primary.info.name, s.info.name, s.info.singleDS, s.info.name)
 	}
 	info := primary.info
@@ -253,11 +255,20 @@ func containsFold(list []string, s string) bool {
 
 // checkBound refuses a join of two sharded tables that are not in one
 // binding group, and a binding-group join that does not compare the tables'
-// sharding columns (rows would not be co-located).
+// sharding columns (rows would not be co-located). Two tables that have a
+// single data node each need neither: on one data source the join runs
+// there as it is (ShardingSphere's route engines give one route unit);
+// on two data sources it is refused.
 func (p *planner) checkBound(primary, other *tableRef) error {
 	a, b := primary.info, other.info
 	if a == b {
 		return p.errorAt(b.name, "self-join of sharded table %q is not supported yet", a.name)
+	}
+	if na, nb := a.route.Nodes(), b.route.Nodes(); len(na) == 1 && len(nb) == 1 {
+		if na[0].DataSource != nb[0].DataSource {
+			return p.errorAt(b.name, "join of tables %q (data node %s) and %q (data node %s) on different data sources cannot run on one data node: put them on one data source, or make one a broadcast table", a.name, na[0], b.name, nb[0])
+		}
+		return nil
 	}
 	if a.binding == nil || a.binding != b.binding {
 		return p.errorAt(b.name, "join of sharded tables %q and %q that are not bound: add bindingTables: [\"%s, %s\"] to the !SHARDING rule (their data nodes must line up), or make one a broadcast table", a.name, b.name, a.name, b.name)
