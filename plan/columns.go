@@ -25,9 +25,9 @@ func (p *planner) resultColumns() error {
 	if !ok {
 		return nil
 	}
-	used := map[string]bool{}
+	used := newNameSet()
 	add := func(name, origin string, t GoType) {
-		p.plan.Columns = append(p.plan.Columns, &Column{Name: name, Field: uniqueName(fieldName(name), used), Type: t, Origin: origin})
+		p.plan.Columns = append(p.plan.Columns, &Column{Name: name, Field: used.unique(fieldName(name)), Type: t, Origin: origin})
 	}
 	for i, se := range sel.SelectExprs.Exprs {
 		switch e := se.(type) {

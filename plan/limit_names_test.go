@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,4 +28,25 @@ func TestLimitParamNames(t *testing.T) {
 		}
 		require.Equal(t, tc.want, got, tc.sql)
 	}
+}
+
+// TestManyParamNames: 65,535 unnamed placeholders (the protocol's limit,
+// go-sql-driver's TestPreparedManyCols) are named arg, arg2 ... arg65535 and
+// their columns v, v2 ...; naming them tried every earlier suffix again
+// (quadratic: minutes of CPU for this statement), now each name is found in
+// one step.
+func TestManyParamNames(t *testing.T) {
+	b := newBuilder(t)
+	const n = 65535
+	sql := "SELECT CAST(? AS SIGNED) AS v" + strings.Repeat(", CAST(? AS SIGNED) AS v", n-1)
+	p, err := build(t, b, ":one", sql)
+	require.NoError(t, err)
+	require.Len(t, p.Params, n)
+	require.Len(t, p.Columns, n)
+	for i, want := range map[int]string{0: "arg", 1: "arg2", 2: "arg3", n - 1: "arg65535"} {
+		require.Equal(t, want, p.Params[i].Name)
+	}
+	require.Equal(t, "V", p.Columns[0].Field)
+	require.Equal(t, "V2", p.Columns[1].Field)
+	require.Equal(t, "V65535", p.Columns[n-1].Field)
 }

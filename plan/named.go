@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -47,7 +48,7 @@ func namedParams(sql string) (out string, names []string, nullable []bool, shift
 			names = append(names, "")
 			nullable = append(nullable, false)
 		case (c == 's' || c == 'S') && (i == 0 || !isIdentByte(sql[i-1])):
-			if strings.HasPrefix(strings.ToLower(sql[i:]), "sqlc.slice(") || strings.HasPrefix(strings.ToLower(sql[i:]), "sqlc.embed(") {
+			if hasPrefixFold(sql[i:], "sqlc.slice(") || hasPrefixFold(sql[i:], "sqlc.embed(") {
 				unsupported = append(unsupported, i)
 			}
 			if name, n, isNull, ok := matchSqlcArg(sql[i:]); ok {
@@ -64,13 +65,14 @@ func namedParams(sql string) (out string, names []string, nullable []bool, shift
 		i++
 	}
 	shift = func(off int) int {
-		d := 0
-		for _, e := range edits {
-			if off >= e.at {
-				d = e.delta
-			}
+		// edits are in increasing order of at: the last one at or before
+		// off applies (a binary search, so that shifting every position
+		// of a statement with many sqlc.arg stays O(n log n)).
+		k := sort.Search(len(edits), func(k int) bool { return edits[k].at > off })
+		if k == 0 {
+			return off
 		}
-		return off + d
+		return off + edits[k-1].delta
 	}
 	return b.String(), names, nullable, shift, unsupported
 }
@@ -79,12 +81,11 @@ func namedParams(sql string) (out string, names []string, nullable []bool, shift
 // s (case-insensitive, spaces allowed inside the parentheses) and returns the
 // name and the length matched.
 func matchSqlcArg(s string) (name string, n int, isNull bool, ok bool) {
-	lower := strings.ToLower(s)
 	var rest string
 	switch {
-	case strings.HasPrefix(lower, "sqlc.arg("):
+	case hasPrefixFold(s, "sqlc.arg("):
 		rest = s[len("sqlc.arg("):]
-	case strings.HasPrefix(lower, "sqlc.narg("):
+	case hasPrefixFold(s, "sqlc.narg("):
 		rest = s[len("sqlc.narg("):]
 		isNull = true
 	default:
@@ -105,6 +106,14 @@ func matchSqlcArg(s string) (name string, n int, isNull bool, ok bool) {
 		}
 	}
 	return name, len(s) - len(rest) + end + 1, isNull, true
+}
+
+// hasPrefixFold reports whether s begins with prefix, ASCII letters
+// compared case-insensitively; it looks at len(prefix) bytes only (lower
+// casing all of s at every word made naming a long statement's
+// parameters quadratic).
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 func isIdentByte(c byte) bool {

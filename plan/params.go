@@ -105,7 +105,7 @@ func (p *planner) typeParams() error {
 	}
 	// Build the parameter list in order of appearance.
 	byName := map[string]int{}
-	used := map[string]bool{"ctx": true, "q": true, "err": true}
+	used := newNameSet("ctx", "q", "err")
 	for i := range p.names {
 		h, ok := p.hints[i]
 		if !ok {
@@ -140,7 +140,7 @@ func (p *planner) typeParams() error {
 				base = h.name
 			}
 		}
-		goName := uniqueName(lowerCamel(base), used)
+		goName := used.unique(lowerCamel(base))
 		param := &Param{Name: goName, Type: typ, Column: h.column}
 		if p.plan.KeyGenerate != nil && slices.Contains(p.keyArgs, i) {
 			param.Generated = true
@@ -312,12 +312,35 @@ func upperCamel(s string) string {
 
 var initialisms = map[string]bool{"ID": true, "URL": true, "UUID": true, "IP": true, "API": true, "JSON": true, "SQL": true, "HTTP": true, "UID": true}
 
-// uniqueName returns name, or name2, name3 ... when taken, and marks it used.
-func uniqueName(name string, used map[string]bool) string {
-	out := name
-	for n := 2; used[out]; n++ {
-		out = name + strconv.Itoa(n)
+// nameSet hands out distinct names: name, or name2, name3 ... when taken.
+// It remembers, per base name, the next suffix to try, so that n equal base
+// names (a statement of 65,535 placeholders, all "arg") cost O(n), not the
+// O(n²) of trying 2, 3, ... each time.
+type nameSet struct {
+	used map[string]bool
+	next map[string]int // by base name: the smallest suffix not yet tried
+}
+
+// newNameSet returns a nameSet in which reserved are taken.
+func newNameSet(reserved ...string) *nameSet {
+	s := &nameSet{used: map[string]bool{}, next: map[string]int{}}
+	for _, r := range reserved {
+		s.used[r] = true
 	}
-	used[out] = true
+	return s
+}
+
+// unique returns name, or name2, name3 ... (the first not taken), and
+// marks it taken. Every suffix below next[name] is taken (used only grows),
+// so starting there gives the same name as starting at 2.
+func (s *nameSet) unique(name string) string {
+	out := name
+	n := max(s.next[name], 2)
+	for s.used[out] {
+		out = name + strconv.Itoa(n)
+		n++
+	}
+	s.next[name] = n
+	s.used[out] = true
 	return out
 }

@@ -162,6 +162,9 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 	if q == "" {
 		return nil, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")
 	}
+	if err := h.s.checkSize(q); err != nil {
+		return nil, err
+	}
 	if err := unsupportedStatement(q); err != nil {
 		return nil, err
 	}
@@ -349,10 +352,15 @@ func clientParams(p *plan.Plan) []int {
 }
 
 // plan returns the cached plan of the statement q, or builds and caches
-// it. When the planner does not know a table q names, that table is read
-// from the data sources again (rereadTables) and q planned once more
-// before the error stands.
+// it (statements longer than Options.MaxCachedStatementSize are not
+// cached). When the planner does not know a table q names, that table is
+// read from the data sources again (rereadTables) and q planned once more
+// before the error stands. A statement longer than
+// Options.MaxStatementSize is refused.
 func (s *Server) plan(ctx context.Context, q string) (*plan.Plan, error) {
+	if err := s.checkSize(q); err != nil {
+		return nil, err
+	}
 	if p := s.cache.get(q); p != nil {
 		return p, nil
 	}
@@ -374,8 +382,20 @@ func (s *Server) buildPlan(q string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.cache.put(q, p)
+	if len(q) <= s.opts.MaxCachedStatementSize {
+		s.cache.put(q, p)
+	}
 	return p, nil
+}
+
+// checkSize refuses a statement longer than Options.MaxStatementSize with
+// ERROR 1153 (08S01), MySQL's ER_NET_PACKET_TOO_LARGE.
+func (s *Server) checkSize(q string) error {
+	if len(q) <= s.opts.MaxStatementSize {
+		return nil
+	}
+	return sqlerror.NewSQLError(sqlerror.ERNetPacketTooLarge, sqlerror.SSNetError, "Got a packet bigger than 'max_allowed_packet' bytes: the statement has "+
+		strconv.Itoa(len(q))+" bytes, the proxy's limit (MaxStatementSize) is "+strconv.Itoa(s.opts.MaxStatementSize))
 }
 
 // trimStatement drops surrounding white space and trailing semicolons.

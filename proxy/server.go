@@ -23,6 +23,13 @@ const (
 	// DefaultShutdownTimeout bounds how long Close waits for running
 	// statements before it cancels them.
 	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultMaxStatementSize is the longest statement text a client may
+	// send (64 MiB, MySQL 8's default max_allowed_packet).
+	DefaultMaxStatementSize = 64 << 20
+	// DefaultMaxCachedStatementSize is the longest statement text whose
+	// plan is kept in the plan cache (1 MiB: a statement of 65,535
+	// placeholders is 128 KiB).
+	DefaultMaxCachedStatementSize = 1 << 20
 	// DefaultServerVersion is the version advertised at handshake and
 	// returned by SELECT @@version. It is MySQL-style on purpose: the SQL
 	// parser reads /*!NNNNN */ comments by it.
@@ -44,6 +51,17 @@ type Options struct {
 	// PlanCacheSize is the number of plans kept (default
 	// DefaultPlanCacheSize).
 	PlanCacheSize int
+	// MaxStatementSize is the longest statement text, in bytes, the
+	// proxy plans (default DefaultMaxStatementSize); a longer one is
+	// refused with ERROR 1153 (08S01), as MySQL refuses a packet above
+	// max_allowed_packet, naming both sizes.
+	MaxStatementSize int
+	// MaxCachedStatementSize is the longest statement text, in bytes,
+	// whose plan enters the plan cache (default
+	// DefaultMaxCachedStatementSize); longer statements are planned on
+	// every execution, so that a few huge statements cannot hold the
+	// cache's memory.
+	MaxCachedStatementSize int
 	// ServerVersion is the advertised version (default
 	// DefaultServerVersion).
 	ServerVersion string
@@ -115,6 +133,12 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 	}
 	if opts.PlanCacheSize <= 0 {
 		opts.PlanCacheSize = DefaultPlanCacheSize
+	}
+	if opts.MaxStatementSize <= 0 {
+		opts.MaxStatementSize = DefaultMaxStatementSize
+	}
+	if opts.MaxCachedStatementSize <= 0 {
+		opts.MaxCachedStatementSize = DefaultMaxCachedStatementSize
 	}
 	if opts.ServerVersion == "" {
 		opts.ServerVersion = DefaultServerVersion
