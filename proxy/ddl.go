@@ -208,12 +208,14 @@ func (s *Server) refreshTable(ctx context.Context, name string, n node, drop boo
 var (
 	showCreateRE  = regexp.MustCompile("(?is)^show\\s+create\\s+table\\s+(`[^`]+`|[\\w$]+)(?:\\.(`[^`]+`|[\\w$]+))?\\s*$")
 	showColumnsRE = regexp.MustCompile("(?is)^show\\s+(full\\s+)?(?:columns|fields)\\s+(?:from|in)\\s+(`[^`]+`|[\\w$]+)(?:\\.(`[^`]+`|[\\w$]+))?(?:\\s+(?:from|in)\\s+(`[^`]+`|[\\w$]+))?(\\s+(?:like|where)\\s.*)?$")
+	showIndexRE   = regexp.MustCompile("(?is)^show\\s+(?:extended\\s+)?(?:index|indexes|keys)\\s+(?:from|in)\\s+(`[^`]+`|[\\w$]+)(?:\\.(`[^`]+`|[\\w$]+))?(?:\\s+(?:from|in)\\s+(`[^`]+`|[\\w$]+))?(\\s+where\\s.*)?$")
 	describeRE    = regexp.MustCompile("(?is)^(?:describe|desc)\\s+(`[^`]+`|[\\w$]+)(?:\\.(`[^`]+`|[\\w$]+))?(\\s+\\S+)?\\s*$")
 )
 
 // showTable answers SHOW CREATE TABLE t, SHOW [FULL] COLUMNS|FIELDS
-// FROM t [FROM db] [LIKE ...|WHERE ...] and DESCRIBE t [column] for a logic
-// table as ShardingSphere does: the statement runs on the table's first
+// FROM t [FROM db] [LIKE ...|WHERE ...], SHOW INDEX|INDEXES|KEYS FROM t
+// [FROM db] [WHERE ...] and DESCRIBE t [column] for a logic table as
+// ShardingSphere does: the statement runs on the table's first
 // actual table, and the actual name in the answer becomes the logic one.
 // A table with an !ENCRYPT rule shows its logic columns (encryptedView):
 // its LIKE pattern, WHERE condition or DESCRIBE column then applies to the
@@ -235,7 +237,7 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 	}
 	var logic, text, rest string
 	var err error
-	create, describe := false, false
+	create, describe, index := false, false, false
 	if m := showCreateRE.FindStringSubmatch(q); m != nil {
 		create = true
 		logic, err = table(m[1], m[2], "")
@@ -244,6 +246,11 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 		logic, err = table(m[2], m[3], m[4])
 		text = "SHOW " + strings.ToUpper(strings.TrimSpace(m[1])) + " COLUMNS FROM "
 		rest = m[5]
+	} else if m := showIndexRE.FindStringSubmatch(q); m != nil {
+		logic, err = table(m[1], m[2], m[3])
+		text = "SHOW INDEX FROM "
+		rest = m[4]
+		index = true
 	} else if m := describeRE.FindStringSubmatch(q); m != nil {
 		logic, err = table(m[1], m[2], "")
 		text = "DESCRIBE "
@@ -267,7 +274,7 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 	}
 	n := nodes[0]
 	view := encryptedViewOf(h.s.cfg.Rules, logic)
-	if view != nil && !create {
+	if view != nil && !create && !index {
 		if describe {
 			text = "SHOW COLUMNS FROM " // the same columns as DESCRIBE, and it takes a WHERE
 		}
@@ -294,6 +301,19 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 				r[1] = []byte(logicCreateTable(renameCreate(string(b), n.table, logic), view))
 			} else if s, ok := r[1].(string); ok {
 				r[1] = logicCreateTable(renameCreate(s, n.table, logic), view)
+			}
+		}
+	} else if index {
+		// Table and Column_name: the logic table and columns.
+		for _, r := range vals {
+			if len(r) < 5 {
+				continue
+			}
+			r[0] = logic
+			if view != nil {
+				if l, ok := view.logicName(textOf(r[4])); ok {
+					r[4] = l
+				}
 			}
 		}
 	} else if view != nil {

@@ -41,7 +41,19 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		if res, ok, err := h.showShardingTableRules(c, q); ok {
 			return res, true, err
 		}
-		res, err = h.show(c, sess, q)
+		if stmt, err := h.s.b.Parser().Parse(q); err == nil {
+			if show, ok := stmt.(*sqlparser.Show); ok {
+				if basic, ok := show.Internal.(*sqlparser.ShowBasic); ok {
+					if res, ok, err := h.showTables(ctx, c, sess, basic); ok {
+						return res, true, err
+					}
+					if res, ok, err := h.showVariables(ctx, c, sess, basic); ok {
+						return res, true, err
+					}
+				}
+			}
+		}
+		res, err = h.show(c, q)
 		return res, true, err
 	case "create", "alter", "drop", "truncate", "rename":
 		if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
@@ -80,6 +92,9 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 			return nil, false, nil // the planner reports it
 		}
 		return nil, true, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "You have an error in your SQL syntax; "+err.Error())
+	}
+	if res, ok, err := h.infoSchema(ctx, c, sess, q, stmt); ok {
+		return res, true, err
 	}
 	switch st := stmt.(type) {
 	case *sqlparser.Use:
@@ -271,11 +286,7 @@ func (h *handler) selectNoTable(ctx context.Context, c *mysql.Conn, sess *sessio
 func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) string {
 	// Name each column as the client wrote it, as MySQL does, before the
 	// rewrite below changes the expression.
-	for _, se := range st.GetColumns() {
-		if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.IsEmpty() {
-			ae.As = sqlparser.NewIdentifierCI(originalName(q, sqlparser.String(ae.Expr)))
-		}
-	}
+	nameAsWritten(q, st)
 	var db sqlparser.Expr = &sqlparser.NullVal{}
 	if sess.db != "" {
 		db = sqlparser.NewStrLiteral(sess.db)
@@ -296,17 +307,18 @@ func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) stri
 			}
 			switch n.Name.Lowered() {
 			case "autocommit":
-				v := "1"
+				// The pools' connections run in autocommit: their value
+				// (1, a nullable BIGINT as MySQL types it) is the
+				// session's unless it turned autocommit off.
 				if sess.manual {
-					v = "0"
+					cur.Replace(&sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("LEAST"), Exprs: []sqlparser.Expr{n, sqlparser.NewIntLiteral("0")}})
 				}
-				cur.Replace(sqlparser.NewIntLiteral(v))
 			case "last_insert_id", "identity":
 				cur.Replace(sqlparser.NewIntLiteral(strconv.FormatUint(sess.lastInsertID, 10)))
 			case "version":
-				cur.Replace(sqlparser.NewStrLiteral(h.s.opts.ServerVersion))
+				cur.Replace(sysVarText(h.s.opts.ServerVersion))
 			case "version_comment":
-				cur.Replace(sqlparser.NewStrLiteral("shardgen proxy"))
+				cur.Replace(sysVarText(versionComment))
 			}
 		}
 		return true
@@ -314,51 +326,41 @@ func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) stri
 	return sqlparser.String(out)
 }
 
-// show answers SHOW DATABASES / SCHEMAS and SHOW [FULL] TABLES [FROM db]
-// with the logic database and its logic tables.
-func (h *handler) show(c *mysql.Conn, sess *session, q string) (*sqltypes.Result, error) {
-	words := strings.Fields(strings.ToLower(q))
-	charset := clientCollation(c.CharacterSet)
-	text := func(name string) *querypb.Field {
-		return &querypb.Field{Name: name, Type: sqltypes.VarChar, Charset: charset, ColumnLength: 256,
-			Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG)}
+// nameAsWritten names each unnamed expression column of the SELECT st
+// (the first SELECT of a UNION) as the statement text q spells it, as
+// MySQL names it, so that printing st again (lower-cased functions,
+// quoted identifiers) does not change the column's name. Columns that
+// are column references keep their own name.
+func nameAsWritten(q string, st sqlparser.Statement) {
+	for {
+		u, ok := st.(*sqlparser.Union)
+		if !ok {
+			break
+		}
+		st = u.Left
 	}
-	switch {
-	case len(words) == 2 && (words[1] == "databases" || words[1] == "schemas"):
-		res := &sqltypes.Result{Fields: []*querypb.Field{text("Database")}}
+	sel, ok := st.(*sqlparser.Select)
+	if !ok {
+		return
+	}
+	for _, se := range sel.GetColumns() {
+		if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.IsEmpty() {
+			if _, col := ae.Expr.(*sqlparser.ColName); !col {
+				ae.As = sqlparser.NewIdentifierCI(originalName(q, sqlparser.String(ae.Expr)))
+			}
+		}
+	}
+}
+
+// show answers SHOW DATABASES / SCHEMAS with the logic database (SHOW
+// [FULL] TABLES and TABLE STATUS: showTables).
+func (h *handler) show(c *mysql.Conn, q string) (*sqltypes.Result, error) {
+	words := strings.Fields(strings.ToLower(q))
+	if len(words) == 2 && (words[1] == "databases" || words[1] == "schemas") {
+		res := &sqltypes.Result{Fields: []*querypb.Field{{Name: "Database", Type: sqltypes.VarChar, Charset: clientCollation(c.CharacterSet),
+			ColumnLength: 256, Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG)}}}
 		if checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName) == nil {
 			res.Rows = []sqltypes.Row{{sqltypes.NewVarChar(h.s.cfg.Rules.DatabaseName)}}
-		}
-		return res, nil
-	case len(words) >= 2 && (words[1] == "tables" || len(words) >= 3 && words[1] == "full" && words[2] == "tables"):
-		full := words[1] == "full"
-		rest := words[2:]
-		if full {
-			rest = words[3:]
-		}
-		db := sess.db
-		if len(rest) == 2 && (rest[0] == "from" || rest[0] == "in") {
-			name := strings.Trim(strings.Fields(q)[len(strings.Fields(q))-1], "`")
-			if err := checkDatabase(h.s.cfg, c.UserData, name); err != nil {
-				return nil, err
-			}
-			db = h.s.cfg.Rules.DatabaseName
-		} else if len(rest) != 0 {
-			return nil, notSupported(q)
-		}
-		if db == "" {
-			return nil, sqlerror.NewSQLError(sqlerror.ERNoDb, "3D000", "No database selected")
-		}
-		res := &sqltypes.Result{Fields: []*querypb.Field{text("Tables_in_" + db)}}
-		if full {
-			res.Fields = append(res.Fields, text("Table_type"))
-		}
-		for _, t := range h.s.b.TableNames() {
-			row := sqltypes.Row{sqltypes.NewVarChar(t)}
-			if full {
-				row = append(row, sqltypes.NewVarChar("BASE TABLE"))
-			}
-			res.Rows = append(res.Rows, row)
 		}
 		return res, nil
 	}

@@ -44,6 +44,11 @@ rules:
 
 func TestProxyCommand(t *testing.T) {
 	conf, ddl := writeProxyConfig(t, "authority:\n  users:\n    - user: root@%\n      password: pw\n")
+	ds0 := testdb.Open(t, "ds_0")
+	for _, q := range []string{"DROP TABLE IF EXISTS cli_px_item", "CREATE TABLE cli_px_item (id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(10))"} {
+		_, err := ds0.Exec(q)
+		require.NoError(t, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -66,7 +71,8 @@ func TestProxyCommand(t *testing.T) {
 	var name string
 	require.NoError(t, db.QueryRow("SELECT DATABASE()").Scan(&name))
 	require.Equal(t, "cli_db", name)
-	// The DDL file's table, besides ds_0's others ("*.*").
+	// The DDL file's table, besides ds_0's others ("*.*"), as the data
+	// source has them.
 	rows, err := db.Query("SHOW TABLES")
 	require.NoError(t, err)
 	var tables []string

@@ -1,0 +1,133 @@
+package proxy
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// biCase is one metadata statement a BI tool or console sends, as it
+// reads through the proxy (logic database px_db) and on the unsharded
+// reference database; skip lists result columns whose values are
+// statistics of the stored data (sizes, times), which differ between one
+// table and several by nature.
+type biCase struct {
+	proxy, ref string
+	skip       []string
+}
+
+// biCases are the statements of TestProxyBIMetadata: the queries DBeaver,
+// DataGrip and Metabase send over information_schema and the SHOW
+// statements of the mariadb CLI, over px_item with an index and a unique
+// key besides its primary key.
+var biCases = []biCase{
+	{proxy: "SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'px_db' AND TABLE_NAME = 'px_item' ORDER BY ORDINAL_POSITION",
+		ref: "SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'reference' AND TABLE_NAME = 'px_item' ORDER BY ORDINAL_POSITION"},
+	{proxy: "SELECT * FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'px_item' ORDER BY ordinal_position"},
+	{proxy: "SELECT * FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'px_item' ORDER BY INDEX_NAME, SEQ_IN_INDEX"},
+	{proxy: "SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, VERSION, ROW_FORMAT, TABLE_COLLATION, CREATE_OPTIONS, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'px\\_item%'"},
+	{proxy: "SELECT * FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'px_item'",
+		skip: []string{"TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "INDEX_LENGTH", "DATA_FREE", "CREATE_TIME", "UPDATE_TIME"}},
+	{proxy: "SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = DATABASE()"},
+	{proxy: "SELECT s.SCHEMA_NAME, COUNT(t.TABLE_NAME) FROM information_schema.SCHEMATA s LEFT JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = s.SCHEMA_NAME AND t.TABLE_NAME = 'px_item' WHERE s.SCHEMA_NAME = DATABASE() GROUP BY s.SCHEMA_NAME"},
+	// DBeaver's key columns, DataGrip's columns with their keys.
+	{proxy: "SELECT kcu.CONSTRAINT_NAME, kcu.COLUMN_NAME, kcu.ORDINAL_POSITION, tc.CONSTRAINT_TYPE FROM information_schema.KEY_COLUMN_USAGE kcu JOIN information_schema.TABLE_CONSTRAINTS tc ON tc.CONSTRAINT_SCHEMA = kcu.CONSTRAINT_SCHEMA AND tc.TABLE_NAME = kcu.TABLE_NAME AND tc.CONSTRAINT_NAME = kcu.CONSTRAINT_NAME WHERE kcu.TABLE_SCHEMA = DATABASE() AND kcu.TABLE_NAME = 'px_item' ORDER BY 1, 3"},
+	{proxy: "SELECT c.COLUMN_NAME, c.COLUMN_TYPE, c.IS_NULLABLE, c.COLUMN_KEY, s.INDEX_NAME FROM information_schema.COLUMNS c LEFT JOIN information_schema.STATISTICS s ON s.TABLE_SCHEMA = c.TABLE_SCHEMA AND s.TABLE_NAME = c.TABLE_NAME AND s.COLUMN_NAME = c.COLUMN_NAME WHERE c.TABLE_SCHEMA = DATABASE() AND c.TABLE_NAME = 'px_item' ORDER BY c.ORDINAL_POSITION, s.INDEX_NAME"},
+	// Metabase: the tables of the database with their comments.
+	{proxy: "SELECT TABLE_NAME AS name, TABLE_COMMENT AS description FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type IN ('BASE TABLE', 'VIEW') AND table_name = 'px_item'"},
+	{proxy: "SHOW FULL TABLES LIKE 'px\\_item'"},
+	{proxy: "SHOW TABLES FROM px_db LIKE 'px\\_i%'", ref: "SHOW TABLES FROM reference LIKE 'px\\_i%'"},
+	{proxy: "SHOW FULL TABLES WHERE Table_type = 'BASE TABLE' AND Tables_in_px_db = 'px_item'", ref: "SHOW FULL TABLES WHERE Table_type = 'BASE TABLE' AND Tables_in_reference = 'px_item'"},
+	{proxy: "SHOW TABLE STATUS LIKE 'px_item'",
+		skip: []string{"Rows", "Avg_row_length", "Data_length", "Index_length", "Data_free", "Create_time", "Update_time"}},
+	{proxy: "SHOW TABLE STATUS WHERE Name = 'px_item' AND Engine = 'InnoDB'",
+		skip: []string{"Rows", "Avg_row_length", "Data_length", "Index_length", "Data_free", "Create_time", "Update_time"}},
+	{proxy: "SHOW FULL COLUMNS FROM px_item"},
+	{proxy: "SHOW COLUMNS FROM px_item LIKE 'n%'"},
+	{proxy: "SHOW INDEX FROM px_item"},
+	{proxy: "SHOW KEYS FROM px_item FROM px_db WHERE Key_name <> 'PRIMARY'", ref: "SHOW KEYS FROM px_item FROM reference WHERE Key_name <> 'PRIMARY'"},
+	{proxy: "SELECT @@max_allowed_packet, @@autocommit"},
+	{proxy: "SHOW VARIABLES LIKE 'max\\_allowed\\_packet'"},
+	{proxy: "SHOW SESSION VARIABLES WHERE Variable_name IN ('autocommit', 'character_set_server', 'lower_case_table_names')"},
+	{proxy: "SHOW GLOBAL VARIABLES LIKE 'max_connections'"},
+}
+
+// TestProxyBIMetadata runs what BI tools ask about a sharded table through
+// the proxy and on one MariaDB holding the same logic table (the
+// reference database), and requires the same column names, types and
+// values (the logic database's name standing for "reference"), and that
+// no actual table is ever shown.
+func TestProxyBIMetadata(t *testing.T) {
+	e := newPxEnv(t)
+	px := e.client(t, "root", "secret", nil)
+	const keys = "ALTER TABLE px_item ADD KEY px_item_name (name, day), ADD UNIQUE KEY px_item_big (big)"
+	execAll(t, px, keys)
+	execAll(t, e.ref, keys)
+	for _, tc := range biCases {
+		refQ := tc.ref
+		if refQ == "" {
+			refQ = tc.proxy
+		}
+		// The logic database reads as "reference" in the proxy's answers.
+		logicName := strings.NewReplacer("px_db", "reference")
+		got := rowsOf(t, px, tc.proxy)
+		want := rowsOf(t, e.ref, refQ)
+		gotTypes, wantTypes := typesOf(t, px, tc.proxy), typesOf(t, e.ref, refQ)
+		for i := range gotTypes {
+			gotTypes[i] = logicName.Replace(gotTypes[i])
+		}
+		require.Equal(t, wantTypes, gotTypes, tc.proxy)
+		require.NotEmpty(t, want, refQ)
+		skip := map[int]bool{}
+		for i, ty := range wantTypes {
+			for _, s := range tc.skip {
+				if strings.HasPrefix(ty, s+" ") {
+					skip[i] = true
+				}
+			}
+		}
+		drop := func(rows []string) []string {
+			out := make([]string, len(rows))
+			for i, r := range rows {
+				cells := strings.Split(logicName.Replace(r), " | ")
+				for j := range cells {
+					if skip[j] {
+						cells[j] = "-"
+					}
+				}
+				out[i] = strings.Join(cells, " | ")
+			}
+			return out
+		}
+		require.Equal(t, drop(want), drop(got), tc.proxy)
+	}
+
+	// Without a filter the proxy shows its logic tables only.
+	for _, q := range []string{"SELECT TABLE_NAME FROM information_schema.TABLES", "SELECT DISTINCT TABLE_NAME FROM information_schema.COLUMNS",
+		"SELECT DISTINCT TABLE_NAME FROM information_schema.STATISTICS", "SHOW TABLES", "SHOW TABLE STATUS"} {
+		rows := rowsOf(t, px, q)
+		require.NotEmpty(t, rows, q)
+		for _, r := range rows {
+			require.NotContains(t, r, "px_item_", q)
+		}
+	}
+	require.Equal(t, []string{"string:px_db"}, rowsOf(t, px, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"))
+
+	// version and version_comment are the proxy's, autocommit the
+	// session's, with the server's column types.
+	require.Equal(t, typesOf(t, e.ref, "SELECT @@version_comment, @@autocommit"), typesOf(t, px, "SELECT @@version_comment, @@autocommit"))
+	require.Equal(t, []string{"string:shardgen proxy | int64:1"}, rowsOf(t, px, "SELECT @@version_comment, @@autocommit"))
+	require.Equal(t, []string{"string:version_comment | string:shardgen proxy"}, rowsOf(t, px, "SHOW VARIABLES LIKE 'version_comment'"))
+	conn, err := px.Conn(context.Background())
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.ExecContext(context.Background(), "SET autocommit = 0")
+	require.NoError(t, err)
+	var v, name, value string
+	require.NoError(t, conn.QueryRowContext(context.Background(), "SELECT @@autocommit").Scan(&v))
+	require.Equal(t, "0", v)
+	require.NoError(t, conn.QueryRowContext(context.Background(), "SHOW VARIABLES LIKE 'autocommit'").Scan(&name, &value))
+	require.Equal(t, "OFF", value)
+}
