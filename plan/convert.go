@@ -118,6 +118,10 @@ func convertColumn(class runtime.ColumnClass, c ColumnCondition) (ColumnConditio
 			}
 		}
 		out.Range = &r
+		if r.Lower != nil && r.Upper != nil && r.Lower.Literal != nil && r.Upper.Literal != nil &&
+			runtime.EmptyTimeRange(runtime.Range{Lower: *r.Lower.Literal, Upper: *r.Upper.Literal, HasLower: true, HasUpper: true, LowerOpen: r.LowerOpen, UpperOpen: r.UpperOpen}) {
+			return c, runtime.NoRow
+		}
 	}
 	return out, runtime.Converted
 }
@@ -233,6 +237,10 @@ func convertRun(class runtime.ColumnClass, sv runtime.ShardingValues, fromParam 
 			}
 		}
 		out.Range = &nr
+		if runtime.EmptyTimeRange(nr) {
+			// MySQL matches no row; an INTERVAL algorithm would refuse it.
+			return runtime.ShardingValues{Column: sv.Column, Values: []runtime.Value{runtime.Null}}, true, nil
+		}
 	}
 	return out, true, nil
 }

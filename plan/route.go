@@ -79,7 +79,7 @@ func (p *planner) route() error {
 		fileMsg := "the sharding conditions on %q compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it): the statement would run on no data node"
 		rt.Reason = "every sharding condition compares with NULL, which matches no row: the statement runs on no data node (no rows)"
 		if noRow {
-			fileMsg = "the sharding conditions on %q compare a sharding column with values no row of it can hold (e.g. 5.5 for an integer column): the statement would run on no data node"
+			fileMsg = "the sharding conditions on %q compare a sharding column with values no row of it can hold (e.g. 5.5 for an integer column, or a date range whose lower bound is after its upper): the statement would run on no data node"
 			rt.Reason = "every sharding condition compares with a value no row of the column can hold: the statement runs on no data node (no rows)"
 		}
 		if !p.adHoc() {

@@ -32,7 +32,7 @@ const (
 	ClassInteger
 	// ClassIntegerText is an integer column under BINARY (`BINARY col =
 	// ?`): MySQL compares the column's decimal text byte for byte with a
-	// string, and numerically with a number.
+	// string, and as a double with a number.
 	ClassIntegerText
 	// ClassDate is DATE: a value routes as the date at midnight.
 	ClassDate
@@ -95,7 +95,7 @@ func (c ColumnClass) Equal(v Value) (Value, Conversion) {
 			}
 			return Value{}, EveryTarget
 		}
-		return integerEqual(v)
+		return doubleEqual(v)
 	case ClassDate, ClassDateTime:
 		t, ok := timeOf(v)
 		if !ok {
@@ -163,6 +163,18 @@ func (c ColumnClass) Bound(v Value, lower bool) (out Value, closed bool, conv Co
 	}
 	out, conv = c.Equal(v)
 	return out, false, conv
+}
+
+// EmptyTimeRange reports whether a range of converted date or time bounds
+// (both KindTime) holds no value: lower after upper, or equal with an open
+// side. MySQL matches no row there; INTERVAL algorithms, as ShardingSphere's,
+// refuse such a range, so it must not reach them.
+func EmptyTimeRange(r Range) bool {
+	if !r.HasLower || !r.HasUpper || r.Lower.Kind != KindTime || r.Upper.Kind != KindTime {
+		return false
+	}
+	c := r.Lower.Time.Compare(r.Upper.Time)
+	return c > 0 || c == 0 && (r.LowerOpen || r.UpperOpen)
 }
 
 func mustTime(v Value) time.Time {
@@ -267,6 +279,32 @@ func integerEqual(v Value) (Value, Conversion) {
 		return Value{}, EveryTarget
 	}
 	return Value{}, NoRow
+}
+
+// doubleEqual is Equal for a BINARY integer column compared with a number:
+// MySQL compares the column's text and the number as doubles, so only a
+// double that is a whole number below 2^53 names one row's value (5.0 and
+// 5.0000000000000000001 both name 5), and a non-whole double none.
+func doubleEqual(v Value) (Value, Conversion) {
+	var d float64
+	switch v.Kind {
+	case KindInt, KindLong:
+		d = float64(v.Int)
+	case KindDecimal:
+		var err error
+		if d, err = strconv.ParseFloat(v.Str, 64); err != nil {
+			return Value{}, EveryTarget
+		}
+	default:
+		return Value{}, EveryTarget
+	}
+	switch {
+	case math.Abs(d) >= maxExactDouble || math.IsNaN(d):
+		return Value{}, EveryTarget
+	case d != math.Trunc(d):
+		return Value{}, NoRow
+	}
+	return integerValue(big.NewInt(int64(d))), Converted
 }
 
 // numberOf returns the number MySQL compares an integer column with for v

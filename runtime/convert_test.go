@@ -59,9 +59,13 @@ func TestColumnClassIntegerText(t *testing.T) {
 		_, conv := ClassIntegerText.Equal(String(s))
 		require.Equal(t, EveryTarget, conv, s)
 	}
-	got, conv = ClassIntegerText.Equal(Decimal("12.0"))
+	got, conv = ClassIntegerText.Equal(Decimal("12.0000000000000000001")) // a double: 12
 	require.Equal(t, Converted, conv)
 	require.Equal(t, IntegerLiteral("12"), got)
+	_, conv = ClassIntegerText.Equal(Decimal("12.5"))
+	require.Equal(t, NoRow, conv)
+	_, conv = ClassIntegerText.Equal(Decimal("9007199254740992.49"))
+	require.Equal(t, EveryTarget, conv)
 }
 
 func TestColumnClassBound(t *testing.T) {

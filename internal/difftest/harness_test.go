@@ -32,6 +32,10 @@ type env struct {
 	ref     *sql.DB
 	keys    runtime.KeyGenerator
 	queries int
+	// adHoc plans statements as the proxy does (plan.AdHocFile): a
+	// condition that matches no row plans an empty route instead of a
+	// compile-time refusal.
+	adHoc bool
 }
 
 // rulesYAML returns a ShardingSphere config over the first n of ds_0..ds_3
@@ -132,8 +136,12 @@ func (e *env) plan(sql string) (*plan.Plan, error) {
 		cmd = schema.CmdMany
 	}
 	e.queries++
+	file := "<corpus>"
+	if e.adHoc {
+		file = plan.AdHocFile
+	}
 	return e.b.Build(&schema.Query{Name: fmt.Sprintf("Q%d", e.queries), Cmd: cmd, SQL: sql, AllowFullRoute: true,
-		Pos: schema.Pos{File: "<corpus>", Line: 1}, SQLPos: schema.Pos{File: "<corpus>", Line: 1, Col: 1}})
+		Pos: schema.Pos{File: file, Line: 1}, SQLPos: schema.Pos{File: file, Line: 1, Col: 1}})
 }
 
 // exec runs a write on both sides with the same values (generated keys
@@ -183,19 +191,9 @@ func (e *env) query(sqlText string, orderCols, fold, foldOrder []int, params ...
 	if err != nil {
 		return fmt.Sprintf("reference error: %v", err)
 	}
-	defer rows.Close()
-	var want [][]string
-	cols, _ := rows.Columns()
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return fmt.Sprintf("reference scan: %v", err)
-		}
-		want = append(want, norm(vals))
+	want, err := scanRows(rows)
+	if err != nil {
+		return fmt.Sprintf("reference scan: %v", err)
 	}
 	var got [][]string
 	for _, r := range res.Rows {
@@ -234,6 +232,28 @@ func (e *env) query(sqlText string, orderCols, fold, foldOrder []int, params ...
 		}
 	}
 	return ""
+}
+
+// scanRows reads and closes rows, each row printed by norm.
+func scanRows(rows *sql.Rows) ([][]string, error) {
+	defer rows.Close()
+	var out [][]string
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, norm(vals))
+	}
+	return out, rows.Err()
 }
 
 // norm prints values as MySQL would: numbers by value, text as is, NULL as
