@@ -212,7 +212,7 @@ func (l *proxyLeg) start(e *diffEnv) {
 				e.exec(pool, n.DataSource, "CREATE TABLE "+n.Table+sfx+" LIKE "+n.Table)
 			}
 		}
-		cols, err := queryColumns(e.ctx, e.pool(tl.nodes[0].DataSource), "SELECT * FROM "+tl.nodes[0].Table+" LIMIT 0")
+		cols, err := queryColumns(e.ctx, e.pool(tl.nodes[0].DataSource), "SELECT "+tl.every+" FROM "+tl.nodes[0].Table+" LIMIT 0")
 		require.NoError(l.t, err)
 		l.columns[tl.logic] = cols
 	}
@@ -506,12 +506,12 @@ func (l *proxyLeg) written(pl *plan.Plan) *tableLayout {
 	return l.e.tables[i]
 }
 
-// state reads every data node of tl (the copies with suffix sfx, "" for
-// the actual tables).
+// state reads every data node of tl, every column (the copies with suffix
+// sfx, "" for the actual tables).
 func (l *proxyLeg) state(tl *tableLayout, sfx string) nodeRows {
 	out := make(nodeRows, len(tl.nodes))
 	for i, n := range tl.nodes {
-		out[i] = sortedRows(queryText(l.t, l.e.ctx, l.e.pool(n.DataSource), "SELECT * FROM "+n.Table+sfx))
+		out[i] = sortedRows(queryText(l.t, l.e.ctx, l.e.pool(n.DataSource), "SELECT "+tl.every+" FROM "+n.Table+sfx))
 	}
 	return out
 }
@@ -522,7 +522,7 @@ func (l *proxyLeg) copyTables(tl *tableLayout, from, to string) {
 	for _, n := range tl.nodes {
 		pool := l.e.pool(n.DataSource)
 		l.e.exec(pool, n.DataSource, "DELETE FROM "+n.Table+to)
-		l.e.exec(pool, n.DataSource, "INSERT INTO "+n.Table+to+" SELECT * FROM "+n.Table+from)
+		l.e.exec(pool, n.DataSource, "INSERT INTO "+n.Table+to+" ("+tl.every+") SELECT "+tl.every+" FROM "+n.Table+from)
 	}
 }
 

@@ -39,7 +39,7 @@ func (p *planner) resultColumns() error {
 					continue
 				}
 				matched = true
-				for _, c := range r.info.ddl.Columns {
+				for _, c := range r.info.ddl.VisibleColumns() {
 					add(c.Name, r.info.name+"."+c.Name, p.resultType(r, c))
 				}
 			}

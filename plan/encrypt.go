@@ -41,12 +41,13 @@ func logicView(phys *schema.Table, et *schema.EncryptTable) *schema.Table {
 	for _, col := range phys.Columns {
 		lc := strings.ToLower(col.Name)
 		if ec, ok := cipherOf[lc]; ok {
-			v := &schema.Column{Name: ec.Name, Type: "varchar", Nullable: col.Nullable, Pos: col.Pos}
+			v := &schema.Column{Name: ec.Name, Type: "varchar", Nullable: col.Nullable, Invisible: col.Invisible, Pos: col.Pos}
 			if ec.Plain != "" {
 				if pc := phys.Column(ec.Plain); pc != nil {
 					c := *pc
 					c.Name = ec.Name
 					c.Nullable = pc.Nullable || col.Nullable
+					c.Invisible = col.Invisible
 					v = &c
 				}
 			}
@@ -396,7 +397,7 @@ func (p *planner) encryptInsert(s *sqlparser.Insert, newArg func(sqlparser.Expr,
 	}
 	cols := s.Columns
 	if len(cols) == 0 {
-		for _, c := range info.ddl.Columns {
+		for _, c := range info.ddl.VisibleColumns() {
 			cols = append(cols, sqlparser.NewIdentifierCI(c.Name))
 		}
 	}
@@ -443,7 +444,7 @@ func (p *planner) encryptStar(cur *sqlparser.Cursor, n *sqlparser.StarExpr, err 
 		if qual == "" {
 			qual = r.info.name
 		}
-		for _, c := range r.info.ddl.Columns {
+		for _, c := range r.info.ddl.VisibleColumns() {
 			cn := sqlparser.NewColNameWithQualifier(c.Name, sqlparser.NewTableName(qual))
 			ae := &sqlparser.AliasedExpr{Expr: cn}
 			if r.info.enc != nil {

@@ -88,7 +88,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 				if qual == "" {
 					qual = r.info.name
 				}
-				for _, c := range r.info.ddl.Columns {
+				for _, c := range r.info.ddl.VisibleColumns() {
 					cn := sqlparser.NewColNameWithQualifier(c.Name, sqlparser.NewTableName(qual))
 					p.cols[cn] = &colRef{ref: r, col: c}
 					cols = append(cols, mergeCol{expr: cn, kind: p.columnKind(r.info, c)})

@@ -31,7 +31,7 @@ func (p *planner) typeParams() error {
 	if ins, ok := p.stmt.(*sqlparser.Insert); ok {
 		ref := p.refs[0]
 		if len(ins.Columns) == 0 {
-			for _, c := range ref.info.ddl.Columns {
+			for _, c := range ref.info.ddl.VisibleColumns() {
 				insertCols = append(insertCols, &colRef{ref: ref, col: c})
 			}
 		} else {

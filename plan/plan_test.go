@@ -371,3 +371,67 @@ CREATE TABLE t_other (k VARCHAR(16) PRIMARY KEY, role_id BIGINT);
 		})
 	}
 }
+
+// TestInvisibleColumns: an INSERT without a column list gives values to the
+// visible columns only and SELECT * reads them only, as the server counts
+// them; named, an INVISIBLE column is read and written like any other. The
+// same holds over an encrypted table and in a merged SELECT *.
+func TestInvisibleColumns(t *testing.T) {
+	const ddl = `CREATE TABLE t_event (id BIGINT NOT NULL PRIMARY KEY, user_id BIGINT NOT NULL INVISIBLE DEFAULT 0,
+  kind INT NOT NULL, seen INT NULL INVISIBLE, note VARCHAR(20));
+`
+	const rules = `databaseName: app
+dataSources:
+  ds_0: {url: "jdbc:mysql://127.0.0.1:13306/ds_0"}
+  ds_1: {url: "jdbc:mysql://127.0.0.1:13307/ds_1"}
+rules:
+- !SHARDING
+  tables:
+    t_event:
+      actualDataNodes: ds_${0..1}.t_event_${0..1}
+      databaseStrategy: {standard: {shardingColumn: id, shardingAlgorithmName: m2}}
+      tableStrategy: {standard: {shardingColumn: kind, shardingAlgorithmName: k}}
+  shardingAlgorithms:
+    m2: {type: MOD, props: {sharding-count: 2}}
+    k: {type: INLINE, props: {algorithm-expression: "t_event_${kind % 2}"}}
+`
+	b := builderOf(t, rules, ddl)
+	p, err := build(t, b, ":exec", "INSERT INTO t_event VALUES (?, ?, ?)")
+	require.NoError(t, err)
+	var names []string
+	for _, prm := range p.Params {
+		names = append(names, prm.Name)
+	}
+	require.Equal(t, []string{"id", "kind", "note"}, names)
+	require.Equal(t, "id", p.Route.Conditions[0].Columns[0].Column)
+	require.Equal(t, 0, p.Route.Conditions[0].Columns[0].Values[0].Param)
+	require.Equal(t, "kind", p.Route.Conditions[0].Columns[1].Column)
+	require.Equal(t, 1, p.Route.Conditions[0].Columns[1].Values[0].Param)
+
+	_, err = build(t, b, ":exec", "INSERT INTO t_event VALUES (?, ?, ?, ?, ?)")
+	require.EqualError(t, err, `q.sql:1:1: query "Q": INSERT has 3 columns but a row has 5 values`)
+
+	p, err = build(t, b, ":many", "SELECT * FROM t_event WHERE id IN (?, ?) ORDER BY kind")
+	require.NoError(t, err)
+	names = nil
+	for _, c := range p.Columns {
+		names = append(names, c.Name)
+	}
+	require.Equal(t, []string{"id", "kind", "note"}, names)
+	require.Empty(t, p.RowModel, "SELECT * is not the table's model: the model has the invisible columns too")
+
+	p, err = build(t, b, ":many", "SELECT id, seen FROM t_event WHERE id = ? AND kind = ?")
+	require.NoError(t, err)
+	require.Equal(t, "seen", p.Columns[1].Name)
+	_, err = build(t, b, ":exec", "INSERT INTO t_event (id, kind, seen) VALUES (?, ?, ?)")
+	require.NoError(t, err)
+
+	eb := builderOf(t, encRules, `CREATE TABLE t_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(32) NOT NULL,
+  mobile_cipher VARCHAR(128) INVISIBLE, mobile_md5 VARCHAR(64) INVISIBLE, mobile_like VARCHAR(64) INVISIBLE, email_cipher VARCHAR(256))`)
+	p, err = build(t, eb, ":exec", "INSERT INTO t_user VALUES (?, ?, ?)")
+	require.NoError(t, err)
+	require.Equal(t, "insert into t_user(user_id, `name`, email_cipher) values (?, ?, ?)", p.Route.Units[0].SQL)
+	p, err = build(t, eb, ":many", "SELECT * FROM t_user WHERE user_id = ?")
+	require.NoError(t, err)
+	require.Equal(t, "select t_user.user_id, t_user.`name`, t_user.email_cipher as email from t_user where user_id = ?", p.Route.Units[0].SQL)
+}

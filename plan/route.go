@@ -446,7 +446,7 @@ func (p *planner) insertConditions(primary *tableRef, ins *sqlparser.Insert, col
 				}
 			}
 			if len(ins.Columns) == 0 {
-				for i, c := range primary.info.ddl.Columns {
+				for i, c := range primary.info.ddl.VisibleColumns() {
 					if strings.EqualFold(c.Name, col) {
 						idx = i
 					}

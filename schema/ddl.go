@@ -571,6 +571,7 @@ func ddlColumn(cd *sqlparser.ColumnDefinition) *Column {
 		}
 		c.Collation = strings.ToLower(o.Collate)
 		c.Generated = o.As != nil
+		c.Invisible = o.Invisible != nil && *o.Invisible
 	}
 	return c
 }

@@ -388,3 +388,35 @@ func TestDDLSnippetAndNear(t *testing.T) {
 	require.Equal(t, "abc...", ddlNear("abc\ndef"))
 	require.Equal(t, strings.Repeat("x", 40)+"...", ddlNear(strings.Repeat("x", 50)))
 }
+
+// TestParseDDLInvisible: INVISIBLE columns as written by hand, as MariaDB's
+// SHOW CREATE TABLE prints them (after NOT NULL, before DEFAULT) and as
+// MySQL 8's does (/*!80023 INVISIBLE */); VisibleColumns leaves them out,
+// as SELECT * and INSERT without a column list do.
+func TestParseDDLInvisible(t *testing.T) {
+	tables, err := ParseDDL("s.sql", []byte("CREATE TABLE `t` (\n"+
+		"  `id` bigint(20) NOT NULL,\n"+
+		"  `secret` varchar(10) NOT NULL INVISIBLE DEFAULT 'x',\n"+
+		"  `name` varchar(10) DEFAULT NULL,\n"+
+		"  `ts` int(11) /*!80023 INVISIBLE */,\n"+
+		"  `v` int VISIBLE,\n"+
+		"  `g` int AS (id + 1) VIRTUAL INVISIBLE,\n"+
+		"  PRIMARY KEY (`id`)\n"+
+		") ENGINE=InnoDB;\n"+
+		"CREATE TABLE plain (a INT, b INT);\n"))
+	require.NoError(t, err)
+	var invisible, visible []string
+	for _, c := range tables[0].Columns {
+		if c.Invisible {
+			invisible = append(invisible, c.Name)
+		}
+	}
+	for _, c := range tables[0].VisibleColumns() {
+		visible = append(visible, c.Name)
+	}
+	require.Equal(t, []string{"secret", "ts", "g"}, invisible)
+	require.Equal(t, []string{"id", "name", "v"}, visible)
+	require.Equal(t, "'x'", *tables[0].Column("secret").Default)
+	require.True(t, tables[0].Column("g").Generated)
+	require.Same(t, &tables[1].Columns[0], &tables[1].VisibleColumns()[0], "no copy without invisible columns")
+}

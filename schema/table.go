@@ -24,6 +24,29 @@ func (t *Table) Column(name string) *Column {
 	return nil
 }
 
+// VisibleColumns returns the columns that `SELECT *` reads and that an
+// INSERT without a column list gives values to, in DDL order: every column
+// but the INVISIBLE ones (MariaDB 10.3+, MySQL 8.0.23+), as the server
+// counts them. It returns t.Columns itself when no column is invisible.
+func (t *Table) VisibleColumns() []*Column {
+	n := 0
+	for _, c := range t.Columns {
+		if !c.Invisible {
+			n++
+		}
+	}
+	if n == len(t.Columns) {
+		return t.Columns
+	}
+	out := make([]*Column, 0, n)
+	for _, c := range t.Columns {
+		if !c.Invisible {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Column is one column of a Table.
 type Column struct {
 	Name          string
@@ -45,6 +68,11 @@ type Column struct {
 	// Generated is true for a generated column (GENERATED ALWAYS AS (expr)
 	// [VIRTUAL|STORED]), whose value an INSERT or UPDATE may not set.
 	Generated bool
+	// Invisible is true for an INVISIBLE column (MariaDB 10.3+, MySQL
+	// 8.0.23+): `SELECT *` does not read it and an INSERT without a column
+	// list gives it no value (see Table.VisibleColumns); named, it is read
+	// and written like any column.
+	Invisible bool
 	Pos       Pos // the column's name in its CREATE TABLE / ALTER TABLE
 }
 

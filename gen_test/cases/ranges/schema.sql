@@ -1,5 +1,6 @@
 -- g4_event: MOD x BOUNDARY_RANGE; g4_metric: VOLUME_RANGE auto table;
--- g4_log: INTERVAL by month; g4_tag: HASH_MOD auto table.
+-- g4_log: INTERVAL by month; g4_tag: HASH_MOD auto table with an
+-- INVISIBLE column, which SELECT * and INSERT without a column list skip.
 CREATE TABLE g4_event (
   event_id BIGINT NOT NULL PRIMARY KEY,
   user_id  BIGINT NOT NULL,
@@ -21,5 +22,6 @@ CREATE TABLE g4_log (
 
 CREATE TABLE g4_tag (
   tag_id BIGINT NOT NULL PRIMARY KEY,
-  name   VARCHAR(32) NOT NULL
+  name   VARCHAR(32) NOT NULL,
+  hits   INT NOT NULL DEFAULT 0 INVISIBLE
 );

@@ -51,9 +51,3 @@ func scanG4Metric(rows *sql.Rows) (G4Metric, error) {
 	err := rows.Scan(&r.MetricID, &r.Reading, &r.Label)
 	return r, err
 }
-
-// G4Tag is a row of logic table g4_tag, columns in DDL order.
-type G4Tag struct {
-	TagID int64
-	Name  string
-}

@@ -11,6 +11,33 @@ import (
 	"io"
 )
 
+// countHitStmt is the logic statement of CountHit (queries/tags.sql:24).
+var countHitStmt = shardrt.Stmt{Name: "CountHit", LogicSQL: "UPDATE g4_tag SET hits = hits + 1 WHERE tag_id = ?"}
+
+// countHitUnits are the route units of CountHit: one per data node of g4_tag in
+// data node order. DataSource indexes dataSourceNames.
+var countHitUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g4_tag_0 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "UPDATE g4_tag_1 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "UPDATE g4_tag_2 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "UPDATE g4_tag_3 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_1.g4_tag_3
+}
+
+// CountHit runs the :execrows query at queries/tags.sql:24.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions.
+func (q *Queries) CountHit(ctx context.Context, tagID int64) (int64, error) {
+	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return 0, err
+	}
+	units := pickUnits(countHitUnits[:], nodes)
+	return shardrt.ExecUnits(ctx, q.ex, &countHitStmt, units, []any{tagID})
+}
+
 // deleteTagsInStmt is the logic statement of DeleteTagsIn
 // (queries/tags.sql:14).
 var deleteTagsInStmt = shardrt.Stmt{Name: "DeleteTagsIn", LogicSQL: "DELETE FROM g4_tag WHERE tag_id IN (?, ?, ?)"}
@@ -67,6 +94,34 @@ func (q *Queries) PutTag(ctx context.Context, tagID int64, name string) error {
 	return err
 }
 
+// putTagRowStmt is the logic statement of PutTagRow (queries/tags.sql:17).
+var putTagRowStmt = shardrt.Stmt{Name: "PutTagRow", LogicSQL: "INSERT INTO g4_tag VALUES (?, ?)"}
+
+// putTagRowUnits are the route units of PutTagRow: one per data node of g4_tag
+// in data node order. DataSource indexes dataSourceNames.
+var putTagRowUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g4_tag_0 VALUES (?, ?)"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "INSERT INTO g4_tag_1 VALUES (?, ?)"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "INSERT INTO g4_tag_2 VALUES (?, ?)"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "INSERT INTO g4_tag_3 VALUES (?, ?)"}, // ds_1.g4_tag_3
+}
+
+// PutTagRow gives every visible column, without a column list.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions.
+func (q *Queries) PutTagRow(ctx context.Context, tagID int64, name string) error {
+	nodes, err := q.g4Tag.RouteAll([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return err
+	}
+	units := pickUnits(putTagRowUnits[:], nodes)
+	_, err = shardrt.ExecUnits(ctx, q.ex, &putTagRowStmt, units, []any{tagID, name})
+	return err
+}
+
 // renameTagsInStmt is the logic statement of RenameTagsIn
 // (queries/tags.sql:11).
 var renameTagsInStmt = shardrt.Stmt{Name: "RenameTagsIn", LogicSQL: "UPDATE g4_tag SET name = ? WHERE tag_id IN (?, ?)"}
@@ -95,6 +150,140 @@ func (q *Queries) RenameTagsIn(ctx context.Context, name string, tagID int64, ta
 	return shardrt.ExecUnits(ctx, q.ex, &renameTagsInStmt, units, []any{name, tagID, tagID2})
 }
 
+// tagHitsStmt is the logic statement of TagHits (queries/tags.sql:27).
+var tagHitsStmt = shardrt.Stmt{Name: "TagHits", LogicSQL: "SELECT tag_id, hits FROM g4_tag WHERE tag_id BETWEEN ? AND ? ORDER BY tag_id"}
+
+// tagHitsUnits are the route units of TagHits: one per data node of g4_tag in
+// data node order. DataSource indexes dataSourceNames.
+var tagHitsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select tag_id, hits from g4_tag_0 where tag_id between ? and ? order by tag_id asc"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "select tag_id, hits from g4_tag_1 where tag_id between ? and ? order by tag_id asc"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "select tag_id, hits from g4_tag_2 where tag_id between ? and ? order by tag_id asc"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "select tag_id, hits from g4_tag_3 where tag_id between ? and ? order by tag_id asc"}, // ds_1.g4_tag_3
+}
+
+// tagHitsMerge says how TagHits merges the rows of its data nodes into the
+// result one unsharded MySQL would return (ORDER BY). Every data node returns
+// the 2 result columns.
+var tagHitsMerge = shardrt.MergeSpec{
+	Columns: 2,
+	Visible: 2,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	Count:   shardrt.NoLimit,
+}
+
+// TagHitsRow is one row of TagHits.
+type TagHitsRow struct {
+	TagID int64
+	Hits  int32
+}
+
+// TagHits runs the :many query at queries/tags.sql:27.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions. The rows of its data nodes are merged as
+// tagHitsMerge says.
+func (q *Queries) TagHits(ctx context.Context, tagID int64, tagID2 int64) ([]TagHitsRow, error) {
+	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Range: &shardrt.Range{Lower: shardrt.Long(tagID), HasLower: true, Upper: shardrt.Long(tagID2), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(tagHitsUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagHitsStmt, units, []any{tagID, tagID2}, &tagHitsMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []TagHitsRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r TagHitsRow
+		if err := shardrt.ScanCells(row, &r.TagID, &r.Hits); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+// tagRowsStmt is the logic statement of TagRows (queries/tags.sql:21).
+var tagRowsStmt = shardrt.Stmt{Name: "TagRows", LogicSQL: "SELECT * FROM g4_tag WHERE tag_id IN (?, ?) ORDER BY tag_id"}
+
+// tagRowsUnits are the route units of TagRows: one per data node of g4_tag in
+// data node order. DataSource indexes dataSourceNames.
+var tagRowsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select g4_tag_0.tag_id, g4_tag_0.`name` from g4_tag_0 where tag_id in (?, ?) order by tag_id asc"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "select g4_tag_1.tag_id, g4_tag_1.`name` from g4_tag_1 where tag_id in (?, ?) order by tag_id asc"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "select g4_tag_2.tag_id, g4_tag_2.`name` from g4_tag_2 where tag_id in (?, ?) order by tag_id asc"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "select g4_tag_3.tag_id, g4_tag_3.`name` from g4_tag_3 where tag_id in (?, ?) order by tag_id asc"}, // ds_1.g4_tag_3
+}
+
+// tagRowsMerge says how TagRows merges the rows of its data nodes into the
+// result one unsharded MySQL would return (ORDER BY). Every data node returns
+// the 2 result columns.
+var tagRowsMerge = shardrt.MergeSpec{
+	Columns: 2,
+	Visible: 2,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	Count:   shardrt.NoLimit,
+}
+
+// TagRowsRow is one row of TagRows.
+type TagRowsRow struct {
+	TagID int64
+	Name  string
+}
+
+// TagRows runs the :many query at queries/tags.sql:21.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions. The rows of its data nodes are merged as
+// tagRowsMerge says.
+func (q *Queries) TagRows(ctx context.Context, tagID int64, tagID2 int64) ([]TagRowsRow, error) {
+	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID2)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(tagRowsUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagRowsStmt, units, []any{tagID, tagID2}, &tagRowsMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []TagRowsRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r TagRowsRow
+		if err := shardrt.ScanCells(row, &r.TagID, &r.Name); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
 // tagsEdgeStmt is the logic statement of TagsEdge (queries/tags.sql:8).
 var tagsEdgeStmt = shardrt.Stmt{Name: "TagsEdge", LogicSQL: "SELECT tag_id, name FROM g4_tag WHERE tag_id IN (2, 4294967295) ORDER BY tag_id"}
 
@@ -119,18 +308,24 @@ var tagsEdgeMerge = shardrt.MergeSpec{
 	Count:   shardrt.NoLimit,
 }
 
+// TagsEdgeRow is one row of TagsEdge.
+type TagsEdgeRow struct {
+	TagID int64
+	Name  string
+}
+
 // TagsEdge runs the :many query at queries/tags.sql:8.
 //
 // Route: MultiNode on g4_tag (table: tag_id HASH_MOD), fixed at generate time:
 // ds_1.g4_tag_1, ds_0.g4_tag_2. The rows of its data nodes are merged as
 // tagsEdgeMerge says.
-func (q *Queries) TagsEdge(ctx context.Context) ([]G4Tag, error) {
+func (q *Queries) TagsEdge(ctx context.Context) ([]TagsEdgeRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagsEdgeStmt, tagsEdgeUnits[:], nil, &tagsEdgeMerge, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer merged.Close()
-	var out []G4Tag
+	var out []TagsEdgeRow
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -139,7 +334,7 @@ func (q *Queries) TagsEdge(ctx context.Context) ([]G4Tag, error) {
 		if err != nil {
 			return nil, err
 		}
-		var r G4Tag
+		var r TagsEdgeRow
 		if err := shardrt.ScanCells(row, &r.TagID, &r.Name); err != nil {
 			return nil, err
 		}
@@ -173,12 +368,18 @@ var tagsInMerge = shardrt.MergeSpec{
 	Count:   shardrt.NoLimit,
 }
 
+// TagsInRow is one row of TagsIn.
+type TagsInRow struct {
+	TagID int64
+	Name  string
+}
+
 // TagsIn reads an IN list whose values live on both data sources.
 //
 // Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
 // algorithms over the conditions. The rows of its data nodes are merged as
 // tagsInMerge says.
-func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID2 int64, tagID3 int64) ([]G4Tag, error) {
+func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID2 int64, tagID3 int64) ([]TagsInRow, error) {
 	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID2), shardrt.Long(tagID3)}},
 	}}, shardrt.HintValues{})
@@ -191,7 +392,7 @@ func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID2 int64, tagID3 
 		return nil, err
 	}
 	defer merged.Close()
-	var out []G4Tag
+	var out []TagsInRow
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -200,7 +401,7 @@ func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID2 int64, tagID3 
 		if err != nil {
 			return nil, err
 		}
-		var r G4Tag
+		var r TagsInRow
 		if err := shardrt.ScanCells(row, &r.TagID, &r.Name); err != nil {
 			return nil, err
 		}

@@ -13,3 +13,16 @@ UPDATE g4_tag SET name = ? WHERE tag_id IN (?, ?);
 
 -- name: DeleteTagsIn :execrows
 DELETE FROM g4_tag WHERE tag_id IN (?, ?, ?);
+
+-- name: PutTagRow :exec
+-- PutTagRow gives every visible column, without a column list.
+INSERT INTO g4_tag VALUES (?, ?);
+
+-- name: TagRows :many
+SELECT * FROM g4_tag WHERE tag_id IN (?, ?) ORDER BY tag_id;
+
+-- name: CountHit :execrows
+UPDATE g4_tag SET hits = hits + 1 WHERE tag_id = ?;
+
+-- name: TagHits :many
+SELECT tag_id, hits FROM g4_tag WHERE tag_id BETWEEN ? AND ? ORDER BY tag_id;
