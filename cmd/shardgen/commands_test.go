@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/runtime"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -156,4 +160,46 @@ rules:
 	code, stdout, stderr := runCLI("preview", "-c", rules, "--ddl", ddl, "--param", "7", "--param", "hello", "INSERT INTO t_user (id, email) VALUES (?, ?)")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, `{"data_source":"ds_0","sql":"insert into t_user(id, email_cipher, email_md5) values (?, ?, ?)","params":["7","CxlvIvN1rRziSGk+hcqy6w==","eeb9bad681184779aa6570e402d6ef6c"]}`+"\n", stdout)
+}
+
+// TestPreviewGeneratedKey: an INSERT that omits its keyGenerateStrategy
+// column takes --param values for its own placeholders only; preview makes
+// the key with the rule's generator, as ShardingSphere's PREVIEW does, and
+// routes each row by it.
+func TestPreviewGeneratedKey(t *testing.T) {
+	base := []string{"preview", "-c", example + "/sharding.yaml", "--ddl", example + "/schema.sql"}
+	hashMod, err := runtime.NewAlgorithm("HASH_MOD", runtime.Props{"sharding-count": "4"})
+	require.NoError(t, err)
+	tables := []string{"t_order_0", "t_order_1", "t_order_2", "t_order_3"}
+	router, err := hashMod.(runtime.StandardAlgorithm).BindStandard("order_id", tables)
+	require.NoError(t, err)
+	code, stdout, stderr := runCLI(append(base, "--param", "7", "--param", "NEW", "--param", "9.90", "--param", "2026-11-01 12:00:00",
+		"--param", "8", "--param", "PAID", "--param", "1.00", "--param", "2026-11-02 12:00:00",
+		"INSERT INTO t_order (user_id, status, amount, created_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)")...)
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	require.Len(t, lines, 2)
+	var keys []int64
+	for i, line := range lines {
+		var u struct {
+			DataSource string   `json:"data_source"`
+			SQL        string   `json:"sql"`
+			Params     []string `json:"params"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &u))
+		require.Len(t, u.Params, 5)
+		key, err := strconv.ParseInt(u.Params[4], 10, 64)
+		require.NoError(t, err, "the generated key")
+		keys = append(keys, key)
+		ti, err := router.Precise(runtime.Long(key))
+		require.NoError(t, err)
+		require.Equal(t, []string{"ds_1", "ds_0"}[i], u.DataSource) // user_id 7, 8 (MOD 2)
+		require.Equal(t, "INSERT INTO "+tables[ti]+" (user_id, status, amount, created_at, order_id) VALUES (?, ?, ?, ?, ?)", u.SQL)
+	}
+	require.Less(t, keys[0], keys[1], "one key per row, in row order")
+
+	code, _, stderr = runCLI(append(base, "--param", "7", "--param", "NEW", "--param", "9.90", "--param", "2026-11-01 12:00:00", "--param", "1",
+		"INSERT INTO t_order (user_id, status, amount, created_at) VALUES (?, ?, ?, ?)")...)
+	require.Equal(t, 2, code)
+	require.Equal(t, "shardgen preview: the statement has 4 placeholders but 5 --param values were given\n", stderr)
 }

@@ -65,8 +65,8 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		printErrors(stderr, err)
 		return 1
 	}
-	if len(params) != len(p.Args) {
-		fmt.Fprintf(stderr, "shardgen preview: the statement has %d placeholders but %d --param values were given\n", len(p.Args), len(params))
+	if params, err = withGeneratedKeys(p, params); err != nil {
+		fmt.Fprintf(stderr, "shardgen preview: %v\n", err)
 		return 2
 	}
 	// A named parameter used twice takes the value of its first placeholder.
@@ -164,6 +164,46 @@ func appendErr(errs *schema.Errors, err error) {
 	default:
 		errs.Add(schema.Pos{}, err.Error())
 	}
+}
+
+// withGeneratedKeys returns the text of every placeholder of p (one per
+// p.Args entry): the --param values in order for the statement's own
+// placeholders, and for the hidden one of each generated key (an INSERT
+// that omits a keyGenerateStrategy column) a key the rule's generator makes
+// now, as ShardingSphere's PREVIEW does, so the row routes by it. Errors: a
+// --param count that differs from the statement's placeholders, a key
+// generator that cannot be configured.
+func withGeneratedKeys(p *plan.Plan, params []string) ([]string, error) {
+	own := 0
+	for _, pi := range p.Args {
+		if !p.Params[pi].Generated {
+			own++
+		}
+	}
+	if len(params) != own {
+		return nil, fmt.Errorf("the statement has %d placeholders but %d --param values were given", own, len(params))
+	}
+	if own == len(p.Args) {
+		return params, nil
+	}
+	kg := p.KeyGenerate
+	gen, err := runtime.NewKeyGenerator(kg.Type, kg.Props)
+	if err != nil {
+		return nil, fmt.Errorf("key generator %q of column %s: %v", kg.Generator, kg.Column, err)
+	}
+	out := make([]string, 0, len(p.Args))
+	for _, pi := range p.Args {
+		if !p.Params[pi].Generated {
+			out, params = append(out, params[0]), params[1:]
+			continue
+		}
+		k, err := gen.Generate()
+		if err != nil {
+			return nil, fmt.Errorf("key generator %q of column %s: %v", kg.Generator, kg.Column, err)
+		}
+		out = append(out, k.Text())
+	}
+	return out, nil
 }
 
 // paramText is the --param text given for parameter pi (its first
