@@ -144,7 +144,7 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 			return true
 		})
 		text := sqlparser.String(out)
-		if _, err := h.s.in.src.Exec(ctx, &runtime.Stmt{Name: "ddl", LogicSQL: sqlparser.String(stmt)}, runtime.RouteUnit{DataSource: n.ds, SQL: text}); err != nil {
+		if _, err := h.base(sess).Exec(ctx, &runtime.Stmt{Name: "ddl", LogicSQL: sqlparser.String(stmt)}, runtime.RouteUnit{DataSource: n.ds, SQL: text}); err != nil {
 			if len(applied) == 0 {
 				return nil, true, err
 			}

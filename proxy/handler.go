@@ -46,6 +46,16 @@ type session struct {
 	// tag starts every actual SQL of the session's statements (see
 	// watchStatement); "" until its first statement.
 	tag string
+	// res holds the session's own back-end connections once a setting
+	// differs from the pools' defaults (see settings.go); nil: the
+	// session runs on the pools.
+	res *runtime.Reserved
+	// charsetDone is true once the handshake's character set was compared
+	// with the pools' (applyHandshakeCharset).
+	charsetDone bool
+	// next are the characteristics of the next transaction only (SET
+	// TRANSACTION without SESSION), cleared when it begins.
+	next runtime.TxOptions
 }
 
 // NewConnection registers c (Close closes it).
@@ -60,15 +70,12 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 // ConnectionReady is called after authentication; nothing to do.
 func (h *handler) ConnectionReady(*mysql.Conn) {}
 
-// ConnectionClosed rolls back an open transaction, closes the back-end
-// prepared statements of the session (their text starts with its tag) and
-// forgets c.
+// ConnectionClosed rolls back an open transaction, discards the session's
+// reserved connections, closes the back-end prepared statements of the
+// session (their text starts with its tag) and forgets c.
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	if sess, ok := c.ClientData.(*session); ok {
-		if sess.tx != nil {
-			_ = sess.tx.Rollback()
-			sess.tx = nil
-		}
+		sess.reset()
 		h.s.in.db.ForgetStatements(sess.tag)
 	}
 	h.s.mu.Lock()
@@ -77,15 +84,29 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 }
 
 // ComResetConnection (COM_RESET_CONNECTION) rolls back and clears the
-// session, keeping the database as MySQL does.
+// session (settings, user variables, reserved connections), keeping the
+// database as MySQL does.
 func (h *handler) ComResetConnection(c *mysql.Conn) {
 	sess := sessionOf(c)
+	sess.reset()
+	sess.manual, sess.lastInsertID = false, 0
+	c.StatusFlags = (c.StatusFlags | mysql.ServerStatusAutocommit) &^ mysql.ServerStatusInTrans
+}
+
+// reset rolls back the session's open transaction and discards its
+// reserved connections and settings; the handshake's character set is
+// applied again by the next statement.
+func (sess *session) reset() {
 	if sess.tx != nil {
 		_ = sess.tx.Rollback()
 		sess.tx = nil
 	}
-	sess.manual, sess.lastInsertID = false, 0
-	c.StatusFlags = (c.StatusFlags | mysql.ServerStatusAutocommit) &^ mysql.ServerStatusInTrans
+	if sess.res != nil {
+		_ = sess.res.Close()
+		sess.res = nil
+	}
+	sess.charsetDone = false
+	sess.next = runtime.TxOptions{}
 }
 
 // Env returns the vitess environment (parser, advertised version).
@@ -158,6 +179,9 @@ func (h *handler) ComQuery(c *mysql.Conn, query string, callback func(*sqltypes.
 // query answers one text-protocol statement.
 func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqltypes.Result, error) {
 	sess := sessionOf(c)
+	if err := h.applyHandshakeCharset(ctx, c, sess); err != nil {
+		return nil, err
+	}
 	q := trimStatement(query)
 	if q == "" {
 		return nil, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")
@@ -229,16 +253,34 @@ type sessionTx interface {
 	Rollback() error
 }
 
-// beginTx opens a session transaction.
-func (h *handler) beginTx() (sessionTx, error) {
-	return h.s.in.src.BeginDistributed(h.s.ctx, runtime.TxOptions{Type: runtime.TxLocal})
+// beginTx opens a session transaction with the characteristics set for
+// it (SET TRANSACTION, START TRANSACTION READ ONLY) and clears them: on
+// the session's reserved connections when it has them, else on the pools.
+func (h *handler) beginTx(sess *session) (sessionTx, error) {
+	opts := sess.next
+	sess.next = runtime.TxOptions{}
+	opts.Type = runtime.TxLocal
+	if sess.res != nil {
+		return sess.res.BeginDistributed(h.s.ctx, opts)
+	}
+	return h.s.in.src.BeginDistributed(h.s.ctx, opts)
+}
+
+// base returns what a statement of the session runs on outside a
+// transaction: its reserved connections, or the pools.
+func (h *handler) base(sess *session) runtime.Executor {
+	if sess.res != nil {
+		return sess.res
+	}
+	return h.s.in.src
 }
 
 // executor returns what a statement of the session runs on: its
-// transaction (opened now under SET autocommit=0), or the pools.
+// transaction (opened now under SET autocommit=0), its reserved
+// connections, or the pools.
 func (h *handler) executor(c *mysql.Conn, sess *session) (runtime.Executor, error) {
 	if sess.tx == nil && sess.manual {
-		tx, err := h.beginTx()
+		tx, err := h.beginTx(sess)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +290,7 @@ func (h *handler) executor(c *mysql.Conn, sess *session) (runtime.Executor, erro
 	if sess.tx != nil {
 		return sess.tx, nil
 	}
-	return h.s.in.src, nil
+	return h.base(sess), nil
 }
 
 // passThrough runs a statement the planner refused unchanged on one data

@@ -46,6 +46,9 @@ func (h *handler) ComPrepare(c *mysql.Conn, query string) ([]*querypb.Field, uin
 }
 
 func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*querypb.Field, uint16, error) {
+	if err := h.applyHandshakeCharset(ctx, c, sessionOf(c)); err != nil {
+		return nil, 0, err
+	}
 	q := trimStatement(query)
 	if q == "" {
 		return nil, 0, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")

@@ -108,14 +108,22 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		sess.db = h.s.cfg.Rules.DatabaseName
 		return &sqltypes.Result{}, true, nil
 	case *sqlparser.Set:
-		return h.set(ctx, c, sess, st)
+		return h.set(ctx, c, sess, st, q)
 	case *sqlparser.Begin:
 		if sess.tx != nil {
 			if err := sess.tx.Commit(); err != nil {
 				return nil, true, err
 			}
 		}
-		tx, err := h.beginTx()
+		for _, m := range st.TxAccessModes {
+			switch m {
+			case sqlparser.ReadOnly:
+				sess.next.ReadOnly = true
+			case sqlparser.ReadWrite:
+				sess.next.ReadOnly = false
+			}
+		}
+		tx, err := h.beginTx(sess)
 		if err != nil {
 			return nil, true, err
 		}
@@ -165,67 +173,6 @@ func firstWord(q string) (string, string) {
 	return strings.ToLower(q[:i]), strings.TrimSpace(q[i:])
 }
 
-// set accepts the session settings a driver or console sends that do not
-// change results through the proxy and refuses every other one with ERROR
-// 1235, rather than ignoring it: the back-end connections are pooled, so a
-// session variable cannot follow the client. Accepted are the character
-// set statements (the proxy converts nothing: the back ends answer in
-// utf8mb4), autocommit (0 makes every statement outside a transaction open
-// one, 1 commits an open one, as MySQL does), and any other session system
-// variable set to the value it already has on every data source (e.g.
-// `SET sql_mode = '...'` repeating the back end's mode, or a time_zone
-// that shows the same local time). User variables (@v) and global ones are
-// refused.
-func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sqlparser.Set) (*sqltypes.Result, bool, error) {
-	autocommit := -1
-	for _, e := range st.Exprs {
-		name := e.Var.Name.Lowered()
-		val := strings.Trim(strings.ToLower(sqlparser.String(e.Expr)), "'\"`")
-		switch e.Var.Scope {
-		case sqlparser.VariableScope:
-			return nil, true, notSupported("user variables (SET @" + e.Var.Name.String() + ")")
-		case sqlparser.GlobalScope, sqlparser.PersistSysScope, sqlparser.PersistOnlySysScope:
-			return nil, true, notSupported("SET GLOBAL " + name + " through the proxy (set it on the back ends)")
-		}
-		switch name {
-		case "names", "charset", "character_set_client", "character_set_results", "character_set_connection", "collation_connection":
-		case "time_zone":
-			same, err := h.sameTimeZone(ctx, e.Expr)
-			if err != nil {
-				return nil, true, err
-			}
-			if !same {
-				return nil, true, notSupported("SET time_zone to a zone other than the back end's")
-			}
-		case "autocommit":
-			switch val {
-			case "1", "on", "true":
-				autocommit = 1
-			case "0", "off", "false":
-				autocommit = 0
-			default:
-				return nil, true, sqlerror.NewSQLError(sqlerror.ERWrongValueForVar, "42000", "Variable 'autocommit' can't be set to the value of '"+val+"'")
-			}
-		default:
-			if !sysVarName(name) || !h.sameVariable(ctx, name, e.Expr) {
-				return nil, true, notSupported("SET " + name + " to a value other than the back end's (session variables cannot follow a client over pooled back-end connections)")
-			}
-		}
-	}
-	switch autocommit {
-	case 0:
-		sess.manual = true
-		c.StatusFlags &^= mysql.ServerStatusAutocommit
-	case 1:
-		sess.manual = false
-		c.StatusFlags |= mysql.ServerStatusAutocommit
-		if err := implicitCommit(c, sess); err != nil {
-			return nil, true, err
-		}
-	}
-	return &sqltypes.Result{}, true, nil
-}
-
 // sysVarName reports whether name can be a system variable name (letters,
 // digits, _), so that it may go into SQL text.
 func sysVarName(name string) bool {
@@ -267,7 +214,11 @@ func (h *handler) sameVariable(ctx context.Context, name string, expr sqlparser.
 // the answer and PREVIEW deterministic.
 func (h *handler) selectNoTable(ctx context.Context, c *mysql.Conn, sess *session, q string, st *sqlparser.Select) (*sqltypes.Result, error) {
 	text := h.noTableSQL(sess, q, st)
-	rows, err := h.s.in.src.Query(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: text})
+	e, err := h.executor(c, sess)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := e.Query(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: text})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,16 +115,15 @@ func TestProxySessionVariables(t *testing.T) {
 	require.Equal(t, strconv.FormatInt(id, 10), one("SELECT LAST_INSERT_ID()"))
 	require.Equal(t, []string{"string:gen"}, rowsOf(t, e.client(t, "root", "secret", nil), "SELECT name FROM px_item WHERE id = ?", id))
 
-	// SET: the back end's own value is accepted, another one refused.
+	// SET of the pools' own values changes nothing: the session stays on
+	// the pools.
 	mode := one("SELECT @@session.sql_mode")
 	require.NoError(t, exec("SET sql_mode = '"+mode+"'"))
 	require.NoError(t, exec("SET @@session.sql_mode = '"+mode+"'"))
 	require.NoError(t, exec("SET SESSION sql_mode = '"+mode+"', NAMES utf8mb4"))
 	tests := []struct{ q, err string }{
-		{"SET sql_mode = 'ANSI'", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support SET sql_mode to a value other than the back end's (session variables cannot follow a client over pooled back-end connections)"},
-		{"SET @@session.no_such_var = 1", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support SET no_such_var to a value other than the back end's (session variables cannot follow a client over pooled back-end connections)"},
-		{"SET @x = 1", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support user variables (SET @x)"},
-		{"SET GLOBAL max_connections = 10", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support SET GLOBAL max_connections through the proxy (set it on the back ends)"},
+		{"SET @@session.no_such_var = 1", "Error 1193 (HY000): Unknown system variable 'no_such_var'"},
+		{"SET GLOBAL max_connections = 10", "Error 1235 (42000): This version of the shardgen proxy doesn't yet support SET GLOBAL max_connections through the proxy (set it on the data sources)"},
 		{"SET autocommit = 2", "Error 1231 (42000): Variable 'autocommit' can't be set to the value of '2'"},
 	}
 	for _, tt := range tests {
@@ -185,4 +185,59 @@ func TestProxyPreparedSessionStatements(t *testing.T) {
 	require.NoError(t, rows.Close())
 	_, err = conn.PrepareContext(ctx, "SET sql_mode = ?")
 	require.EqualError(t, err, "Error 1235 (42000): This version of the shardgen proxy doesn't yet support preparing SET statements")
+}
+
+// TestProxySessionSettings: what a session sets applies to its later
+// statements on every data source (px_item rows 1 and 2 live on ds_1 and
+// ds_0), and only to that session; SELECT @@x reads the session's value.
+func TestProxySessionSettings(t *testing.T) {
+	e := newPxEnv(t)
+	ctx := context.Background()
+	db := e.client(t, "root", "secret", nil)
+	conn, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	exec := func(q string) error {
+		_, err := conn.ExecContext(ctx, q)
+		return err
+	}
+	one := func(q string) string {
+		var s sql.NullString
+		require.NoError(t, conn.QueryRowContext(ctx, q).Scan(&s), q)
+		return s.String
+	}
+	long := strings.Repeat("n", 70) // name is VARCHAR(64)
+	for _, id := range []int{1, 2} {
+		require.ErrorContains(t, exec(fmt.Sprintf("INSERT INTO px_item (id, name) VALUES (%d, '%s')", id, long)), "Error 1406 (22001): Data too long for column 'name'")
+	}
+	require.NoError(t, exec("SET sql_mode = ''"))
+	require.Equal(t, "", one("SELECT @@sql_mode"))
+	require.NoError(t, exec("INSERT INTO px_item (id, name) VALUES (1, '"+long+"'), (2, '"+long+"')"))
+	require.Equal(t, []string{"int64:1 | int64:64", "int64:2 | int64:64"}, rowsOf(t, db, "SELECT id, LENGTH(name) FROM px_item WHERE id IN (1, 2) ORDER BY id"))
+	other := e.client(t, "root", "secret", nil)
+	require.NotEqual(t, []string{"string:"}, rowsOf(t, other, "SELECT @@sql_mode"))
+
+	// User variables, character sets, time zones.
+	require.NoError(t, exec("SET @x = 42, time_zone = '+05:00'"))
+	require.Equal(t, "42", one("SELECT @x"))
+	require.Equal(t, "+05:00", one("SELECT @@time_zone"))
+	require.NoError(t, exec("SET NAMES latin1"))
+	require.Equal(t, "latin1", one("SELECT @@character_set_connection"))
+
+	// The next transaction's access mode; a session's read only; the back
+	// end's errors are passed through.
+	require.NoError(t, exec("SET TRANSACTION READ ONLY"))
+	require.NoError(t, exec("BEGIN"))
+	require.EqualError(t, exec("INSERT INTO px_item (id) VALUES (3)"), "Error 1792 (25006): Cannot execute statement in a READ ONLY transaction")
+	require.NoError(t, exec("ROLLBACK"))
+	require.NoError(t, exec("INSERT INTO px_item (id) VALUES (3)"))
+	require.NoError(t, exec("START TRANSACTION READ ONLY"))
+	require.EqualError(t, exec("INSERT INTO px_item (id) VALUES (4)"), "Error 1792 (25006): Cannot execute statement in a READ ONLY transaction")
+	require.NoError(t, exec("COMMIT"))
+	require.NoError(t, exec("SET SESSION TRANSACTION READ ONLY"))
+	require.EqualError(t, exec("INSERT INTO px_item (id) VALUES (4)"), "Error 1792 (25006): Cannot execute statement in a READ ONLY transaction")
+
+	// A handshake collation other than the pools' is applied too.
+	latin := e.client(t, "root", "secret", map[string]string{"collation": "latin1_swedish_ci"})
+	require.Equal(t, []string{"string:latin1 | string:latin1_swedish_ci"}, rowsOf(t, latin, "SELECT @@character_set_client, @@collation_connection"))
 }

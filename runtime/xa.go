@@ -55,6 +55,12 @@ type TxOptions struct {
 	// logged, before the first XA COMMIT: a test hook to crash a server
 	// between the phases. Nil in production.
 	BetweenPhases func()
+	// Isolation and ReadOnly start every LOCAL branch as database/sql's
+	// TxOptions do (SET TRANSACTION ISOLATION LEVEL ..., START
+	// TRANSACTION READ ONLY); the zero values are the session's default
+	// level, read/write.
+	Isolation sql.IsolationLevel
+	ReadOnly  bool
 }
 
 // ErrXAIncomplete is wrapped by the error of an XA commit that was decided
@@ -98,6 +104,10 @@ type DistTx struct {
 	opts TxOptions
 	busy atomic.Bool
 	done bool
+
+	// res, when set, is the reserved session whose connections the
+	// branches run on (Reserved.BeginDistributed).
+	res *Reserved
 
 	gtrid    string
 	branches []*txBranch // in order of first use
@@ -195,7 +205,24 @@ func (t *DistTx) branch(d int) (target, error) {
 	}
 	b := &txBranch{pool: id}
 	if t.opts.Type == TxLocal {
-		tx, err := s.pools[d].BeginTx(t.ctx, nil)
+		var txo *sql.TxOptions
+		if t.opts.Isolation != sql.LevelDefault || t.opts.ReadOnly {
+			txo = &sql.TxOptions{Isolation: t.opts.Isolation, ReadOnly: t.opts.ReadOnly}
+		}
+		var (
+			tx  *sql.Tx
+			err error
+		)
+		if t.res != nil {
+			var c *sql.Conn
+			if c, err = t.res.conn(t.ctx, d); err != nil {
+				return target{}, err
+			}
+			tx, err = c.BeginTx(t.ctx, txo)
+			t.res.forget(d, err)
+		} else {
+			tx, err = s.pools[d].BeginTx(t.ctx, txo)
+		}
 		if err != nil {
 			return target{}, &NodeError{DataSource: s.names[d], SQL: "START TRANSACTION", Err: err}
 		}

@@ -1,0 +1,167 @@
+package proxy
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/mysql/sqlerror"
+	"vitess.io/vitess/go/sqltypes"
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// Session settings follow vitess's reserved connections: a session runs on
+// the shared pools until a setting differs from the pools' defaults (the
+// handshake's character set, SET NAMES, SET sql_mode, SET @x, ...). From
+// then on it runs on its own back-end connections (runtime.Reserved), one
+// per data source, on which every such SET statement was run, in order, as
+// the client wrote it (replayed on a connection taken later); they are
+// discarded, never pooled, when the session ends or is reset. A SET that
+// repeats what the pools already have changes nothing, so sessions with
+// default settings pay nothing.
+//
+// Handled by the proxy itself: autocommit (the proxy opens and ends the
+// transactions, see executor), SET TRANSACTION without SESSION (the next
+// transaction's isolation level and access mode, given to its START
+// TRANSACTION on every data source), and SET GLOBAL (refused: set it on the
+// data sources).
+
+// poolCollation is the collation of the pools' connections:
+// go-sql-driver's default, utf8mb4_general_ci (the DSN sets no other).
+const poolCollation = collationUTF8MB4
+
+// applyHandshakeCharset reserves connections with SET NAMES for the
+// character set and collation the client asked for at handshake when they
+// are not the pools'; once per session (and again after a reset). MySQL
+// 8's utf8mb4_0900_ai_ci (255), which MariaDB does not know, counts as the
+// pools' utf8mb4.
+func (h *handler) applyHandshakeCharset(ctx context.Context, c *mysql.Conn, sess *session) error {
+	if sess.charsetDone {
+		return nil
+	}
+	sess.charsetDone = true
+	id := uint32(c.CharacterSet)
+	if id == 0 || id == poolCollation || id == 255 {
+		return nil
+	}
+	var charset, coll string
+	row := h.s.in.src.QueryRow(ctx, &runtime.Stmt{Name: "charset", LogicSQL: "collation"},
+		runtime.RouteUnit{DataSource: 0, SQL: "SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLLATIONS WHERE ID = ?"}, int64(id))
+	if err := row.Scan(&charset, &coll); err != nil {
+		if err == sql.ErrNoRows {
+			return sqlerror.NewSQLError(sqlerror.ERUnknownCharacterSet, "42000", "Unknown collation id "+strconv.Itoa(int(id))+" of the handshake")
+		}
+		return err
+	}
+	return h.applySetting(ctx, sess, "SET NAMES "+charset+" COLLATE "+coll)
+}
+
+// applySetting runs the SET statement text on the session's reserved
+// connections, reserving them first.
+func (h *handler) applySetting(ctx context.Context, sess *session, text string) error {
+	if sess.res == nil {
+		sess.res = h.s.in.src.Reserve()
+	}
+	return sess.res.Apply(ctx, text)
+}
+
+// set answers a SET statement st (q as the client wrote it); see the
+// comment at the top of this file.
+func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sqlparser.Set, q string) (*sqltypes.Result, bool, error) {
+	autocommit := -1
+	nextTx := leadingWords(q, 2)[1] == "transaction" // SET TRANSACTION ...: the next transaction only
+	var forward []*sqlparser.SetExpr
+	same := true // every forwarded assignment repeats the pools' value
+	for _, e := range st.Exprs {
+		name := e.Var.Name.Lowered()
+		val := strings.Trim(strings.ToLower(sqlparser.String(e.Expr)), "'\"`")
+		switch e.Var.Scope {
+		case sqlparser.GlobalScope, sqlparser.PersistSysScope, sqlparser.PersistOnlySysScope:
+			return nil, true, notSupported("SET GLOBAL " + name + " through the proxy (set it on the data sources)")
+		case sqlparser.NextTxScope:
+			if nextTx {
+				switch name {
+				case sqlparser.TransactionIsolationStr:
+					sess.next.Isolation = isolationLevel(val)
+				case sqlparser.TransactionReadOnlyStr:
+					sess.next.ReadOnly = val == "on"
+				}
+				continue
+			}
+		}
+		if name == "autocommit" && e.Var.Scope != sqlparser.VariableScope {
+			switch val {
+			case "1", "on", "true":
+				autocommit = 1
+			case "0", "off", "false":
+				autocommit = 0
+			default:
+				return nil, true, sqlerror.NewSQLError(sqlerror.ERWrongValueForVar, "42000", "Variable 'autocommit' can't be set to the value of '"+val+"'")
+			}
+			continue
+		}
+		forward = append(forward, e)
+		if same && sess.res == nil && !h.poolsHave(ctx, e, val) {
+			same = false
+		}
+	}
+	if len(forward) > 0 && !same || len(forward) > 0 && sess.res != nil {
+		text := q
+		if len(forward) != len(st.Exprs) {
+			// autocommit or SET TRANSACTION mixed in: send the rest.
+			text = sqlparser.String(&sqlparser.Set{Exprs: forward})
+		}
+		if err := h.applySetting(ctx, sess, text); err != nil {
+			return nil, true, err
+		}
+	}
+	switch autocommit {
+	case 0:
+		sess.manual = true
+		c.StatusFlags &^= mysql.ServerStatusAutocommit
+	case 1:
+		sess.manual = false
+		c.StatusFlags |= mysql.ServerStatusAutocommit
+		if err := implicitCommit(c, sess); err != nil {
+			return nil, true, err
+		}
+	}
+	return &sqltypes.Result{}, true, nil
+}
+
+// poolsHave reports whether the assignment e (val: its value, lower case,
+// unquoted) changes nothing on the pools' connections: SET NAMES /
+// CHARACTER SET utf8mb4 with the pools' collation, or a session system
+// variable that already has the value on every data source. A user
+// variable always counts as a change.
+func (h *handler) poolsHave(ctx context.Context, e *sqlparser.SetExpr, val string) bool {
+	name := e.Var.Name.Lowered()
+	if e.Var.Scope == sqlparser.VariableScope {
+		return false
+	}
+	switch name {
+	case "names", "charset":
+		return val == "utf8mb4" || val == "utf8mb4 collate utf8mb4_general_ci"
+	}
+	return sysVarName(name) && h.sameVariable(ctx, name, e.Expr)
+}
+
+// isolationLevel maps vitess's isolation level text ("read-committed") to
+// database/sql's.
+func isolationLevel(v string) sql.IsolationLevel {
+	switch v {
+	case sqlparser.ReadUncommittedStr:
+		return sql.LevelReadUncommitted
+	case sqlparser.ReadCommittedStr:
+		return sql.LevelReadCommitted
+	case sqlparser.RepeatableReadStr:
+		return sql.LevelRepeatableRead
+	case sqlparser.SerializableStr:
+		return sql.LevelSerializable
+	}
+	return sql.LevelDefault
+}

@@ -1,0 +1,223 @@
+package runtime
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+
+	gomysql "github.com/go-sql-driver/mysql"
+)
+
+// Reserved is one client session's own back-end connections, vitess's
+// reserved connections: one *sql.Conn per data source, taken from the
+// data source's pool at its first use and held until Close, with the
+// session's setup statements (SET NAMES ..., SET SESSION sql_mode = ...,
+// SET @x = ...) run on it when it is taken. A proxy session whose settings
+// differ from the pools' defaults runs every statement on its Reserved, so
+// that each setting applies to every later statement on every data source,
+// as one server applies it; sessions with default settings stay on the
+// pools and pay nothing.
+//
+// Close discards the connections instead of returning them to the pool: a
+// connection that carried a session's settings is never handed to another
+// session (the reset is a new connection). A connection that breaks
+// (driver.ErrBadConn, go-sql-driver's ErrInvalidConn) is dropped; the next
+// statement on that data source takes a new one and replays the setup.
+//
+// Statements of a read/write group run on its primary (the setup is not
+// replayed on replicas). Units run one after the other, each on its data
+// source's connection. Not safe for concurrent use: one client session,
+// whose statements are serialized.
+type Reserved struct {
+	src   *Sources
+	setup []string
+	conns []*sql.Conn // by DB pool index (Sources.ids)
+}
+
+var _ Executor = (*Reserved)(nil)
+
+// Reserve returns an empty Reserved over the data sources of s: no
+// connection is taken until the first statement (or Apply).
+func (s *Sources) Reserve() *Reserved {
+	return &Reserved{src: s.primary, conns: make([]*sql.Conn, s.ndb)}
+}
+
+// Setup returns the setup statements applied so far, in order (a copy).
+func (r *Reserved) Setup() []string { return append([]string(nil), r.setup...) }
+
+// Apply runs stmt (a SET statement) on the connection of every data
+// source, taking the ones not yet taken, and records it as setup for
+// connections taken later. On error stmt is not recorded, and the
+// connections it already changed are discarded, so that every data source
+// keeps the same settings; the error is a *NodeError.
+func (r *Reserved) Apply(ctx context.Context, stmt string) error {
+	s := r.src
+	done := make([]bool, s.ndb)
+	for d := range s.pools {
+		id := s.ids[d]
+		if done[id] {
+			continue
+		}
+		c, err := r.conn(ctx, d)
+		if err == nil {
+			_, err = c.ExecContext(ctx, stmt)
+			if err != nil {
+				err = &NodeError{DataSource: s.names[d], SQL: stmt, Err: err}
+			}
+		}
+		if err != nil {
+			for id2, ok := range done {
+				if ok {
+					r.drop(id2)
+				}
+			}
+			if r.conns[id] != nil && badConn(err) {
+				r.drop(id)
+			}
+			return err
+		}
+		done[id] = true
+	}
+	r.setup = append(r.setup, stmt)
+	return nil
+}
+
+// Close discards every connection (see Reserved) and forgets the setup.
+func (r *Reserved) Close() error {
+	for id := range r.conns {
+		r.drop(id)
+	}
+	r.setup = nil
+	return nil
+}
+
+// drop discards the connection of pool id: database/sql closes a
+// connection whose Raw callback reports driver.ErrBadConn instead of
+// returning it to the pool.
+func (r *Reserved) drop(id int) {
+	c := r.conns[id]
+	if c == nil {
+		return
+	}
+	r.conns[id] = nil
+	_ = c.Raw(func(any) error { return driver.ErrBadConn })
+	_ = c.Close()
+}
+
+// conn returns the connection of source index d, taking it from the pool
+// and running the setup on it when it has none.
+func (r *Reserved) conn(ctx context.Context, d int) (*sql.Conn, error) {
+	s := r.src
+	if uint(d) >= uint(len(s.pools)) {
+		return nil, badUnit(&RouteUnit{DataSource: d}, len(s.pools))
+	}
+	id := s.ids[d]
+	if c := r.conns[id]; c != nil {
+		return c, nil
+	}
+	c, err := s.pools[d].Conn(ctx)
+	if err != nil {
+		return nil, &NodeError{DataSource: s.names[d], SQL: "connect", Err: err}
+	}
+	r.conns[id] = c
+	for _, q := range r.setup {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			r.drop(id)
+			return nil, &NodeError{DataSource: s.names[d], SQL: q, Err: err}
+		}
+	}
+	return c, nil
+}
+
+// target returns what a unit on source index d runs on.
+func (r *Reserved) target(ctx context.Context, d int) (target, error) {
+	c, err := r.conn(ctx, d)
+	if err != nil {
+		return target{}, err
+	}
+	return target{conn: c}, nil
+}
+
+// forget drops the connection of source index d when err says it broke.
+func (r *Reserved) forget(d int, err error) {
+	if err != nil && badConn(err) && uint(d) < uint(len(r.src.ids)) {
+		r.drop(r.src.ids[d])
+	}
+}
+
+// badConn reports whether err says the connection it came from is broken.
+func badConn(err error) bool {
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn)
+}
+
+// QueryRow runs u on the session's connection; see Executor.
+func (r *Reserved) QueryRow(ctx context.Context, st *Stmt, u RouteUnit, args ...any) Row {
+	c, err := r.target(ctx, u.DataSource)
+	if err != nil {
+		return Row{err: err}
+	}
+	return queryRow(ctx, r.src.hooks, c, st, r.src.names[u.DataSource], &u, args)
+}
+
+// Query runs u on the session's connection; see Executor.
+func (r *Reserved) Query(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (*sql.Rows, error) {
+	c, err := r.target(ctx, u.DataSource)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := query(ctx, r.src.hooks, c, st, r.src.names[u.DataSource], &u, args)
+	r.forget(u.DataSource, err)
+	return rows, err
+}
+
+// Exec runs u on the session's connection; see Executor.
+func (r *Reserved) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.Result, error) {
+	c, err := r.target(ctx, u.DataSource)
+	if err != nil {
+		return nil, err
+	}
+	res, err := exec(ctx, r.src.hooks, c, st, r.src.names[u.DataSource], &u, args)
+	r.forget(u.DataSource, err)
+	return res, err
+}
+
+// runUnits runs the units one after the other, each on its data source's
+// connection (one connection cannot stream two results at once).
+func (r *Reserved) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
+	s := r.src
+	for i := range units {
+		if uint(units[i].DataSource) >= uint(len(s.pools)) {
+			return badUnit(&units[i], len(s.pools))
+		}
+	}
+	if len(units) > 0 && s.hooks != nil {
+		s.hooks.logLogic(ctx, st, len(units))
+	}
+	for i := range units {
+		d := units[i].DataSource
+		c, err := r.target(ctx, d)
+		if err != nil {
+			return err
+		}
+		if err := fn(ctx, s.hooks, c, s.names[d], i); err != nil {
+			r.forget(d, err)
+			return err
+		}
+	}
+	return nil
+}
+
+// BeginDistributed starts a LOCAL transaction whose branches run on the
+// session's connections (see Sources.BeginDistributed); XA is refused.
+func (r *Reserved) BeginDistributed(ctx context.Context, opts TxOptions) (*DistTx, error) {
+	if opts.Type != TxLocal {
+		return nil, errors.New("runtime: a reserved session runs LOCAL transactions only, not " + opts.Type.String())
+	}
+	t, err := r.src.BeginDistributed(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	t.res = r
+	return t, nil
+}
