@@ -27,10 +27,10 @@ type node struct {
 // ShardingSphere routes DDL (ShardingDDLStatementValidator /
 // broadcast route): every data node of a sharding rule, the same name on
 // every data source of a broadcast table, and for any other table its
-// single data source (where it was found, the !SINGLE entry naming it,
-// the default data source, or the only data source: plan.Builder.SingleDataSource). sharded is true for a sharding rule's
-// table. A table in no rule without a single data source is an ERROR 1235
-// naming the fix.
+// single data source (plan.Builder.SingleDataSource: where it was found,
+// the !SINGLE entry naming it, the default data source, or the only data
+// source). sharded is true for a sharding rule's table. A table in no
+// rule without a single data source is an ERROR 1235 naming the fix.
 func (s *Server) tableNodes(name string) (nodes []node, sharded bool, err error) {
 	dsIndex := func(ds string) (int, error) {
 		for i, n := range s.in.names {
@@ -128,7 +128,7 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 	if q := logic.Qualifier.String(); q != "" && !strings.EqualFold(q, h.s.cfg.Rules.DatabaseName) {
 		return nil, true, sqlerror.NewSQLError(sqlerror.ERBadDb, sqlerror.SSClientError, "Unknown database '"+q+"'")
 	}
-	nodes, _, err := h.s.tableNodes(logic.Name.String())
+	nodes, _, err := h.s.knownTableNodes(ctx, logic.Name.String())
 	if err != nil {
 		return nil, true, err
 	}
@@ -265,7 +265,7 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, true, err
 	}
-	if h.s.b.Table(logic) == nil {
+	if h.s.b.Table(logic) == nil && !h.s.rereadTable(ctx, logic) {
 		return nil, true, sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", "Table '"+h.s.cfg.Rules.DatabaseName+"."+logic+"' doesn't exist")
 	}
 	nodes, _, err := h.s.tableNodes(logic)
@@ -304,7 +304,8 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 			}
 		}
 	} else if index {
-		// Table and Column_name: the logic table and columns.
+		// Table and Column_name: the logic table and columns, each
+		// logic column once per key (Seq_in_index renumbered).
 		for _, r := range vals {
 			if len(r) < 5 {
 				continue
@@ -315,6 +316,9 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 					r[4] = l
 				}
 			}
+		}
+		if view != nil && len(cols) >= 5 {
+			vals = h.s.encryptedRows(vals, 0, 2, 3, 4)
 		}
 	} else if view != nil {
 		vals = view.columnRows(vals)

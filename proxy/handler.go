@@ -315,7 +315,7 @@ func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session,
 	}
 	ds := -1
 	for _, t := range tables {
-		nodes, sharded, err := h.s.tableNodes(t)
+		nodes, sharded, err := h.s.knownTableNodes(ctx, t)
 		if err != nil || sharded || len(nodes) != 1 || (ds >= 0 && nodes[0].ds != ds) {
 			return nil, false, nil
 		}

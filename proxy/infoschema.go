@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"database/sql"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -50,15 +51,20 @@ type isTable struct {
 	// schemas and tables are further columns naming a database or a
 	// table (a foreign key's referenced table), renamed as well.
 	schemas, tables []string
+	// ordinal is the column numbering a table's columns (COLUMNS), key
+	// and seq those naming a key and numbering its columns (STATISTICS,
+	// KEY_COLUMN_USAGE): renumbered after an encrypted table's derived
+	// columns are hidden (encryptedRows).
+	ordinal, key, seq string
 }
 
 // isTables are the information_schema tables of MariaDB 10.11 and MySQL
 // 8.0 that name databases or tables, by upper-case name.
 var isTables = map[string]isTable{
 	"TABLES":                  {schema: "TABLE_SCHEMA", table: "TABLE_NAME"},
-	"COLUMNS":                 {schema: "TABLE_SCHEMA", table: "TABLE_NAME"},
-	"STATISTICS":              {schema: "TABLE_SCHEMA", table: "TABLE_NAME", schemas: []string{"INDEX_SCHEMA"}},
-	"KEY_COLUMN_USAGE":        {schema: "TABLE_SCHEMA", table: "TABLE_NAME", schemas: []string{"CONSTRAINT_SCHEMA", "REFERENCED_TABLE_SCHEMA"}, tables: []string{"REFERENCED_TABLE_NAME"}},
+	"COLUMNS":                 {schema: "TABLE_SCHEMA", table: "TABLE_NAME", ordinal: "ORDINAL_POSITION"},
+	"STATISTICS":              {schema: "TABLE_SCHEMA", table: "TABLE_NAME", schemas: []string{"INDEX_SCHEMA"}, key: "INDEX_NAME", seq: "SEQ_IN_INDEX"},
+	"KEY_COLUMN_USAGE":        {schema: "TABLE_SCHEMA", table: "TABLE_NAME", schemas: []string{"CONSTRAINT_SCHEMA", "REFERENCED_TABLE_SCHEMA"}, tables: []string{"REFERENCED_TABLE_NAME"}, key: "CONSTRAINT_NAME", seq: "ORDINAL_POSITION"},
 	"TABLE_CONSTRAINTS":       {schema: "TABLE_SCHEMA", table: "TABLE_NAME", schemas: []string{"CONSTRAINT_SCHEMA"}},
 	"REFERENTIAL_CONSTRAINTS": {schema: "CONSTRAINT_SCHEMA", table: "TABLE_NAME", schemas: []string{"UNIQUE_CONSTRAINT_SCHEMA"}, tables: []string{"REFERENCED_TABLE_NAME"}},
 	"CHECK_CONSTRAINTS":       {schema: "CONSTRAINT_SCHEMA", table: "TABLE_NAME"},
@@ -115,6 +121,48 @@ func infoSchemaRefs(stmt sqlparser.Statement) (names []string, only bool) {
 		return true, nil
 	}, stmt)
 	return names, only
+}
+
+// infoSchemaPrepared reports whether the prepared statement q reads
+// information_schema tables and nothing else (infoSchema answers it), and
+// its number of ? placeholders: each execution runs it as a text
+// statement with the values in place. Statements that do not name
+// information_schema are told apart without parsing.
+func (h *handler) infoSchemaPrepared(q string) (uint16, bool) {
+	if !containsFold(q, "information_schema") {
+		return 0, false
+	}
+	stmt, err := h.s.b.Parser().Parse(q)
+	if err != nil {
+		return 0, false
+	}
+	switch stmt.(type) {
+	case *sqlparser.Select, *sqlparser.Union:
+	default:
+		return 0, false
+	}
+	if names, only := infoSchemaRefs(stmt); len(names) == 0 || !only {
+		return 0, false
+	}
+	n := 0
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if _, ok := node.(*sqlparser.Argument); ok {
+			n++
+		}
+		return true, nil
+	}, stmt)
+	return uint16(min(n, 65535)), true
+}
+
+// containsFold reports whether s contains the lower-case ASCII word sub,
+// ignoring case, without allocating.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == sub[0] && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // infoSchema answers a SELECT or UNION (stmt, of the text q) that reads
@@ -337,7 +385,71 @@ func (s *Server) logicInfoRows(ctx context.Context, name string, spec isTable) (
 	if len(extra) > 0 {
 		sumTableCounts(cols, firstRow, extra)
 	}
+	if s.cfg.Rules.Encrypt != nil && cols != nil {
+		idx := func(name string) int { return columnIndex(cols, name) }
+		if spec.ordinal != "" {
+			out = s.encryptedRows(out, idx(spec.table), -1, idx(spec.ordinal), -1)
+		}
+		if spec.key != "" {
+			out = s.encryptedRows(out, idx(spec.table), idx(spec.key), idx(spec.seq), idx("COLUMN_NAME"))
+		}
+	}
 	return out, nil
+}
+
+// encryptedRows renumbers the rows of encrypted logic tables (the column
+// table names the logic table) after their derived columns were hidden or
+// renamed: within each table (and key, when key >= 0) the rows are taken
+// in the order of the column seq, a row whose column col (when >= 0)
+// repeats an earlier row's is dropped (a key over a cipher and its
+// assisted-query column lists the logic column once), and seq is numbered
+// 1, 2, ... Other rows and the rows' order stay as they are.
+func (s *Server) encryptedRows(rows [][]any, table, key, seq, col int) [][]any {
+	if table < 0 || seq < 0 {
+		return rows
+	}
+	type group struct{ table, key string }
+	members := map[group][]int{}
+	for i, r := range rows {
+		t := textOf(r[table])
+		if encryptedViewOf(s.cfg.Rules, t) == nil {
+			continue
+		}
+		g := group{table: strings.ToLower(t)}
+		if key >= 0 {
+			g.key = textOf(r[key])
+		}
+		members[g] = append(members[g], i)
+	}
+	drop := map[int]bool{}
+	for _, idx := range members {
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, _ := uintOf(rows[idx[a]][seq])
+			y, _ := uintOf(rows[idx[b]][seq])
+			return x < y
+		})
+		seen := map[string]bool{}
+		n := uint64(0)
+		for _, i := range idx {
+			if col >= 0 {
+				c := strings.ToLower(textOf(rows[i][col]))
+				if seen[c] {
+					drop[i] = true
+					continue
+				}
+				seen[c] = true
+			}
+			n++
+			rows[i][seq] = strconv.FormatUint(n, 10)
+		}
+	}
+	out := rows[:0]
+	for i, r := range rows {
+		if !drop[i] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // logicRow is an information_schema row of an actual table of the logic
@@ -378,13 +490,14 @@ type isMapper struct {
 	schemas []int // columns naming a database
 	tables  []int // columns naming a table
 	column  int   // COLUMN_NAME, -1 for none
+	keys    bool  // rows of keys: hidden columns read as their logic column
 	logicOf map[string]string
 	s       *Server
 }
 
 func (s *Server) isMapper(cols []column, spec isTable, logicOf map[string]string) *isMapper {
 	idx := func(name string) int { return columnIndex(cols, name) }
-	m := &isMapper{logicDB: s.cfg.Rules.DatabaseName, schema: idx(spec.schema), table: -1, column: idx("COLUMN_NAME"), logicOf: logicOf, s: s}
+	m := &isMapper{logicDB: s.cfg.Rules.DatabaseName, schema: idx(spec.schema), table: -1, column: idx("COLUMN_NAME"), keys: spec.key != "", logicOf: logicOf, s: s}
 	if spec.table != "" {
 		m.table = idx(spec.table)
 		m.tables = append(m.tables, m.table)
@@ -406,8 +519,9 @@ func (s *Server) isMapper(cols []column, spec isTable, logicOf map[string]string
 // rename renames r in place: the data source's database (r's own schema
 // column) becomes the logic database, actual tables their logic tables,
 // and an encrypted table's cipher column its logic column. It returns
-// false for a row to drop (an encrypted table's assisted-query, like-query
-// or plain column).
+// false for a row to drop: an encrypted table's assisted-query, like-query
+// or plain column, unless the rows are of keys, where it reads as its
+// logic column (encryptedRows then drops repeats).
 func (m *isMapper) rename(r []any) bool {
 	db := textOf(r[m.schema])
 	for _, i := range m.schemas {
@@ -429,8 +543,11 @@ func (m *isMapper) rename(r []any) bool {
 	if logic != "" && m.column >= 0 {
 		if view := encryptedViewOf(m.s.cfg.Rules, logic); view != nil && r[m.column] != nil {
 			col := strings.ToLower(textOf(r[m.column]))
-			if _, hidden := view.hidden[col]; hidden {
-				return false
+			if l, hidden := view.hidden[col]; hidden {
+				if !m.keys {
+					return false
+				}
+				r[m.column] = l
 			}
 			if l, ok := view.logic[col]; ok {
 				r[m.column] = l

@@ -115,6 +115,16 @@ func TestProxyBIMetadata(t *testing.T) {
 	}
 	require.Equal(t, []string{"string:px_db"}, rowsOf(t, px, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"))
 
+	// Prepared (go-sql-driver prepares a statement with arguments).
+	const prepared = "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION"
+	require.Equal(t, rowsOf(t, e.ref, prepared, "reference", "px_item"), rowsOf(t, px, prepared, "px_db", "px_item"))
+	// The data sources' servers hold a database "reference"; the proxy
+	// shows its logic database alone.
+	want := rowsOf(t, e.ref, "SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = DATABASE()")
+	require.Len(t, want, 1)
+	require.Equal(t, []string{strings.Replace(want[0], "string:reference", "string:px_db", 1)},
+		rowsOf(t, px, "SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'reference' OR SCHEMA_NAME = ?", "px_db"))
+
 	// version and version_comment are the proxy's, autocommit the
 	// session's, with the server's column types.
 	require.Equal(t, typesOf(t, e.ref, "SELECT @@version_comment, @@autocommit"), typesOf(t, px, "SELECT @@version_comment, @@autocommit"))
@@ -130,4 +140,22 @@ func TestProxyBIMetadata(t *testing.T) {
 	require.Equal(t, "0", v)
 	require.NoError(t, conn.QueryRowContext(context.Background(), "SHOW VARIABLES LIKE 'autocommit'").Scan(&name, &value))
 	require.Equal(t, "OFF", value)
+}
+
+// TestProxyBIMetadataEncrypted: information_schema and SHOW INDEX show an
+// encrypted table's logic columns, as SHOW CREATE TABLE does: the cipher
+// column under the logic name, derived columns hidden, positions and key
+// sequences numbered without them; the same as one server holding the
+// table with its logic columns.
+func TestProxyBIMetadataEncrypted(t *testing.T) {
+	e := newEncEnv(t, encRules)
+	db := e.client(t)
+	for _, q := range []string{
+		"SELECT COLUMN_NAME, ORDINAL_POSITION, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, COLUMN_KEY, COLUMN_COMMENT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'e9_user' ORDER BY ORDINAL_POSITION",
+		"SELECT INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, SUB_PART, NON_UNIQUE FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'e9_user' ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+		"SELECT CONSTRAINT_NAME, COLUMN_NAME, ORDINAL_POSITION FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'e9_user' ORDER BY 1, 3",
+		"SHOW INDEX FROM e9_user",
+	} {
+		require.Equal(t, rowsOf(t, e.ref, q), rowsOf(t, db, q), q)
+	}
 }

@@ -147,6 +147,17 @@ func (s *Server) rereadTable(ctx context.Context, name string) bool {
 	return false
 }
 
+// knownTableNodes is tableNodes, reading a table the planner does not
+// know from the data sources first when tableNodes cannot place it (a
+// single table created on a data source after Start).
+func (s *Server) knownTableNodes(ctx context.Context, name string) ([]node, bool, error) {
+	nodes, sharded, err := s.tableNodes(name)
+	if err != nil && s.b.Table(name) == nil && s.rereadTable(ctx, name) {
+		return s.tableNodes(name)
+	}
+	return nodes, sharded, err
+}
+
 // addSingleTable reads the single table name of the data source ds (an
 // index into the interpreter's names) into the planner; false when it is
 // not there or its definition cannot be used (logged).

@@ -91,7 +91,7 @@ func mysqlErrNo(err error) uint16 {
 func TestProxyMetadataFromDataSources(t *testing.T) {
 	ds0, ds1 := testdb.Open(t, "ds_0"), testdb.Open(t, "ds_1")
 	for _, db := range []*sql.DB{ds0, ds1} {
-		execAll(t, db, "DROP TABLE IF EXISTS md_new", "DROP TABLE IF EXISTS md_single", "DROP TABLE IF EXISTS md_late")
+		execAll(t, db, "DROP TABLE IF EXISTS md_new", "DROP TABLE IF EXISTS md_single", "DROP TABLE IF EXISTS md_late", "DROP TABLE IF EXISTS md_late2", "DROP TABLE IF EXISTS md_late3")
 		for _, tb := range []string{"px_item_0", "px_item_1"} {
 			execAll(t, db, "DROP TABLE IF EXISTS "+tb, strings.Replace(pxDDL, "px_item", tb, 1), "ALTER TABLE "+tb+" ADD COLUMN note VARCHAR(20) NULL")
 		}
@@ -99,7 +99,7 @@ func TestProxyMetadataFromDataSources(t *testing.T) {
 	execAll(t, ds1, "CREATE TABLE md_single (k INT NOT NULL PRIMARY KEY, v VARCHAR(10))", "INSERT INTO md_single VALUES (1, 'one')")
 	t.Cleanup(func() {
 		for _, db := range []*sql.DB{ds0, ds1} {
-			execAll(t, db, "DROP TABLE IF EXISTS md_new", "DROP TABLE IF EXISTS md_single", "DROP TABLE IF EXISTS md_late")
+			execAll(t, db, "DROP TABLE IF EXISTS md_new", "DROP TABLE IF EXISTS md_single", "DROP TABLE IF EXISTS md_late", "DROP TABLE IF EXISTS md_late2", "DROP TABLE IF EXISTS md_late3")
 		}
 	})
 
@@ -130,6 +130,15 @@ func TestProxyMetadataFromDataSources(t *testing.T) {
 	var w int
 	require.NoError(t, px.QueryRow("SELECT w FROM md_late WHERE k = 7").Scan(&w))
 	require.Equal(t, 70, w)
+
+	// Also for SHOW CREATE TABLE and DROP TABLE as first statements.
+	execAll(t, ds1, "CREATE TABLE md_late2 (k INT NOT NULL PRIMARY KEY)", "CREATE TABLE md_late3 (k INT NOT NULL PRIMARY KEY)")
+	var name, create string
+	require.NoError(t, px.QueryRow("SHOW CREATE TABLE md_late2").Scan(&name, &create))
+	require.Contains(t, create, "CREATE TABLE `md_late2`")
+	execAll(t, px, "DROP TABLE md_late2", "DROP TABLE md_late3")
+	require.NoError(t, ds1.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 'md\\_late_'").Scan(&w))
+	require.Zero(t, w)
 
 	_, err = px.Exec("INSERT INTO md_new (id, v) VALUES (1, 'x')")
 	require.Equal(t, uint16(1146), mysqlErrNo(err), "%v", err)

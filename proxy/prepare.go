@@ -56,6 +56,9 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	if h.sessionPrepared(q) {
 		return nil, 0, nil
 	}
+	if n, ok := h.infoSchemaPrepared(q); ok {
+		return nil, n, nil
+	}
 	if word, _ := firstWord(q); word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
 		if err := unsupportedStatement(q); err != nil {
 			return nil, 0, err
@@ -190,11 +193,34 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	if h.sessionPrepared(q) {
 		return h.query(ctx, c, q)
 	}
+	if n, ok := h.infoSchemaPrepared(q); ok {
+		// Run as the text statement with the values in place.
+		vals, err := bindArgs(prepare, unsigned, int(n))
+		if err != nil {
+			return nil, err
+		}
+		text, err := interpolate(q, vals)
+		if err != nil {
+			return nil, err
+		}
+		return h.query(ctx, c, text)
+	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	n := len(clientParams(p))
+	vals, err := bindArgs(prepare, unsigned, len(clientParams(p)))
+	if err != nil {
+		return nil, err
+	}
+	return h.execute(ctx, c, sessionOf(c), p, vals)
+}
+
+// bindArgs returns the n parameter values of an execution of prepare as Go
+// values (bindValue); unsigned flags the integers the client sent as
+// unsigned.
+func bindArgs(prepare *mysql.PrepareData, unsigned []bool, n int) ([]any, error) {
+	var err error
 	vals := make([]any, n)
 	for i := range vals {
 		bv, ok := prepare.BindVars["v"+strconv.Itoa(i+1)]
@@ -208,7 +234,7 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 			return nil, sqlerror.NewSQLError(sqlerror.ERWrongArguments, sqlerror.SSUnknownSQLState, "Incorrect arguments to EXECUTE: parameter "+strconv.Itoa(i+1)+": "+err.Error())
 		}
 	}
-	return h.execute(ctx, c, sessionOf(c), p, vals)
+	return vals, nil
 }
 
 // asUnsigned returns the integer parameter bv, which vitess decoded from
