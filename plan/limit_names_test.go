@@ -31,7 +31,7 @@ func TestLimitParamNames(t *testing.T) {
 }
 
 // TestManyParamNames: 65,535 unnamed placeholders (the protocol's limit,
-// go-sql-driver's TestPreparedManyCols) are named arg, arg2 ... arg65535 and
+// go-sql-driver's TestPreparedManyCols) are named arg, arg_2 ... arg_65535 and
 // their columns v, v2 ...; naming them tried every earlier suffix again
 // (quadratic: minutes of CPU for this statement), now each name is found in
 // one step.
@@ -43,7 +43,7 @@ func TestManyParamNames(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, p.Params, n)
 	require.Len(t, p.Columns, n)
-	for i, want := range map[int]string{0: "arg", 1: "arg2", 2: "arg3", n - 1: "arg65535"} {
+	for i, want := range map[int]string{0: "arg", 1: "arg_2", 2: "arg_3", n - 1: "arg_65535"} {
 		require.Equal(t, want, p.Params[i].Name)
 	}
 	require.Equal(t, "V", p.Columns[0].Field)

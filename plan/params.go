@@ -312,7 +312,9 @@ func upperCamel(s string) string {
 
 var initialisms = map[string]bool{"ID": true, "URL": true, "UUID": true, "IP": true, "API": true, "JSON": true, "SQL": true, "HTTP": true, "UID": true}
 
-// nameSet hands out distinct names: name, or name2, name3 ... when taken.
+// nameSet hands out distinct names: name, or name_2, name_3 ... when taken.
+// The suffix is sqlc's (its Params fields read UserID, UserID_2 for
+// `user_id IN (?, ?)`), so code moved from sqlc keeps its argument names.
 // It remembers, per base name, the next suffix to try, so that n equal base
 // names (a statement of 65,535 placeholders, all "arg") cost O(n), not the
 // O(n²) of trying 2, 3, ... each time.
@@ -330,14 +332,14 @@ func newNameSet(reserved ...string) *nameSet {
 	return s
 }
 
-// unique returns name, or name2, name3 ... (the first not taken), and
+// unique returns name, or name_2, name_3 ... (the first not taken), and
 // marks it taken. Every suffix below next[name] is taken (used only grows),
 // so starting there gives the same name as starting at 2.
 func (s *nameSet) unique(name string) string {
 	out := name
 	n := max(s.next[name], 2)
 	for s.used[out] {
-		out = name + strconv.Itoa(n)
+		out = name + "_" + strconv.Itoa(n)
 		n++
 	}
 	s.next[name] = n

@@ -305,7 +305,7 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 	errNil := func() jen.Code { return jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))) }
 	out := append(pre,
 		// e.g.:
-		//	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersStmt, units, []any{userID, userID2, shardrt.LimitSum(arg, arg2)}, &topOrdersMerge, []any{userID, userID2, arg, arg2})
+		//	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersStmt, units, []any{userID, userID_2, shardrt.LimitSum(arg, arg2)}, &topOrdersMerge, []any{userID, userID_2, arg, arg2})
 		//	if err != nil {
 		//		return nil, err
 		//	}
@@ -400,7 +400,7 @@ func (g *generator) insertUnits(fc *fnCtx, rc *routeCode) []jen.Code {
 	// e.g.:
 	//	units, err := addOrdersInsert.Units(addOrdersUnits[:], rowNodes[:], [][]any{
 	//		{userID, status, orderID},
-	//		{userID2, status2, orderID2},
+	//		{userID_2, status_2, orderID_2},
 	//	}, nil)
 	//	if err != nil {
 	//		return nil, err

@@ -94,11 +94,11 @@ func TestMergedQueryShapes(t *testing.T) {
 		{"one literal unit", "SELECT order_id FROM t_order WHERE user_id IN (1, 1) AND order_id IN (5, 5) ORDER BY order_id DESC LIMIT 2, 3",
 			[]string{"shardrt.QueryMerged(ctx, q.ex, &topStmt, topUnits[:], nil, &topMerge, nil)", "Offset:  shardrt.LimitValue{Value: 2},"}},
 		{"computed units, literal offset", "SELECT order_id FROM t_order WHERE user_id IN (?, ?) ORDER BY order_id LIMIT 5, ?",
-			[]string{"shardrt.QueryMerged(ctx, q.ex, &topStmt, units, []any{userID, userID2, shardrt.LimitSum(5, limit)}, &topMerge, []any{userID, userID2, limit})"}},
+			[]string{"shardrt.QueryMerged(ctx, q.ex, &topStmt, units, []any{userID, userID_2, shardrt.LimitSum(5, limit)}, &topMerge, []any{userID, userID_2, limit})"}},
 		{"count only", "SELECT order_id FROM t_order WHERE user_id IN (?, ?) ORDER BY order_id LIMIT ?",
-			[]string{"shardrt.QueryMerged(ctx, q.ex, &topStmt, units, []any{userID, userID2, limit}, &topMerge, []any{userID, userID2, limit})"}},
+			[]string{"shardrt.QueryMerged(ctx, q.ex, &topStmt, units, []any{userID, userID_2, limit}, &topMerge, []any{userID, userID_2, limit})"}},
 		{"named LIMIT parameters in a Params struct", "SELECT order_id FROM t_order WHERE user_id IN (?, ?, ?) ORDER BY order_id LIMIT sqlc.arg(skip), sqlc.arg(take)",
-			[]string{"[]any{arg.UserID, arg.UserID2, arg.UserID3, shardrt.LimitSum(arg.Skip, arg.Take)}", "Offset:  shardrt.LimitValue{Value: 3, Param: true}, // arg.Skip"}},
+			[]string{"[]any{arg.UserID, arg.UserID_2, arg.UserID_3, shardrt.LimitSum(arg.Skip, arg.Take)}", "Offset:  shardrt.LimitValue{Value: 3, Param: true}, // arg.Skip"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -410,7 +410,7 @@ func (g *generator) keyStatements(fc *fnCtx) []jen.Code {
 	//	if err != nil {
 	//		return nil, err
 	//	}
-	//	orderID2 := key2.Int
+	//	orderID_2 := key2.Int
 	out := []jen.Code{
 		jen.List(jen.Id("gen"), jen.Id("err")).Op(fc.define("gen", "err")).Id(q.key.fn).Call(),
 		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
@@ -643,7 +643,7 @@ func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement
 	switch p.Cmd {
 	case schema.CmdOne:
 		// e.g.:
-		//	rows, err := shardrt.QueryUnits(ctx, q.ex, &findOrderStmt, units, []any{userID, userID2}, scanTOrder)
+		//	rows, err := shardrt.QueryUnits(ctx, q.ex, &findOrderStmt, units, []any{userID, userID_2}, scanTOrder)
 		//	if err != nil {
 		//		return TOrder{}, err
 		//	}
@@ -670,7 +670,7 @@ func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement
 	case schema.CmdMany:
 		if dec := g.decryptStatements(fc); len(dec) > 0 {
 			// e.g.:
-			//	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUsersStmt, units, []any{userID, userID2}, scanListUsersRow)
+			//	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUsersStmt, units, []any{userID, userID_2}, scanListUsersRow)
 			//	if err != nil {
 			//		return nil, err
 			//	}
@@ -688,22 +688,22 @@ func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement
 				jen.Return(jen.Id("rows"), jen.Nil()),
 			}, nil
 		}
-		// e.g.: return shardrt.QueryUnits(ctx, q.ex, &listOrdersStmt, units, []any{userID, userID2}, scanListOrdersRow)
+		// e.g.: return shardrt.QueryUnits(ctx, q.ex, &listOrdersStmt, units, []any{userID, userID_2}, scanListOrdersRow)
 		return []jen.Code{jen.Return(query())}, nil
 	case schema.CmdExec:
 		// e.g.:
-		//	_, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID2})
+		//	_, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID_2})
 		//	return err
 		return []jen.Code{
 			jen.List(jen.Id("_"), jen.Id("err")).Op(fc.define("_", "err")).Add(exec()),
 			jen.Return(jen.Id("err")),
 		}, nil
 	case schema.CmdExecRows:
-		// e.g.: return shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID2})
+		// e.g.: return shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID_2})
 		return []jen.Code{jen.Return(exec())}, nil
 	default: // CmdExecResult
 		// e.g.:
-		//	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID2})
+		//	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID_2})
 		//	if err != nil {
 		//		return nil, err
 		//	}

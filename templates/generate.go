@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -32,7 +33,8 @@ type Input struct {
 	// nil orders data sources by first use in the (sorted) plans.
 	Config *schema.Config
 	// Files are the query files and their plans, in any order: output is
-	// sorted by file name, then by query name.
+	// sorted by file name, then by each query's position in its file
+	// (Plan.Source), as sqlc orders methods.
 	Files []QueryFile
 	// Version is the shardgen version written in every header, e.g.
 	// "v0.1.0"; "" writes "(devel)".
@@ -112,9 +114,62 @@ func Generate(in Input) (map[string][]byte, error) {
 		if err := f.f.Render(&buf); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
-		out[f.name] = buf.Bytes()
+		out[f.name] = groupImports(buf.Bytes())
 	}
 	return out, nil
+}
+
+// groupImports splits the import block jennifer renders (one block, sorted
+// by path) into standard-library imports, a blank line, and the others, as
+// goimports groups them:
+//
+//	import (
+//		"context"
+//		"database/sql"
+//		"iter"
+//
+//		shardrt "github.com/shardgen/shardgen/runtime"
+//	)
+//
+// A path whose first element has no dot is the standard library's. Sorting
+// within each group is kept; a file without an import block is returned as
+// it is. gofmt leaves the result unchanged.
+func groupImports(src []byte) []byte {
+	start := bytes.Index(src, []byte("\nimport (\n"))
+	if start < 0 {
+		return src
+	}
+	start += len("\nimport (\n")
+	end := bytes.Index(src[start:], []byte("\n)\n"))
+	if end < 0 {
+		return src
+	}
+	end += start + 1
+	var std, other [][]byte
+	for _, line := range bytes.SplitAfter(src[start:end], []byte("\n")) {
+		if len(line) == 0 {
+			continue // after the last line's newline
+		}
+		q := bytes.IndexByte(line, '"')
+		if q < 0 {
+			return src // a comment or a blank line: leave the block alone
+		}
+		first, _, _ := bytes.Cut(line[q+1:], []byte("/"))
+		if bytes.ContainsRune(first, '.') {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	if len(std) == 0 || len(other) == 0 {
+		return src
+	}
+	out := make([]byte, 0, len(src)+1)
+	out = append(out, src[:start]...)
+	out = append(out, bytes.Join(std, nil)...)
+	out = append(out, '\n')
+	out = append(out, bytes.Join(other, nil)...)
+	return append(out, src[end:]...)
 }
 
 // generator holds what the emitters share: the sorted input and the
@@ -153,7 +208,8 @@ type encryptor struct {
 	field string // Queries field, e.g. encAesEncryptor
 }
 
-// queryFile is one input file, its plans sorted by name.
+// queryFile is one input file, its plans in file order (by their Source
+// position; by name where positions are equal or missing).
 type queryFile struct {
 	name    string // as given
 	out     string // generated file name
@@ -197,7 +253,13 @@ func newGenerator(in Input) (*generator, error) {
 			}
 			qf.queries = append(qf.queries, &query{p: p, file: qf})
 		}
-		slices.SortFunc(qf.queries, func(a, b *query) int { return strings.Compare(a.p.Name, b.p.Name) })
+		// Methods in the order of the query file, as sqlc emits them.
+		slices.SortFunc(qf.queries, func(a, b *query) int {
+			if c := slices.Compare(sourcePos(a.p.Source), sourcePos(b.p.Source)); c != 0 {
+				return c
+			}
+			return strings.Compare(a.p.Name, b.p.Name)
+		})
 		g.files = append(g.files, qf)
 		g.queries = append(g.queries, qf.queries...)
 	}
@@ -254,6 +316,22 @@ func (g *generator) dataSources() {
 			g.dsNames = append(g.dsNames, ds)
 		}
 	}
+}
+
+// sourcePos returns the line and column of a Plan.Source: "file:line" or
+// "file:line:col" ("queries/orders.sql:12" → [12]); nil without a
+// position.
+func sourcePos(src string) []int {
+	var pos []int
+	parts := strings.Split(src, ":")
+	for i := len(parts) - 1; i >= 1 && len(pos) < 2; i-- {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil {
+			break
+		}
+		pos = append([]int{n}, pos...)
+	}
+	return pos
 }
 
 // about prefixes each error joined in err with q's position and name,

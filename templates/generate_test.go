@@ -338,7 +338,7 @@ queries/q.sql:1:1: query "GetOrder": per-node argument 2 refers to parameter 5 o
 			p := in.Files[0].Plans[0]
 			p.KeyGenerate.Params = p.KeyGenerate.Params[:1]
 			return in
-		}, `queries/q.sql:1:1: query "AddOrders": parameter orderID2 is generated but is not a key of KeyGenerate`},
+		}, `queries/q.sql:1:1: query "AddOrders": parameter orderID_2 is generated but is not a key of KeyGenerate`},
 		{"unspellable type", func(t *testing.T) Input {
 			in := onePlan(t, getOrder)
 			in.Files[0].Plans[0].Columns[0].Type = plan.GoType{Name: "map[string]int"}

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"fmt"
+	"go/format"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,7 +28,7 @@ func TestNames(t *testing.T) {
 		})
 	}
 	require.Equal(t, "Type", fieldName("type_"))
-	require.Equal(t, "UserID2", fieldName("userID2"))
+	require.Equal(t, "UserID_2", fieldName("userID_2"))
 	s := nameSet{"q": true, "q_": true}
 	require.Equal(t, "q_2", s.add("q"))
 	require.Equal(t, "t", s.add("t"))
@@ -61,4 +62,21 @@ func TestTypeCode(t *testing.T) {
 			require.Equal(t, tt.want, fmt.Sprintf("%#v", c))
 		})
 	}
+}
+
+func TestGroupImports(t *testing.T) {
+	src := "package p\n\nimport (\n\t\"context\"\n\tshardrt \"github.com/shardgen/shardgen/runtime\"\n\t\"iter\"\n)\n\nvar _ = 1\n"
+	want := "package p\n\nimport (\n\t\"context\"\n\t\"iter\"\n\n\tshardrt \"github.com/shardgen/shardgen/runtime\"\n)\n\nvar _ = 1\n"
+	require.Equal(t, want, string(groupImports([]byte(src))))
+	formatted, err := format.Source([]byte(want))
+	require.NoError(t, err)
+	require.Equal(t, want, string(formatted), "gofmt keeps the groups")
+	only := "package p\n\nimport (\n\t\"context\"\n\t\"iter\"\n)\n"
+	require.Equal(t, only, string(groupImports([]byte(only))))
+}
+
+func TestSourcePos(t *testing.T) {
+	require.Equal(t, []int{12}, sourcePos("queries/orders.sql:12"))
+	require.Equal(t, []int{12, 3}, sourcePos("queries/orders.sql:12:3"))
+	require.Nil(t, sourcePos("queries/orders.sql"))
 }

@@ -417,8 +417,8 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 		//	ds := shardrt.Mod(userID, 4)
 		//	t := shardrt.Mod(orderID, 4)
 		//	rowNodes[0] = ds*4 + t
-		//	ds = shardrt.Mod(userID2, 4)
-		//	t = shardrt.Mod(orderID2, 4)
+		//	ds = shardrt.Mod(userID_2, 4)
+		//	t = shardrt.Mod(orderID_2, 4)
 		//	rowNodes[1] = ds*4 + t
 		rc.stmts = append(rc.stmts, jen.Var().Id("rowNodes").Index(jen.Lit(len(rp.rows))).Int())
 		for i := range rp.rows {
@@ -435,7 +435,7 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 	case shapeRouteAll:
 		// e.g.:
 		//	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
-		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(int64(userID)), shardrt.Long(int64(userID2))}},
+		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(int64(userID)), shardrt.Long(int64(userID_2))}},
 		//	}}, shardrt.HintValues{})
 		//	if err != nil {
 		//		return nil, err
@@ -550,8 +550,8 @@ func (g *generator) nodeIndex(fc *fnCtx, nr *nodeRoute) ([]jen.Code, jen.Code, e
 	case shapeRouteAll:
 		// An INSERT row under a complex strategy, e.g.:
 		//	nodes, err := q.tOrder.RouteAll([][]shardrt.ShardingValues{{
-		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID2)}},
-		//		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID2)}},
+		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID_2)}},
+		//		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID_2)}},
 		//	}}, shardrt.HintValues{})
 		//	if err != nil {
 		//		return nil, err

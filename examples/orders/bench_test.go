@@ -157,10 +157,10 @@ func (q *replicaQueries) getOrderCall(ctx context.Context, userID int64, orderID
 
 // getOrdersRoute is GetOrders up to its units: RouteConditions over the IN list and
 // pickUnits. The three statements are GetOrders'.
-func (q *replicaQueries) getOrdersRoute(userID int64, orderID int64, orderID2 int64, orderID3 int64) ([]shardrt.RouteUnit, error) {
+func (q *replicaQueries) getOrdersRoute(userID int64, orderID int64, orderID_2 int64, orderID_3 int64) ([]shardrt.RouteUnit, error) {
 	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID2), shardrt.Long(orderID3)}},
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID_2), shardrt.Long(orderID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err

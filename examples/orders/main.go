@@ -176,7 +176,7 @@ func run(ctx context.Context, nOrders, nUsers int) error {
 	start = time.Now()
 	added, err := q.AddItems(ctx, db.AddItemsParams{
 		OrderID: o.id, UserID: o.user, Sku: "SKU-900", Quantity: 1, Price: "4.50",
-		OrderID2: o.id, UserID2: o.user, Sku2: "SKU-901", Quantity2: 2, Price2: "7.25",
+		OrderID_2: o.id, UserID_2: o.user, Sku_2: "SKU-901", Quantity_2: 2, Price_2: "7.25",
 	})
 	if err != nil {
 		return err

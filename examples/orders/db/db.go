@@ -9,8 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"sync"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
 // dataSourceNames are the data sources the queries of this package run on, in

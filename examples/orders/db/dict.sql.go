@@ -8,26 +8,9 @@ package db
 import (
 	"context"
 	"database/sql"
+
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
-
-// getDictStmt is the logic statement of GetDict (queries/dict.sql:4).
-var getDictStmt = shardrt.Stmt{Name: "GetDict", LogicSQL: "SELECT code, label FROM t_dict WHERE code = ?"}
-
-// getDictUnits are the route units of GetDict: its one route unit. DataSource
-// indexes dataSourceNames.
-var getDictUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT code, label FROM t_dict WHERE code = ?"}, // ds_0.t_dict
-}
-
-// GetDict runs the :one query at queries/dict.sql:4.
-//
-// Route: Broadcast on t_dict; broadcast table: reads go to one data source.
-func (q *Queries) GetDict(ctx context.Context, code string) (TDict, error) {
-	var r TDict
-	err := q.ex.QueryRow(ctx, &getDictStmt, getDictUnits[0], code).Scan(&r.Code, &r.Label)
-	return r, err
-}
 
 // putDictStmt is the logic statement of PutDict (queries/dict.sql:1).
 var putDictStmt = shardrt.Stmt{Name: "PutDict", LogicSQL: "INSERT INTO t_dict (code, label) VALUES (?, ?) ON DUPLICATE KEY UPDATE label = VALUES(label)"}
@@ -57,4 +40,22 @@ func (q *Queries) PutDict(ctx context.Context, code string, label string) (int64
 		}
 	}
 	return res.RowsAffected()
+}
+
+// getDictStmt is the logic statement of GetDict (queries/dict.sql:4).
+var getDictStmt = shardrt.Stmt{Name: "GetDict", LogicSQL: "SELECT code, label FROM t_dict WHERE code = ?"}
+
+// getDictUnits are the route units of GetDict: its one route unit. DataSource
+// indexes dataSourceNames.
+var getDictUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT code, label FROM t_dict WHERE code = ?"}, // ds_0.t_dict
+}
+
+// GetDict runs the :one query at queries/dict.sql:4.
+//
+// Route: Broadcast on t_dict; broadcast table: reads go to one data source.
+func (q *Queries) GetDict(ctx context.Context, code string) (TDict, error) {
+	var r TDict
+	err := q.ex.QueryRow(ctx, &getDictStmt, getDictUnits[0], code).Scan(&r.Code, &r.Label)
+	return r, err
 }

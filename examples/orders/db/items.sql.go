@@ -7,8 +7,9 @@ package db
 
 import (
 	"context"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"iter"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
 // addItemStmt is the logic statement of AddItem (queries/items.sql:1).
@@ -94,16 +95,16 @@ var addItemsInsert = shardrt.InsertSplit{
 
 // AddItemsParams are the parameters of AddItems.
 type AddItemsParams struct {
-	OrderID   int64
-	UserID    int64
-	Sku       string
-	Quantity  int32
-	Price     string
-	OrderID2  int64
-	UserID2   int64
-	Sku2      string
-	Quantity2 int32
-	Price2    string
+	OrderID    int64
+	UserID     int64
+	Sku        string
+	Quantity   int32
+	Price      string
+	OrderID_2  int64
+	UserID_2   int64
+	Sku_2      string
+	Quantity_2 int32
+	Price_2    string
 }
 
 // AddItems adds two items in one statement; each gets its own snowflake
@@ -127,17 +128,17 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 	if err != nil {
 		return 0, err
 	}
-	orderItemID2 := key2.Int
+	orderItemID_2 := key2.Int
 	var rowNodes [2]int
 	ds := shardrt.Mod(arg.UserID, 2)
 	t := shardrt.HashModLong(arg.OrderID, 4)
 	rowNodes[0] = ds*4 + t
-	ds = shardrt.Mod(arg.UserID2, 2)
-	t = shardrt.HashModLong(arg.OrderID2, 4)
+	ds = shardrt.Mod(arg.UserID_2, 2)
+	t = shardrt.HashModLong(arg.OrderID_2, 4)
 	rowNodes[1] = ds*4 + t
 	units, err := addItemsInsert.Units(addItemsUnits[:], rowNodes[:], [][]any{
 		{arg.OrderID, arg.UserID, arg.Sku, arg.Quantity, arg.Price, orderItemID},
-		{arg.OrderID2, arg.UserID2, arg.Sku2, arg.Quantity2, arg.Price2, orderItemID2},
+		{arg.OrderID_2, arg.UserID_2, arg.Sku_2, arg.Quantity_2, arg.Price_2, orderItemID_2},
 	}, nil)
 	if err != nil {
 		return 0, err

@@ -8,119 +8,11 @@ package db
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"io"
 	"time"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
-
-// countOrdersByStatusStmt is the logic statement of CountOrdersByStatus
-// (queries/orders.sql:40).
-var countOrdersByStatusStmt = shardrt.Stmt{Name: "CountOrdersByStatus", LogicSQL: "SELECT status, COUNT(*) AS orders, SUM(amount) AS total FROM t_order\nGROUP BY status ORDER BY status"}
-
-// countOrdersByStatusUnits are the route units of CountOrdersByStatus: its data
-// nodes. DataSource indexes dataSourceNames.
-var countOrdersByStatusUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_0 group by `status` order by `status` asc"}, // ds_0.t_order_0
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_1 group by `status` order by `status` asc"}, // ds_0.t_order_1
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_2 group by `status` order by `status` asc"}, // ds_0.t_order_2
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_3 group by `status` order by `status` asc"}, // ds_0.t_order_3
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_0 group by `status` order by `status` asc"}, // ds_1.t_order_0
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_1 group by `status` order by `status` asc"}, // ds_1.t_order_1
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_2 group by `status` order by `status` asc"}, // ds_1.t_order_2
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_3 group by `status` order by `status` asc"}, // ds_1.t_order_3
-}
-
-// countOrdersByStatusMerge says how CountOrdersByStatus merges the rows of its
-// data nodes into the result one unsharded MySQL would return (GROUP BY,
-// aggregates COUNT, SUM, ORDER BY). Every data node returns the 3 result
-// columns.
-var countOrdersByStatusMerge = shardrt.MergeSpec{
-	Columns: 3,
-	Visible: 3,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnDecimal},
-	},
-	OrderBy: []shardrt.SortKey{{Column: 0}},
-	GroupBy: []int{0},
-	Aggregates: []shardrt.AggregateSpec{
-		{Column: 1, Func: shardrt.AggCount},
-		{Column: 2, Func: shardrt.AggSum},
-	},
-	Count:       shardrt.NoLimit,
-	StreamGroup: true,
-}
-
-// CountOrdersByStatusRow is one row of CountOrdersByStatus.
-type CountOrdersByStatusRow struct {
-	Status string
-	Orders int64
-	Total  sql.NullString
-}
-
-// CountOrdersByStatus counts and sums the orders of every status over all
-// data nodes; the groups of the nodes are merged.
-//
-// Route: AllNodes on t_order (database: user_id MOD, table: order_id HASH_MOD);
-// no sharding condition; full route allowed by -- shardgen:allow-full-route.
-// The rows of its data nodes are merged as countOrdersByStatusMerge says.
-func (q *Queries) CountOrdersByStatus(ctx context.Context) ([]CountOrdersByStatusRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersByStatusStmt, countOrdersByStatusUnits[:], nil, &countOrdersByStatusMerge, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer merged.Close()
-	var out []CountOrdersByStatusRow
-	for {
-		row, err := merged.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var r CountOrdersByStatusRow
-		if err := shardrt.ScanCells(row, &r.Status, &r.Orders, &r.Total); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-}
-
-// countOrdersOfUserStmt is the logic statement of CountOrdersOfUser
-// (queries/orders.sql:25).
-var countOrdersOfUserStmt = shardrt.Stmt{Name: "CountOrdersOfUser", LogicSQL: "SELECT COUNT(*) AS orders FROM t_order WHERE user_id = ? AND order_id = ?"}
-
-// countOrdersOfUserUnits are the route units of CountOrdersOfUser: one per data
-// node of t_order in data node order. DataSource indexes dataSourceNames.
-var countOrdersOfUserUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT COUNT(*) AS orders FROM t_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_0
-	{DataSource: 0, SQL: "SELECT COUNT(*) AS orders FROM t_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_1
-	{DataSource: 0, SQL: "SELECT COUNT(*) AS orders FROM t_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_2
-	{DataSource: 0, SQL: "SELECT COUNT(*) AS orders FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_3
-	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_0
-	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_1
-	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_2
-	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_3
-}
-
-// CountOrdersOfUserRow is one row of CountOrdersOfUser.
-type CountOrdersOfUserRow struct {
-	Orders int64
-}
-
-// Routes to one data node only when both sharding values are given.
-//
-// Route: SingleNode on t_order (database: user_id MOD, table: order_id
-// HASH_MOD), computed inline.
-func (q *Queries) CountOrdersOfUser(ctx context.Context, userID int64, orderID int64) (CountOrdersOfUserRow, error) {
-	ds := shardrt.Mod(userID, 2)
-	t := shardrt.HashModLong(orderID, 4)
-	var r CountOrdersOfUserRow
-	err := q.ex.QueryRow(ctx, &countOrdersOfUserStmt, countOrdersOfUserUnits[ds*4+t], userID, orderID).Scan(&r.Orders)
-	return r, err
-}
 
 // createOrderStmt is the logic statement of CreateOrder (queries/orders.sql:1).
 var createOrderStmt = shardrt.Stmt{Name: "CreateOrder", LogicSQL: "INSERT INTO t_order (user_id, status, amount, note, created_at, order_id)\nVALUES (?, ?, ?, ?, ?, ?)"}
@@ -175,34 +67,6 @@ func (q *Queries) CreateOrder(ctx context.Context, arg CreateOrderParams) (sql.R
 	return shardrt.NewResult(key.Int, n), nil
 }
 
-// deleteOrderStmt is the logic statement of DeleteOrder
-// (queries/orders.sql:22).
-var deleteOrderStmt = shardrt.Stmt{Name: "DeleteOrder", LogicSQL: "DELETE FROM t_order WHERE user_id = ? AND order_id = ?"}
-
-// deleteOrderUnits are the route units of DeleteOrder: one per data node of
-// t_order in data node order. DataSource indexes dataSourceNames.
-var deleteOrderUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM t_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_0
-	{DataSource: 0, SQL: "DELETE FROM t_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_1
-	{DataSource: 0, SQL: "DELETE FROM t_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_2
-	{DataSource: 0, SQL: "DELETE FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_3
-	{DataSource: 1, SQL: "DELETE FROM t_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_0
-	{DataSource: 1, SQL: "DELETE FROM t_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_1
-	{DataSource: 1, SQL: "DELETE FROM t_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_2
-	{DataSource: 1, SQL: "DELETE FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_3
-}
-
-// DeleteOrder runs the :exec query at queries/orders.sql:22.
-//
-// Route: SingleNode on t_order (database: user_id MOD, table: order_id
-// HASH_MOD), computed inline.
-func (q *Queries) DeleteOrder(ctx context.Context, userID int64, orderID int64) error {
-	ds := shardrt.Mod(userID, 2)
-	t := shardrt.HashModLong(orderID, 4)
-	_, err := q.ex.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
-	return err
-}
-
 // getOrderStmt is the logic statement of GetOrder (queries/orders.sql:7).
 var getOrderStmt = shardrt.Stmt{Name: "GetOrder", LogicSQL: "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?"}
 
@@ -228,6 +92,52 @@ func (q *Queries) GetOrder(ctx context.Context, userID int64, orderID int64) (TO
 	t := shardrt.HashModLong(orderID, 4)
 	var r TOrder
 	err := q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount, &r.Note, &r.CreatedAt)
+	return r, err
+}
+
+// listUserOrdersStmt is the logic statement of ListUserOrders
+// (queries/orders.sql:10).
+var listUserOrdersStmt = shardrt.Stmt{Name: "ListUserOrders", LogicSQL: "SELECT order_id, status, amount FROM t_order WHERE user_id = ?"}
+
+// listUserOrdersUnits are the route units of ListUserOrders: one per data node
+// of t_order in data node order. DataSource indexes dataSourceNames.
+var listUserOrdersUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT order_id, status, amount FROM t_order_0 WHERE user_id = ?"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "SELECT order_id, status, amount FROM t_order_1 WHERE user_id = ?"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "SELECT order_id, status, amount FROM t_order_2 WHERE user_id = ?"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "SELECT order_id, status, amount FROM t_order_3 WHERE user_id = ?"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "SELECT order_id, status, amount FROM t_order_0 WHERE user_id = ?"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "SELECT order_id, status, amount FROM t_order_1 WHERE user_id = ?"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "SELECT order_id, status, amount FROM t_order_2 WHERE user_id = ?"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "SELECT order_id, status, amount FROM t_order_3 WHERE user_id = ?"}, // ds_1.t_order_3
+}
+
+// ListUserOrdersRow is one row of ListUserOrders.
+type ListUserOrdersRow struct {
+	OrderID int64
+	Status  string
+	Amount  string
+}
+
+// ListUserOrders reads the four tables of the user's data source.
+//
+// Route: MultiNode on t_order (database: user_id MOD, table: order_id
+// HASH_MOD), computed by the sharding algorithms over the conditions.
+func (q *Queries) ListUserOrders(ctx context.Context, userID int64) ([]ListUserOrdersRow, error) {
+	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(listUserOrdersUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &listUserOrdersStmt, units, []any{userID}, scanListUserOrdersRow)
+}
+
+// scanListUserOrdersRow scans one row of ListUserOrders.
+func scanListUserOrdersRow(rows *sql.Rows) (ListUserOrdersRow, error) {
+	var r ListUserOrdersRow
+	err := rows.Scan(&r.OrderID, &r.Status, &r.Amount)
 	return r, err
 }
 
@@ -258,22 +168,115 @@ type GetOrdersRow struct {
 //
 // Route: MultiNode on t_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions.
-func (q *Queries) GetOrders(ctx context.Context, userID int64, orderID int64, orderID2 int64, orderID3 int64) ([]GetOrdersRow, error) {
+func (q *Queries) GetOrders(ctx context.Context, userID int64, orderID int64, orderID_2 int64, orderID_3 int64) ([]GetOrdersRow, error) {
 	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID2), shardrt.Long(orderID3)}},
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID_2), shardrt.Long(orderID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
 	}
 	units := pickUnits(getOrdersUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &getOrdersStmt, units, []any{userID, orderID, orderID2, orderID3}, scanGetOrdersRow)
+	return shardrt.QueryUnits(ctx, q.ex, &getOrdersStmt, units, []any{userID, orderID, orderID_2, orderID_3}, scanGetOrdersRow)
 }
 
 // scanGetOrdersRow scans one row of GetOrders.
 func scanGetOrdersRow(rows *sql.Rows) (GetOrdersRow, error) {
 	var r GetOrdersRow
 	err := rows.Scan(&r.OrderID, &r.UserID, &r.Status)
+	return r, err
+}
+
+// updateOrderStatusStmt is the logic statement of UpdateOrderStatus
+// (queries/orders.sql:18).
+var updateOrderStatusStmt = shardrt.Stmt{Name: "UpdateOrderStatus", LogicSQL: "UPDATE t_order SET status = ?\nWHERE user_id = ? AND order_id = ?"}
+
+// updateOrderStatusUnits are the route units of UpdateOrderStatus: one per data
+// node of t_order in data node order. DataSource indexes dataSourceNames.
+var updateOrderStatusUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE t_order_0 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "UPDATE t_order_1 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "UPDATE t_order_2 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "UPDATE t_order_3 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "UPDATE t_order_0 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "UPDATE t_order_1 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "UPDATE t_order_2 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "UPDATE t_order_3 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_3
+}
+
+// UpdateOrderStatus runs the :execrows query at queries/orders.sql:18.
+//
+// Route: SingleNode on t_order (database: user_id MOD, table: order_id
+// HASH_MOD), computed inline.
+func (q *Queries) UpdateOrderStatus(ctx context.Context, status string, userID int64, orderID int64) (int64, error) {
+	ds := shardrt.Mod(userID, 2)
+	t := shardrt.HashModLong(orderID, 4)
+	res, err := q.ex.Exec(ctx, &updateOrderStatusStmt, updateOrderStatusUnits[ds*4+t], status, userID, orderID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// deleteOrderStmt is the logic statement of DeleteOrder
+// (queries/orders.sql:22).
+var deleteOrderStmt = shardrt.Stmt{Name: "DeleteOrder", LogicSQL: "DELETE FROM t_order WHERE user_id = ? AND order_id = ?"}
+
+// deleteOrderUnits are the route units of DeleteOrder: one per data node of
+// t_order in data node order. DataSource indexes dataSourceNames.
+var deleteOrderUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM t_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "DELETE FROM t_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "DELETE FROM t_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "DELETE FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "DELETE FROM t_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "DELETE FROM t_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "DELETE FROM t_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "DELETE FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_3
+}
+
+// DeleteOrder runs the :exec query at queries/orders.sql:22.
+//
+// Route: SingleNode on t_order (database: user_id MOD, table: order_id
+// HASH_MOD), computed inline.
+func (q *Queries) DeleteOrder(ctx context.Context, userID int64, orderID int64) error {
+	ds := shardrt.Mod(userID, 2)
+	t := shardrt.HashModLong(orderID, 4)
+	_, err := q.ex.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
+	return err
+}
+
+// countOrdersOfUserStmt is the logic statement of CountOrdersOfUser
+// (queries/orders.sql:25).
+var countOrdersOfUserStmt = shardrt.Stmt{Name: "CountOrdersOfUser", LogicSQL: "SELECT COUNT(*) AS orders FROM t_order WHERE user_id = ? AND order_id = ?"}
+
+// countOrdersOfUserUnits are the route units of CountOrdersOfUser: one per data
+// node of t_order in data node order. DataSource indexes dataSourceNames.
+var countOrdersOfUserUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT COUNT(*) AS orders FROM t_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "SELECT COUNT(*) AS orders FROM t_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "SELECT COUNT(*) AS orders FROM t_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "SELECT COUNT(*) AS orders FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_3
+}
+
+// CountOrdersOfUserRow is one row of CountOrdersOfUser.
+type CountOrdersOfUserRow struct {
+	Orders int64
+}
+
+// Routes to one data node only when both sharding values are given.
+//
+// Route: SingleNode on t_order (database: user_id MOD, table: order_id
+// HASH_MOD), computed inline.
+func (q *Queries) CountOrdersOfUser(ctx context.Context, userID int64, orderID int64) (CountOrdersOfUserRow, error) {
+	ds := shardrt.Mod(userID, 2)
+	t := shardrt.HashModLong(orderID, 4)
+	var r CountOrdersOfUserRow
+	err := q.ex.QueryRow(ctx, &countOrdersOfUserStmt, countOrdersOfUserUnits[ds*4+t], userID, orderID).Scan(&r.Orders)
 	return r, err
 }
 
@@ -394,79 +397,77 @@ func (q *Queries) ListRecentOrders(ctx context.Context, userID int64, howMany in
 	}
 }
 
-// listUserOrdersStmt is the logic statement of ListUserOrders
-// (queries/orders.sql:10).
-var listUserOrdersStmt = shardrt.Stmt{Name: "ListUserOrders", LogicSQL: "SELECT order_id, status, amount FROM t_order WHERE user_id = ?"}
+// countOrdersByStatusStmt is the logic statement of CountOrdersByStatus
+// (queries/orders.sql:40).
+var countOrdersByStatusStmt = shardrt.Stmt{Name: "CountOrdersByStatus", LogicSQL: "SELECT status, COUNT(*) AS orders, SUM(amount) AS total FROM t_order\nGROUP BY status ORDER BY status"}
 
-// listUserOrdersUnits are the route units of ListUserOrders: one per data node
-// of t_order in data node order. DataSource indexes dataSourceNames.
-var listUserOrdersUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT order_id, status, amount FROM t_order_0 WHERE user_id = ?"}, // ds_0.t_order_0
-	{DataSource: 0, SQL: "SELECT order_id, status, amount FROM t_order_1 WHERE user_id = ?"}, // ds_0.t_order_1
-	{DataSource: 0, SQL: "SELECT order_id, status, amount FROM t_order_2 WHERE user_id = ?"}, // ds_0.t_order_2
-	{DataSource: 0, SQL: "SELECT order_id, status, amount FROM t_order_3 WHERE user_id = ?"}, // ds_0.t_order_3
-	{DataSource: 1, SQL: "SELECT order_id, status, amount FROM t_order_0 WHERE user_id = ?"}, // ds_1.t_order_0
-	{DataSource: 1, SQL: "SELECT order_id, status, amount FROM t_order_1 WHERE user_id = ?"}, // ds_1.t_order_1
-	{DataSource: 1, SQL: "SELECT order_id, status, amount FROM t_order_2 WHERE user_id = ?"}, // ds_1.t_order_2
-	{DataSource: 1, SQL: "SELECT order_id, status, amount FROM t_order_3 WHERE user_id = ?"}, // ds_1.t_order_3
+// countOrdersByStatusUnits are the route units of CountOrdersByStatus: its data
+// nodes. DataSource indexes dataSourceNames.
+var countOrdersByStatusUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_0 group by `status` order by `status` asc"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_1 group by `status` order by `status` asc"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_2 group by `status` order by `status` asc"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_3 group by `status` order by `status` asc"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_0 group by `status` order by `status` asc"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_1 group by `status` order by `status` asc"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_2 group by `status` order by `status` asc"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_3 group by `status` order by `status` asc"}, // ds_1.t_order_3
 }
 
-// ListUserOrdersRow is one row of ListUserOrders.
-type ListUserOrdersRow struct {
-	OrderID int64
-	Status  string
-	Amount  string
+// countOrdersByStatusMerge says how CountOrdersByStatus merges the rows of its
+// data nodes into the result one unsharded MySQL would return (GROUP BY,
+// aggregates COUNT, SUM, ORDER BY). Every data node returns the 3 result
+// columns.
+var countOrdersByStatusMerge = shardrt.MergeSpec{
+	Columns: 3,
+	Visible: 3,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 1, Func: shardrt.AggCount},
+		{Column: 2, Func: shardrt.AggSum},
+	},
+	Count:       shardrt.NoLimit,
+	StreamGroup: true,
 }
 
-// ListUserOrders reads the four tables of the user's data source.
+// CountOrdersByStatusRow is one row of CountOrdersByStatus.
+type CountOrdersByStatusRow struct {
+	Status string
+	Orders int64
+	Total  sql.NullString
+}
+
+// CountOrdersByStatus counts and sums the orders of every status over all
+// data nodes; the groups of the nodes are merged.
 //
-// Route: MultiNode on t_order (database: user_id MOD, table: order_id
-// HASH_MOD), computed by the sharding algorithms over the conditions.
-func (q *Queries) ListUserOrders(ctx context.Context, userID int64) ([]ListUserOrdersRow, error) {
-	nodes, err := q.tOrder.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
-	}}, shardrt.HintValues{})
+// Route: AllNodes on t_order (database: user_id MOD, table: order_id HASH_MOD);
+// no sharding condition; full route allowed by -- shardgen:allow-full-route.
+// The rows of its data nodes are merged as countOrdersByStatusMerge says.
+func (q *Queries) CountOrdersByStatus(ctx context.Context) ([]CountOrdersByStatusRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersByStatusStmt, countOrdersByStatusUnits[:], nil, &countOrdersByStatusMerge, nil)
 	if err != nil {
 		return nil, err
 	}
-	units := pickUnits(listUserOrdersUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listUserOrdersStmt, units, []any{userID}, scanListUserOrdersRow)
-}
-
-// scanListUserOrdersRow scans one row of ListUserOrders.
-func scanListUserOrdersRow(rows *sql.Rows) (ListUserOrdersRow, error) {
-	var r ListUserOrdersRow
-	err := rows.Scan(&r.OrderID, &r.Status, &r.Amount)
-	return r, err
-}
-
-// updateOrderStatusStmt is the logic statement of UpdateOrderStatus
-// (queries/orders.sql:18).
-var updateOrderStatusStmt = shardrt.Stmt{Name: "UpdateOrderStatus", LogicSQL: "UPDATE t_order SET status = ?\nWHERE user_id = ? AND order_id = ?"}
-
-// updateOrderStatusUnits are the route units of UpdateOrderStatus: one per data
-// node of t_order in data node order. DataSource indexes dataSourceNames.
-var updateOrderStatusUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "UPDATE t_order_0 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_0
-	{DataSource: 0, SQL: "UPDATE t_order_1 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_1
-	{DataSource: 0, SQL: "UPDATE t_order_2 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_2
-	{DataSource: 0, SQL: "UPDATE t_order_3 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_0.t_order_3
-	{DataSource: 1, SQL: "UPDATE t_order_0 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_0
-	{DataSource: 1, SQL: "UPDATE t_order_1 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_1
-	{DataSource: 1, SQL: "UPDATE t_order_2 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_2
-	{DataSource: 1, SQL: "UPDATE t_order_3 SET status = ?\nWHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_3
-}
-
-// UpdateOrderStatus runs the :execrows query at queries/orders.sql:18.
-//
-// Route: SingleNode on t_order (database: user_id MOD, table: order_id
-// HASH_MOD), computed inline.
-func (q *Queries) UpdateOrderStatus(ctx context.Context, status string, userID int64, orderID int64) (int64, error) {
-	ds := shardrt.Mod(userID, 2)
-	t := shardrt.HashModLong(orderID, 4)
-	res, err := q.ex.Exec(ctx, &updateOrderStatusStmt, updateOrderStatusUnits[ds*4+t], status, userID, orderID)
-	if err != nil {
-		return 0, err
+	defer merged.Close()
+	var out []CountOrdersByStatusRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r CountOrdersByStatusRow
+		if err := shardrt.ScanCells(row, &r.Status, &r.Orders, &r.Total); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
 	}
-	return res.RowsAffected()
 }

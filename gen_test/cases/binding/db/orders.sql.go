@@ -8,49 +8,34 @@ package bindingdb
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"iter"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// addItemStmt is the logic statement of AddItem (queries/orders.sql:7).
-var addItemStmt = shardrt.Stmt{Name: "AddItem", LogicSQL: "INSERT INTO g3_order_item (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}
+// putOrderStmt is the logic statement of PutOrder (queries/orders.sql:1).
+var putOrderStmt = shardrt.Stmt{Name: "PutOrder", LogicSQL: "INSERT INTO g3_order (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}
 
-// addItemUnits are the route units of AddItem: one per data node of
-// g3_order_item in data node order. DataSource indexes dataSourceNames.
-var addItemUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g3_order_item_0 (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}, // ds_2.g3_order_item_0
-	{DataSource: 0, SQL: "INSERT INTO g3_order_item_1 (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}, // ds_2.g3_order_item_1
-	{DataSource: 1, SQL: "INSERT INTO g3_order_item_0 (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}, // ds_3.g3_order_item_0
-	{DataSource: 1, SQL: "INSERT INTO g3_order_item_1 (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}, // ds_3.g3_order_item_1
+// putOrderUnits are the route units of PutOrder: one per data node of g3_order
+// in data node order. DataSource indexes dataSourceNames.
+var putOrderUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g3_order_0 (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}, // ds_2.g3_order_0
+	{DataSource: 0, SQL: "INSERT INTO g3_order_1 (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}, // ds_2.g3_order_1
+	{DataSource: 1, SQL: "INSERT INTO g3_order_0 (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}, // ds_3.g3_order_0
+	{DataSource: 1, SQL: "INSERT INTO g3_order_1 (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}, // ds_3.g3_order_1
 }
 
-// AddItem runs the :execresult query at queries/orders.sql:7.
+// PutOrder runs the :exec query at queries/orders.sql:1.
 //
-// Route: SingleNode on g3_order_item (database: user_id INLINE, table: order_id
+// Route: SingleNode on g3_order (database: user_id INLINE, table: order_id
 // MOD), computed by the sharding algorithms.
-func (q *Queries) AddItem(ctx context.Context, orderID int64, userID int64, sku string, qty int32) (sql.Result, error) {
-	gen, err := snowflakeKeyGenerator()
+func (q *Queries) PutOrder(ctx context.Context, orderID int64, userID int64, regionCode sql.NullString, total string) error {
+	node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	key, err := gen.Generate()
-	if err != nil {
-		return nil, err
-	}
-	itemID := key.Int
-	node, err := q.g3OrderItem.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.ex.Exec(ctx, &addItemStmt, addItemUnits[node], orderID, userID, sku, qty, itemID)
-	if err != nil {
-		return nil, err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return nil, err
-	}
-	return shardrt.NewResult(key.Int, n), nil
+	_, err = q.ex.Exec(ctx, &putOrderStmt, putOrderUnits[node], orderID, userID, regionCode, total)
+	return err
 }
 
 // createOrderStmt is the logic statement of CreateOrder (queries/orders.sql:4).
@@ -84,6 +69,47 @@ func (q *Queries) CreateOrder(ctx context.Context, userID int64, regionCode sql.
 		return nil, err
 	}
 	res, err := q.ex.Exec(ctx, &createOrderStmt, createOrderUnits[node], userID, regionCode, total, orderID)
+	if err != nil {
+		return nil, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return nil, err
+	}
+	return shardrt.NewResult(key.Int, n), nil
+}
+
+// addItemStmt is the logic statement of AddItem (queries/orders.sql:7).
+var addItemStmt = shardrt.Stmt{Name: "AddItem", LogicSQL: "INSERT INTO g3_order_item (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}
+
+// addItemUnits are the route units of AddItem: one per data node of
+// g3_order_item in data node order. DataSource indexes dataSourceNames.
+var addItemUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g3_order_item_0 (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}, // ds_2.g3_order_item_0
+	{DataSource: 0, SQL: "INSERT INTO g3_order_item_1 (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}, // ds_2.g3_order_item_1
+	{DataSource: 1, SQL: "INSERT INTO g3_order_item_0 (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}, // ds_3.g3_order_item_0
+	{DataSource: 1, SQL: "INSERT INTO g3_order_item_1 (order_id, user_id, sku, qty, item_id) VALUES (?, ?, ?, ?, ?)"}, // ds_3.g3_order_item_1
+}
+
+// AddItem runs the :execresult query at queries/orders.sql:7.
+//
+// Route: SingleNode on g3_order_item (database: user_id INLINE, table: order_id
+// MOD), computed by the sharding algorithms.
+func (q *Queries) AddItem(ctx context.Context, orderID int64, userID int64, sku string, qty int32) (sql.Result, error) {
+	gen, err := snowflakeKeyGenerator()
+	if err != nil {
+		return nil, err
+	}
+	key, err := gen.Generate()
+	if err != nil {
+		return nil, err
+	}
+	itemID := key.Int
+	node, err := q.g3OrderItem.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
+	if err != nil {
+		return nil, err
+	}
+	res, err := q.ex.Exec(ctx, &addItemStmt, addItemUnits[node], orderID, userID, sku, qty, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -179,82 +205,6 @@ func (q *Queries) GetOrderItemsIter(ctx context.Context, userID int64, orderID i
 	}
 }
 
-// getOrderRegionStmt is the logic statement of GetOrderRegion
-// (queries/orders.sql:34).
-var getOrderRegionStmt = shardrt.Stmt{Name: "GetOrderRegion", LogicSQL: "SELECT r.name AS region_name, o.total\nFROM g3_order o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}
-
-// getOrderRegionUnits are the route units of GetOrderRegion: one per data node
-// of g3_order in data node order. DataSource indexes dataSourceNames.
-var getOrderRegionUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT r.name AS region_name, o.total\nFROM g3_order_0 o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}, // ds_2.g3_order_0
-	{DataSource: 0, SQL: "SELECT r.name AS region_name, o.total\nFROM g3_order_1 o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}, // ds_2.g3_order_1
-	{DataSource: 1, SQL: "SELECT r.name AS region_name, o.total\nFROM g3_order_0 o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}, // ds_3.g3_order_0
-	{DataSource: 1, SQL: "SELECT r.name AS region_name, o.total\nFROM g3_order_1 o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}, // ds_3.g3_order_1
-}
-
-// GetOrderRegionRow is one row of GetOrderRegion.
-type GetOrderRegionRow struct {
-	RegionName string
-	Total      string
-}
-
-// GetOrderRegion runs the :one query at queries/orders.sql:34.
-//
-// Route: SingleNode on g3_order (database: user_id INLINE, table: order_id
-// MOD), computed by the sharding algorithms.
-func (q *Queries) GetOrderRegion(ctx context.Context, userID int64, orderID int64) (GetOrderRegionRow, error) {
-	node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
-	if err != nil {
-		return GetOrderRegionRow{}, err
-	}
-	var r GetOrderRegionRow
-	err = q.ex.QueryRow(ctx, &getOrderRegionStmt, getOrderRegionUnits[node], userID, orderID).Scan(&r.RegionName, &r.Total)
-	return r, err
-}
-
-// listOrdersItemsInStmt is the logic statement of ListOrdersItemsIn
-// (queries/orders.sql:23).
-var listOrdersItemsInStmt = shardrt.Stmt{Name: "ListOrdersItemsIn", LogicSQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}
-
-// listOrdersItemsInUnits are the route units of ListOrdersItemsIn: one per data
-// node of g3_order in data node order. DataSource indexes dataSourceNames.
-var listOrdersItemsInUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_2.g3_order_0
-	{DataSource: 0, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_2.g3_order_1
-	{DataSource: 1, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_3.g3_order_0
-	{DataSource: 1, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_3.g3_order_1
-}
-
-// ListOrdersItemsInRow is one row of ListOrdersItemsIn.
-type ListOrdersItemsInRow struct {
-	OrderID int64
-	ItemID  int64
-	Qty     int32
-}
-
-// ListOrdersItemsIn runs the :many query at queries/orders.sql:23.
-//
-// Route: MultiNode on g3_order (database: user_id INLINE, table: order_id MOD),
-// computed by the sharding algorithms over the conditions.
-func (q *Queries) ListOrdersItemsIn(ctx context.Context, userID int64, userID2 int64, orderID int64, orderID2 int64) ([]ListOrdersItemsInRow, error) {
-	nodes, err := q.g3Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID2)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(listOrdersItemsInUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersItemsInStmt, units, []any{userID, userID2, orderID, orderID2}, scanListOrdersItemsInRow)
-}
-
-// scanListOrdersItemsInRow scans one row of ListOrdersItemsIn.
-func scanListOrdersItemsInRow(rows *sql.Rows) (ListOrdersItemsInRow, error) {
-	var r ListOrdersItemsInRow
-	err := rows.Scan(&r.OrderID, &r.ItemID, &r.Qty)
-	return r, err
-}
-
 // listUserItemsStmt is the logic statement of ListUserItems
 // (queries/orders.sql:17).
 var listUserItemsStmt = shardrt.Stmt{Name: "ListUserItems", LogicSQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id\nWHERE o.user_id = ?"}
@@ -294,6 +244,49 @@ func (q *Queries) ListUserItems(ctx context.Context, userID int64) ([]ListUserIt
 func scanListUserItemsRow(rows *sql.Rows) (ListUserItemsRow, error) {
 	var r ListUserItemsRow
 	err := rows.Scan(&r.OrderID, &r.Sku, &r.Qty)
+	return r, err
+}
+
+// listOrdersItemsInStmt is the logic statement of ListOrdersItemsIn
+// (queries/orders.sql:23).
+var listOrdersItemsInStmt = shardrt.Stmt{Name: "ListOrdersItemsIn", LogicSQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}
+
+// listOrdersItemsInUnits are the route units of ListOrdersItemsIn: one per data
+// node of g3_order in data node order. DataSource indexes dataSourceNames.
+var listOrdersItemsInUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_2.g3_order_0
+	{DataSource: 0, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_2.g3_order_1
+	{DataSource: 1, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_3.g3_order_0
+	{DataSource: 1, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_3.g3_order_1
+}
+
+// ListOrdersItemsInRow is one row of ListOrdersItemsIn.
+type ListOrdersItemsInRow struct {
+	OrderID int64
+	ItemID  int64
+	Qty     int32
+}
+
+// ListOrdersItemsIn runs the :many query at queries/orders.sql:23.
+//
+// Route: MultiNode on g3_order (database: user_id INLINE, table: order_id MOD),
+// computed by the sharding algorithms over the conditions.
+func (q *Queries) ListOrdersItemsIn(ctx context.Context, userID int64, userID_2 int64, orderID int64, orderID_2 int64) ([]ListOrdersItemsInRow, error) {
+	nodes, err := q.g3Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID_2)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(listOrdersItemsInUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &listOrdersItemsInStmt, units, []any{userID, userID_2, orderID, orderID_2}, scanListOrdersItemsInRow)
+}
+
+// scanListOrdersItemsInRow scans one row of ListOrdersItemsIn.
+func scanListOrdersItemsInRow(rows *sql.Rows) (ListOrdersItemsInRow, error) {
+	var r ListOrdersItemsInRow
+	err := rows.Scan(&r.OrderID, &r.ItemID, &r.Qty)
 	return r, err
 }
 
@@ -340,6 +333,39 @@ func scanListUserOrdersWithRegionRow(rows *sql.Rows) (ListUserOrdersWithRegionRo
 	return r, err
 }
 
+// getOrderRegionStmt is the logic statement of GetOrderRegion
+// (queries/orders.sql:34).
+var getOrderRegionStmt = shardrt.Stmt{Name: "GetOrderRegion", LogicSQL: "SELECT r.name AS region_name, o.total\nFROM g3_order o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}
+
+// getOrderRegionUnits are the route units of GetOrderRegion: one per data node
+// of g3_order in data node order. DataSource indexes dataSourceNames.
+var getOrderRegionUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT r.name AS region_name, o.total\nFROM g3_order_0 o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}, // ds_2.g3_order_0
+	{DataSource: 0, SQL: "SELECT r.name AS region_name, o.total\nFROM g3_order_1 o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}, // ds_2.g3_order_1
+	{DataSource: 1, SQL: "SELECT r.name AS region_name, o.total\nFROM g3_order_0 o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}, // ds_3.g3_order_0
+	{DataSource: 1, SQL: "SELECT r.name AS region_name, o.total\nFROM g3_order_1 o JOIN g3_region r ON r.code = o.region_code\nWHERE o.user_id = ? AND o.order_id = ?"}, // ds_3.g3_order_1
+}
+
+// GetOrderRegionRow is one row of GetOrderRegion.
+type GetOrderRegionRow struct {
+	RegionName string
+	Total      string
+}
+
+// GetOrderRegion runs the :one query at queries/orders.sql:34.
+//
+// Route: SingleNode on g3_order (database: user_id INLINE, table: order_id
+// MOD), computed by the sharding algorithms.
+func (q *Queries) GetOrderRegion(ctx context.Context, userID int64, orderID int64) (GetOrderRegionRow, error) {
+	node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
+	if err != nil {
+		return GetOrderRegionRow{}, err
+	}
+	var r GetOrderRegionRow
+	err = q.ex.QueryRow(ctx, &getOrderRegionStmt, getOrderRegionUnits[node], userID, orderID).Scan(&r.RegionName, &r.Total)
+	return r, err
+}
+
 // moveItemsStmt is the logic statement of MoveItems (queries/orders.sql:39).
 var moveItemsStmt = shardrt.Stmt{Name: "MoveItems", LogicSQL: "UPDATE g3_order_item SET qty = qty * 2 WHERE user_id = ? AND order_id = ?"}
 
@@ -366,29 +392,4 @@ func (q *Queries) MoveItems(ctx context.Context, userID int64, orderID int64) (i
 		return 0, err
 	}
 	return res.RowsAffected()
-}
-
-// putOrderStmt is the logic statement of PutOrder (queries/orders.sql:1).
-var putOrderStmt = shardrt.Stmt{Name: "PutOrder", LogicSQL: "INSERT INTO g3_order (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}
-
-// putOrderUnits are the route units of PutOrder: one per data node of g3_order
-// in data node order. DataSource indexes dataSourceNames.
-var putOrderUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g3_order_0 (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}, // ds_2.g3_order_0
-	{DataSource: 0, SQL: "INSERT INTO g3_order_1 (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}, // ds_2.g3_order_1
-	{DataSource: 1, SQL: "INSERT INTO g3_order_0 (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}, // ds_3.g3_order_0
-	{DataSource: 1, SQL: "INSERT INTO g3_order_1 (order_id, user_id, region_code, total) VALUES (?, ?, ?, ?)"}, // ds_3.g3_order_1
-}
-
-// PutOrder runs the :exec query at queries/orders.sql:1.
-//
-// Route: SingleNode on g3_order (database: user_id INLINE, table: order_id
-// MOD), computed by the sharding algorithms.
-func (q *Queries) PutOrder(ctx context.Context, orderID int64, userID int64, regionCode sql.NullString, total string) error {
-	node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
-	if err != nil {
-		return err
-	}
-	_, err = q.ex.Exec(ctx, &putOrderStmt, putOrderUnits[node], orderID, userID, regionCode, total)
-	return err
 }

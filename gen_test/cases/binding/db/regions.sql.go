@@ -8,31 +8,31 @@ package bindingdb
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"iter"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// deleteRegionStmt is the logic statement of DeleteRegion
-// (queries/regions.sql:13).
-var deleteRegionStmt = shardrt.Stmt{Name: "DeleteRegion", LogicSQL: "DELETE FROM g3_region WHERE code = ?"}
+// putRegionStmt is the logic statement of PutRegion (queries/regions.sql:1).
+var putRegionStmt = shardrt.Stmt{Name: "PutRegion", LogicSQL: "INSERT INTO g3_region (code, name) VALUES (?, ?)"}
 
-// deleteRegionUnits are the route units of DeleteRegion: one per data source of
+// putRegionUnits are the route units of PutRegion: one per data source of
 // broadcast table g3_region. DataSource indexes dataSourceNames.
-var deleteRegionUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g3_region WHERE code = ?"}, // ds_2.g3_region
-	{DataSource: 1, SQL: "DELETE FROM g3_region WHERE code = ?"}, // ds_3.g3_region
+var putRegionUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g3_region (code, name) VALUES (?, ?)"}, // ds_2.g3_region
+	{DataSource: 1, SQL: "INSERT INTO g3_region (code, name) VALUES (?, ?)"}, // ds_3.g3_region
 }
 
-// DeleteRegion runs the :execrows query at queries/regions.sql:13.
+// PutRegion runs the :execrows query at queries/regions.sql:1.
 //
 // Route: Broadcast on g3_region; broadcast table: writes go to every data
 // source. It runs on every data source in order, stops at the first error, and
 // reports the first data source's result (one copy of the table, as one
 // unsharded MySQL would).
-func (q *Queries) DeleteRegion(ctx context.Context, code string) (int64, error) {
+func (q *Queries) PutRegion(ctx context.Context, code string, name string) (int64, error) {
 	var res sql.Result
-	for i := range deleteRegionUnits {
-		r, err := q.ex.Exec(ctx, &deleteRegionStmt, deleteRegionUnits[i], code)
+	for i := range putRegionUnits {
+		r, err := q.ex.Exec(ctx, &putRegionStmt, putRegionUnits[i], code, name)
 		if err != nil {
 			return 0, err
 		}
@@ -124,36 +124,6 @@ func (q *Queries) ListRegionsIter(ctx context.Context) iter.Seq2[G3Region, error
 	}
 }
 
-// putRegionStmt is the logic statement of PutRegion (queries/regions.sql:1).
-var putRegionStmt = shardrt.Stmt{Name: "PutRegion", LogicSQL: "INSERT INTO g3_region (code, name) VALUES (?, ?)"}
-
-// putRegionUnits are the route units of PutRegion: one per data source of
-// broadcast table g3_region. DataSource indexes dataSourceNames.
-var putRegionUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g3_region (code, name) VALUES (?, ?)"}, // ds_2.g3_region
-	{DataSource: 1, SQL: "INSERT INTO g3_region (code, name) VALUES (?, ?)"}, // ds_3.g3_region
-}
-
-// PutRegion runs the :execrows query at queries/regions.sql:1.
-//
-// Route: Broadcast on g3_region; broadcast table: writes go to every data
-// source. It runs on every data source in order, stops at the first error, and
-// reports the first data source's result (one copy of the table, as one
-// unsharded MySQL would).
-func (q *Queries) PutRegion(ctx context.Context, code string, name string) (int64, error) {
-	var res sql.Result
-	for i := range putRegionUnits {
-		r, err := q.ex.Exec(ctx, &putRegionStmt, putRegionUnits[i], code, name)
-		if err != nil {
-			return 0, err
-		}
-		if i == 0 {
-			res = r
-		}
-	}
-	return res.RowsAffected()
-}
-
 // renameRegionStmt is the logic statement of RenameRegion
 // (queries/regions.sql:10).
 var renameRegionStmt = shardrt.Stmt{Name: "RenameRegion", LogicSQL: "UPDATE g3_region SET name = ? WHERE code = ?"}
@@ -175,6 +145,37 @@ func (q *Queries) RenameRegion(ctx context.Context, name string, code string) (i
 	var res sql.Result
 	for i := range renameRegionUnits {
 		r, err := q.ex.Exec(ctx, &renameRegionStmt, renameRegionUnits[i], name, code)
+		if err != nil {
+			return 0, err
+		}
+		if i == 0 {
+			res = r
+		}
+	}
+	return res.RowsAffected()
+}
+
+// deleteRegionStmt is the logic statement of DeleteRegion
+// (queries/regions.sql:13).
+var deleteRegionStmt = shardrt.Stmt{Name: "DeleteRegion", LogicSQL: "DELETE FROM g3_region WHERE code = ?"}
+
+// deleteRegionUnits are the route units of DeleteRegion: one per data source of
+// broadcast table g3_region. DataSource indexes dataSourceNames.
+var deleteRegionUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g3_region WHERE code = ?"}, // ds_2.g3_region
+	{DataSource: 1, SQL: "DELETE FROM g3_region WHERE code = ?"}, // ds_3.g3_region
+}
+
+// DeleteRegion runs the :execrows query at queries/regions.sql:13.
+//
+// Route: Broadcast on g3_region; broadcast table: writes go to every data
+// source. It runs on every data source in order, stops at the first error, and
+// reports the first data source's result (one copy of the table, as one
+// unsharded MySQL would).
+func (q *Queries) DeleteRegion(ctx context.Context, code string) (int64, error) {
+	var res sql.Result
+	for i := range deleteRegionUnits {
+		r, err := q.ex.Exec(ctx, &deleteRegionStmt, deleteRegionUnits[i], code)
 		if err != nil {
 			return 0, err
 		}

@@ -8,43 +8,41 @@ package inlinedb
 import (
 	"context"
 	"database/sql"
+
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// deleteNoteStmt is the logic statement of DeleteNote (queries/notes.sql:13).
-var deleteNoteStmt = shardrt.Stmt{Name: "DeleteNote", LogicSQL: "DELETE FROM g2_note WHERE author_id = ? AND note_id = ?"}
+// insertNoteStmt is the logic statement of InsertNote (queries/notes.sql:1).
+var insertNoteStmt = shardrt.Stmt{Name: "InsertNote", LogicSQL: "INSERT INTO g2_note (note_id, author_id, body) VALUES (?, ?, ?)"}
 
-// deleteNoteUnits are the route units of DeleteNote: one per data node of
+// insertNoteUnits are the route units of InsertNote: one per data node of
 // g2_note in data node order. DataSource indexes dataSourceNames.
-var deleteNoteUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g2_note_0 WHERE author_id = ? AND note_id = ?"}, // ds_0.g2_note_0
-	{DataSource: 0, SQL: "DELETE FROM g2_note_1 WHERE author_id = ? AND note_id = ?"}, // ds_0.g2_note_1
-	{DataSource: 0, SQL: "DELETE FROM g2_note_2 WHERE author_id = ? AND note_id = ?"}, // ds_0.g2_note_2
-	{DataSource: 0, SQL: "DELETE FROM g2_note_3 WHERE author_id = ? AND note_id = ?"}, // ds_0.g2_note_3
-	{DataSource: 1, SQL: "DELETE FROM g2_note_0 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_0
-	{DataSource: 1, SQL: "DELETE FROM g2_note_1 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_1
-	{DataSource: 1, SQL: "DELETE FROM g2_note_2 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_2
-	{DataSource: 1, SQL: "DELETE FROM g2_note_3 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_3
+var insertNoteUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g2_note_0 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_0.g2_note_0
+	{DataSource: 0, SQL: "INSERT INTO g2_note_1 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_0.g2_note_1
+	{DataSource: 0, SQL: "INSERT INTO g2_note_2 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_0.g2_note_2
+	{DataSource: 0, SQL: "INSERT INTO g2_note_3 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_0.g2_note_3
+	{DataSource: 1, SQL: "INSERT INTO g2_note_0 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_1.g2_note_0
+	{DataSource: 1, SQL: "INSERT INTO g2_note_1 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_1.g2_note_1
+	{DataSource: 1, SQL: "INSERT INTO g2_note_2 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_1.g2_note_2
+	{DataSource: 1, SQL: "INSERT INTO g2_note_3 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_1.g2_note_3
 }
 
-// DeleteNote runs the :execrows query at queries/notes.sql:13.
+// InsertNote runs the :exec query at queries/notes.sql:1.
 //
 // Route: SingleNode on g2_note (database: author_id INLINE, table: note_id
 // INLINE), computed inline.
-func (q *Queries) DeleteNote(ctx context.Context, authorID int64, noteID int64) (int64, error) {
+func (q *Queries) InsertNote(ctx context.Context, noteID int64, authorID int64, body sql.NullString) error {
 	ds := int(shardrt.JavaRem(authorID, 2))
 	if ds < 0 {
-		return 0, noTarget("g2_note", "author_id", shardrt.Long(authorID))
+		return noTarget("g2_note", "author_id", shardrt.Long(authorID))
 	}
 	t := int(shardrt.JavaRem(noteID, 4))
 	if t < 0 {
-		return 0, noTarget("g2_note", "note_id", shardrt.Long(noteID))
+		return noTarget("g2_note", "note_id", shardrt.Long(noteID))
 	}
-	res, err := q.ex.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[ds*4+t], authorID, noteID)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	_, err := q.ex.Exec(ctx, &insertNoteStmt, insertNoteUnits[ds*4+t], noteID, authorID, body)
+	return err
 }
 
 // getNoteStmt is the logic statement of GetNote (queries/notes.sql:4).
@@ -84,39 +82,6 @@ func (q *Queries) GetNote(ctx context.Context, authorID int64, noteID int64) (Ge
 	var r GetNoteRow
 	err := q.ex.QueryRow(ctx, &getNoteStmt, getNoteUnits[ds*4+t], authorID, noteID).Scan(&r.Body)
 	return r, err
-}
-
-// insertNoteStmt is the logic statement of InsertNote (queries/notes.sql:1).
-var insertNoteStmt = shardrt.Stmt{Name: "InsertNote", LogicSQL: "INSERT INTO g2_note (note_id, author_id, body) VALUES (?, ?, ?)"}
-
-// insertNoteUnits are the route units of InsertNote: one per data node of
-// g2_note in data node order. DataSource indexes dataSourceNames.
-var insertNoteUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g2_note_0 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_0.g2_note_0
-	{DataSource: 0, SQL: "INSERT INTO g2_note_1 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_0.g2_note_1
-	{DataSource: 0, SQL: "INSERT INTO g2_note_2 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_0.g2_note_2
-	{DataSource: 0, SQL: "INSERT INTO g2_note_3 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_0.g2_note_3
-	{DataSource: 1, SQL: "INSERT INTO g2_note_0 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_1.g2_note_0
-	{DataSource: 1, SQL: "INSERT INTO g2_note_1 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_1.g2_note_1
-	{DataSource: 1, SQL: "INSERT INTO g2_note_2 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_1.g2_note_2
-	{DataSource: 1, SQL: "INSERT INTO g2_note_3 (note_id, author_id, body) VALUES (?, ?, ?)"}, // ds_1.g2_note_3
-}
-
-// InsertNote runs the :exec query at queries/notes.sql:1.
-//
-// Route: SingleNode on g2_note (database: author_id INLINE, table: note_id
-// INLINE), computed inline.
-func (q *Queries) InsertNote(ctx context.Context, noteID int64, authorID int64, body sql.NullString) error {
-	ds := int(shardrt.JavaRem(authorID, 2))
-	if ds < 0 {
-		return noTarget("g2_note", "author_id", shardrt.Long(authorID))
-	}
-	t := int(shardrt.JavaRem(noteID, 4))
-	if t < 0 {
-		return noTarget("g2_note", "note_id", shardrt.Long(noteID))
-	}
-	_, err := q.ex.Exec(ctx, &insertNoteStmt, insertNoteUnits[ds*4+t], noteID, authorID, body)
-	return err
 }
 
 // listAuthorNotesStmt is the logic statement of ListAuthorNotes
@@ -190,16 +155,16 @@ type ListNotesInRow struct {
 //
 // Route: MultiNode on g2_note (database: author_id INLINE, table: note_id
 // INLINE), computed by the sharding algorithms over the conditions.
-func (q *Queries) ListNotesIn(ctx context.Context, authorID int64, authorID2 int64, noteID int64, noteID2 int64) ([]ListNotesInRow, error) {
+func (q *Queries) ListNotesIn(ctx context.Context, authorID int64, authorID_2 int64, noteID int64, noteID_2 int64) ([]ListNotesInRow, error) {
 	nodes, err := q.g2Note.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "author_id", Values: []shardrt.Value{shardrt.Long(authorID), shardrt.Long(authorID2)}},
-		{Column: "note_id", Values: []shardrt.Value{shardrt.Long(noteID), shardrt.Long(noteID2)}},
+		{Column: "author_id", Values: []shardrt.Value{shardrt.Long(authorID), shardrt.Long(authorID_2)}},
+		{Column: "note_id", Values: []shardrt.Value{shardrt.Long(noteID), shardrt.Long(noteID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
 	}
 	units := pickUnits(listNotesInUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listNotesInStmt, units, []any{authorID, authorID2, noteID, noteID2}, scanListNotesInRow)
+	return shardrt.QueryUnits(ctx, q.ex, &listNotesInStmt, units, []any{authorID, authorID_2, noteID, noteID_2}, scanListNotesInRow)
 }
 
 // scanListNotesInRow scans one row of ListNotesIn.
@@ -207,4 +172,40 @@ func scanListNotesInRow(rows *sql.Rows) (ListNotesInRow, error) {
 	var r ListNotesInRow
 	err := rows.Scan(&r.AuthorID, &r.NoteID)
 	return r, err
+}
+
+// deleteNoteStmt is the logic statement of DeleteNote (queries/notes.sql:13).
+var deleteNoteStmt = shardrt.Stmt{Name: "DeleteNote", LogicSQL: "DELETE FROM g2_note WHERE author_id = ? AND note_id = ?"}
+
+// deleteNoteUnits are the route units of DeleteNote: one per data node of
+// g2_note in data node order. DataSource indexes dataSourceNames.
+var deleteNoteUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g2_note_0 WHERE author_id = ? AND note_id = ?"}, // ds_0.g2_note_0
+	{DataSource: 0, SQL: "DELETE FROM g2_note_1 WHERE author_id = ? AND note_id = ?"}, // ds_0.g2_note_1
+	{DataSource: 0, SQL: "DELETE FROM g2_note_2 WHERE author_id = ? AND note_id = ?"}, // ds_0.g2_note_2
+	{DataSource: 0, SQL: "DELETE FROM g2_note_3 WHERE author_id = ? AND note_id = ?"}, // ds_0.g2_note_3
+	{DataSource: 1, SQL: "DELETE FROM g2_note_0 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_0
+	{DataSource: 1, SQL: "DELETE FROM g2_note_1 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_1
+	{DataSource: 1, SQL: "DELETE FROM g2_note_2 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_2
+	{DataSource: 1, SQL: "DELETE FROM g2_note_3 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_3
+}
+
+// DeleteNote runs the :execrows query at queries/notes.sql:13.
+//
+// Route: SingleNode on g2_note (database: author_id INLINE, table: note_id
+// INLINE), computed inline.
+func (q *Queries) DeleteNote(ctx context.Context, authorID int64, noteID int64) (int64, error) {
+	ds := int(shardrt.JavaRem(authorID, 2))
+	if ds < 0 {
+		return 0, noTarget("g2_note", "author_id", shardrt.Long(authorID))
+	}
+	t := int(shardrt.JavaRem(noteID, 4))
+	if t < 0 {
+		return 0, noTarget("g2_note", "note_id", shardrt.Long(noteID))
+	}
+	res, err := q.ex.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[ds*4+t], authorID, noteID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }

@@ -8,37 +8,35 @@ package inlinedb
 import (
 	"context"
 	"database/sql"
+
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// deleteTagStmt is the logic statement of DeleteTag (queries/tags.sql:13).
-var deleteTagStmt = shardrt.Stmt{Name: "DeleteTag", LogicSQL: "DELETE FROM g2_tag WHERE name = ?"}
+// insertTagStmt is the logic statement of InsertTag (queries/tags.sql:1).
+var insertTagStmt = shardrt.Stmt{Name: "InsertTag", LogicSQL: "INSERT INTO g2_tag (name, label, weight) VALUES (?, ?, ?)"}
 
-// deleteTagUnits are the route units of DeleteTag: one per data node of g2_tag
+// insertTagUnits are the route units of InsertTag: one per data node of g2_tag
 // in data node order. DataSource indexes dataSourceNames.
-var deleteTagUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g2_tag_0 WHERE name = ?"}, // ds_0.g2_tag_0
-	{DataSource: 0, SQL: "DELETE FROM g2_tag_1 WHERE name = ?"}, // ds_0.g2_tag_1
-	{DataSource: 0, SQL: "DELETE FROM g2_tag_2 WHERE name = ?"}, // ds_0.g2_tag_2
-	{DataSource: 1, SQL: "DELETE FROM g2_tag_0 WHERE name = ?"}, // ds_1.g2_tag_0
-	{DataSource: 1, SQL: "DELETE FROM g2_tag_1 WHERE name = ?"}, // ds_1.g2_tag_1
-	{DataSource: 1, SQL: "DELETE FROM g2_tag_2 WHERE name = ?"}, // ds_1.g2_tag_2
+var insertTagUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g2_tag_0 (name, label, weight) VALUES (?, ?, ?)"}, // ds_0.g2_tag_0
+	{DataSource: 0, SQL: "INSERT INTO g2_tag_1 (name, label, weight) VALUES (?, ?, ?)"}, // ds_0.g2_tag_1
+	{DataSource: 0, SQL: "INSERT INTO g2_tag_2 (name, label, weight) VALUES (?, ?, ?)"}, // ds_0.g2_tag_2
+	{DataSource: 1, SQL: "INSERT INTO g2_tag_0 (name, label, weight) VALUES (?, ?, ?)"}, // ds_1.g2_tag_0
+	{DataSource: 1, SQL: "INSERT INTO g2_tag_1 (name, label, weight) VALUES (?, ?, ?)"}, // ds_1.g2_tag_1
+	{DataSource: 1, SQL: "INSERT INTO g2_tag_2 (name, label, weight) VALUES (?, ?, ?)"}, // ds_1.g2_tag_2
 }
 
-// DeleteTag runs the :execrows query at queries/tags.sql:13.
+// InsertTag runs the :exec query at queries/tags.sql:1.
 //
 // Route: SingleNode on g2_tag (database: name INLINE, table: name HASH_MOD),
 // computed by the sharding algorithms.
-func (q *Queries) DeleteTag(ctx context.Context, name string) (int64, error) {
+func (q *Queries) InsertTag(ctx context.Context, name string, label string, weight sql.NullInt32) error {
 	node, err := q.g2Tag.PreciseNode(shardrt.String(name), shardrt.String(name))
 	if err != nil {
-		return 0, err
+		return err
 	}
-	res, err := q.ex.Exec(ctx, &deleteTagStmt, deleteTagUnits[node], name)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	_, err = q.ex.Exec(ctx, &insertTagStmt, insertTagUnits[node], name, label, weight)
+	return err
 }
 
 // getTagStmt is the logic statement of GetTag (queries/tags.sql:4).
@@ -69,33 +67,6 @@ func (q *Queries) GetTag(ctx context.Context, name string) (G2Tag, error) {
 	return r, err
 }
 
-// insertTagStmt is the logic statement of InsertTag (queries/tags.sql:1).
-var insertTagStmt = shardrt.Stmt{Name: "InsertTag", LogicSQL: "INSERT INTO g2_tag (name, label, weight) VALUES (?, ?, ?)"}
-
-// insertTagUnits are the route units of InsertTag: one per data node of g2_tag
-// in data node order. DataSource indexes dataSourceNames.
-var insertTagUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g2_tag_0 (name, label, weight) VALUES (?, ?, ?)"}, // ds_0.g2_tag_0
-	{DataSource: 0, SQL: "INSERT INTO g2_tag_1 (name, label, weight) VALUES (?, ?, ?)"}, // ds_0.g2_tag_1
-	{DataSource: 0, SQL: "INSERT INTO g2_tag_2 (name, label, weight) VALUES (?, ?, ?)"}, // ds_0.g2_tag_2
-	{DataSource: 1, SQL: "INSERT INTO g2_tag_0 (name, label, weight) VALUES (?, ?, ?)"}, // ds_1.g2_tag_0
-	{DataSource: 1, SQL: "INSERT INTO g2_tag_1 (name, label, weight) VALUES (?, ?, ?)"}, // ds_1.g2_tag_1
-	{DataSource: 1, SQL: "INSERT INTO g2_tag_2 (name, label, weight) VALUES (?, ?, ?)"}, // ds_1.g2_tag_2
-}
-
-// InsertTag runs the :exec query at queries/tags.sql:1.
-//
-// Route: SingleNode on g2_tag (database: name INLINE, table: name HASH_MOD),
-// computed by the sharding algorithms.
-func (q *Queries) InsertTag(ctx context.Context, name string, label string, weight sql.NullInt32) error {
-	node, err := q.g2Tag.PreciseNode(shardrt.String(name), shardrt.String(name))
-	if err != nil {
-		return err
-	}
-	_, err = q.ex.Exec(ctx, &insertTagStmt, insertTagUnits[node], name, label, weight)
-	return err
-}
-
 // listTagsStmt is the logic statement of ListTags (queries/tags.sql:7).
 var listTagsStmt = shardrt.Stmt{Name: "ListTags", LogicSQL: "SELECT name, weight FROM g2_tag WHERE name IN (?, ?, ?)"}
 
@@ -120,15 +91,15 @@ type ListTagsRow struct {
 //
 // Route: MultiNode on g2_tag (database: name INLINE, table: name HASH_MOD),
 // computed by the sharding algorithms over the conditions.
-func (q *Queries) ListTags(ctx context.Context, name string, name2 string, name3 string) ([]ListTagsRow, error) {
+func (q *Queries) ListTags(ctx context.Context, name string, name_2 string, name_3 string) ([]ListTagsRow, error) {
 	nodes, err := q.g2Tag.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "name", Values: []shardrt.Value{shardrt.String(name), shardrt.String(name2), shardrt.String(name3)}},
+		{Column: "name", Values: []shardrt.Value{shardrt.String(name), shardrt.String(name_2), shardrt.String(name_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
 	}
 	units := pickUnits(listTagsUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listTagsStmt, units, []any{name, name2, name3}, scanListTagsRow)
+	return shardrt.QueryUnits(ctx, q.ex, &listTagsStmt, units, []any{name, name_2, name_3}, scanListTagsRow)
 }
 
 // scanListTagsRow scans one row of ListTags.
@@ -162,6 +133,36 @@ func (q *Queries) RelabelTag(ctx context.Context, label string, weight sql.NullI
 		return 0, err
 	}
 	res, err := q.ex.Exec(ctx, &relabelTagStmt, relabelTagUnits[node], label, weight, name)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// deleteTagStmt is the logic statement of DeleteTag (queries/tags.sql:13).
+var deleteTagStmt = shardrt.Stmt{Name: "DeleteTag", LogicSQL: "DELETE FROM g2_tag WHERE name = ?"}
+
+// deleteTagUnits are the route units of DeleteTag: one per data node of g2_tag
+// in data node order. DataSource indexes dataSourceNames.
+var deleteTagUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g2_tag_0 WHERE name = ?"}, // ds_0.g2_tag_0
+	{DataSource: 0, SQL: "DELETE FROM g2_tag_1 WHERE name = ?"}, // ds_0.g2_tag_1
+	{DataSource: 0, SQL: "DELETE FROM g2_tag_2 WHERE name = ?"}, // ds_0.g2_tag_2
+	{DataSource: 1, SQL: "DELETE FROM g2_tag_0 WHERE name = ?"}, // ds_1.g2_tag_0
+	{DataSource: 1, SQL: "DELETE FROM g2_tag_1 WHERE name = ?"}, // ds_1.g2_tag_1
+	{DataSource: 1, SQL: "DELETE FROM g2_tag_2 WHERE name = ?"}, // ds_1.g2_tag_2
+}
+
+// DeleteTag runs the :execrows query at queries/tags.sql:13.
+//
+// Route: SingleNode on g2_tag (database: name INLINE, table: name HASH_MOD),
+// computed by the sharding algorithms.
+func (q *Queries) DeleteTag(ctx context.Context, name string) (int64, error) {
+	node, err := q.g2Tag.PreciseNode(shardrt.String(name), shardrt.String(name))
+	if err != nil {
+		return 0, err
+	}
+	res, err := q.ex.Exec(ctx, &deleteTagStmt, deleteTagUnits[node], name)
 	if err != nil {
 		return 0, err
 	}

@@ -8,39 +8,37 @@ package inlinedb
 import (
 	"context"
 	"database/sql"
+
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// deleteUserStmt is the logic statement of DeleteUser (queries/users.sql:17).
-var deleteUserStmt = shardrt.Stmt{Name: "DeleteUser", LogicSQL: "DELETE FROM g2_user WHERE user_id = ?"}
+// insertUserStmt is the logic statement of InsertUser (queries/users.sql:1).
+var insertUserStmt = shardrt.Stmt{Name: "InsertUser", LogicSQL: "INSERT INTO g2_user (user_id, name, email, score) VALUES (?, ?, ?, ?)"}
 
-// deleteUserUnits are the route units of DeleteUser: one per data node of
+// insertUserUnits are the route units of InsertUser: one per data node of
 // g2_user in data node order. DataSource indexes dataSourceNames.
-var deleteUserUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g2_user_0 WHERE user_id = ?"}, // ds_0.g2_user_0
-	{DataSource: 0, SQL: "DELETE FROM g2_user_1 WHERE user_id = ?"}, // ds_0.g2_user_1
-	{DataSource: 0, SQL: "DELETE FROM g2_user_2 WHERE user_id = ?"}, // ds_0.g2_user_2
-	{DataSource: 0, SQL: "DELETE FROM g2_user_3 WHERE user_id = ?"}, // ds_0.g2_user_3
-	{DataSource: 1, SQL: "DELETE FROM g2_user_0 WHERE user_id = ?"}, // ds_1.g2_user_0
-	{DataSource: 1, SQL: "DELETE FROM g2_user_1 WHERE user_id = ?"}, // ds_1.g2_user_1
-	{DataSource: 1, SQL: "DELETE FROM g2_user_2 WHERE user_id = ?"}, // ds_1.g2_user_2
-	{DataSource: 1, SQL: "DELETE FROM g2_user_3 WHERE user_id = ?"}, // ds_1.g2_user_3
+var insertUserUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g2_user_0 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_0.g2_user_0
+	{DataSource: 0, SQL: "INSERT INTO g2_user_1 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_0.g2_user_1
+	{DataSource: 0, SQL: "INSERT INTO g2_user_2 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_0.g2_user_2
+	{DataSource: 0, SQL: "INSERT INTO g2_user_3 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_0.g2_user_3
+	{DataSource: 1, SQL: "INSERT INTO g2_user_0 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_1.g2_user_0
+	{DataSource: 1, SQL: "INSERT INTO g2_user_1 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_1.g2_user_1
+	{DataSource: 1, SQL: "INSERT INTO g2_user_2 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_1.g2_user_2
+	{DataSource: 1, SQL: "INSERT INTO g2_user_3 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_1.g2_user_3
 }
 
-// DeleteUser runs the :execrows query at queries/users.sql:17.
+// InsertUser runs the :exec query at queries/users.sql:1.
 //
 // Route: SingleNode on g2_user (database: user_id INLINE, table: user_id
 // INLINE), computed by the sharding algorithms.
-func (q *Queries) DeleteUser(ctx context.Context, userID int64) (int64, error) {
+func (q *Queries) InsertUser(ctx context.Context, userID int64, name string, email sql.NullString, score int32) error {
 	node, err := q.g2User.PreciseNode(shardrt.Long(userID), shardrt.Long(userID))
 	if err != nil {
-		return 0, err
+		return err
 	}
-	res, err := q.ex.Exec(ctx, &deleteUserStmt, deleteUserUnits[node], userID)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	_, err = q.ex.Exec(ctx, &insertUserStmt, insertUserUnits[node], userID, name, email, score)
+	return err
 }
 
 // getUserStmt is the logic statement of GetUser (queries/users.sql:4).
@@ -73,35 +71,6 @@ func (q *Queries) GetUser(ctx context.Context, userID int64) (G2User, error) {
 	return r, err
 }
 
-// insertUserStmt is the logic statement of InsertUser (queries/users.sql:1).
-var insertUserStmt = shardrt.Stmt{Name: "InsertUser", LogicSQL: "INSERT INTO g2_user (user_id, name, email, score) VALUES (?, ?, ?, ?)"}
-
-// insertUserUnits are the route units of InsertUser: one per data node of
-// g2_user in data node order. DataSource indexes dataSourceNames.
-var insertUserUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g2_user_0 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_0.g2_user_0
-	{DataSource: 0, SQL: "INSERT INTO g2_user_1 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_0.g2_user_1
-	{DataSource: 0, SQL: "INSERT INTO g2_user_2 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_0.g2_user_2
-	{DataSource: 0, SQL: "INSERT INTO g2_user_3 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_0.g2_user_3
-	{DataSource: 1, SQL: "INSERT INTO g2_user_0 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_1.g2_user_0
-	{DataSource: 1, SQL: "INSERT INTO g2_user_1 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_1.g2_user_1
-	{DataSource: 1, SQL: "INSERT INTO g2_user_2 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_1.g2_user_2
-	{DataSource: 1, SQL: "INSERT INTO g2_user_3 (user_id, name, email, score) VALUES (?, ?, ?, ?)"}, // ds_1.g2_user_3
-}
-
-// InsertUser runs the :exec query at queries/users.sql:1.
-//
-// Route: SingleNode on g2_user (database: user_id INLINE, table: user_id
-// INLINE), computed by the sharding algorithms.
-func (q *Queries) InsertUser(ctx context.Context, userID int64, name string, email sql.NullString, score int32) error {
-	node, err := q.g2User.PreciseNode(shardrt.Long(userID), shardrt.Long(userID))
-	if err != nil {
-		return err
-	}
-	_, err = q.ex.Exec(ctx, &insertUserStmt, insertUserUnits[node], userID, name, email, score)
-	return err
-}
-
 // listUsersStmt is the logic statement of ListUsers (queries/users.sql:7).
 var listUsersStmt = shardrt.Stmt{Name: "ListUsers", LogicSQL: "SELECT user_id, name, score FROM g2_user WHERE user_id IN (?, ?, ?)"}
 
@@ -129,15 +98,15 @@ type ListUsersRow struct {
 //
 // Route: MultiNode on g2_user (database: user_id INLINE, table: user_id
 // INLINE), computed by the sharding algorithms over the conditions.
-func (q *Queries) ListUsers(ctx context.Context, userID int64, userID2 int64, userID3 int64) ([]ListUsersRow, error) {
+func (q *Queries) ListUsers(ctx context.Context, userID int64, userID_2 int64, userID_3 int64) ([]ListUsersRow, error) {
 	nodes, err := q.g2User.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2), shardrt.Long(userID3)}},
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2), shardrt.Long(userID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
 	}
 	units := pickUnits(listUsersUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listUsersStmt, units, []any{userID, userID2, userID3}, scanListUsersRow)
+	return shardrt.QueryUnits(ctx, q.ex, &listUsersStmt, units, []any{userID, userID_2, userID_3}, scanListUsersRow)
 }
 
 // scanListUsersRow scans one row of ListUsers.
@@ -209,6 +178,38 @@ func (q *Queries) UpdateUserScore(ctx context.Context, score int32, userID int64
 		return 0, err
 	}
 	res, err := q.ex.Exec(ctx, &updateUserScoreStmt, updateUserScoreUnits[node], score, userID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// deleteUserStmt is the logic statement of DeleteUser (queries/users.sql:17).
+var deleteUserStmt = shardrt.Stmt{Name: "DeleteUser", LogicSQL: "DELETE FROM g2_user WHERE user_id = ?"}
+
+// deleteUserUnits are the route units of DeleteUser: one per data node of
+// g2_user in data node order. DataSource indexes dataSourceNames.
+var deleteUserUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g2_user_0 WHERE user_id = ?"}, // ds_0.g2_user_0
+	{DataSource: 0, SQL: "DELETE FROM g2_user_1 WHERE user_id = ?"}, // ds_0.g2_user_1
+	{DataSource: 0, SQL: "DELETE FROM g2_user_2 WHERE user_id = ?"}, // ds_0.g2_user_2
+	{DataSource: 0, SQL: "DELETE FROM g2_user_3 WHERE user_id = ?"}, // ds_0.g2_user_3
+	{DataSource: 1, SQL: "DELETE FROM g2_user_0 WHERE user_id = ?"}, // ds_1.g2_user_0
+	{DataSource: 1, SQL: "DELETE FROM g2_user_1 WHERE user_id = ?"}, // ds_1.g2_user_1
+	{DataSource: 1, SQL: "DELETE FROM g2_user_2 WHERE user_id = ?"}, // ds_1.g2_user_2
+	{DataSource: 1, SQL: "DELETE FROM g2_user_3 WHERE user_id = ?"}, // ds_1.g2_user_3
+}
+
+// DeleteUser runs the :execrows query at queries/users.sql:17.
+//
+// Route: SingleNode on g2_user (database: user_id INLINE, table: user_id
+// INLINE), computed by the sharding algorithms.
+func (q *Queries) DeleteUser(ctx context.Context, userID int64) (int64, error) {
+	node, err := q.g2User.PreciseNode(shardrt.Long(userID), shardrt.Long(userID))
+	if err != nil {
+		return 0, err
+	}
+	res, err := q.ex.Exec(ctx, &deleteUserStmt, deleteUserUnits[node], userID)
 	if err != nil {
 		return 0, err
 	}

@@ -9,8 +9,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"io"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
 // addItemsStmt is the logic statement of AddItems (queries/items.sql:1).
@@ -51,18 +52,18 @@ var addItemsInsert = shardrt.InsertSplit{
 
 // AddItemsParams are the parameters of AddItems.
 type AddItemsParams struct {
-	ItemID  int64
-	UserID  int64
-	Sku     string
-	Qty     int32
-	ItemID2 int64
-	UserID2 int64
-	Sku2    string
-	Qty2    int32
-	ItemID3 int64
-	UserID3 int64
-	Sku3    string
-	Qty3    int32
+	ItemID   int64
+	UserID   int64
+	Sku      string
+	Qty      int32
+	ItemID_2 int64
+	UserID_2 int64
+	Sku_2    string
+	Qty_2    int32
+	ItemID_3 int64
+	UserID_3 int64
+	Sku_3    string
+	Qty_3    int32
 }
 
 // Three items, each routed by MOD on user_id and COMPLEX_INLINE on
@@ -85,8 +86,8 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 	}
 	rowNodes[0] = nodes[0]
 	nodes, err = q.g7Item.RouteAll([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID2)}},
-		{Column: "item_id", Values: []shardrt.Value{shardrt.Long(arg.ItemID2)}},
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID_2)}},
+		{Column: "item_id", Values: []shardrt.Value{shardrt.Long(arg.ItemID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return 0, err
@@ -96,8 +97,8 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 	}
 	rowNodes[1] = nodes[0]
 	nodes, err = q.g7Item.RouteAll([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID3)}},
-		{Column: "item_id", Values: []shardrt.Value{shardrt.Long(arg.ItemID3)}},
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID_3)}},
+		{Column: "item_id", Values: []shardrt.Value{shardrt.Long(arg.ItemID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return 0, err
@@ -108,8 +109,8 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 	rowNodes[2] = nodes[0]
 	units, err := addItemsInsert.Units(addItemsUnits[:], rowNodes[:], [][]any{
 		{arg.ItemID, arg.UserID, arg.Sku, arg.Qty},
-		{arg.ItemID2, arg.UserID2, arg.Sku2, arg.Qty2},
-		{arg.ItemID3, arg.UserID3, arg.Sku3, arg.Qty3},
+		{arg.ItemID_2, arg.UserID_2, arg.Sku_2, arg.Qty_2},
+		{arg.ItemID_3, arg.UserID_3, arg.Sku_3, arg.Qty_3},
 	}, nil)
 	if err != nil {
 		return 0, err

@@ -8,10 +8,92 @@ package mergedb
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"io"
 	"time"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
+
+// putOrdersStmt is the logic statement of PutOrders (queries/orders.sql:1).
+var putOrdersStmt = shardrt.Stmt{Name: "PutOrders", LogicSQL: "INSERT INTO g7_order (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)\nON DUPLICATE KEY UPDATE status = ?"}
+
+// putOrdersUnits are the route units of PutOrders: one per data node of
+// g7_order in data node order; putOrdersInsert builds their SQL. DataSource
+// indexes dataSourceNames.
+var putOrdersUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0}, // ds_0.g7_order_0
+	{DataSource: 0}, // ds_0.g7_order_1
+	{DataSource: 1}, // ds_1.g7_order_0
+	{DataSource: 1}, // ds_1.g7_order_1
+	{DataSource: 2}, // ds_2.g7_order_0
+	{DataSource: 2}, // ds_2.g7_order_1
+	{DataSource: 3}, // ds_3.g7_order_0
+	{DataSource: 3}, // ds_3.g7_order_1
+}
+
+// putOrdersInsert builds the statements of PutOrders: every data node of
+// g7_order that receives rows gets one INSERT of its own rows, in their order.
+// Heads and Tails are per data node, in the order of putOrdersUnits.
+var putOrdersInsert = shardrt.InsertSplit{
+	Heads: []string{
+		"INSERT INTO g7_order_0 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_0.g7_order_0
+		"INSERT INTO g7_order_1 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_0.g7_order_1
+		"INSERT INTO g7_order_0 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_1.g7_order_0
+		"INSERT INTO g7_order_1 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_1.g7_order_1
+		"INSERT INTO g7_order_0 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_2.g7_order_0
+		"INSERT INTO g7_order_1 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_2.g7_order_1
+		"INSERT INTO g7_order_0 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_3.g7_order_0
+		"INSERT INTO g7_order_1 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_3.g7_order_1
+	},
+	Rows:  []string{"(?, ?, ?, ?, ?, ?, ?, ?)", "(?, ?, ?, ?, ?, ?, ?, ?)"},
+	Sep:   ", ",
+	Tails: []string{"\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?"},
+}
+
+// PutOrdersParams are the parameters of PutOrders.
+type PutOrdersParams struct {
+	OrderID     int64
+	UserID      int64
+	Status      sql.NullString
+	Amount      sql.NullString
+	Qty         sql.NullInt32
+	Rate        sql.NullFloat64
+	Note        sql.NullString
+	CreatedAt   time.Time
+	OrderID_2   int64
+	UserID_2    int64
+	Status_2    sql.NullString
+	Amount_2    sql.NullString
+	Qty_2       sql.NullInt32
+	Rate_2      sql.NullFloat64
+	Note_2      sql.NullString
+	CreatedAt_2 time.Time
+	Status_3    sql.NullString
+}
+
+// PutOrders writes two orders with caller-chosen ids, each to its own data
+// node; an existing id gets the last argument as its status.
+//
+// Route: MultiNode on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD). Each row goes to its own data node; every data node that receives
+// rows runs one INSERT of them, and the affected rows are summed.
+func (q *Queries) PutOrders(ctx context.Context, arg PutOrdersParams) (int64, error) {
+	var rowNodes [2]int
+	ds := shardrt.Mod(arg.UserID, 4)
+	t := shardrt.HashModLong(arg.OrderID, 2)
+	rowNodes[0] = ds*2 + t
+	ds = shardrt.Mod(arg.UserID_2, 4)
+	t = shardrt.HashModLong(arg.OrderID_2, 2)
+	rowNodes[1] = ds*2 + t
+	units, err := putOrdersInsert.Units(putOrdersUnits[:], rowNodes[:], [][]any{
+		{arg.OrderID, arg.UserID, arg.Status, arg.Amount, arg.Qty, arg.Rate, arg.Note, arg.CreatedAt},
+		{arg.OrderID_2, arg.UserID_2, arg.Status_2, arg.Amount_2, arg.Qty_2, arg.Rate_2, arg.Note_2, arg.CreatedAt_2},
+	}, []any{arg.Status_3})
+	if err != nil {
+		return 0, err
+	}
+	return shardrt.ExecUnits(ctx, q.ex, &putOrdersStmt, units, nil)
+}
 
 // addOrdersStmt is the logic statement of AddOrders (queries/orders.sql:8).
 var addOrdersStmt = shardrt.Stmt{Name: "AddOrders", LogicSQL: "INSERT INTO g7_order (user_id, status, amount, qty, rate, note, created_at, order_id)\nVALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?), (?, 'NEW', ?, NULL, NULL, NULL, ?, ?)"}
@@ -51,23 +133,23 @@ var addOrdersInsert = shardrt.InsertSplit{
 
 // AddOrdersParams are the parameters of AddOrders.
 type AddOrdersParams struct {
-	UserID     int64
-	Status     sql.NullString
-	Amount     sql.NullString
-	Qty        sql.NullInt32
-	Rate       sql.NullFloat64
-	Note       sql.NullString
-	CreatedAt  time.Time
-	UserID2    int64
-	Status2    sql.NullString
-	Amount2    sql.NullString
-	Qty2       sql.NullInt32
-	Rate2      sql.NullFloat64
-	Note2      sql.NullString
-	CreatedAt2 time.Time
-	UserID3    int64
-	Amount3    sql.NullString
-	CreatedAt3 time.Time
+	UserID      int64
+	Status      sql.NullString
+	Amount      sql.NullString
+	Qty         sql.NullInt32
+	Rate        sql.NullFloat64
+	Note        sql.NullString
+	CreatedAt   time.Time
+	UserID_2    int64
+	Status_2    sql.NullString
+	Amount_2    sql.NullString
+	Qty_2       sql.NullInt32
+	Rate_2      sql.NullFloat64
+	Note_2      sql.NullString
+	CreatedAt_2 time.Time
+	UserID_3    int64
+	Amount_3    sql.NullString
+	CreatedAt_3 time.Time
 }
 
 // AddOrders inserts three orders, each with its own snowflake order_id;
@@ -91,26 +173,26 @@ func (q *Queries) AddOrders(ctx context.Context, arg AddOrdersParams) (sql.Resul
 	if err != nil {
 		return nil, err
 	}
-	orderID2 := key2.Int
+	orderID_2 := key2.Int
 	key3, err := gen.Generate()
 	if err != nil {
 		return nil, err
 	}
-	orderID3 := key3.Int
+	orderID_3 := key3.Int
 	var rowNodes [3]int
 	ds := shardrt.Mod(arg.UserID, 4)
 	t := shardrt.HashModLong(orderID, 2)
 	rowNodes[0] = ds*2 + t
-	ds = shardrt.Mod(arg.UserID2, 4)
-	t = shardrt.HashModLong(orderID2, 2)
+	ds = shardrt.Mod(arg.UserID_2, 4)
+	t = shardrt.HashModLong(orderID_2, 2)
 	rowNodes[1] = ds*2 + t
-	ds = shardrt.Mod(arg.UserID3, 4)
-	t = shardrt.HashModLong(orderID3, 2)
+	ds = shardrt.Mod(arg.UserID_3, 4)
+	t = shardrt.HashModLong(orderID_3, 2)
 	rowNodes[2] = ds*2 + t
 	units, err := addOrdersInsert.Units(addOrdersUnits[:], rowNodes[:], [][]any{
 		{arg.UserID, arg.Status, arg.Amount, arg.Qty, arg.Rate, arg.Note, arg.CreatedAt, orderID},
-		{arg.UserID2, arg.Status2, arg.Amount2, arg.Qty2, arg.Rate2, arg.Note2, arg.CreatedAt2, orderID2},
-		{arg.UserID3, arg.Amount3, arg.CreatedAt3, orderID3},
+		{arg.UserID_2, arg.Status_2, arg.Amount_2, arg.Qty_2, arg.Rate_2, arg.Note_2, arg.CreatedAt_2, orderID_2},
+		{arg.UserID_3, arg.Amount_3, arg.CreatedAt_3, orderID_3},
 	}, nil)
 	if err != nil {
 		return nil, err
@@ -122,156 +204,89 @@ func (q *Queries) AddOrders(ctx context.Context, arg AddOrdersParams) (sql.Resul
 	return shardrt.NewResult(key.Int, n), nil
 }
 
-// countOrdersStmt is the logic statement of CountOrders
-// (queries/orders.sql:57).
-var countOrdersStmt = shardrt.Stmt{Name: "CountOrders", LogicSQL: "SELECT COUNT(*) AS n, SUM(amount) AS total, AVG(amount) AS avg_amount,\n       MAX(order_id) AS max_id, COUNT(DISTINCT user_id) AS users\nFROM g7_order WHERE amount > ?"}
+// topOrdersStmt is the logic statement of TopOrders (queries/orders.sql:14).
+var topOrdersStmt = shardrt.Stmt{Name: "TopOrders", LogicSQL: "SELECT order_id, user_id, status, amount FROM g7_order\nWHERE user_id IN (?, ?, ?) ORDER BY amount DESC, order_id LIMIT ?, ?"}
 
-// countOrdersUnits are the route units of CountOrders: its data nodes.
-// DataSource indexes dataSourceNames.
-var countOrdersUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_3.g7_order_1
-}
-
-// countOrdersMerge says how CountOrders merges the rows of its data nodes into
-// the result one unsharded MySQL would return (aggregates COUNT, SUM, AVG, MAX,
-// COUNT(DISTINCT)). Every data node returns the 5 result columns, then 2 the
-// rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not
-// selected), which the merge drops.
-var countOrdersMerge = shardrt.MergeSpec{
-	Columns: 7,
-	Visible: 5,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnDecimal},
-		{Type: shardrt.ColumnDecimal},
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnDecimal},
-	},
-	Aggregates: []shardrt.AggregateSpec{
-		{Column: 0, Func: shardrt.AggCount},
-		{Column: 1, Func: shardrt.AggSum},
-		{Column: 2, Func: shardrt.AggAvg, SumColumn: 6, CountColumn: 5, Scale: 6},
-		{Column: 3, Func: shardrt.AggMax},
-		{Column: 4, Func: shardrt.AggCountDistinct},
-	},
-	Count: shardrt.NoLimit,
-}
-
-// CountOrdersRow is one row of CountOrders.
-type CountOrdersRow struct {
-	N         int64
-	Total     sql.NullString
-	AvgAmount sql.NullString
-	MaxID     sql.NullInt64
-	Users     int64
-}
-
-// A scalar aggregate: exactly one row, even when nothing matches.
-//
-// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
-// HASH_MOD); no sharding condition; full route allowed by --
-// shardgen:allow-full-route. The rows of its data nodes are merged as
-// countOrdersMerge says, and the first merged row is returned; sql.ErrNoRows
-// when there is none.
-func (q *Queries) CountOrders(ctx context.Context, amount string) (CountOrdersRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersStmt, countOrdersUnits[:], []any{amount}, &countOrdersMerge, nil)
-	if err != nil {
-		return CountOrdersRow{}, err
-	}
-	defer merged.Close()
-	row, err := merged.Next()
-	if err == io.EOF {
-		return CountOrdersRow{}, sql.ErrNoRows
-	}
-	if err != nil {
-		return CountOrdersRow{}, err
-	}
-	var r CountOrdersRow
-	err = shardrt.ScanCells(row, &r.N, &r.Total, &r.AvgAmount, &r.MaxID, &r.Users)
-	return r, err
-}
-
-// countStatusesStmt is the logic statement of CountStatuses
-// (queries/orders.sql:73).
-var countStatusesStmt = shardrt.Stmt{Name: "CountStatuses", LogicSQL: "SELECT COUNT(DISTINCT status) AS statuses, COUNT(*) AS n, MIN(note) AS first_note\nFROM g7_order WHERE user_id IN (?, ?)"}
-
-// countStatusesUnits are the route units of CountStatuses: one per data node of
+// topOrdersUnits are the route units of TopOrders: one per data node of
 // g7_order in data node order. DataSource indexes dataSourceNames.
-var countStatusesUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_1
+var topOrdersUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select order_id, user_id, `status`, amount from g7_order_0 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select order_id, user_id, `status`, amount from g7_order_1 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select order_id, user_id, `status`, amount from g7_order_0 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select order_id, user_id, `status`, amount from g7_order_1 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select order_id, user_id, `status`, amount from g7_order_0 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select order_id, user_id, `status`, amount from g7_order_1 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select order_id, user_id, `status`, amount from g7_order_0 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select order_id, user_id, `status`, amount from g7_order_1 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_3.g7_order_1
 }
 
-// countStatusesMerge says how CountStatuses merges the rows of its data nodes
-// into the result one unsharded MySQL would return (aggregates COUNT(DISTINCT),
-// COUNT, MIN). Every data node returns the 3 result columns.
-var countStatusesMerge = shardrt.MergeSpec{
-	Columns: 3,
-	Visible: 3,
+// topOrdersMerge says how TopOrders merges the rows of its data nodes into the
+// result one unsharded MySQL would return (ORDER BY, LIMIT). Every data node
+// returns the 4 result columns.
+var topOrdersMerge = shardrt.MergeSpec{
+	Columns: 4,
+	Visible: 4,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnDecimal},
 	},
-	Aggregates: []shardrt.AggregateSpec{
-		{Column: 0, Func: shardrt.AggCountDistinct},
-		{Column: 1, Func: shardrt.AggCount},
-		{Column: 2, Func: shardrt.AggMin},
-	},
-	Count: shardrt.NoLimit,
+	OrderBy: []shardrt.SortKey{{Column: 3, Desc: true}, {Column: 0}},
+	Offset:  shardrt.LimitValue{Value: 3, Param: true}, // arg.Offset
+	Count:   shardrt.LimitValue{Value: 4, Param: true}, // arg.Limit
 }
 
-// CountStatusesRow is one row of CountStatuses.
-type CountStatusesRow struct {
-	Statuses  int64
-	N         int64
-	FirstNote sql.NullString
+// TopOrdersParams are the parameters of TopOrders.
+type TopOrdersParams struct {
+	UserID   int64
+	UserID_2 int64
+	UserID_3 int64
+	Offset   int64
+	Limit    int64
 }
 
-// CountStatuses runs the :one query at queries/orders.sql:73.
+// TopOrdersRow is one row of TopOrders.
+type TopOrdersRow struct {
+	OrderID int64
+	UserID  int64
+	Status  sql.NullString
+	Amount  sql.NullString
+}
+
+// ORDER BY + LIMIT ?, ? over the data sources of three users.
 //
 // Route: MultiNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
-// of its data nodes are merged as countStatusesMerge says, and the first merged
-// row is returned; sql.ErrNoRows when there is none.
-func (q *Queries) CountStatuses(ctx context.Context, userID int64, userID2 int64) (CountStatusesRow, error) {
+// of its data nodes are merged as topOrdersMerge says.
+func (q *Queries) TopOrders(ctx context.Context, arg TopOrdersParams) ([]TopOrdersRow, error) {
 	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID), shardrt.Long(arg.UserID_2), shardrt.Long(arg.UserID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return CountStatusesRow{}, err
+		return nil, err
 	}
-	units := pickUnits(countStatusesUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &countStatusesStmt, units, []any{userID, userID2}, &countStatusesMerge, nil)
+	units := pickUnits(topOrdersUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersStmt, units, []any{arg.UserID, arg.UserID_2, arg.UserID_3, shardrt.LimitSum(arg.Offset, arg.Limit)}, &topOrdersMerge, []any{arg.UserID, arg.UserID_2, arg.UserID_3, arg.Offset, arg.Limit})
 	if err != nil {
-		return CountStatusesRow{}, err
+		return nil, err
 	}
 	defer merged.Close()
-	row, err := merged.Next()
-	if err == io.EOF {
-		return CountStatusesRow{}, sql.ErrNoRows
+	var out []TopOrdersRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r TopOrdersRow
+		if err := shardrt.ScanCells(row, &r.OrderID, &r.UserID, &r.Status, &r.Amount); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
 	}
-	if err != nil {
-		return CountStatusesRow{}, err
-	}
-	var r CountStatusesRow
-	err = shardrt.ScanCells(row, &r.Statuses, &r.N, &r.FirstNote)
-	return r, err
 }
 
 // firstOrdersStmt is the logic statement of FirstOrders
@@ -318,15 +333,15 @@ type FirstOrdersRow struct {
 // Route: MultiNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as firstOrdersMerge says.
-func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID2 int64, limit int64) ([]FirstOrdersRow, error) {
+func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID_2 int64, limit int64) ([]FirstOrdersRow, error) {
 	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
 	}
 	units := pickUnits(firstOrdersUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &firstOrdersStmt, units, []any{userID, userID2, limit}, &firstOrdersMerge, []any{userID, userID2, limit})
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &firstOrdersStmt, units, []any{userID, userID_2, limit}, &firstOrdersMerge, []any{userID, userID_2, limit})
 	if err != nil {
 		return nil, err
 	}
@@ -414,87 +429,6 @@ func (q *Queries) PageAll(ctx context.Context) ([]PageAllRow, error) {
 		}
 		out = append(out, r)
 	}
-}
-
-// putOrdersStmt is the logic statement of PutOrders (queries/orders.sql:1).
-var putOrdersStmt = shardrt.Stmt{Name: "PutOrders", LogicSQL: "INSERT INTO g7_order (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)\nON DUPLICATE KEY UPDATE status = ?"}
-
-// putOrdersUnits are the route units of PutOrders: one per data node of
-// g7_order in data node order; putOrdersInsert builds their SQL. DataSource
-// indexes dataSourceNames.
-var putOrdersUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0}, // ds_0.g7_order_0
-	{DataSource: 0}, // ds_0.g7_order_1
-	{DataSource: 1}, // ds_1.g7_order_0
-	{DataSource: 1}, // ds_1.g7_order_1
-	{DataSource: 2}, // ds_2.g7_order_0
-	{DataSource: 2}, // ds_2.g7_order_1
-	{DataSource: 3}, // ds_3.g7_order_0
-	{DataSource: 3}, // ds_3.g7_order_1
-}
-
-// putOrdersInsert builds the statements of PutOrders: every data node of
-// g7_order that receives rows gets one INSERT of its own rows, in their order.
-// Heads and Tails are per data node, in the order of putOrdersUnits.
-var putOrdersInsert = shardrt.InsertSplit{
-	Heads: []string{
-		"INSERT INTO g7_order_0 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_0.g7_order_0
-		"INSERT INTO g7_order_1 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_0.g7_order_1
-		"INSERT INTO g7_order_0 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_1.g7_order_0
-		"INSERT INTO g7_order_1 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_1.g7_order_1
-		"INSERT INTO g7_order_0 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_2.g7_order_0
-		"INSERT INTO g7_order_1 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_2.g7_order_1
-		"INSERT INTO g7_order_0 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_3.g7_order_0
-		"INSERT INTO g7_order_1 (order_id, user_id, status, amount, qty, rate, note, created_at)\nVALUES ", // ds_3.g7_order_1
-	},
-	Rows:  []string{"(?, ?, ?, ?, ?, ?, ?, ?)", "(?, ?, ?, ?, ?, ?, ?, ?)"},
-	Sep:   ", ",
-	Tails: []string{"\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?", "\nON DUPLICATE KEY UPDATE status = ?"},
-}
-
-// PutOrdersParams are the parameters of PutOrders.
-type PutOrdersParams struct {
-	OrderID    int64
-	UserID     int64
-	Status     sql.NullString
-	Amount     sql.NullString
-	Qty        sql.NullInt32
-	Rate       sql.NullFloat64
-	Note       sql.NullString
-	CreatedAt  time.Time
-	OrderID2   int64
-	UserID2    int64
-	Status2    sql.NullString
-	Amount2    sql.NullString
-	Qty2       sql.NullInt32
-	Rate2      sql.NullFloat64
-	Note2      sql.NullString
-	CreatedAt2 time.Time
-	Status3    sql.NullString
-}
-
-// PutOrders writes two orders with caller-chosen ids, each to its own data
-// node; an existing id gets the last argument as its status.
-//
-// Route: MultiNode on g7_order (database: user_id MOD, table: order_id
-// HASH_MOD). Each row goes to its own data node; every data node that receives
-// rows runs one INSERT of them, and the affected rows are summed.
-func (q *Queries) PutOrders(ctx context.Context, arg PutOrdersParams) (int64, error) {
-	var rowNodes [2]int
-	ds := shardrt.Mod(arg.UserID, 4)
-	t := shardrt.HashModLong(arg.OrderID, 2)
-	rowNodes[0] = ds*2 + t
-	ds = shardrt.Mod(arg.UserID2, 4)
-	t = shardrt.HashModLong(arg.OrderID2, 2)
-	rowNodes[1] = ds*2 + t
-	units, err := putOrdersInsert.Units(putOrdersUnits[:], rowNodes[:], [][]any{
-		{arg.OrderID, arg.UserID, arg.Status, arg.Amount, arg.Qty, arg.Rate, arg.Note, arg.CreatedAt},
-		{arg.OrderID2, arg.UserID2, arg.Status2, arg.Amount2, arg.Qty2, arg.Rate2, arg.Note2, arg.CreatedAt2},
-	}, []any{arg.Status3})
-	if err != nil {
-		return 0, err
-	}
-	return shardrt.ExecUnits(ctx, q.ex, &putOrdersStmt, units, nil)
 }
 
 // skipThenTakeStmt is the logic statement of SkipThenTake
@@ -754,159 +688,6 @@ func (q *Queries) StatsByUser(ctx context.Context, createdAt time.Time) ([]Stats
 	}
 }
 
-// statusPageStmt is the logic statement of StatusPage (queries/orders.sql:68).
-var statusPageStmt = shardrt.Stmt{Name: "StatusPage", LogicSQL: "SELECT DISTINCT user_id, status FROM g7_order ORDER BY user_id, status LIMIT ?, ?"}
-
-// statusPageUnits are the route units of StatusPage: its data nodes. DataSource
-// indexes dataSourceNames.
-var statusPageUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_1
-}
-
-// statusPageMerge says how StatusPage merges the rows of its data nodes into
-// the result one unsharded MySQL would return (DISTINCT, ORDER BY, LIMIT).
-// Every data node returns the 2 result columns.
-var statusPageMerge = shardrt.MergeSpec{
-	Columns: 2,
-	Visible: 2,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
-	},
-	OrderBy:     []shardrt.SortKey{{Column: 0}, {Column: 1}},
-	Distinct:    true,
-	Offset:      shardrt.LimitValue{Value: 0, Param: true}, // offset
-	Count:       shardrt.LimitValue{Value: 1, Param: true}, // limit
-	StreamGroup: true,
-}
-
-// StatusPageRow is one row of StatusPage.
-type StatusPageRow struct {
-	UserID int64
-	Status sql.NullString
-}
-
-// DISTINCT with ORDER BY and a LIMIT ?, ? page.
-//
-// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
-// HASH_MOD); no sharding condition; full route allowed by --
-// shardgen:allow-full-route. The rows of its data nodes are merged as
-// statusPageMerge says.
-func (q *Queries) StatusPage(ctx context.Context, offset int64, limit int64) ([]StatusPageRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], []any{shardrt.LimitSum(offset, limit)}, &statusPageMerge, []any{offset, limit})
-	if err != nil {
-		return nil, err
-	}
-	defer merged.Close()
-	var out []StatusPageRow
-	for {
-		row, err := merged.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var r StatusPageRow
-		if err := shardrt.ScanCells(row, &r.UserID, &r.Status); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-}
-
-// topOrdersStmt is the logic statement of TopOrders (queries/orders.sql:14).
-var topOrdersStmt = shardrt.Stmt{Name: "TopOrders", LogicSQL: "SELECT order_id, user_id, status, amount FROM g7_order\nWHERE user_id IN (?, ?, ?) ORDER BY amount DESC, order_id LIMIT ?, ?"}
-
-// topOrdersUnits are the route units of TopOrders: one per data node of
-// g7_order in data node order. DataSource indexes dataSourceNames.
-var topOrdersUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select order_id, user_id, `status`, amount from g7_order_0 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select order_id, user_id, `status`, amount from g7_order_1 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select order_id, user_id, `status`, amount from g7_order_0 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select order_id, user_id, `status`, amount from g7_order_1 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select order_id, user_id, `status`, amount from g7_order_0 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select order_id, user_id, `status`, amount from g7_order_1 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select order_id, user_id, `status`, amount from g7_order_0 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select order_id, user_id, `status`, amount from g7_order_1 where user_id in (?, ?, ?) order by amount desc, order_id asc limit ?"}, // ds_3.g7_order_1
-}
-
-// topOrdersMerge says how TopOrders merges the rows of its data nodes into the
-// result one unsharded MySQL would return (ORDER BY, LIMIT). Every data node
-// returns the 4 result columns.
-var topOrdersMerge = shardrt.MergeSpec{
-	Columns: 4,
-	Visible: 4,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
-		{Type: shardrt.ColumnDecimal},
-	},
-	OrderBy: []shardrt.SortKey{{Column: 3, Desc: true}, {Column: 0}},
-	Offset:  shardrt.LimitValue{Value: 3, Param: true}, // arg.Offset
-	Count:   shardrt.LimitValue{Value: 4, Param: true}, // arg.Limit
-}
-
-// TopOrdersParams are the parameters of TopOrders.
-type TopOrdersParams struct {
-	UserID  int64
-	UserID2 int64
-	UserID3 int64
-	Offset  int64
-	Limit   int64
-}
-
-// TopOrdersRow is one row of TopOrders.
-type TopOrdersRow struct {
-	OrderID int64
-	UserID  int64
-	Status  sql.NullString
-	Amount  sql.NullString
-}
-
-// ORDER BY + LIMIT ?, ? over the data sources of three users.
-//
-// Route: MultiNode on g7_order (database: user_id MOD, table: order_id
-// HASH_MOD), computed by the sharding algorithms over the conditions. The rows
-// of its data nodes are merged as topOrdersMerge says.
-func (q *Queries) TopOrders(ctx context.Context, arg TopOrdersParams) ([]TopOrdersRow, error) {
-	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID), shardrt.Long(arg.UserID2), shardrt.Long(arg.UserID3)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(topOrdersUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersStmt, units, []any{arg.UserID, arg.UserID2, arg.UserID3, shardrt.LimitSum(arg.Offset, arg.Limit)}, &topOrdersMerge, []any{arg.UserID, arg.UserID2, arg.UserID3, arg.Offset, arg.Limit})
-	if err != nil {
-		return nil, err
-	}
-	defer merged.Close()
-	var out []TopOrdersRow
-	for {
-		row, err := merged.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var r TopOrdersRow
-		if err := shardrt.ScanCells(row, &r.OrderID, &r.UserID, &r.Status, &r.Amount); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-}
-
 // topUsersStmt is the logic statement of TopUsers (queries/orders.sql:51).
 var topUsersStmt = shardrt.Stmt{Name: "TopUsers", LogicSQL: "SELECT user_id, SUM(amount) AS total, MAX(order_id) AS last_id FROM g7_order\nGROUP BY user_id ORDER BY total DESC, user_id LIMIT ?"}
 
@@ -979,6 +760,84 @@ func (q *Queries) TopUsers(ctx context.Context, limit int64) ([]TopUsersRow, err
 	}
 }
 
+// countOrdersStmt is the logic statement of CountOrders
+// (queries/orders.sql:57).
+var countOrdersStmt = shardrt.Stmt{Name: "CountOrders", LogicSQL: "SELECT COUNT(*) AS n, SUM(amount) AS total, AVG(amount) AS avg_amount,\n       MAX(order_id) AS max_id, COUNT(DISTINCT user_id) AS users\nFROM g7_order WHERE amount > ?"}
+
+// countOrdersUnits are the route units of CountOrders: its data nodes.
+// DataSource indexes dataSourceNames.
+var countOrdersUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_3.g7_order_1
+}
+
+// countOrdersMerge says how CountOrders merges the rows of its data nodes into
+// the result one unsharded MySQL would return (aggregates COUNT, SUM, AVG, MAX,
+// COUNT(DISTINCT)). Every data node returns the 5 result columns, then 2 the
+// rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not
+// selected), which the merge drops.
+var countOrdersMerge = shardrt.MergeSpec{
+	Columns: 7,
+	Visible: 5,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
+	},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 0, Func: shardrt.AggCount},
+		{Column: 1, Func: shardrt.AggSum},
+		{Column: 2, Func: shardrt.AggAvg, SumColumn: 6, CountColumn: 5, Scale: 6},
+		{Column: 3, Func: shardrt.AggMax},
+		{Column: 4, Func: shardrt.AggCountDistinct},
+	},
+	Count: shardrt.NoLimit,
+}
+
+// CountOrdersRow is one row of CountOrders.
+type CountOrdersRow struct {
+	N         int64
+	Total     sql.NullString
+	AvgAmount sql.NullString
+	MaxID     sql.NullInt64
+	Users     int64
+}
+
+// A scalar aggregate: exactly one row, even when nothing matches.
+//
+// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// countOrdersMerge says, and the first merged row is returned; sql.ErrNoRows
+// when there is none.
+func (q *Queries) CountOrders(ctx context.Context, amount string) (CountOrdersRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersStmt, countOrdersUnits[:], []any{amount}, &countOrdersMerge, nil)
+	if err != nil {
+		return CountOrdersRow{}, err
+	}
+	defer merged.Close()
+	row, err := merged.Next()
+	if err == io.EOF {
+		return CountOrdersRow{}, sql.ErrNoRows
+	}
+	if err != nil {
+		return CountOrdersRow{}, err
+	}
+	var r CountOrdersRow
+	err = shardrt.ScanCells(row, &r.N, &r.Total, &r.AvgAmount, &r.MaxID, &r.Users)
+	return r, err
+}
+
 // userStatusesStmt is the logic statement of UserStatuses
 // (queries/orders.sql:64).
 var userStatusesStmt = shardrt.Stmt{Name: "UserStatuses", LogicSQL: "SELECT DISTINCT status FROM g7_order WHERE user_id IN (?, ?) ORDER BY status"}
@@ -1021,15 +880,15 @@ type UserStatusesRow struct {
 // Route: MultiNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as userStatusesMerge says.
-func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID2 int64) ([]UserStatusesRow, error) {
+func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID_2 int64) ([]UserStatusesRow, error) {
 	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
 	}
 	units := pickUnits(userStatusesUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &userStatusesStmt, units, []any{userID, userID2}, &userStatusesMerge, nil)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &userStatusesStmt, units, []any{userID, userID_2}, &userStatusesMerge, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1049,4 +908,146 @@ func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID2 int64)
 		}
 		out = append(out, r)
 	}
+}
+
+// statusPageStmt is the logic statement of StatusPage (queries/orders.sql:68).
+var statusPageStmt = shardrt.Stmt{Name: "StatusPage", LogicSQL: "SELECT DISTINCT user_id, status FROM g7_order ORDER BY user_id, status LIMIT ?, ?"}
+
+// statusPageUnits are the route units of StatusPage: its data nodes. DataSource
+// indexes dataSourceNames.
+var statusPageUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_1
+}
+
+// statusPageMerge says how StatusPage merges the rows of its data nodes into
+// the result one unsharded MySQL would return (DISTINCT, ORDER BY, LIMIT).
+// Every data node returns the 2 result columns.
+var statusPageMerge = shardrt.MergeSpec{
+	Columns: 2,
+	Visible: 2,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+	},
+	OrderBy:     []shardrt.SortKey{{Column: 0}, {Column: 1}},
+	Distinct:    true,
+	Offset:      shardrt.LimitValue{Value: 0, Param: true}, // offset
+	Count:       shardrt.LimitValue{Value: 1, Param: true}, // limit
+	StreamGroup: true,
+}
+
+// StatusPageRow is one row of StatusPage.
+type StatusPageRow struct {
+	UserID int64
+	Status sql.NullString
+}
+
+// DISTINCT with ORDER BY and a LIMIT ?, ? page.
+//
+// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// statusPageMerge says.
+func (q *Queries) StatusPage(ctx context.Context, offset int64, limit int64) ([]StatusPageRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], []any{shardrt.LimitSum(offset, limit)}, &statusPageMerge, []any{offset, limit})
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []StatusPageRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r StatusPageRow
+		if err := shardrt.ScanCells(row, &r.UserID, &r.Status); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+// countStatusesStmt is the logic statement of CountStatuses
+// (queries/orders.sql:73).
+var countStatusesStmt = shardrt.Stmt{Name: "CountStatuses", LogicSQL: "SELECT COUNT(DISTINCT status) AS statuses, COUNT(*) AS n, MIN(note) AS first_note\nFROM g7_order WHERE user_id IN (?, ?)"}
+
+// countStatusesUnits are the route units of CountStatuses: one per data node of
+// g7_order in data node order. DataSource indexes dataSourceNames.
+var countStatusesUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_1
+}
+
+// countStatusesMerge says how CountStatuses merges the rows of its data nodes
+// into the result one unsharded MySQL would return (aggregates COUNT(DISTINCT),
+// COUNT, MIN). Every data node returns the 3 result columns.
+var countStatusesMerge = shardrt.MergeSpec{
+	Columns: 3,
+	Visible: 3,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+	},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 0, Func: shardrt.AggCountDistinct},
+		{Column: 1, Func: shardrt.AggCount},
+		{Column: 2, Func: shardrt.AggMin},
+	},
+	Count: shardrt.NoLimit,
+}
+
+// CountStatusesRow is one row of CountStatuses.
+type CountStatusesRow struct {
+	Statuses  int64
+	N         int64
+	FirstNote sql.NullString
+}
+
+// CountStatuses runs the :one query at queries/orders.sql:73.
+//
+// Route: MultiNode on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD), computed by the sharding algorithms over the conditions. The rows
+// of its data nodes are merged as countStatusesMerge says, and the first merged
+// row is returned; sql.ErrNoRows when there is none.
+func (q *Queries) CountStatuses(ctx context.Context, userID int64, userID_2 int64) (CountStatusesRow, error) {
+	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return CountStatusesRow{}, err
+	}
+	units := pickUnits(countStatusesUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &countStatusesStmt, units, []any{userID, userID_2}, &countStatusesMerge, nil)
+	if err != nil {
+		return CountStatusesRow{}, err
+	}
+	defer merged.Close()
+	row, err := merged.Next()
+	if err == io.EOF {
+		return CountStatusesRow{}, sql.ErrNoRows
+	}
+	if err != nil {
+		return CountStatusesRow{}, err
+	}
+	var r CountStatusesRow
+	err = shardrt.ScanCells(row, &r.Statuses, &r.N, &r.FirstNote)
+	return r, err
 }

@@ -8,9 +8,10 @@ package mod4db
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"iter"
 	"time"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
 // createOrderStmt is the logic statement of CreateOrder (queries/orders.sql:1).
@@ -73,83 +74,49 @@ func (q *Queries) CreateOrder(ctx context.Context, arg CreateOrderParams) (sql.R
 	return shardrt.NewResult(key.Int, n), nil
 }
 
-// deleteCheapOrdersStmt is the logic statement of DeleteCheapOrders
-// (queries/orders.sql:45).
-var deleteCheapOrdersStmt = shardrt.Stmt{Name: "DeleteCheapOrders", LogicSQL: "DELETE FROM g1_order WHERE user_id IN (?, ?) AND amount < ?"}
+// putOrderStmt is the logic statement of PutOrder (queries/orders.sql:6).
+var putOrderStmt = shardrt.Stmt{Name: "PutOrder", LogicSQL: "INSERT INTO g1_order (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}
 
-// deleteCheapOrdersUnits are the route units of DeleteCheapOrders: one per data
-// node of g1_order in data node order. DataSource indexes dataSourceNames.
-var deleteCheapOrdersUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g1_order_0 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "DELETE FROM g1_order_1 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "DELETE FROM g1_order_2 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "DELETE FROM g1_order_3 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "DELETE FROM g1_order_0 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "DELETE FROM g1_order_1 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "DELETE FROM g1_order_2 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "DELETE FROM g1_order_3 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "DELETE FROM g1_order_0 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "DELETE FROM g1_order_1 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "DELETE FROM g1_order_2 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "DELETE FROM g1_order_3 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "DELETE FROM g1_order_0 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "DELETE FROM g1_order_1 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "DELETE FROM g1_order_2 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "DELETE FROM g1_order_3 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_3.g1_order_3
+// putOrderUnits are the route units of PutOrder: one per data node of g1_order
+// in data node order. DataSource indexes dataSourceNames.
+var putOrderUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_3.g1_order_3
 }
 
-// DeleteCheapOrders runs the :execrows query at queries/orders.sql:45.
-//
-// Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed by the sharding algorithms over the conditions.
-func (q *Queries) DeleteCheapOrders(ctx context.Context, userID int64, userID2 int64, amount string) (int64, error) {
-	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID2)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return 0, err
-	}
-	units := pickUnits(deleteCheapOrdersUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &deleteCheapOrdersStmt, units, []any{userID, userID2, amount})
+// PutOrderParams are the parameters of PutOrder.
+type PutOrderParams struct {
+	OrderID   int64
+	UserID    int64
+	Status    string
+	Amount    string
+	Note      sql.NullString
+	CreatedAt time.Time
 }
 
-// deleteOrderStmt is the logic statement of DeleteOrder
-// (queries/orders.sql:42).
-var deleteOrderStmt = shardrt.Stmt{Name: "DeleteOrder", LogicSQL: "DELETE FROM g1_order WHERE user_id = ? AND order_id = ?"}
-
-// deleteOrderUnits are the route units of DeleteOrder: one per data node of
-// g1_order in data node order. DataSource indexes dataSourceNames.
-var deleteOrderUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
-}
-
-// DeleteOrder runs the :execrows query at queries/orders.sql:42.
+// PutOrder inserts an order with a caller-chosen order_id.
 //
 // Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
 // computed inline.
-func (q *Queries) DeleteOrder(ctx context.Context, userID int64, orderID int64) (int64, error) {
-	ds := shardrt.Mod(userID, 4)
-	t := shardrt.Mod(orderID, 4)
-	res, err := q.ex.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+func (q *Queries) PutOrder(ctx context.Context, arg PutOrderParams) error {
+	ds := shardrt.Mod(arg.UserID, 4)
+	t := shardrt.Mod(arg.OrderID, 4)
+	_, err := q.ex.Exec(ctx, &putOrderStmt, putOrderUnits[ds*4+t], arg.OrderID, arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt)
+	return err
 }
 
 // getOrderStmt is the logic statement of GetOrder (queries/orders.sql:11).
@@ -279,125 +246,6 @@ func (q *Queries) GetOrderSortedIter(ctx context.Context, orderID int64, userID 
 	}
 }
 
-// listOrdersByIDStmt is the logic statement of ListOrdersByID
-// (queries/orders.sql:27).
-var listOrdersByIDStmt = shardrt.Stmt{Name: "ListOrdersByID", LogicSQL: "SELECT order_id, user_id, created_at FROM g1_order WHERE order_id = ?"}
-
-// listOrdersByIDUnits are the route units of ListOrdersByID: one per data node
-// of g1_order in data node order. DataSource indexes dataSourceNames.
-var listOrdersByIDUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT order_id, user_id, created_at FROM g1_order_0 WHERE order_id = ?"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "SELECT order_id, user_id, created_at FROM g1_order_1 WHERE order_id = ?"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "SELECT order_id, user_id, created_at FROM g1_order_2 WHERE order_id = ?"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "SELECT order_id, user_id, created_at FROM g1_order_3 WHERE order_id = ?"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "SELECT order_id, user_id, created_at FROM g1_order_0 WHERE order_id = ?"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "SELECT order_id, user_id, created_at FROM g1_order_1 WHERE order_id = ?"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "SELECT order_id, user_id, created_at FROM g1_order_2 WHERE order_id = ?"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "SELECT order_id, user_id, created_at FROM g1_order_3 WHERE order_id = ?"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "SELECT order_id, user_id, created_at FROM g1_order_0 WHERE order_id = ?"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "SELECT order_id, user_id, created_at FROM g1_order_1 WHERE order_id = ?"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "SELECT order_id, user_id, created_at FROM g1_order_2 WHERE order_id = ?"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "SELECT order_id, user_id, created_at FROM g1_order_3 WHERE order_id = ?"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "SELECT order_id, user_id, created_at FROM g1_order_0 WHERE order_id = ?"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "SELECT order_id, user_id, created_at FROM g1_order_1 WHERE order_id = ?"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "SELECT order_id, user_id, created_at FROM g1_order_2 WHERE order_id = ?"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "SELECT order_id, user_id, created_at FROM g1_order_3 WHERE order_id = ?"}, // ds_3.g1_order_3
-}
-
-// ListOrdersByIDRow is one row of ListOrdersByID.
-type ListOrdersByIDRow struct {
-	OrderID   int64
-	UserID    int64
-	CreatedAt time.Time
-}
-
-// Only the table sharding column: one table on every data source.
-//
-// Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed by the sharding algorithms over the conditions.
-func (q *Queries) ListOrdersByID(ctx context.Context, orderID int64) ([]ListOrdersByIDRow, error) {
-	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(listOrdersByIDUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersByIDStmt, units, []any{orderID}, scanListOrdersByIDRow)
-}
-
-// scanListOrdersByIDRow scans one row of ListOrdersByID.
-func scanListOrdersByIDRow(rows *sql.Rows) (ListOrdersByIDRow, error) {
-	var r ListOrdersByIDRow
-	err := rows.Scan(&r.OrderID, &r.UserID, &r.CreatedAt)
-	return r, err
-}
-
-// listOrdersInStmt is the logic statement of ListOrdersIn
-// (queries/orders.sql:23).
-var listOrdersInStmt = shardrt.Stmt{Name: "ListOrdersIn", LogicSQL: "SELECT order_id, user_id, status, amount FROM g1_order\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}
-
-// listOrdersInUnits are the route units of ListOrdersIn: one per data node of
-// g1_order in data node order. DataSource indexes dataSourceNames.
-var listOrdersInUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_0\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_1\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_2\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_3\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_0\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_1\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_2\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_3\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_0\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_1\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_2\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_3\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_0\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_1\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_2\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_3\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_3.g1_order_3
-}
-
-// ListOrdersInParams are the parameters of ListOrdersIn.
-type ListOrdersInParams struct {
-	UserID   int64
-	UserID2  int64
-	OrderID  int64
-	OrderID2 int64
-	OrderID3 int64
-}
-
-// ListOrdersInRow is one row of ListOrdersIn.
-type ListOrdersInRow struct {
-	OrderID int64
-	UserID  int64
-	Status  string
-	Amount  string
-}
-
-// ListOrdersIn runs the :many query at queries/orders.sql:23.
-//
-// Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed by the sharding algorithms over the conditions.
-func (q *Queries) ListOrdersIn(ctx context.Context, arg ListOrdersInParams) ([]ListOrdersInRow, error) {
-	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID), shardrt.Long(arg.UserID2)}},
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(arg.OrderID), shardrt.Long(arg.OrderID2), shardrt.Long(arg.OrderID3)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(listOrdersInUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersInStmt, units, []any{arg.UserID, arg.UserID2, arg.OrderID, arg.OrderID2, arg.OrderID3}, scanListOrdersInRow)
-}
-
-// scanListOrdersInRow scans one row of ListOrdersIn.
-func scanListOrdersInRow(rows *sql.Rows) (ListOrdersInRow, error) {
-	var r ListOrdersInRow
-	err := rows.Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount)
-	return r, err
-}
-
 // listUserOrdersStmt is the logic statement of ListUserOrders
 // (queries/orders.sql:19).
 var listUserOrdersStmt = shardrt.Stmt{Name: "ListUserOrders", LogicSQL: "SELECT order_id, status, note FROM g1_order WHERE user_id = ?"}
@@ -452,6 +300,125 @@ func scanListUserOrdersRow(rows *sql.Rows) (ListUserOrdersRow, error) {
 	return r, err
 }
 
+// listOrdersInStmt is the logic statement of ListOrdersIn
+// (queries/orders.sql:23).
+var listOrdersInStmt = shardrt.Stmt{Name: "ListOrdersIn", LogicSQL: "SELECT order_id, user_id, status, amount FROM g1_order\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}
+
+// listOrdersInUnits are the route units of ListOrdersIn: one per data node of
+// g1_order in data node order. DataSource indexes dataSourceNames.
+var listOrdersInUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_0\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_1\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_2\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_3\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_0\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_1\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_2\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_3\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_0\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_1\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_2\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_3\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_0\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_1\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_2\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "SELECT order_id, user_id, status, amount FROM g1_order_3\nWHERE user_id IN (?, ?) AND order_id IN (?, ?, ?)"}, // ds_3.g1_order_3
+}
+
+// ListOrdersInParams are the parameters of ListOrdersIn.
+type ListOrdersInParams struct {
+	UserID    int64
+	UserID_2  int64
+	OrderID   int64
+	OrderID_2 int64
+	OrderID_3 int64
+}
+
+// ListOrdersInRow is one row of ListOrdersIn.
+type ListOrdersInRow struct {
+	OrderID int64
+	UserID  int64
+	Status  string
+	Amount  string
+}
+
+// ListOrdersIn runs the :many query at queries/orders.sql:23.
+//
+// Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed by the sharding algorithms over the conditions.
+func (q *Queries) ListOrdersIn(ctx context.Context, arg ListOrdersInParams) ([]ListOrdersInRow, error) {
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID), shardrt.Long(arg.UserID_2)}},
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(arg.OrderID), shardrt.Long(arg.OrderID_2), shardrt.Long(arg.OrderID_3)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(listOrdersInUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &listOrdersInStmt, units, []any{arg.UserID, arg.UserID_2, arg.OrderID, arg.OrderID_2, arg.OrderID_3}, scanListOrdersInRow)
+}
+
+// scanListOrdersInRow scans one row of ListOrdersIn.
+func scanListOrdersInRow(rows *sql.Rows) (ListOrdersInRow, error) {
+	var r ListOrdersInRow
+	err := rows.Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount)
+	return r, err
+}
+
+// listOrdersByIDStmt is the logic statement of ListOrdersByID
+// (queries/orders.sql:27).
+var listOrdersByIDStmt = shardrt.Stmt{Name: "ListOrdersByID", LogicSQL: "SELECT order_id, user_id, created_at FROM g1_order WHERE order_id = ?"}
+
+// listOrdersByIDUnits are the route units of ListOrdersByID: one per data node
+// of g1_order in data node order. DataSource indexes dataSourceNames.
+var listOrdersByIDUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT order_id, user_id, created_at FROM g1_order_0 WHERE order_id = ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "SELECT order_id, user_id, created_at FROM g1_order_1 WHERE order_id = ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "SELECT order_id, user_id, created_at FROM g1_order_2 WHERE order_id = ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "SELECT order_id, user_id, created_at FROM g1_order_3 WHERE order_id = ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "SELECT order_id, user_id, created_at FROM g1_order_0 WHERE order_id = ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "SELECT order_id, user_id, created_at FROM g1_order_1 WHERE order_id = ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "SELECT order_id, user_id, created_at FROM g1_order_2 WHERE order_id = ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "SELECT order_id, user_id, created_at FROM g1_order_3 WHERE order_id = ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "SELECT order_id, user_id, created_at FROM g1_order_0 WHERE order_id = ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "SELECT order_id, user_id, created_at FROM g1_order_1 WHERE order_id = ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "SELECT order_id, user_id, created_at FROM g1_order_2 WHERE order_id = ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "SELECT order_id, user_id, created_at FROM g1_order_3 WHERE order_id = ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "SELECT order_id, user_id, created_at FROM g1_order_0 WHERE order_id = ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "SELECT order_id, user_id, created_at FROM g1_order_1 WHERE order_id = ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "SELECT order_id, user_id, created_at FROM g1_order_2 WHERE order_id = ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "SELECT order_id, user_id, created_at FROM g1_order_3 WHERE order_id = ?"}, // ds_3.g1_order_3
+}
+
+// ListOrdersByIDRow is one row of ListOrdersByID.
+type ListOrdersByIDRow struct {
+	OrderID   int64
+	UserID    int64
+	CreatedAt time.Time
+}
+
+// Only the table sharding column: one table on every data source.
+//
+// Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed by the sharding algorithms over the conditions.
+func (q *Queries) ListOrdersByID(ctx context.Context, orderID int64) ([]ListOrdersByIDRow, error) {
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(listOrdersByIDUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &listOrdersByIDStmt, units, []any{orderID}, scanListOrdersByIDRow)
+}
+
+// scanListOrdersByIDRow scans one row of ListOrdersByID.
+func scanListOrdersByIDRow(rows *sql.Rows) (ListOrdersByIDRow, error) {
+	var r ListOrdersByIDRow
+	err := rows.Scan(&r.OrderID, &r.UserID, &r.CreatedAt)
+	return r, err
+}
+
 // listUserTwoLiteralStmt is the logic statement of ListUserTwoLiteral
 // (queries/orders.sql:31).
 var listUserTwoLiteralStmt = shardrt.Stmt{Name: "ListUserTwoLiteral", LogicSQL: "SELECT order_id, amount FROM g1_order WHERE user_id = 2"}
@@ -485,51 +452,6 @@ func scanListUserTwoLiteralRow(rows *sql.Rows) (ListUserTwoLiteralRow, error) {
 	var r ListUserTwoLiteralRow
 	err := rows.Scan(&r.OrderID, &r.Amount)
 	return r, err
-}
-
-// putOrderStmt is the logic statement of PutOrder (queries/orders.sql:6).
-var putOrderStmt = shardrt.Stmt{Name: "PutOrder", LogicSQL: "INSERT INTO g1_order (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}
-
-// putOrderUnits are the route units of PutOrder: one per data node of g1_order
-// in data node order. DataSource indexes dataSourceNames.
-var putOrderUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, ?, ?, ?, ?)"}, // ds_3.g1_order_3
-}
-
-// PutOrderParams are the parameters of PutOrder.
-type PutOrderParams struct {
-	OrderID   int64
-	UserID    int64
-	Status    string
-	Amount    string
-	Note      sql.NullString
-	CreatedAt time.Time
-}
-
-// PutOrder inserts an order with a caller-chosen order_id.
-//
-// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed inline.
-func (q *Queries) PutOrder(ctx context.Context, arg PutOrderParams) error {
-	ds := shardrt.Mod(arg.UserID, 4)
-	t := shardrt.Mod(arg.OrderID, 4)
-	_, err := q.ex.Exec(ctx, &putOrderStmt, putOrderUnits[ds*4+t], arg.OrderID, arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt)
-	return err
 }
 
 // updateOrderStatusStmt is the logic statement of UpdateOrderStatus
@@ -600,7 +522,7 @@ var updateUserStatusUnits = [...]shardrt.RouteUnit{
 //
 // Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions.
-func (q *Queries) UpdateUserStatus(ctx context.Context, status string, userID int64, status2 string) (int64, error) {
+func (q *Queries) UpdateUserStatus(ctx context.Context, status string, userID int64, status_2 string) (int64, error) {
 	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
@@ -608,5 +530,84 @@ func (q *Queries) UpdateUserStatus(ctx context.Context, status string, userID in
 		return 0, err
 	}
 	units := pickUnits(updateUserStatusUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &updateUserStatusStmt, units, []any{status, userID, status2})
+	return shardrt.ExecUnits(ctx, q.ex, &updateUserStatusStmt, units, []any{status, userID, status_2})
+}
+
+// deleteOrderStmt is the logic statement of DeleteOrder
+// (queries/orders.sql:42).
+var deleteOrderStmt = shardrt.Stmt{Name: "DeleteOrder", LogicSQL: "DELETE FROM g1_order WHERE user_id = ? AND order_id = ?"}
+
+// deleteOrderUnits are the route units of DeleteOrder: one per data node of
+// g1_order in data node order. DataSource indexes dataSourceNames.
+var deleteOrderUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
+}
+
+// DeleteOrder runs the :execrows query at queries/orders.sql:42.
+//
+// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed inline.
+func (q *Queries) DeleteOrder(ctx context.Context, userID int64, orderID int64) (int64, error) {
+	ds := shardrt.Mod(userID, 4)
+	t := shardrt.Mod(orderID, 4)
+	res, err := q.ex.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// deleteCheapOrdersStmt is the logic statement of DeleteCheapOrders
+// (queries/orders.sql:45).
+var deleteCheapOrdersStmt = shardrt.Stmt{Name: "DeleteCheapOrders", LogicSQL: "DELETE FROM g1_order WHERE user_id IN (?, ?) AND amount < ?"}
+
+// deleteCheapOrdersUnits are the route units of DeleteCheapOrders: one per data
+// node of g1_order in data node order. DataSource indexes dataSourceNames.
+var deleteCheapOrdersUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g1_order_0 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "DELETE FROM g1_order_1 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "DELETE FROM g1_order_2 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "DELETE FROM g1_order_3 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "DELETE FROM g1_order_0 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "DELETE FROM g1_order_1 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "DELETE FROM g1_order_2 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "DELETE FROM g1_order_3 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "DELETE FROM g1_order_0 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "DELETE FROM g1_order_1 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "DELETE FROM g1_order_2 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "DELETE FROM g1_order_3 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "DELETE FROM g1_order_0 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "DELETE FROM g1_order_1 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "DELETE FROM g1_order_2 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "DELETE FROM g1_order_3 WHERE user_id IN (?, ?) AND amount < ?"}, // ds_3.g1_order_3
+}
+
+// DeleteCheapOrders runs the :execrows query at queries/orders.sql:45.
+//
+// Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed by the sharding algorithms over the conditions.
+func (q *Queries) DeleteCheapOrders(ctx context.Context, userID int64, userID_2 int64, amount string) (int64, error) {
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return 0, err
+	}
+	units := pickUnits(deleteCheapOrdersUnits[:], nodes)
+	return shardrt.ExecUnits(ctx, q.ex, &deleteCheapOrdersStmt, units, []any{userID, userID_2, amount})
 }

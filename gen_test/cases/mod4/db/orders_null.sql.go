@@ -9,249 +9,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"io"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
-
-// countOrdersNullSafeStmt is the logic statement of CountOrdersNullSafe
-// (queries/orders_null.sql:19).
-var countOrdersNullSafeStmt = shardrt.Stmt{Name: "CountOrdersNullSafe", LogicSQL: "SELECT COUNT(*) AS n FROM g1_order WHERE user_id <=> ?"}
-
-// countOrdersNullSafeUnits are the route units of CountOrdersNullSafe: its data
-// nodes. DataSource indexes dataSourceNames.
-var countOrdersNullSafeUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select count(*) as n from g1_order_0 where user_id <=> ?"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "select count(*) as n from g1_order_1 where user_id <=> ?"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "select count(*) as n from g1_order_2 where user_id <=> ?"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "select count(*) as n from g1_order_3 where user_id <=> ?"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "select count(*) as n from g1_order_0 where user_id <=> ?"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "select count(*) as n from g1_order_1 where user_id <=> ?"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "select count(*) as n from g1_order_2 where user_id <=> ?"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "select count(*) as n from g1_order_3 where user_id <=> ?"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "select count(*) as n from g1_order_0 where user_id <=> ?"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "select count(*) as n from g1_order_1 where user_id <=> ?"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "select count(*) as n from g1_order_2 where user_id <=> ?"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "select count(*) as n from g1_order_3 where user_id <=> ?"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "select count(*) as n from g1_order_0 where user_id <=> ?"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "select count(*) as n from g1_order_1 where user_id <=> ?"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "select count(*) as n from g1_order_2 where user_id <=> ?"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "select count(*) as n from g1_order_3 where user_id <=> ?"}, // ds_3.g1_order_3
-}
-
-// countOrdersNullSafeMerge says how CountOrdersNullSafe merges the rows of its
-// data nodes into the result one unsharded MySQL would return (aggregates
-// COUNT). Every data node returns the 1 result columns.
-var countOrdersNullSafeMerge = shardrt.MergeSpec{
-	Columns: 1,
-	Visible: 1,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnInt},
-	},
-	Aggregates: []shardrt.AggregateSpec{
-		{Column: 0, Func: shardrt.AggCount},
-	},
-	Count: shardrt.NoLimit,
-}
-
-// CountOrdersNullSafeRow is one row of CountOrdersNullSafe.
-type CountOrdersNullSafeRow struct {
-	N int64
-}
-
-// CountOrdersNullSafe runs the :one query at queries/orders_null.sql:19.
-//
-// Route: AllNodes on g1_order (database: user_id MOD, table: order_id MOD); no
-// sharding condition; full route allowed by -- shardgen:allow-full-route. The
-// rows of its data nodes are merged as countOrdersNullSafeMerge says, and the
-// first merged row is returned; sql.ErrNoRows when there is none.
-func (q *Queries) CountOrdersNullSafe(ctx context.Context, userID sql.NullInt64) (CountOrdersNullSafeRow, error) {
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersNullSafeStmt, countOrdersNullSafeUnits[:], []any{userID}, &countOrdersNullSafeMerge, nil)
-	if err != nil {
-		return CountOrdersNullSafeRow{}, err
-	}
-	defer merged.Close()
-	row, err := merged.Next()
-	if err == io.EOF {
-		return CountOrdersNullSafeRow{}, sql.ErrNoRows
-	}
-	if err != nil {
-		return CountOrdersNullSafeRow{}, err
-	}
-	var r CountOrdersNullSafeRow
-	err = shardrt.ScanCells(row, &r.N)
-	return r, err
-}
-
-// deleteOrderNargStmt is the logic statement of DeleteOrderNarg
-// (queries/orders_null.sql:29).
-var deleteOrderNargStmt = shardrt.Stmt{Name: "DeleteOrderNarg", LogicSQL: "DELETE FROM g1_order WHERE user_id = ? AND order_id = ?"}
-
-// deleteOrderNargUnits are the route units of DeleteOrderNarg: one per data
-// node of g1_order in data node order. DataSource indexes dataSourceNames.
-var deleteOrderNargUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
-}
-
-// DeleteOrderNarg runs the :exec query at queries/orders_null.sql:29.
-//
-// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed by the sharding algorithms over the conditions.
-func (q *Queries) DeleteOrderNarg(ctx context.Context, userID sql.NullInt64, orderID int64) error {
-	v0 := shardrt.Null
-	if userID.Valid {
-		v0 = shardrt.Long(userID.Int64)
-	}
-	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{v0}},
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return err
-	}
-	units := pickUnits(deleteOrderNargUnits[:], nodes)
-	_, err = shardrt.ExecUnits(ctx, q.ex, &deleteOrderNargStmt, units, []any{userID, orderID})
-	return err
-}
-
-// getOrderNargStmt is the logic statement of GetOrderNarg
-// (queries/orders_null.sql:13).
-var getOrderNargStmt = shardrt.Stmt{Name: "GetOrderNarg", LogicSQL: "SELECT order_id, status FROM g1_order WHERE user_id = ? AND order_id = ?"}
-
-// getOrderNargUnits are the route units of GetOrderNarg: one per data node of
-// g1_order in data node order. DataSource indexes dataSourceNames.
-var getOrderNargUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
-}
-
-// GetOrderNargRow is one row of GetOrderNarg.
-type GetOrderNargRow struct {
-	OrderID int64
-	Status  string
-}
-
-// GetOrderNarg runs the :one query at queries/orders_null.sql:13.
-//
-// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed by the sharding algorithms over the conditions. When several data
-// nodes return rows, the first row in data node order is returned;
-// sql.ErrNoRows when none does.
-func (q *Queries) GetOrderNarg(ctx context.Context, userID sql.NullInt64, orderID int64) (GetOrderNargRow, error) {
-	v0 := shardrt.Null
-	if userID.Valid {
-		v0 = shardrt.Long(userID.Int64)
-	}
-	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{v0}},
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return GetOrderNargRow{}, err
-	}
-	units := pickUnits(getOrderNargUnits[:], nodes)
-	rows, err := shardrt.QueryUnits(ctx, q.ex, &getOrderNargStmt, units, []any{userID, orderID}, scanGetOrderNargRow)
-	if err != nil {
-		return GetOrderNargRow{}, err
-	}
-	if len(rows) == 0 {
-		return GetOrderNargRow{}, sql.ErrNoRows
-	}
-	return rows[0], nil
-}
-
-// scanGetOrderNargRow scans one row of GetOrderNarg.
-func scanGetOrderNargRow(rows *sql.Rows) (GetOrderNargRow, error) {
-	var r GetOrderNargRow
-	err := rows.Scan(&r.OrderID, &r.Status)
-	return r, err
-}
-
-// listOrdersNargStmt is the logic statement of ListOrdersNarg
-// (queries/orders_null.sql:16).
-var listOrdersNargStmt = shardrt.Stmt{Name: "ListOrdersNarg", LogicSQL: "SELECT order_id, status FROM g1_order WHERE user_id = ? AND order_id = ?"}
-
-// listOrdersNargUnits are the route units of ListOrdersNarg: one per data node
-// of g1_order in data node order. DataSource indexes dataSourceNames.
-var listOrdersNargUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
-}
-
-// ListOrdersNargRow is one row of ListOrdersNarg.
-type ListOrdersNargRow struct {
-	OrderID int64
-	Status  string
-}
-
-// ListOrdersNarg runs the :many query at queries/orders_null.sql:16.
-//
-// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed by the sharding algorithms over the conditions.
-func (q *Queries) ListOrdersNarg(ctx context.Context, userID sql.NullInt64, orderID int64) ([]ListOrdersNargRow, error) {
-	v0 := shardrt.Null
-	if userID.Valid {
-		v0 = shardrt.Long(userID.Int64)
-	}
-	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{v0}},
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(listOrdersNargUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersNargStmt, units, []any{userID, orderID}, scanListOrdersNargRow)
-}
-
-// scanListOrdersNargRow scans one row of ListOrdersNarg.
-func scanListOrdersNargRow(rows *sql.Rows) (ListOrdersNargRow, error) {
-	var r ListOrdersNargRow
-	err := rows.Scan(&r.OrderID, &r.Status)
-	return r, err
-}
 
 // listOrdersNargInStmt is the logic statement of ListOrdersNargIn
 // (queries/orders_null.sql:5).
@@ -432,77 +193,44 @@ func (q *Queries) ListOrdersNargOr(ctx context.Context, a sql.NullInt64, b sql.N
 	}
 }
 
-// putOrderNargStmt is the logic statement of PutOrderNarg
-// (queries/orders_null.sql:32).
-var putOrderNargStmt = shardrt.Stmt{Name: "PutOrderNarg", LogicSQL: "INSERT INTO g1_order (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}
+// getOrderNargStmt is the logic statement of GetOrderNarg
+// (queries/orders_null.sql:13).
+var getOrderNargStmt = shardrt.Stmt{Name: "GetOrderNarg", LogicSQL: "SELECT order_id, status FROM g1_order WHERE user_id = ? AND order_id = ?"}
 
-// putOrderNargUnits are the route units of PutOrderNarg: one per data node of
+// getOrderNargUnits are the route units of GetOrderNarg: one per data node of
 // g1_order in data node order. DataSource indexes dataSourceNames.
-var putOrderNargUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_3.g1_order_3
+var getOrderNargUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
 }
 
-// PutOrderNarg runs the :exec query at queries/orders_null.sql:32.
+// GetOrderNargRow is one row of GetOrderNarg.
+type GetOrderNargRow struct {
+	OrderID int64
+	Status  string
+}
+
+// GetOrderNarg runs the :one query at queries/orders_null.sql:13.
 //
 // Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed by the sharding algorithms.
-func (q *Queries) PutOrderNarg(ctx context.Context, orderID int64, userID sql.NullInt64) error {
-	if !userID.Valid {
-		return errors.New("PutOrderNarg: sharding column user_id of g1_order is NULL")
-	}
-	node, err := q.g1Order.PreciseNode(shardrt.Long(userID.Int64), shardrt.Long(orderID))
-	if err != nil {
-		return err
-	}
-	_, err = q.ex.Exec(ctx, &putOrderNargStmt, putOrderNargUnits[node], orderID, userID)
-	return err
-}
-
-// touchOrderNargStmt is the logic statement of TouchOrderNarg
-// (queries/orders_null.sql:26).
-var touchOrderNargStmt = shardrt.Stmt{Name: "TouchOrderNarg", LogicSQL: "UPDATE g1_order SET note = 'one' WHERE user_id = ? AND order_id = ?"}
-
-// touchOrderNargUnits are the route units of TouchOrderNarg: one per data node
-// of g1_order in data node order. DataSource indexes dataSourceNames.
-var touchOrderNargUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "UPDATE g1_order_0 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
-	{DataSource: 0, SQL: "UPDATE g1_order_1 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
-	{DataSource: 0, SQL: "UPDATE g1_order_2 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
-	{DataSource: 0, SQL: "UPDATE g1_order_3 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
-	{DataSource: 1, SQL: "UPDATE g1_order_0 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
-	{DataSource: 1, SQL: "UPDATE g1_order_1 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
-	{DataSource: 1, SQL: "UPDATE g1_order_2 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
-	{DataSource: 1, SQL: "UPDATE g1_order_3 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
-	{DataSource: 2, SQL: "UPDATE g1_order_0 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
-	{DataSource: 2, SQL: "UPDATE g1_order_1 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
-	{DataSource: 2, SQL: "UPDATE g1_order_2 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
-	{DataSource: 2, SQL: "UPDATE g1_order_3 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
-	{DataSource: 3, SQL: "UPDATE g1_order_0 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
-	{DataSource: 3, SQL: "UPDATE g1_order_1 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
-	{DataSource: 3, SQL: "UPDATE g1_order_2 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
-	{DataSource: 3, SQL: "UPDATE g1_order_3 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
-}
-
-// TouchOrderNarg runs the :execrows query at queries/orders_null.sql:26.
-//
-// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
-// computed by the sharding algorithms over the conditions.
-func (q *Queries) TouchOrderNarg(ctx context.Context, userID sql.NullInt64, orderID int64) (int64, error) {
+// computed by the sharding algorithms over the conditions. When several data
+// nodes return rows, the first row in data node order is returned;
+// sql.ErrNoRows when none does.
+func (q *Queries) GetOrderNarg(ctx context.Context, userID sql.NullInt64, orderID int64) (GetOrderNargRow, error) {
 	v0 := shardrt.Null
 	if userID.Valid {
 		v0 = shardrt.Long(userID.Int64)
@@ -512,10 +240,151 @@ func (q *Queries) TouchOrderNarg(ctx context.Context, userID sql.NullInt64, orde
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return GetOrderNargRow{}, err
 	}
-	units := pickUnits(touchOrderNargUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &touchOrderNargStmt, units, []any{userID, orderID})
+	units := pickUnits(getOrderNargUnits[:], nodes)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &getOrderNargStmt, units, []any{userID, orderID}, scanGetOrderNargRow)
+	if err != nil {
+		return GetOrderNargRow{}, err
+	}
+	if len(rows) == 0 {
+		return GetOrderNargRow{}, sql.ErrNoRows
+	}
+	return rows[0], nil
+}
+
+// scanGetOrderNargRow scans one row of GetOrderNarg.
+func scanGetOrderNargRow(rows *sql.Rows) (GetOrderNargRow, error) {
+	var r GetOrderNargRow
+	err := rows.Scan(&r.OrderID, &r.Status)
+	return r, err
+}
+
+// listOrdersNargStmt is the logic statement of ListOrdersNarg
+// (queries/orders_null.sql:16).
+var listOrdersNargStmt = shardrt.Stmt{Name: "ListOrdersNarg", LogicSQL: "SELECT order_id, status FROM g1_order WHERE user_id = ? AND order_id = ?"}
+
+// listOrdersNargUnits are the route units of ListOrdersNarg: one per data node
+// of g1_order in data node order. DataSource indexes dataSourceNames.
+var listOrdersNargUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
+}
+
+// ListOrdersNargRow is one row of ListOrdersNarg.
+type ListOrdersNargRow struct {
+	OrderID int64
+	Status  string
+}
+
+// ListOrdersNarg runs the :many query at queries/orders_null.sql:16.
+//
+// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed by the sharding algorithms over the conditions.
+func (q *Queries) ListOrdersNarg(ctx context.Context, userID sql.NullInt64, orderID int64) ([]ListOrdersNargRow, error) {
+	v0 := shardrt.Null
+	if userID.Valid {
+		v0 = shardrt.Long(userID.Int64)
+	}
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{v0}},
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(listOrdersNargUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &listOrdersNargStmt, units, []any{userID, orderID}, scanListOrdersNargRow)
+}
+
+// scanListOrdersNargRow scans one row of ListOrdersNarg.
+func scanListOrdersNargRow(rows *sql.Rows) (ListOrdersNargRow, error) {
+	var r ListOrdersNargRow
+	err := rows.Scan(&r.OrderID, &r.Status)
+	return r, err
+}
+
+// countOrdersNullSafeStmt is the logic statement of CountOrdersNullSafe
+// (queries/orders_null.sql:19).
+var countOrdersNullSafeStmt = shardrt.Stmt{Name: "CountOrdersNullSafe", LogicSQL: "SELECT COUNT(*) AS n FROM g1_order WHERE user_id <=> ?"}
+
+// countOrdersNullSafeUnits are the route units of CountOrdersNullSafe: its data
+// nodes. DataSource indexes dataSourceNames.
+var countOrdersNullSafeUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select count(*) as n from g1_order_0 where user_id <=> ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "select count(*) as n from g1_order_1 where user_id <=> ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "select count(*) as n from g1_order_2 where user_id <=> ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "select count(*) as n from g1_order_3 where user_id <=> ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "select count(*) as n from g1_order_0 where user_id <=> ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "select count(*) as n from g1_order_1 where user_id <=> ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "select count(*) as n from g1_order_2 where user_id <=> ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "select count(*) as n from g1_order_3 where user_id <=> ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "select count(*) as n from g1_order_0 where user_id <=> ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "select count(*) as n from g1_order_1 where user_id <=> ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "select count(*) as n from g1_order_2 where user_id <=> ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "select count(*) as n from g1_order_3 where user_id <=> ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "select count(*) as n from g1_order_0 where user_id <=> ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "select count(*) as n from g1_order_1 where user_id <=> ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "select count(*) as n from g1_order_2 where user_id <=> ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "select count(*) as n from g1_order_3 where user_id <=> ?"}, // ds_3.g1_order_3
+}
+
+// countOrdersNullSafeMerge says how CountOrdersNullSafe merges the rows of its
+// data nodes into the result one unsharded MySQL would return (aggregates
+// COUNT). Every data node returns the 1 result columns.
+var countOrdersNullSafeMerge = shardrt.MergeSpec{
+	Columns: 1,
+	Visible: 1,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+	},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 0, Func: shardrt.AggCount},
+	},
+	Count: shardrt.NoLimit,
+}
+
+// CountOrdersNullSafeRow is one row of CountOrdersNullSafe.
+type CountOrdersNullSafeRow struct {
+	N int64
+}
+
+// CountOrdersNullSafe runs the :one query at queries/orders_null.sql:19.
+//
+// Route: AllNodes on g1_order (database: user_id MOD, table: order_id MOD); no
+// sharding condition; full route allowed by -- shardgen:allow-full-route. The
+// rows of its data nodes are merged as countOrdersNullSafeMerge says, and the
+// first merged row is returned; sql.ErrNoRows when there is none.
+func (q *Queries) CountOrdersNullSafe(ctx context.Context, userID sql.NullInt64) (CountOrdersNullSafeRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersNullSafeStmt, countOrdersNullSafeUnits[:], []any{userID}, &countOrdersNullSafeMerge, nil)
+	if err != nil {
+		return CountOrdersNullSafeRow{}, err
+	}
+	defer merged.Close()
+	row, err := merged.Next()
+	if err == io.EOF {
+		return CountOrdersNullSafeRow{}, sql.ErrNoRows
+	}
+	if err != nil {
+		return CountOrdersNullSafeRow{}, err
+	}
+	var r CountOrdersNullSafeRow
+	err = shardrt.ScanCells(row, &r.N)
+	return r, err
 }
 
 // touchOrdersNargInStmt is the logic statement of TouchOrdersNargIn
@@ -564,4 +433,136 @@ func (q *Queries) TouchOrdersNargIn(ctx context.Context, a sql.NullInt64, b sql.
 	}
 	units := pickUnits(touchOrdersNargInUnits[:], nodes)
 	return shardrt.ExecUnits(ctx, q.ex, &touchOrdersNargInStmt, units, []any{a, b})
+}
+
+// touchOrderNargStmt is the logic statement of TouchOrderNarg
+// (queries/orders_null.sql:26).
+var touchOrderNargStmt = shardrt.Stmt{Name: "TouchOrderNarg", LogicSQL: "UPDATE g1_order SET note = 'one' WHERE user_id = ? AND order_id = ?"}
+
+// touchOrderNargUnits are the route units of TouchOrderNarg: one per data node
+// of g1_order in data node order. DataSource indexes dataSourceNames.
+var touchOrderNargUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g1_order_0 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "UPDATE g1_order_1 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "UPDATE g1_order_2 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "UPDATE g1_order_3 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "UPDATE g1_order_0 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "UPDATE g1_order_1 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "UPDATE g1_order_2 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "UPDATE g1_order_3 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "UPDATE g1_order_0 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "UPDATE g1_order_1 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "UPDATE g1_order_2 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "UPDATE g1_order_3 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "UPDATE g1_order_0 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "UPDATE g1_order_1 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "UPDATE g1_order_2 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "UPDATE g1_order_3 SET note = 'one' WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
+}
+
+// TouchOrderNarg runs the :execrows query at queries/orders_null.sql:26.
+//
+// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed by the sharding algorithms over the conditions.
+func (q *Queries) TouchOrderNarg(ctx context.Context, userID sql.NullInt64, orderID int64) (int64, error) {
+	v0 := shardrt.Null
+	if userID.Valid {
+		v0 = shardrt.Long(userID.Int64)
+	}
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{v0}},
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return 0, err
+	}
+	units := pickUnits(touchOrderNargUnits[:], nodes)
+	return shardrt.ExecUnits(ctx, q.ex, &touchOrderNargStmt, units, []any{userID, orderID})
+}
+
+// deleteOrderNargStmt is the logic statement of DeleteOrderNarg
+// (queries/orders_null.sql:29).
+var deleteOrderNargStmt = shardrt.Stmt{Name: "DeleteOrderNarg", LogicSQL: "DELETE FROM g1_order WHERE user_id = ? AND order_id = ?"}
+
+// deleteOrderNargUnits are the route units of DeleteOrderNarg: one per data
+// node of g1_order in data node order. DataSource indexes dataSourceNames.
+var deleteOrderNargUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "DELETE FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "DELETE FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "DELETE FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "DELETE FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
+}
+
+// DeleteOrderNarg runs the :exec query at queries/orders_null.sql:29.
+//
+// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed by the sharding algorithms over the conditions.
+func (q *Queries) DeleteOrderNarg(ctx context.Context, userID sql.NullInt64, orderID int64) error {
+	v0 := shardrt.Null
+	if userID.Valid {
+		v0 = shardrt.Long(userID.Int64)
+	}
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{v0}},
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return err
+	}
+	units := pickUnits(deleteOrderNargUnits[:], nodes)
+	_, err = shardrt.ExecUnits(ctx, q.ex, &deleteOrderNargStmt, units, []any{userID, orderID})
+	return err
+}
+
+// putOrderNargStmt is the logic statement of PutOrderNarg
+// (queries/orders_null.sql:32).
+var putOrderNargStmt = shardrt.Stmt{Name: "PutOrderNarg", LogicSQL: "INSERT INTO g1_order (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}
+
+// putOrderNargUnits are the route units of PutOrderNarg: one per data node of
+// g1_order in data node order. DataSource indexes dataSourceNames.
+var putOrderNargUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "INSERT INTO g1_order_0 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "INSERT INTO g1_order_1 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "INSERT INTO g1_order_2 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "INSERT INTO g1_order_3 (order_id, user_id, status, amount, note, created_at)\nVALUES (?, ?, 'NARG', '1.00', NULL, '2026-11-05 00:00:00')"}, // ds_3.g1_order_3
+}
+
+// PutOrderNarg runs the :exec query at queries/orders_null.sql:32.
+//
+// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed by the sharding algorithms.
+func (q *Queries) PutOrderNarg(ctx context.Context, orderID int64, userID sql.NullInt64) error {
+	if !userID.Valid {
+		return errors.New("PutOrderNarg: sharding column user_id of g1_order is NULL")
+	}
+	node, err := q.g1Order.PreciseNode(shardrt.Long(userID.Int64), shardrt.Long(orderID))
+	if err != nil {
+		return err
+	}
+	_, err = q.ex.Exec(ctx, &putOrderNargStmt, putOrderNargUnits[node], orderID, userID)
+	return err
 }

@@ -8,119 +8,37 @@ package rangedb
 import (
 	"context"
 	"database/sql"
+
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// eventsAboveStmt is the logic statement of EventsAbove
-// (queries/events.sql:15).
-var eventsAboveStmt = shardrt.Stmt{Name: "EventsAbove", LogicSQL: "SELECT event_id, user_id FROM g4_event WHERE event_id > ?"}
+// putEventStmt is the logic statement of PutEvent (queries/events.sql:1).
+var putEventStmt = shardrt.Stmt{Name: "PutEvent", LogicSQL: "INSERT INTO g4_event (event_id, user_id, kind) VALUES (?, ?, ?)"}
 
-// eventsAboveUnits are the route units of EventsAbove: one per data node of
-// g4_event in data node order. DataSource indexes dataSourceNames.
-var eventsAboveUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT event_id, user_id FROM g4_event_0 WHERE event_id > ?"}, // ds_0.g4_event_0
-	{DataSource: 0, SQL: "SELECT event_id, user_id FROM g4_event_1 WHERE event_id > ?"}, // ds_0.g4_event_1
-	{DataSource: 0, SQL: "SELECT event_id, user_id FROM g4_event_2 WHERE event_id > ?"}, // ds_0.g4_event_2
-	{DataSource: 0, SQL: "SELECT event_id, user_id FROM g4_event_3 WHERE event_id > ?"}, // ds_0.g4_event_3
-	{DataSource: 1, SQL: "SELECT event_id, user_id FROM g4_event_0 WHERE event_id > ?"}, // ds_1.g4_event_0
-	{DataSource: 1, SQL: "SELECT event_id, user_id FROM g4_event_1 WHERE event_id > ?"}, // ds_1.g4_event_1
-	{DataSource: 1, SQL: "SELECT event_id, user_id FROM g4_event_2 WHERE event_id > ?"}, // ds_1.g4_event_2
-	{DataSource: 1, SQL: "SELECT event_id, user_id FROM g4_event_3 WHERE event_id > ?"}, // ds_1.g4_event_3
+// putEventUnits are the route units of PutEvent: one per data node of g4_event
+// in data node order. DataSource indexes dataSourceNames.
+var putEventUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g4_event_0 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_0.g4_event_0
+	{DataSource: 0, SQL: "INSERT INTO g4_event_1 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_0.g4_event_1
+	{DataSource: 0, SQL: "INSERT INTO g4_event_2 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_0.g4_event_2
+	{DataSource: 0, SQL: "INSERT INTO g4_event_3 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_0.g4_event_3
+	{DataSource: 1, SQL: "INSERT INTO g4_event_0 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_1.g4_event_0
+	{DataSource: 1, SQL: "INSERT INTO g4_event_1 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_1.g4_event_1
+	{DataSource: 1, SQL: "INSERT INTO g4_event_2 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_1.g4_event_2
+	{DataSource: 1, SQL: "INSERT INTO g4_event_3 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_1.g4_event_3
 }
 
-// EventsAboveRow is one row of EventsAbove.
-type EventsAboveRow struct {
-	EventID int64
-	UserID  int64
-}
-
-// EventsAbove runs the :many query at queries/events.sql:15.
+// PutEvent runs the :exec query at queries/events.sql:1.
 //
-// Route: MultiNode on g4_event (database: user_id MOD, table: event_id
-// BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
-func (q *Queries) EventsAbove(ctx context.Context, eventID int64) ([]EventsAboveRow, error) {
-	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, LowerOpen: true}},
-	}}, shardrt.HintValues{})
+// Route: SingleNode on g4_event (database: user_id MOD, table: event_id
+// BOUNDARY_RANGE), computed by the sharding algorithms.
+func (q *Queries) PutEvent(ctx context.Context, eventID int64, userID int64, kind string) error {
+	node, err := q.g4Event.PreciseNode(shardrt.Long(userID), shardrt.Long(eventID))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	units := pickUnits(eventsAboveUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &eventsAboveStmt, units, []any{eventID}, scanEventsAboveRow)
-}
-
-// scanEventsAboveRow scans one row of EventsAbove.
-func scanEventsAboveRow(rows *sql.Rows) (EventsAboveRow, error) {
-	var r EventsAboveRow
-	err := rows.Scan(&r.EventID, &r.UserID)
-	return r, err
-}
-
-// eventsBetweenStmt is the logic statement of EventsBetween
-// (queries/events.sql:7).
-var eventsBetweenStmt = shardrt.Stmt{Name: "EventsBetween", LogicSQL: "SELECT event_id, user_id, kind FROM g4_event WHERE event_id BETWEEN ? AND ?"}
-
-// eventsBetweenUnits are the route units of EventsBetween: one per data node of
-// g4_event in data node order. DataSource indexes dataSourceNames.
-var eventsBetweenUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT event_id, user_id, kind FROM g4_event_0 WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_0
-	{DataSource: 0, SQL: "SELECT event_id, user_id, kind FROM g4_event_1 WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_1
-	{DataSource: 0, SQL: "SELECT event_id, user_id, kind FROM g4_event_2 WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_2
-	{DataSource: 0, SQL: "SELECT event_id, user_id, kind FROM g4_event_3 WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_3
-	{DataSource: 1, SQL: "SELECT event_id, user_id, kind FROM g4_event_0 WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_0
-	{DataSource: 1, SQL: "SELECT event_id, user_id, kind FROM g4_event_1 WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_1
-	{DataSource: 1, SQL: "SELECT event_id, user_id, kind FROM g4_event_2 WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_2
-	{DataSource: 1, SQL: "SELECT event_id, user_id, kind FROM g4_event_3 WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_3
-}
-
-// BETWEEN on the table sharding column: the partitions it spans, on every
-// data source.
-//
-// Route: MultiNode on g4_event (database: user_id MOD, table: event_id
-// BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
-func (q *Queries) EventsBetween(ctx context.Context, eventID int64, eventID2 int64) ([]G4Event, error) {
-	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, Upper: shardrt.Long(eventID2), HasUpper: true}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(eventsBetweenUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &eventsBetweenStmt, units, []any{eventID, eventID2}, scanG4Event)
-}
-
-// eventsFromLiteralStmt is the logic statement of EventsFromLiteral
-// (queries/events.sql:18).
-var eventsFromLiteralStmt = shardrt.Stmt{Name: "EventsFromLiteral", LogicSQL: "SELECT event_id FROM g4_event WHERE event_id >= 20 AND event_id <= 29"}
-
-// eventsFromLiteralUnits are the route units of EventsFromLiteral: its data
-// nodes. DataSource indexes dataSourceNames.
-var eventsFromLiteralUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT event_id FROM g4_event_2 WHERE event_id >= 20 AND event_id <= 29"}, // ds_0.g4_event_2
-	{DataSource: 0, SQL: "SELECT event_id FROM g4_event_3 WHERE event_id >= 20 AND event_id <= 29"}, // ds_0.g4_event_3
-	{DataSource: 1, SQL: "SELECT event_id FROM g4_event_2 WHERE event_id >= 20 AND event_id <= 29"}, // ds_1.g4_event_2
-	{DataSource: 1, SQL: "SELECT event_id FROM g4_event_3 WHERE event_id >= 20 AND event_id <= 29"}, // ds_1.g4_event_3
-}
-
-// EventsFromLiteralRow is one row of EventsFromLiteral.
-type EventsFromLiteralRow struct {
-	EventID int64
-}
-
-// Literal bounds: the route is fixed at generate time.
-//
-// Route: MultiNode on g4_event (database: user_id MOD, table: event_id
-// BOUNDARY_RANGE), fixed at generate time: ds_0.g4_event_2, ds_0.g4_event_3,
-// ds_1.g4_event_2, ds_1.g4_event_3.
-func (q *Queries) EventsFromLiteral(ctx context.Context) ([]EventsFromLiteralRow, error) {
-	return shardrt.QueryUnits(ctx, q.ex, &eventsFromLiteralStmt, eventsFromLiteralUnits[:], nil, scanEventsFromLiteralRow)
-}
-
-// scanEventsFromLiteralRow scans one row of EventsFromLiteral.
-func scanEventsFromLiteralRow(rows *sql.Rows) (EventsFromLiteralRow, error) {
-	var r EventsFromLiteralRow
-	err := rows.Scan(&r.EventID)
-	return r, err
+	_, err = q.ex.Exec(ctx, &putEventStmt, putEventUnits[node], eventID, userID, kind)
+	return err
 }
 
 // getEventStmt is the logic statement of GetEvent (queries/events.sql:4).
@@ -153,65 +71,37 @@ func (q *Queries) GetEvent(ctx context.Context, userID int64, eventID int64) (G4
 	return r, err
 }
 
-// putEventStmt is the logic statement of PutEvent (queries/events.sql:1).
-var putEventStmt = shardrt.Stmt{Name: "PutEvent", LogicSQL: "INSERT INTO g4_event (event_id, user_id, kind) VALUES (?, ?, ?)"}
+// eventsBetweenStmt is the logic statement of EventsBetween
+// (queries/events.sql:7).
+var eventsBetweenStmt = shardrt.Stmt{Name: "EventsBetween", LogicSQL: "SELECT event_id, user_id, kind FROM g4_event WHERE event_id BETWEEN ? AND ?"}
 
-// putEventUnits are the route units of PutEvent: one per data node of g4_event
-// in data node order. DataSource indexes dataSourceNames.
-var putEventUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g4_event_0 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_0.g4_event_0
-	{DataSource: 0, SQL: "INSERT INTO g4_event_1 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_0.g4_event_1
-	{DataSource: 0, SQL: "INSERT INTO g4_event_2 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_0.g4_event_2
-	{DataSource: 0, SQL: "INSERT INTO g4_event_3 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_0.g4_event_3
-	{DataSource: 1, SQL: "INSERT INTO g4_event_0 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_1.g4_event_0
-	{DataSource: 1, SQL: "INSERT INTO g4_event_1 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_1.g4_event_1
-	{DataSource: 1, SQL: "INSERT INTO g4_event_2 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_1.g4_event_2
-	{DataSource: 1, SQL: "INSERT INTO g4_event_3 (event_id, user_id, kind) VALUES (?, ?, ?)"}, // ds_1.g4_event_3
+// eventsBetweenUnits are the route units of EventsBetween: one per data node of
+// g4_event in data node order. DataSource indexes dataSourceNames.
+var eventsBetweenUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT event_id, user_id, kind FROM g4_event_0 WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_0
+	{DataSource: 0, SQL: "SELECT event_id, user_id, kind FROM g4_event_1 WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_1
+	{DataSource: 0, SQL: "SELECT event_id, user_id, kind FROM g4_event_2 WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_2
+	{DataSource: 0, SQL: "SELECT event_id, user_id, kind FROM g4_event_3 WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_3
+	{DataSource: 1, SQL: "SELECT event_id, user_id, kind FROM g4_event_0 WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_0
+	{DataSource: 1, SQL: "SELECT event_id, user_id, kind FROM g4_event_1 WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_1
+	{DataSource: 1, SQL: "SELECT event_id, user_id, kind FROM g4_event_2 WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_2
+	{DataSource: 1, SQL: "SELECT event_id, user_id, kind FROM g4_event_3 WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_3
 }
 
-// PutEvent runs the :exec query at queries/events.sql:1.
-//
-// Route: SingleNode on g4_event (database: user_id MOD, table: event_id
-// BOUNDARY_RANGE), computed by the sharding algorithms.
-func (q *Queries) PutEvent(ctx context.Context, eventID int64, userID int64, kind string) error {
-	node, err := q.g4Event.PreciseNode(shardrt.Long(userID), shardrt.Long(eventID))
-	if err != nil {
-		return err
-	}
-	_, err = q.ex.Exec(ctx, &putEventStmt, putEventUnits[node], eventID, userID, kind)
-	return err
-}
-
-// renameEventsBetweenStmt is the logic statement of RenameEventsBetween
-// (queries/events.sql:22).
-var renameEventsBetweenStmt = shardrt.Stmt{Name: "RenameEventsBetween", LogicSQL: "UPDATE g4_event SET kind = ? WHERE event_id BETWEEN ? AND ?"}
-
-// renameEventsBetweenUnits are the route units of RenameEventsBetween: one per
-// data node of g4_event in data node order. DataSource indexes dataSourceNames.
-var renameEventsBetweenUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "UPDATE g4_event_0 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_0
-	{DataSource: 0, SQL: "UPDATE g4_event_1 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_1
-	{DataSource: 0, SQL: "UPDATE g4_event_2 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_2
-	{DataSource: 0, SQL: "UPDATE g4_event_3 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_3
-	{DataSource: 1, SQL: "UPDATE g4_event_0 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_0
-	{DataSource: 1, SQL: "UPDATE g4_event_1 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_1
-	{DataSource: 1, SQL: "UPDATE g4_event_2 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_2
-	{DataSource: 1, SQL: "UPDATE g4_event_3 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_3
-}
-
-// RenameEventsBetween runs the :execrows query at queries/events.sql:22.
+// BETWEEN on the table sharding column: the partitions it spans, on every
+// data source.
 //
 // Route: MultiNode on g4_event (database: user_id MOD, table: event_id
 // BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
-func (q *Queries) RenameEventsBetween(ctx context.Context, kind string, eventID int64, eventID2 int64) (int64, error) {
+func (q *Queries) EventsBetween(ctx context.Context, eventID int64, eventID_2 int64) ([]G4Event, error) {
 	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, Upper: shardrt.Long(eventID2), HasUpper: true}},
+		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, Upper: shardrt.Long(eventID_2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	units := pickUnits(renameEventsBetweenUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &renameEventsBetweenStmt, units, []any{kind, eventID, eventID2})
+	units := pickUnits(eventsBetweenUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &eventsBetweenStmt, units, []any{eventID, eventID_2}, scanG4Event)
 }
 
 // userEventsBelowStmt is the logic statement of UserEventsBelow
@@ -258,4 +148,115 @@ func scanUserEventsBelowRow(rows *sql.Rows) (UserEventsBelowRow, error) {
 	var r UserEventsBelowRow
 	err := rows.Scan(&r.EventID, &r.Kind)
 	return r, err
+}
+
+// eventsAboveStmt is the logic statement of EventsAbove
+// (queries/events.sql:15).
+var eventsAboveStmt = shardrt.Stmt{Name: "EventsAbove", LogicSQL: "SELECT event_id, user_id FROM g4_event WHERE event_id > ?"}
+
+// eventsAboveUnits are the route units of EventsAbove: one per data node of
+// g4_event in data node order. DataSource indexes dataSourceNames.
+var eventsAboveUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT event_id, user_id FROM g4_event_0 WHERE event_id > ?"}, // ds_0.g4_event_0
+	{DataSource: 0, SQL: "SELECT event_id, user_id FROM g4_event_1 WHERE event_id > ?"}, // ds_0.g4_event_1
+	{DataSource: 0, SQL: "SELECT event_id, user_id FROM g4_event_2 WHERE event_id > ?"}, // ds_0.g4_event_2
+	{DataSource: 0, SQL: "SELECT event_id, user_id FROM g4_event_3 WHERE event_id > ?"}, // ds_0.g4_event_3
+	{DataSource: 1, SQL: "SELECT event_id, user_id FROM g4_event_0 WHERE event_id > ?"}, // ds_1.g4_event_0
+	{DataSource: 1, SQL: "SELECT event_id, user_id FROM g4_event_1 WHERE event_id > ?"}, // ds_1.g4_event_1
+	{DataSource: 1, SQL: "SELECT event_id, user_id FROM g4_event_2 WHERE event_id > ?"}, // ds_1.g4_event_2
+	{DataSource: 1, SQL: "SELECT event_id, user_id FROM g4_event_3 WHERE event_id > ?"}, // ds_1.g4_event_3
+}
+
+// EventsAboveRow is one row of EventsAbove.
+type EventsAboveRow struct {
+	EventID int64
+	UserID  int64
+}
+
+// EventsAbove runs the :many query at queries/events.sql:15.
+//
+// Route: MultiNode on g4_event (database: user_id MOD, table: event_id
+// BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
+func (q *Queries) EventsAbove(ctx context.Context, eventID int64) ([]EventsAboveRow, error) {
+	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, LowerOpen: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(eventsAboveUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &eventsAboveStmt, units, []any{eventID}, scanEventsAboveRow)
+}
+
+// scanEventsAboveRow scans one row of EventsAbove.
+func scanEventsAboveRow(rows *sql.Rows) (EventsAboveRow, error) {
+	var r EventsAboveRow
+	err := rows.Scan(&r.EventID, &r.UserID)
+	return r, err
+}
+
+// eventsFromLiteralStmt is the logic statement of EventsFromLiteral
+// (queries/events.sql:18).
+var eventsFromLiteralStmt = shardrt.Stmt{Name: "EventsFromLiteral", LogicSQL: "SELECT event_id FROM g4_event WHERE event_id >= 20 AND event_id <= 29"}
+
+// eventsFromLiteralUnits are the route units of EventsFromLiteral: its data
+// nodes. DataSource indexes dataSourceNames.
+var eventsFromLiteralUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT event_id FROM g4_event_2 WHERE event_id >= 20 AND event_id <= 29"}, // ds_0.g4_event_2
+	{DataSource: 0, SQL: "SELECT event_id FROM g4_event_3 WHERE event_id >= 20 AND event_id <= 29"}, // ds_0.g4_event_3
+	{DataSource: 1, SQL: "SELECT event_id FROM g4_event_2 WHERE event_id >= 20 AND event_id <= 29"}, // ds_1.g4_event_2
+	{DataSource: 1, SQL: "SELECT event_id FROM g4_event_3 WHERE event_id >= 20 AND event_id <= 29"}, // ds_1.g4_event_3
+}
+
+// EventsFromLiteralRow is one row of EventsFromLiteral.
+type EventsFromLiteralRow struct {
+	EventID int64
+}
+
+// Literal bounds: the route is fixed at generate time.
+//
+// Route: MultiNode on g4_event (database: user_id MOD, table: event_id
+// BOUNDARY_RANGE), fixed at generate time: ds_0.g4_event_2, ds_0.g4_event_3,
+// ds_1.g4_event_2, ds_1.g4_event_3.
+func (q *Queries) EventsFromLiteral(ctx context.Context) ([]EventsFromLiteralRow, error) {
+	return shardrt.QueryUnits(ctx, q.ex, &eventsFromLiteralStmt, eventsFromLiteralUnits[:], nil, scanEventsFromLiteralRow)
+}
+
+// scanEventsFromLiteralRow scans one row of EventsFromLiteral.
+func scanEventsFromLiteralRow(rows *sql.Rows) (EventsFromLiteralRow, error) {
+	var r EventsFromLiteralRow
+	err := rows.Scan(&r.EventID)
+	return r, err
+}
+
+// renameEventsBetweenStmt is the logic statement of RenameEventsBetween
+// (queries/events.sql:22).
+var renameEventsBetweenStmt = shardrt.Stmt{Name: "RenameEventsBetween", LogicSQL: "UPDATE g4_event SET kind = ? WHERE event_id BETWEEN ? AND ?"}
+
+// renameEventsBetweenUnits are the route units of RenameEventsBetween: one per
+// data node of g4_event in data node order. DataSource indexes dataSourceNames.
+var renameEventsBetweenUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g4_event_0 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_0
+	{DataSource: 0, SQL: "UPDATE g4_event_1 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_1
+	{DataSource: 0, SQL: "UPDATE g4_event_2 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_2
+	{DataSource: 0, SQL: "UPDATE g4_event_3 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_0.g4_event_3
+	{DataSource: 1, SQL: "UPDATE g4_event_0 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_0
+	{DataSource: 1, SQL: "UPDATE g4_event_1 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_1
+	{DataSource: 1, SQL: "UPDATE g4_event_2 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_2
+	{DataSource: 1, SQL: "UPDATE g4_event_3 SET kind = ? WHERE event_id BETWEEN ? AND ?"}, // ds_1.g4_event_3
+}
+
+// RenameEventsBetween runs the :execrows query at queries/events.sql:22.
+//
+// Route: MultiNode on g4_event (database: user_id MOD, table: event_id
+// BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
+func (q *Queries) RenameEventsBetween(ctx context.Context, kind string, eventID int64, eventID_2 int64) (int64, error) {
+	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, Upper: shardrt.Long(eventID_2), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return 0, err
+	}
+	units := pickUnits(renameEventsBetweenUnits[:], nodes)
+	return shardrt.ExecUnits(ctx, q.ex, &renameEventsBetweenStmt, units, []any{kind, eventID, eventID_2})
 }

@@ -8,9 +8,37 @@ package rangedb
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"time"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
+
+// putLogStmt is the logic statement of PutLog (queries/logs.sql:1).
+var putLogStmt = shardrt.Stmt{Name: "PutLog", LogicSQL: "INSERT INTO g4_log (log_id, logged_at, message) VALUES (?, ?, ?)"}
+
+// putLogUnits are the route units of PutLog: one per data node of g4_log in
+// data node order. DataSource indexes dataSourceNames.
+var putLogUnits = [...]shardrt.RouteUnit{
+	{DataSource: 1, SQL: "INSERT INTO g4_log_202601 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202601
+	{DataSource: 1, SQL: "INSERT INTO g4_log_202602 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202602
+	{DataSource: 1, SQL: "INSERT INTO g4_log_202603 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202603
+	{DataSource: 1, SQL: "INSERT INTO g4_log_202604 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202604
+	{DataSource: 1, SQL: "INSERT INTO g4_log_202605 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202605
+	{DataSource: 1, SQL: "INSERT INTO g4_log_202606 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202606
+}
+
+// PutLog runs the :exec query at queries/logs.sql:1.
+//
+// Route: SingleNode on g4_log (table: logged_at INTERVAL), computed by the
+// sharding algorithms.
+func (q *Queries) PutLog(ctx context.Context, logID int64, loggedAt time.Time, message string) error {
+	node, err := q.g4Log.PreciseNode(shardrt.Null, shardrt.Time(loggedAt))
+	if err != nil {
+		return err
+	}
+	_, err = q.ex.Exec(ctx, &putLogStmt, putLogUnits[node], logID, loggedAt, message)
+	return err
+}
 
 // getLogStmt is the logic statement of GetLog (queries/logs.sql:4).
 var getLogStmt = shardrt.Stmt{Name: "GetLog", LogicSQL: "SELECT log_id, logged_at, message FROM g4_log WHERE logged_at = ? AND log_id = ?"}
@@ -38,6 +66,35 @@ func (q *Queries) GetLog(ctx context.Context, loggedAt time.Time, logID int64) (
 	var r G4Log
 	err = q.ex.QueryRow(ctx, &getLogStmt, getLogUnits[node], loggedAt, logID).Scan(&r.LogID, &r.LoggedAt, &r.Message)
 	return r, err
+}
+
+// logsBetweenStmt is the logic statement of LogsBetween (queries/logs.sql:7).
+var logsBetweenStmt = shardrt.Stmt{Name: "LogsBetween", LogicSQL: "SELECT log_id, logged_at, message FROM g4_log WHERE logged_at BETWEEN ? AND ?"}
+
+// logsBetweenUnits are the route units of LogsBetween: one per data node of
+// g4_log in data node order. DataSource indexes dataSourceNames.
+var logsBetweenUnits = [...]shardrt.RouteUnit{
+	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202601 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202601
+	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202602 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202602
+	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202603 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202603
+	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202604 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202604
+	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202605 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202605
+	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202606 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202606
+}
+
+// LogsBetween runs the :many query at queries/logs.sql:7.
+//
+// Route: MultiNode on g4_log (table: logged_at INTERVAL), computed by the
+// sharding algorithms over the conditions.
+func (q *Queries) LogsBetween(ctx context.Context, loggedAt time.Time, loggedAt_2 time.Time) ([]G4Log, error) {
+	nodes, err := q.g4Log.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "logged_at", Range: &shardrt.Range{Lower: shardrt.Time(loggedAt), HasLower: true, Upper: shardrt.Time(loggedAt_2), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(logsBetweenUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &logsBetweenStmt, units, []any{loggedAt, loggedAt_2}, scanG4Log)
 }
 
 // logsBeforeStmt is the logic statement of LogsBefore (queries/logs.sql:10).
@@ -80,60 +137,4 @@ func scanLogsBeforeRow(rows *sql.Rows) (LogsBeforeRow, error) {
 	var r LogsBeforeRow
 	err := rows.Scan(&r.LogID, &r.LoggedAt)
 	return r, err
-}
-
-// logsBetweenStmt is the logic statement of LogsBetween (queries/logs.sql:7).
-var logsBetweenStmt = shardrt.Stmt{Name: "LogsBetween", LogicSQL: "SELECT log_id, logged_at, message FROM g4_log WHERE logged_at BETWEEN ? AND ?"}
-
-// logsBetweenUnits are the route units of LogsBetween: one per data node of
-// g4_log in data node order. DataSource indexes dataSourceNames.
-var logsBetweenUnits = [...]shardrt.RouteUnit{
-	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202601 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202601
-	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202602 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202602
-	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202603 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202603
-	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202604 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202604
-	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202605 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202605
-	{DataSource: 1, SQL: "SELECT log_id, logged_at, message FROM g4_log_202606 WHERE logged_at BETWEEN ? AND ?"}, // ds_1.g4_log_202606
-}
-
-// LogsBetween runs the :many query at queries/logs.sql:7.
-//
-// Route: MultiNode on g4_log (table: logged_at INTERVAL), computed by the
-// sharding algorithms over the conditions.
-func (q *Queries) LogsBetween(ctx context.Context, loggedAt time.Time, loggedAt2 time.Time) ([]G4Log, error) {
-	nodes, err := q.g4Log.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "logged_at", Range: &shardrt.Range{Lower: shardrt.Time(loggedAt), HasLower: true, Upper: shardrt.Time(loggedAt2), HasUpper: true}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(logsBetweenUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &logsBetweenStmt, units, []any{loggedAt, loggedAt2}, scanG4Log)
-}
-
-// putLogStmt is the logic statement of PutLog (queries/logs.sql:1).
-var putLogStmt = shardrt.Stmt{Name: "PutLog", LogicSQL: "INSERT INTO g4_log (log_id, logged_at, message) VALUES (?, ?, ?)"}
-
-// putLogUnits are the route units of PutLog: one per data node of g4_log in
-// data node order. DataSource indexes dataSourceNames.
-var putLogUnits = [...]shardrt.RouteUnit{
-	{DataSource: 1, SQL: "INSERT INTO g4_log_202601 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202601
-	{DataSource: 1, SQL: "INSERT INTO g4_log_202602 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202602
-	{DataSource: 1, SQL: "INSERT INTO g4_log_202603 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202603
-	{DataSource: 1, SQL: "INSERT INTO g4_log_202604 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202604
-	{DataSource: 1, SQL: "INSERT INTO g4_log_202605 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202605
-	{DataSource: 1, SQL: "INSERT INTO g4_log_202606 (log_id, logged_at, message) VALUES (?, ?, ?)"}, // ds_1.g4_log_202606
-}
-
-// PutLog runs the :exec query at queries/logs.sql:1.
-//
-// Route: SingleNode on g4_log (table: logged_at INTERVAL), computed by the
-// sharding algorithms.
-func (q *Queries) PutLog(ctx context.Context, logID int64, loggedAt time.Time, message string) error {
-	node, err := q.g4Log.PreciseNode(shardrt.Null, shardrt.Time(loggedAt))
-	if err != nil {
-		return err
-	}
-	_, err = q.ex.Exec(ctx, &putLogStmt, putLogUnits[node], logID, loggedAt, message)
-	return err
 }

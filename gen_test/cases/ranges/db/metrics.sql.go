@@ -8,39 +8,39 @@ package rangedb
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"io"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// deleteMetricsAboveStmt is the logic statement of DeleteMetricsAbove
-// (queries/metrics.sql:16).
-var deleteMetricsAboveStmt = shardrt.Stmt{Name: "DeleteMetricsAbove", LogicSQL: "DELETE FROM g4_metric WHERE reading > ?"}
+// putMetricStmt is the logic statement of PutMetric (queries/metrics.sql:1).
+var putMetricStmt = shardrt.Stmt{Name: "PutMetric", LogicSQL: "INSERT INTO g4_metric (metric_id, reading, label) VALUES (?, ?, ?)"}
 
-// deleteMetricsAboveUnits are the route units of DeleteMetricsAbove: one per
-// data node of g4_metric in data node order. DataSource indexes
-// dataSourceNames.
-var deleteMetricsAboveUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g4_metric_0 WHERE reading > ?"}, // ds_0.g4_metric_0
-	{DataSource: 1, SQL: "DELETE FROM g4_metric_1 WHERE reading > ?"}, // ds_1.g4_metric_1
-	{DataSource: 0, SQL: "DELETE FROM g4_metric_2 WHERE reading > ?"}, // ds_0.g4_metric_2
-	{DataSource: 1, SQL: "DELETE FROM g4_metric_3 WHERE reading > ?"}, // ds_1.g4_metric_3
-	{DataSource: 0, SQL: "DELETE FROM g4_metric_4 WHERE reading > ?"}, // ds_0.g4_metric_4
-	{DataSource: 1, SQL: "DELETE FROM g4_metric_5 WHERE reading > ?"}, // ds_1.g4_metric_5
+// putMetricUnits are the route units of PutMetric: one per data node of
+// g4_metric in data node order. DataSource indexes dataSourceNames.
+var putMetricUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g4_metric_0 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_0.g4_metric_0
+	{DataSource: 1, SQL: "INSERT INTO g4_metric_1 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_1.g4_metric_1
+	{DataSource: 0, SQL: "INSERT INTO g4_metric_2 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_0.g4_metric_2
+	{DataSource: 1, SQL: "INSERT INTO g4_metric_3 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_1.g4_metric_3
+	{DataSource: 0, SQL: "INSERT INTO g4_metric_4 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_0.g4_metric_4
+	{DataSource: 1, SQL: "INSERT INTO g4_metric_5 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_1.g4_metric_5
 }
 
-// DeleteMetricsAbove runs the :execrows query at queries/metrics.sql:16.
+// PutMetric runs the :exec query at queries/metrics.sql:1.
 //
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
-func (q *Queries) DeleteMetricsAbove(ctx context.Context, reading int64) (int64, error) {
-	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "reading", Range: &shardrt.Range{Lower: shardrt.Long(reading), HasLower: true, LowerOpen: true}},
+func (q *Queries) PutMetric(ctx context.Context, metricID int64, reading int64, label sql.NullString) error {
+	nodes, err := q.g4Metric.RouteAll([][]shardrt.ShardingValues{{
+		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	units := pickUnits(deleteMetricsAboveUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &deleteMetricsAboveStmt, units, []any{reading})
+	units := pickUnits(putMetricUnits[:], nodes)
+	_, err = shardrt.ExecUnits(ctx, q.ex, &putMetricStmt, units, []any{metricID, reading, label})
+	return err
 }
 
 // metricsAtStmt is the logic statement of MetricsAt (queries/metrics.sql:4).
@@ -70,6 +70,113 @@ func (q *Queries) MetricsAt(ctx context.Context, reading int64) ([]G4Metric, err
 	}
 	units := pickUnits(metricsAtUnits[:], nodes)
 	return shardrt.QueryUnits(ctx, q.ex, &metricsAtStmt, units, []any{reading}, scanG4Metric)
+}
+
+// metricsInStmt is the logic statement of MetricsIn (queries/metrics.sql:7).
+var metricsInStmt = shardrt.Stmt{Name: "MetricsIn", LogicSQL: "SELECT metric_id, reading, label FROM g4_metric WHERE reading IN (?, ?, ?) ORDER BY metric_id"}
+
+// metricsInUnits are the route units of MetricsIn: one per data node of
+// g4_metric in data node order. DataSource indexes dataSourceNames.
+var metricsInUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_0 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_0
+	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_1 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_1
+	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_2 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_2
+	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_3 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_3
+	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_4 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_4
+	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_5 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_5
+}
+
+// metricsInMerge says how MetricsIn merges the rows of its data nodes into the
+// result one unsharded MySQL would return (ORDER BY). Every data node returns
+// the 3 result columns.
+var metricsInMerge = shardrt.MergeSpec{
+	Columns: 3,
+	Visible: 3,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	Count:   shardrt.NoLimit,
+}
+
+// MetricsIn runs the :many query at queries/metrics.sql:7.
+//
+// Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
+// sharding algorithms over the conditions. The rows of its data nodes are
+// merged as metricsInMerge says.
+func (q *Queries) MetricsIn(ctx context.Context, reading int64, reading_2 int64, reading_3 int64) ([]G4Metric, error) {
+	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading), shardrt.Long(reading_2), shardrt.Long(reading_3)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(metricsInUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &metricsInStmt, units, []any{reading, reading_2, reading_3}, &metricsInMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []G4Metric
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r G4Metric
+		if err := shardrt.ScanCells(row, &r.MetricID, &r.Reading, &r.Label); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+// metricsBetweenStmt is the logic statement of MetricsBetween
+// (queries/metrics.sql:10).
+var metricsBetweenStmt = shardrt.Stmt{Name: "MetricsBetween", LogicSQL: "SELECT metric_id, reading FROM g4_metric WHERE reading BETWEEN ? AND ?"}
+
+// metricsBetweenUnits are the route units of MetricsBetween: one per data node
+// of g4_metric in data node order. DataSource indexes dataSourceNames.
+var metricsBetweenUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT metric_id, reading FROM g4_metric_0 WHERE reading BETWEEN ? AND ?"}, // ds_0.g4_metric_0
+	{DataSource: 1, SQL: "SELECT metric_id, reading FROM g4_metric_1 WHERE reading BETWEEN ? AND ?"}, // ds_1.g4_metric_1
+	{DataSource: 0, SQL: "SELECT metric_id, reading FROM g4_metric_2 WHERE reading BETWEEN ? AND ?"}, // ds_0.g4_metric_2
+	{DataSource: 1, SQL: "SELECT metric_id, reading FROM g4_metric_3 WHERE reading BETWEEN ? AND ?"}, // ds_1.g4_metric_3
+	{DataSource: 0, SQL: "SELECT metric_id, reading FROM g4_metric_4 WHERE reading BETWEEN ? AND ?"}, // ds_0.g4_metric_4
+	{DataSource: 1, SQL: "SELECT metric_id, reading FROM g4_metric_5 WHERE reading BETWEEN ? AND ?"}, // ds_1.g4_metric_5
+}
+
+// MetricsBetweenRow is one row of MetricsBetween.
+type MetricsBetweenRow struct {
+	MetricID int64
+	Reading  int64
+}
+
+// MetricsBetween runs the :many query at queries/metrics.sql:10.
+//
+// Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
+// sharding algorithms over the conditions.
+func (q *Queries) MetricsBetween(ctx context.Context, reading int64, reading_2 int64) ([]MetricsBetweenRow, error) {
+	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "reading", Range: &shardrt.Range{Lower: shardrt.Long(reading), HasLower: true, Upper: shardrt.Long(reading_2), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(metricsBetweenUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &metricsBetweenStmt, units, []any{reading, reading_2}, scanMetricsBetweenRow)
+}
+
+// scanMetricsBetweenRow scans one row of MetricsBetween.
+func scanMetricsBetweenRow(rows *sql.Rows) (MetricsBetweenRow, error) {
+	var r MetricsBetweenRow
+	err := rows.Scan(&r.MetricID, &r.Reading)
+	return r, err
 }
 
 // metricsBelowStmt is the logic statement of MetricsBelow
@@ -115,139 +222,33 @@ func scanMetricsBelowRow(rows *sql.Rows) (MetricsBelowRow, error) {
 	return r, err
 }
 
-// metricsBetweenStmt is the logic statement of MetricsBetween
-// (queries/metrics.sql:10).
-var metricsBetweenStmt = shardrt.Stmt{Name: "MetricsBetween", LogicSQL: "SELECT metric_id, reading FROM g4_metric WHERE reading BETWEEN ? AND ?"}
+// deleteMetricsAboveStmt is the logic statement of DeleteMetricsAbove
+// (queries/metrics.sql:16).
+var deleteMetricsAboveStmt = shardrt.Stmt{Name: "DeleteMetricsAbove", LogicSQL: "DELETE FROM g4_metric WHERE reading > ?"}
 
-// metricsBetweenUnits are the route units of MetricsBetween: one per data node
-// of g4_metric in data node order. DataSource indexes dataSourceNames.
-var metricsBetweenUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT metric_id, reading FROM g4_metric_0 WHERE reading BETWEEN ? AND ?"}, // ds_0.g4_metric_0
-	{DataSource: 1, SQL: "SELECT metric_id, reading FROM g4_metric_1 WHERE reading BETWEEN ? AND ?"}, // ds_1.g4_metric_1
-	{DataSource: 0, SQL: "SELECT metric_id, reading FROM g4_metric_2 WHERE reading BETWEEN ? AND ?"}, // ds_0.g4_metric_2
-	{DataSource: 1, SQL: "SELECT metric_id, reading FROM g4_metric_3 WHERE reading BETWEEN ? AND ?"}, // ds_1.g4_metric_3
-	{DataSource: 0, SQL: "SELECT metric_id, reading FROM g4_metric_4 WHERE reading BETWEEN ? AND ?"}, // ds_0.g4_metric_4
-	{DataSource: 1, SQL: "SELECT metric_id, reading FROM g4_metric_5 WHERE reading BETWEEN ? AND ?"}, // ds_1.g4_metric_5
+// deleteMetricsAboveUnits are the route units of DeleteMetricsAbove: one per
+// data node of g4_metric in data node order. DataSource indexes
+// dataSourceNames.
+var deleteMetricsAboveUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g4_metric_0 WHERE reading > ?"}, // ds_0.g4_metric_0
+	{DataSource: 1, SQL: "DELETE FROM g4_metric_1 WHERE reading > ?"}, // ds_1.g4_metric_1
+	{DataSource: 0, SQL: "DELETE FROM g4_metric_2 WHERE reading > ?"}, // ds_0.g4_metric_2
+	{DataSource: 1, SQL: "DELETE FROM g4_metric_3 WHERE reading > ?"}, // ds_1.g4_metric_3
+	{DataSource: 0, SQL: "DELETE FROM g4_metric_4 WHERE reading > ?"}, // ds_0.g4_metric_4
+	{DataSource: 1, SQL: "DELETE FROM g4_metric_5 WHERE reading > ?"}, // ds_1.g4_metric_5
 }
 
-// MetricsBetweenRow is one row of MetricsBetween.
-type MetricsBetweenRow struct {
-	MetricID int64
-	Reading  int64
-}
-
-// MetricsBetween runs the :many query at queries/metrics.sql:10.
+// DeleteMetricsAbove runs the :execrows query at queries/metrics.sql:16.
 //
 // Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
 // sharding algorithms over the conditions.
-func (q *Queries) MetricsBetween(ctx context.Context, reading int64, reading2 int64) ([]MetricsBetweenRow, error) {
+func (q *Queries) DeleteMetricsAbove(ctx context.Context, reading int64) (int64, error) {
 	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "reading", Range: &shardrt.Range{Lower: shardrt.Long(reading), HasLower: true, Upper: shardrt.Long(reading2), HasUpper: true}},
+		{Column: "reading", Range: &shardrt.Range{Lower: shardrt.Long(reading), HasLower: true, LowerOpen: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	units := pickUnits(metricsBetweenUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &metricsBetweenStmt, units, []any{reading, reading2}, scanMetricsBetweenRow)
-}
-
-// scanMetricsBetweenRow scans one row of MetricsBetween.
-func scanMetricsBetweenRow(rows *sql.Rows) (MetricsBetweenRow, error) {
-	var r MetricsBetweenRow
-	err := rows.Scan(&r.MetricID, &r.Reading)
-	return r, err
-}
-
-// metricsInStmt is the logic statement of MetricsIn (queries/metrics.sql:7).
-var metricsInStmt = shardrt.Stmt{Name: "MetricsIn", LogicSQL: "SELECT metric_id, reading, label FROM g4_metric WHERE reading IN (?, ?, ?) ORDER BY metric_id"}
-
-// metricsInUnits are the route units of MetricsIn: one per data node of
-// g4_metric in data node order. DataSource indexes dataSourceNames.
-var metricsInUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_0 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_0
-	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_1 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_1
-	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_2 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_2
-	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_3 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_3
-	{DataSource: 0, SQL: "select metric_id, reading, label from g4_metric_4 where reading in (?, ?, ?) order by metric_id asc"}, // ds_0.g4_metric_4
-	{DataSource: 1, SQL: "select metric_id, reading, label from g4_metric_5 where reading in (?, ?, ?) order by metric_id asc"}, // ds_1.g4_metric_5
-}
-
-// metricsInMerge says how MetricsIn merges the rows of its data nodes into the
-// result one unsharded MySQL would return (ORDER BY). Every data node returns
-// the 3 result columns.
-var metricsInMerge = shardrt.MergeSpec{
-	Columns: 3,
-	Visible: 3,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
-	},
-	OrderBy: []shardrt.SortKey{{Column: 0}},
-	Count:   shardrt.NoLimit,
-}
-
-// MetricsIn runs the :many query at queries/metrics.sql:7.
-//
-// Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
-// sharding algorithms over the conditions. The rows of its data nodes are
-// merged as metricsInMerge says.
-func (q *Queries) MetricsIn(ctx context.Context, reading int64, reading2 int64, reading3 int64) ([]G4Metric, error) {
-	nodes, err := q.g4Metric.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading), shardrt.Long(reading2), shardrt.Long(reading3)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(metricsInUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &metricsInStmt, units, []any{reading, reading2, reading3}, &metricsInMerge, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer merged.Close()
-	var out []G4Metric
-	for {
-		row, err := merged.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var r G4Metric
-		if err := shardrt.ScanCells(row, &r.MetricID, &r.Reading, &r.Label); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-}
-
-// putMetricStmt is the logic statement of PutMetric (queries/metrics.sql:1).
-var putMetricStmt = shardrt.Stmt{Name: "PutMetric", LogicSQL: "INSERT INTO g4_metric (metric_id, reading, label) VALUES (?, ?, ?)"}
-
-// putMetricUnits are the route units of PutMetric: one per data node of
-// g4_metric in data node order. DataSource indexes dataSourceNames.
-var putMetricUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g4_metric_0 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_0.g4_metric_0
-	{DataSource: 1, SQL: "INSERT INTO g4_metric_1 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_1.g4_metric_1
-	{DataSource: 0, SQL: "INSERT INTO g4_metric_2 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_0.g4_metric_2
-	{DataSource: 1, SQL: "INSERT INTO g4_metric_3 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_1.g4_metric_3
-	{DataSource: 0, SQL: "INSERT INTO g4_metric_4 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_0.g4_metric_4
-	{DataSource: 1, SQL: "INSERT INTO g4_metric_5 (metric_id, reading, label) VALUES (?, ?, ?)"}, // ds_1.g4_metric_5
-}
-
-// PutMetric runs the :exec query at queries/metrics.sql:1.
-//
-// Route: MultiNode on g4_metric (table: reading VOLUME_RANGE), computed by the
-// sharding algorithms over the conditions.
-func (q *Queries) PutMetric(ctx context.Context, metricID int64, reading int64, label sql.NullString) error {
-	nodes, err := q.g4Metric.RouteAll([][]shardrt.ShardingValues{{
-		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return err
-	}
-	units := pickUnits(putMetricUnits[:], nodes)
-	_, err = shardrt.ExecUnits(ctx, q.ex, &putMetricStmt, units, []any{metricID, reading, label})
-	return err
+	units := pickUnits(deleteMetricsAboveUnits[:], nodes)
+	return shardrt.ExecUnits(ctx, q.ex, &deleteMetricsAboveStmt, units, []any{reading})
 }

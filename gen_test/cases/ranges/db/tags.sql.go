@@ -7,64 +7,10 @@ package rangedb
 
 import (
 	"context"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"io"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
-
-// countHitStmt is the logic statement of CountHit (queries/tags.sql:24).
-var countHitStmt = shardrt.Stmt{Name: "CountHit", LogicSQL: "UPDATE g4_tag SET hits = hits + 1 WHERE tag_id = ?"}
-
-// countHitUnits are the route units of CountHit: one per data node of g4_tag in
-// data node order. DataSource indexes dataSourceNames.
-var countHitUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "UPDATE g4_tag_0 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_0.g4_tag_0
-	{DataSource: 1, SQL: "UPDATE g4_tag_1 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_1.g4_tag_1
-	{DataSource: 0, SQL: "UPDATE g4_tag_2 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_0.g4_tag_2
-	{DataSource: 1, SQL: "UPDATE g4_tag_3 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_1.g4_tag_3
-}
-
-// CountHit runs the :execrows query at queries/tags.sql:24.
-//
-// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
-// algorithms over the conditions.
-func (q *Queries) CountHit(ctx context.Context, tagID int64) (int64, error) {
-	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return 0, err
-	}
-	units := pickUnits(countHitUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &countHitStmt, units, []any{tagID})
-}
-
-// deleteTagsInStmt is the logic statement of DeleteTagsIn
-// (queries/tags.sql:14).
-var deleteTagsInStmt = shardrt.Stmt{Name: "DeleteTagsIn", LogicSQL: "DELETE FROM g4_tag WHERE tag_id IN (?, ?, ?)"}
-
-// deleteTagsInUnits are the route units of DeleteTagsIn: one per data node of
-// g4_tag in data node order. DataSource indexes dataSourceNames.
-var deleteTagsInUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g4_tag_0 WHERE tag_id IN (?, ?, ?)"}, // ds_0.g4_tag_0
-	{DataSource: 1, SQL: "DELETE FROM g4_tag_1 WHERE tag_id IN (?, ?, ?)"}, // ds_1.g4_tag_1
-	{DataSource: 0, SQL: "DELETE FROM g4_tag_2 WHERE tag_id IN (?, ?, ?)"}, // ds_0.g4_tag_2
-	{DataSource: 1, SQL: "DELETE FROM g4_tag_3 WHERE tag_id IN (?, ?, ?)"}, // ds_1.g4_tag_3
-}
-
-// DeleteTagsIn runs the :execrows query at queries/tags.sql:14.
-//
-// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
-// algorithms over the conditions.
-func (q *Queries) DeleteTagsIn(ctx context.Context, tagID int64, tagID2 int64, tagID3 int64) (int64, error) {
-	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID2), shardrt.Long(tagID3)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return 0, err
-	}
-	units := pickUnits(deleteTagsInUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &deleteTagsInStmt, units, []any{tagID, tagID2, tagID3})
-}
 
 // putTagStmt is the logic statement of PutTag (queries/tags.sql:1).
 var putTagStmt = shardrt.Stmt{Name: "PutTag", LogicSQL: "INSERT INTO g4_tag (tag_id, name) VALUES (?, ?)"}
@@ -94,145 +40,22 @@ func (q *Queries) PutTag(ctx context.Context, tagID int64, name string) error {
 	return err
 }
 
-// putTagRowStmt is the logic statement of PutTagRow (queries/tags.sql:17).
-var putTagRowStmt = shardrt.Stmt{Name: "PutTagRow", LogicSQL: "INSERT INTO g4_tag VALUES (?, ?)"}
+// tagsInStmt is the logic statement of TagsIn (queries/tags.sql:4).
+var tagsInStmt = shardrt.Stmt{Name: "TagsIn", LogicSQL: "SELECT tag_id, name FROM g4_tag WHERE tag_id IN (?, ?, ?) ORDER BY tag_id"}
 
-// putTagRowUnits are the route units of PutTagRow: one per data node of g4_tag
-// in data node order. DataSource indexes dataSourceNames.
-var putTagRowUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g4_tag_0 VALUES (?, ?)"}, // ds_0.g4_tag_0
-	{DataSource: 1, SQL: "INSERT INTO g4_tag_1 VALUES (?, ?)"}, // ds_1.g4_tag_1
-	{DataSource: 0, SQL: "INSERT INTO g4_tag_2 VALUES (?, ?)"}, // ds_0.g4_tag_2
-	{DataSource: 1, SQL: "INSERT INTO g4_tag_3 VALUES (?, ?)"}, // ds_1.g4_tag_3
-}
-
-// PutTagRow gives every visible column, without a column list.
-//
-// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
-// algorithms over the conditions.
-func (q *Queries) PutTagRow(ctx context.Context, tagID int64, name string) error {
-	nodes, err := q.g4Tag.RouteAll([][]shardrt.ShardingValues{{
-		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return err
-	}
-	units := pickUnits(putTagRowUnits[:], nodes)
-	_, err = shardrt.ExecUnits(ctx, q.ex, &putTagRowStmt, units, []any{tagID, name})
-	return err
-}
-
-// renameTagsInStmt is the logic statement of RenameTagsIn
-// (queries/tags.sql:11).
-var renameTagsInStmt = shardrt.Stmt{Name: "RenameTagsIn", LogicSQL: "UPDATE g4_tag SET name = ? WHERE tag_id IN (?, ?)"}
-
-// renameTagsInUnits are the route units of RenameTagsIn: one per data node of
-// g4_tag in data node order. DataSource indexes dataSourceNames.
-var renameTagsInUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "UPDATE g4_tag_0 SET name = ? WHERE tag_id IN (?, ?)"}, // ds_0.g4_tag_0
-	{DataSource: 1, SQL: "UPDATE g4_tag_1 SET name = ? WHERE tag_id IN (?, ?)"}, // ds_1.g4_tag_1
-	{DataSource: 0, SQL: "UPDATE g4_tag_2 SET name = ? WHERE tag_id IN (?, ?)"}, // ds_0.g4_tag_2
-	{DataSource: 1, SQL: "UPDATE g4_tag_3 SET name = ? WHERE tag_id IN (?, ?)"}, // ds_1.g4_tag_3
-}
-
-// RenameTagsIn runs the :execrows query at queries/tags.sql:11.
-//
-// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
-// algorithms over the conditions.
-func (q *Queries) RenameTagsIn(ctx context.Context, name string, tagID int64, tagID2 int64) (int64, error) {
-	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID2)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return 0, err
-	}
-	units := pickUnits(renameTagsInUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &renameTagsInStmt, units, []any{name, tagID, tagID2})
-}
-
-// tagHitsStmt is the logic statement of TagHits (queries/tags.sql:27).
-var tagHitsStmt = shardrt.Stmt{Name: "TagHits", LogicSQL: "SELECT tag_id, hits FROM g4_tag WHERE tag_id BETWEEN ? AND ? ORDER BY tag_id"}
-
-// tagHitsUnits are the route units of TagHits: one per data node of g4_tag in
+// tagsInUnits are the route units of TagsIn: one per data node of g4_tag in
 // data node order. DataSource indexes dataSourceNames.
-var tagHitsUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select tag_id, hits from g4_tag_0 where tag_id between ? and ? order by tag_id asc"}, // ds_0.g4_tag_0
-	{DataSource: 1, SQL: "select tag_id, hits from g4_tag_1 where tag_id between ? and ? order by tag_id asc"}, // ds_1.g4_tag_1
-	{DataSource: 0, SQL: "select tag_id, hits from g4_tag_2 where tag_id between ? and ? order by tag_id asc"}, // ds_0.g4_tag_2
-	{DataSource: 1, SQL: "select tag_id, hits from g4_tag_3 where tag_id between ? and ? order by tag_id asc"}, // ds_1.g4_tag_3
+var tagsInUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select tag_id, `name` from g4_tag_0 where tag_id in (?, ?, ?) order by tag_id asc"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "select tag_id, `name` from g4_tag_1 where tag_id in (?, ?, ?) order by tag_id asc"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "select tag_id, `name` from g4_tag_2 where tag_id in (?, ?, ?) order by tag_id asc"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "select tag_id, `name` from g4_tag_3 where tag_id in (?, ?, ?) order by tag_id asc"}, // ds_1.g4_tag_3
 }
 
-// tagHitsMerge says how TagHits merges the rows of its data nodes into the
-// result one unsharded MySQL would return (ORDER BY). Every data node returns
-// the 2 result columns.
-var tagHitsMerge = shardrt.MergeSpec{
-	Columns: 2,
-	Visible: 2,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnInt},
-	},
-	OrderBy: []shardrt.SortKey{{Column: 0}},
-	Count:   shardrt.NoLimit,
-}
-
-// TagHitsRow is one row of TagHits.
-type TagHitsRow struct {
-	TagID int64
-	Hits  int32
-}
-
-// TagHits runs the :many query at queries/tags.sql:27.
-//
-// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
-// algorithms over the conditions. The rows of its data nodes are merged as
-// tagHitsMerge says.
-func (q *Queries) TagHits(ctx context.Context, tagID int64, tagID2 int64) ([]TagHitsRow, error) {
-	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "tag_id", Range: &shardrt.Range{Lower: shardrt.Long(tagID), HasLower: true, Upper: shardrt.Long(tagID2), HasUpper: true}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(tagHitsUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagHitsStmt, units, []any{tagID, tagID2}, &tagHitsMerge, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer merged.Close()
-	var out []TagHitsRow
-	for {
-		row, err := merged.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var r TagHitsRow
-		if err := shardrt.ScanCells(row, &r.TagID, &r.Hits); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-}
-
-// tagRowsStmt is the logic statement of TagRows (queries/tags.sql:21).
-var tagRowsStmt = shardrt.Stmt{Name: "TagRows", LogicSQL: "SELECT * FROM g4_tag WHERE tag_id IN (?, ?) ORDER BY tag_id"}
-
-// tagRowsUnits are the route units of TagRows: one per data node of g4_tag in
-// data node order. DataSource indexes dataSourceNames.
-var tagRowsUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select g4_tag_0.tag_id, g4_tag_0.`name` from g4_tag_0 where tag_id in (?, ?) order by tag_id asc"}, // ds_0.g4_tag_0
-	{DataSource: 1, SQL: "select g4_tag_1.tag_id, g4_tag_1.`name` from g4_tag_1 where tag_id in (?, ?) order by tag_id asc"}, // ds_1.g4_tag_1
-	{DataSource: 0, SQL: "select g4_tag_2.tag_id, g4_tag_2.`name` from g4_tag_2 where tag_id in (?, ?) order by tag_id asc"}, // ds_0.g4_tag_2
-	{DataSource: 1, SQL: "select g4_tag_3.tag_id, g4_tag_3.`name` from g4_tag_3 where tag_id in (?, ?) order by tag_id asc"}, // ds_1.g4_tag_3
-}
-
-// tagRowsMerge says how TagRows merges the rows of its data nodes into the
-// result one unsharded MySQL would return (ORDER BY). Every data node returns
-// the 2 result columns.
-var tagRowsMerge = shardrt.MergeSpec{
+// tagsInMerge says how TagsIn merges the rows of its data nodes into the result
+// one unsharded MySQL would return (ORDER BY). Every data node returns the 2
+// result columns.
+var tagsInMerge = shardrt.MergeSpec{
 	Columns: 2,
 	Visible: 2,
 	Kinds: []shardrt.ColumnKind{
@@ -243,31 +66,31 @@ var tagRowsMerge = shardrt.MergeSpec{
 	Count:   shardrt.NoLimit,
 }
 
-// TagRowsRow is one row of TagRows.
-type TagRowsRow struct {
+// TagsInRow is one row of TagsIn.
+type TagsInRow struct {
 	TagID int64
 	Name  string
 }
 
-// TagRows runs the :many query at queries/tags.sql:21.
+// TagsIn reads an IN list whose values live on both data sources.
 //
 // Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
 // algorithms over the conditions. The rows of its data nodes are merged as
-// tagRowsMerge says.
-func (q *Queries) TagRows(ctx context.Context, tagID int64, tagID2 int64) ([]TagRowsRow, error) {
+// tagsInMerge says.
+func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID_2 int64, tagID_3 int64) ([]TagsInRow, error) {
 	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID2)}},
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID_2), shardrt.Long(tagID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
 	}
-	units := pickUnits(tagRowsUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagRowsStmt, units, []any{tagID, tagID2}, &tagRowsMerge, nil)
+	units := pickUnits(tagsInUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagsInStmt, units, []any{tagID, tagID_2, tagID_3}, &tagsInMerge, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer merged.Close()
-	var out []TagRowsRow
+	var out []TagsInRow
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -276,7 +99,7 @@ func (q *Queries) TagRows(ctx context.Context, tagID int64, tagID2 int64) ([]Tag
 		if err != nil {
 			return nil, err
 		}
-		var r TagRowsRow
+		var r TagsInRow
 		if err := shardrt.ScanCells(row, &r.TagID, &r.Name); err != nil {
 			return nil, err
 		}
@@ -342,22 +165,106 @@ func (q *Queries) TagsEdge(ctx context.Context) ([]TagsEdgeRow, error) {
 	}
 }
 
-// tagsInStmt is the logic statement of TagsIn (queries/tags.sql:4).
-var tagsInStmt = shardrt.Stmt{Name: "TagsIn", LogicSQL: "SELECT tag_id, name FROM g4_tag WHERE tag_id IN (?, ?, ?) ORDER BY tag_id"}
+// renameTagsInStmt is the logic statement of RenameTagsIn
+// (queries/tags.sql:11).
+var renameTagsInStmt = shardrt.Stmt{Name: "RenameTagsIn", LogicSQL: "UPDATE g4_tag SET name = ? WHERE tag_id IN (?, ?)"}
 
-// tagsInUnits are the route units of TagsIn: one per data node of g4_tag in
-// data node order. DataSource indexes dataSourceNames.
-var tagsInUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select tag_id, `name` from g4_tag_0 where tag_id in (?, ?, ?) order by tag_id asc"}, // ds_0.g4_tag_0
-	{DataSource: 1, SQL: "select tag_id, `name` from g4_tag_1 where tag_id in (?, ?, ?) order by tag_id asc"}, // ds_1.g4_tag_1
-	{DataSource: 0, SQL: "select tag_id, `name` from g4_tag_2 where tag_id in (?, ?, ?) order by tag_id asc"}, // ds_0.g4_tag_2
-	{DataSource: 1, SQL: "select tag_id, `name` from g4_tag_3 where tag_id in (?, ?, ?) order by tag_id asc"}, // ds_1.g4_tag_3
+// renameTagsInUnits are the route units of RenameTagsIn: one per data node of
+// g4_tag in data node order. DataSource indexes dataSourceNames.
+var renameTagsInUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g4_tag_0 SET name = ? WHERE tag_id IN (?, ?)"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "UPDATE g4_tag_1 SET name = ? WHERE tag_id IN (?, ?)"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "UPDATE g4_tag_2 SET name = ? WHERE tag_id IN (?, ?)"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "UPDATE g4_tag_3 SET name = ? WHERE tag_id IN (?, ?)"}, // ds_1.g4_tag_3
 }
 
-// tagsInMerge says how TagsIn merges the rows of its data nodes into the result
-// one unsharded MySQL would return (ORDER BY). Every data node returns the 2
-// result columns.
-var tagsInMerge = shardrt.MergeSpec{
+// RenameTagsIn runs the :execrows query at queries/tags.sql:11.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions.
+func (q *Queries) RenameTagsIn(ctx context.Context, name string, tagID int64, tagID_2 int64) (int64, error) {
+	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID_2)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return 0, err
+	}
+	units := pickUnits(renameTagsInUnits[:], nodes)
+	return shardrt.ExecUnits(ctx, q.ex, &renameTagsInStmt, units, []any{name, tagID, tagID_2})
+}
+
+// deleteTagsInStmt is the logic statement of DeleteTagsIn
+// (queries/tags.sql:14).
+var deleteTagsInStmt = shardrt.Stmt{Name: "DeleteTagsIn", LogicSQL: "DELETE FROM g4_tag WHERE tag_id IN (?, ?, ?)"}
+
+// deleteTagsInUnits are the route units of DeleteTagsIn: one per data node of
+// g4_tag in data node order. DataSource indexes dataSourceNames.
+var deleteTagsInUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g4_tag_0 WHERE tag_id IN (?, ?, ?)"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "DELETE FROM g4_tag_1 WHERE tag_id IN (?, ?, ?)"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "DELETE FROM g4_tag_2 WHERE tag_id IN (?, ?, ?)"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "DELETE FROM g4_tag_3 WHERE tag_id IN (?, ?, ?)"}, // ds_1.g4_tag_3
+}
+
+// DeleteTagsIn runs the :execrows query at queries/tags.sql:14.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions.
+func (q *Queries) DeleteTagsIn(ctx context.Context, tagID int64, tagID_2 int64, tagID_3 int64) (int64, error) {
+	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID_2), shardrt.Long(tagID_3)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return 0, err
+	}
+	units := pickUnits(deleteTagsInUnits[:], nodes)
+	return shardrt.ExecUnits(ctx, q.ex, &deleteTagsInStmt, units, []any{tagID, tagID_2, tagID_3})
+}
+
+// putTagRowStmt is the logic statement of PutTagRow (queries/tags.sql:17).
+var putTagRowStmt = shardrt.Stmt{Name: "PutTagRow", LogicSQL: "INSERT INTO g4_tag VALUES (?, ?)"}
+
+// putTagRowUnits are the route units of PutTagRow: one per data node of g4_tag
+// in data node order. DataSource indexes dataSourceNames.
+var putTagRowUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g4_tag_0 VALUES (?, ?)"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "INSERT INTO g4_tag_1 VALUES (?, ?)"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "INSERT INTO g4_tag_2 VALUES (?, ?)"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "INSERT INTO g4_tag_3 VALUES (?, ?)"}, // ds_1.g4_tag_3
+}
+
+// PutTagRow gives every visible column, without a column list.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions.
+func (q *Queries) PutTagRow(ctx context.Context, tagID int64, name string) error {
+	nodes, err := q.g4Tag.RouteAll([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return err
+	}
+	units := pickUnits(putTagRowUnits[:], nodes)
+	_, err = shardrt.ExecUnits(ctx, q.ex, &putTagRowStmt, units, []any{tagID, name})
+	return err
+}
+
+// tagRowsStmt is the logic statement of TagRows (queries/tags.sql:21).
+var tagRowsStmt = shardrt.Stmt{Name: "TagRows", LogicSQL: "SELECT * FROM g4_tag WHERE tag_id IN (?, ?) ORDER BY tag_id"}
+
+// tagRowsUnits are the route units of TagRows: one per data node of g4_tag in
+// data node order. DataSource indexes dataSourceNames.
+var tagRowsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select g4_tag_0.tag_id, g4_tag_0.`name` from g4_tag_0 where tag_id in (?, ?) order by tag_id asc"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "select g4_tag_1.tag_id, g4_tag_1.`name` from g4_tag_1 where tag_id in (?, ?) order by tag_id asc"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "select g4_tag_2.tag_id, g4_tag_2.`name` from g4_tag_2 where tag_id in (?, ?) order by tag_id asc"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "select g4_tag_3.tag_id, g4_tag_3.`name` from g4_tag_3 where tag_id in (?, ?) order by tag_id asc"}, // ds_1.g4_tag_3
+}
+
+// tagRowsMerge says how TagRows merges the rows of its data nodes into the
+// result one unsharded MySQL would return (ORDER BY). Every data node returns
+// the 2 result columns.
+var tagRowsMerge = shardrt.MergeSpec{
 	Columns: 2,
 	Visible: 2,
 	Kinds: []shardrt.ColumnKind{
@@ -368,31 +275,31 @@ var tagsInMerge = shardrt.MergeSpec{
 	Count:   shardrt.NoLimit,
 }
 
-// TagsInRow is one row of TagsIn.
-type TagsInRow struct {
+// TagRowsRow is one row of TagRows.
+type TagRowsRow struct {
 	TagID int64
 	Name  string
 }
 
-// TagsIn reads an IN list whose values live on both data sources.
+// TagRows runs the :many query at queries/tags.sql:21.
 //
 // Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
 // algorithms over the conditions. The rows of its data nodes are merged as
-// tagsInMerge says.
-func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID2 int64, tagID3 int64) ([]TagsInRow, error) {
+// tagRowsMerge says.
+func (q *Queries) TagRows(ctx context.Context, tagID int64, tagID_2 int64) ([]TagRowsRow, error) {
 	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID2), shardrt.Long(tagID3)}},
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
 	}
-	units := pickUnits(tagsInUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagsInStmt, units, []any{tagID, tagID2, tagID3}, &tagsInMerge, nil)
+	units := pickUnits(tagRowsUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagRowsStmt, units, []any{tagID, tagID_2}, &tagRowsMerge, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer merged.Close()
-	var out []TagsInRow
+	var out []TagRowsRow
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -401,8 +308,102 @@ func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID2 int64, tagID3 
 		if err != nil {
 			return nil, err
 		}
-		var r TagsInRow
+		var r TagRowsRow
 		if err := shardrt.ScanCells(row, &r.TagID, &r.Name); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+// countHitStmt is the logic statement of CountHit (queries/tags.sql:24).
+var countHitStmt = shardrt.Stmt{Name: "CountHit", LogicSQL: "UPDATE g4_tag SET hits = hits + 1 WHERE tag_id = ?"}
+
+// countHitUnits are the route units of CountHit: one per data node of g4_tag in
+// data node order. DataSource indexes dataSourceNames.
+var countHitUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g4_tag_0 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "UPDATE g4_tag_1 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "UPDATE g4_tag_2 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "UPDATE g4_tag_3 SET hits = hits + 1 WHERE tag_id = ?"}, // ds_1.g4_tag_3
+}
+
+// CountHit runs the :execrows query at queries/tags.sql:24.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions.
+func (q *Queries) CountHit(ctx context.Context, tagID int64) (int64, error) {
+	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return 0, err
+	}
+	units := pickUnits(countHitUnits[:], nodes)
+	return shardrt.ExecUnits(ctx, q.ex, &countHitStmt, units, []any{tagID})
+}
+
+// tagHitsStmt is the logic statement of TagHits (queries/tags.sql:27).
+var tagHitsStmt = shardrt.Stmt{Name: "TagHits", LogicSQL: "SELECT tag_id, hits FROM g4_tag WHERE tag_id BETWEEN ? AND ? ORDER BY tag_id"}
+
+// tagHitsUnits are the route units of TagHits: one per data node of g4_tag in
+// data node order. DataSource indexes dataSourceNames.
+var tagHitsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select tag_id, hits from g4_tag_0 where tag_id between ? and ? order by tag_id asc"}, // ds_0.g4_tag_0
+	{DataSource: 1, SQL: "select tag_id, hits from g4_tag_1 where tag_id between ? and ? order by tag_id asc"}, // ds_1.g4_tag_1
+	{DataSource: 0, SQL: "select tag_id, hits from g4_tag_2 where tag_id between ? and ? order by tag_id asc"}, // ds_0.g4_tag_2
+	{DataSource: 1, SQL: "select tag_id, hits from g4_tag_3 where tag_id between ? and ? order by tag_id asc"}, // ds_1.g4_tag_3
+}
+
+// tagHitsMerge says how TagHits merges the rows of its data nodes into the
+// result one unsharded MySQL would return (ORDER BY). Every data node returns
+// the 2 result columns.
+var tagHitsMerge = shardrt.MergeSpec{
+	Columns: 2,
+	Visible: 2,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	Count:   shardrt.NoLimit,
+}
+
+// TagHitsRow is one row of TagHits.
+type TagHitsRow struct {
+	TagID int64
+	Hits  int32
+}
+
+// TagHits runs the :many query at queries/tags.sql:27.
+//
+// Route: MultiNode on g4_tag (table: tag_id HASH_MOD), computed by the sharding
+// algorithms over the conditions. The rows of its data nodes are merged as
+// tagHitsMerge says.
+func (q *Queries) TagHits(ctx context.Context, tagID int64, tagID_2 int64) ([]TagHitsRow, error) {
+	nodes, err := q.g4Tag.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "tag_id", Range: &shardrt.Range{Lower: shardrt.Long(tagID), HasLower: true, Upper: shardrt.Long(tagID_2), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(tagHitsUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagHitsStmt, units, []any{tagID, tagID_2}, &tagHitsMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []TagHitsRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r TagHitsRow
+		if err := shardrt.ScanCells(row, &r.TagID, &r.Hits); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

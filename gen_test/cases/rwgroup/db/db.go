@@ -8,6 +8,7 @@ package rwgroupdb
 import (
 	"context"
 	"errors"
+
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 

@@ -8,117 +8,26 @@ package rwgroupdb
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"iter"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// countByOwnerStmt is the logic statement of CountByOwner
-// (queries/notes.sql:10).
-var countByOwnerStmt = shardrt.Stmt{Name: "CountByOwner", LogicSQL: "SELECT owner, COUNT(*) FROM g12_note GROUP BY owner ORDER BY owner"}
+// putNoteStmt is the logic statement of PutNote (queries/notes.sql:1).
+var putNoteStmt = shardrt.Stmt{Name: "PutNote", LogicSQL: "INSERT INTO g12_note (note_id, owner, body) VALUES (?, ?, ?)"}
 
-// countByOwnerUnits are the route units of CountByOwner: its one route unit.
-// DataSource indexes dataSourceNames.
-var countByOwnerUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT owner, COUNT(*) FROM g12_note GROUP BY owner ORDER BY owner"}, // rw_ds.g12_note
+// putNoteUnits are the route units of PutNote: its one route unit. DataSource
+// indexes dataSourceNames.
+var putNoteUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g12_note (note_id, owner, body) VALUES (?, ?, ?)"}, // rw_ds.g12_note
 }
 
-// CountByOwnerRow is one row of CountByOwner.
-type CountByOwnerRow struct {
-	Owner string
-	Count int64
-}
-
-// CountByOwner runs the :many query at queries/notes.sql:10.
+// PutNote runs the :exec query at queries/notes.sql:1.
 //
 // Route: SingleTable on g12_note; single table on data source rw_ds.
-func (q *Queries) CountByOwner(ctx context.Context) ([]CountByOwnerRow, error) {
-	rows, err := q.ex.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []CountByOwnerRow
-	for rows.Next() {
-		var r CountByOwnerRow
-		if err := rows.Scan(&r.Owner, &r.Count); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// CountByOwnerIter is CountByOwner as an iterator: it streams the rows of the
-// one route unit instead of collecting them. The first error is yielded with a
-// zero row and ends the iteration. Nothing runs until the iteration starts.
-func (q *Queries) CountByOwnerIter(ctx context.Context) iter.Seq2[CountByOwnerRow, error] {
-	return func(yield func(CountByOwnerRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
-		if err != nil {
-			yield(CountByOwnerRow{}, err)
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r CountByOwnerRow
-			if err := rows.Scan(&r.Owner, &r.Count); err != nil {
-				yield(CountByOwnerRow{}, err)
-				return
-			}
-			if !yield(r, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(CountByOwnerRow{}, err)
-		}
-	}
-}
-
-// deleteNoteStmt is the logic statement of DeleteNote (queries/notes.sql:16).
-var deleteNoteStmt = shardrt.Stmt{Name: "DeleteNote", LogicSQL: "DELETE FROM g12_note WHERE note_id = ?"}
-
-// deleteNoteUnits are the route units of DeleteNote: its one route unit.
-// DataSource indexes dataSourceNames.
-var deleteNoteUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g12_note WHERE note_id = ?"}, // rw_ds.g12_note
-}
-
-// DeleteNote runs the :execrows query at queries/notes.sql:16.
-//
-// Route: SingleTable on g12_note; single table on data source rw_ds.
-func (q *Queries) DeleteNote(ctx context.Context, noteID int64) (int64, error) {
-	res, err := q.ex.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[0], noteID)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// editNotesStmt is the logic statement of EditNotes (queries/notes.sql:13).
-var editNotesStmt = shardrt.Stmt{Name: "EditNotes", LogicSQL: "UPDATE g12_note SET body = ? WHERE owner = ?"}
-
-// editNotesUnits are the route units of EditNotes: its one route unit.
-// DataSource indexes dataSourceNames.
-var editNotesUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "UPDATE g12_note SET body = ? WHERE owner = ?"}, // rw_ds.g12_note
-}
-
-// EditNotes runs the :execrows query at queries/notes.sql:13.
-//
-// Route: SingleTable on g12_note; single table on data source rw_ds.
-func (q *Queries) EditNotes(ctx context.Context, body sql.NullString, owner string) (int64, error) {
-	res, err := q.ex.Exec(ctx, &editNotesStmt, editNotesUnits[0], body, owner)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+func (q *Queries) PutNote(ctx context.Context, noteID int64, owner string, body sql.NullString) error {
+	_, err := q.ex.Exec(ctx, &putNoteStmt, putNoteUnits[0], noteID, owner, body)
+	return err
 }
 
 // getNoteStmt is the logic statement of GetNote (queries/notes.sql:4).
@@ -207,19 +116,111 @@ func (q *Queries) OwnerNotesIter(ctx context.Context, owner string) iter.Seq2[Ow
 	}
 }
 
-// putNoteStmt is the logic statement of PutNote (queries/notes.sql:1).
-var putNoteStmt = shardrt.Stmt{Name: "PutNote", LogicSQL: "INSERT INTO g12_note (note_id, owner, body) VALUES (?, ?, ?)"}
+// countByOwnerStmt is the logic statement of CountByOwner
+// (queries/notes.sql:10).
+var countByOwnerStmt = shardrt.Stmt{Name: "CountByOwner", LogicSQL: "SELECT owner, COUNT(*) FROM g12_note GROUP BY owner ORDER BY owner"}
 
-// putNoteUnits are the route units of PutNote: its one route unit. DataSource
-// indexes dataSourceNames.
-var putNoteUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g12_note (note_id, owner, body) VALUES (?, ?, ?)"}, // rw_ds.g12_note
+// countByOwnerUnits are the route units of CountByOwner: its one route unit.
+// DataSource indexes dataSourceNames.
+var countByOwnerUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT owner, COUNT(*) FROM g12_note GROUP BY owner ORDER BY owner"}, // rw_ds.g12_note
 }
 
-// PutNote runs the :exec query at queries/notes.sql:1.
+// CountByOwnerRow is one row of CountByOwner.
+type CountByOwnerRow struct {
+	Owner string
+	Count int64
+}
+
+// CountByOwner runs the :many query at queries/notes.sql:10.
 //
 // Route: SingleTable on g12_note; single table on data source rw_ds.
-func (q *Queries) PutNote(ctx context.Context, noteID int64, owner string, body sql.NullString) error {
-	_, err := q.ex.Exec(ctx, &putNoteStmt, putNoteUnits[0], noteID, owner, body)
-	return err
+func (q *Queries) CountByOwner(ctx context.Context) ([]CountByOwnerRow, error) {
+	rows, err := q.ex.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []CountByOwnerRow
+	for rows.Next() {
+		var r CountByOwnerRow
+		if err := rows.Scan(&r.Owner, &r.Count); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CountByOwnerIter is CountByOwner as an iterator: it streams the rows of the
+// one route unit instead of collecting them. The first error is yielded with a
+// zero row and ends the iteration. Nothing runs until the iteration starts.
+func (q *Queries) CountByOwnerIter(ctx context.Context) iter.Seq2[CountByOwnerRow, error] {
+	return func(yield func(CountByOwnerRow, error) bool) {
+		rows, err := q.ex.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
+		if err != nil {
+			yield(CountByOwnerRow{}, err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r CountByOwnerRow
+			if err := rows.Scan(&r.Owner, &r.Count); err != nil {
+				yield(CountByOwnerRow{}, err)
+				return
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(CountByOwnerRow{}, err)
+		}
+	}
+}
+
+// editNotesStmt is the logic statement of EditNotes (queries/notes.sql:13).
+var editNotesStmt = shardrt.Stmt{Name: "EditNotes", LogicSQL: "UPDATE g12_note SET body = ? WHERE owner = ?"}
+
+// editNotesUnits are the route units of EditNotes: its one route unit.
+// DataSource indexes dataSourceNames.
+var editNotesUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g12_note SET body = ? WHERE owner = ?"}, // rw_ds.g12_note
+}
+
+// EditNotes runs the :execrows query at queries/notes.sql:13.
+//
+// Route: SingleTable on g12_note; single table on data source rw_ds.
+func (q *Queries) EditNotes(ctx context.Context, body sql.NullString, owner string) (int64, error) {
+	res, err := q.ex.Exec(ctx, &editNotesStmt, editNotesUnits[0], body, owner)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// deleteNoteStmt is the logic statement of DeleteNote (queries/notes.sql:16).
+var deleteNoteStmt = shardrt.Stmt{Name: "DeleteNote", LogicSQL: "DELETE FROM g12_note WHERE note_id = ?"}
+
+// deleteNoteUnits are the route units of DeleteNote: its one route unit.
+// DataSource indexes dataSourceNames.
+var deleteNoteUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g12_note WHERE note_id = ?"}, // rw_ds.g12_note
+}
+
+// DeleteNote runs the :execrows query at queries/notes.sql:16.
+//
+// Route: SingleTable on g12_note; single table on data source rw_ds.
+func (q *Queries) DeleteNote(ctx context.Context, noteID int64) (int64, error) {
+	res, err := q.ex.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[0], noteID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }

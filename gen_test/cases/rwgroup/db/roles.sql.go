@@ -7,40 +7,75 @@ package rwgroupdb
 
 import (
 	"context"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"iter"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// adminNotesStmt is the logic statement of AdminNotes (queries/roles.sql:14).
-var adminNotesStmt = shardrt.Stmt{Name: "AdminNotes", LogicSQL: "SELECT a.admin_id, n.note_id FROM g12_role_admin a JOIN g12_note n ON n.owner = a.owner WHERE a.role_id = ? ORDER BY a.admin_id, n.note_id"}
+// putRoleStmt is the logic statement of PutRole (queries/roles.sql:1).
+var putRoleStmt = shardrt.Stmt{Name: "PutRole", LogicSQL: "INSERT INTO g12_role (role_id, name) VALUES (?, ?)"}
 
-// adminNotesUnits are the route units of AdminNotes: its one route unit.
+// putRoleUnits are the route units of PutRole: its one route unit. DataSource
+// indexes dataSourceNames.
+var putRoleUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g12_role_0 (role_id, name) VALUES (?, ?)"}, // rw_ds.g12_role_0
+}
+
+// PutRole runs the :exec query at queries/roles.sql:1.
+//
+// Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
+func (q *Queries) PutRole(ctx context.Context, roleID int64, name string) error {
+	_, err := q.ex.Exec(ctx, &putRoleStmt, putRoleUnits[0], roleID, name)
+	return err
+}
+
+// putRoleAdminStmt is the logic statement of PutRoleAdmin
+// (queries/roles.sql:4).
+var putRoleAdminStmt = shardrt.Stmt{Name: "PutRoleAdmin", LogicSQL: "INSERT INTO g12_role_admin (admin_id, role_id, owner) VALUES (?, ?, ?)"}
+
+// putRoleAdminUnits are the route units of PutRoleAdmin: its one route unit.
 // DataSource indexes dataSourceNames.
-var adminNotesUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT a.admin_id, n.note_id FROM g12_role_admin_0 a JOIN g12_note n ON n.owner = a.owner WHERE a.role_id = ? ORDER BY a.admin_id, n.note_id"}, // rw_ds.g12_role_admin_0
+var putRoleAdminUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g12_role_admin_0 (admin_id, role_id, owner) VALUES (?, ?, ?)"}, // rw_ds.g12_role_admin_0
 }
 
-// AdminNotesRow is one row of AdminNotes.
-type AdminNotesRow struct {
-	AdminID int64
-	NoteID  int64
-}
-
-// AdminNotes joins a single-node sharding table with the table in no rule
-// on the same data source.
+// PutRoleAdmin runs the :exec query at queries/roles.sql:4.
 //
 // Route: SingleNode on g12_role_admin, fixed at generate time:
 // rw_ds.g12_role_admin_0.
-func (q *Queries) AdminNotes(ctx context.Context, roleID int64) ([]AdminNotesRow, error) {
-	rows, err := q.ex.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
+func (q *Queries) PutRoleAdmin(ctx context.Context, adminID int64, roleID int64, owner string) error {
+	_, err := q.ex.Exec(ctx, &putRoleAdminStmt, putRoleAdminUnits[0], adminID, roleID, owner)
+	return err
+}
+
+// roleAdminsStmt is the logic statement of RoleAdmins (queries/roles.sql:7).
+var roleAdminsStmt = shardrt.Stmt{Name: "RoleAdmins", LogicSQL: "SELECT r.name, a.admin_id FROM g12_role r JOIN g12_role_admin a ON a.role_id = r.role_id WHERE r.role_id = ? ORDER BY a.admin_id"}
+
+// roleAdminsUnits are the route units of RoleAdmins: its one route unit.
+// DataSource indexes dataSourceNames.
+var roleAdminsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT r.name, a.admin_id FROM g12_role_0 r JOIN g12_role_admin_0 a ON a.role_id = r.role_id WHERE r.role_id = ? ORDER BY a.admin_id"}, // rw_ds.g12_role_0
+}
+
+// RoleAdminsRow is one row of RoleAdmins.
+type RoleAdminsRow struct {
+	Name    string
+	AdminID int64
+}
+
+// RoleAdmins joins the two single-node tables with no sharding condition.
+//
+// Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
+func (q *Queries) RoleAdmins(ctx context.Context, roleID int64) ([]RoleAdminsRow, error) {
+	rows, err := q.ex.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []AdminNotesRow
+	var out []RoleAdminsRow
 	for rows.Next() {
-		var r AdminNotesRow
-		if err := rows.Scan(&r.AdminID, &r.NoteID); err != nil {
+		var r RoleAdminsRow
+		if err := rows.Scan(&r.Name, &r.AdminID); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -54,21 +89,21 @@ func (q *Queries) AdminNotes(ctx context.Context, roleID int64) ([]AdminNotesRow
 	return out, nil
 }
 
-// AdminNotesIter is AdminNotes as an iterator: it streams the rows of the one
+// RoleAdminsIter is RoleAdmins as an iterator: it streams the rows of the one
 // route unit instead of collecting them. The first error is yielded with a zero
 // row and ends the iteration. Nothing runs until the iteration starts.
-func (q *Queries) AdminNotesIter(ctx context.Context, roleID int64) iter.Seq2[AdminNotesRow, error] {
-	return func(yield func(AdminNotesRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
+func (q *Queries) RoleAdminsIter(ctx context.Context, roleID int64) iter.Seq2[RoleAdminsRow, error] {
+	return func(yield func(RoleAdminsRow, error) bool) {
+		rows, err := q.ex.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
 		if err != nil {
-			yield(AdminNotesRow{}, err)
+			yield(RoleAdminsRow{}, err)
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var r AdminNotesRow
-			if err := rows.Scan(&r.AdminID, &r.NoteID); err != nil {
-				yield(AdminNotesRow{}, err)
+			var r RoleAdminsRow
+			if err := rows.Scan(&r.Name, &r.AdminID); err != nil {
+				yield(RoleAdminsRow{}, err)
 				return
 			}
 			if !yield(r, nil) {
@@ -76,7 +111,7 @@ func (q *Queries) AdminNotesIter(ctx context.Context, roleID int64) iter.Seq2[Ad
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(AdminNotesRow{}, err)
+			yield(RoleAdminsRow{}, err)
 		}
 	}
 }
@@ -150,40 +185,74 @@ func (q *Queries) AdminsPerRoleIter(ctx context.Context) iter.Seq2[AdminsPerRole
 	}
 }
 
-// putRoleStmt is the logic statement of PutRole (queries/roles.sql:1).
-var putRoleStmt = shardrt.Stmt{Name: "PutRole", LogicSQL: "INSERT INTO g12_role (role_id, name) VALUES (?, ?)"}
+// adminNotesStmt is the logic statement of AdminNotes (queries/roles.sql:14).
+var adminNotesStmt = shardrt.Stmt{Name: "AdminNotes", LogicSQL: "SELECT a.admin_id, n.note_id FROM g12_role_admin a JOIN g12_note n ON n.owner = a.owner WHERE a.role_id = ? ORDER BY a.admin_id, n.note_id"}
 
-// putRoleUnits are the route units of PutRole: its one route unit. DataSource
-// indexes dataSourceNames.
-var putRoleUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g12_role_0 (role_id, name) VALUES (?, ?)"}, // rw_ds.g12_role_0
-}
-
-// PutRole runs the :exec query at queries/roles.sql:1.
-//
-// Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
-func (q *Queries) PutRole(ctx context.Context, roleID int64, name string) error {
-	_, err := q.ex.Exec(ctx, &putRoleStmt, putRoleUnits[0], roleID, name)
-	return err
-}
-
-// putRoleAdminStmt is the logic statement of PutRoleAdmin
-// (queries/roles.sql:4).
-var putRoleAdminStmt = shardrt.Stmt{Name: "PutRoleAdmin", LogicSQL: "INSERT INTO g12_role_admin (admin_id, role_id, owner) VALUES (?, ?, ?)"}
-
-// putRoleAdminUnits are the route units of PutRoleAdmin: its one route unit.
+// adminNotesUnits are the route units of AdminNotes: its one route unit.
 // DataSource indexes dataSourceNames.
-var putRoleAdminUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO g12_role_admin_0 (admin_id, role_id, owner) VALUES (?, ?, ?)"}, // rw_ds.g12_role_admin_0
+var adminNotesUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT a.admin_id, n.note_id FROM g12_role_admin_0 a JOIN g12_note n ON n.owner = a.owner WHERE a.role_id = ? ORDER BY a.admin_id, n.note_id"}, // rw_ds.g12_role_admin_0
 }
 
-// PutRoleAdmin runs the :exec query at queries/roles.sql:4.
+// AdminNotesRow is one row of AdminNotes.
+type AdminNotesRow struct {
+	AdminID int64
+	NoteID  int64
+}
+
+// AdminNotes joins a single-node sharding table with the table in no rule
+// on the same data source.
 //
 // Route: SingleNode on g12_role_admin, fixed at generate time:
 // rw_ds.g12_role_admin_0.
-func (q *Queries) PutRoleAdmin(ctx context.Context, adminID int64, roleID int64, owner string) error {
-	_, err := q.ex.Exec(ctx, &putRoleAdminStmt, putRoleAdminUnits[0], adminID, roleID, owner)
-	return err
+func (q *Queries) AdminNotes(ctx context.Context, roleID int64) ([]AdminNotesRow, error) {
+	rows, err := q.ex.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AdminNotesRow
+	for rows.Next() {
+		var r AdminNotesRow
+		if err := rows.Scan(&r.AdminID, &r.NoteID); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AdminNotesIter is AdminNotes as an iterator: it streams the rows of the one
+// route unit instead of collecting them. The first error is yielded with a zero
+// row and ends the iteration. Nothing runs until the iteration starts.
+func (q *Queries) AdminNotesIter(ctx context.Context, roleID int64) iter.Seq2[AdminNotesRow, error] {
+	return func(yield func(AdminNotesRow, error) bool) {
+		rows, err := q.ex.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
+		if err != nil {
+			yield(AdminNotesRow{}, err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r AdminNotesRow
+			if err := rows.Scan(&r.AdminID, &r.NoteID); err != nil {
+				yield(AdminNotesRow{}, err)
+				return
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(AdminNotesRow{}, err)
+		}
+	}
 }
 
 // renameRoleStmt is the logic statement of RenameRole (queries/roles.sql:19).
@@ -204,72 +273,4 @@ func (q *Queries) RenameRole(ctx context.Context, name string, roleID int64) (in
 		return 0, err
 	}
 	return res.RowsAffected()
-}
-
-// roleAdminsStmt is the logic statement of RoleAdmins (queries/roles.sql:7).
-var roleAdminsStmt = shardrt.Stmt{Name: "RoleAdmins", LogicSQL: "SELECT r.name, a.admin_id FROM g12_role r JOIN g12_role_admin a ON a.role_id = r.role_id WHERE r.role_id = ? ORDER BY a.admin_id"}
-
-// roleAdminsUnits are the route units of RoleAdmins: its one route unit.
-// DataSource indexes dataSourceNames.
-var roleAdminsUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT r.name, a.admin_id FROM g12_role_0 r JOIN g12_role_admin_0 a ON a.role_id = r.role_id WHERE r.role_id = ? ORDER BY a.admin_id"}, // rw_ds.g12_role_0
-}
-
-// RoleAdminsRow is one row of RoleAdmins.
-type RoleAdminsRow struct {
-	Name    string
-	AdminID int64
-}
-
-// RoleAdmins joins the two single-node tables with no sharding condition.
-//
-// Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
-func (q *Queries) RoleAdmins(ctx context.Context, roleID int64) ([]RoleAdminsRow, error) {
-	rows, err := q.ex.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []RoleAdminsRow
-	for rows.Next() {
-		var r RoleAdminsRow
-		if err := rows.Scan(&r.Name, &r.AdminID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// RoleAdminsIter is RoleAdmins as an iterator: it streams the rows of the one
-// route unit instead of collecting them. The first error is yielded with a zero
-// row and ends the iteration. Nothing runs until the iteration starts.
-func (q *Queries) RoleAdminsIter(ctx context.Context, roleID int64) iter.Seq2[RoleAdminsRow, error] {
-	return func(yield func(RoleAdminsRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
-		if err != nil {
-			yield(RoleAdminsRow{}, err)
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r RoleAdminsRow
-			if err := rows.Scan(&r.Name, &r.AdminID); err != nil {
-				yield(RoleAdminsRow{}, err)
-				return
-			}
-			if !yield(r, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(RoleAdminsRow{}, err)
-		}
-	}
 }

@@ -8,8 +8,9 @@ package singledb
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"time"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
 // createAccountStmt is the logic statement of CreateAccount
@@ -45,85 +46,6 @@ func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) er
 	ds := shardrt.Mod(arg.AccountID, 4)
 	_, err := q.ex.Exec(ctx, &createAccountStmt, createAccountUnits[ds], arg.AccountID, arg.Owner, arg.Nickname, arg.Balance, arg.Credits, arg.LimitCents, arg.OpenedAt, arg.ClosedAt, arg.Score)
 	return err
-}
-
-// deleteAccountStmt is the logic statement of DeleteAccount
-// (queries/accounts.sql:28).
-var deleteAccountStmt = shardrt.Stmt{Name: "DeleteAccount", LogicSQL: "DELETE FROM g5_account WHERE account_id = ?"}
-
-// deleteAccountUnits are the route units of DeleteAccount: one per data node of
-// g5_account in data node order. DataSource indexes dataSourceNames.
-var deleteAccountUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM g5_account WHERE account_id = ?"}, // ds_0.g5_account
-	{DataSource: 1, SQL: "DELETE FROM g5_account WHERE account_id = ?"}, // ds_1.g5_account
-	{DataSource: 2, SQL: "DELETE FROM g5_account WHERE account_id = ?"}, // ds_2.g5_account
-	{DataSource: 3, SQL: "DELETE FROM g5_account WHERE account_id = ?"}, // ds_3.g5_account
-}
-
-// DeleteAccount runs the :execrows query at queries/accounts.sql:28.
-//
-// Route: SingleNode on g5_account (database: account_id MOD), computed inline.
-func (q *Queries) DeleteAccount(ctx context.Context, accountID int64) (int64, error) {
-	ds := shardrt.Mod(accountID, 4)
-	res, err := q.ex.Exec(ctx, &deleteAccountStmt, deleteAccountUnits[ds], accountID)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// findAccountsStmt is the logic statement of FindAccounts
-// (queries/accounts.sql:17).
-var findAccountsStmt = shardrt.Stmt{Name: "FindAccounts", LogicSQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}
-
-// findAccountsUnits are the route units of FindAccounts: one per data node of
-// g5_account in data node order. DataSource indexes dataSourceNames.
-var findAccountsUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}, // ds_0.g5_account
-	{DataSource: 1, SQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}, // ds_1.g5_account
-	{DataSource: 2, SQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}, // ds_2.g5_account
-	{DataSource: 3, SQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}, // ds_3.g5_account
-}
-
-// FindAccountsParams are the parameters of FindAccounts.
-type FindAccountsParams struct {
-	AccountID  int64
-	AccountID2 int64
-	AccountID3 int64
-	Balance    string
-	OpenedAt   time.Time
-	OpenedAt2  time.Time
-}
-
-// FindAccountsRow is one row of FindAccounts.
-type FindAccountsRow struct {
-	AccountID int64
-	Owner     string
-	Balance   string
-	Credits   uint64
-	OpenedAt  time.Time
-}
-
-// Six parameters: a Params struct.
-//
-// Route: MultiNode on g5_account (database: account_id MOD), computed by the
-// sharding algorithms over the conditions.
-func (q *Queries) FindAccounts(ctx context.Context, arg FindAccountsParams) ([]FindAccountsRow, error) {
-	nodes, err := q.g5Account.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "account_id", Values: []shardrt.Value{shardrt.Long(arg.AccountID), shardrt.Long(arg.AccountID2), shardrt.Long(arg.AccountID3)}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(findAccountsUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &findAccountsStmt, units, []any{arg.AccountID, arg.AccountID2, arg.AccountID3, arg.Balance, arg.OpenedAt, arg.OpenedAt2}, scanFindAccountsRow)
-}
-
-// scanFindAccountsRow scans one row of FindAccounts.
-func scanFindAccountsRow(rows *sql.Rows) (FindAccountsRow, error) {
-	var r FindAccountsRow
-	err := rows.Scan(&r.AccountID, &r.Owner, &r.Balance, &r.Credits, &r.OpenedAt)
-	return r, err
 }
 
 // getAccountStmt is the logic statement of GetAccount (queries/accounts.sql:5).
@@ -214,6 +136,60 @@ func scanListOwnerAccountsRow(rows *sql.Rows) (ListOwnerAccountsRow, error) {
 	return r, err
 }
 
+// findAccountsStmt is the logic statement of FindAccounts
+// (queries/accounts.sql:17).
+var findAccountsStmt = shardrt.Stmt{Name: "FindAccounts", LogicSQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}
+
+// findAccountsUnits are the route units of FindAccounts: one per data node of
+// g5_account in data node order. DataSource indexes dataSourceNames.
+var findAccountsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}, // ds_0.g5_account
+	{DataSource: 1, SQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}, // ds_1.g5_account
+	{DataSource: 2, SQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}, // ds_2.g5_account
+	{DataSource: 3, SQL: "SELECT account_id, owner, balance, credits, opened_at FROM g5_account\nWHERE account_id IN (?, ?, ?) AND balance >= ? AND opened_at BETWEEN ? AND ?"}, // ds_3.g5_account
+}
+
+// FindAccountsParams are the parameters of FindAccounts.
+type FindAccountsParams struct {
+	AccountID   int64
+	AccountID_2 int64
+	AccountID_3 int64
+	Balance     string
+	OpenedAt    time.Time
+	OpenedAt_2  time.Time
+}
+
+// FindAccountsRow is one row of FindAccounts.
+type FindAccountsRow struct {
+	AccountID int64
+	Owner     string
+	Balance   string
+	Credits   uint64
+	OpenedAt  time.Time
+}
+
+// Six parameters: a Params struct.
+//
+// Route: MultiNode on g5_account (database: account_id MOD), computed by the
+// sharding algorithms over the conditions.
+func (q *Queries) FindAccounts(ctx context.Context, arg FindAccountsParams) ([]FindAccountsRow, error) {
+	nodes, err := q.g5Account.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "account_id", Values: []shardrt.Value{shardrt.Long(arg.AccountID), shardrt.Long(arg.AccountID_2), shardrt.Long(arg.AccountID_3)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(findAccountsUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &findAccountsStmt, units, []any{arg.AccountID, arg.AccountID_2, arg.AccountID_3, arg.Balance, arg.OpenedAt, arg.OpenedAt_2}, scanFindAccountsRow)
+}
+
+// scanFindAccountsRow scans one row of FindAccounts.
+func scanFindAccountsRow(rows *sql.Rows) (FindAccountsRow, error) {
+	var r FindAccountsRow
+	err := rows.Scan(&r.AccountID, &r.Owner, &r.Balance, &r.Credits, &r.OpenedAt)
+	return r, err
+}
+
 // updateAccountStmt is the logic statement of UpdateAccount
 // (queries/accounts.sql:22).
 var updateAccountStmt = shardrt.Stmt{Name: "UpdateAccount", LogicSQL: "UPDATE g5_account\nSET nickname = ?, balance = balance + ?,\n    limit_cents = ?, closed_at = ?, score = ?\nWHERE account_id = ?"}
@@ -243,6 +219,31 @@ type UpdateAccountParams struct {
 func (q *Queries) UpdateAccount(ctx context.Context, arg UpdateAccountParams) (int64, error) {
 	ds := shardrt.Mod(arg.AccountID, 4)
 	res, err := q.ex.Exec(ctx, &updateAccountStmt, updateAccountUnits[ds], arg.Nickname, arg.Delta, arg.LimitCents, arg.ClosedAt, arg.Score, arg.AccountID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// deleteAccountStmt is the logic statement of DeleteAccount
+// (queries/accounts.sql:28).
+var deleteAccountStmt = shardrt.Stmt{Name: "DeleteAccount", LogicSQL: "DELETE FROM g5_account WHERE account_id = ?"}
+
+// deleteAccountUnits are the route units of DeleteAccount: one per data node of
+// g5_account in data node order. DataSource indexes dataSourceNames.
+var deleteAccountUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM g5_account WHERE account_id = ?"}, // ds_0.g5_account
+	{DataSource: 1, SQL: "DELETE FROM g5_account WHERE account_id = ?"}, // ds_1.g5_account
+	{DataSource: 2, SQL: "DELETE FROM g5_account WHERE account_id = ?"}, // ds_2.g5_account
+	{DataSource: 3, SQL: "DELETE FROM g5_account WHERE account_id = ?"}, // ds_3.g5_account
+}
+
+// DeleteAccount runs the :execrows query at queries/accounts.sql:28.
+//
+// Route: SingleNode on g5_account (database: account_id MOD), computed inline.
+func (q *Queries) DeleteAccount(ctx context.Context, accountID int64) (int64, error) {
+	ds := shardrt.Mod(accountID, 4)
+	res, err := q.ex.Exec(ctx, &deleteAccountStmt, deleteAccountUnits[ds], accountID)
 	if err != nil {
 		return 0, err
 	}

@@ -8,25 +8,25 @@ package singledb
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"iter"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// deleteSettingStmt is the logic statement of DeleteSetting
-// (queries/settings.sql:11).
-var deleteSettingStmt = shardrt.Stmt{Name: "DeleteSetting", LogicSQL: "DELETE FROM g5_setting WHERE name = ?"}
+// putSettingStmt is the logic statement of PutSetting (queries/settings.sql:1).
+var putSettingStmt = shardrt.Stmt{Name: "PutSetting", LogicSQL: "INSERT INTO g5_setting (name, value, version, updated_at) VALUES (?, ?, ?, ?)\nON DUPLICATE KEY UPDATE value = VALUES(value), version = version + 1"}
 
-// deleteSettingUnits are the route units of DeleteSetting: its one route unit.
+// putSettingUnits are the route units of PutSetting: its one route unit.
 // DataSource indexes dataSourceNames.
-var deleteSettingUnits = [...]shardrt.RouteUnit{
-	{DataSource: 1, SQL: "DELETE FROM g5_setting WHERE name = ?"}, // ds_1.g5_setting
+var putSettingUnits = [...]shardrt.RouteUnit{
+	{DataSource: 1, SQL: "INSERT INTO g5_setting (name, value, version, updated_at) VALUES (?, ?, ?, ?)\nON DUPLICATE KEY UPDATE value = VALUES(value), version = version + 1"}, // ds_1.g5_setting
 }
 
-// DeleteSetting runs the :execrows query at queries/settings.sql:11.
+// PutSetting runs the :execrows query at queries/settings.sql:1.
 //
 // Route: SingleTable on g5_setting; single table on data source ds_1.
-func (q *Queries) DeleteSetting(ctx context.Context, name string) (int64, error) {
-	res, err := q.ex.Exec(ctx, &deleteSettingStmt, deleteSettingUnits[0], name)
+func (q *Queries) PutSetting(ctx context.Context, name string, value sql.NullString, version uint32, updatedAt sql.NullTime) (int64, error) {
+	res, err := q.ex.Exec(ctx, &putSettingStmt, putSettingUnits[0], name, value, version, updatedAt)
 	if err != nil {
 		return 0, err
 	}
@@ -121,20 +121,21 @@ func (q *Queries) ListSettingsIter(ctx context.Context, version uint32) iter.Seq
 	}
 }
 
-// putSettingStmt is the logic statement of PutSetting (queries/settings.sql:1).
-var putSettingStmt = shardrt.Stmt{Name: "PutSetting", LogicSQL: "INSERT INTO g5_setting (name, value, version, updated_at) VALUES (?, ?, ?, ?)\nON DUPLICATE KEY UPDATE value = VALUES(value), version = version + 1"}
+// deleteSettingStmt is the logic statement of DeleteSetting
+// (queries/settings.sql:11).
+var deleteSettingStmt = shardrt.Stmt{Name: "DeleteSetting", LogicSQL: "DELETE FROM g5_setting WHERE name = ?"}
 
-// putSettingUnits are the route units of PutSetting: its one route unit.
+// deleteSettingUnits are the route units of DeleteSetting: its one route unit.
 // DataSource indexes dataSourceNames.
-var putSettingUnits = [...]shardrt.RouteUnit{
-	{DataSource: 1, SQL: "INSERT INTO g5_setting (name, value, version, updated_at) VALUES (?, ?, ?, ?)\nON DUPLICATE KEY UPDATE value = VALUES(value), version = version + 1"}, // ds_1.g5_setting
+var deleteSettingUnits = [...]shardrt.RouteUnit{
+	{DataSource: 1, SQL: "DELETE FROM g5_setting WHERE name = ?"}, // ds_1.g5_setting
 }
 
-// PutSetting runs the :execrows query at queries/settings.sql:1.
+// DeleteSetting runs the :execrows query at queries/settings.sql:11.
 //
 // Route: SingleTable on g5_setting; single table on data source ds_1.
-func (q *Queries) PutSetting(ctx context.Context, name string, value sql.NullString, version uint32, updatedAt sql.NullTime) (int64, error) {
-	res, err := q.ex.Exec(ctx, &putSettingStmt, putSettingUnits[0], name, value, version, updatedAt)
+func (q *Queries) DeleteSetting(ctx context.Context, name string) (int64, error) {
+	res, err := q.ex.Exec(ctx, &deleteSettingStmt, deleteSettingUnits[0], name)
 	if err != nil {
 		return 0, err
 	}
