@@ -32,7 +32,7 @@ func TestLimitParamNames(t *testing.T) {
 
 // TestManyParamNames: 65,535 unnamed placeholders (the protocol's limit,
 // go-sql-driver's TestPreparedManyCols) are named arg, arg_2 ... arg_65535 and
-// their columns v, v2 ...; naming them tried every earlier suffix again
+// their columns v, v_2 ...; naming them tried every earlier suffix again
 // (quadratic: minutes of CPU for this statement), now each name is found in
 // one step.
 func TestManyParamNames(t *testing.T) {
@@ -47,6 +47,6 @@ func TestManyParamNames(t *testing.T) {
 		require.Equal(t, want, p.Params[i].Name)
 	}
 	require.Equal(t, "V", p.Columns[0].Field)
-	require.Equal(t, "V2", p.Columns[1].Field)
+	require.Equal(t, "V_2", p.Columns[1].Field)
 	require.Equal(t, "V65535", p.Columns[n-1].Field)
 }
