@@ -48,5 +48,5 @@ func TestManyParamNames(t *testing.T) {
 	}
 	require.Equal(t, "V", p.Columns[0].Field)
 	require.Equal(t, "V_2", p.Columns[1].Field)
-	require.Equal(t, "V65535", p.Columns[n-1].Field)
+	require.Equal(t, "V_65535", p.Columns[n-1].Field)
 }
