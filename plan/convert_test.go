@@ -172,7 +172,13 @@ func TestShardingValueConversion(t *testing.T) {
 	// A query file is told at generate time that no row can match.
 	_, err = build(t, b, ":many", "SELECT name FROM t_user WHERE user_id = 5.5")
 	require.EqualError(t, err, `q.sql:1:1: query "Q": the sharding conditions on "t_user" compare a sharding column with values no row of it can hold (e.g. 5.5 for an integer column, or a date range whose lower bound is after its upper): the statement would run on no data node`)
-	fp, err := build(t, b, ":one", "SELECT name FROM t_user WHERE user_id = '5'")
+	// BINARY user_id = ? takes the column's type: generated code routes
+	// the int64 as the value.
+	fp, err := build(t, b, ":one", "SELECT name FROM t_user WHERE BINARY user_id = ?")
+	require.NoError(t, err)
+	require.Equal(t, "int64", fp.Params[0].Type.String())
+	require.True(t, fp.Route.Conditions[0].Columns[0].Binary)
+	fp, err = build(t, b, ":one", "SELECT name FROM t_user WHERE user_id = '5'")
 	require.NoError(t, err)
 	require.Len(t, fp.Route.Fixed, 1)
 	require.Equal(t, "ds_1.t_user_2", fp.Route.Units[fp.Route.Fixed[0]].Node)

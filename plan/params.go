@@ -62,7 +62,8 @@ func (p *planner) typeParams() error {
 				p.hintType(n.Left, typeString)
 				break
 			}
-			if c := p.colOf(n.Left); c != nil {
+			// BINARY col = ? takes col's type: it routes by the value.
+			if c, _ := p.comparedColumn(n.Left); c != nil {
 				if tuple, ok := n.Right.(sqlparser.ValTuple); ok {
 					for _, v := range tuple {
 						p.hintExpr(v, c, false)
@@ -71,7 +72,7 @@ func (p *planner) typeParams() error {
 					p.hintExpr(n.Right, c, nullSafe)
 				}
 			}
-			if c := p.colOf(n.Right); c != nil {
+			if c, _ := p.comparedColumn(n.Right); c != nil {
 				p.hintExpr(n.Left, c, nullSafe)
 			}
 		case *sqlparser.BetweenExpr:
