@@ -98,8 +98,64 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 				t.Pos, t.Name, cfg.LogicDataSources[0], t.Name)
 		}
 	}
+	warnTextShardingColumns(stderr, cfg, tables)
 	printSummary(stdout, cfg, tables)
 	return 0
+}
+
+// warnTextShardingColumns warns about each character sharding column whose
+// collation makes different spellings equal (PAD SPACE: 'ab' = 'ab ';
+// case- or accent-insensitive: 'AB' = 'ab'): a row lives where its own
+// spelling routes, so `col = 'ab'` finds no row written as 'AB' or 'ab '
+// on another data node, where one MySQL would. shardgen routes by the
+// spelling (routing every such comparison to every data node would make
+// the table unsharded for reads); the warning says how to stay exact.
+func warnTextShardingColumns(w io.Writer, cfg *schema.Config, tables []*schema.Table) {
+	if cfg.Sharding == nil {
+		return
+	}
+	byName := map[string]*schema.Table{}
+	for _, t := range tables {
+		byName[strings.ToLower(t.Name)] = t
+	}
+	for _, r := range cfg.Sharding.Tables {
+		t := byName[strings.ToLower(r.LogicTable)]
+		if t == nil {
+			continue
+		}
+		var cols []string
+		for _, s := range []*schema.Strategy{r.DatabaseStrategy, r.TableStrategy} {
+			if s != nil {
+				cols = append(cols, s.Columns...)
+			}
+		}
+		warned := map[string]bool{}
+		for _, name := range cols {
+			c := t.Column(name)
+			if c == nil || warned[strings.ToLower(c.Name)] {
+				continue
+			}
+			switch strings.ToLower(c.Type) {
+			case "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set":
+			default:
+				continue
+			}
+			collation := c.Collation
+			if collation == "" {
+				collation = t.Collation
+			}
+			if collation == "binary" || strings.HasSuffix(collation, "_nopad_bin") {
+				continue
+			}
+			warned[strings.ToLower(c.Name)] = true
+			shown := collation
+			if shown == "" {
+				shown = "the server's default collation"
+			}
+			fmt.Fprintf(w, "%s: warning: sharding column %q of %q compares by %s, under which other spellings of a value are equal ('ab' = 'ab '; 'AB' = 'ab' when case-insensitive), but a row lives where its own spelling routes: write every value in one spelling, compare with BINARY %s = ? (bytes), or give the column a _nopad_bin collation\n",
+				c.Pos, c.Name, t.Name, shown, c.Name)
+		}
+	}
 }
 
 // printErrors prints every problem of err on its own line.

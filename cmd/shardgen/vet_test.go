@@ -183,3 +183,28 @@ rules:
 	require.Equal(t, ddl+`:1:1: warning: table "t_note" is in no rule and there are several data sources: statements on it are refused; list it in !SINGLE (e.g. tables: ["ds_0.t_note"]) or !BROADCAST
 `, errOut)
 }
+
+// TestVetTextShardingColumn: a character sharding column under a collation
+// that equates spellings is warned about; one under _nopad_bin is not.
+func TestVetTextShardingColumn(t *testing.T) {
+	ddl := writeFile(t, "schema.sql", "CREATE TABLE t_tag (name VARCHAR(32) NOT NULL PRIMARY KEY);\nCREATE TABLE t_key (k VARCHAR(32) COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY);\n")
+	rules := writeFile(t, "rules.yaml", `dataSources:
+  ds_0: {url: "jdbc:mysql://h:3306/d0"}
+  ds_1: {url: "jdbc:mysql://h:3306/d1"}
+rules:
+- !SHARDING
+  tables:
+    t_tag:
+      actualDataNodes: ds_${0..1}.t_tag
+      databaseStrategy: {standard: {shardingColumn: name, shardingAlgorithmName: h}}
+    t_key:
+      actualDataNodes: ds_${0..1}.t_key
+      databaseStrategy: {standard: {shardingColumn: k, shardingAlgorithmName: h}}
+  shardingAlgorithms:
+    h: {type: HASH_MOD, props: {sharding-count: 2}}
+`)
+	code, _, errOut := vet(t, "-c", rules, "--ddl", ddl)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, ddl+`:1:21: warning: sharding column "name" of "t_tag" compares by the server's default collation, under which other spellings of a value are equal ('ab' = 'ab '; 'AB' = 'ab' when case-insensitive), but a row lives where its own spelling routes: write every value in one spelling, compare with BINARY name = ? (bytes), or give the column a _nopad_bin collation
+`, errOut)
+}
