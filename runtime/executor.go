@@ -62,8 +62,11 @@ type target struct {
 	// replica (-1: none yet), nil outside one.
 	rw  *rwGroup
 	pin *int
-	// conn, when set, is a distributed transaction's branch (xa.go).
-	conn *sql.Conn
+	// conn, when set, is a distributed transaction's branch (xa.go) or a
+	// reserved session's connection (reserved.go); cstmts, when set,
+	// caches the reserved connection's prepared statements.
+	conn   *sql.Conn
+	cstmts *connStmts
 	// stmts, when set, caches db's prepared statements (stmt_cache.go).
 	stmts *stmtCache
 }
@@ -79,6 +82,9 @@ func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows,
 		return t.tx.QueryContext(ctx, query, args...)
 	}
 	if t.conn != nil {
+		if st := t.cstmts.stmt(ctx, query, args); st != nil {
+			return st.QueryContext(ctx, args...)
+		}
 		return t.conn.QueryContext(ctx, query, args...)
 	}
 	if t.stmts != nil {
@@ -95,6 +101,9 @@ func (t target) exec(ctx context.Context, query string, args []any) (sql.Result,
 		return t.tx.ExecContext(ctx, query, args...)
 	}
 	if t.conn != nil {
+		if st := t.cstmts.stmt(ctx, query, args); st != nil {
+			return st.ExecContext(ctx, args...)
+		}
 		return t.conn.ExecContext(ctx, query, args...)
 	}
 	if t.stmts != nil {
