@@ -654,7 +654,8 @@ var tableStatusColumns = [][2]string{
 // [LIKE 'pattern' | WHERE condition]) as the SELECT over
 // information_schema.TABLES that MariaDB runs for them, with the logic
 // tables (runInfoSchema): the column names (Tables_in_db, with " (pattern)"
-// after a LIKE), the order by name, and a WHERE over the output columns.
+// after a LIKE), the order by the names' bytes, and a WHERE over the
+// output columns.
 // ok is false for other SHOW statements.
 func (h *handler) showTables(ctx context.Context, c *mysql.Conn, sess *session, show *sqlparser.ShowBasic) (*sqltypes.Result, bool, error) {
 	if show.Command != sqlparser.Table && show.Command != sqlparser.TableStatus {
@@ -671,12 +672,13 @@ func (h *handler) showTables(ctx context.Context, c *mysql.Conn, sess *session, 
 		return nil, true, sqlerror.NewSQLError(sqlerror.ERNoDb, "3D000", "No database selected")
 	}
 	var sel []string
+	name := "Name" // the first column, the table's name
 	if show.Command == sqlparser.Table {
-		col := "Tables_in_" + db
+		name = "Tables_in_" + db
 		if show.Filter != nil && show.Filter.Filter == nil {
-			col += " (" + show.Filter.Like + ")"
+			name += " (" + show.Filter.Like + ")"
 		}
-		sel = append(sel, "TABLE_NAME AS "+quoteIdent(col))
+		sel = append(sel, "TABLE_NAME AS "+quoteIdent(name))
 		if show.Full {
 			sel = append(sel, "TABLE_TYPE AS Table_type")
 		}
@@ -692,7 +694,7 @@ func (h *handler) showTables(ctx context.Context, c *mysql.Conn, sess *session, 
 	if f := show.Filter; f != nil && f.Filter != nil {
 		q = "SELECT * FROM (" + q + ") AS t WHERE " + sqlparser.String(f.Filter)
 	}
-	q += " ORDER BY 1"
+	q += " ORDER BY CAST(" + quoteIdent(name) + " AS BINARY)" // MariaDB lists them in byte order
 	stmt, err := h.s.b.Parser().Parse(q)
 	if err != nil {
 		return nil, true, err

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/testdb"
 )
 
 // biCase is one metadata statement a BI tool or console sends, as it
@@ -60,7 +62,8 @@ var biCases = []biCase{
 // values (the logic database's name standing for "reference"), and that
 // no actual table is ever shown.
 func TestProxyBIMetadata(t *testing.T) {
-	e := newPxEnv(t)
+	// Tables in no rule go to ds_0 (the byte order of SHOW TABLES below).
+	e := newPxEnvYAML(t, strings.Replace(pxYAML(), "authority:", "  - !SINGLE\n    defaultDataSource: ds_0\nauthority:", 1))
 	px := e.client(t, "root", "secret", nil)
 	const keys = "ALTER TABLE px_item ADD KEY px_item_name (name, day), ADD UNIQUE KEY px_item_big (big)"
 	execAll(t, px, keys)
@@ -104,6 +107,14 @@ func TestProxyBIMetadata(t *testing.T) {
 		require.Equal(t, drop(want), drop(got), tc.proxy)
 	}
 
+	// SHOW TABLES lists the tables in byte order, as MariaDB does.
+	ds0 := testdb.Open(t, "ds_0")
+	for _, name := range []string{"Zeta", "alpha", "_u"} {
+		execAll(t, ds0, "DROP TABLE IF EXISTS "+name)
+		execAll(t, px, "CREATE TABLE "+name+" (id BIGINT NOT NULL PRIMARY KEY)")
+		t.Cleanup(func() { execAll(t, ds0, "DROP TABLE IF EXISTS "+name) })
+	}
+
 	// Without a filter the proxy shows its logic tables only.
 	for _, q := range []string{"SELECT TABLE_NAME FROM information_schema.TABLES", "SELECT DISTINCT TABLE_NAME FROM information_schema.COLUMNS",
 		"SELECT DISTINCT TABLE_NAME FROM information_schema.STATISTICS", "SHOW TABLES", "SHOW TABLE STATUS"} {
@@ -114,6 +125,12 @@ func TestProxyBIMetadata(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"string:px_db"}, rowsOf(t, px, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"))
+	require.Equal(t, []string{"string:Zeta", "string:_u", "string:alpha", "string:px_item"}, rowsOf(t, px, "SHOW TABLES"))
+	var names []string
+	for _, r := range rowsOf(t, px, "SHOW TABLE STATUS") {
+		names = append(names, strings.SplitN(r, " | ", 2)[0])
+	}
+	require.Equal(t, []string{"string:Zeta", "string:_u", "string:alpha", "string:px_item"}, names)
 
 	// Prepared (go-sql-driver prepares a statement with arguments).
 	const prepared = "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION"
@@ -140,6 +157,14 @@ func TestProxyBIMetadata(t *testing.T) {
 	require.Equal(t, "0", v)
 	require.NoError(t, conn.QueryRowContext(context.Background(), "SHOW VARIABLES LIKE 'autocommit'").Scan(&name, &value))
 	require.Equal(t, "OFF", value)
+	// The session's own settings (its reserved connection).
+	conn2, err := px.Conn(context.Background())
+	require.NoError(t, err)
+	defer conn2.Close()
+	_, err = conn2.ExecContext(context.Background(), "SET sql_mode = 'ANSI_QUOTES'")
+	require.NoError(t, err)
+	require.NoError(t, conn2.QueryRowContext(context.Background(), "SHOW SESSION VARIABLES LIKE 'sql_mode'").Scan(&name, &value))
+	require.Equal(t, "ANSI_QUOTES", value)
 }
 
 // TestProxyBIMetadataEncrypted: information_schema and SHOW INDEX show an
@@ -158,4 +183,22 @@ func TestProxyBIMetadataEncrypted(t *testing.T) {
 	} {
 		require.Equal(t, rowsOf(t, e.ref, q), rowsOf(t, db, q), q)
 	}
+}
+
+// TestSumTableCounts: a sharded table's information_schema.TABLES row is
+// its first actual table's with the row and size counts of the others
+// added, the largest AUTO_INCREMENT, and the average row length of the
+// sums.
+func TestSumTableCounts(t *testing.T) {
+	cols := []column{{name: "TABLE_NAME"}, {name: "TABLE_ROWS"}, {name: "AVG_ROW_LENGTH"}, {name: "DATA_LENGTH"}, {name: "INDEX_LENGTH"}, {name: "DATA_FREE"}, {name: "AUTO_INCREMENT"}}
+	first := map[string][]any{
+		"t_order": {"t_order", []byte("10"), []byte("1638"), []byte("16384"), []byte("0"), []byte("0"), []byte("11")},
+		"t_user":  {"t_user", []byte("5"), []byte("3276"), []byte("16384"), []byte("0"), []byte("0"), nil},
+	}
+	sumTableCounts(cols, first, []logicRow{
+		{"t_order", []any{"t_order", []byte("30"), []byte("546"), []byte("16384"), []byte("16384"), []byte("4096"), []byte("31")}},
+		{"T_ORDER", []any{"t_order", int64(0), int64(0), int64(16384), int64(0), int64(0), nil}},
+	})
+	require.Equal(t, []any{"t_order", "40", "1228", "49152", "16384", "4096", "31"}, first["t_order"])
+	require.Equal(t, []any{"t_user", []byte("5"), []byte("3276"), []byte("16384"), []byte("0"), []byte("0"), nil}, first["t_user"], "an unsharded table is as its data source has it")
 }

@@ -182,3 +182,28 @@ func TestProxyDDLChecked(t *testing.T) {
 	_, err := px.Query("SELECT note FROM px_item WHERE id = 1")
 	require.ErrorContains(t, err, `unknown column "note"`)
 }
+
+// TestTableDifferences: what the --ddl check reports, and what it does not
+// (integer display widths, lengths one side leaves unsaid, BOOL as
+// TINYINT).
+func TestTableDifferences(t *testing.T) {
+	parse := func(sql string) *schema.Table {
+		ts, err := schema.ParseDDL("t.sql", []byte(sql))
+		require.NoError(t, err)
+		return ts[0]
+	}
+	file := parse("CREATE TABLE t (id BIGINT NOT NULL, n INT, ok BOOL, price DECIMAL(10,2), name VARCHAR(20) NOT NULL, gone INT, PRIMARY KEY (id), KEY k_n (n), UNIQUE KEY u_name (name))")
+	actual := parse("CREATE TABLE `t` (`id` bigint(20) NOT NULL, `n` int(11) DEFAULT NULL, `ok` tinyint(1) DEFAULT NULL, `price` decimal(12,2) DEFAULT NULL, `name` varchar(20) DEFAULT NULL, `extra` int(10) unsigned NOT NULL, PRIMARY KEY (`id`, `n`), KEY `k_n` (`n`, `name`), KEY `k_extra` (`extra`))")
+	require.Equal(t, []string{
+		"column n is NULL in the DDL, NOT NULL on the data source", // a primary key column
+		"column price is decimal(10,2) in the DDL, decimal(12,2) on the data source",
+		"column name is NOT NULL in the DDL, NULL on the data source",
+		"column gone is not on the data source",
+		"column extra of the data source is not in the DDL",
+		"the primary key is (id) in the DDL, (id, n) on the data source",
+		"index k_n is index (n) in the DDL, index (n, name) on the data source",
+		"index u_name is not on the data source",
+		"index k_extra of the data source is not in the DDL",
+	}, tableDifferences(file, actual))
+	require.Empty(t, tableDifferences(actual, actual))
+}

@@ -7,11 +7,15 @@ import (
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/sqltypes"
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
 )
 
 // showVariables answers SHOW [GLOBAL | SESSION] VARIABLES [LIKE 'pattern' |
-// WHERE condition] as the first data source answers it (the proxy holds
-// no variables of its own), with the values the proxy decides: version
+// WHERE condition] as the first data source answers it on the session's
+// connection (its transaction, its reserved connection with its settings,
+// or the pools), as SELECT @@x reads them, with the values the proxy
+// decides: version
 // and version_comment are the proxy's (as SELECT @@version reads them),
 // autocommit the session's. ok is false for other SHOW statements.
 func (h *handler) showVariables(ctx context.Context, c *mysql.Conn, sess *session, show *sqlparser.ShowBasic) (*sqltypes.Result, bool, error) {
@@ -19,7 +23,15 @@ func (h *handler) showVariables(ctx context.Context, c *mysql.Conn, sess *sessio
 		return nil, false, nil
 	}
 	q := sqlparser.String(&sqlparser.Show{Internal: show})
-	cols, vals, err := h.s.queryNode(ctx, h.s.firstLogicSource(), q)
+	var e runtime.Executor = h.base(sess) // the session's settings, no transaction opened
+	if sess.tx != nil {
+		e = sess.tx
+	}
+	rows, err := e.Query(ctx, &runtime.Stmt{Name: "show", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: q})
+	if err != nil {
+		return nil, true, err
+	}
+	cols, vals, err := readRows(rows)
 	if err != nil {
 		return nil, true, err
 	}
