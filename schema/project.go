@@ -76,10 +76,34 @@ type Project struct {
 	// default mapping, in file order.
 	Overrides []*Override
 
+	// Emit holds sqlc's code generation options, under the names sqlc
+	// gives them (emit_interface, emit_json_tags, ...); see EmitOptions.
+	Emit EmitOptions
+
 	// Pos holds the position of the value of each top-level key present
 	// ("version", "rules", "ddl", "queries", "out", "package", "overrides"),
 	// for errors found later (e.g. in the rules file named here).
 	Pos map[string]Pos
+}
+
+// EmitOptions are sqlc's Go code generation options, top-level keys of the
+// project file named as sqlc names them. Every one is optional.
+//
+//	emit_interface: true            # querier.go: a Querier interface of every method
+//	emit_json_tags: true            # json:"..." tags on models, rows and Params
+//	json_tags_case_style: camel     # camel, pascal, snake or none (default none: the SQL name)
+//	emit_empty_slices: true         # :many returns []T{}, not nil, when no row matches
+//	emit_exact_table_names: true    # model structs named as the table (default: singular, as sqlc)
+//	query_parameter_limit: 1        # more parameters than this become a XxxParams struct (default 4)
+type EmitOptions struct {
+	Interface       bool
+	JSONTags        bool
+	JSONTagsCase    string // "", "camel", "pascal", "snake" or "none"
+	EmptySlices     bool
+	ExactTableNames bool
+	// ParameterLimit is query_parameter_limit; nil means the default, 4
+	// (sqlc's default is 1). 0 puts every parameter in a Params struct.
+	ParameterLimit *int
 }
 
 // Override maps a column, or every column of a MySQL type, to a Go type.
@@ -131,7 +155,8 @@ type GoType struct {
 }
 
 // projKeys are the top-level keys of a project file, in documentation order.
-var projKeys = []string{"version", "rules", "ddl", "queries", "out", "package", "overrides"}
+var projKeys = []string{"version", "rules", "ddl", "queries", "out", "package", "overrides",
+	"emit_interface", "emit_json_tags", "json_tags_case_style", "emit_empty_slices", "emit_exact_table_names", "query_parameter_limit"}
 
 // LoadProject reads and validates the project file at path (usually
 // "shardgen.yaml"). A file that cannot be read gives the *os.PathError
@@ -271,6 +296,30 @@ func (l *projLoader) top(root *yaml.Node) {
 			}
 		case "overrides":
 			l.overrides(v)
+		case "emit_interface":
+			l.p.Emit.Interface = l.boolean(k.Value, v)
+		case "emit_json_tags":
+			l.p.Emit.JSONTags = l.boolean(k.Value, v)
+		case "emit_empty_slices":
+			l.p.Emit.EmptySlices = l.boolean(k.Value, v)
+		case "emit_exact_table_names":
+			l.p.Emit.ExactTableNames = l.boolean(k.Value, v)
+		case "json_tags_case_style":
+			if s, ok := l.scalar(k.Value, v); ok {
+				switch s {
+				case "camel", "pascal", "snake", "none":
+					l.p.Emit.JSONTagsCase = s
+				default:
+					l.errorf(v, "json_tags_case_style %q: want camel, pascal, snake or none", s)
+				}
+			}
+		case "query_parameter_limit":
+			var n int
+			if v.Kind != yaml.ScalarNode || v.Decode(&n) != nil || n < 0 {
+				l.errorf(v, "query_parameter_limit must be a number of parameters, 0 or more, not %s", projKind(v))
+			} else {
+				l.p.Emit.ParameterLimit = &n
+			}
 		default:
 			delete(l.p.Pos, k.Value)
 			l.errorf(k, "unknown key %q (known keys: %s)", k.Value, strings.Join(projKeys, ", "))
@@ -294,6 +343,15 @@ func (l *projLoader) top(root *yaml.Node) {
 			l.p.Package = base
 		}
 	}
+}
+
+// boolean returns the value of a true/false key, or reports why not.
+func (l *projLoader) boolean(key string, v *yaml.Node) bool {
+	var b bool
+	if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
+		l.errorf(v, "%s must be true or false, not %s", key, projKind(v))
+	}
+	return b
 }
 
 // scalar returns the non-empty string value of key, or reports why not.

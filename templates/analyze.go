@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dave/jennifer/jen"
+
 	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
@@ -30,6 +32,11 @@ type query struct {
 	iterMethod string // e.g. ListOrdersIter; "" when none
 	key        *keyGen
 	route      routePlan
+
+	// methods are the signatures of q's methods (the method, then its
+	// iterator), for the Querier interface: e.g.
+	// GetOrder(ctx context.Context, userID int64) (TOrder, error).
+	methods []jen.Code
 }
 
 // visible returns the indexes of the parameters callers pass (all but the
@@ -120,7 +127,7 @@ func (g *generator) analyze(q *query) error {
 	q.stmtVar, q.unitsVar = base+"Stmt", base+"Units"
 	add(g.declare(q.stmtVar, owner))
 	add(g.declare(q.unitsVar, owner))
-	if len(q.visible()) > 4 {
+	if len(q.visible()) > g.parameterLimit() {
 		q.paramsType = p.Name + "Params"
 		add(g.declare(q.paramsType, owner))
 	}
@@ -225,7 +232,7 @@ func (g *generator) model(q *query) (*model, error) {
 			return nil, fmt.Errorf("its rows reuse table %q, which has %d columns, but it returns %d", table, n, len(q.p.Columns))
 		}
 	}
-	m := &model{table: table, name: exportedName(table), columns: q.p.Columns, source: q.p.Source}
+	m := &model{table: table, name: g.modelName(table), columns: q.p.Columns, source: q.p.Source}
 	if err := g.declare(m.name, "the model of table "+table); err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func (g *generator) modelsFile() ([]outFile, error) {
 		names := make([]string, len(m.columns))
 		for i, c := range m.columns {
 			t, _ := typeCode(c.Type)
-			fields[i] = jen.Id(c.Field).Add(t)
+			fields[i] = jen.Id(c.Field).Add(t).Add(g.jsonTag(c.Name))
 			names[i] = c.Field
 		}
 		f.Add(doc(m.name + " is a row of logic table " + m.table + ", columns in DDL order."))

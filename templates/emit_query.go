@@ -60,7 +60,7 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 		for _, i := range q.visible() {
 			prm := p.Params[i]
 			t, _ := typeCode(prm.Type)
-			fields = append(fields, jen.Id(fieldName(prm.Name)).Add(t))
+			fields = append(fields, jen.Id(fieldName(prm.Name)).Add(t).Add(g.jsonTag(snakeName(prm.Name))))
 		}
 		f.Add(doc(q.paramsType + " are the parameters of " + p.Name + "."))
 		f.Type().Id(q.paramsType).Struct(fields...)
@@ -76,7 +76,7 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 		var fields []jen.Code
 		for _, c := range p.Columns {
 			t, _ := typeCode(c.Type)
-			fields = append(fields, jen.Id(c.Field).Add(t))
+			fields = append(fields, jen.Id(c.Field).Add(t).Add(g.jsonTag(columnTag(p.Columns, c))))
 		}
 		f.Add(doc(q.rowType + " is one row of " + p.Name + "."))
 		f.Type().Id(q.rowType).Struct(fields...)
@@ -347,6 +347,10 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 		}
 		return jen.Return(zero, err)
 	})
+	if p.Cmd == schema.CmdMany && g.in.Emit.EmptySlices {
+		fc.resultRows = fc.scope.add("items")
+		fc.declared["err"] = true // a named result
+	}
 	var body []jen.Code
 	if q.key != nil {
 		body = append(body, g.keyStatements(fc)...)
@@ -384,6 +388,11 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 		f.Add(comments(p.Doc...)).Line().Add(doc(route...))
 	} else {
 		f.Add(doc(append([]string{p.Name + " runs the " + p.Cmd.String() + " query at " + p.Source + "."}, route...)...))
+	}
+	q.methods = append(q.methods, jen.Id(p.Name).Params(sig...).Params(results...))
+	if p.Cmd == schema.CmdMany && g.in.Emit.EmptySlices {
+		body = emptySlices(fc, q, body)
+		results = []jen.Code{jen.Id(fc.resultRows).Index().Id(q.rowType), jen.Id("err").Error()}
 	}
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(p.Name).Params(sig...).Params(results...).Block(body...)
 	f.Line()
@@ -779,5 +788,6 @@ func (g *generator) emitIter(f *jen.File, q *query) error {
 		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(jen.Id(q.rowType), jen.Error()).Bool()).Block(body...)),
 	)
 	f.Line()
+	q.methods = append(q.methods, jen.Id(q.iterMethod).Params(sig...).Add(seq))
 	return nil
 }

@@ -36,6 +36,10 @@ type Input struct {
 	// sorted by file name, then by each query's position in its file
 	// (Plan.Source), as sqlc orders methods.
 	Files []QueryFile
+	// Emit are sqlc's code generation options from the project file
+	// (emit_interface, emit_json_tags, ...); the zero value emits what
+	// shardgen always did.
+	Emit schema.EmitOptions
 	// Version is the shardgen version written in every header, e.g.
 	// "v0.1.0"; "" writes "(devel)".
 	Version string
@@ -68,10 +72,12 @@ type Output struct {
 //	<query file base>.go    per file  e.g. orders.sql.go: per query a Stmt, a route unit table, params
 //	                                  and row types, the method, and the MergeSpec of a merged SELECT or
 //	                                  the InsertSplit of a multi-row INSERT
+//	querier.go              emit_interface  the Querier interface of every method of Queries
 var Outputs = []Output{
 	{Name: "db.go", Condition: "always", Doc: "Queries, New, WithTx, Sources, dataSourceNames, sharding tables, index tables, key generators", emit: (*generator).dbFile},
 	{Name: "models.go", Condition: "always", Doc: "one struct per logic table whose columns a query's rows are", emit: (*generator).modelsFile},
 	{Name: "<query file base>.go", Condition: "one per query file", Doc: "per query: Stmt, route unit table, Params and Row types, the method, MergeSpec or InsertSplit", emit: (*generator).queryFiles},
+	{Name: "querier.go", Condition: "emit_interface: true", Doc: "the Querier interface: every method of Queries, in query file order", emit: (*generator).querierFile},
 }
 
 // outFile is one generated file before rendering.

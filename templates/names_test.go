@@ -80,3 +80,19 @@ func TestSourcePos(t *testing.T) {
 	require.Equal(t, []int{12, 3}, sourcePos("queries/orders.sql:12:3"))
 	require.Nil(t, sourcePos("queries/orders.sql"))
 }
+
+func TestEmitOptionNames(t *testing.T) {
+	for in, want := range map[string]string{"orders": "order", "categories": "category", "boxes": "box", "addresses": "address", "status": "status", "news": "news", "analysis": "analysis", "ITEMS": "ITEM", "ids": "id"} {
+		require.Equal(t, want, singular(in), in)
+	}
+	g := &generator{}
+	require.Equal(t, "TOrder", g.modelName("t_orders"))
+	g.in.Emit.ExactTableNames = true
+	require.Equal(t, "TOrders", g.modelName("t_orders"))
+	for in, want := range map[string]string{"userID_2": "user_id_2", "howMany": "how_many", "user_id": "user_id", "type_": "type", "URLPath": "url_path"} {
+		require.Equal(t, want, snakeName(in), in)
+	}
+	require.Equal(t, "userId2", tagCase("user_id_2", "camel"))
+	require.Equal(t, "UserId", tagCase("user_id", "pascal"))
+	require.Equal(t, "user_id", tagCase("user_id", "none"))
+}

@@ -342,6 +342,9 @@ type fnCtx struct {
 	// insertRow is the VALUES row being routed (1-based) in a multi-row
 	// INSERT, 0 otherwise: the NULL sharding value error names it.
 	insertRow int
+	// resultRows is the named result of a :many method under
+	// emit_empty_slices (e.g. items), "" otherwise.
+	resultRows string
 }
 
 // executor returns the Executor the query runs on: q.primary for a read

@@ -11,6 +11,7 @@ func (p *Project) Generate(version string) (map[string][]byte, error) {
 		Package: p.File.Package,
 		Source:  relPath(p.File.Dir, p.File.File),
 		Config:  p.Config,
+		Emit:    p.File.Emit,
 		Version: version,
 	}
 	for _, f := range p.Files {

@@ -1,0 +1,5 @@
+CREATE TABLE g20_orders (
+  order_id BIGINT NOT NULL PRIMARY KEY,
+  user_id BIGINT NOT NULL,
+  status VARCHAR(16) NULL
+);
