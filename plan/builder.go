@@ -42,6 +42,12 @@ type tableInfo struct {
 	binding   *schema.BindingGroup   // nil unless bound
 	route     *runtime.ShardingTable // sharded tables only
 	enc       *encTable              // nil unless encrypted; ddl is then the logic view
+	// derived is set for a derived table (a subquery in FROM): ddl then
+	// lists its columns, and it is in no rule.
+	derived *derivedTable
+	// dual is set for MySQL's DUAL: no rows of its own, any data source
+	// answers.
+	dual bool
 }
 
 func (t *tableInfo) sharded() bool { return t.rule != nil }
@@ -173,7 +179,7 @@ func (b *Builder) dual() *tableInfo {
 	if len(ds) == 0 {
 		return nil
 	}
-	return &tableInfo{name: "dual", ddl: &schema.Table{Name: "dual"}, singleDS: ds[0]}
+	return &tableInfo{name: "dual", ddl: &schema.Table{Name: "dual"}, singleDS: ds[0], dual: true}
 }
 
 // Table returns the DDL the planner currently holds for a logic table
@@ -330,9 +336,24 @@ type planner struct {
 	names  []string // per ?, the sqlc.arg name or ""
 	nulls  []bool   // per ?, sqlc.narg
 	stmt   sqlparser.Statement
-	refs   []*tableRef
-	cols   map[*sqlparser.ColName]*colRef
-	plan   *Plan
+	// refs are the table references of the statement's own level (its
+	// FROM, or the INSERT / UPDATE / DELETE target tables); allRefs those
+	// of every level, subqueries and derived tables included, in order of
+	// appearance. root is the statement's level, scopes every level by
+	// its node (the statement or a *sqlparser.Select).
+	refs    []*tableRef
+	allRefs []*tableRef
+	root    *scope
+	scopes  map[sqlparser.SQLNode]*scope
+	// byDataSource marks the sharded tables of a pushed-down statement
+	// that are not laid out like the route's table: each unit names their
+	// actual table on the unit's data source.
+	byDataSource map[*tableInfo]bool
+	// singleJoined names a single table a sharded table is joined with
+	// (for messages).
+	singleJoined string
+	cols         map[*sqlparser.ColName]*colRef
+	plan         *Plan
 	// hints types each ? (by 0-based ordinal) from its context.
 	hints    map[int]argHint
 	ons      []sqlparser.Expr // every JOIN ... ON condition
@@ -359,6 +380,8 @@ type tableRef struct {
 	// a LEFT JOIN, the left of a RIGHT JOIN): its columns can be NULL in
 	// the result whatever the DDL says.
 	outer bool
+	// scope is the query level whose FROM names the table.
+	scope *scope
 }
 
 type colRef struct {
@@ -473,16 +496,10 @@ func (p *planner) checkSupported() error {
 		}
 	case *sqlparser.Insert:
 		p.plan.Statement = StmtInsert
-		if _, ok := s.Rows.(sqlparser.Values); !ok {
-			return p.errorf(-1, "INSERT ... SELECT is not supported yet; insert VALUES")
-		}
 	case *sqlparser.Update:
 		p.plan.Statement = StmtUpdate
 	case *sqlparser.Delete:
 		p.plan.Statement = StmtDelete
-		if len(s.Targets) > 0 {
-			return p.errorf(-1, "multi-table DELETE is not supported")
-		}
 	case *sqlparser.Union:
 		return p.errorf(-1, "UNION is not supported on sharded tables")
 	default:
@@ -491,9 +508,6 @@ func (p *planner) checkSupported() error {
 	var err error
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch n.(type) {
-		case *sqlparser.Subquery:
-			err = p.errorf(-1, "subqueries are not supported yet")
-			return false, nil
 		case *sqlparser.With:
 			err = p.errorf(-1, "WITH (common table expressions) is not supported yet")
 			return false, nil
@@ -501,169 +515,6 @@ func (p *planner) checkSupported() error {
 		return true, nil
 	}, p.stmt)
 	return err
-}
-
-// collectTables resolves every table reference to a logic table.
-func (p *planner) collectTables() error {
-	var exprs []sqlparser.TableExpr
-	switch s := p.stmt.(type) {
-	case *sqlparser.Select:
-		exprs = s.From
-	case *sqlparser.Insert:
-		exprs = []sqlparser.TableExpr{s.Table}
-	case *sqlparser.Update:
-		exprs = s.TableExprs
-	case *sqlparser.Delete:
-		exprs = s.TableExprs
-	}
-	for _, e := range exprs {
-		if err := p.addTableExpr(e); err != nil {
-			return err
-		}
-	}
-	if len(p.refs) == 0 {
-		return p.errorf(-1, "statement reads no table: there is nothing to route")
-	}
-	if _, ok := p.stmt.(*sqlparser.Update); ok && len(p.refs) > 1 {
-		return p.errorf(-1, "multi-table UPDATE is not supported")
-	}
-	return nil
-}
-
-func (p *planner) addTableExpr(e sqlparser.TableExpr) error {
-	switch t := e.(type) {
-	case *sqlparser.AliasedTableExpr:
-		tn, ok := t.Expr.(sqlparser.TableName)
-		if !ok {
-			return p.errorf(-1, "derived tables (a subquery in FROM) are not supported yet")
-		}
-		if q := tn.Qualifier.String(); q != "" && !strings.EqualFold(q, p.b.cfg.DatabaseName) {
-			return p.errorAt(q, "table %q is qualified with database %q; the logic database is %q", tn.Name.String(), q, p.b.cfg.DatabaseName)
-		}
-		name := tn.Name.String()
-		info := p.tables[strings.ToLower(name)]
-		if info == nil && strings.EqualFold(name, "dual") && tn.Qualifier.IsEmpty() {
-			if _, ok := p.stmt.(*sqlparser.Select); ok {
-				info = p.b.dual() // SELECT 1, SELECT NOW() FROM dual
-			}
-		}
-		if info == nil {
-			return p.errorAt(name, "unknown table %q: no CREATE TABLE for it in the DDL", name)
-		}
-		if !info.sharded() && !info.broadcast && info.singleDS == "" {
-			ds := p.b.cfg.LogicDataSources
-			return p.errorf(-1, "table %q is in no rule and the logic database has %d data sources (%s): list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: [\"%s.%s\"])",
-				name, len(ds), strings.Join(ds, ", "), ds[0], name)
-		}
-		if info.sharded() && info.route == nil {
-			return p.errorf(-1, "table %q has a rule that could not be bound", name)
-		}
-		p.refs = append(p.refs, &tableRef{info: info, alias: t.As.String()})
-	case *sqlparser.JoinTableExpr:
-		n := len(p.refs)
-		if err := p.addTableExpr(t.LeftExpr); err != nil {
-			return err
-		}
-		m := len(p.refs)
-		if err := p.addTableExpr(t.RightExpr); err != nil {
-			return err
-		}
-		switch t.Join {
-		case sqlparser.LeftJoinType, sqlparser.NaturalLeftJoinType:
-			for _, r := range p.refs[m:] {
-				r.outer = true
-			}
-		case sqlparser.RightJoinType, sqlparser.NaturalRightJoinType:
-			for _, r := range p.refs[n:m] {
-				r.outer = true
-			}
-		}
-		if t.Condition != nil && t.Condition.On != nil {
-			p.ons = append(p.ons, t.Condition.On)
-			// Only an inner join's ON filters rows of both sides; an outer
-			// join keeps unmatched rows, so its ON must not narrow the route.
-			if t.Join == sqlparser.NormalJoinType || t.Join == sqlparser.StraightJoinType {
-				p.routeOns = append(p.routeOns, t.Condition.On)
-			}
-		}
-	case *sqlparser.ParenTableExpr:
-		for _, x := range t.Exprs {
-			if err := p.addTableExpr(x); err != nil {
-				return err
-			}
-		}
-	default:
-		return p.errorf(-1, "unsupported table expression %s", sqlparser.String(e))
-	}
-	return nil
-}
-
-// resolveColumns binds every column reference to a table column.
-func (p *planner) resolveColumns() error {
-	p.cols = map[*sqlparser.ColName]*colRef{}
-	p.aliases = map[string]sqlparser.Expr{}
-	if s, ok := p.stmt.(*sqlparser.Select); ok && s.SelectExprs != nil {
-		for _, se := range s.SelectExprs.Exprs {
-			if ae, ok := se.(*sqlparser.AliasedExpr); ok && !ae.As.IsEmpty() {
-				p.aliases[ae.As.Lowered()] = ae.Expr
-			}
-		}
-	}
-	var err error
-	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-		c, ok := n.(*sqlparser.ColName)
-		if !ok || err != nil {
-			return err == nil, nil
-		}
-		r, e := p.resolve(c)
-		if e != nil {
-			err = e
-			return false, nil
-		}
-		if r != nil {
-			p.cols[c] = r
-		}
-		return true, nil
-	}, p.stmt)
-	return err
-}
-
-func (p *planner) resolve(c *sqlparser.ColName) (*colRef, error) {
-	name := c.Name.String()
-	if q := c.Qualifier.Name.String(); q != "" {
-		if db := c.Qualifier.Qualifier.String(); db != "" && !strings.EqualFold(db, p.b.cfg.DatabaseName) {
-			return nil, p.errorf(-1, "column %s is qualified with database %q; the logic database is %q", sqlparser.String(c), db, p.b.cfg.DatabaseName)
-		}
-		for _, r := range p.refs {
-			if (r.alias != "" && strings.EqualFold(r.alias, q)) || (r.alias == "" && strings.EqualFold(r.info.name, q)) {
-				col := r.info.ddl.Column(name)
-				if col == nil {
-					return nil, p.errorAt(name, "unknown column %q in table %q", name, r.info.name)
-				}
-				return &colRef{ref: r, col: col}, nil
-			}
-		}
-		return nil, p.errorAt(q, "unknown table or alias %q in column %s", q, sqlparser.String(c))
-	}
-	var found *colRef
-	for _, r := range p.refs {
-		if col := r.info.ddl.Column(name); col != nil {
-			if found != nil {
-				return nil, p.errorf(-1, "column %q is ambiguous: both %q and %q have it; qualify it", name, found.ref.info.name, r.info.name)
-			}
-			found = &colRef{ref: r, col: col}
-		}
-	}
-	if found != nil {
-		return found, nil
-	}
-	if _, ok := p.aliases[strings.ToLower(name)]; ok {
-		return nil, nil // a select-list alias (ORDER BY / GROUP BY / HAVING)
-	}
-	if len(p.refs) == 1 {
-		return nil, p.errorAt(name, "unknown column %q in table %q", name, p.refs[0].info.name)
-	}
-	return nil, p.errorAt(name, "unknown column %q", name)
 }
 
 // checkCommand checks that the query's command fits the statement.

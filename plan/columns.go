@@ -40,21 +40,24 @@ func (p *planner) resultColumns() error {
 				}
 				matched = true
 				for _, c := range r.info.ddl.VisibleColumns() {
-					add(c.Name, r.info.name+"."+c.Name, p.resultType(r, c))
+					t, origin := p.resultType(r, c), r.info.name+"."+c.Name
+					if r.info.derived != nil {
+						var ok bool
+						if t, origin, ok = p.derivedType(&colRef{ref: r, col: c}); !ok {
+							if !p.adHoc() {
+								return p.errorf(-1, "cannot infer the Go type of column %q of derived table %q: give it a CAST(... AS type)", c.Name, r.info.name)
+							}
+							t = typeAny
+						}
+					}
+					add(c.Name, origin, t)
 				}
 			}
 			if !matched {
 				return p.errorAt(q, "unknown table or alias %q in %s.*", q, q)
 			}
 		case *sqlparser.AliasedExpr:
-			name := e.As.String()
-			if name == "" {
-				if c, ok := e.Expr.(*sqlparser.ColName); ok {
-					name = c.Name.String()
-				} else {
-					name = sqlparser.String(e.Expr)
-				}
-			}
+			name := columnName(e)
 			t, origin, ok := p.exprType(e.Expr)
 			if !ok {
 				if !p.adHoc() {
@@ -81,7 +84,7 @@ func (p *planner) resultColumns() error {
 	}
 	// Reuse the table's model struct when the columns are exactly the
 	// table's, in DDL order.
-	if len(p.refs) == 1 {
+	if len(p.refs) == 1 && p.refs[0].info.derived == nil {
 		ddl := p.refs[0].info.ddl
 		if len(ddl.Columns) == len(p.plan.Columns) {
 			same := true
@@ -112,6 +115,9 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		if c == nil {
 			return GoType{}, "", false
 		}
+		if c.ref.info.derived != nil {
+			return p.derivedType(c)
+		}
 		return p.resultType(c.ref, c.col), c.ref.info.name + "." + c.col.Name, true
 	case *sqlparser.CountStar, *sqlparser.Count:
 		return typeInt64, "", true
@@ -123,6 +129,16 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		return p.minMaxType(e.Arg)
 	case *sqlparser.Min:
 		return p.minMaxType(e.Arg)
+	case *sqlparser.Subquery:
+		// A scalar subquery: its one column's type, NULL when it finds no
+		// row.
+		if sel, ok := e.Select.(*sqlparser.Select); ok && sel.SelectExprs != nil && len(sel.SelectExprs.Exprs) == 1 {
+			if ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr); ok {
+				if t, _, ok := p.exprType(ae.Expr); ok {
+					return nullType(t), "", true
+				}
+			}
+		}
 	case *sqlparser.CastExpr:
 		return nullType(convertType(e.Type)), "", true
 	case *sqlparser.ConvertExpr:
@@ -176,9 +192,50 @@ func fieldName(s string) string {
 // into: the column's nullable type, forced nullable on the inner side of an
 // outer join.
 func (p *planner) resultType(r *tableRef, c *schema.Column) GoType {
+	if r.info.derived != nil {
+		t, _, ok := p.derivedType(&colRef{ref: r, col: c})
+		if !ok {
+			return typeAny
+		}
+		return t
+	}
 	t := p.b.goType(r.info.name, c, true)
 	if r.outer {
 		t = nullType(t)
 	}
 	return t
+}
+
+// derivedType is exprType of a derived table's column: the type of the
+// expression its SELECT computes it with, nullable when the derived table
+// is the inner side of an outer join.
+func (p *planner) derivedType(c *colRef) (GoType, string, bool) {
+	var t GoType
+	origin := ""
+	if b := p.baseCol(c); b != nil {
+		t, origin = p.resultType(b.ref, b.col), b.ref.info.name+"."+b.col.Name
+	} else if e := derivedExpr(c); e != nil {
+		var ok bool
+		if t, _, ok = p.exprType(e); !ok {
+			return GoType{}, "", false
+		}
+	} else {
+		return GoType{}, "", false
+	}
+	if c.ref.outer {
+		t = nullType(t)
+	}
+	return t, origin, true
+}
+
+// columnName is the name MySQL gives a select expression's result column:
+// its alias, a column's name, else the expression's text.
+func columnName(e *sqlparser.AliasedExpr) string {
+	if !e.As.IsEmpty() {
+		return e.As.String()
+	}
+	if c, ok := e.Expr.(*sqlparser.ColName); ok {
+		return c.Name.String()
+	}
+	return sqlparser.String(e.Expr)
 }

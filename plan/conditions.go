@@ -208,32 +208,6 @@ func literalValue(t sqlparser.ValType, val string) (runtime.Value, bool) {
 	return runtime.Value{}, false
 }
 
-// whereOf returns the WHERE of the statement ANDed with the ON conditions of
-// its inner joins.
-func (p *planner) whereOf() sqlparser.Expr {
-	var w *sqlparser.Where
-	switch s := p.stmt.(type) {
-	case *sqlparser.Select:
-		w = s.Where
-	case *sqlparser.Update:
-		w = s.Where
-	case *sqlparser.Delete:
-		w = s.Where
-	}
-	var e sqlparser.Expr
-	if w != nil {
-		e = w.Expr
-	}
-	for _, on := range p.routeOns {
-		if e == nil {
-			e = on
-		} else {
-			e = &sqlparser.AndExpr{Left: e, Right: on}
-		}
-	}
-	return e
-}
-
 // sameColumn reports whether c is column name of table t (case-insensitive).
 func sameColumn(c *colRef, t *tableInfo, name string) bool {
 	return c.ref.info == t && strings.EqualFold(c.col.Name, name)

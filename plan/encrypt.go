@@ -88,13 +88,16 @@ type encArg struct {
 // encrypt rewrite (../shared/spec §5.D).
 func (p *planner) encryptRewrite() error {
 	touched := false
-	for _, r := range p.refs {
+	for _, r := range p.allRefs {
 		if r.info.enc != nil {
 			touched = true
 		}
 	}
 	if !touched {
 		return nil
+	}
+	if len(p.scopes) > 1 || len(p.allRefs) > len(p.refs) {
+		return p.errorf(-1, "a statement with subqueries or derived tables over an encrypted table is not supported yet")
 	}
 	if p.plan.Insert != nil {
 		return p.errorf(-1, "a multi-row INSERT into an encrypted table is not supported yet; insert one row per statement")
@@ -132,7 +135,7 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 		return false
 	}
 	encOf := func(c *sqlparser.ColName) (*colRef, *schema.EncryptColumn) {
-		r, e := p.resolve(c)
+		r, e := p.resolve(c, p.root)
 		if e != nil || r == nil || r.ref.info.enc == nil {
 			return nil, nil
 		}
@@ -317,7 +320,7 @@ func (p *planner) cipherResult(e sqlparser.Expr) string {
 			}
 		}
 	case *sqlparser.ColName:
-		if r, err := p.resolve(x); err == nil && r == nil && x.Qualifier.IsEmpty() { // a select-list alias
+		if r, err := p.resolve(x, p.root); err == nil && r == nil && x.Qualifier.IsEmpty() { // a select-list alias
 			for i, c := range p.plan.Columns {
 				if strings.EqualFold(c.Name, x.Name.String()) {
 					idx = i

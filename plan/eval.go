@@ -38,7 +38,80 @@ func (b *Builder) ShardingTable(logicTable string) *runtime.ShardingTable {
 // sharding value is an error naming the query and the column, e.g.
 // "InsertPay: sharding column user_id of t_pay is NULL" (without the query
 // name for an ad-hoc statement): a row must be placed.
+//
+// A pushed-down route (Route.Pushdown) runs on exactly one unit, which must
+// agree with Route.Agree (runtime.NotColocatedError otherwise).
 func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
+	units, err := b.routeUnits(p, params)
+	if err != nil || !p.Route.Pushdown {
+		return units, err
+	}
+	return b.agree(p, units, params)
+}
+
+// agree applies the agreements of a pushed-down route to its units (at
+// most one).
+func (b *Builder) agree(p *Plan, units []int, params []runtime.Value) ([]int, error) {
+	rt := p.Route
+	main := b.ShardingTable(rt.LogicTable)
+	if main == nil {
+		return nil, fmt.Errorf("table %q is not sharded", rt.LogicTable)
+	}
+	unit := -1
+	if len(units) > 0 {
+		unit = units[0]
+	}
+	for _, a := range rt.Agree {
+		picked := unit
+		var ok bool
+		other, where := "", a.DataSource
+		if a.DataSource != "" {
+			picked, ok = runtime.AgreeDataSource(main, unit, a.DataSource)
+		} else {
+			st := b.ShardingTable(a.Router)
+			if st == nil {
+				return nil, fmt.Errorf("table %q is not sharded", a.Router)
+			}
+			groups, err := b.conditionValues(p, a.Router, a.Conditions, params, false)
+			if err != nil {
+				return nil, err
+			}
+			nodes, err := st.RouteConditions(groups, runtime.HintValues{})
+			if err != nil {
+				return nil, err
+			}
+			picked, ok = runtime.Agree(main, unit, st, nodes, a.SameNode)
+			var names []string
+			for _, n := range nodes {
+				if a.SameNode {
+					names = append(names, b.ShardingTable(a.Table).Nodes()[n].String())
+				} else {
+					names = append(names, st.Nodes()[n].String())
+				}
+			}
+			where = strings.Join(names, ", ")
+			other = a.Table
+		}
+		if other == "" {
+			other = a.Table
+		}
+		if !ok {
+			here := "no data node"
+			if unit >= 0 {
+				here = main.Nodes()[unit].String()
+			}
+			return nil, runtime.NotColocatedError(rt.LogicTable, here, other, where)
+		}
+		unit = picked
+	}
+	if unit < 0 {
+		unit = 0 // every table's values match no row: any data node answers alike
+	}
+	return []int{unit}, nil
+}
+
+// routeUnits is Units before the agreements of a pushed-down route.
+func (b *Builder) routeUnits(p *Plan, params []runtime.Value) ([]int, error) {
 	rt := p.Route
 	if rt.Fixed != nil {
 		return rt.Fixed, nil
@@ -54,6 +127,23 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 	if st == nil {
 		return nil, fmt.Errorf("table %q is not sharded", rt.LogicTable)
 	}
+	insert := p.Statement == StmtInsert
+	groups, err := b.conditionValues(p, rt.LogicTable, rt.Conditions, params, insert)
+	if err != nil {
+		return nil, err
+	}
+	if insert {
+		return st.RouteAll(groups, runtime.HintValues{})
+	}
+	return st.RouteConditions(groups, runtime.HintValues{})
+}
+
+// conditionValues binds the operands of conds to values. For an INSERT
+// (insert set) a NULL value is InsertNullError.
+//
+// Each value is converted as MySQL compares it with table's sharding
+// column.
+func (b *Builder) conditionValues(p *Plan, table string, conds []Condition, params []runtime.Value, insert bool) ([][]runtime.ShardingValues, error) {
 	value := func(o Operand) (runtime.Value, error) {
 		if o.Literal != nil {
 			return *o.Literal, nil
@@ -63,9 +153,8 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 		}
 		return params[o.Param], nil
 	}
-	insert := p.Statement == StmtInsert
-	groups := make([][]runtime.ShardingValues, len(rt.Conditions))
-	for i, c := range rt.Conditions {
+	groups := make([][]runtime.ShardingValues, len(conds))
+	for i, c := range conds {
 		for _, cc := range c.Columns {
 			sv := runtime.ShardingValues{Column: cc.Column}
 			fromParam := make([]bool, 0, len(cc.Values))
@@ -75,7 +164,7 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 					return nil, err
 				}
 				if insert && v.IsNull() {
-					return nil, InsertNullError(p, cc.Column, rt.LogicTable, 0)
+					return nil, InsertNullError(p, cc.Column, p.Route.LogicTable, 0)
 				}
 				sv.Values = append(sv.Values, v)
 				fromParam = append(fromParam, o.Literal == nil)
@@ -99,7 +188,7 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 			}
 			// Convert every value as MySQL compares (or, for an INSERT,
 			// stores) it for the column's type: `user_id = '5'` routes as 5.
-			sv, ok, err := convertRun(b.columnClass(rt.LogicTable, cc.Column, cc.Binary), sv, fromParam, insert)
+			sv, ok, err := convertRun(b.columnClass(table, cc.Column, cc.Binary), sv, fromParam, insert)
 			if err != nil {
 				return nil, err
 			}
@@ -109,10 +198,7 @@ func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 			groups[i] = append(groups[i], sv)
 		}
 	}
-	if insert {
-		return st.RouteAll(groups, runtime.HintValues{})
-	}
-	return st.RouteConditions(groups, runtime.HintValues{})
+	return groups, nil
 }
 
 // InsertNullError is the error of an INSERT whose sharding column's value

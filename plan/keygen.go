@@ -26,6 +26,9 @@ func (p *planner) keyGenerate() error {
 			return nil // the statement supplies the key itself
 		}
 	}
+	if _, ok := ins.Rows.(sqlparser.Values); !ok {
+		return p.errorf(-1, "INSERT … SELECT into %q must list its generated key column %q and select its value: a key generated per row cannot be added to a SELECT", info.name, kg.Column)
+	}
 	spans, colClose := p.insertSpans()
 	if colClose < 0 || len(spans) == 0 {
 		return p.errorf(-1, "cannot find where to add generated key column %q; list it in the INSERT", kg.Column)

@@ -48,7 +48,7 @@ func mergeNeeded(s *sqlparser.Select) string {
 		return "DISTINCT"
 	case s.Limit != nil:
 		return "LIMIT"
-	case sqlparser.ContainsAggregation(s.SelectExprs):
+	case containsAggregate(s.SelectExprs):
 		return "an aggregate function"
 	}
 	return ""
@@ -364,13 +364,30 @@ func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, 
 	return agg, nil
 }
 
+// containsAggregate reports whether e holds an aggregate function of its
+// own query level (not one inside a subquery, which each data node
+// evaluates whole).
+func containsAggregate(e sqlparser.SQLNode) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n.(type) {
+		case *sqlparser.Subquery:
+			return false, nil
+		case sqlparser.AggrFunc:
+			found = true
+		}
+		return !found, nil
+	}, e)
+	return found
+}
+
 // checkAggregatePlacement refuses aggregates nested in expressions
 // (SUM(a)/COUNT(b)): the merge combines whole aggregate columns only.
 func (p *planner) checkAggregatePlacement(e sqlparser.Expr) error {
 	if _, ok := e.(sqlparser.AggrFunc); ok {
 		return nil
 	}
-	if sqlparser.ContainsAggregation(e) {
+	if containsAggregate(e) {
 		return p.errorf(-1, "an aggregate inside the expression %s cannot be merged across data nodes; select the aggregates themselves", sqlparser.String(e))
 	}
 	return nil
@@ -518,6 +535,12 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 			k.Scale = p.argScale(e.Arg) + divPrecisionIncrement
 		}
 		return k
+	case *sqlparser.Subquery:
+		if sel, ok := e.Select.(*sqlparser.Select); ok && sel.SelectExprs != nil && len(sel.SelectExprs.Exprs) == 1 {
+			if ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr); ok {
+				return p.exprKind(ae.Expr)
+			}
+		}
 	case *sqlparser.Min:
 		return p.exprKind(e.Arg)
 	case *sqlparser.Max:

@@ -43,12 +43,23 @@ func (p *planner) typeParams() error {
 				insertCols = append(insertCols, &colRef{ref: ref, col: c})
 			}
 		}
-		for _, row := range ins.Rows.(sqlparser.Values) {
-			if len(row) != len(insertCols) {
-				return p.errorf(-1, "INSERT has %d columns but a row has %d values", len(insertCols), len(row))
+		switch rows := ins.Rows.(type) {
+		case sqlparser.Values:
+			for _, row := range rows {
+				if len(row) != len(insertCols) {
+					return p.errorf(-1, "INSERT has %d columns but a row has %d values", len(insertCols), len(row))
+				}
+				for i, v := range row {
+					p.hintExpr(v, insertCols[i], true)
+				}
 			}
-			for i, v := range row {
-				p.hintExpr(v, insertCols[i], true)
+		case *sqlparser.Select:
+			// INSERT … SELECT ?, col …: a selected placeholder takes the
+			// type of the column it is written to.
+			for i, se := range rows.SelectExprs.Exprs {
+				if ae, ok := se.(*sqlparser.AliasedExpr); ok && i < len(insertCols) {
+					p.hintExpr(ae.Expr, insertCols[i], true)
+				}
 			}
 		}
 	}
@@ -178,6 +189,18 @@ func (p *planner) hintExpr(e sqlparser.Expr, c *colRef, null bool) {
 	}
 	if _, done := p.hints[i]; done {
 		return
+	}
+	if c.ref.info.derived != nil {
+		if t, _, ok := p.derivedType(c); ok {
+			if b := p.baseCol(c); b != nil {
+				c = b
+			} else {
+				p.hints[i] = argHint{typ: t}
+				return
+			}
+		} else {
+			return
+		}
 	}
 	p.hints[i] = argHint{col: c, column: c.ref.info.name + "." + c.col.Name, null: null}
 }

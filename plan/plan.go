@@ -170,6 +170,39 @@ type Route struct {
 	Fixed []int `json:"fixed,omitempty"`
 	// Reason explains a route that is not computed from values.
 	Reason string `json:"reason,omitempty"`
+	// Pushdown is set when the statement is sent whole to the one data
+	// node every table of it routes to (subqueries, derived tables, INSERT
+	// … SELECT, joins not on the sharding columns): each unit's SQL names
+	// the actual table of every logic table. Such a route always has one
+	// unit: when the conditions of LogicTable match no row (a NULL value)
+	// another table's node, or the first unit, serves.
+	Pushdown bool `json:"pushdown,omitempty"`
+	// Agree lists the other tables of a pushed-down statement whose own
+	// sharding conditions must reach the unit the route picked; they are
+	// checked at run time (literal ones were checked at generate time).
+	Agree []Agreement `json:"agree,omitempty"`
+}
+
+// Agreement is a table of a pushed-down statement that routes by its own
+// sharding conditions (or a single table on its data source). The statement
+// runs only where they meet the route's unit; where they reach another data
+// node it fails with AgreementError, since evaluating it across data nodes
+// is not supported yet. Conditions that match no row (a NULL value) agree
+// with any unit.
+type Agreement struct {
+	// Table is the logic table, for messages.
+	Table string `json:"table"`
+	// Router is the logic table whose router computes the data nodes of
+	// Conditions: the route's LogicTable when SameNode (Conditions then
+	// name its sharding columns), else Table.
+	Router     string      `json:"router,omitempty"`
+	Conditions []Condition `json:"conditions,omitempty"`
+	// SameNode: Router lays its data nodes out as the route's table does,
+	// and the node index must equal the unit's; otherwise the data source
+	// must be the unit's.
+	SameNode bool `json:"same_node,omitempty"`
+	// DataSource is set for a single table: the unit must be on it.
+	DataSource string `json:"data_source,omitempty"`
 }
 
 // Unit is one candidate route unit: a data node and the SQL it runs.

@@ -64,7 +64,7 @@ func (p *planner) rewrite() error {
 	}
 	primary := p.tables[strings.ToLower(rt.LogicTable)]
 	var bound []*tableInfo
-	for _, r := range p.refs {
+	for _, r := range p.allRefs {
 		if r.info.sharded() && r.info != primary && !containsInfo(bound, r.info) {
 			bound = append(bound, r.info)
 		}
@@ -75,6 +75,17 @@ func (p *planner) rewrite() error {
 		m := map[string]string{strings.ToLower(primary.name): n.Table}
 		for _, b := range bound {
 			bn := b.route.Nodes()
+			if p.byDataSource[b] {
+				// Its actual table on the unit's data source (the logic
+				// name where it has none: such a unit fails its agreement).
+				m[strings.ToLower(b.name)] = b.name
+				for _, x := range bn {
+					if x.DataSource == n.DataSource {
+						m[strings.ToLower(b.name)] = x.Table
+					}
+				}
+				continue
+			}
 			if len(bn) != len(nodes) {
 				return p.errorf(-1, "binding tables %q and %q have different numbers of data nodes", primary.name, b.name)
 			}

@@ -12,33 +12,47 @@ import (
 )
 
 // route decides where the statement runs and fills Plan.Route (without SQL;
-// rewrite adds it).
+// rewrite adds it). The sharded tables of every query level are grouped
+// into co-located components (colocate.go): one component whose rows all
+// hang off the statement's own tables may run on several data nodes and
+// be merged; anything else is pushed down whole to the one data node every
+// table routes to.
 func (p *planner) route() error {
-	var primary *tableRef
-	var singles []*tableRef
-	for _, r := range p.refs {
+	var sharded, singles []*tableRef
+	for _, r := range p.allRefs {
 		switch {
+		case r.info.derived != nil:
+		case r.info.dual && r.scope != p.root: // SELECT 1 in a subquery
 		case r.info.sharded():
-			if primary == nil {
-				primary = r
-			} else if err := p.checkBound(primary, r); err != nil {
-				return err
-			}
+			sharded = append(sharded, r)
 		case r.info.broadcast:
 		default:
 			singles = append(singles, r)
 		}
 	}
-	if primary == nil {
+	if len(sharded) == 0 {
 		return p.routeUnsharded(singles)
 	}
-	for _, s := range singles {
-		if nodes := primary.info.route.Nodes(); len(nodes) == 1 && nodes[0].DataSource == s.info.singleDS {
-			continue // one data node beside the single table: the join runs there
-		}
-		return p.errorAt(s.info.name, "join of sharded table %q with single table %q (on data source %q) cannot run on one data node: make %q a broadcast table", primary.info.name, s.info.name, s.info.singleDS, s.info.name)
+	if err := p.checkShardingKeyUpdate(); err != nil {
+		return err
 	}
-	info := primary.info
+	for _, r := range sharded {
+		for _, s := range []*schema.Strategy{r.info.rule.DatabaseStrategy, r.info.rule.TableStrategy} {
+			if s != nil && s.Kind == schema.StrategyHint {
+				return p.errorf(-1, "table %q uses a hint strategy, which generated code does not support yet", r.info.name)
+			}
+		}
+	}
+	comps := p.components(sharded)
+	if len(comps) == 1 && len(singles) == 0 && p.spreadable(comps[0]) {
+		return p.routeComponent(comps[0])
+	}
+	return p.routePushdown(comps, singles)
+}
+
+// routeSkeleton returns the route of a sharded table without conditions:
+// its data sources, data node layout and strategies.
+func (p *planner) routeSkeleton(info *tableInfo) *Route {
 	rt := &Route{LogicTable: info.name, DataSources: info.route.DataSources()}
 	rt.Database = strategyOf(info.rule.DatabaseStrategy, rt.DataSources, nil)
 	tableTargets := make([][]string, len(rt.DataSources))
@@ -51,26 +65,21 @@ func (p *planner) route() error {
 		rt.Nodes[d] = append(rt.Nodes[d], i)
 	}
 	rt.Table = strategyOf(info.rule.TableStrategy, nil, tableTargets)
+	return rt
+}
+
+// routeComponent routes a statement whose sharded tables form one
+// co-located component anchored at a table of the statement's own level:
+// by the sharding conditions of that level, possibly on several data
+// nodes.
+func (p *planner) routeComponent(c *component) error {
+	primary := c.anchor
+	info := primary.info
+	rt := p.routeSkeleton(info)
 	p.plan.Route = rt
-	for _, s := range []*Strategy{rt.Database, rt.Table} {
-		if s != nil && s.Kind == schema.StrategyHint {
-			return p.errorf(-1, "table %q uses a hint strategy, which generated code does not support yet", info.name)
-		}
-	}
-	if err := p.checkShardingKeyUpdate(primary); err != nil {
-		return err
-	}
-	groups, none, err := p.shardingConditions(primary)
+	groups, none, noRow, err := p.componentConditions(c)
 	if err != nil {
 		return err
-	}
-	noRow := false // every group compares with a value no row can hold
-	if p.plan.Statement == StmtInsert {
-		if groups, err = p.storedLiterals(info.name, groups); err != nil {
-			return err
-		}
-	} else if !none {
-		groups, noRow = p.b.convertLiterals(info.name, groups)
 	}
 	if none || noRow {
 		// Every OR branch compares a sharding column with NULL (`= NULL`,
@@ -253,62 +262,6 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
-// checkBound refuses a join of two sharded tables that are not in one
-// binding group, and a binding-group join that does not compare the tables'
-// sharding columns (rows would not be co-located). Two tables that have a
-// single data node each need neither: on one data source the join runs
-// there as it is (ShardingSphere's route engines give one route unit);
-// on two data sources it is refused.
-func (p *planner) checkBound(primary, other *tableRef) error {
-	a, b := primary.info, other.info
-	if a == b {
-		return p.errorAt(b.name, "self-join of sharded table %q is not supported yet", a.name)
-	}
-	if na, nb := a.route.Nodes(), b.route.Nodes(); len(na) == 1 && len(nb) == 1 {
-		if na[0].DataSource != nb[0].DataSource {
-			return p.errorAt(b.name, "join of tables %q (data node %s) and %q (data node %s) on different data sources cannot run on one data node: put them on one data source, or make one a broadcast table", a.name, na[0], b.name, nb[0])
-		}
-		return nil
-	}
-	if a.binding == nil || a.binding != b.binding {
-		return p.errorAt(b.name, "join of sharded tables %q and %q that are not bound: add bindingTables: [\"%s, %s\"] to the !SHARDING rule (their data nodes must line up), or make one a broadcast table", a.name, b.name, a.name, b.name)
-	}
-	colsA, colsB := ruleColumns(a.rule), ruleColumns(b.rule)
-	found := false
-	check := func(e sqlparser.Expr) {
-		for _, conj := range conjuncts(e) {
-			c, ok := conj.(*sqlparser.ComparisonExpr)
-			if !ok || c.Operator != sqlparser.EqualOp {
-				continue
-			}
-			l, r := p.colOf(c.Left), p.colOf(c.Right)
-			if l == nil || r == nil {
-				continue
-			}
-			if l.ref == other {
-				l, r = r, l
-			}
-			if l.ref == primary && r.ref == other {
-				for i := range colsA {
-					if i < len(colsB) && strings.EqualFold(l.col.Name, colsA[i]) && strings.EqualFold(r.col.Name, colsB[i]) {
-						found = true
-					}
-				}
-			}
-		}
-	}
-	for _, on := range p.ons {
-		check(on)
-	}
-	if w := p.whereOf(); w != nil {
-		check(w)
-	}
-	if !found {
-		return p.errorAt(b.name, "join of bound tables %q and %q must compare their sharding columns (e.g. ON %s.%s = %s.%s)", a.name, b.name, a.name, first(colsA), b.name, first(colsB))
-	}
-	return nil
-}
-
 func first(s []string) string {
 	if len(s) == 0 {
 		return "?"
@@ -341,9 +294,10 @@ func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
 	return []sqlparser.Expr{e}
 }
 
-// checkShardingKeyUpdate refuses UPDATE ... SET of a sharding column (the
-// row would have to move to another data node).
-func (p *planner) checkShardingKeyUpdate(primary *tableRef) error {
+// checkShardingKeyUpdate refuses UPDATE ... SET (or ON DUPLICATE KEY
+// UPDATE) of a sharding column of any sharded table (the row would have to
+// move to another data node).
+func (p *planner) checkShardingKeyUpdate() error {
 	var exprs sqlparser.UpdateExprs
 	switch s := p.stmt.(type) {
 	case *sqlparser.Update:
@@ -351,10 +305,15 @@ func (p *planner) checkShardingKeyUpdate(primary *tableRef) error {
 	case *sqlparser.Insert:
 		exprs = sqlparser.UpdateExprs(s.OnDup) // ON DUPLICATE KEY UPDATE
 	}
-	cols := ruleColumns(primary.info.rule)
 	for _, e := range exprs {
-		if c := p.cols[e.Name]; c != nil && containsFold(cols, c.col.Name) {
-			return p.errorAt(c.col.Name, "UPDATE sets sharding column %q of table %q: the row would have to move to another data node; delete and re-insert it instead", c.col.Name, primary.info.name)
+		c := p.cols[e.Name]
+		if c == nil && len(p.refs) == 1 {
+			if col := p.refs[0].info.ddl.Column(e.Name.Name.String()); col != nil {
+				c = &colRef{ref: p.refs[0], col: col}
+			}
+		}
+		if c != nil && c.ref.info.sharded() && containsFold(ruleColumns(c.ref.info.rule), c.col.Name) {
+			return p.errorAt(c.col.Name, "UPDATE sets sharding column %q of table %q: the row would have to move to another data node; delete and re-insert it instead", c.col.Name, c.ref.info.name)
 		}
 	}
 	return nil
@@ -371,13 +330,12 @@ func (p *planner) checkShardingKeyUpdate(primary *tableRef) error {
 // a NULL range bound is dropped; none reports that every branch was dropped
 // (the statement reaches no data node). An INSERT's NULL sharding value is an
 // error.
-func (p *planner) shardingConditions(primary *tableRef) (groups []Condition, none bool, err error) {
+//
+// Only atoms on the tables of members count (nil: every table); where is
+// the condition of the query level the rows come from.
+func (p *planner) shardingConditions(primary *tableRef, members map[*tableRef]bool, where sqlparser.Expr) (groups []Condition, none bool, err error) {
 	cols := ruleColumns(primary.info.rule)
-	if ins, ok := p.stmt.(*sqlparser.Insert); ok {
-		conds, err := p.insertConditions(primary, ins, cols)
-		return conds, false, err
-	}
-	dnf, ok := p.dnf(p.whereOf())
+	dnf, ok := p.dnf(where)
 	if !ok {
 		return nil, false, nil
 	}
@@ -387,6 +345,9 @@ groups:
 	for _, g := range dnf {
 		var cond Condition
 		for _, a := range g {
+			if members != nil && !members[a.col.ref] {
+				continue
+			}
 			col, ok := p.primaryColumn(primary, a.col, cols)
 			if !ok {
 				continue
@@ -434,7 +395,10 @@ func nonNullOperands(a atom) ([]Operand, bool) {
 // value of every sharding column, which must be given, be a literal or a
 // parameter, and not be the NULL literal.
 func (p *planner) insertConditions(primary *tableRef, ins *sqlparser.Insert, cols []string) ([]Condition, error) {
-	rows := ins.Rows.(sqlparser.Values)
+	rows, ok := ins.Rows.(sqlparser.Values)
+	if !ok {
+		return nil, p.errorf(-1, "internal error: INSERT … SELECT has no VALUES rows")
+	}
 	var conds []Condition
 	for _, row := range rows {
 		var cond Condition

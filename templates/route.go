@@ -100,6 +100,19 @@ func (g *generator) planRoute(q *query) error {
 		all[i] = i
 	}
 	rp := &q.route
+	if len(r.Agree) > 0 {
+		a := r.Agree[0]
+		return fmt.Errorf("tables %q and %q of this pushed-down statement route by different sharding values, which generated code cannot check meet on one data node yet: compare both with the same named parameter (sqlc.arg(name)) or literal, or run the statement through the proxy", r.LogicTable, a.Table)
+	}
+	if r.Pushdown && r.Fixed == nil && len(r.Conditions) == 1 {
+		for _, cc := range r.Conditions[0].Columns {
+			for _, v := range cc.Values {
+				if v.Param >= 0 && v.Param < len(q.p.Params) && q.p.Params[v.Param].Type.Nullable {
+					return fmt.Errorf("pushed-down statement routes by nullable parameter %s, which generated code does not support yet: pass a non-NULL value type (sqlc.arg)", q.p.Params[v.Param].Name)
+				}
+			}
+		}
+	}
 	switch {
 	case q.p.Insert != nil:
 		return g.planInsert(q)

@@ -111,6 +111,21 @@ func writePlanText(b *strings.Builder, pl *plan.Plan) {
 		}
 		fmt.Fprintf(b, "  condition %d: %s\n", i+1, strings.Join(parts, " AND "))
 	}
+	for _, a := range rt.Agree {
+		if a.DataSource != "" {
+			fmt.Fprintf(b, "  must meet: single table %s on data source %s (checked at run time)\n", a.Table, a.DataSource)
+			continue
+		}
+		var groups []string
+		for _, c := range a.Conditions {
+			var parts []string
+			for _, cc := range c.Columns {
+				parts = append(parts, conditionText(pl, cc))
+			}
+			groups = append(groups, strings.Join(parts, " AND "))
+		}
+		fmt.Fprintf(b, "  must meet: %s where %s (checked at run time)\n", a.Table, strings.Join(groups, " OR "))
+	}
 	if len(pl.Params) > 0 {
 		var ps []string
 		for _, p := range pl.Params {

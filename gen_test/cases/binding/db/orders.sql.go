@@ -207,15 +207,15 @@ func (q *Queries) GetOrderItemsIter(ctx context.Context, userID int64, orderID i
 
 // listUserItemsStmt is the logic statement of ListUserItems
 // (queries/orders.sql:17).
-var listUserItemsStmt = shardrt.Stmt{Name: "ListUserItems", LogicSQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id\nWHERE o.user_id = ?"}
+var listUserItemsStmt = shardrt.Stmt{Name: "ListUserItems", LogicSQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id = ?"}
 
 // listUserItemsUnits are the route units of ListUserItems: one per data node of
 // g3_order in data node order. DataSource indexes dataSourceNames.
 var listUserItemsUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id\nWHERE o.user_id = ?"}, // ds_2.g3_order_0
-	{DataSource: 0, SQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id\nWHERE o.user_id = ?"}, // ds_2.g3_order_1
-	{DataSource: 1, SQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id\nWHERE o.user_id = ?"}, // ds_3.g3_order_0
-	{DataSource: 1, SQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id\nWHERE o.user_id = ?"}, // ds_3.g3_order_1
+	{DataSource: 0, SQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id = ?"}, // ds_2.g3_order_0
+	{DataSource: 0, SQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id = ?"}, // ds_2.g3_order_1
+	{DataSource: 1, SQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id = ?"}, // ds_3.g3_order_0
+	{DataSource: 1, SQL: "SELECT o.order_id, i.sku, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id = ?"}, // ds_3.g3_order_1
 }
 
 // ListUserItemsRow is one row of ListUserItems.
@@ -249,15 +249,15 @@ func scanListUserItemsRow(rows *sql.Rows) (ListUserItemsRow, error) {
 
 // listOrdersItemsInStmt is the logic statement of ListOrdersItemsIn
 // (queries/orders.sql:23).
-var listOrdersItemsInStmt = shardrt.Stmt{Name: "ListOrdersItemsIn", LogicSQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}
+var listOrdersItemsInStmt = shardrt.Stmt{Name: "ListOrdersItemsIn", LogicSQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}
 
 // listOrdersItemsInUnits are the route units of ListOrdersItemsIn: one per data
 // node of g3_order in data node order. DataSource indexes dataSourceNames.
 var listOrdersItemsInUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_2.g3_order_0
-	{DataSource: 0, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_2.g3_order_1
-	{DataSource: 1, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_3.g3_order_0
-	{DataSource: 1, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_3.g3_order_1
+	{DataSource: 0, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_2.g3_order_0
+	{DataSource: 0, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_2.g3_order_1
+	{DataSource: 1, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_0 o JOIN g3_order_item_0 i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_3.g3_order_0
+	{DataSource: 1, SQL: "SELECT o.order_id, i.item_id, i.qty\nFROM g3_order_1 o JOIN g3_order_item_1 i ON i.order_id = o.order_id AND i.user_id = o.user_id\nWHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?)"}, // ds_3.g3_order_1
 }
 
 // ListOrdersItemsInRow is one row of ListOrdersItemsIn.

@@ -17,12 +17,12 @@ ORDER BY i.sku, i.item_id;
 -- name: ListUserItems :many
 -- Bound tables joined table by table on the user's data source.
 SELECT o.order_id, i.sku, i.qty
-FROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id
+FROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id AND i.user_id = o.user_id
 WHERE o.user_id = ?;
 
 -- name: ListOrdersItemsIn :many
 SELECT o.order_id, i.item_id, i.qty
-FROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id
+FROM g3_order o JOIN g3_order_item i ON i.order_id = o.order_id AND i.user_id = o.user_id
 WHERE o.user_id IN (?, ?) AND o.order_id IN (?, ?);
 
 -- name: ListUserOrdersWithRegion :many

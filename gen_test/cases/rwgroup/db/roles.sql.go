@@ -65,7 +65,10 @@ type RoleAdminsRow struct {
 
 // RoleAdmins joins the two single-node tables with no sharding condition.
 //
-// Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
+// Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0;
+// co-located pushdown ("g12_role" and "g12_role_admin" are joined without
+// comparing their sharding columns): every table routes to one data node, where
+// the statement runs whole.
 func (q *Queries) RoleAdmins(ctx context.Context, roleID int64) ([]RoleAdminsRow, error) {
 	rows, err := q.ex.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
 	if err != nil {
@@ -134,7 +137,10 @@ type AdminsPerRoleRow struct {
 
 // AdminsPerRole runs the :many query at queries/roles.sql:11.
 //
-// Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
+// Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0;
+// co-located pushdown ("g12_role" and "g12_role_admin" are joined without
+// comparing their sharding columns): every table routes to one data node, where
+// the statement runs whole.
 func (q *Queries) AdminsPerRole(ctx context.Context) ([]AdminsPerRoleRow, error) {
 	rows, err := q.ex.Query(ctx, &adminsPerRoleStmt, adminsPerRoleUnits[0])
 	if err != nil {
@@ -204,7 +210,9 @@ type AdminNotesRow struct {
 // on the same data source.
 //
 // Route: SingleNode on g12_role_admin, fixed at generate time:
-// rw_ds.g12_role_admin_0.
+// rw_ds.g12_role_admin_0; co-located pushdown (sharded table "g12_role_admin"
+// is joined with single table "g12_note"): every table routes to one data node,
+// where the statement runs whole.
 func (q *Queries) AdminNotes(ctx context.Context, roleID int64) ([]AdminNotesRow, error) {
 	rows, err := q.ex.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
 	if err != nil {
