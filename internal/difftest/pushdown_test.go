@@ -161,7 +161,7 @@ func TestPushdownRefusals(t *testing.T) {
 		{"SELECT COUNT(*) FROM (SELECT * FROM p_user WHERE user_id IN (1, 2)) AS t",
 			`<corpus>:1:37: query "Q": the statement has a derived table, so the statement must run whole on one data node, but "p_user" does not route to one: compare each of its sharding columns (user_id) with one value (=) at its query level; evaluating it across data nodes is not supported yet`},
 		{"SELECT a.order_id FROM p_order a JOIN p_order b ON a.user_id = b.user_id WHERE a.user_id = 1 AND a.order_id = 1 AND b.user_id = 1 AND b.order_id = 2",
-			`<corpus>:1: query "Q": "p_order" and "p_order" are joined without comparing their sharding columns, so the statement must run whole on one data node, but "p_order" routes to ds_1.p_order_1 and "p_order" to ds_1.p_order_0; evaluating it across data nodes is not supported yet`},
+			`<corpus>:1:24: query "Q": "p_order" and "p_order" are joined without comparing their sharding columns, so the statement must run whole on one data node, but "p_order" routes to ds_1.p_order_1 and "p_order" to ds_1.p_order_0; evaluating it across data nodes is not supported yet`},
 		{"SELECT u.name FROM p_order o JOIN p_user u ON u.user_id = o.user_id WHERE o.user_id IN (1, 2)",
 			`<corpus>:1:35: query "Q": join of sharded tables "p_order" (sharded by user_id, order_id) and "p_user" (sharded by user_id): their rows are placed by different sharding rules, so binding them would not co-locate matching rows; compare each table's sharding columns with one value (=) so both route to one data node, or make one a broadcast table; evaluating the join across data nodes is not supported yet`},
 		{"INSERT INTO p_user (user_id, name) SELECT user_id + 1, status FROM p_order WHERE user_id = 1 AND order_id = 8",
