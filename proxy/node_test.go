@@ -14,12 +14,13 @@ import (
 )
 
 // nodeSmoke is run by node with the proxy's host, port: text queries,
-// a prepared execute with parameters, and an error.
+// a prepared execute with parameters, a transaction, a multi-statement
+// query (one result set per statement) and an error.
 const nodeSmoke = `
 const mysql = require('mysql2/promise');
 (async () => {
   const [host, port] = process.argv.slice(2);
-  const c = await mysql.createConnection({host, port: Number(port), user: 'root', password: 'secret', database: 'px_db'});
+  const c = await mysql.createConnection({host, port: Number(port), user: 'root', password: 'secret', database: 'px_db', multipleStatements: true});
   await c.query("INSERT INTO px_item (id, name, price, score) VALUES (1, 'a', 1.50, 15000000000), (2, 'b', NULL, 0.5)");
   const [rows] = await c.query('SELECT id, name, price, score FROM px_item ORDER BY id');
   console.log(JSON.stringify(rows));
@@ -30,6 +31,8 @@ const mysql = require('mysql2/promise');
   await c.execute('COMMIT');
   const [cnt] = await c.query('SELECT COUNT(*) AS n FROM px_item');
   console.log(JSON.stringify(cnt));
+  const [multi] = await c.query('SELECT COUNT(*) AS n FROM px_item WHERE id IN (1, 2); SELECT name FROM px_item WHERE id = 3');
+  console.log(JSON.stringify(multi));
   try { await c.query('SELECT * FROM px_item WHERE'); } catch (e) { console.log(e.errno + ' ' + e.sqlState); }
   await c.end();
 })().catch(e => { console.error(e); process.exit(1); });
@@ -57,6 +60,7 @@ func TestProxyNodeMySQL2(t *testing.T) {
 	require.Equal(t, `[{"id":1,"name":"a","price":"1.50","score":15000000000},{"id":2,"name":"b","price":null,"score":0.5}]
 [{"id":2,"name":"b"}]
 [{"n":3}]
+[[{"n":2}],[{"name":"c"}]]
 1064 42000
 `, string(out))
 }

@@ -1,0 +1,87 @@
+package proxy
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/testdb"
+)
+
+// driverSuiteKnownFailures are the tests of go-sql-driver/mysql v1.10.1's
+// own suite that still fail through the proxy, each with the reason (issue
+// 15); TestDriverSuite skips them and fails on any other failure, so that
+// what passes stays passing. Shrink this list; never grow it.
+var driverSuiteKnownFailures = map[string]string{
+	"TestColumnsWithAlias":           "result columns carry no table name (columnsWithAlias expects A.one); its failure stops the suite (panic)",
+	"TestLongData":                   "the test servers' max_allowed_packet is below 16 MB",
+	"TestLoadData":                   "LOAD DATA LOCAL INFILE is refused",
+	"TestTLS":                        "the listener speaks no TLS",
+	"TestIssue1567":                  "the listener speaks no TLS",
+	"TestReuseClosedConnection":      "DO is refused",
+	"TestCustomDial":                 "DO is refused",
+	"TestConnectorObeysDialTimeouts": "DO is refused",
+	"TestMultiResultSet":             "DO and CREATE PROCEDURE are refused",
+	"TestMultiResultSetNoSelect":     "DO is refused",
+	"TestErrorInMultiResult":         "CREATE/DROP PROCEDURE are refused",
+	"TestInterruptBySignal":          "CREATE/DROP PROCEDURE are refused",
+	"TestSQLInjection":               "NO_BACKSLASH_ESCAPES: the proxy parses backslash escapes and does not report the mode's status flag",
+	"TestInsertRetrieveEscapedData":  "NO_BACKSLASH_ESCAPES: as TestSQLInjection",
+	"TestFoundRows2":                 "CLIENT_FOUND_ROWS is ignored",
+	"TestEmptyQuery":                 "an empty query (--) is answered with an error",
+	"TestStmtMultiRows":              "UNION of tables the planner refuses",
+}
+
+// TestDriverSuite runs go-sql-driver/mysql v1.10.1's own test suite
+// (scripts/driver-suite.sh) through the proxy over one data source (ds_0,
+// every table a single table: `!SINGLE tables: ["*.*"]`, no DDL) and fails
+// on any failure, timeout or panic outside driverSuiteKnownFailures.
+func TestDriverSuite(t *testing.T) {
+	_, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command runs the driver suite")
+	c := testdb.Config("ds_0")
+	y := fmt.Sprintf(`databaseName: drv_db
+dataSources:
+  ds_0:
+    url: jdbc:mysql://%s/ds_0
+    username: %s
+    password: %s
+    maxPoolSize: 32
+rules:
+  - !SINGLE
+    tables: ["*.*"]
+authority:
+  users:
+    - user: root@%%
+      password: pw
+`, c.Addr, c.User, c.Passwd)
+	path := t.TempDir() + "/drv.yaml"
+	require.NoError(t, os.WriteFile(path, []byte(y), 0o600))
+	cfg, err := LoadConfig(path, nil)
+	require.NoError(t, err)
+	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+
+	var skip []string
+	for name := range driverSuiteKnownFailures {
+		skip = append(skip, "^"+name+"$")
+	}
+	cmd := exec.Command("bash", "../scripts/driver-suite.sh", srv.Addr(), "root", "pw", "drv_db")
+	cmd.Env = append(os.Environ(), "DRIVER_SKIP="+strings.Join(skip, "|"), "DRIVER_TIMEOUT=500")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	m := regexp.MustCompile(`driver suite: (\d+) passed, (\d+) failed, (\d+) skipped`).FindStringSubmatch(string(out))
+	require.NotNil(t, m, "%s", out)
+	t.Logf("driver suite through the proxy: %s passed, %s failed, %s skipped (%d known failures skipped)", m[1], m[2], m[3], len(skip))
+	require.NotContains(t, string(out), "TIMEOUT")
+	require.NotContains(t, string(out), "PANIC")
+	require.Equal(t, "0", m[2], "%s", out)
+}
