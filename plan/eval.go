@@ -220,7 +220,9 @@ func InsertNullError(p *Plan, column, table string, row int) error {
 
 // ParseValue converts the text of a parameter value into the sharding value
 // a Go value of type t would be: integers become Long (as go-sql-driver
-// sends them), DECIMAL text Decimal, everything else String. "NULL" (any
+// sends them), DECIMAL text Decimal, everything else String. For an integer
+// type, decimal or double text (5.0, 5e0) is a Decimal that Units converts
+// as MySQL compares it; other text is an error. "NULL" (any
 // case) is NULL.
 func ParseValue(t GoType, text string) (runtime.Value, error) {
 	if strings.EqualFold(text, "null") {
@@ -231,6 +233,11 @@ func ParseValue(t GoType, text string) (runtime.Value, error) {
 		v := runtime.IntegerLiteral(text)
 		if v.Kind == runtime.KindBigInteger {
 			if _, ok := parseDecimalInt(text); !ok {
+				if _, err := strconv.ParseFloat(text, 64); err == nil {
+					// 5.0 or 5e0: a decimal or a double, converted for the
+					// column as MySQL compares it (Builder.Units).
+					return runtime.Decimal(text), nil
+				}
 				return runtime.Value{}, fmt.Errorf("%q is not an integer", text)
 			}
 			return v, nil

@@ -130,6 +130,13 @@ func TestPreview(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Equal(t, "shardgen preview: the statement has 2 placeholders but 1 --param values were given\n", stderr)
 
+	// 1.0 and 1e0 are the integer 1 to an integer column, as in MySQL.
+	code, one, stderr := runCLI(append(base, "--param", "1", "--param", "1", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")...)
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr = runCLI(append(base, "--param", "1.0", "--param", "1e0", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")...)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, strings.ReplaceAll(strings.Replace(one, `"1"`, `"1.0"`, 1), `,"1"]`, `,"1e0"]`), stdout)
+
 	code, _, stderr = runCLI(append(base, "--param", "abc", "--param", "1", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")...)
 	require.Equal(t, 2, code)
 	require.Equal(t, "shardgen preview: --param 1: \"abc\" is not an integer\n", stderr)
