@@ -179,15 +179,18 @@ func (h *handler) infoSchema(ctx context.Context, c *mysql.Conn, sess *session, 
 		return nil, false, nil
 	}
 	nameAsWritten(q, stmt)
-	res, err := h.s.runInfoSchema(ctx, stmt, names, sess.db, clientCollation(c.CharacterSet))
+	// A user the logic database is not permitted to sees none of it, as
+	// a server shows no table a user has no privilege on.
+	visible := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName) == nil
+	res, err := h.s.runInfoSchema(ctx, stmt, names, sess.db, visible, clientCollation(c.CharacterSet))
 	return res, true, err
 }
 
 // runInfoSchema runs stmt, which reads the information_schema tables
 // names (upper case), on one back-end connection with each table of
-// isTables replaced by a temporary table of its logic rows; DATABASE()
-// reads db (the session's database, "" for none).
-func (s *Server) runInfoSchema(ctx context.Context, stmt sqlparser.Statement, names []string, db string, charset uint32) (*sqltypes.Result, error) {
+// isTables replaced by a temporary table of its logic rows (none unless
+// visible); DATABASE() reads db (the session's database, "" for none).
+func (s *Server) runInfoSchema(ctx context.Context, stmt sqlparser.Statement, names []string, db string, visible bool, charset uint32) (*sqltypes.Result, error) {
 	pool, _ := s.db.Pool(s.db.DataSourceNames()[0])
 	conn, err := pool.Conn(ctx)
 	if err != nil {
@@ -208,13 +211,16 @@ func (s *Server) runInfoSchema(ctx context.Context, stmt sqlparser.Statement, na
 		}
 		temp := isTempPrefix + name
 		for _, q := range []string{"DROP TEMPORARY TABLE IF EXISTS " + temp,
-			"CREATE TEMPORARY TABLE " + temp + " AS SELECT * FROM information_schema." + name + " LIMIT 0"} {
+			"CREATE TEMPORARY TABLE " + temp + " AS SELECT * FROM information_schema." + name + " WHERE 1 = 0"} {
 			if _, err := conn.ExecContext(ctx, q); err != nil {
 				return nil, err
 			}
 		}
 		temps = append(temps, temp)
 		replaced[name] = true
+		if !visible {
+			continue
+		}
 		rows, err := s.logicInfoRows(ctx, name, spec)
 		if err != nil {
 			return nil, err
@@ -271,7 +277,9 @@ func rewriteInfoSchema(stmt sqlparser.Statement, replaced map[string]bool, db st
 }
 
 // insertRows inserts rows into the temporary table temp of conn, a few
-// hundred rows a statement.
+// hundred rows a statement, each with its values in its text (one round
+// trip a statement). Text values are sent as strings, so that a count
+// read as text goes into a number column as that number.
 func insertRows(ctx context.Context, conn *sql.Conn, temp string, rows [][]any) error {
 	const batch = 200
 	for len(rows) > 0 {
@@ -289,11 +297,18 @@ func insertRows(ctx context.Context, conn *sql.Conn, temp string, rows [][]any) 
 					b.WriteByte(',')
 				}
 				b.WriteByte('?')
+				if x, ok := v.([]byte); ok {
+					v = string(x)
+				}
 				args = append(args, v)
 			}
 			b.WriteByte(')')
 		}
-		if _, err := conn.ExecContext(ctx, b.String(), args...); err != nil {
+		text, err := interpolate(b.String(), args)
+		if err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, text); err != nil {
 			return err
 		}
 		rows = rows[n:]
@@ -353,9 +368,13 @@ func (s *Server) logicInfoRows(ctx context.Context, name string, spec isTable) (
 		actual := byDS[ds]
 		var list []string
 		for t := range actual {
-			list = append(list, "'"+strings.ReplaceAll(t, "'", "''")+"'")
+			list = append(list, sqlparser.String(sqlparser.NewStrLiteral(t)))
 		}
-		q := "SELECT * FROM information_schema." + name + " WHERE " + spec.schema + " = DATABASE() AND LOWER(" + spec.table + ") IN (" + strings.Join(list, ",") + ")"
+		sort.Strings(list)
+		// information_schema compares names case-insensitively (utf8mb3_general_ci),
+		// and names the server can look up directly spare it a scan of
+		// the database.
+		q := "SELECT * FROM information_schema." + name + " WHERE " + spec.schema + " = DATABASE() AND " + spec.table + " IN (" + strings.Join(list, ",") + ")"
 		var vals [][]any
 		var err error
 		cols, vals, err = s.queryNode(ctx, ds, q)
@@ -699,6 +718,6 @@ func (h *handler) showTables(ctx context.Context, c *mysql.Conn, sess *session, 
 	if err != nil {
 		return nil, true, err
 	}
-	res, err := h.s.runInfoSchema(ctx, stmt, []string{"TABLES"}, sess.db, clientCollation(c.CharacterSet))
+	res, err := h.s.runInfoSchema(ctx, stmt, []string{"TABLES"}, sess.db, true, clientCollation(c.CharacterSet))
 	return res, true, err
 }

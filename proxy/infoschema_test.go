@@ -202,3 +202,20 @@ func TestSumTableCounts(t *testing.T) {
 	require.Equal(t, []any{"t_order", "40", "1228", "49152", "16384", "4096", "31"}, first["t_order"])
 	require.Equal(t, []any{"t_user", []byte("5"), []byte("3276"), []byte("16384"), []byte("0"), []byte("0"), nil}, first["t_user"], "an unsharded table is as its data source has it")
 }
+
+// TestProxyBIMetadataPermitted: a user the logic database is not permitted
+// to (DATABASE_PERMITTED) sees none of its tables in information_schema.
+func TestProxyBIMetadataPermitted(t *testing.T) {
+	y := strings.Replace(pxYAML(), "      password: secret\n", `      password: secret
+    - user: nosy@%
+      password: nosy
+  privilege:
+    type: DATABASE_PERMITTED
+    props:
+      user-database-mappings: "root@%=px_db, nosy@%=other_db"
+`, 1)
+	e := newPxEnvYAML(t, y)
+	const q = "SELECT TABLE_NAME FROM information_schema.TABLES"
+	require.Equal(t, []string{"string:px_item"}, rowsOf(t, e.clientDB(t, "root", "secret", "", nil), q))
+	require.Empty(t, rowsOf(t, e.clientDB(t, "nosy", "nosy", "", nil), q))
+}
