@@ -189,6 +189,10 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 	if err := h.s.checkSize(q); err != nil {
 		return nil, err
 	}
+	if w, _ := nextWord(q, 0); w == "" {
+		// Only comments ("--", "/* ... */"): MySQL answers OK.
+		return &sqltypes.Result{}, nil
+	}
 	if err := unsupportedStatement(q); err != nil {
 		return nil, err
 	}
@@ -647,7 +651,7 @@ func unsupportedStatement(q string) error {
 		}
 	case "savepoint", "release":
 		return notSupported("savepoints (" + statementKind(q) + ")")
-	case "call", "do", "handler", "analyze", "optimize", "check", "checksum", "repair", "lock", "unlock",
+	case "call", "handler", "analyze", "optimize", "check", "checksum", "repair", "lock", "unlock",
 		"flush", "kill", "grant", "revoke", "xa", "install", "uninstall", "reset", "purge", "change", "stop",
 		"shutdown", "restart", "help", "signal", "resignal", "get", "binlog", "cache", "backup":
 		return notSupported(statementKind(q) + " statements")
@@ -695,6 +699,13 @@ func statementKind(q string) string {
 	return strings.Join(out, " ")
 }
 
+// dashComment reports whether q starts with a "-- " comment: two dashes
+// followed by white space or a control character, or by the end of the
+// text (MySQL's rule; "--" alone is a comment).
+func dashComment(q string) bool {
+	return strings.HasPrefix(q, "--") && (len(q) == 2 || q[2] <= ' ')
+}
+
 // leadingWords returns the first n words of q in lower case (a missing
 // word is ""), after white space and comments (/* ... */, -- ..., # ...);
 // a word is a run of letters, digits and _, or one other character.
@@ -726,7 +737,7 @@ func nextWord(q string, i int) (string, int) {
 			}
 			i += end + 4
 			continue
-		case q[i] == '#', strings.HasPrefix(q[i:], "-- "):
+		case q[i] == '#', dashComment(q[i:]):
 			end := strings.IndexByte(q[i:], '\n')
 			if end < 0 {
 				return "", len(q)

@@ -103,14 +103,10 @@ func (h *handler) sessionPrepared(q string) bool {
 	}
 	word, _ := firstWord(q)
 	switch word {
-	case "begin", "start", "commit", "rollback", "set", "use", "show", "preview":
+	case "begin", "start", "commit", "rollback", "set", "use", "show", "preview", "do":
 	case "select":
 		stmt, err := h.s.b.Parser().Parse(q)
-		if err != nil {
-			return false
-		}
-		sel, ok := stmt.(*sqlparser.Select)
-		if !ok || !tableless(sel) {
+		if err != nil || !tableless(stmt) {
 			return false
 		}
 	default:

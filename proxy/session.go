@@ -77,6 +77,9 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		}
 		// CREATE VIEW, CREATE DATABASE, DROP PROCEDURE, ...
 		return nil, true, notSupported(statementKind(q) + " statements")
+	case "do":
+		res, err = h.do(ctx, c, sess, q, rest)
+		return res, true, err
 	case "use", "set", "begin", "start", "commit", "rollback", "select":
 	case "":
 		if !strings.HasPrefix(q, "(") {
@@ -149,14 +152,42 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		}
 		res, err = h.selectNoTable(ctx, c, sess, q, st)
 		return res, true, err
+	case *sqlparser.Union:
+		if !tableless(st) {
+			return nil, false, nil
+		}
+		res, err = h.runNoTable(ctx, c, sess, q)
+		return res, true, err
 	}
 	return nil, false, nil
 }
 
-// tableless reports whether sel reads no table (SELECT 1, SELECT NOW()
-// FROM dual, ...): the proxy runs it on one data source (selectNoTable).
-func tableless(sel *sqlparser.Select) bool {
-	for _, t := range sqlparser.ExtractAllTables(sel) {
+// do answers DO expr, ... (rest: the expressions) when the expressions read
+// no table: the statement runs on the first data source, as selectNoTable
+// runs a SELECT without a table, and answers OK.
+func (h *handler) do(ctx context.Context, c *mysql.Conn, sess *session, q, rest string) (*sqltypes.Result, error) {
+	stmt, err := h.s.b.Parser().Parse("SELECT " + rest)
+	if err != nil {
+		return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "You have an error in your SQL syntax; "+err.Error())
+	}
+	if !tableless(stmt) {
+		return nil, notSupported("DO statements that read tables")
+	}
+	e, err := h.executor(c, sess)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.Exec(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: q}); err != nil {
+		return nil, err
+	}
+	return &sqltypes.Result{}, nil
+}
+
+// tableless reports whether stmt reads no table (SELECT 1, SELECT NOW()
+// FROM dual, SELECT 1 UNION SELECT 2, ...): the proxy runs it on one data
+// source (selectNoTable, runNoTable).
+func tableless(stmt sqlparser.Statement) bool {
+	for _, t := range sqlparser.ExtractAllTables(stmt) {
 		if !strings.EqualFold(t, "dual") {
 			return false
 		}
@@ -213,7 +244,13 @@ func (h *handler) sameVariable(ctx context.Context, name string, expr sqlparser.
 // too (a random one, ShardingUnicastRoutingEngine); the first one keeps
 // the answer and PREVIEW deterministic.
 func (h *handler) selectNoTable(ctx context.Context, c *mysql.Conn, sess *session, q string, st *sqlparser.Select) (*sqltypes.Result, error) {
-	text := h.noTableSQL(sess, q, st)
+	return h.runNoTable(ctx, c, sess, h.noTableSQL(sess, q, st))
+}
+
+// runNoTable runs text, a statement without a table, on the first data
+// source in the session's transaction or on its connections, and returns
+// its rows.
+func (h *handler) runNoTable(ctx context.Context, c *mysql.Conn, sess *session, text string) (*sqltypes.Result, error) {
 	e, err := h.executor(c, sess)
 	if err != nil {
 		return nil, err

@@ -241,3 +241,34 @@ func TestProxySessionSettings(t *testing.T) {
 	latin := e.client(t, "root", "secret", map[string]string{"collation": "latin1_swedish_ci"})
 	require.Equal(t, []string{"string:latin1 | string:latin1_swedish_ci"}, rowsOf(t, latin, "SELECT @@character_set_client, @@collation_connection"))
 }
+
+// TestProxyNoTableStatements: DO, a UNION without a table (text and
+// prepared) and a query of comments only answer as MySQL does; DO of a
+// table is refused with the reason.
+func TestProxyNoTableStatements(t *testing.T) {
+	e := newPxEnv(t)
+	db := e.client(t, "root", "secret", nil)
+	for _, q := range []string{"DO 1", "DO 1, SLEEP(0)", "--", "/* nothing */"} {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	_, err := db.Exec("DO (SELECT id FROM px_item)")
+	require.EqualError(t, err, "Error 1235 (42000): This version of the shardgen proxy doesn't yet support DO statements that read tables")
+	require.Equal(t, []string{"int64:1", "int64:0"}, rowsOf(t, db, "SELECT 1 UNION SELECT 0"))
+	stmt, err := db.Prepare("SELECT 1 UNION SELECT 0")
+	require.NoError(t, err)
+	defer stmt.Close()
+	rows, err := stmt.Query()
+	require.NoError(t, err)
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	require.NoError(t, rows.Close())
+	require.Equal(t, 2, n)
+	do, err := db.Prepare("DO 1")
+	require.NoError(t, err)
+	_, err = do.Exec()
+	require.NoError(t, err)
+	require.NoError(t, do.Close())
+}
