@@ -77,9 +77,11 @@ check-generated:
 	$(GO) run ./cmd/shardgen generate --check -f examples/orders/shardgen.yaml
 
 ## demo: the main job on real MariaDB shards: generate examples/orders/db from
-## its rules, DDL and queries, then run the example against the local servers.
+## its rules, DDL and queries, create its actual tables with shardgen migrate
+## (once: a second run has nothing to do), then run the example on the servers.
 demo: db-up
 	$(GO) run ./cmd/shardgen generate -f examples/orders/shardgen.yaml
+	$(GO) run ./cmd/shardgen migrate -f examples/orders/shardgen.yaml
 	$(GO) run ./examples/orders
 
 vet:

@@ -213,6 +213,43 @@ func (b *Builder) SingleDataSource(name string) string {
 	return ds
 }
 
+// ActualTables returns the actual tables a DDL statement on the logic table
+// name runs on, as ShardingSphere routes DDL: every data node of its
+// sharding rule (in data node order), the same name on every logic data
+// source of a broadcast table, and for any other table its single data
+// source (SingleDataSource). A table in no rule without a single data
+// source is an error naming the fix.
+func (b *Builder) ActualTables(name string) ([]runtime.DataNode, error) {
+	r := b.cfg
+	if r.Sharding != nil {
+		for _, tr := range r.Sharding.Tables {
+			if strings.EqualFold(tr.LogicTable, name) {
+				out := make([]runtime.DataNode, len(tr.DataNodes))
+				for i, dn := range tr.DataNodes {
+					out[i] = runtime.DataNode{DataSource: dn.DataSource, Table: dn.Table}
+				}
+				return out, nil
+			}
+		}
+	}
+	if r.Broadcast != nil {
+		for _, t := range r.Broadcast.Tables {
+			if strings.EqualFold(t, name) {
+				out := make([]runtime.DataNode, len(r.LogicDataSources))
+				for i, ds := range r.LogicDataSources {
+					out[i] = runtime.DataNode{DataSource: ds, Table: name}
+				}
+				return out, nil
+			}
+		}
+	}
+	ds := b.SingleDataSource(name)
+	if ds == "" {
+		return nil, fmt.Errorf("table %s is in no rule and there are several data sources: list it in !SINGLE (e.g. tables: [\"ds_0.%s\"]) or set a defaultDataSource", name, name)
+	}
+	return []runtime.DataNode{{DataSource: ds, Table: name}}, nil
+}
+
 // SetTableDDL replaces the DDL of the logic table name (case-insensitive)
 // with t, or forgets the table when t is nil, and binds the rules again:
 // plans built afterwards see the new columns (the proxy calls it after a

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -66,15 +67,54 @@ func ParseDDLFile(path string) ([]*Table, error) {
 // duplicate table is not returned twice), so that a caller may go on to
 // CheckDDL and report more problems in one run.
 func ParseDDL(file string, src []byte) ([]*Table, error) {
+	set := &ddlSet{byName: map[string]*Table{}}
+	err := set.parse(file, src)
+	return set.tables, err
+}
+
+// ParseDDLFiles parses DDL files in order as one schema, as a migration tool
+// applies them: an ALTER TABLE, CREATE INDEX or DROP TABLE in a later file
+// changes a table an earlier file created (ParseDDL alone sees one file).
+// Each file's content is MigrationUp of it (a goose file's Up part). The
+// tables are returned in the order of their CREATE TABLE; errors of every
+// file are joined, each "file:line:col: message"; a read error stops.
+func ParseDDLFiles(paths []string) ([]*Table, error) {
+	set := &ddlSet{byName: map[string]*Table{}}
+	var errs Errors
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := set.parse(path, MigrationUp(src)); err != nil {
+			var e Errors
+			if !errors.As(err, &e) {
+				return nil, err
+			}
+			errs = append(errs, e...)
+		}
+	}
+	return set.tables, errs.Err()
+}
+
+// ddlSet is the schema ParseDDL and ParseDDLFiles build: the tables in
+// order of creation, and by lower-case name.
+type ddlSet struct {
+	tables []*Table
+	byName map[string]*Table
+}
+
+// parse adds the statements of one file to the set.
+func (set *ddlSet) parse(file string, src []byte) error {
 	p, err := ddlParser()
 	if err != nil {
-		return nil, fmt.Errorf("schema: building the DDL parser: %w", err)
+		return fmt.Errorf("schema: building the DDL parser: %w", err)
 	}
 	text := string(src)
 	if strings.HasPrefix(text, "\ufeff") { // a UTF-8 byte order mark: blank it, keeping every offset
 		text = "   " + text[3:]
 	}
-	d := &ddlFile{file: file, text: text, lines: ddlLineStarts(text), byName: map[string]*Table{}}
+	d := &ddlFile{file: file, text: text, lines: ddlLineStarts(text), ddlSet: set}
 	pieces, err := ddlSplit(p, text)
 	if err != nil {
 		d.vitessError(0, d.text, nil, err)
@@ -85,17 +125,16 @@ func ParseDDL(file string, src []byte) ([]*Table, error) {
 		cursor = off + len(piece)
 		d.statement(p, off, piece)
 	}
-	return d.tables, d.errs.Err()
+	return d.errs.Err()
 }
 
 // ddlFile is the state of one ParseDDL call.
 type ddlFile struct {
-	file   string
-	text   string
-	lines  []int // byte offset of the start of each line
-	errs   Errors
-	tables []*Table
-	byName map[string]*Table // lower-case name -> table
+	file  string
+	text  string
+	lines []int // byte offset of the start of each line
+	errs  Errors
+	*ddlSet
 }
 
 // pos turns a byte offset of the file into a Pos (line and byte column from 1).
@@ -191,7 +230,13 @@ func (d *ddlFile) statement(p *sqlparser.Parser, off int, piece string) {
 		d.createTable(st, off, piece, toks)
 	case *sqlparser.AlterTable:
 		d.alterTable(st, off, piece, toks)
-	case *sqlparser.Set, *sqlparser.Use, *sqlparser.DropTable, *sqlparser.CreateDatabase:
+	case *sqlparser.DropTable:
+		// A migration's DROP TABLE removes a table created above (in a
+		// dump, DROP TABLE IF EXISTS comes before its CREATE: a no-op).
+		for _, t := range st.FromTables {
+			d.drop(t.Name.String())
+		}
+	case *sqlparser.Set, *sqlparser.Use, *sqlparser.CreateDatabase:
 		// Session and database housekeeping: nothing to learn about tables.
 	default:
 		d.unsupported(start, piece, toks, "")
@@ -337,6 +382,15 @@ func (d *ddlFile) createTable(st *sqlparser.CreateTable, off int, piece string, 
 		ddlBinaryCollation(t, c)
 	}
 	d.add(t)
+}
+
+func (d *ddlFile) drop(name string) {
+	t, ok := d.byName[strings.ToLower(name)]
+	if !ok {
+		return
+	}
+	delete(d.byName, strings.ToLower(name))
+	d.tables = slices.DeleteFunc(d.tables, func(o *Table) bool { return o == t })
 }
 
 func (d *ddlFile) add(t *Table) {

@@ -48,7 +48,10 @@ type Project struct {
 	Rules string
 
 	// DDL is `ddl:`, required: the CREATE TABLE files, a file or glob or a
-	// list of them. Globs (filepath.Match syntax: *, ?, [a-z]; no **) expand
+	// list of them. A directory stands for its numbered migration files in
+	// goose or golang-migrate layout, in version order (MigrationFiles);
+	// the generator and `shardgen migrate` read the same files in order, so
+	// an ALTER TABLE in a later file changes a table an earlier one created. Globs (filepath.Match syntax: *, ?, [a-z]; no **) expand
 	// in sorted order; entries keep their order, and a file named twice is
 	// read once, at its first place. A glob that matches no file and a file
 	// that does not exist are errors.
@@ -434,6 +437,14 @@ func (l *projLoader) files(key string, v *yaml.Node) []string {
 				l.errorf(it, "%s glob %q matches no file (looked in %s)", key, s, l.p.Dir)
 				continue
 			}
+		} else if st, err := os.Stat(l.resolve(s)); err == nil && st.IsDir() && key == "ddl" {
+			// A migration directory (goose or golang-migrate layout).
+			files, err := MigrationFiles(l.resolve(s))
+			if err != nil {
+				l.errorf(it, "ddl directory %q holds no numbered migration file (NNN_name.sql or NNN_name.up.sql)", s)
+				continue
+			}
+			paths = files
 		} else if p := l.existingFile(key, s, it); p != "" {
 			paths = []string{p}
 		}

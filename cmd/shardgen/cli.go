@@ -18,6 +18,7 @@ Usage:
                                                      print what the encrypt rule stores for each value
   shardgen proxy -c config.yaml --ddl schema.sql... [--listen 127.0.0.1:3307] [--insecure]
                                                      serve the logic database over the MySQL protocol
+  shardgen migrate [-f shardgen.yaml] [--dry-run]    apply the DDL files to every actual table (once each)
   shardgen version                                   print the version
 
 Run 'shardgen <command> -h' for a command's flags.
@@ -47,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runEncrypt(args[1:], stdout, stderr)
 	case "proxy":
 		return runProxy(args[1:], stdout, stderr)
+	case "migrate":
+		return runMigrate(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "shardgen", Version)
 		return 0

@@ -100,10 +100,11 @@ func run(ctx context.Context, nOrders, nUsers int) error {
 	}
 
 	start := time.Now()
-	if err := createActualTables(ctx, rt); err != nil {
+	nTables, err := emptyActualTables(ctx, rt)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("created %d actual tables on %s in %v\n\n", 2*9, strings.Join(rt.DataSourceNames(), ", "), time.Since(start).Round(time.Millisecond))
+	fmt.Printf("emptied %d actual tables (created by shardgen migrate) on %s in %v\n\n", nTables, strings.Join(rt.DataSourceNames(), ", "), time.Since(start).Round(time.Millisecond))
 
 	// Load orders and their items with 8 workers.
 	start = time.Now()
@@ -253,39 +254,23 @@ func run(ctx context.Context, nOrders, nUsers int) error {
 	return printDistribution(ctx, rt)
 }
 
-// createActualTables drops and creates every actual table on every data
-// source from the logic DDL, renaming the table.
-func createActualTables(ctx context.Context, rt *shardrt.DB) error {
-	stmts := map[string]string{}
-	for _, s := range strings.Split(schemaSQL, ";") {
-		lines := []string{}
-		for _, l := range strings.Split(s, "\n") {
-			if !strings.HasPrefix(strings.TrimSpace(l), "--") {
-				lines = append(lines, l)
-			}
-		}
-		s = strings.TrimSpace(strings.Join(lines, "\n"))
-		if s == "" {
-			continue
-		}
-		name := strings.Fields(s)[2]
-		stmts[name] = s
-	}
+// emptyActualTables empties every actual table on every data source, so
+// that each run starts from no rows. `shardgen migrate` creates the tables
+// (make demo runs it first); a missing one is reported with that hint.
+func emptyActualTables(ctx context.Context, rt *shardrt.DB) (int, error) {
+	n := 0
 	for _, ds := range rt.DataSourceNames() {
 		pool, _ := rt.Pool(ds)
-		for logic, actuals := range actualTables {
-			for _, actual := range actuals {
-				ddl := strings.Replace(stmts[logic], "CREATE TABLE "+logic+" ", "CREATE TABLE "+actual+" ", 1)
-				if _, err := pool.ExecContext(ctx, "DROP TABLE IF EXISTS "+actual); err != nil {
-					return fmt.Errorf("%s: %w", ds, err)
+		for _, logic := range []string{"t_order", "t_order_item", "t_dict"} {
+			for _, actual := range actualTables[logic] {
+				if _, err := pool.ExecContext(ctx, "DELETE FROM "+actual); err != nil {
+					return n, fmt.Errorf("%s.%s: %w (create the actual tables first: go run ./cmd/shardgen migrate -f examples/orders/shardgen.yaml)", ds, actual, err)
 				}
-				if _, err := pool.ExecContext(ctx, ddl); err != nil {
-					return fmt.Errorf("%s: %w", ds, err)
-				}
+				n++
 			}
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // printDistribution counts the rows of every actual table of t_order.

@@ -50,11 +50,9 @@ func Load(path string) (*Project, error) {
 	}
 	var errs schema.Errors
 	var tables []*schema.Table
-	for _, f := range pf.DDL {
-		ts, err := schema.ParseDDLFile(f)
-		collect(&errs, err)
-		tables = append(tables, ts...)
-	}
+	ts, err := schema.ParseDDLFiles(pf.DDL)
+	collect(&errs, err)
+	tables = append(tables, ts...)
 	collect(&errs, schema.CheckDDL(cfg, tables))
 	if err := errs.Err(); err != nil {
 		return nil, err

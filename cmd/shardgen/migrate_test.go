@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/testdb"
+)
+
+// exampleActual lists the actual tables of examples/orders per data source
+// (sharding.yaml: t_order and t_order_item over ds_0, ds_1 with four tables
+// each, the broadcast t_dict on both).
+var exampleActual = []string{
+	"t_order_0", "t_order_1", "t_order_2", "t_order_3",
+	"t_order_item_0", "t_order_item_1", "t_order_item_2", "t_order_item_3",
+	"t_dict",
+}
+
+// TestMigrateExample: on data sources without the example's tables,
+// `shardgen migrate` creates every actual table of examples/orders, and a
+// second run does nothing.
+func TestMigrateExample(t *testing.T) {
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range append([]string{"shardgen_schema_migrations"}, exampleActual...) {
+			_, err := db.Exec("DROP TABLE IF EXISTS " + tb)
+			require.NoError(t, err)
+		}
+	}
+	project := filepath.Join(example, "shardgen.yaml")
+
+	code, out, errOut := runCLI("migrate", "-f", project, "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2*len(exampleActual), out)
+	var first struct {
+		DataSource string `json:"data_source"`
+		Table      string `json:"table"`
+		SQL        string `json:"sql"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
+	require.Equal(t, "ds_0", first.DataSource)
+	require.Equal(t, "t_order_0", first.Table)
+	require.True(t, strings.HasPrefix(strings.ToLower(first.SQL), "create table t_order_0 ("), first.SQL)
+
+	code, out, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "applied ds_0: schema.sql (9 statements)\napplied ds_1: schema.sql (9 statements)\n", out)
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range exampleActual {
+			var n int
+			require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?", tb).Scan(&n))
+			require.Equal(t, 1, n, "%s.%s", ds, tb)
+		}
+	}
+
+	code, out, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "shardgen migrate: nothing to do (2 migrations already applied)\n", out)
+}
+
+// TestMigrateDirectory: a goose directory whose second migration adds a
+// column and an index; the generator types the added column, migrate
+// applies both files once, and a failing statement names its data node and
+// the data nodes already changed.
+func TestMigrateDirectory(t *testing.T) {
+	dir := t.TempDir()
+	// The example's data sources and its broadcast table only.
+	rules, err := os.ReadFile(filepath.Join(example, "sharding.yaml"))
+	require.NoError(t, err)
+	head, _, ok := strings.Cut(string(rules), "\nrules:\n")
+	require.True(t, ok)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sharding.yaml"), []byte(head+"\nrules:\n- !BROADCAST\n  tables: [t_dict]\n"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "migrations"), 0o755))
+	write := func(name, src string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "migrations", name), []byte(src), 0o644))
+	}
+	write("00001_init.sql", "-- +goose Up\nCREATE TABLE t_dict (code VARCHAR(32) NOT NULL PRIMARY KEY, label VARCHAR(64) NOT NULL);\n-- +goose Down\nDROP TABLE t_dict;\n")
+	write("00002_note.sql", "-- +goose Up\nALTER TABLE t_dict ADD COLUMN note VARCHAR(10) NULL;\nCREATE INDEX idx_label ON t_dict (label);\n-- +goose Down\nALTER TABLE t_dict DROP COLUMN note;\n")
+	write("README.md", "not a migration")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "queries"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries", "dict.sql"), []byte("-- name: GetNote :one\nSELECT note FROM t_dict WHERE code = ?;\n"), 0o644))
+	project := filepath.Join(dir, "shardgen.yaml")
+	require.NoError(t, os.WriteFile(project, []byte("version: \"1\"\nrules: sharding.yaml\nddl: [migrations]\nqueries: [queries/*.sql]\nout: db\n"), 0o644))
+
+	// The generator sees the column the second migration adds.
+	code, out, errOut := runCLI("explain", "-f", project, "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"type": "database/sql.NullString"`)
+
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"shardgen_schema_migrations", "t_dict"} {
+			_, err := db.Exec("DROP TABLE IF EXISTS " + tb)
+			require.NoError(t, err)
+		}
+	}
+	code, out, errOut = runCLI("migrate", "-f", project, "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 6, strings.Count(out, "\n"), out)
+	require.NotContains(t, out, "DROP", "the Down parts are not applied")
+	code, out, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "applied ds_0: migrations/00001_init.sql (1 statements)\napplied ds_1: migrations/00001_init.sql (1 statements)\n"+
+		"applied ds_0: migrations/00002_note.sql (2 statements)\napplied ds_1: migrations/00002_note.sql (2 statements)\n", out)
+
+	// A third migration that fails on ds_1 only (its column already exists
+	// there): stops, naming the data node and what ran.
+	db1 := testdb.Open(t, "ds_1")
+	_, err = db1.Exec("ALTER TABLE t_dict ADD COLUMN extra INT NULL")
+	require.NoError(t, err)
+	write("00003_extra.sql", "ALTER TABLE t_dict ADD COLUMN extra INT NULL;\n")
+	code, _, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "migration migrations/00003_extra.sql failed on data node ds_1.t_dict: Error 1060 (42S21): Duplicate column name 'extra' (data nodes already changed by this run: ds_0.t_dict)")
+
+	// An applied migration that changes is refused.
+	write("00001_init.sql", "CREATE TABLE t_dict (code VARCHAR(40) NOT NULL PRIMARY KEY, label VARCHAR(64) NOT NULL);\n")
+	code, _, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "migration migrations/00001_init.sql changed since it was applied")
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"shardgen_schema_migrations", "t_dict"} {
+			_, err := db.Exec("DROP TABLE IF EXISTS " + tb)
+			require.NoError(t, err)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+// Package migrate applies a project's DDL files (plain files, or goose /
+// golang-migrate directories) to every actual table of each logic table:
+// what `shardgen migrate` runs. Each file is one migration; a
+// shardgen_schema_migrations table per data source records which ran, with
+// a checksum, so that a second run does nothing.
+//
+// It is a generate-time tool: it imports schema/, plan/ and vitess's SQL
+// parser, which runtime/ never does.
+package migrate
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// Table is the name of the table, one per data source, that records the
+// migrations applied there.
+const Table = "shardgen_schema_migrations"
+
+// createTable creates Table.
+const createTable = "CREATE TABLE IF NOT EXISTS " + Table + " (" +
+	"id VARCHAR(255) NOT NULL PRIMARY KEY, " +
+	"checksum CHAR(64) NOT NULL, " +
+	"applied_at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+
+// Migration is one DDL file: its statements, routed.
+type Migration struct {
+	ID       string // the file's path relative to the project directory, e.g. "migrations/00002_add_note.sql"
+	Checksum string // hex SHA-256 of the file's up part
+	Steps    []Step // in file order; per statement, its actual tables in data node order
+}
+
+// Step is one statement of a migration on one actual table: the JSON line
+// `shardgen migrate --dry-run` prints.
+type Step struct {
+	DataSource string `json:"data_source"` // where it runs (a read/write group's write data source)
+	Table      string `json:"table"`       // the actual table, e.g. t_order_3
+	SQL        string `json:"sql"`         // the statement with the logic table name replaced by the actual one
+}
+
+// Load reads the DDL files (in order, as the project lists them) and
+// routes each statement: CREATE TABLE, ALTER TABLE, CREATE INDEX, DROP
+// INDEX and DROP TABLE, on a sharded, broadcast or single table. dir is the
+// project directory IDs are relative to. Other statements (SET, USE, a
+// mysqldump's comments) are skipped; an INSERT or a statement the parser
+// refuses is an error naming file:line.
+func Load(cfg *schema.Config, b *plan.Builder, dir string, files []string) ([]Migration, error) {
+	p, err := sqlparser.New(sqlparser.Options{MySQLServerVersion: "8.0.40"})
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		up := string(schema.MigrationUp(src))
+		sum := sha256.Sum256([]byte(up))
+		id, err := filepath.Rel(dir, f)
+		if err != nil {
+			id = f
+		}
+		m := Migration{ID: filepath.ToSlash(id), Checksum: hex.EncodeToString(sum[:])}
+		pieces, err := p.SplitStatementToPieces(up)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		offset := 0
+		for _, piece := range pieces {
+			at := strings.Index(up[offset:], piece) + offset
+			offset = at + len(piece)
+			line := strings.Count(up[:at+len(piece)-len(strings.TrimLeft(piece, " \t\r\n"))], "\n") + 1
+			steps, err := route(cfg, b, p, piece)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", f, line, err)
+			}
+			m.Steps = append(m.Steps, steps...)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// route rewrites one statement for every actual table of the logic table it
+// names.
+func route(cfg *schema.Config, b *plan.Builder, p *sqlparser.Parser, piece string) ([]Step, error) {
+	stmt, err := p.Parse(piece)
+	if errors.Is(err, sqlparser.ErrEmpty) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var table sqlparser.TableName
+	switch st := stmt.(type) {
+	case *sqlparser.CreateTable:
+		if st.Select != nil {
+			return nil, errors.New("CREATE TABLE ... SELECT is not a migration shardgen can route; write the columns out")
+		}
+		table = st.Table
+	case *sqlparser.AlterTable:
+		table = st.Table
+	case *sqlparser.DropTable:
+		if len(st.FromTables) != 1 {
+			return nil, errors.New("DROP TABLE of several tables: drop one table per statement (each has its own data nodes)")
+		}
+		table = st.FromTables[0]
+	case *sqlparser.Set, *sqlparser.Use, *sqlparser.CreateDatabase:
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("%s is not a migration statement: only CREATE TABLE, ALTER TABLE, CREATE/DROP INDEX and DROP TABLE are applied to the actual tables", strings.Fields(piece)[0])
+	}
+	logic := table.Name.String()
+	nodes, err := b.ActualTables(logic)
+	if err != nil {
+		return nil, err
+	}
+	steps := make([]Step, len(nodes))
+	for i, n := range nodes {
+		actual := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(n.Table)}
+		out := sqlparser.Rewrite(sqlparser.Clone(stmt), nil, func(cur *sqlparser.Cursor) bool {
+			if t, ok := cur.Node().(sqlparser.TableName); ok && strings.EqualFold(t.Name.String(), logic) {
+				cur.Replace(actual)
+			}
+			return true
+		})
+		steps[i] = Step{DataSource: writeSource(cfg, n.DataSource), Table: n.Table, SQL: sqlparser.String(out)}
+	}
+	return steps, nil
+}
+
+// writeSource returns the write data source of a read/write group, or name.
+func writeSource(cfg *schema.Config, name string) string {
+	if cfg.ReadWrite != nil {
+		for _, g := range cfg.ReadWrite.Groups {
+			if g.Name == name {
+				return g.WriteDataSource
+			}
+		}
+	}
+	return name
+}
+
+// Pools gives the *sql.DB of a data source by name (runtime.DB.Pool).
+type Pools func(name string) (*sql.DB, bool)
+
+// Report is what Apply did: the migrations it applied (or would apply) and
+// those already recorded, per data source.
+type Report struct {
+	Applied []string // "ds_0: migrations/00001_init.sql (8 statements)"
+	Skipped int      // migrations already recorded with the same checksum, counted per data source
+}
+
+// Apply runs each migration, in order, on every data source it touches
+// where that data source's shardgen_schema_migrations table does not record
+// it yet: statement by statement in file order, then records it. A
+// migration recorded with another checksum is an error (the file changed
+// after it ran: write a new migration instead). DDL commits implicitly in
+// MySQL, so a statement that fails leaves the ones before it applied: the
+// error names the data node that failed and lists the data nodes this run
+// already changed; nothing later runs.
+func Apply(ctx context.Context, pools Pools, ms []Migration) (Report, error) {
+	var rep Report
+	sources := dataSources(ms)
+	dbs := make(map[string]*sql.DB, len(sources))
+	for _, ds := range sources {
+		db, ok := pools(ds)
+		if !ok {
+			return rep, fmt.Errorf("data source %s is not configured", ds)
+		}
+		if _, err := db.ExecContext(ctx, createTable); err != nil {
+			return rep, fmt.Errorf("data source %s: creating %s: %w", ds, Table, err)
+		}
+		dbs[ds] = db
+	}
+	var done []string // data nodes changed by this run
+	for _, m := range ms {
+		for _, ds := range sources {
+			var steps []Step
+			for _, s := range m.Steps {
+				if s.DataSource == ds {
+					steps = append(steps, s)
+				}
+			}
+			if len(steps) == 0 {
+				continue
+			}
+			db := dbs[ds]
+			var sum string
+			err := db.QueryRowContext(ctx, "SELECT checksum FROM "+Table+" WHERE id = ?", m.ID).Scan(&sum)
+			switch {
+			case err == nil && sum == m.Checksum:
+				rep.Skipped++
+				continue
+			case err == nil:
+				return rep, fmt.Errorf("data source %s: migration %s changed since it was applied (checksum %s, now %s); add a new migration instead of editing an applied one", ds, m.ID, sum, m.Checksum)
+			case err != sql.ErrNoRows:
+				return rep, fmt.Errorf("data source %s: reading %s: %w", ds, Table, err)
+			}
+			for _, s := range steps {
+				if _, err := db.ExecContext(ctx, s.SQL); err != nil {
+					return rep, fmt.Errorf("migration %s failed on data node %s.%s: %w (data nodes already changed by this run: %s)", m.ID, ds, s.Table, err, doneList(done))
+				}
+				done = append(done, ds+"."+s.Table)
+			}
+			if _, err := db.ExecContext(ctx, "INSERT INTO "+Table+" (id, checksum) VALUES (?, ?)", m.ID, m.Checksum); err != nil {
+				return rep, fmt.Errorf("data source %s: recording migration %s: %w", ds, m.ID, err)
+			}
+			rep.Applied = append(rep.Applied, fmt.Sprintf("%s: %s (%d statements)", ds, m.ID, len(steps)))
+		}
+	}
+	return rep, nil
+}
+
+func doneList(done []string) string {
+	if len(done) == 0 {
+		return "none"
+	}
+	return strings.Join(done, ", ")
+}
+
+// dataSources returns the data sources the migrations touch, in order of
+// first use.
+func dataSources(ms []Migration) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range ms {
+		for _, s := range m.Steps {
+			if !seen[s.DataSource] {
+				seen[s.DataSource] = true
+				out = append(out, s.DataSource)
+			}
+		}
+	}
+	return out
+}
