@@ -129,6 +129,11 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		return p.minMaxType(e.Arg)
 	case *sqlparser.Min:
 		return p.minMaxType(e.Arg)
+	case *sqlparser.BitAnd, *sqlparser.BitOr, *sqlparser.BitXor:
+		// BIT_AND / BIT_OR / BIT_XOR: BIGINT UNSIGNED, never NULL.
+		return GoType{Name: "uint64", Kind: runtime.KindLong}, "", true
+	case *sqlparser.GroupConcatExpr:
+		return typeNullStr, "", true
 	case *sqlparser.Subquery:
 		// A scalar subquery: its one column's type, NULL when it finds no
 		// row.

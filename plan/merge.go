@@ -66,8 +66,12 @@ type mergeCol struct {
 // pagination) and the Merge spec. The per-node statement replaces p.stmt for
 // the rewrite; printed, it becomes the SQL of every unit.
 func (p *planner) planMerge(sel *sqlparser.Select) error {
-	if sel.Having != nil {
-		return p.errorf(-1, "HAVING over several data nodes is not supported yet; filter in WHERE or route to one data node")
+	// Grouped by every sharding column of exactly comparable type, each
+	// group lives whole on one data node: the node computes its aggregates,
+	// HAVING and expressions exactly, and the merge only orders and pages.
+	colocated := p.groupsColocated(sel)
+	if sel.Having != nil && !colocated {
+		return p.errorf(-1, "HAVING over several data nodes is not supported yet; GROUP BY every sharding column (%s) so each group is on one data node, filter in WHERE, or route to one data node", strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	if sel.GroupBy != nil && sel.GroupBy.WithRollup {
 		return p.errorf(-1, "GROUP BY ... WITH ROLLUP over several data nodes is not supported")
@@ -95,7 +99,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 				}
 			}
 		case *sqlparser.AliasedExpr:
-			if err := p.checkAggregatePlacement(e.Expr); err != nil {
+			if err := p.checkAggregatePlacement(e.Expr); err != nil && !colocated {
 				return err
 			}
 			cols = append(cols, mergeCol{expr: e.Expr, alias: e.As.String(), kind: p.exprKind(e.Expr)})
@@ -158,6 +162,9 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 			continue
 		}
 		hasAgg = true
+		if colocated {
+			continue // the node's value is the group's
+		}
 		agg, err := p.aggregate(a, i, derived)
 		if err != nil {
 			return err
@@ -174,7 +181,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 			if sel.Distinct {
 				return p.errorf(-1, "ORDER BY %s of a SELECT DISTINCT must name a selected column", sqlparser.String(o.Expr))
 			}
-			if a, ok := o.Expr.(sqlparser.AggrFunc); ok {
+			if a, ok := o.Expr.(sqlparser.AggrFunc); ok && !colocated {
 				i = derived("ORDER_BY_DERIVED", o.Expr, p.exprKind(o.Expr))
 				agg, err := p.aggregate(a, i, derived)
 				if err != nil {
@@ -183,7 +190,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 				m.Aggregates = append(m.Aggregates, agg)
 				hasAgg = true
 			} else {
-				if err := p.checkAggregatePlacement(o.Expr); err != nil {
+				if err := p.checkAggregatePlacement(o.Expr); err != nil && !colocated {
 					return err
 				}
 				i = derived("ORDER_BY_DERIVED", o.Expr, p.exprKind(o.Expr))
@@ -356,12 +363,49 @@ func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, 
 		agg.CountColumn = derived("AVG_DERIVED_COUNT", &sqlparser.Count{Args: []sqlparser.Expr{a.Arg}}, mergeKind{Type: "int"})
 		agg.SumColumn = derived("AVG_DERIVED_SUM", &sqlparser.Sum{Arg: a.Arg}, p.sumKind(a.Arg))
 	default:
-		return agg, p.errorf(-1, "aggregate %s over several data nodes is not supported yet", strings.ToUpper(a.AggrName()))
+		return agg, p.errorf(-1, "aggregate %s over several data nodes is not supported yet; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", strings.ToUpper(a.AggrName()), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	if o, ok := a.(interface{ GetOverClause() *sqlparser.OverClause }); ok && o.GetOverClause() != nil {
 		return agg, p.errorf(-1, "window functions over several data nodes are not supported")
 	}
 	return agg, nil
+}
+
+// groupsColocated reports whether a multi-node SELECT groups by every
+// sharding column of the route's table (or of a table bound to it at the
+// statement's level), each of a type whose equal values are one value
+// (integers, DECIMAL, times, binary strings; not text, where 'a' = 'A ' under
+// a PAD SPACE or _ci collation): rows of one group then share their
+// sharding values and so their data node.
+func (p *planner) groupsColocated(sel *sqlparser.Select) bool {
+	if sel.GroupBy == nil || len(sel.GroupBy.Exprs) == 0 || sel.GroupBy.WithRollup || p.plan.Route == nil {
+		return false
+	}
+	route := p.tables[strings.ToLower(p.plan.Route.LogicTable)]
+	if route == nil || !route.sharded() {
+		return false
+	}
+	for i := range ruleColumns(route.rule) {
+		found := false
+		for _, g := range sel.GroupBy.Exprs {
+			c := p.colOf(g)
+			if c == nil || !c.ref.info.sharded() || c.ref.scope != p.root || !sameLayout(route, c.ref.info) {
+				continue
+			}
+			rc := ruleColumns(c.ref.info.rule)
+			if i >= len(rc) || !strings.EqualFold(rc[i], c.col.Name) {
+				continue
+			}
+			switch p.columnKind(c.ref.info, c.col).Type {
+			case "int", "uint", "decimal", "time", "bytes":
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // containsAggregate reports whether e holds an aggregate function of its
@@ -388,7 +432,7 @@ func (p *planner) checkAggregatePlacement(e sqlparser.Expr) error {
 		return nil
 	}
 	if containsAggregate(e) {
-		return p.errorf(-1, "an aggregate inside the expression %s cannot be merged across data nodes; select the aggregates themselves", sqlparser.String(e))
+		return p.errorf(-1, "an aggregate inside the expression %s cannot be merged across data nodes; select the aggregates themselves, GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", sqlparser.String(e), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	return nil
 }
@@ -535,6 +579,8 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 			k.Scale = p.argScale(e.Arg) + divPrecisionIncrement
 		}
 		return k
+	case *sqlparser.BitAnd, *sqlparser.BitOr, *sqlparser.BitXor:
+		return mergeKind{Type: "uint"} // BIGINT UNSIGNED
 	case *sqlparser.Subquery:
 		if sel, ok := e.Select.(*sqlparser.Select); ok && sel.SelectExprs != nil && len(sel.SelectExprs.Exprs) == 1 {
 			if ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr); ok {
@@ -568,6 +614,9 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 		case "string":
 			if strings.EqualFold(e.Type.Type, "char") {
 				return mergeKind{Type: "string", Collation: p.b.defaultCollation}
+			}
+			if strings.EqualFold(e.Type.Type, "decimal") {
+				return mergeKind{Type: "decimal"}
 			}
 		}
 	case *sqlparser.ComparisonExpr, *sqlparser.IsExpr, *sqlparser.AndExpr, *sqlparser.OrExpr,

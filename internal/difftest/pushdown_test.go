@@ -149,6 +149,30 @@ func TestPushdown(t *testing.T) {
 
 var queryName = regexp.MustCompile(`query "Q\d+":`)
 
+// TestColocatedGroups: grouped by every sharding column, each group is on
+// one data node, which computes HAVING, aggregates inside expressions,
+// COUNT(DISTINCT a, b), BIT_* and GROUP_CONCAT exactly; the merge orders and
+// pages. Grouped otherwise, they are refused with what would make them run.
+func TestColocatedGroups(t *testing.T) {
+	e := newEnv(t, pushdownRules, pushdownDDL)
+	seedPushdown(e)
+	for _, q := range []struct {
+		sql     string
+		ordered []int
+	}{
+		{"SELECT ol_w_id, COUNT(*), CAST(SUM(ol_i_id) / COUNT(ol_number) AS DECIMAL(10,4)) AS r, GROUP_CONCAT(ol_i_id ORDER BY ol_i_id DESC SEPARATOR '-'), BIT_XOR(ol_i_id), BIT_AND(ol_i_id), COUNT(DISTINCT ol_d_id, ol_o_id) FROM p_line GROUP BY ol_w_id HAVING COUNT(*) > 3 ORDER BY r DESC", []int{0}},
+		{"SELECT user_id, order_id, CAST(SUM(qty) * 2 AS SIGNED) AS s, BIT_OR(qty), GROUP_CONCAT(DISTINCT qty) FROM p_item GROUP BY user_id, order_id HAVING SUM(qty) > 4 ORDER BY s DESC, order_id LIMIT 5", []int{1, 2}},
+		{"SELECT user_id, COUNT(*) AS n FROM p_user GROUP BY user_id HAVING n = 1 AND MAX(name) IS NOT NULL", nil},
+		{"SELECT o.user_id, o.order_id, COUNT(i.item_id) AS n, CAST(AVG(i.qty) + 1 AS DECIMAL(10,4)) FROM p_order o LEFT JOIN p_item i ON i.user_id = o.user_id AND i.order_id = o.order_id WHERE o.user_id IN (1, 2, 3) GROUP BY o.user_id, o.order_id HAVING n > 1 ORDER BY o.order_id", []int{1}},
+	} {
+		require.Empty(t, e.query(q.sql, q.ordered, nil, nil), q.sql)
+	}
+	_, err := e.plan("SELECT status, COUNT(*) FROM p_order GROUP BY status HAVING COUNT(*) > 1")
+	require.ErrorContains(t, err, "HAVING over several data nodes is not supported yet; GROUP BY every sharding column (user_id, order_id) so each group is on one data node, filter in WHERE, or route to one data node")
+	_, err = e.plan("SELECT user_id, BIT_XOR(qty) FROM p_item GROUP BY user_id")
+	require.ErrorContains(t, err, "aggregate BIT_XOR over several data nodes is not supported yet; GROUP BY every sharding column (user_id, order_id) so each group is on one data node, or route to one data node")
+}
+
 // TestPushdownRefusals: a statement that would need evaluation across data
 // nodes is refused with the reason, at plan time for literal values and at
 // run time (nothing executed) for parameters that reach different nodes.
