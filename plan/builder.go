@@ -27,9 +27,6 @@ type Builder struct {
 	// lower-case name, and the DDL it was bound from. SetTableDDL swaps it
 	// whole; each Build reads it once, so a plan sees one version.
 	live atomic.Pointer[tableSet]
-	// defaultCollation applies to string columns whose DDL names no
-	// collation: MariaDB's utf8mb4 default, utf8mb4_general_ci.
-	defaultCollation string
 }
 
 // tableInfo is what the planner knows of one logic table.
@@ -73,7 +70,7 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{cfg: cfg, parser: parser, overrides: overrides, defaultCollation: "utf8mb4_general_ci"}
+	b := &Builder{cfg: cfg, parser: parser, overrides: overrides}
 	set, err := b.bind(cfg.Tables, nil)
 	if err != nil {
 		return nil, err

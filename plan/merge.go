@@ -19,6 +19,9 @@ type mergeKind struct {
 	// Scale is the DECIMAL scale of an AVG result (argument scale +
 	// div_precision_increment).
 	Scale int
+	// Weight is the column of the derived WEIGHT_STRING the merge compares
+	// a "string" key by (runtime.ColumnKind.Weight); 0 when none.
+	Weight int
 }
 
 // mergeDraft is the merge spec while it is being planned.
@@ -255,12 +258,15 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		k := c.kind
 		if k.Type == "" {
 			// Not a key (checkMergeKeys): its values pass through as text.
-			k = mergeKind{Type: "string", Collation: p.b.defaultCollation}
+			k = mergeKind{Type: "bytes"}
 		}
 		m.Kinds = append(m.Kinds, k)
 	}
 	node.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 	if err := p.rewriteDistinctAggregates(node, m); err != nil {
+		return err
+	}
+	if err := p.addWeightStrings(node, m); err != nil {
 		return err
 	}
 	switch {
@@ -275,7 +281,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	if grouping && !m.StreamGroup {
 		node.OrderBy = nil // merged in memory: node order does not matter
 	}
-	spec, err := p.mergeSpec(m, len(cols))
+	spec, err := p.mergeSpec(m, len(m.Kinds))
 	if err != nil {
 		return err
 	}
@@ -299,14 +305,18 @@ func (p *planner) mergeSpec(m *mergeDraft, columns int) (*runtime.MergeSpec, err
 		Aggregates: m.Aggregates, Distinct: m.Distinct, StreamGroup: m.StreamGroup,
 		Offset: runtime.LimitValue{}, Count: runtime.NoLimit,
 	}
-	for i, k := range m.Kinds {
+	for _, k := range m.Kinds {
 		ck := runtime.ColumnKind{Type: columnTypes[k.Type]}
 		if k.Type == "string" {
-			c, err := runtime.ParseCollation(k.Collation)
-			if err != nil {
-				return nil, p.errorf(-1, "column %d compares by collation %q, which shardgen cannot merge yet: %v", i+1, k.Collation, err)
+			switch c, err := runtime.ParseCollation(k.Collation); {
+			case k.Weight > 0:
+				ck.Weight = k.Weight
+			case err == nil:
+				ck.Collation = c
+			default:
+				// Not a key (addWeightStrings): its text passes through.
+				ck.Type = runtime.ColumnBytes
 			}
-			ck.Collation = c
 		}
 		spec.Kinds = append(spec.Kinds, ck)
 	}
@@ -329,6 +339,71 @@ func (p *planner) mergeSpec(m *mergeDraft, columns int) (*runtime.MergeSpec, err
 		spec.Count = limit(m.Count)
 	}
 	return spec, nil
+}
+
+// addWeightStrings makes every text key of the merge (ORDER BY and GROUP
+// BY columns, the columns of a SELECT DISTINCT, MIN/MAX and DISTINCT
+// aggregate arguments) compare exactly as the data nodes compare it. The
+// merge engine compares binary, *_bin and *_general_ci text itself
+// (runtime.Collation); for any other collation, and for a column whose DDL
+// names none (the database default applies: latin1_swedish_ci on a latin1
+// server, utf8mb4_uca1400_ai_ci on MariaDB 11.5+), each node also returns
+// the column's sort key and its pad weight, e.g. for a name column
+//
+//	WEIGHT_STRING(name) AS WEIGHT_STRING_DERIVED_0,
+//	IF(LEFT(name, 0) = ' ', WEIGHT_STRING(CONCAT(LEFT(name, 0), ' ')), '') AS WEIGHT_PAD_DERIVED_0
+//
+// (see runtime.ColumnKind.Weight), which the merge compares and drops. A
+// collation whose WEIGHT_STRING is not exact (runtime.WeightCollationError)
+// is refused.
+func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error {
+	keys := make([]bool, len(m.Kinds))
+	for _, c := range m.GroupBy {
+		keys[c] = true
+	}
+	for _, k := range m.OrderBy {
+		keys[k.Column] = true
+	}
+	for i := 0; m.Distinct && i < m.Visible; i++ {
+		keys[i] = true
+	}
+	for _, a := range m.Aggregates {
+		switch a.Func {
+		case runtime.AggMin, runtime.AggMax, runtime.AggCountDistinct, runtime.AggSumDistinct, runtime.AggAvgDistinct:
+			keys[a.Column] = true
+		}
+	}
+	n := 0
+	for i, key := range keys {
+		k := &m.Kinds[i]
+		if !key || k.Type != "string" {
+			continue
+		}
+		if _, err := runtime.ParseCollation(k.Collation); err == nil {
+			continue // compared in process, exactly
+		}
+		expr := node.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr).Expr
+		if k.Collation != "" {
+			if err := runtime.WeightCollationError(k.Collation); err != nil {
+				return p.errorf(-1, "%s over several data nodes cannot be merged: %v", sqlparser.String(expr), err)
+			}
+		}
+		empty := func() sqlparser.Expr { // LEFT(expr, 0): '' in expr's collation
+			return &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("LEFT"), Exprs: []sqlparser.Expr{sqlparser.Clone(expr), sqlparser.NewIntLiteral("0")}}
+		}
+		pad := &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("IF"), Exprs: []sqlparser.Expr{
+			&sqlparser.ComparisonExpr{Operator: sqlparser.EqualOp, Left: empty(), Right: sqlparser.NewStrLiteral(" ")},
+			&sqlparser.WeightStringFuncExpr{Expr: &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("CONCAT"), Exprs: []sqlparser.Expr{empty(), sqlparser.NewStrLiteral(" ")}}},
+			sqlparser.NewStrLiteral(""),
+		}}
+		k.Weight = len(m.Kinds)
+		node.SelectExprs.Exprs = append(node.SelectExprs.Exprs,
+			&sqlparser.AliasedExpr{Expr: &sqlparser.WeightStringFuncExpr{Expr: sqlparser.Clone(expr)}, As: sqlparser.NewIdentifierCI(fmt.Sprintf("WEIGHT_STRING_DERIVED_%d", n))},
+			&sqlparser.AliasedExpr{Expr: pad, As: sqlparser.NewIdentifierCI(fmt.Sprintf("WEIGHT_PAD_DERIVED_%d", n))})
+		m.Kinds = append(m.Kinds, mergeKind{Type: "bytes"}, mergeKind{Type: "bytes"})
+		n++
+	}
+	return nil
 }
 
 // aggregate describes one aggregate column and adds AVG's derived columns.
@@ -539,12 +614,16 @@ func (p *planner) columnKind(t *tableInfo, c *schema.Column) mergeKind {
 	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob", "bit":
 		return mergeKind{Type: "bytes"}
 	}
+	// The collation the DDL names: the column's, else the table's unless
+	// the column names another character set. "" when the DDL names none:
+	// the server's default applies, and the merge asks the server for sort
+	// keys (addWeightStrings).
 	coll := c.Collation
-	if coll == "" {
+	if coll == "" && c.Charset == "" {
 		coll = t.ddl.Collation
 	}
-	if coll == "" {
-		coll = p.b.defaultCollation
+	if cs := c.Charset; coll == "" && (cs == "big5" || cs == "" && t.ddl.Charset == "big5") {
+		coll = "big5_chinese_ci" // big5's only default, whose WEIGHT_STRING is not exact
 	}
 	return mergeKind{Type: "string", Collation: coll}
 }
@@ -600,7 +679,7 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 		case sqlparser.FloatVal:
 			return mergeKind{Type: "float"}
 		case sqlparser.StrVal:
-			return mergeKind{Type: "string", Collation: p.b.defaultCollation}
+			return mergeKind{Type: "string"} // the connection's collation
 		}
 	case *sqlparser.CastExpr:
 		switch convertType(e.Type).Name {
@@ -613,7 +692,7 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 			return mergeKind{Type: "float"}
 		case "string":
 			if strings.EqualFold(e.Type.Type, "char") {
-				return mergeKind{Type: "string", Collation: p.b.defaultCollation}
+				return mergeKind{Type: "string"} // the connection's collation
 			}
 			if strings.EqualFold(e.Type.Type, "decimal") {
 				return mergeKind{Type: "decimal"}

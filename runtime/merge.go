@@ -31,7 +31,8 @@ import (
 //
 // The per-node SQL the spec goes with returns Columns columns: the
 // statement's Visible columns, then the derived ones the rewrite appended
-// (AVG's SUM and COUNT, ORDER BY and GROUP BY items not selected; §10),
+// (AVG's SUM and COUNT, ORDER BY and GROUP BY items not selected; §10;
+// the sort keys of text, see ColumnKind.Weight),
 // which Merge drops. Column indexes are 0-based positions in that row.
 type MergeSpec struct {
 	// Columns is the number of columns every node returns, derived ones
@@ -384,7 +385,7 @@ func Merge(spec *MergeSpec, args []any, sources []RowSource) (RowSource, error) 
 	case len(spec.OrderBy) > 0:
 		in = newSortMerge(spec, spec.OrderBy, sources)
 	default:
-		in = &concatRows{sources: sources, columns: spec.Columns}
+		in = &concatRows{sources: sources, spec: spec}
 	}
 	return &limitRows{in: in, skip: offset, take: count, visible: spec.Visible}, nil
 }
@@ -429,6 +430,14 @@ func (s *MergeSpec) Validate() error {
 	for i, k := range s.Kinds {
 		if err := k.validate(); err != nil {
 			return bad("column %d: %v", i, err)
+		}
+		if w := k.Weight; w != 0 {
+			if w < 0 || w+1 >= s.Columns || w == i || w+1 == i {
+				return bad("column %d: weight column %d out of range (%d columns, and the pad column after it)", i, w, s.Columns)
+			}
+			if s.Kinds[w].Type != ColumnBytes || s.Kinds[w+1].Type != ColumnBytes {
+				return bad("column %d: weight columns %d and %d must be Bytes", i, w, w+1)
+			}
 		}
 	}
 	inRange := func(c int) bool { return c >= 0 && c < s.Columns }

@@ -30,8 +30,11 @@ type aggState struct {
 	fsum  float64
 	count decimalSum // AVG's ΣCOUNT
 	best  Cell       // MIN/MAX
-	set   map[string]struct{}
-	vals  []Cell // the distinct values, first seen first
+	// bestWeight and bestPad are best's server sort key and pad weight,
+	// for a text column compared by WEIGHT_STRING (ColumnKind.Weight).
+	bestWeight, bestPad Cell
+	set                 map[string]struct{}
+	vals                []Cell // the distinct values, first seen first
 }
 
 // reset prepares s for a new group (keeping the distinct set's storage).
@@ -57,13 +60,22 @@ func (s *aggState) add(a *AggregateSpec, kinds []ColumnKind, row []Cell, buf []b
 		if c.IsNull() {
 			return buf
 		}
+		w := kinds[a.Column].Weight
 		if s.seen {
-			r := compareCells(c, &s.best, kinds[a.Column].coll())
+			var r int
+			if w > 0 {
+				r = compareWeights(row[w].b, s.bestWeight.b, row[w+1].b)
+			} else {
+				r = compareCells(c, &s.best, kinds[a.Column].coll())
+			}
 			if a.Func == AggMin && r >= 0 || a.Func == AggMax && r <= 0 {
 				return buf
 			}
 		}
 		s.seen, s.best = true, c.clone()
+		if w > 0 {
+			s.bestWeight, s.bestPad = row[w].clone(), row[w+1].clone()
+		}
 	case AggAvg:
 		if n := &row[a.CountColumn]; !n.IsNull() {
 			s.count.addCell(n)
@@ -73,7 +85,8 @@ func (s *aggState) add(a *AggregateSpec, kinds []ColumnKind, row []Cell, buf []b
 		if c.IsNull() {
 			return buf
 		}
-		buf = appendKey(buf[:0], c, kinds[a.Column].coll())
+		o := keyOrder{col: a.Column, coll: kinds[a.Column].coll(), weight: kinds[a.Column].Weight}
+		buf = o.appendKey(buf[:0], row)
 		if _, dup := s.set[string(buf)]; dup {
 			return buf
 		}

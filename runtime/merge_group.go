@@ -17,16 +17,16 @@ type group struct {
 // grouper holds what the group mergers share: the spec, the columns that
 // identify a group and scratch space.
 type grouper struct {
-	spec  *MergeSpec
-	cols  []int       // grouping columns
-	colls []Collation // per grouping column
-	buf   []byte      // scratch for distinct keys
+	spec   *MergeSpec
+	cols   []int      // grouping columns
+	orders []keyOrder // per grouping column
+	buf    []byte     // scratch for distinct keys
 }
 
 func newGrouper(spec *MergeSpec, cols []int) *grouper {
-	g := &grouper{spec: spec, cols: cols, colls: make([]Collation, len(cols))}
+	g := &grouper{spec: spec, cols: cols, orders: make([]keyOrder, len(cols))}
 	for i, c := range cols {
-		g.colls[i] = spec.Kinds[c].coll()
+		g.orders[i] = orderOf(spec, c)
 	}
 	return g
 }
@@ -60,13 +60,16 @@ func (g *grouper) finish(gr *group, out []Cell) {
 	for i := range g.spec.Aggregates {
 		a := &g.spec.Aggregates[i]
 		out[a.Column] = gr.aggs[i].result(a, g.spec.Kinds[a.Column].Type)
+		if w := g.spec.Kinds[a.Column].Weight; w > 0 && (a.Func == AggMin || a.Func == AggMax) {
+			out[w], out[w+1] = gr.aggs[i].bestWeight, gr.aggs[i].bestPad // the sort key of the result
+		}
 	}
 }
 
 // same reports whether two rows belong to one group.
 func (g *grouper) same(a, b []Cell) bool {
-	for i, c := range g.cols {
-		if compareCells(&a[c], &b[c], g.colls[i]) != 0 {
+	for i := range g.orders {
+		if g.orders[i].compare(a, b) != 0 {
 			return false
 		}
 	}
@@ -75,8 +78,8 @@ func (g *grouper) same(a, b []Cell) bool {
 
 // appendKey appends the group key of row.
 func (g *grouper) appendKey(dst []byte, row []Cell) []byte {
-	for i, c := range g.cols {
-		dst = appendKey(dst, &row[c], g.colls[i])
+	for i := range g.orders {
+		dst = g.orders[i].appendKey(dst, row)
 	}
 	return dst
 }
@@ -97,7 +100,7 @@ func newGroupMerge(spec *MergeSpec, sources []RowSource) RowSource {
 		}
 	} else {
 		in = &memoryGroup{
-			in:     &concatRows{sources: sources, columns: spec.Columns},
+			in:     &concatRows{sources: sources, spec: spec},
 			g:      newGrouper(spec, cols),
 			scalar: scalar,
 		}
@@ -254,16 +257,16 @@ func (m *memoryGroup) load() error {
 	}
 	if len(m.rows) > 1 {
 		keys := spec.OrderBy
-		colls := make([]Collation, len(keys))
+		orders := make([]keyOrder, len(keys))
 		for i, k := range keys {
-			colls[i] = spec.Kinds[k.Column].coll()
+			orders[i] = orderOf(spec, k.Column)
 		}
 		slices.SortStableFunc(m.rows, func(a, b []Cell) int {
-			if c := compareRows(a, b, keys, colls); c != 0 {
+			if c := compareRows(a, b, keys, orders); c != 0 {
 				return c
 			}
-			for i, c := range m.g.cols {
-				if r := compareCells(&a[c], &b[c], m.g.colls[i]); r != 0 {
+			for i := range m.g.orders {
+				if r := m.g.orders[i].compare(a, b); r != 0 {
 					return r
 				}
 			}

@@ -9,7 +9,7 @@ import "io"
 // no row of its own.
 type concatRows struct {
 	sources []RowSource
-	columns int
+	spec    *MergeSpec
 	i       int   // current source
 	err     error // sticky error
 }
@@ -27,7 +27,7 @@ func (c *concatRows) Next() ([]Cell, error) {
 			continue
 		}
 		if err == nil {
-			err = checkWidth(row, c.columns, c.i)
+			err = checkRow(c.spec, row, c.i)
 		}
 		if err != nil {
 			c.err = err
@@ -58,8 +58,8 @@ func (c *concatRows) Next() ([]Cell, error) {
 type sortMerge struct {
 	sources []RowSource
 	keys    []SortKey
-	colls   []Collation // per key
-	columns int
+	orders  []keyOrder // per key
+	spec    *MergeSpec
 	rows    [][]Cell // current row per source
 	heap    []int    // source indexes; heap[0] is the least
 	started bool
@@ -72,13 +72,13 @@ func newSortMerge(spec *MergeSpec, keys []SortKey, sources []RowSource) *sortMer
 	m := &sortMerge{
 		sources: sources,
 		keys:    keys,
-		colls:   make([]Collation, len(keys)),
-		columns: spec.Columns,
+		orders:  make([]keyOrder, len(keys)),
+		spec:    spec,
 		rows:    make([][]Cell, len(sources)),
 		heap:    make([]int, 0, len(sources)),
 	}
 	for i, k := range keys {
-		m.colls[i] = spec.Kinds[k.Column].coll()
+		m.orders[i] = orderOf(spec, k.Column)
 	}
 	return m
 }
@@ -129,7 +129,7 @@ func (m *sortMerge) fetch(i int) (bool, error) {
 		return false, nil
 	}
 	if err == nil {
-		err = checkWidth(row, m.columns, i)
+		err = checkRow(m.spec, row, i)
 	}
 	if err != nil {
 		m.err = err
@@ -141,16 +141,16 @@ func (m *sortMerge) fetch(i int) (bool, error) {
 
 // less orders two sources by their current rows, then by index.
 func (m *sortMerge) less(i, j int) bool {
-	if c := compareRows(m.rows[i], m.rows[j], m.keys, m.colls); c != 0 {
+	if c := compareRows(m.rows[i], m.rows[j], m.keys, m.orders); c != 0 {
 		return c < 0
 	}
 	return i < j
 }
 
-// compareRows compares two rows by ORDER BY keys (colls: per key).
-func compareRows(a, b []Cell, keys []SortKey, colls []Collation) int {
+// compareRows compares two rows by ORDER BY keys (orders: per key).
+func compareRows(a, b []Cell, keys []SortKey, orders []keyOrder) int {
 	for i, k := range keys {
-		c := compareCells(&a[k.Column], &b[k.Column], colls[i])
+		c := orders[i].compare(a, b)
 		if c != 0 {
 			if k.Desc {
 				return -c

@@ -140,7 +140,7 @@ func TestMergeOrderByRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []ColumnKind{kInt, kGeneral, kInt}
 	keys := []SortKey{{Column: 0, Desc: true}, {Column: 1}}
-	colls := []Collation{CollationBinary, CollationUTF8MB4GeneralCI}
+	colls := []keyOrder{{col: 0, coll: CollationBinary}, {col: 1, coll: CollationUTF8MB4GeneralCI}}
 	letters := []string{"a", "A", "b", "B", "à", "c", ""}
 	for iter := range 200 {
 		nsrc := 1 + rng.IntN(8)

@@ -127,7 +127,14 @@ func TestMergeSpecValidate(t *testing.T) {
 		{"visible > columns", func(s *MergeSpec) { s.Visible = 4 }, "runtime.Merge: Visible is 4, want 1..3 (Columns)"},
 		{"kinds count", func(s *MergeSpec) { s.Kinds = s.Kinds[:2] }, "runtime.Merge: 2 kinds for 3 columns"},
 		{"zero kind", func(s *MergeSpec) { s.Kinds[2] = ColumnKind{} }, "runtime.Merge: column 2: unknown column type ColumnType(0)"},
-		{"string without collation", func(s *MergeSpec) { s.Kinds[1].Collation = CollationNone }, "runtime.Merge: column 1: String column has no collation"},
+		{"string without collation", func(s *MergeSpec) { s.Kinds[1].Collation = CollationNone }, "runtime.Merge: column 1: String column has no collation and no weight column"},
+		{"weight out of range", func(s *MergeSpec) { s.Kinds[1] = ColumnKind{Type: ColumnString, Weight: 2} }, "runtime.Merge: column 1: weight column 2 out of range (3 columns, and the pad column after it)"},
+		{"weight and collation", func(s *MergeSpec) { s.Kinds[1].Weight = 2 }, "runtime.Merge: column 1: String column has both a collation and a weight column"},
+		{"weight not bytes", func(s *MergeSpec) {
+			s.Kinds[0] = ColumnKind{Type: ColumnString, Weight: 1}
+			s.Kinds[1] = kBytes
+		}, "runtime.Merge: column 0: weight columns 1 and 2 must be Bytes"},
+		{"weight on an int", func(s *MergeSpec) { s.Kinds[0].Weight = 1 }, "runtime.Merge: column 0: Int column cannot have a weight column"},
 		{"bad collation", func(s *MergeSpec) { s.Kinds[1].Collation = 200 }, "runtime.Merge: column 1: unknown collation Collation(200)"},
 		{"int with collation", func(s *MergeSpec) { s.Kinds[0].Collation = CollationUTF8MB4Bin }, "runtime.Merge: column 0: Int column cannot have collation utf8mb4_bin"},
 		{"order by range", func(s *MergeSpec) { s.OrderBy = []SortKey{{Column: 0}, {Column: 3}} }, "runtime.Merge: ORDER BY key 1: column 3 out of range (3 columns)"},

@@ -90,12 +90,20 @@ func (t *ColumnType) UnmarshalJSON(b []byte) error {
 // ColumnKind is one result column's type and, for ColumnString, its
 // collation: everything the merge engine needs to compare two of its cells
 // (ORDER BY, MIN/MAX) and to decide whether they are equal (GROUP BY,
-// DISTINCT). Example (JSON): {"type":"String","collation":"utf8mb4_general_ci"}.
+// DISTINCT). Example (JSON): {"type":"String","collation":"utf8mb4_general_ci"},
+// or {"type":"String","weight":3} for text the server's sort key compares.
 type ColumnKind struct {
 	Type ColumnType `json:"type"`
-	// Collation is required for ColumnString and must be unset (or
-	// CollationBinary) for every other type.
+	// Collation is how a ColumnString compares in process, and must be
+	// unset (or CollationBinary) for every other type. A ColumnString has
+	// either a Collation or a Weight.
 	Collation Collation `json:"collation,omitempty"`
+	// Weight, for a ColumnString whose collation has no Collation value
+	// (latin1_swedish_ci, utf8mb4_unicode_ci, one the DDL does not name,
+	// ...), is the index of the derived column holding the data node's
+	// WEIGHT_STRING of this column; the column after it holds the pad
+	// weight (see compareWeights). Both are ColumnBytes. 0: none.
+	Weight int `json:"weight,omitempty"`
 }
 
 // validate reports a kind the merge engine cannot compare.
@@ -104,14 +112,19 @@ func (k ColumnKind) validate() error {
 		return fmt.Errorf("unknown column type %s", k.Type)
 	}
 	if k.Type == ColumnString {
-		if k.Collation == CollationNone {
-			return errors.New("String column has no collation")
+		if k.Collation == CollationNone && k.Weight == 0 {
+			return errors.New("String column has no collation and no weight column")
+		}
+		if k.Collation != CollationNone && k.Weight != 0 {
+			return errors.New("String column has both a collation and a weight column")
 		}
 		if int(k.Collation) >= len(collationInfo) {
 			return fmt.Errorf("unknown collation %s", k.Collation)
 		}
 	} else if k.Collation != CollationNone && k.Collation != CollationBinary {
 		return fmt.Errorf("%s column cannot have collation %s", k.Type, k.Collation)
+	} else if k.Weight != 0 {
+		return fmt.Errorf("%s column cannot have a weight column", k.Type)
 	}
 	return nil
 }

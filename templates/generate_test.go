@@ -291,7 +291,7 @@ queries/q.sql:1:1: query "getOrder": generated identifier getOrderUnits of query
 			in := onePlan(t, "-- name: TopOrders :many\n-- shardgen:allow-full-route\nSELECT order_id, status FROM t_order ORDER BY status LIMIT ?;\n")
 			in.Files[0].Plans[0].Merge.OrderBy[0].Column = 7
 			return in
-		}, `queries/q.sql:1:1: query "TopOrders": merge spec: runtime.Merge: ORDER BY key 0: column 7 out of range (2 columns)`},
+		}, `queries/q.sql:1:1: query "TopOrders": merge spec: runtime.Merge: ORDER BY key 0: column 7 out of range (4 columns)`},
 		{"merge spec with a LIMIT parameter that is not an integer", func(t *testing.T) Input {
 			in := onePlan(t, "-- name: TopOrders :many\n-- shardgen:allow-full-route\nSELECT order_id, status FROM t_order ORDER BY status LIMIT ?;\n")
 			p := in.Files[0].Plans[0]

@@ -344,7 +344,7 @@ var listRecentOrdersMerge = shardrt.MergeSpec{
 	Visible: 4,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnTime},
 	},
@@ -404,27 +404,31 @@ var countOrdersByStatusStmt = shardrt.Stmt{Name: "CountOrdersByStatus", LogicSQL
 // countOrdersByStatusUnits are the route units of CountOrdersByStatus: its data
 // nodes. DataSource indexes dataSourceNames.
 var countOrdersByStatusUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_0 group by `status` order by `status` asc"}, // ds_0.t_order_0
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_1 group by `status` order by `status` asc"}, // ds_0.t_order_1
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_2 group by `status` order by `status` asc"}, // ds_0.t_order_2
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_3 group by `status` order by `status` asc"}, // ds_0.t_order_3
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_0 group by `status` order by `status` asc"}, // ds_1.t_order_0
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_1 group by `status` order by `status` asc"}, // ds_1.t_order_1
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_2 group by `status` order by `status` asc"}, // ds_1.t_order_2
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total from t_order_3 group by `status` order by `status` asc"}, // ds_1.t_order_3
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 group by `status` order by `status` asc"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_1 group by `status` order by `status` asc"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_2 group by `status` order by `status` asc"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_3 group by `status` order by `status` asc"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 group by `status` order by `status` asc"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_1 group by `status` order by `status` asc"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_2 group by `status` order by `status` asc"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_3 group by `status` order by `status` asc"}, // ds_1.t_order_3
 }
 
 // countOrdersByStatusMerge says how CountOrdersByStatus merges the rows of its
 // data nodes into the result one unsharded MySQL would return (GROUP BY,
 // aggregates COUNT, SUM, ORDER BY). Every data node returns the 3 result
-// columns.
+// columns, then 2 the rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP
+// BY items not selected, WEIGHT_STRING sort keys of text), which the merge
+// drops.
 var countOrdersByStatusMerge = shardrt.MergeSpec{
-	Columns: 3,
+	Columns: 5,
 	Visible: 3,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 3},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 0}},
 	GroupBy: []int{0},

@@ -229,7 +229,7 @@ var topOrdersMerge = shardrt.MergeSpec{
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnDecimal},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 3, Desc: true}, {Column: 0}},
@@ -296,26 +296,30 @@ var firstOrdersStmt = shardrt.Stmt{Name: "FirstOrders", LogicSQL: "SELECT order_
 // firstOrdersUnits are the route units of FirstOrders: one per data node of
 // g7_order in data node order. DataSource indexes dataSourceNames.
 var firstOrdersUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select order_id, note, rate from g7_order_0 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select order_id, note, rate from g7_order_1 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select order_id, note, rate from g7_order_0 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select order_id, note, rate from g7_order_1 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select order_id, note, rate from g7_order_0 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select order_id, note, rate from g7_order_1 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select order_id, note, rate from g7_order_0 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select order_id, note, rate from g7_order_1 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select order_id, note, rate, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select order_id, note, rate, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select order_id, note, rate, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select order_id, note, rate, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select order_id, note, rate, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select order_id, note, rate, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select order_id, note, rate, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select order_id, note, rate, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) order by note asc, order_id desc limit ?"}, // ds_3.g7_order_1
 }
 
 // firstOrdersMerge says how FirstOrders merges the rows of its data nodes into
 // the result one unsharded MySQL would return (ORDER BY, LIMIT). Every data
-// node returns the 3 result columns.
+// node returns the 3 result columns, then 2 the rewrite derived (AVG's SUM and
+// COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
+// text), which the merge drops.
 var firstOrdersMerge = shardrt.MergeSpec{
-	Columns: 3,
+	Columns: 5,
 	Visible: 3,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 3},
 		{Type: shardrt.ColumnFloat},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 1}, {Column: 0, Desc: true}},
 	Count:   shardrt.LimitValue{Value: 2, Param: true}, // limit
@@ -505,26 +509,27 @@ var statsByStatusStmt = shardrt.Stmt{Name: "StatsByStatus", LogicSQL: "SELECT st
 // statsByStatusUnits are the route units of StatsByStatus: its data nodes.
 // DataSource indexes dataSourceNames.
 var statsByStatusUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2 from g7_order_0 where created_at >= ? group by `status`"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2 from g7_order_1 where created_at >= ? group by `status`"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2 from g7_order_0 where created_at >= ? group by `status`"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2 from g7_order_1 where created_at >= ? group by `status`"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2 from g7_order_0 where created_at >= ? group by `status`"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2 from g7_order_1 where created_at >= ? group by `status`"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2 from g7_order_0 where created_at >= ? group by `status`"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2 from g7_order_1 where created_at >= ? group by `status`"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_3.g7_order_1
 }
 
 // statsByStatusMerge says how StatsByStatus merges the rows of its data nodes
 // into the result one unsharded MySQL would return (GROUP BY, aggregates COUNT,
 // COUNT, SUM, MIN, MAX, AVG, SUM, AVG, SUM, AVG, MIN, MAX). Every data node
-// returns the 13 result columns, then 6 the rewrite derived (AVG's SUM and
-// COUNT, ORDER BY and GROUP BY items not selected), which the merge drops.
+// returns the 13 result columns, then 10 the rewrite derived (AVG's SUM and
+// COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
+// text), which the merge drops.
 var statsByStatusMerge = shardrt.MergeSpec{
-	Columns: 19,
+	Columns: 23,
 	Visible: 13,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 19},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
@@ -536,13 +541,17 @@ var statsByStatusMerge = shardrt.MergeSpec{
 		{Type: shardrt.ColumnFloat},
 		{Type: shardrt.ColumnFloat},
 		{Type: shardrt.ColumnTime},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 21},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnFloat},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
 	},
 	GroupBy: []int{0},
 	Aggregates: []shardrt.AggregateSpec{
@@ -615,29 +624,33 @@ var statsByUserStmt = shardrt.Stmt{Name: "StatsByUser", LogicSQL: "SELECT user_i
 // statsByUserUnits are the route units of StatsByUser: its data nodes.
 // DataSource indexes dataSourceNames.
 var statsByUserUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_3.g7_order_1
 }
 
 // statsByUserMerge says how StatsByUser merges the rows of its data nodes into
 // the result one unsharded MySQL would return (GROUP BY, aggregates
 // COUNT(DISTINCT), SUM(DISTINCT), AVG(DISTINCT), COUNT, ORDER BY). Every data
-// node returns the 5 result columns.
+// node returns the 5 result columns, then 2 the rewrite derived (AVG's SUM and
+// COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
+// text), which the merge drops.
 var statsByUserMerge = shardrt.MergeSpec{
-	Columns: 5,
+	Columns: 7,
 	Visible: 5,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 5},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 0}},
 	GroupBy: []int{0},
@@ -781,7 +794,7 @@ var countOrdersUnits = [...]shardrt.RouteUnit{
 // the result one unsharded MySQL would return (aggregates COUNT, SUM, AVG, MAX,
 // COUNT(DISTINCT)). Every data node returns the 5 result columns, then 2 the
 // rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not
-// selected), which the merge drops.
+// selected, WEIGHT_STRING sort keys of text), which the merge drops.
 var countOrdersMerge = shardrt.MergeSpec{
 	Columns: 7,
 	Visible: 5,
@@ -845,24 +858,28 @@ var userStatusesStmt = shardrt.Stmt{Name: "UserStatuses", LogicSQL: "SELECT DIST
 // userStatusesUnits are the route units of UserStatuses: one per data node of
 // g7_order in data node order. DataSource indexes dataSourceNames.
 var userStatusesUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select distinct `status` from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select distinct `status` from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select distinct `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select distinct `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select distinct `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select distinct `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select distinct `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select distinct `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select distinct `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) order by `status` asc"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select distinct `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) order by `status` asc"}, // ds_3.g7_order_1
 }
 
 // userStatusesMerge says how UserStatuses merges the rows of its data nodes
 // into the result one unsharded MySQL would return (DISTINCT, ORDER BY). Every
-// data node returns the 1 result columns.
+// data node returns the 1 result columns, then 2 the rewrite derived (AVG's SUM
+// and COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys
+// of text), which the merge drops.
 var userStatusesMerge = shardrt.MergeSpec{
-	Columns: 1,
+	Columns: 3,
 	Visible: 1,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 1},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy:     []shardrt.SortKey{{Column: 0}},
 	Distinct:    true,
@@ -916,25 +933,29 @@ var statusPageStmt = shardrt.Stmt{Name: "StatusPage", LogicSQL: "SELECT DISTINCT
 // statusPageUnits are the route units of StatusPage: its data nodes. DataSource
 // indexes dataSourceNames.
 var statusPageUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select distinct user_id, `status` from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select distinct user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select distinct user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select distinct user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select distinct user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select distinct user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select distinct user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select distinct user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select distinct user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_1
 }
 
 // statusPageMerge says how StatusPage merges the rows of its data nodes into
 // the result one unsharded MySQL would return (DISTINCT, ORDER BY, LIMIT).
-// Every data node returns the 2 result columns.
+// Every data node returns the 2 result columns, then 2 the rewrite derived
+// (AVG's SUM and COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING
+// sort keys of text), which the merge drops.
 var statusPageMerge = shardrt.MergeSpec{
-	Columns: 2,
+	Columns: 4,
 	Visible: 2,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 2},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy:     []shardrt.SortKey{{Column: 0}, {Column: 1}},
 	Distinct:    true,
@@ -985,26 +1006,32 @@ var countStatusesStmt = shardrt.Stmt{Name: "CountStatuses", LogicSQL: "SELECT CO
 // countStatusesUnits are the route units of CountStatuses: one per data node of
 // g7_order in data node order. DataSource indexes dataSourceNames.
 var countStatusesUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_1
 }
 
 // countStatusesMerge says how CountStatuses merges the rows of its data nodes
 // into the result one unsharded MySQL would return (aggregates COUNT(DISTINCT),
-// COUNT, MIN). Every data node returns the 3 result columns.
+// COUNT, MIN). Every data node returns the 3 result columns, then 4 the rewrite
+// derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not selected,
+// WEIGHT_STRING sort keys of text), which the merge drops.
 var countStatusesMerge = shardrt.MergeSpec{
-	Columns: 3,
+	Columns: 7,
 	Visible: 3,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 3},
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnString, Weight: 5},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
 	},
 	Aggregates: []shardrt.AggregateSpec{
 		{Column: 0, Func: shardrt.AggCountDistinct},

@@ -48,7 +48,7 @@ var listOrdersNargInMerge = shardrt.MergeSpec{
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 0}},
 	Count:   shardrt.NoLimit,

@@ -95,7 +95,7 @@ var metricsInMerge = shardrt.MergeSpec{
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 0}},
 	Count:   shardrt.NoLimit,

@@ -60,7 +60,7 @@ var tagsInMerge = shardrt.MergeSpec{
 	Visible: 2,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 0}},
 	Count:   shardrt.NoLimit,
@@ -125,7 +125,7 @@ var tagsEdgeMerge = shardrt.MergeSpec{
 	Visible: 2,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 0}},
 	Count:   shardrt.NoLimit,
@@ -269,7 +269,7 @@ var tagRowsMerge = shardrt.MergeSpec{
 	Visible: 2,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 0}},
 	Count:   shardrt.NoLimit,

@@ -1,0 +1,63 @@
+package plan_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMergeCollations checks which text keys the merge compares in process
+// (the DDL names binary, a _bin or a general_ci collation) and which by the
+// data nodes' WEIGHT_STRING (any other collation, or none named: the
+// server's default applies), and that collations whose WEIGHT_STRING is
+// not exact are refused.
+func TestMergeCollations(t *testing.T) {
+	const ddl = `CREATE TABLE t_user (user_id BIGINT NOT NULL PRIMARY KEY,
+		name VARCHAR(32) NOT NULL,
+		g VARCHAR(8) COLLATE utf8mb4_general_ci, bn VARCHAR(8) COLLATE utf8mb4_bin,
+		sw VARCHAR(8) CHARACTER SET latin1 COLLATE latin1_swedish_ci, l1 VARCHAR(8) CHARACTER SET latin1,
+		lb VARCHAR(8) CHARACTER SET latin1 COLLATE latin1_bin, uca VARCHAR(8) COLLATE utf8mb4_uca1400_ai_ci,
+		cs VARCHAR(8) COLLATE utf8mb4_uca1400_as_cs, b5 VARCHAR(8) CHARACTER SET big5) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
+		CREATE TABLE t_order (order_id BIGINT NOT NULL PRIMARY KEY, user_id BIGINT NOT NULL, status VARCHAR(16), amount DECIMAL(10,2) NOT NULL);
+		CREATE TABLE t_order_item (item_id BIGINT NOT NULL PRIMARY KEY, order_id BIGINT NOT NULL, user_id BIGINT NOT NULL, sku VARCHAR(32) NOT NULL);
+		CREATE TABLE t_dict (code VARCHAR(16) NOT NULL PRIMARY KEY, label VARCHAR(64));
+		CREATE TABLE t_config (k VARCHAR(16) NOT NULL PRIMARY KEY, v VARCHAR(64));`
+	b := builderOf(t, testRules, ddl)
+	for _, tc := range []struct{ col, kind string }{
+		{"name", `{"type":"String","collation":"utf8mb4_general_ci"}`}, // the table's collation
+		{"g", `{"type":"String","collation":"utf8mb4_general_ci"}`},
+		{"bn", `{"type":"String","collation":"utf8mb4_bin"}`},
+		{"sw", `{"type":"String","weight":2}`},
+		{"l1", `{"type":"String","weight":2}`}, // latin1's default, not the table's utf8mb4 collation
+		{"lb", `{"type":"String","weight":2}`}, // latin1 is cp1252: its byte order is not UTF-8's
+		{"uca", `{"type":"String","weight":2}`},
+	} {
+		p, err := build(t, b, ":many", "SELECT user_id, "+tc.col+" FROM t_user WHERE user_id IN (1, 2) ORDER BY "+tc.col)
+		require.NoError(t, err, tc.col)
+		js, err := json.Marshal(p.Merge.Kinds[1])
+		require.NoError(t, err)
+		require.JSONEq(t, tc.kind, string(js), tc.col)
+		if p.Merge.Kinds[1].Weight > 0 {
+			require.Equal(t, 4, p.Merge.Columns)
+			require.Equal(t, 2, p.Merge.Visible, "the sort keys are never returned")
+			require.Contains(t, p.Route.Units[0].SQL, "weight_string("+tc.col+") as WEIGHT_STRING_DERIVED_0, IF(LEFT("+tc.col+", 0) = ' ', weight_string(CONCAT(LEFT("+tc.col+", 0), ' ')), '') as WEIGHT_PAD_DERIVED_0")
+		}
+	}
+	// MIN/MAX, GROUP BY and DISTINCT get theirs; a column no merge compares does not.
+	p, err := build(t, b, ":many", "SELECT sw, MIN(uca), COUNT(DISTINCT l1), name FROM t_user WHERE user_id IN (1, 2) GROUP BY sw")
+	require.NoError(t, err)
+	require.Equal(t, "select sw, min(uca), l1, `name`, weight_string(sw) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sw, 0) = ' ', weight_string(CONCAT(LEFT(sw, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, "+
+		"weight_string(min(uca)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(uca), 0) = ' ', weight_string(CONCAT(LEFT(min(uca), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1, "+
+		"weight_string(l1) as WEIGHT_STRING_DERIVED_2, IF(LEFT(l1, 0) = ' ', weight_string(CONCAT(LEFT(l1, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from t_user where user_id in (1, 2) group by sw, l1",
+		p.Route.Units[0].SQL)
+	for _, tc := range []struct{ sql, err string }{
+		{"SELECT cs FROM t_user WHERE user_id IN (1, 2) ORDER BY cs",
+			`q.sql:1:1: query "Q": cs over several data nodes cannot be merged: collation "utf8mb4_uca1400_as_cs" compares accents and case on separate levels, which its WEIGHT_STRING does not keep apart`},
+		{"SELECT DISTINCT b5 FROM t_user WHERE user_id IN (1, 2)",
+			`q.sql:1:1: query "Q": b5 over several data nodes cannot be merged: collation "big5_chinese_ci" has a WEIGHT_STRING that disagrees with the server's own comparison`},
+	} {
+		_, err := build(t, b, ":many", tc.sql)
+		require.EqualError(t, err, tc.err)
+	}
+}
