@@ -370,6 +370,8 @@ type planner struct {
 	names  []string // per ?, the sqlc.arg name or ""
 	nulls  []bool   // per ?, sqlc.narg
 	stmt   sqlparser.Statement
+	// hint is the statement's SHARDINGSPHERE_HINT comment (nil: none).
+	hint *sqlHint
 	// refs are the table references of the statement's own level (its
 	// FROM, or the INSERT / UPDATE / DELETE target tables); allRefs those
 	// of every level, subqueries and derived tables included, in order of
@@ -467,6 +469,10 @@ func (p *planner) build() (*Plan, error) {
 		p.shift = nil
 		return nil, p.errorf(unsupported[0], "sqlc.slice and sqlc.embed are not supported; list the values as IN (?, ?, ...) or name the columns")
 	}
+	var bad string
+	if p.sql, p.hint, bad = parseHint(p.sql); bad != "" {
+		return nil, p.errorf(-1, "%s", bad)
+	}
 	stmt, err := p.b.parser.Parse(p.sql)
 	if err != nil {
 		off := -1
@@ -490,6 +496,9 @@ func (p *planner) build() (*Plan, error) {
 	if s, ok := p.stmt.(*sqlparser.Select); ok && s.Lock != sqlparser.NoLock {
 		p.plan.Primary = true // FOR UPDATE / LOCK IN SHARE MODE: ShardingSphere routes locking reads to the primary
 	}
+	if p.hint != nil && p.hint.writeOnly {
+		p.plan.Primary = true // SHARDINGSPHERE_HINT: WRITE_ROUTE_ONLY=true
+	}
 	if err := p.collectTables(); err != nil {
 		return nil, err
 	}
@@ -508,6 +517,9 @@ func (p *planner) build() (*Plan, error) {
 	if err := p.resultColumns(); err != nil {
 		return nil, err
 	}
+	if p.hint != nil && p.hint.dataSource != "" {
+		return p.plan, p.routeHintDataSource()
+	}
 	if err := p.route(); err != nil {
 		return nil, err
 	}
@@ -517,7 +529,39 @@ func (p *planner) build() (*Plan, error) {
 	if err := p.rewrite(); err != nil {
 		return nil, err
 	}
+	if p.hint != nil && p.hint.skipRewrite {
+		if p.plan.Merge != nil || p.plan.Insert != nil || p.encStmt != nil || p.plan.KeyGenerate != nil {
+			return nil, p.errorf(-1, "SHARDINGSPHERE_HINT SKIP_SQL_REWRITE=true on a statement that needs rewriting (a merge over several data nodes, a multi-row INSERT, encrypted columns or a generated key): name the data source with DATA_SOURCE_NAME, or drop the hint")
+		}
+		for i := range p.plan.Route.Units {
+			p.plan.Route.Units[i].SQL = p.sql
+		}
+	}
 	return p.plan, nil
+}
+
+// routeHintDataSource routes a statement to the data source its
+// SHARDINGSPHERE_HINT names, with its text unchanged (the hint comment
+// blanked), as ShardingSphere does.
+func (p *planner) routeHintDataSource() error {
+	ds := p.hint.dataSource
+	known := false
+	for _, d := range p.b.cfg.LogicDataSources {
+		known = known || d == ds
+	}
+	for _, d := range p.b.cfg.DataSources {
+		known = known || d.Name == ds
+	}
+	if !known {
+		return p.errorf(-1, "SHARDINGSPHERE_HINT DATA_SOURCE_NAME=%s names no data source (data sources: %s)", ds, strings.Join(p.b.cfg.LogicDataSources, ", "))
+	}
+	p.plan.Route = &Route{
+		Kind: runtime.RouteSingleTable, LogicTable: p.refs[0].info.name, DataSources: []string{ds},
+		Units:  []Unit{{DataSource: 0, Node: ds, SQL: p.sql}},
+		Fixed:  []int{0},
+		Reason: "SHARDINGSPHERE_HINT DATA_SOURCE_NAME=" + ds + ": the statement runs unchanged on that data source",
+	}
+	return nil
 }
 
 // checkSupported refuses statement shapes the planner does not support.

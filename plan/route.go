@@ -38,8 +38,8 @@ func (p *planner) route() error {
 	}
 	for _, r := range sharded {
 		for _, s := range []*schema.Strategy{r.info.rule.DatabaseStrategy, r.info.rule.TableStrategy} {
-			if s != nil && s.Kind == schema.StrategyHint {
-				return p.errorf(-1, "table %q uses a hint strategy, which generated code does not support yet", r.info.name)
+			if s != nil && s.Kind == schema.StrategyHint && !p.hint.hasValues(r.info.name) {
+				return p.errorf(-1, "table %q uses a hint strategy: give its values in a comment before the statement, /* SHARDINGSPHERE_HINT: %s.SHARDING_DATABASE_VALUE=v, %s.SHARDING_TABLE_VALUE=v */", r.info.name, r.info.name, r.info.name)
 			}
 		}
 	}
@@ -102,6 +102,9 @@ func (p *planner) routeComponent(c *component) error {
 	if err := p.checkRanges(info, groups); err != nil {
 		return err
 	}
+	if hasHintStrategy(info) {
+		return p.routeHinted(info, rt, groups)
+	}
 	single := p.isSingleNode(rt) && p.plan.Insert == nil
 	switch {
 	case len(groups) == 0 && !single:
@@ -133,6 +136,38 @@ func (p *planner) routeComponent(c *component) error {
 	}
 	if single && len(groups) == 0 {
 		rt.Fixed = []int{0}
+	}
+	return nil
+}
+
+// hasHintStrategy reports whether a sharded table routes a side by hint
+// values.
+func hasHintStrategy(info *tableInfo) bool {
+	for _, s := range []*schema.Strategy{info.rule.DatabaseStrategy, info.rule.TableStrategy} {
+		if s != nil && s.Kind == schema.StrategyHint {
+			return true
+		}
+	}
+	return false
+}
+
+// routeHinted routes a table with a hint strategy by the statement's
+// SHARDINGSPHERE_HINT values (and its literal conditions for a side with
+// another strategy), at plan time: the route is fixed.
+func (p *planner) routeHinted(info *tableInfo, rt *Route, groups []Condition) error {
+	if !literalOnly(groups) {
+		return p.errorf(-1, "table %q routes by hint values; its other sharding conditions must be literals, not parameters", info.name)
+	}
+	fixed, err := p.routeFixed(info, groups, p.hint.values(info.name))
+	if err != nil {
+		return err
+	}
+	rt.Fixed = fixed
+	rt.Reason = "routed by SHARDINGSPHERE_HINT values"
+	rt.Kind = runtime.RouteSingleNode
+	if len(fixed) != 1 {
+		rt.Kind = runtime.RouteMultiNode
+		return p.checkNoMerge(info)
 	}
 	return nil
 }
@@ -543,6 +578,11 @@ func literalOnly(groups []Condition) bool {
 
 // fixedNodes computes the route of literal-only conditions at generate time.
 func (p *planner) fixedNodes(info *tableInfo, groups []Condition) ([]int, error) {
+	return p.routeFixed(info, groups, runtime.HintValues{})
+}
+
+// routeFixed is fixedNodes with hint values.
+func (p *planner) routeFixed(info *tableInfo, groups []Condition, hints runtime.HintValues) ([]int, error) {
 	vals := make([][]runtime.ShardingValues, len(groups))
 	for i, g := range groups {
 		for _, c := range g.Columns {
@@ -567,7 +607,10 @@ func (p *planner) fixedNodes(info *tableInfo, groups []Condition) ([]int, error)
 	if p.plan.Statement == StmtInsert {
 		route = info.route.RouteAll // a row's NULL is an error, not "no row"
 	}
-	nodes, err := route(vals, runtime.HintValues{})
+	if len(vals) == 0 {
+		vals = [][]runtime.ShardingValues{nil} // no condition: the hint values alone decide
+	}
+	nodes, err := route(vals, hints)
 	if err != nil {
 		return nil, p.errorf(-1, "routing table %q: %v", info.name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -207,4 +208,75 @@ func TestPushdownRefusals(t *testing.T) {
 	_, err = e.in.Execute(context.Background(), p, []any{21, 2, 9}, nil)
 	require.ErrorIs(t, err, runtime.ErrNotColocated)
 	require.Empty(t, e.query("SELECT user_id FROM p_user WHERE user_id = 21", nil, nil, nil))
+}
+
+// hintRules: p_hint routes its data source by hint values (HINT_INLINE);
+// p_user as in pushdownRules.
+const hintRules = `rules:
+- !SHARDING
+  tables:
+    p_hint:
+      actualDataNodes: ds_${0..3}.p_hint
+      databaseStrategy: {hint: {shardingAlgorithmName: hint_db}}
+    p_user:
+      actualDataNodes: ds_${0..3}.p_user
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: db_user}}
+  shardingAlgorithms:
+    hint_db: {type: HINT_INLINE, props: {algorithm-expression: 'ds_${value % 4}'}}
+    db_user: {type: INLINE, props: {algorithm-expression: 'ds_${user_id % 4}'}}
+`
+
+// TestSQLHints: ShardingSphere's SQL hint comments route statements: hint
+// values for a hint strategy, DATA_SOURCE_NAME runs the text unchanged on
+// one data source, WRITE_ROUTE_ONLY reads the primary; other comments
+// before the hint stay in the SQL sent.
+func TestSQLHints(t *testing.T) {
+	e := newEnv(t, hintRules, "CREATE TABLE p_hint (id BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8) NULL);\nCREATE TABLE p_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(16) NULL)")
+	ctx := context.Background()
+	for u := int64(1); u <= 8; u++ {
+		e.exec("INSERT INTO p_user (user_id, name) VALUES (?, ?)", u, fmt.Sprint("n", u))
+	}
+	run := func(sql string, params ...any) [][]any {
+		t.Helper()
+		p, err := e.plan(sql)
+		require.NoError(t, err, sql)
+		res, err := e.in.Execute(ctx, p, params, nil)
+		require.NoError(t, err, sql)
+		return res.Rows
+	}
+	p, err := e.plan("/* ApplicationName=DBeaver 24.1 */ /* SHARDINGSPHERE_HINT: SHARDING_DATABASE_VALUE=6 */ INSERT INTO p_hint (id, v) VALUES (?, ?)")
+	require.NoError(t, err)
+	require.Equal(t, []int{2}, p.Route.Fixed)
+	sent := p.Route.Units[2].SQL
+	require.True(t, strings.HasPrefix(sent, "/* ApplicationName=DBeaver 24.1 */ ") && strings.HasSuffix(sent, " INSERT INTO p_hint (id, v) VALUES (?, ?)"), sent)
+	require.NotContains(t, sent, "SHARDINGSPHERE_HINT")
+	_, err = e.in.Execute(ctx, p, []any{1, "six"}, nil)
+	require.NoError(t, err)
+	ds2, _ := e.rt.Pool("ds_2")
+	var n int
+	require.NoError(t, ds2.QueryRow("SELECT COUNT(*) FROM p_hint WHERE id = 1").Scan(&n))
+	require.Equal(t, 1, n)
+	require.Len(t, run("/* SHARDINGSPHERE_HINT: p_hint.SHARDING_DATABASE_VALUE=2 */ SELECT id, v FROM p_hint WHERE id = ?", 1), 1)
+	require.Empty(t, run("/* SHARDINGSPHERE_HINT: SHARDING_DATABASE_VALUE=3 */ SELECT id, v FROM p_hint WHERE id = ?", 1))
+	require.Len(t, run("/* SHARDINGSPHERE_HINT: SHARDING_DATABASE_VALUE=1, SHARDING_DATABASE_VALUE=2 */ SELECT id, v FROM p_hint ORDER BY id"), 1)
+	// DATA_SOURCE_NAME: the statement as written, on that data source only.
+	rows := run("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_3, SKIP_SQL_REWRITE=true */ SELECT user_id FROM p_user ORDER BY user_id")
+	require.Equal(t, "[[3] [7]]", fmt.Sprint(normRows(rows)))
+	p, err = e.plan("/* SHARDINGSPHERE_HINT: WRITE_ROUTE_ONLY=true */ SELECT name FROM p_user WHERE user_id = 2")
+	require.NoError(t, err)
+	require.True(t, p.Primary)
+	_, err = e.plan("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_9 */ SELECT name FROM p_user")
+	require.ErrorContains(t, err, "SHARDINGSPHERE_HINT DATA_SOURCE_NAME=ds_9 names no data source (data sources: ds_0, ds_1, ds_2, ds_3)")
+	_, err = e.plan("/* SHARDINGSPHERE_HINT: SHARDING_COLUMN=1 */ SELECT name FROM p_user")
+	require.ErrorContains(t, err, "unknown SHARDINGSPHERE_HINT key SHARDING_COLUMN")
+	_, err = e.plan("SELECT id FROM p_hint")
+	require.ErrorContains(t, err, `table "p_hint" uses a hint strategy: give its values in a comment before the statement, /* SHARDINGSPHERE_HINT: p_hint.SHARDING_DATABASE_VALUE=v, p_hint.SHARDING_TABLE_VALUE=v */`)
+}
+
+func normRows(rows [][]any) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = norm(r)
+	}
+	return out
 }
