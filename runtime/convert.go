@@ -205,8 +205,8 @@ func (c ColumnClass) Stored(v Value) (Value, error) {
 		double := v.Kind == KindDecimal && isDoubleText(s)
 		if v.Kind == KindString {
 			s = strings.Trim(s, " \t\n\r\v\f")
-			if canonicalInteger(strings.TrimPrefix(s, "+")) {
-				return IntegerLiteral(strings.TrimPrefix(s, "+")), nil
+			if n := strings.TrimPrefix(s, "+"); n != s && canonicalInteger(n) && n[0] != '-' || canonicalInteger(s) {
+				return IntegerLiteral(n), nil
 			}
 			if p, rest := numericPrefix(s); p == "" || rest != "" {
 				return Value{}, fmt.Errorf("%s is not a number MySQL stores in an integer column", shardingValueText(v))
@@ -350,10 +350,14 @@ func numberOf(v Value) (r *big.Rat, exact, ok bool) {
 // a MySQL approximate-value (double) literal.
 func isDoubleText(s string) bool { return strings.ContainsAny(s, "eE") }
 
-// ratOf parses s (sign, digits, fraction, exponent) exactly. Exponents
-// beyond ±400 are refused: no such double exists, and the exact value
-// would be huge.
+// ratOf parses s (sign, digits, fraction, exponent) exactly. Text longer
+// than 400 bytes and exponents beyond ±400 are refused (the callers then
+// route to every target or refuse an INSERT): the exact value would be
+// huge to compute.
 func ratOf(s string) (*big.Rat, bool) {
+	if len(s) > 400 {
+		return nil, false // no exactly convertible number is written that long
+	}
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
 		if err != nil || e > 400 || e < -400 {

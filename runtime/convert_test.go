@@ -120,7 +120,7 @@ func TestColumnClassStored(t *testing.T) {
 		require.NoError(t, err, "%#v", in)
 		require.Equal(t, want, got, "%#v", in)
 	}
-	for _, in := range []Value{String("13abc"), String(""), String("0x10"), String("5e"), String("1e400"), String("9007199254740995.5")} {
+	for _, in := range []Value{String("+-5"), String("13abc"), String(""), String("0x10"), String("5e"), String("1e400"), String("9007199254740995.5")} {
 		_, err := ClassInteger.Stored(in)
 		require.Error(t, err, "%#v", in)
 	}
