@@ -51,6 +51,7 @@ func CheckDDL(cfg *Config, tables []*Table) error {
 		}
 		cfg.Tables[key] = t
 	}
+	deriveEncryptColumns(cfg)
 	if cfg.Sharding != nil {
 		c.sharding(cfg.Sharding)
 	}

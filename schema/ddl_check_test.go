@@ -171,7 +171,7 @@ r.yaml:32:5: defaultKeyGenerateStrategy column "order_id" of table "t_auto" is n
 			name: "encrypt columns",
 			edit: func(cfg *Config) {
 				cols := cfg.Encrypt.Tables[0].Columns
-				cols[0].Cipher.Column = "username_cipher"              // missing, and the logic name is now a plain physical column
+				cols[0].Cipher.Column = "username_cipher"              // missing: the logic column username is derived (logic DDL)
 				cols[0].LikeQuery.Column = "username_assisted"         // also the assisted query column
 				cols[1].Plain = "pwd_plain"                            // missing, and pwd stays a physical column
 				cols[2].AssistedQuery = &EncryptDerived{Column: "pwd"} // no position: the column's; pwd is pwd's logic name
@@ -180,9 +180,7 @@ r.yaml:32:5: defaultKeyGenerateStrategy column "order_id" of table "t_auto" is n
 					Columns: []*EncryptColumn{{Name: "note", Cipher: EncryptDerived{Column: "status", Pos: ruleAt(65, 11)}, Pos: ruleAt(64, 9)}},
 				})
 			},
-			err: `r.yaml:54:9: logic column "username" of encrypt table "t_user" is also a column of its CREATE TABLE (s.sql:6:1); the DDL describes the physical table, where only the column's own cipher column (or 5.1 plainColumn) may carry the logic name: rename the physical column or the logic column
-r.yaml:55:11: cipher column "username_cipher" of encrypt column "username" (table "t_user") is not a column of its CREATE TABLE (s.sql:6:1); the DDL describes the physical table, so add the column or fix the rule
-r.yaml:57:11: column "username_assisted" of table "t_user" is both the assisted query column of "username" and the like query column of "username"; give each purpose its own physical column
+			err: `r.yaml:57:11: column "username_assisted" of table "t_user" is both the assisted query column of "username" and the like query column of "username"; give each purpose its own physical column
 r.yaml:58:9: plain column "pwd_plain" of encrypt column "pwd" (table "t_user") is not a column of its CREATE TABLE (s.sql:6:1); the DDL describes the physical table, so add the column or fix the rule
 r.yaml:58:9: logic column "pwd" of encrypt table "t_user" is also a column of its CREATE TABLE (s.sql:6:1); the DDL describes the physical table, where only the column's own cipher column (or 5.1 plainColumn) may carry the logic name: rename the physical column or the logic column`,
 		},

@@ -133,3 +133,89 @@ func TestMigrateDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateEncryptLogicDDL: the CREATE TABLE of an encrypt table names
+// the logic column (phone VARCHAR(32)); the generator types it, migrate
+// creates the cipher, assisted query and like query columns on every actual
+// table, sized so that the ciphertext of the longest value fits (strict
+// mode refuses a value that does not).
+func TestMigrateEncryptLogicDDL(t *testing.T) {
+	dir := t.TempDir()
+	rules, err := os.ReadFile(filepath.Join(example, "sharding.yaml"))
+	require.NoError(t, err)
+	head, _, ok := strings.Cut(string(rules), "\nrules:\n")
+	require.True(t, ok)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sharding.yaml"), []byte(head+`
+rules:
+- !SHARDING
+  tables:
+    g21_user:
+      actualDataNodes: ds_${0..1}.g21_user_${0..1}
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: ds_mod}}
+      tableStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: t_inline}}
+  shardingAlgorithms:
+    ds_mod: {type: MOD, props: {sharding-count: 2}}
+    t_inline: {type: INLINE, props: {algorithm-expression: "g21_user_${user_id.intdiv(2) % 2}"}}
+- !ENCRYPT
+  tables:
+    g21_user:
+      columns:
+        phone:
+          cipher: {name: phone_cipher, encryptorName: aes}
+          assistedQuery: {name: phone_md5, encryptorName: md5}
+          likeQuery: {name: phone_like, encryptorName: like}
+  encryptors:
+    aes: {type: AES, props: {aes-key-value: 123456abc}}
+    md5: {type: MD5}
+    like: {type: CHAR_DIGEST_LIKE}
+`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "schema.sql"), []byte("CREATE TABLE g21_user (\n  user_id BIGINT NOT NULL PRIMARY KEY,\n  phone VARCHAR(32) NULL,\n  KEY idx_phone (phone)\n);\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "queries"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries", "users.sql"), []byte("-- name: AddUser :exec\nINSERT INTO g21_user (user_id, phone) VALUES (?, ?);\n\n-- name: GetUser :one\nSELECT user_id, phone FROM g21_user WHERE user_id = ?;\n"), 0o644))
+	project := filepath.Join(dir, "shardgen.yaml")
+	require.NoError(t, os.WriteFile(project, []byte("version: \"1\"\nrules: sharding.yaml\nddl: [schema.sql]\nqueries: [queries/*.sql]\nout: db\n"), 0o644))
+
+	code, out, errOut := runCLI("explain", "-f", project, "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "insert into g21_user_0(user_id, phone_cipher, phone_md5, phone_like) values (?, ?, ?, ?)")
+
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"shardgen_schema_migrations", "g21_user_0", "g21_user_1"} {
+			_, err := db.Exec("DROP TABLE IF EXISTS " + tb)
+			require.NoError(t, err)
+		}
+	}
+	code, out, errOut = runCLI("migrate", "-f", project, "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `phone_cipher VARCHAR(192) null,\n\tphone_md5 VARCHAR(32) null,\n\tphone_like VARCHAR(64) null`)
+	require.Contains(t, out, "key idx_phone (phone_md5)")
+	code, _, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+
+	// The ciphertext of 32 four-byte characters fits phone_cipher.
+	code, out, errOut = runCLI("encrypt", "-c", filepath.Join(dir, "sharding.yaml"), "--table", "g21_user", "--column", "phone", strings.Repeat("😀", 32))
+	require.Equal(t, 0, code, errOut)
+	enc := map[string]string{} // VALUE\tcipher=...\tassisted=...\tlike=...
+	for _, f := range strings.Split(strings.TrimSpace(out), "\t")[1:] {
+		k, v, _ := strings.Cut(f, "=")
+		enc[k] = v
+	}
+	require.NotEmpty(t, enc["cipher"], out)
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"g21_user_0", "g21_user_1"} {
+			var cols string
+			require.NoError(t, db.QueryRow("SELECT GROUP_CONCAT(CONCAT(column_name, ' ', column_type) ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", tb).Scan(&cols))
+			require.Equal(t, "user_id bigint(20),phone_cipher varchar(192),phone_md5 varchar(32),phone_like varchar(64)", cols, "%s.%s", ds, tb)
+			_, err := db.Exec("SET SESSION sql_mode = 'STRICT_ALL_TABLES'")
+			require.NoError(t, err)
+			_, err = db.Exec("INSERT INTO "+tb+" (user_id, phone_cipher, phone_md5, phone_like) VALUES (1, ?, ?, ?)", enc["cipher"], enc["assisted"], enc["like"])
+			require.NoError(t, err)
+			_, err = db.Exec("DROP TABLE " + tb)
+			require.NoError(t, err)
+		}
+		_, err := db.Exec("DROP TABLE shardgen_schema_migrations")
+		require.NoError(t, err)
+	}
+}

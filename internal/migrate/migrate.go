@@ -111,6 +111,10 @@ func route(cfg *schema.Config, b *plan.Builder, p *sqlparser.Parser, piece strin
 			return nil, errors.New("CREATE TABLE ... SELECT is not a migration shardgen can route; write the columns out")
 		}
 		table = st.Table
+		// An encrypt table in logic form gets its physical columns.
+		if _, err := schema.EncryptCreateTable(cfg.Encrypt, st); err != nil {
+			return nil, err
+		}
 	case *sqlparser.AlterTable:
 		table = st.Table
 	case *sqlparser.DropTable:

@@ -1,0 +1,272 @@
+package schema
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// Logic DDL of encrypted tables. A ShardingSphere user describes the logic
+// table: `phone VARCHAR(32)`, not its cipher, assisted query and like query
+// columns. As ShardingSphere-Proxy does when it runs such a CREATE TABLE,
+// the logic column's definition is replaced by the physical columns the
+// !ENCRYPT rule names; unlike the proxy (which copies the logic column's
+// type to each), each is sized to hold what its encryptor stores, so a
+// value that fits the logic column always fits its ciphertext.
+//
+//	phone VARCHAR(32) NULL  →  phone_cipher VARCHAR(192) NULL,   (AES: base64 of the padded bytes of 32 utf8mb4 characters)
+//	                           phone_md5 VARCHAR(32) NULL,       (MD5: 32 hex digits)
+//	                           phone_like VARCHAR(64) NULL       (CHAR_DIGEST_LIKE: one character per UTF-16 unit)
+//
+// The physical form (a CREATE TABLE that already lists the cipher column)
+// stays accepted and is left as it is.
+
+// EncryptPhysicalColumns returns the physical columns that replace the
+// logic column c of encrypt column ec (cipher, then assisted query, then
+// like query, then the 5.1 plain column), or nil when the table's DDL is
+// already physical for ec (c is its cipher or plain column, or c is not
+// ec's logic column).
+func EncryptPhysicalColumns(rule *EncryptRule, ec *EncryptColumn, c *Column) []*Column {
+	if !strings.EqualFold(c.Name, ec.Name) || strings.EqualFold(ec.Name, ec.Cipher.Column) || strings.EqualFold(ec.Name, ec.Plain) {
+		return nil
+	}
+	derive := func(name, encryptor string) *Column {
+		typ, length := derivedType(rule, encryptor, c)
+		return &Column{Name: name, Type: typ, Length: length, Nullable: c.Nullable, Charset: c.Charset, Collation: c.Collation, Invisible: c.Invisible, Pos: c.Pos}
+	}
+	out := []*Column{derive(ec.Cipher.Column, ec.Cipher.Encryptor)}
+	if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
+		out = append(out, derive(ec.AssistedQuery.Column, ec.AssistedQuery.Encryptor))
+	}
+	if ec.LikeQuery != nil && ec.LikeQuery.Column != "" {
+		out = append(out, derive(ec.LikeQuery.Column, ec.LikeQuery.Encryptor))
+	}
+	if ec.Plain != "" {
+		plain := *c
+		plain.Name = ec.Plain
+		out = append(out, &plain)
+	}
+	return out
+}
+
+// derivedType is the MySQL type of the column an encryptor fills from
+// values of logic column c: VARCHAR(n) with n the longest output for the
+// longest value c holds, or a TEXT type when that exceeds what a VARCHAR
+// of a row can hold (16383 utf8mb4 characters).
+func derivedType(rule *EncryptRule, encryptor string, c *Column) (string, *int) {
+	typ := ""
+	if spec := rule.Encryptors[encryptor]; spec != nil {
+		typ = spec.Type
+	}
+	chars := plainChars(c)
+	bytes := chars * bytesPerChar(c.Charset)
+	var n int
+	switch typ {
+	case "MD5":
+		n = 32 // hex of 16 bytes
+	case "CHAR_DIGEST_LIKE":
+		// One character per UTF-16 unit, as Java sees the value: a
+		// character outside the BMP (4 bytes in utf8mb4, e.g. an emoji) is
+		// two.
+		n = chars
+		if bytesPerChar(c.Charset) == 4 {
+			n = 2 * chars
+		}
+	case "RC4":
+		n = base64Len(bytes) // a stream cipher: as many bytes as the value
+	default: // AES (ECB, PKCS5 padding) and unknown encryptors
+		n = base64Len((bytes/16 + 1) * 16)
+	}
+	if n > 16383 {
+		switch {
+		case n <= 16777215/4:
+			return "mediumtext", nil
+		default:
+			return "longtext", nil
+		}
+	}
+	return "varchar", &n
+}
+
+// plainChars is the longest text, in characters, a value of c has: its
+// length for CHAR / VARCHAR, the maximum of a TEXT type, and 64 for other
+// types (numbers and dates as text).
+func plainChars(c *Column) int {
+	switch c.Type {
+	case "char", "varchar", "binary", "varbinary":
+		if c.Length != nil {
+			return *c.Length
+		}
+		return 1
+	case "tinytext", "tinyblob":
+		return 255
+	case "text", "blob":
+		return 65535
+	case "mediumtext", "mediumblob":
+		return 16777215
+	case "longtext", "longblob", "json":
+		return 1 << 30
+	}
+	return 64
+}
+
+// bytesPerChar is the widest character of a character set in bytes (4 when
+// the column does not say: the servers' default is utf8mb4).
+func bytesPerChar(charset string) int {
+	switch charset {
+	case "latin1", "ascii", "binary":
+		return 1
+	case "utf8", "utf8mb3":
+		return 3
+	case "ucs2", "utf16":
+		return 4
+	}
+	return 4
+}
+
+func base64Len(n int) int { return (n + 2) / 3 * 4 }
+
+// deriveEncryptColumns replaces, in each encrypt table's CREATE TABLE, the
+// logic columns with their physical columns (EncryptPhysicalColumns), and
+// keys on a logic column with keys on its assisted query column (or its
+// cipher column). Tables already in physical form are left alone.
+func deriveEncryptColumns(cfg *Config) {
+	if cfg.Encrypt == nil {
+		return
+	}
+	for _, et := range cfg.Encrypt.Tables {
+		t := cfg.Tables[strings.ToLower(et.Name)]
+		if t == nil {
+			continue
+		}
+		for _, ec := range et.Columns {
+			for i, c := range t.Columns {
+				phys := EncryptPhysicalColumns(cfg.Encrypt, ec, c)
+				if phys == nil || t.Column(ec.Cipher.Column) != nil {
+					continue
+				}
+				t.Columns = append(t.Columns[:i], append(phys, t.Columns[i+1:]...)...)
+				keyCol := ec.Cipher.Column
+				if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
+					keyCol = ec.AssistedQuery.Column
+				}
+				renameKeyColumn(t, ec.Name, keyCol)
+				break
+			}
+		}
+	}
+}
+
+// renameKeyColumn makes the primary key and keys of t that name column
+// from name column to instead.
+func renameKeyColumn(t *Table, from, to string) {
+	rename := func(cols []string) {
+		for i, c := range cols {
+			if strings.EqualFold(c, from) {
+				cols[i] = to
+			}
+		}
+	}
+	rename(t.PrimaryKey)
+	for _, k := range t.Keys {
+		rename(k.Columns)
+	}
+}
+
+// ColumnSQL renders a column definition for a CREATE TABLE or ALTER TABLE:
+// `phone_cipher VARCHAR(192) NULL`.
+func ColumnSQL(c *Column) string {
+	var b strings.Builder
+	b.WriteString("`" + strings.ReplaceAll(c.Name, "`", "``") + "` " + strings.ToUpper(c.Type))
+	if c.Length != nil {
+		b.WriteString("(" + strconv.Itoa(*c.Length) + ")")
+	}
+	if c.Charset != "" {
+		b.WriteString(" CHARACTER SET " + c.Charset)
+	}
+	if c.Collation != "" {
+		b.WriteString(" COLLATE " + c.Collation)
+	}
+	if c.Nullable {
+		b.WriteString(" NULL")
+	} else {
+		b.WriteString(" NOT NULL")
+	}
+	if c.Invisible {
+		b.WriteString(" INVISIBLE")
+	}
+	return b.String()
+}
+
+// EncryptCreateTable rewrites, in place, a CREATE TABLE of an encrypt
+// table written in logic form (see EncryptPhysicalColumns): each logic
+// column definition becomes its physical column definitions, and index
+// columns naming a logic column name its assisted query column (or its
+// cipher column). `shardgen migrate` runs the result on every actual
+// table, so the servers hold the columns the generator types. It reports
+// whether anything changed; a CREATE TABLE of another table, or one in
+// physical form, is left alone.
+func EncryptCreateTable(rule *EncryptRule, st *sqlparser.CreateTable) (bool, error) {
+	if rule == nil || st.TableSpec == nil {
+		return false, nil
+	}
+	var et *EncryptTable
+	for _, t := range rule.Tables {
+		if strings.EqualFold(t.Name, st.Table.Name.String()) {
+			et = t
+		}
+	}
+	if et == nil {
+		return false, nil
+	}
+	has := func(name string) bool {
+		for _, cd := range st.TableSpec.Columns {
+			if strings.EqualFold(cd.Name.String(), name) {
+				return true
+			}
+		}
+		return false
+	}
+	changed := false
+	for _, ec := range et.Columns {
+		if has(ec.Cipher.Column) {
+			continue // physical form
+		}
+		for i, cd := range st.TableSpec.Columns {
+			phys := EncryptPhysicalColumns(rule, ec, ddlColumn(cd))
+			if phys == nil {
+				continue
+			}
+			defs := make([]string, len(phys))
+			for k, c := range phys {
+				defs[k] = ColumnSQL(c)
+			}
+			p, err := ddlParser()
+			if err != nil {
+				return false, err
+			}
+			parsed, err := p.ParseStrictDDL("CREATE TABLE x (" + strings.Join(defs, ", ") + ")")
+			if err != nil {
+				return false, fmt.Errorf("encrypt column %s.%s: deriving its physical columns: %w", et.Name, ec.Name, err)
+			}
+			cols := parsed.(*sqlparser.CreateTable).TableSpec.Columns
+			st.TableSpec.Columns = append(st.TableSpec.Columns[:i], append(cols, st.TableSpec.Columns[i+1:]...)...)
+			keyCol := ec.Cipher.Column
+			if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
+				keyCol = ec.AssistedQuery.Column
+			}
+			for _, idx := range st.TableSpec.Indexes {
+				for _, ic := range idx.Columns {
+					if ic.Column.EqualString(ec.Name) {
+						ic.Column = sqlparser.NewIdentifierCI(keyCol)
+					}
+				}
+			}
+			changed = true
+			break
+		}
+	}
+	return changed, nil
+}
