@@ -579,7 +579,10 @@ func (p *planner) checkSupported() error {
 	case *sqlparser.Delete:
 		p.plan.Statement = StmtDelete
 	case *sqlparser.Union:
-		return p.errorf(-1, "UNION is not supported on sharded tables")
+		p.plan.Statement = StmtSelect
+		if s.Into != nil {
+			return p.errorf(-1, "SELECT ... INTO is not supported")
+		}
 	default:
 		return p.errorf(-1, "unsupported statement %q: shardgen plans SELECT, INSERT, UPDATE and DELETE", strings.ToUpper(sqlparser.Preview(p.sql).String()))
 	}

@@ -189,8 +189,8 @@ func (p *planner) insertSelectColumn(ins *sqlparser.Insert, sel *sqlparser.Selec
 // the source of a plain INSERT … SELECT); a derived table or an
 // uncorrelated subquery would see only one data node's rows.
 func (p *planner) spreadable(c *component) bool {
-	if c.anchor.scope != p.root {
-		return false
+	if _, union := p.stmt.(*sqlparser.Union); union || c.anchor.scope != p.root {
+		return false // a UNION's other SELECTs would repeat on every node
 	}
 	for _, r := range c.refs {
 		sc := r.scope
@@ -525,7 +525,10 @@ func (p *planner) pushdownWhy(comps []*component, singles []*tableRef) string {
 	for _, sc := range p.scopes {
 		kinds[sc.kind] = true
 	}
+	_, union := p.stmt.(*sqlparser.Union)
 	switch {
+	case union:
+		return "the statement is a UNION"
 	case kinds[scopeInsertSelect]:
 		return "INSERT … SELECT"
 	case kinds[scopeDerived]:

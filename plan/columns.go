@@ -22,7 +22,21 @@ var typeAny = GoType{Name: "any", Kind: runtime.KindString, Nullable: true}
 // field type); an ad-hoc statement's is typeAny.
 func (p *planner) resultColumns() error {
 	sel, ok := p.stmt.(*sqlparser.Select)
-	if !ok {
+	if u, union := p.stmt.(*sqlparser.Union); union {
+		if err := p.checkUnionTypes(u); err != nil {
+			return err
+		}
+		sel, ok = firstSelect(u), true
+		// Another SELECT may give any column NULL.
+		defer func() {
+			for _, c := range p.plan.Columns {
+				if c.Type != typeAny {
+					c.Type = nullType(c.Type)
+				}
+			}
+		}()
+	}
+	if !ok || sel == nil {
 		return nil
 	}
 	used := newNameSet()
@@ -243,4 +257,66 @@ func columnName(e *sqlparser.AliasedExpr) string {
 		return c.Name.String()
 	}
 	return sqlparser.String(e.Expr)
+}
+
+// firstSelect returns the leftmost SELECT of a UNION (nil for a VALUES
+// statement).
+func firstSelect(st sqlparser.TableStatement) *sqlparser.Select {
+	for {
+		switch s := st.(type) {
+		case *sqlparser.Union:
+			st = s.Left
+		case *sqlparser.Select:
+			return s
+		default:
+			return nil
+		}
+	}
+}
+
+// checkUnionTypes refuses, in a query file, a UNION whose SELECTs give a
+// result column different Go types (MySQL gives the column a type that
+// holds both; CAST it in every SELECT), or list different numbers of
+// columns.
+func (p *planner) checkUnionTypes(u *sqlparser.Union) error {
+	var sels []*sqlparser.Select
+	var walk func(sqlparser.TableStatement)
+	walk = func(st sqlparser.TableStatement) {
+		switch s := st.(type) {
+		case *sqlparser.Union:
+			walk(s.Left)
+			walk(s.Right)
+		case *sqlparser.Select:
+			sels = append(sels, s)
+		}
+	}
+	walk(u)
+	if p.adHoc() || len(sels) < 2 {
+		return nil
+	}
+	typesOf := func(s *sqlparser.Select) []GoType {
+		var out []GoType
+		for _, se := range s.SelectExprs.Exprs {
+			ae, ok := se.(*sqlparser.AliasedExpr)
+			if !ok {
+				return nil
+			}
+			t, _, _ := p.exprType(ae.Expr)
+			out = append(out, nullType(t))
+		}
+		return out
+	}
+	first := typesOf(sels[0])
+	for _, s := range sels[1:] {
+		other := typesOf(s)
+		if first == nil || other == nil || len(other) != len(first) {
+			return p.errorf(-1, "the SELECTs of a UNION must list the same number of columns, without *")
+		}
+		for i := range first {
+			if first[i].Name == "" || first[i].Name != other[i].Name || first[i].Pkg != other[i].Pkg {
+				return p.errorf(-1, "column %d of the UNION has different types in its SELECTs: CAST it in every SELECT to one type", i+1)
+			}
+		}
+	}
+	return nil
 }

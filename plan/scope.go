@@ -36,6 +36,7 @@ const (
 	scopeSubquery                      // IN (SELECT …), EXISTS, a scalar subquery
 	scopeDerived                       // a derived table (a subquery in FROM)
 	scopeInsertSelect                  // the SELECT of INSERT … SELECT
+	scopeUnion                         // a SELECT of a UNION other than the first
 )
 
 // condition returns the level's WHERE ANDed with the ON conditions of its
@@ -71,6 +72,15 @@ func (p *planner) collectTables() error {
 	switch s := p.stmt.(type) {
 	case *sqlparser.Select:
 		err = p.fillSelect(s, p.root)
+	case *sqlparser.Union:
+		// The first SELECT is the statement's level (its columns name the
+		// result); every other SELECT is a level of its own.
+		var first *scope
+		if first, err = p.level(s, nil, scopeUnion); err == nil {
+			first.kind = scopeStatement
+			p.root = first
+			p.scopes[p.stmt] = first
+		}
 	case *sqlparser.Insert:
 		if err = p.addTableExpr(s.Table, p.root); err != nil {
 			return err

@@ -126,6 +126,11 @@ func TestPushdown(t *testing.T) {
 		// TPC-C stock-level: each bound table compared with the warehouse.
 		{"SELECT COUNT(DISTINCT s_i_id) FROM p_line, p_stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?", nil, []any{2, 1, 6, 2, 2, 15}},
 		{"SELECT COUNT(DISTINCT s_i_id) FROM p_line, p_stock WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id < 5 AND s_w_id = 1 AND s_i_id = ol_i_id AND s_quantity < 20", nil, nil},
+		// UNION and UNION ALL whose SELECTs meet on one data node, or over
+		// broadcast tables.
+		{"SELECT user_id, name FROM p_user WHERE user_id = 2 UNION ALL SELECT user_id, name FROM p_user WHERE user_id = 6", nil, nil},
+		{"SELECT order_id, status FROM p_order WHERE user_id = ? AND order_id = ? UNION SELECT order_id, CAST(qty AS CHAR) FROM p_item WHERE user_id = ? AND order_id = ? ORDER BY 2 DESC LIMIT 3", []int{1}, []any{2, 9, 2, 9}},
+		{"SELECT code FROM p_dict UNION SELECT label FROM p_dict UNION ALL SELECT code FROM p_dict WHERE code > 'o'", nil, nil},
 	}
 	for _, q := range queries {
 		require.Empty(t, e.query(q.sql, q.ordered, nil, nil, q.params...), q.sql)
@@ -189,6 +194,8 @@ func TestPushdownRefusals(t *testing.T) {
 			`<corpus>:1:24: query "Q": "p_order" and "p_order" are joined without comparing their sharding columns, so the statement must run whole on one data node, but "p_order" routes to ds_1.p_order_1 and "p_order" to ds_1.p_order_0; evaluating it across data nodes is not supported yet`},
 		{"SELECT u.name FROM p_order o JOIN p_user u ON u.user_id = o.user_id WHERE o.user_id IN (1, 2)",
 			`<corpus>:1:35: query "Q": join of sharded tables "p_order" (sharded by user_id, order_id) and "p_user" (sharded by user_id): their rows are placed by different sharding rules, so binding them would not co-locate matching rows; compare each table's sharding columns with one value (=) so both route to one data node, or make one a broadcast table; evaluating the join across data nodes is not supported yet`},
+		{"SELECT user_id FROM p_user WHERE user_id IN (1, 2) UNION ALL SELECT user_id FROM p_user WHERE user_id = 3",
+			`<corpus>:1:21: query "Q": the statement is a UNION, so the statement must run whole on one data node, but "p_user" does not route to one: compare each of its sharding columns (user_id) with one value (=) at its query level; evaluating it across data nodes is not supported yet`},
 		{"INSERT INTO p_user (user_id, name) SELECT user_id + 1, status FROM p_order WHERE user_id = 1 AND order_id = 8",
 			`<corpus>:1: query "Q": INSERT … SELECT into sharded table "p_user" must write sharding column "user_id" from the selected table's sharding column (a table bound to it) or from a value (a literal or a parameter)`},
 	}
