@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,12 +42,50 @@ func (b *Builder) ShardingTable(logicTable string) *runtime.ShardingTable {
 //
 // A pushed-down route (Route.Pushdown) runs on exactly one unit, which must
 // agree with Route.Agree (runtime.NotColocatedError otherwise).
+//
+// An UPDATE that sets sharding columns (Route.Update) is refused unless
+// every updated row stays on its data node
+// (runtime.ShardingTable.UpdateStaysOnNode).
 func (b *Builder) Units(p *Plan, params []runtime.Value) ([]int, error) {
 	units, err := b.routeUnits(p, params)
-	if err != nil || !p.Route.Pushdown {
-		return units, err
+	if err != nil {
+		return nil, err
+	}
+	if p.Route.Update != nil {
+		if err := b.checkUpdate(p, units, params); err != nil {
+			return nil, err
+		}
+	}
+	if !p.Route.Pushdown {
+		return units, nil
 	}
 	return b.agree(p, units, params)
+}
+
+// checkUpdate applies runtime.ShardingTable.UpdateStaysOnNode to the units
+// of an UPDATE that sets sharding columns; the new values are converted as
+// the server stores them.
+func (b *Builder) checkUpdate(p *Plan, units []int, params []runtime.Value) error {
+	rt, u := p.Route, p.Route.Update
+	st := b.ShardingTable(rt.LogicTable)
+	if st == nil {
+		return fmt.Errorf("table %q is not sharded", rt.LogicTable)
+	}
+	stored := func(column string) bool {
+		return slices.ContainsFunc(u.Set.Columns, func(c ColumnCondition) bool { return strings.EqualFold(c.Column, column) })
+	}
+	set, err := b.convertedValues(p, rt.LogicTable, []Condition{u.Set}, params, false, stored)
+	if err != nil {
+		return err
+	}
+	if len(set[0]) != len(u.Set.Columns) {
+		return fmt.Errorf("UPDATE sets sharding column %s of %s to values shardgen cannot convert exactly", u.ColumnsText(), rt.LogicTable)
+	}
+	rows, err := b.convertedValues(p, rt.LogicTable, u.Conditions, params, false, stored)
+	if err != nil {
+		return err
+	}
+	return st.UpdateStaysOnNode(rt.LogicTable, units, set[0], rows)
 }
 
 // agree applies the agreements of a pushed-down route to its units (at
@@ -144,6 +183,14 @@ func (b *Builder) routeUnits(p *Plan, params []runtime.Value) ([]int, error) {
 // Each value is converted as MySQL compares it with table's sharding
 // column.
 func (b *Builder) conditionValues(p *Plan, table string, conds []Condition, params []runtime.Value, insert bool) ([][]runtime.ShardingValues, error) {
+	return b.convertedValues(p, table, conds, params, insert, func(string) bool { return insert })
+}
+
+// convertedValues is conditionValues with the conversion chosen per
+// column: as the server stores the value where stored reports true, else
+// as MySQL compares it. nullErr makes a NULL value InsertNullError.
+func (b *Builder) convertedValues(p *Plan, table string, conds []Condition, params []runtime.Value, nullErr bool, stored func(column string) bool) ([][]runtime.ShardingValues, error) {
+	insert := nullErr
 	value := func(o Operand) (runtime.Value, error) {
 		if o.Literal != nil {
 			return *o.Literal, nil
@@ -188,7 +235,7 @@ func (b *Builder) conditionValues(p *Plan, table string, conds []Condition, para
 			}
 			// Convert every value as MySQL compares (or, for an INSERT,
 			// stores) it for the column's type: `user_id = '5'` routes as 5.
-			sv, ok, err := convertRun(b.columnClass(table, cc.Column, cc.Binary), sv, fromParam, insert)
+			sv, ok, err := convertRun(b.columnClass(table, cc.Column, cc.Binary), sv, fromParam, stored(cc.Column))
 			if err != nil {
 				return nil, err
 			}

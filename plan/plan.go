@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
@@ -181,6 +183,11 @@ type Route struct {
 	// sharding conditions must reach the unit the route picked; they are
 	// checked at run time (literal ones were checked at generate time).
 	Agree []Agreement `json:"agree,omitempty"`
+	// Update is set for an UPDATE that sets sharding columns of
+	// LogicTable (`SET user_id = ? ... WHERE user_id = ?`): it may run
+	// only where every updated row stays on its data node, which is checked
+	// at run time before it runs (runtime.ShardingTable.UpdateStaysOnNode).
+	Update *ShardingUpdate `json:"update,omitempty"`
 }
 
 // Agreement is a table of a pushed-down statement that routes by its own
@@ -203,6 +210,27 @@ type Agreement struct {
 	SameNode bool `json:"same_node,omitempty"`
 	// DataSource is set for a single table: the unit must be on it.
 	DataSource string `json:"data_source,omitempty"`
+}
+
+// ShardingUpdate describes the sharding columns an UPDATE sets.
+type ShardingUpdate struct {
+	// Set holds the new value of each sharding column set (in SET order;
+	// columns as the rule names them), one `=` value each, converted as
+	// the server stores it.
+	Set Condition `json:"set"`
+	// Conditions are the sharding conditions of the updated rows:
+	// Route.Conditions (one empty group when there are none) with the
+	// condition on each set column replaced by its Set value.
+	Conditions []Condition `json:"conditions"`
+}
+
+// ColumnsText names the columns set for messages, e.g. "user_id, order_id".
+func (u *ShardingUpdate) ColumnsText() string {
+	names := make([]string, len(u.Set.Columns))
+	for i, c := range u.Set.Columns {
+		names[i] = c.Column
+	}
+	return strings.Join(names, ", ")
 }
 
 // Unit is one candidate route unit: a data node and the SQL it runs.

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -227,7 +228,7 @@ func TestRefusals(t *testing.T) {
 			`q.sql:1:1: query "Q": an aggregate inside the expression cast(sum(amount) / count(*) as DECIMAL) cannot be merged across data nodes; select the aggregates themselves, GROUP BY every sharding column (user_id, order_id) so each group is on one data node, or route to one data node`},
 		{":many", "SELECT status, COUNT(*) FROM t_order WHERE user_id = ? GROUP BY status HAVING COUNT(*) > 1",
 			`q.sql:1:1: query "Q": HAVING over several data nodes is not supported yet; GROUP BY every sharding column (user_id, order_id) so each group is on one data node, filter in WHERE, or route to one data node`},
-		{":exec", "UPDATE t_order SET user_id = ? WHERE user_id = ? AND order_id = ?",
+		{":exec", "UPDATE t_order SET user_id = user_id + 1 WHERE user_id = ? AND order_id = ?",
 			`q.sql:2:20: query "Q": UPDATE sets sharding column "user_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
 		{":exec", "INSERT INTO t_order (user_id, order_id, amount) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE order_id = order_id + 1",
 			`q.sql:2:31: query "Q": UPDATE sets sharding column "order_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
@@ -432,4 +433,54 @@ rules:
 	p, err = build(t, eb, ":many", "SELECT * FROM t_user WHERE user_id = ?")
 	require.NoError(t, err)
 	require.Equal(t, "select t_user.user_id, t_user.`name`, t_user.email_cipher as email from t_user where user_id = ?", p.Route.Units[0].SQL)
+}
+
+// TestShardingKeyUpdate: an UPDATE may set a sharding column to a literal
+// or a parameter; with literals the check is made now (refused, or no
+// run-time check), with parameters Route.Update carries it to run time,
+// where Builder.Units (the proxy, preview) refuses a row that would move.
+// Expressions, NULL, ON DUPLICATE KEY UPDATE and a full route stay refused.
+func TestShardingKeyUpdate(t *testing.T) {
+	b := newBuilder(t) // t_order: user_id MOD 2 (data source), order_id MOD 4 (table)
+	p, err := build(t, b, ":execrows", "UPDATE t_order SET status = ?, user_id = ? WHERE user_id = ? AND order_id = ?")
+	require.NoError(t, err)
+	require.NotNil(t, p.Route.Update)
+	js, err := json.Marshal(p.Route.Update)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"set":{"columns":[{"column":"user_id","values":[{"param":1}]}]},
+		"conditions":[{"columns":[{"column":"order_id","values":[{"param":3}]},{"column":"user_id","values":[{"param":1}]}]}]}`, string(js))
+	units := func(vals ...int64) ([]int, error) {
+		var params []runtime.Value
+		params = append(params, runtime.String("NEW"))
+		for _, v := range vals {
+			params = append(params, runtime.Long(v))
+		}
+		return b.Units(p, params)
+	}
+	got, err := units(3, 1, 6) // ds_1.t_order_2 → user 3: ds_1
+	require.NoError(t, err)
+	require.Equal(t, []int{6}, got)
+	_, err = units(4, 1, 6)
+	require.EqualError(t, err, "UPDATE sets sharding column user_id of t_order to a value that routes to ds_0.t_order_2, not to the row's data node ds_1.t_order_2: the row would have to move to another data node; delete and re-insert it instead")
+	require.ErrorIs(t, err, runtime.ErrShardingValueMoves)
+
+	// Literals: checked now.
+	p, err = build(t, b, ":execrows", "UPDATE t_order SET user_id = 3, order_id = 10 WHERE user_id = 1 AND order_id = 6")
+	require.NoError(t, err)
+	require.Nil(t, p.Route.Update)
+	require.Equal(t, []int{6}, p.Route.Fixed)
+	_, err = build(t, b, ":execrows", "UPDATE t_order SET order_id = '7' WHERE user_id = 1 AND order_id = 6")
+	require.EqualError(t, err, `q.sql:2:20: query "Q": UPDATE sets sharding column order_id of t_order to a value that routes to ds_1.t_order_3, not to the row's data node ds_1.t_order_2: the row would have to move to another data node; delete and re-insert it instead`)
+
+	for _, tc := range []struct{ sql, err string }{
+		{"UPDATE t_order SET user_id = NULL WHERE user_id = ? AND order_id = ?",
+			`q.sql:3:20: query "Q": UPDATE sets sharding column "user_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
+		{"UPDATE t_order SET order_id = order_id + 4 WHERE user_id = ? AND order_id = ?",
+			`q.sql:3:20: query "Q": UPDATE sets sharding column "order_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
+		{"UPDATE t_order SET user_id = ? WHERE status = ?",
+			`q.sql:3:20: query "Q": UPDATE sets sharding column user_id of table "t_order" with no sharding condition: it would run on all 8 data nodes and rows would have to move to other data nodes; compare the sharding columns with = so that it reaches one data node, or delete and re-insert the rows`},
+	} {
+		_, err := build(t, b, ":execrows", tc.sql, "shardgen:allow-full-route")
+		require.EqualError(t, err, tc.err, tc.sql)
+	}
 }

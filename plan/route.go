@@ -33,7 +33,8 @@ func (p *planner) route() error {
 	if len(sharded) == 0 {
 		return p.routeUnsharded(singles)
 	}
-	if err := p.checkShardingKeyUpdate(); err != nil {
+	sets, err := p.checkShardingKeyUpdate()
+	if err != nil {
 		return err
 	}
 	for _, r := range sharded {
@@ -45,7 +46,10 @@ func (p *planner) route() error {
 	}
 	comps := p.components(sharded)
 	if len(comps) == 1 && len(singles) == 0 && p.spreadable(comps[0]) {
-		return p.routeComponent(comps[0])
+		return p.routeComponent(comps[0], sets)
+	}
+	if len(sets) > 0 {
+		return sets[0].refusal(p)
 	}
 	return p.routePushdown(comps, singles)
 }
@@ -72,7 +76,7 @@ func (p *planner) routeSkeleton(info *tableInfo) *Route {
 // co-located component anchored at a table of the statement's own level:
 // by the sharding conditions of that level, possibly on several data
 // nodes.
-func (p *planner) routeComponent(c *component) error {
+func (p *planner) routeComponent(c *component, sets []keySet) error {
 	primary := c.anchor
 	info := primary.info
 	rt := p.routeSkeleton(info)
@@ -103,6 +107,9 @@ func (p *planner) routeComponent(c *component) error {
 		return err
 	}
 	if hasHintStrategy(info) {
+		if len(sets) > 0 {
+			return sets[0].refusal(p) // hint values say nothing of the rows' new place
+		}
 		return p.routeHinted(info, rt, groups)
 	}
 	single := p.isSingleNode(rt) && p.plan.Insert == nil
@@ -137,6 +144,12 @@ func (p *planner) routeComponent(c *component) error {
 	if single && len(groups) == 0 {
 		rt.Fixed = []int{0}
 	}
+	if len(sets) > 0 {
+		if sets[0].table != info {
+			return sets[0].refusal(p)
+		}
+		return p.shardingUpdate(info, rt, sets)
+	}
 	return nil
 }
 
@@ -170,6 +183,85 @@ func (p *planner) routeHinted(info *tableInfo, rt *Route, groups []Condition) er
 		return p.checkNoMerge(info)
 	}
 	return nil
+}
+
+// shardingUpdate plans an UPDATE that sets sharding columns (sets, in SET
+// order): Route.Update, checked at run time, or, when every value is a
+// literal, checked now. A full route over several data nodes is refused
+// now: its rows could stay only by chance.
+func (p *planner) shardingUpdate(info *tableInfo, rt *Route, sets []keySet) error {
+	if rt.Fixed != nil && len(rt.Fixed) == 0 {
+		return nil // the statement runs nowhere
+	}
+	u := &ShardingUpdate{}
+	var setCols []string
+	for _, s := range sets {
+		setCols = append(setCols, s.column)
+		u.Set.Columns = append(u.Set.Columns, ColumnCondition{Column: s.column, Values: []Operand{s.value}})
+	}
+	if rt.Kind == runtime.RouteAllNodes && len(info.route.Nodes()) > 1 {
+		return p.errorAt(sets[0].column, "UPDATE sets sharding column %s of table %q with no sharding condition: it would run on all %d data nodes and rows would have to move to other data nodes; compare the sharding columns with = so that it reaches one data node, or delete and re-insert the rows",
+			strings.Join(setCols, ", "), info.name, len(info.route.Nodes()))
+	}
+	groups := rt.Conditions
+	if len(groups) == 0 {
+		groups = []Condition{{}}
+	}
+	for _, g := range groups {
+		var c Condition
+		for _, cc := range g.Columns {
+			if !containsFold(setCols, cc.Column) {
+				c.Columns = append(c.Columns, cc)
+			}
+		}
+		c.Columns = append(c.Columns, u.Set.Columns...)
+		u.Conditions = append(u.Conditions, c)
+	}
+	// The new values are stored: convert literals as the server stores them.
+	set, err := p.storedLiterals(info.name, []Condition{u.Set})
+	if err != nil {
+		return err
+	}
+	u.Set = set[0]
+	for i := range u.Conditions {
+		cols := u.Conditions[i].Columns
+		copy(cols[len(cols)-len(u.Set.Columns):], u.Set.Columns)
+	}
+	if rt.Fixed != nil && literalOnly([]Condition{u.Set}) && literalOnly(u.Conditions) {
+		// Known now: refuse a row that would move, else run as it is.
+		if err := info.route.UpdateStaysOnNode(info.name, rt.Fixed, runtimeGroups([]Condition{u.Set})[0], runtimeGroups(u.Conditions)); err != nil {
+			return p.errorAt(sets[0].column, "%v", err)
+		}
+		return nil
+	}
+	rt.Update = u
+	return nil
+}
+
+// runtimeGroups converts conditions whose operands are all literals to
+// the runtime's sharding values.
+func runtimeGroups(groups []Condition) [][]runtime.ShardingValues {
+	out := make([][]runtime.ShardingValues, len(groups))
+	for i, g := range groups {
+		for _, c := range g.Columns {
+			sv := runtime.ShardingValues{Column: c.Column}
+			for _, v := range c.Values {
+				sv.Values = append(sv.Values, *v.Literal)
+			}
+			if c.Range != nil {
+				r := &runtime.Range{LowerOpen: c.Range.LowerOpen, UpperOpen: c.Range.UpperOpen}
+				if c.Range.Lower != nil {
+					r.Lower, r.HasLower = *c.Range.Lower.Literal, true
+				}
+				if c.Range.Upper != nil {
+					r.Upper, r.HasUpper = *c.Range.Upper.Literal, true
+				}
+				sv.Range = r
+			}
+			out[i] = append(out[i], sv)
+		}
+	}
+	return out
 }
 
 // routeUnsharded routes statements over broadcast and single tables only.
@@ -329,17 +421,34 @@ func conjuncts(e sqlparser.Expr) []sqlparser.Expr {
 	return []sqlparser.Expr{e}
 }
 
-// checkShardingKeyUpdate refuses UPDATE ... SET (or ON DUPLICATE KEY
-// UPDATE) of a sharding column of any sharded table (the row would have to
-// move to another data node).
-func (p *planner) checkShardingKeyUpdate() error {
+// keySet is one sharding column a single-table UPDATE sets, and its new
+// value.
+type keySet struct {
+	table  *tableInfo
+	column string // as the rule names it
+	value  Operand
+}
+
+// refusal is the error of a SET of the column where it cannot stay.
+func (k keySet) refusal(p *planner) error {
+	return p.errorAt(k.column, "UPDATE sets sharding column %q of table %q: the row would have to move to another data node; delete and re-insert it instead", k.column, k.table.name)
+}
+
+// checkShardingKeyUpdate returns the sharding columns a single-table UPDATE
+// sets to a literal or a parameter, which ShardingSphere allows where the
+// row stays on its data node (shardingUpdate plans the check). Setting one
+// to an expression or to NULL, in a multi-table UPDATE or in ON DUPLICATE
+// KEY UPDATE is refused (the row would have to move to another data node).
+func (p *planner) checkShardingKeyUpdate() ([]keySet, error) {
 	var exprs sqlparser.UpdateExprs
+	upd := false
 	switch s := p.stmt.(type) {
 	case *sqlparser.Update:
-		exprs = s.Exprs
+		exprs, upd = s.Exprs, len(p.refs) == 1
 	case *sqlparser.Insert:
 		exprs = sqlparser.UpdateExprs(s.OnDup) // ON DUPLICATE KEY UPDATE
 	}
+	var sets []keySet
 	for _, e := range exprs {
 		c := p.cols[e.Name]
 		if c == nil && len(p.refs) == 1 {
@@ -347,11 +456,24 @@ func (p *planner) checkShardingKeyUpdate() error {
 				c = &colRef{ref: p.refs[0], col: col}
 			}
 		}
-		if c != nil && c.ref.info.sharded() && containsFold(ruleColumns(c.ref.info.rule), c.col.Name) {
-			return p.errorAt(c.col.Name, "UPDATE sets sharding column %q of table %q: the row would have to move to another data node; delete and re-insert it instead", c.col.Name, c.ref.info.name)
+		if c == nil || !c.ref.info.sharded() {
+			continue
 		}
+		cols := ruleColumns(c.ref.info.rule)
+		i := slices.IndexFunc(cols, func(s string) bool { return strings.EqualFold(s, c.col.Name) })
+		if i < 0 {
+			continue
+		}
+		k := keySet{table: c.ref.info, column: cols[i]}
+		o, ok := p.operand(e.Expr)
+		if !upd || !ok || o.Literal != nil && o.Literal.IsNull() {
+			k.column = c.col.Name
+			return nil, k.refusal(p)
+		}
+		k.value = o
+		sets = append(sets, k)
 	}
-	return nil
+	return sets, nil
 }
 
 // shardingConditions extracts the sharding conditions on the primary table

@@ -447,3 +447,151 @@ func all(dst []int, n int) []int {
 	}
 	return dst
 }
+
+// ErrShardingValueMoves: an UPDATE sets a sharding column to a value that
+// does not route the row back to its own data node, or the statement
+// reaches several data nodes, so rows could have to move between data
+// nodes, which one statement on one data node cannot do (ShardingSphere's
+// UnsupportedUpdatingShardingValueException). The statement runs nowhere.
+var ErrShardingValueMoves = errors.New("the row would have to move to another data node; delete and re-insert it instead")
+
+// UpdateStaysOnNode checks, before it runs, an UPDATE that sets sharding
+// columns of this table (logicTable names it): assigned holds the new value
+// of each column set (one value each), nodes are the data nodes the
+// statement routes to, and rows are the sharding conditions of the updated
+// rows (the statement's, each set column's replaced by `=` its new value).
+// ShardingSphere allows such an UPDATE where the route of the new values is
+// the statement's own (ShardingUpdateStatementValidator); here every row
+// must stay on its data node:
+//
+//   - a strategy side (database or table) that reads no set column keeps
+//     each row's target;
+//   - a side that reads only set columns routes every row to the one target
+//     of the new values, which must be the target of every data node in
+//     nodes (on its data source, for a table strategy);
+//   - a complex strategy that reads set and other columns is decided only
+//     for a statement on one data node that rows routes to exactly.
+//
+// It returns nil when nodes is empty (the statement runs nowhere) or every
+// row stays. Otherwise the error wraps ErrShardingValueMoves and names the
+// data nodes, or wraps the algorithm's error (e.g. ErrNullShardingValue for
+// a NULL new value).
+func (t *ShardingTable) UpdateStaysOnNode(logicTable string, nodes []int, assigned []ShardingValues, rows [][]ShardingValues) error {
+	cols := make([]string, len(assigned))
+	for i, a := range assigned {
+		cols[i] = a.Column
+	}
+	columns := strings.Join(cols, ", ")
+	for _, n := range nodes {
+		if n < 0 || n >= len(t.nodes) {
+			return fmt.Errorf("UPDATE of %s: data node %d is outside its %d data nodes", logicTable, n, len(t.nodes))
+		}
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	moves := func(from int) error {
+		to, err := t.RouteAll(rows, HintValues{})
+		dest := "another data node"
+		if err == nil && len(to) > 0 {
+			dest = t.nodeList(to)
+		}
+		return fmt.Errorf("UPDATE sets sharding column %s of %s to a value that routes to %s, not to the row's data node %s: %w",
+			columns, logicTable, dest, t.nodes[from], ErrShardingValueMoves)
+	}
+	failed := func(err error) error {
+		return fmt.Errorf("UPDATE sets sharding column %s of %s: %w", columns, logicTable, err)
+	}
+	dsNew, dbSet, mixed, err := t.db.assignedTarget(assigned)
+	if err != nil {
+		return failed(err)
+	}
+	for _, n := range nodes {
+		d := t.DataSourceOf(n)
+		if dbSet && d != dsNew {
+			return moves(n)
+		}
+		tNew, tbSet, tbMixed, err := t.tables[d].assignedTarget(assigned)
+		switch {
+		case errors.Is(err, ErrNoTarget):
+			return moves(n) // the new value's table is on another data source
+		case err != nil:
+			return failed(err)
+		case tbSet && t.layout[d][tNew] != n:
+			return moves(n)
+		}
+		mixed = mixed || tbMixed
+	}
+	if !mixed {
+		return nil
+	}
+	if len(nodes) > 1 {
+		return fmt.Errorf("UPDATE sets sharding column %s of %s, which a complex strategy reads with other columns, on %d data nodes (%s); it may do so only where it reaches one data node: %w",
+			columns, logicTable, len(nodes), t.nodeList(nodes), ErrShardingValueMoves)
+	}
+	to, err := t.RouteAll(rows, HintValues{})
+	if err != nil {
+		return failed(err)
+	}
+	if len(to) != 1 || to[0] != nodes[0] {
+		return moves(nodes[0])
+	}
+	return nil
+}
+
+// assignedTarget returns the one target of this side for the new values
+// of the columns an UPDATE sets: set is false when the side reads none of
+// them (each row keeps its target), mixed when it is a complex strategy
+// that reads some of them and other columns (the caller decides by the
+// rows' conditions).
+func (s *sideRouter) assignedTarget(assigned []ShardingValues) (target int, set, mixed bool, err error) {
+	switch s.kind {
+	case StandardStrategy:
+		c := find(assigned, s.columns[0])
+		if c == nil {
+			return -1, false, false, nil
+		}
+		i, err := s.standard.Precise(c.Values[0])
+		return i, true, false, err
+	case ComplexStrategy:
+		n := 0
+		for _, col := range s.columns {
+			if find(assigned, col) != nil {
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+			return -1, false, false, nil
+		case n < len(s.columns):
+			return -1, false, true, nil
+		}
+		tis, err := s.route(nil, assigned, nil)
+		if err != nil {
+			return -1, false, false, err
+		}
+		if len(tis) != 1 {
+			return -1, false, true, nil
+		}
+		return tis[0], true, false, nil
+	}
+	return -1, false, false, nil // no strategy, hint: values do not move rows
+}
+
+// nodeList names the data nodes nodes, e.g. "ds_0.t_order_1, ds_1.t_order_1",
+// eliding the middle of a long list.
+func (t *ShardingTable) nodeList(nodes []int) string {
+	const most = 4
+	var b strings.Builder
+	for i, n := range nodes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if i == most-1 && len(nodes) > most {
+			b.WriteString("... " + t.nodes[nodes[len(nodes)-1]].String())
+			break
+		}
+		b.WriteString(t.nodes[n].String())
+	}
+	return b.String()
+}

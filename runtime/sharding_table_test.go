@@ -275,3 +275,80 @@ func TestShardingTableSplitLayoutsComplex(t *testing.T) {
 	require.EqualError(t, err, `no data node matches the sharding value: INLINE "t_${order_id % 5}" gives "t_4" for Long 4, which is not an available target`)
 	require.ErrorIs(t, err, ErrNoTarget)
 }
+
+// TestUpdateStaysOnNode: an UPDATE may set sharding columns where every
+// row stays on its data node: a side that reads no set column keeps each
+// row's target, a side that reads only set columns must route the new
+// values to the target of every data node reached, and a complex strategy
+// that reads set and other columns is decided on one data node only.
+func TestUpdateStaysOnNode(t *testing.T) {
+	mod, err := NewAlgorithm("MOD", Props{"sharding-count": "2"})
+	require.NoError(t, err)
+	boundary, err := NewAlgorithm("BOUNDARY_RANGE", Props{"sharding-ranges": "10"})
+	require.NoError(t, err)
+	nodes := []DataNode{{"ds_0", "t_0"}, {"ds_0", "t_1"}, {"ds_1", "t_0"}, {"ds_1", "t_1"}}
+	st, err := NewShardingTable(nodes,
+		StrategyConfig{Kind: StandardStrategy, Columns: []string{"user_id"}, Algorithm: mod},
+		StrategyConfig{Kind: StandardStrategy, Columns: []string{"order_id"}, Algorithm: boundary})
+	require.NoError(t, err)
+	set := func(col string, v Value) []ShardingValues { return []ShardingValues{{Column: col, Values: []Value{v}}} }
+	rows := func(g ...ShardingValues) [][]ShardingValues { return [][]ShardingValues{g} }
+	eq := func(col string, v int64) ShardingValues { return ShardingValues{Column: col, Values: []Value{Long(v)}} }
+	const moves = ": the row would have to move to another data node; delete and re-insert it instead"
+	for _, tc := range []struct {
+		name     string
+		nodes    []int
+		assigned []ShardingValues
+		rows     [][]ShardingValues
+		err      string
+	}{
+		{"same value", []int{1}, set("user_id", Long(2)), rows(eq("user_id", 2), eq("order_id", 15)), ""},
+		{"other value, same data source", []int{1}, set("user_id", Long(4)), rows(eq("user_id", 4), eq("order_id", 15)), ""},
+		{"another data source", []int{1}, set("user_id", Long(3)), rows(eq("user_id", 3), eq("order_id", 15)),
+			"UPDATE sets sharding column user_id of t to a value that routes to ds_1.t_1, not to the row's data node ds_0.t_1" + moves},
+		{"table column, same table", []int{1}, set("order_id", Long(11)), rows(eq("user_id", 2), eq("order_id", 11)), ""},
+		{"table column, another table", []int{1}, set("order_id", Long(5)), rows(eq("user_id", 2), eq("order_id", 5)),
+			"UPDATE sets sharding column order_id of t to a value that routes to ds_0.t_0, not to the row's data node ds_0.t_1" + moves},
+		{"every table of one data source", []int{0, 1}, set("user_id", Long(6)), rows(eq("user_id", 6)), ""},
+		{"every table, another data source", []int{0, 1}, set("user_id", Long(1)), rows(eq("user_id", 1)),
+			"UPDATE sets sharding column user_id of t to a value that routes to ds_1.t_0, ds_1.t_1, not to the row's data node ds_0.t_0" + moves},
+		{"two data sources", []int{1, 3}, set("user_id", Long(2)), rows(eq("user_id", 2), eq("order_id", 15)),
+			"UPDATE sets sharding column user_id of t to a value that routes to ds_0.t_1, not to the row's data node ds_1.t_1" + moves},
+		{"no data node", []int{}, set("user_id", Long(3)), rows(eq("user_id", 3)), ""},
+		{"NULL", []int{1}, set("user_id", Null), rows(eq("order_id", 15), ShardingValues{Column: "user_id", Values: []Value{Null}}),
+			"UPDATE sets sharding column user_id of t: MOD on user_id: sharding value must not be NULL"},
+		{"bad node", []int{9}, set("user_id", Long(2)), rows(eq("user_id", 2)), "UPDATE of t: data node 9 is outside its 4 data nodes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := st.UpdateStaysOnNode("t", tc.nodes, tc.assigned, tc.rows)
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tc.err)
+		})
+	}
+	require.ErrorIs(t, st.UpdateStaysOnNode("t", []int{1}, set("user_id", Long(3)), rows(eq("user_id", 3))), ErrShardingValueMoves)
+
+	// An autoTable: the new value's table is on the other data source.
+	hash, err := NewAlgorithm("MOD", Props{"sharding-count": "4"})
+	require.NoError(t, err)
+	auto, err := NewShardingTable([]DataNode{{"ds_0", "a_0"}, {"ds_1", "a_1"}, {"ds_0", "a_2"}, {"ds_1", "a_3"}}, StrategyConfig{},
+		StrategyConfig{Kind: StandardStrategy, Columns: []string{"id"}, Algorithm: hash})
+	require.NoError(t, err)
+	require.NoError(t, auto.UpdateStaysOnNode("a", []int{2}, set("id", Long(6)), rows(eq("id", 6))))
+	require.EqualError(t, auto.UpdateStaysOnNode("a", []int{2}, set("id", Long(5)), rows(eq("id", 5))),
+		"UPDATE sets sharding column id of a to a value that routes to ds_1.a_1, not to the row's data node ds_0.a_2"+moves)
+
+	// A complex strategy that reads a set column and another one.
+	cpxAlg, err := NewAlgorithm("COMPLEX_INLINE", Props{"sharding-columns": "a,b", "algorithm-expression": "c_${(a + b) % 2}"})
+	require.NoError(t, err)
+	cpx, err := NewShardingTable([]DataNode{{"ds_0", "c_0"}, {"ds_0", "c_1"}}, StrategyConfig{},
+		StrategyConfig{Kind: ComplexStrategy, Columns: []string{"a", "b"}, Algorithm: cpxAlg})
+	require.NoError(t, err)
+	require.NoError(t, cpx.UpdateStaysOnNode("c", []int{1}, set("a", Long(3)), rows(eq("b", 2), eq("a", 3))))
+	require.EqualError(t, cpx.UpdateStaysOnNode("c", []int{1}, set("a", Long(2)), rows(eq("b", 2), eq("a", 2))),
+		"UPDATE sets sharding column a of c to a value that routes to ds_0.c_0, not to the row's data node ds_0.c_1"+moves)
+	require.EqualError(t, cpx.UpdateStaysOnNode("c", []int{0, 1}, set("a", Long(3)), rows(eq("a", 3))),
+		"UPDATE sets sharding column a of c, which a complex strategy reads with other columns, on 2 data nodes (ds_0.c_0, ds_0.c_1); it may do so only where it reaches one data node"+moves)
+}

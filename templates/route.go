@@ -47,6 +47,9 @@ type routePlan struct {
 	table   *logicTable // the routed logic table (computed shapes)
 	node    nodeRoute   // shapeInline, shapePrecise: how the one unit is found
 	rows    []nodeRoute // shapeInsert: how each VALUES row's data node is found
+	// update is the routed logic table of an UPDATE that sets sharding
+	// columns (Route.Update), whose router checks that rows stay.
+	update *logicTable
 }
 
 // nodeRoute is how generated code finds one data node of the routed table
@@ -112,6 +115,16 @@ func (g *generator) planRoute(q *query) error {
 				}
 			}
 		}
+	}
+	if r.Update != nil {
+		t, err := g.table(q)
+		if err != nil {
+			return err
+		}
+		if err := g.useRouter(t); err != nil {
+			return err
+		}
+		rp.update = t
 	}
 	switch {
 	case q.p.Insert != nil:
@@ -405,12 +418,15 @@ type routeCode struct {
 	rowNodes jen.Code
 }
 
-// routeStatements emits the statements that find q's route unit(s).
+// routeStatements emits the statements that find q's route unit(s), and,
+// for an UPDATE that sets sharding columns, the check that its rows stay
+// on their data node.
 func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 	q := fc.q
 	rp := &q.route
 	units := jen.Id(q.unitsVar)
 	rc := &routeCode{}
+	var nodes jen.Code // the data nodes reached, a []int (Route.Update only)
 	switch rp.shape {
 	case shapeFixed, shapeBroadcastWrite:
 		if rp.single() {
@@ -420,6 +436,11 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 			// e.g.: listAllUnits[:]
 			rc.units = units.Clone().Index(jen.Op(":"))
 		}
+		var lits []jen.Code
+		for _, i := range rp.emitted {
+			lits = append(lits, jen.Lit(i))
+		}
+		nodes = jen.Index().Int().Values(lits...)
 	case shapeInline, shapePrecise:
 		// e.g.: getOrderUnits[ds*4+t]
 		stmts, idx, err := g.nodeIndex(fc, &rp.node)
@@ -427,6 +448,7 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 			return nil, err
 		}
 		rc.stmts, rc.unit = stmts, units.Clone().Index(idx)
+		nodes = jen.Index().Int().Values(idx)
 	case shapeInsert:
 		// e.g.:
 		//	var rowNodes [2]int
@@ -467,6 +489,36 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 			jen.Id("units").Op(fc.define("units")).Id("pickUnits").Call(units.Clone().Index(jen.Op(":")), jen.Id("nodes")),
 		)
 		rc.units = jen.Id("units")
+		nodes = jen.Id("nodes")
+	}
+	if u := q.p.Route.Update; u != nil {
+		// e.g.:
+		//	if err := q.tOrder.UpdateStaysOnNode("t_order", []int{ds*4 + t}, []shardrt.ShardingValues{
+		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(newUserID)}},
+		//	}, [][]shardrt.ShardingValues{{
+		//		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
+		//		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(newUserID)}},
+		//	}}); err != nil {
+		//		return 0, err
+		//	}
+		if nodes == nil {
+			return nil, fmt.Errorf("an UPDATE that sets sharding columns with a %s route", q.p.Route.Kind)
+		}
+		pre, set, err := g.shardingGroup(fc, u.Set)
+		if err != nil {
+			return nil, err
+		}
+		rc.stmts = append(rc.stmts, pre...)
+		pre, rows, err := g.shardingValues(fc, u.Conditions)
+		if err != nil {
+			return nil, err
+		}
+		rc.stmts = append(rc.stmts, pre...)
+		rc.stmts = append(rc.stmts, jen.If(
+			jen.Err().Op(":=").Id("q").Dot(rp.update.field).Dot("UpdateStaysOnNode").Call(
+				jen.Lit(rp.update.name), nodes, jen.Index().Qual(rt, "ShardingValues").Add(set), rows),
+			jen.Err().Op("!=").Nil(),
+		).Block(fc.fail(jen.Err())))
 	}
 	return rc, nil
 }
@@ -475,61 +527,82 @@ func (g *generator) routeStatements(fc *fnCtx) (*routeCode, error) {
 // an INSERT) over the sharding conditions conds (in disjunctive normal
 // form), with the statements that must run first (nullable parameters).
 func (g *generator) routeAllCall(fc *fnCtx, conds []plan.Condition) ([]jen.Code, jen.Code, error) {
-	var pre, groups []jen.Code
-	for _, c := range conds {
-		var cols []jen.Code
-		for _, cc := range c.Columns {
-			// e.g.: {Column: "order_id", Range: &shardrt.Range{Lower: shardrt.Long(orderID), HasLower: true}}
-			items := []jen.Code{jen.Id("Column").Op(":").Lit(cc.Column)}
-			if len(cc.Values) > 0 {
-				var vs []jen.Code
-				for i := range cc.Values {
-					p, v, err := g.value(fc, cc.Column, &cc.Values[i])
-					if err != nil {
-						return nil, nil, err
-					}
-					pre = append(pre, p...)
-					vs = append(vs, v)
-				}
-				items = append(items, jen.Id("Values").Op(":").Index().Qual(rt, "Value").Values(vs...))
-			}
-			if rg := cc.Range; rg != nil {
-				var ri []jen.Code
-				for _, b := range []struct {
-					op         *plan.Operand
-					name, flag string
-				}{{rg.Lower, "Lower", "HasLower"}, {rg.Upper, "Upper", "HasUpper"}} {
-					if b.op == nil {
-						continue
-					}
-					p, v, err := g.value(fc, cc.Column, b.op)
-					if err != nil {
-						return nil, nil, err
-					}
-					pre = append(pre, p...)
-					ri = append(ri, jen.Id(b.name).Op(":").Add(v), jen.Id(b.flag).Op(":").True())
-				}
-				if rg.LowerOpen {
-					ri = append(ri, jen.Id("LowerOpen").Op(":").True())
-				}
-				if rg.UpperOpen {
-					ri = append(ri, jen.Id("UpperOpen").Op(":").True())
-				}
-				items = append(items, jen.Id("Range").Op(":").Op("&").Qual(rt, "Range").Values(ri...))
-			}
-			cols = append(cols, jen.Values(items...))
-		}
-		groups = append(groups, jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cols...))
+	pre, groups, err := g.shardingValues(fc, conds)
+	if err != nil {
+		return nil, nil, err
 	}
 	method := "RouteConditions" // a NULL value matches no row
 	if fc.q.p.Statement == plan.StmtInsert {
 		method = "RouteAll" // an INSERT row's NULL is an error
 	}
-	call := jen.Id("q").Dot(fc.q.route.table.field).Dot(method).Call(
-		jen.Index().Index().Qual(rt, "ShardingValues").Values(groups...),
-		jen.Qual(rt, "HintValues").Values(),
-	)
+	call := jen.Id("q").Dot(fc.q.route.table.field).Dot(method).Call(groups, jen.Qual(rt, "HintValues").Values())
 	return pre, call, nil
+}
+
+// shardingValues returns the [][]shardrt.ShardingValues literal of the
+// sharding conditions conds (one AND-group each), with the statements that
+// must run first (nullable parameters).
+func (g *generator) shardingValues(fc *fnCtx, conds []plan.Condition) ([]jen.Code, jen.Code, error) {
+	var pre, groups []jen.Code
+	for _, c := range conds {
+		p, group, err := g.shardingGroup(fc, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		pre = append(pre, p...)
+		groups = append(groups, group)
+	}
+	return pre, jen.Index().Index().Qual(rt, "ShardingValues").Values(groups...), nil
+}
+
+// shardingGroup returns the braced list of shardrt.ShardingValues of one
+// AND-group c, e.g. {{Column: "user_id", Values: ...}, ...}, with the
+// statements that must run first.
+func (g *generator) shardingGroup(fc *fnCtx, c plan.Condition) ([]jen.Code, jen.Code, error) {
+	var pre []jen.Code
+	var cols []jen.Code
+	for _, cc := range c.Columns {
+		// e.g.: {Column: "order_id", Range: &shardrt.Range{Lower: shardrt.Long(orderID), HasLower: true}}
+		items := []jen.Code{jen.Id("Column").Op(":").Lit(cc.Column)}
+		if len(cc.Values) > 0 {
+			var vs []jen.Code
+			for i := range cc.Values {
+				p, v, err := g.value(fc, cc.Column, &cc.Values[i])
+				if err != nil {
+					return nil, nil, err
+				}
+				pre = append(pre, p...)
+				vs = append(vs, v)
+			}
+			items = append(items, jen.Id("Values").Op(":").Index().Qual(rt, "Value").Values(vs...))
+		}
+		if rg := cc.Range; rg != nil {
+			var ri []jen.Code
+			for _, b := range []struct {
+				op         *plan.Operand
+				name, flag string
+			}{{rg.Lower, "Lower", "HasLower"}, {rg.Upper, "Upper", "HasUpper"}} {
+				if b.op == nil {
+					continue
+				}
+				p, v, err := g.value(fc, cc.Column, b.op)
+				if err != nil {
+					return nil, nil, err
+				}
+				pre = append(pre, p...)
+				ri = append(ri, jen.Id(b.name).Op(":").Add(v), jen.Id(b.flag).Op(":").True())
+			}
+			if rg.LowerOpen {
+				ri = append(ri, jen.Id("LowerOpen").Op(":").True())
+			}
+			if rg.UpperOpen {
+				ri = append(ri, jen.Id("UpperOpen").Op(":").True())
+			}
+			items = append(items, jen.Id("Range").Op(":").Op("&").Qual(rt, "Range").Values(ri...))
+		}
+		cols = append(cols, jen.Values(items...))
+	}
+	return pre, jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cols...), nil
 }
 
 // nodeIndex emits the statements that find the data node of nr and

@@ -126,6 +126,13 @@ func writePlanText(b *strings.Builder, pl *plan.Plan) {
 		}
 		fmt.Fprintf(b, "  must meet: %s where %s (checked at run time)\n", a.Table, strings.Join(groups, " OR "))
 	}
+	if u := rt.Update; u != nil {
+		var parts []string
+		for _, cc := range u.Set.Columns {
+			parts = append(parts, conditionText(pl, cc))
+		}
+		fmt.Fprintf(b, "  sets sharding columns: %s; refused at run time unless every row stays on its data node\n", strings.Join(parts, ", "))
+	}
 	if len(pl.Params) > 0 {
 		var ps []string
 		for _, p := range pl.Params {

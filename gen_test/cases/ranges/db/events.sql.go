@@ -260,3 +260,148 @@ func (q *Queries) RenameEventsBetween(ctx context.Context, kind string, eventID 
 	units := pickUnits(renameEventsBetweenUnits[:], nodes)
 	return shardrt.ExecUnits(ctx, q.ex, &renameEventsBetweenStmt, units, []any{kind, eventID, eventID_2})
 }
+
+// moveEventStmt is the logic statement of MoveEvent (queries/events.sql:25).
+var moveEventStmt = shardrt.Stmt{Name: "MoveEvent", LogicSQL: "UPDATE g4_event SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}
+
+// moveEventUnits are the route units of MoveEvent: one per data node of
+// g4_event in data node order. DataSource indexes dataSourceNames.
+var moveEventUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g4_event_0 SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}, // ds_0.g4_event_0
+	{DataSource: 0, SQL: "UPDATE g4_event_1 SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}, // ds_0.g4_event_1
+	{DataSource: 0, SQL: "UPDATE g4_event_2 SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}, // ds_0.g4_event_2
+	{DataSource: 0, SQL: "UPDATE g4_event_3 SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}, // ds_0.g4_event_3
+	{DataSource: 1, SQL: "UPDATE g4_event_0 SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}, // ds_1.g4_event_0
+	{DataSource: 1, SQL: "UPDATE g4_event_1 SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}, // ds_1.g4_event_1
+	{DataSource: 1, SQL: "UPDATE g4_event_2 SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}, // ds_1.g4_event_2
+	{DataSource: 1, SQL: "UPDATE g4_event_3 SET user_id = ?, kind = ? WHERE user_id = ? AND event_id = ?"}, // ds_1.g4_event_3
+}
+
+// MoveEvent sets the database sharding column: allowed where the new
+// user_id routes to the row's own data node, refused at run time otherwise.
+//
+// Route: SingleNode on g4_event (database: user_id MOD, table: event_id
+// BOUNDARY_RANGE), computed by the sharding algorithms.
+func (q *Queries) MoveEvent(ctx context.Context, userID int64, kind string, userID_2 int64, eventID int64) (int64, error) {
+	node, err := q.g4Event.PreciseNode(shardrt.Long(userID_2), shardrt.Long(eventID))
+	if err != nil {
+		return 0, err
+	}
+	if err := q.g4Event.UpdateStaysOnNode("g4_event", []int{node}, []shardrt.ShardingValues{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+	}, [][]shardrt.ShardingValues{{
+		{Column: "event_id", Values: []shardrt.Value{shardrt.Long(eventID)}},
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+	}}); err != nil {
+		return 0, err
+	}
+	res, err := q.ex.Exec(ctx, &moveEventStmt, moveEventUnits[node], userID, kind, userID_2, eventID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// renumberEventStmt is the logic statement of RenumberEvent
+// (queries/events.sql:30).
+var renumberEventStmt = shardrt.Stmt{Name: "RenumberEvent", LogicSQL: "UPDATE g4_event SET event_id = ? WHERE user_id = ? AND event_id = ?"}
+
+// renumberEventUnits are the route units of RenumberEvent: one per data node of
+// g4_event in data node order. DataSource indexes dataSourceNames.
+var renumberEventUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g4_event_0 SET event_id = ? WHERE user_id = ? AND event_id = ?"}, // ds_0.g4_event_0
+	{DataSource: 0, SQL: "UPDATE g4_event_1 SET event_id = ? WHERE user_id = ? AND event_id = ?"}, // ds_0.g4_event_1
+	{DataSource: 0, SQL: "UPDATE g4_event_2 SET event_id = ? WHERE user_id = ? AND event_id = ?"}, // ds_0.g4_event_2
+	{DataSource: 0, SQL: "UPDATE g4_event_3 SET event_id = ? WHERE user_id = ? AND event_id = ?"}, // ds_0.g4_event_3
+	{DataSource: 1, SQL: "UPDATE g4_event_0 SET event_id = ? WHERE user_id = ? AND event_id = ?"}, // ds_1.g4_event_0
+	{DataSource: 1, SQL: "UPDATE g4_event_1 SET event_id = ? WHERE user_id = ? AND event_id = ?"}, // ds_1.g4_event_1
+	{DataSource: 1, SQL: "UPDATE g4_event_2 SET event_id = ? WHERE user_id = ? AND event_id = ?"}, // ds_1.g4_event_2
+	{DataSource: 1, SQL: "UPDATE g4_event_3 SET event_id = ? WHERE user_id = ? AND event_id = ?"}, // ds_1.g4_event_3
+}
+
+// RenumberEvent runs the :execrows query at queries/events.sql:30.
+//
+// Route: SingleNode on g4_event (database: user_id MOD, table: event_id
+// BOUNDARY_RANGE), computed by the sharding algorithms.
+func (q *Queries) RenumberEvent(ctx context.Context, eventID int64, userID int64, eventID_2 int64) (int64, error) {
+	node, err := q.g4Event.PreciseNode(shardrt.Long(userID), shardrt.Long(eventID_2))
+	if err != nil {
+		return 0, err
+	}
+	if err := q.g4Event.UpdateStaysOnNode("g4_event", []int{node}, []shardrt.ShardingValues{
+		{Column: "event_id", Values: []shardrt.Value{shardrt.Long(eventID)}},
+	}, [][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+		{Column: "event_id", Values: []shardrt.Value{shardrt.Long(eventID)}},
+	}}); err != nil {
+		return 0, err
+	}
+	res, err := q.ex.Exec(ctx, &renumberEventStmt, renumberEventUnits[node], eventID, userID, eventID_2)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// reassignUserStmt is the logic statement of ReassignUser
+// (queries/events.sql:33).
+var reassignUserStmt = shardrt.Stmt{Name: "ReassignUser", LogicSQL: "UPDATE g4_event SET user_id = ? WHERE user_id = ?"}
+
+// reassignUserUnits are the route units of ReassignUser: one per data node of
+// g4_event in data node order. DataSource indexes dataSourceNames.
+var reassignUserUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g4_event_0 SET user_id = ? WHERE user_id = ?"}, // ds_0.g4_event_0
+	{DataSource: 0, SQL: "UPDATE g4_event_1 SET user_id = ? WHERE user_id = ?"}, // ds_0.g4_event_1
+	{DataSource: 0, SQL: "UPDATE g4_event_2 SET user_id = ? WHERE user_id = ?"}, // ds_0.g4_event_2
+	{DataSource: 0, SQL: "UPDATE g4_event_3 SET user_id = ? WHERE user_id = ?"}, // ds_0.g4_event_3
+	{DataSource: 1, SQL: "UPDATE g4_event_0 SET user_id = ? WHERE user_id = ?"}, // ds_1.g4_event_0
+	{DataSource: 1, SQL: "UPDATE g4_event_1 SET user_id = ? WHERE user_id = ?"}, // ds_1.g4_event_1
+	{DataSource: 1, SQL: "UPDATE g4_event_2 SET user_id = ? WHERE user_id = ?"}, // ds_1.g4_event_2
+	{DataSource: 1, SQL: "UPDATE g4_event_3 SET user_id = ? WHERE user_id = ?"}, // ds_1.g4_event_3
+}
+
+// ReassignUser runs on every table of one data source; the table strategy
+// does not read user_id, so rows stay where the new user_id routes to the
+// same data source.
+//
+// Route: MultiNode on g4_event (database: user_id MOD, table: event_id
+// BOUNDARY_RANGE), computed by the sharding algorithms over the conditions.
+func (q *Queries) ReassignUser(ctx context.Context, userID int64, userID_2 int64) (int64, error) {
+	nodes, err := q.g4Event.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID_2)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return 0, err
+	}
+	units := pickUnits(reassignUserUnits[:], nodes)
+	if err := q.g4Event.UpdateStaysOnNode("g4_event", nodes, []shardrt.ShardingValues{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+	}, [][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+	}}); err != nil {
+		return 0, err
+	}
+	return shardrt.ExecUnits(ctx, q.ex, &reassignUserStmt, units, []any{userID, userID_2})
+}
+
+// swapLiteralStmt is the logic statement of SwapLiteral
+// (queries/events.sql:39).
+var swapLiteralStmt = shardrt.Stmt{Name: "SwapLiteral", LogicSQL: "UPDATE g4_event SET user_id = 2 WHERE user_id = 0 AND event_id = 11"}
+
+// swapLiteralUnits are the route units of SwapLiteral: its one route unit.
+// DataSource indexes dataSourceNames.
+var swapLiteralUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "UPDATE g4_event_1 SET user_id = 2 WHERE user_id = 0 AND event_id = 11"}, // ds_0.g4_event_1
+}
+
+// SwapLiteral runs the :execrows query at queries/events.sql:39.
+//
+// Route: SingleNode on g4_event (database: user_id MOD, table: event_id
+// BOUNDARY_RANGE), fixed at generate time: ds_0.g4_event_1.
+func (q *Queries) SwapLiteral(ctx context.Context) (int64, error) {
+	res, err := q.ex.Exec(ctx, &swapLiteralStmt, swapLiteralUnits[0])
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
