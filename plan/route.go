@@ -705,26 +705,7 @@ func (p *planner) fixedNodes(info *tableInfo, groups []Condition) ([]int, error)
 
 // routeFixed is fixedNodes with hint values.
 func (p *planner) routeFixed(info *tableInfo, groups []Condition, hints runtime.HintValues) ([]int, error) {
-	vals := make([][]runtime.ShardingValues, len(groups))
-	for i, g := range groups {
-		for _, c := range g.Columns {
-			sv := runtime.ShardingValues{Column: c.Column}
-			for _, v := range c.Values {
-				sv.Values = append(sv.Values, *v.Literal)
-			}
-			if c.Range != nil {
-				r := &runtime.Range{LowerOpen: c.Range.LowerOpen, UpperOpen: c.Range.UpperOpen}
-				if c.Range.Lower != nil {
-					r.Lower, r.HasLower = *c.Range.Lower.Literal, true
-				}
-				if c.Range.Upper != nil {
-					r.Upper, r.HasUpper = *c.Range.Upper.Literal, true
-				}
-				sv.Range = r
-			}
-			vals[i] = append(vals[i], sv)
-		}
-	}
+	vals := runtimeGroups(groups)
 	route := info.route.RouteConditions
 	if p.plan.Statement == StmtInsert {
 		route = info.route.RouteAll // a row's NULL is an error, not "no row"
