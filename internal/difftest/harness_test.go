@@ -36,6 +36,10 @@ type env struct {
 	// condition that matches no row plans an empty route instead of a
 	// compile-time refusal.
 	adHoc bool
+	// fold, when set, maps a value of result column col to its collation's
+	// equivalence class for query's fold and foldOrder columns (else they
+	// are lower-cased).
+	fold func(col int, v string) string
 }
 
 // rulesYAML returns a ShardingSphere config over the first n of ds_0..ds_3
@@ -66,6 +70,13 @@ func newEnv(t testing.TB, rules, ddl string) *env {
 
 // newEnvN is newEnv over the first n data sources.
 func newEnvN(t testing.TB, rules, ddl string, n int) *env {
+	return newEnvPhysical(t, rules, ddl, ddl, n)
+}
+
+// newEnvPhysical is newEnvN whose actual and reference tables are created
+// from physical, the CREATE TABLEs of ddl with other options (e.g. a
+// DEFAULT CHARSET the planner's ddl does not name).
+func newEnvPhysical(t testing.TB, rules, ddl, physical string, n int) *env {
 	cfg, err := schema.Load("difftest.yaml", []byte(rulesYAML(rules, n)))
 	require.NoError(t, err)
 	tables, err := schema.ParseDDL("difftest.sql", []byte(ddl))
@@ -90,7 +101,7 @@ func newEnvN(t testing.TB, rules, ddl string, n int) *env {
 		create := func(db *sql.DB, actual string) {
 			_, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+actual)
 			require.NoError(t, err)
-			_, err = db.ExecContext(ctx, createAs(ddl, tbl.Name, actual))
+			_, err = db.ExecContext(ctx, createAs(physical, tbl.Name, actual))
 			require.NoError(t, err)
 		}
 		create(e.ref, tbl.Name)
@@ -202,7 +213,7 @@ func (e *env) query(sqlText string, orderCols, fold, foldOrder []int, params ...
 	for _, rows := range [][][]string{got, want} {
 		for _, row := range rows {
 			for _, c := range fold {
-				row[c] = strings.ToLower(row[c])
+				row[c] = e.foldText(c, row[c])
 			}
 			for c := range row {
 				row[c] = strings.TrimRight(row[c], " ") // PAD SPACE collations: 'c' = 'c '
@@ -217,7 +228,7 @@ func (e *env) query(sqlText string, orderCols, fold, foldOrder []int, params ...
 			for _, c := range orderCols {
 				g, w := got[i][c], want[i][c]
 				if slices.Contains(foldOrder, c) {
-					g, w = strings.ToLower(g), strings.ToLower(w)
+					g, w = e.foldText(c, g), e.foldText(c, w)
 				}
 				if g != w {
 					return fmt.Sprintf("order differs at row %d (column %d: %q vs %q)\n  sharded:   %v\n  reference: %v", i, c, got[i][c], want[i][c], got, want)
@@ -232,6 +243,15 @@ func (e *env) query(sqlText string, orderCols, fold, foldOrder []int, params ...
 		}
 	}
 	return ""
+}
+
+// foldText is value v of result column col folded to its equivalence
+// class (e.fold), or lower-cased.
+func (e *env) foldText(col int, v string) string {
+	if e.fold != nil {
+		return e.fold(col, v)
+	}
+	return strings.ToLower(v)
 }
 
 // scanRows reads and closes rows, each row printed by norm.
