@@ -22,8 +22,6 @@ var driverSuiteKnownFailures = map[string]string{
 	"TestColumnsWithAlias":          "result columns carry no table name (columnsWithAlias expects A.one); its failure stops the suite (panic)",
 	"TestLongData":                  "the test servers' max_allowed_packet is below 16 MB",
 	"TestLoadData":                  "LOAD DATA LOCAL INFILE is refused",
-	"TestTLS":                       "the listener speaks no TLS",
-	"TestIssue1567":                 "the listener speaks no TLS",
 	"TestMultiResultSet":            "CREATE PROCEDURE is refused",
 	"TestErrorInMultiResult":        "CREATE/DROP PROCEDURE are refused",
 	"TestInterruptBySignal":         "CREATE/DROP PROCEDURE are refused",
@@ -34,7 +32,8 @@ var driverSuiteKnownFailures = map[string]string{
 
 // TestDriverSuite runs go-sql-driver/mysql v1.10.1's own test suite
 // (scripts/driver-suite.sh) through the proxy over one data source (ds_0,
-// every table a single table: `!SINGLE tables: ["*.*"]`, no DDL) and fails
+// every table a single table: `!SINGLE tables: ["*.*"]`, no DDL, TLS
+// offered with a self-signed certificate) and fails
 // on any failure, timeout or panic outside driverSuiteKnownFailures.
 func TestDriverSuite(t *testing.T) {
 	_, err := exec.LookPath("go")
@@ -50,6 +49,8 @@ dataSources:
 rules:
   - !SINGLE
     tables: ["*.*"]
+props:
+  proxy-frontend-ssl-enabled: true
 authority:
   users:
     - user: root@%%

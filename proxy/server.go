@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"strings"
@@ -65,6 +66,11 @@ type Options struct {
 	// ServerVersion is the advertised version (default
 	// DefaultServerVersion).
 	ServerVersion string
+	// TLS, when set, is the listener's TLS configuration; otherwise the
+	// props decide (PropFrontendSSLEnabled). Clients choose TLS or not
+	// (TestTLS of go-sql-driver uses tls=skip-verify with the self-signed
+	// certificate).
+	TLS *tls.Config
 	// Logger receives the server's own messages and, when the sql-show prop
 	// is true, the logic and actual SQL (default slog.Default()).
 	Logger *slog.Logger
@@ -236,6 +242,14 @@ func (s *Server) Start() error {
 		return errors.New("proxy: listen on " + s.opts.Listen + ": " + err.Error())
 	}
 	l.ServerVersion = s.opts.ServerVersion
+	tc, err := s.frontendTLS()
+	if err != nil {
+		l.Close()
+		return errors.New("proxy: " + err.Error())
+	}
+	if tc != nil {
+		l.TLSConfig.Store(tc)
+	}
 	l.PreHandleFunc = wrapClientConn // keeps the unsigned flags of binary-protocol parameters (clientConn)
 	s.listener = l
 	s.acceptWG.Add(1)

@@ -272,3 +272,16 @@ func TestProxyNoTableStatements(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, do.Close())
 }
+
+// TestProxyTLS: with proxy-frontend-ssl-enabled the listener offers TLS
+// (a self-signed certificate); clients choose it or a plain connection
+// (go-sql-driver's tls=skip-verify fails with "TLS requested but server
+// does not support TLS" on a listener without it).
+func TestProxyTLS(t *testing.T) {
+	e := newPxEnvYAML(t, strings.Replace(pxYAML(), "authority:", "props:\n  proxy-frontend-ssl-enabled: true\nauthority:", 1))
+	for mode, cipher := range map[string]string{"skip-verify": "string:TLS_AES_128_GCM_SHA256", "false": "string:"} {
+		db := e.client(t, "root", "secret", map[string]string{"tls": mode})
+		require.Equal(t, []string{"string:Ssl_cipher | " + cipher}, rowsOf(t, db, "SHOW STATUS LIKE 'Ssl_cipher'"), mode)
+		require.Equal(t, []string{"int64:1"}, rowsOf(t, db, "SELECT 1"), mode)
+	}
+}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"strings"
 
 	"vitess.io/vitess/go/mysql"
@@ -11,16 +12,25 @@ import (
 	"github.com/shardgen/shardgen/runtime"
 )
 
-// showVariables answers SHOW [GLOBAL | SESSION] VARIABLES [LIKE 'pattern' |
-// WHERE condition] as the first data source answers it on the session's
+// showVariables answers SHOW [GLOBAL | SESSION] VARIABLES | STATUS [LIKE
+// 'pattern' | WHERE condition] as the first data source answers it on the session's
 // connection (its transaction, its reserved connection with its settings,
 // or the pools), as SELECT @@x reads them, with the values the proxy
 // decides: version
 // and version_comment are the proxy's (as SELECT @@version reads them),
-// autocommit the session's. ok is false for other SHOW statements.
+// autocommit the session's, and the session status Ssl_cipher and
+// Ssl_version those of the client's connection to the proxy ("" without
+// TLS). ok is false for other SHOW statements.
 func (h *handler) showVariables(ctx context.Context, c *mysql.Conn, sess *session, show *sqlparser.ShowBasic) (*sqltypes.Result, bool, error) {
-	if show.Command != sqlparser.VariableSession && show.Command != sqlparser.VariableGlobal {
+	switch show.Command {
+	case sqlparser.VariableSession, sqlparser.VariableGlobal, sqlparser.StatusSession, sqlparser.StatusGlobal:
+	default:
 		return nil, false, nil
+	}
+	var cipher, version string // the client connection's TLS (Ssl_cipher, Ssl_version of SHOW STATUS)
+	if tc, ok := c.GetRawConn().(*tls.Conn); ok {
+		st := tc.ConnectionState()
+		cipher, version = tls.CipherSuiteName(st.CipherSuite), tls.VersionName(st.Version)
 	}
 	q := sqlparser.String(&sqlparser.Show{Internal: show})
 	var e runtime.Executor = h.base(sess) // the session's settings, no transaction opened
@@ -47,6 +57,14 @@ func (h *handler) showVariables(ctx context.Context, c *mysql.Conn, sess *sessio
 		case "autocommit":
 			if sess.manual && show.Command == sqlparser.VariableSession {
 				r[1] = "OFF"
+			}
+		case "ssl_cipher":
+			if show.Command == sqlparser.StatusSession {
+				r[1] = cipher
+			}
+		case "ssl_version":
+			if show.Command == sqlparser.StatusSession {
+				r[1] = version
 			}
 		}
 	}

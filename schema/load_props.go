@@ -20,6 +20,7 @@ var propChecks = map[string]propCheck{
 	"sql-show":                       checkBoolProp,
 	"max-connections-size-per-query": checkIntProp(1),
 	"kernel-executor-size":           checkIntProp(0),
+	"proxy-frontend-ssl-enabled":     checkBoolProp,
 }
 
 func checkBoolProp(v string) string {
