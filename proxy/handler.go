@@ -248,9 +248,10 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 	return rowsResult(w.columns, w.Rows, clientCollation(c.CharacterSet))
 }
 
-// sessionTx is a client's open transaction: a runtime.DistTx of type
-// LOCAL, ShardingSphere's default transaction type (one transaction per
-// data source the statements reach, committed one after the other).
+// sessionTx is a client's open transaction: a runtime.DistTx of the
+// configured type (Config.TransactionType; LOCAL by default, as in
+// ShardingSphere: one transaction per data source the statements reach,
+// committed one after the other).
 type sessionTx interface {
 	runtime.Executor
 	Commit() error
@@ -263,8 +264,9 @@ type sessionTx interface {
 func (h *handler) beginTx(sess *session) (sessionTx, error) {
 	opts := sess.next
 	sess.next = runtime.TxOptions{}
-	opts.Type = runtime.TxLocal
+	opts.Type = h.s.in.src.TransactionType()
 	if sess.res != nil {
+		opts.Type = runtime.TxLocal // a reserved session runs LOCAL transactions only
 		return sess.res.BeginDistributed(h.s.ctx, opts)
 	}
 	return h.s.in.src.BeginDistributed(h.s.ctx, opts)
@@ -460,6 +462,10 @@ func trimStatement(q string) string {
 //     1105 (HY000) "data source ds_0: <cause>", so that it does not read
 //     like the client's own login failing (ERROR 1045 of the back end
 //     names the proxy's user, not the client's);
+//   - a write committed on some data sources only
+//     (runtime.ErrLocalPartialCommit, runtime.ErrXAIncomplete) as ERROR
+//     1105 (HY000) with the whole text, which names the data sources that
+//     committed and those that did not, whatever back-end error caused it;
 //   - a back end's error (go-sql-driver *MySQLError, possibly wrapped in a
 //     runtime.NodeError) with its own number, SQL state and message
 //     (1062 for a duplicate key...: clients rely on them);
@@ -488,6 +494,9 @@ func sqlError(err error) error {
 			return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, where+": "+me.Message)
 		}
 		return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, where+": "+cause.Error())
+	}
+	if errors.Is(err, runtime.ErrLocalPartialCommit) || errors.Is(err, runtime.ErrXAIncomplete) {
+		return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, err.Error())
 	}
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {

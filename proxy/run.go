@@ -78,15 +78,11 @@ func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan
 	st := &runtime.Stmt{Name: p.Name, LogicSQL: p.LogicSQL}
 	if p.Statement != plan.StmtSelect {
 		if p.Route.Kind == runtime.RouteBroadcast {
-			var first sql.Result
-			for i, u := range units {
-				r, err := e.Exec(ctx, st, u)
-				if err != nil {
-					return nil, err
-				}
-				if i == 0 {
-					first = r
-				}
+			// Every copy or none (runtime.ExecBroadcast); the first copy's
+			// result is the statement's, as one MySQL would report it.
+			first, err := runtime.ExecBroadcast(ctx, e, st, units, nil)
+			if err != nil {
+				return nil, err
 			}
 			var n int64
 			if first != nil {

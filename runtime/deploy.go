@@ -53,6 +53,16 @@ type Config struct {
 	ReadWriteGroups []ReadWriteGroupConfig
 	// LoadBalancers are the rule's loadBalancers, in YAML order.
 	LoadBalancers []NamedLoadBalancer
+	// TransactionType is defaultType of the !TRANSACTION rule (or of a
+	// top-level transaction: mapping, as in ShardingSphere-Proxy's
+	// server.yaml): LOCAL (the default) or XA. With XA, an auto-committed
+	// write with units on several data sources runs as an XA transaction
+	// (see ExecUnits). Example:
+	//
+	//	rules:
+	//	- !TRANSACTION
+	//	  defaultType: XA
+	TransactionType TxType
 }
 
 // NamedEncryptor is one entry of an !ENCRYPT rule's encryptors: its name
@@ -249,6 +259,9 @@ func (p *deployParser) parse(doc *yaml.Node) *Config {
 		case "rules":
 			cfg.Encryptors = p.encryptors(kv.value)
 			cfg.ReadWriteGroups, cfg.LoadBalancers = p.readWrite(kv.value)
+			cfg.TransactionType = p.transactionType(kv.value)
+		case "transaction":
+			cfg.TransactionType = p.transactionRule(resolve(kv.value), "transaction")
 		}
 	}
 	if dbName == nil {

@@ -180,3 +180,27 @@ func TestLoadConfig(t *testing.T) {
 	_, err = shardrt.LoadConfig(missing)
 	require.EqualError(t, err, "open "+missing+": no such file or directory")
 }
+
+// TestParseConfigTransactionType: defaultType of the !TRANSACTION rule, or
+// of a top-level transaction: mapping (ShardingSphere-Proxy's server.yaml),
+// is the transaction type of multi-node writes; LOCAL when absent.
+func TestParseConfigTransactionType(t *testing.T) {
+	const ds = "dataSources:\n  ds_0:\n    url: jdbc:mysql://h:1/ds_0\n"
+	for _, tt := range []struct {
+		name, yaml string
+		want       shardrt.TxType
+	}{
+		{"absent", ds, shardrt.TxLocal},
+		{"rule XA", ds + "rules:\n- !SHARDING\n  tables: {}\n- !TRANSACTION\n  defaultType: XA\n  providerType: Atomikos\n", shardrt.TxXA},
+		{"rule LOCAL", ds + "rules:\n- !TRANSACTION\n  defaultType: LOCAL\n", shardrt.TxLocal},
+		{"server.yaml form", ds + "transaction:\n  defaultType: xa\n", shardrt.TxXA},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := shardrt.ParseConfig("conf.yaml", []byte(tt.yaml))
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got.TransactionType)
+		})
+	}
+	_, err := shardrt.ParseConfig("conf.yaml", []byte(ds+"rules:\n- !TRANSACTION\n  defaultType: BASE\n"))
+	require.EqualError(t, err, "conf.yaml:6: !TRANSACTION defaultType must be LOCAL or XA, got BASE")
+}

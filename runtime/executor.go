@@ -40,8 +40,10 @@ type Executor interface {
 	Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.Result, error)
 
 	// runUnits calls fn once per unit, on the unit's data source; it stops
-	// at and returns the first error.
-	runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error
+	// at and returns the first error. write makes the units all-or-nothing
+	// (see ExecUnits): on *Sources one transaction per data source when
+	// there are several units, in a transaction a savepoint.
+	runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, write bool) error
 }
 
 // Compile-time checks that both executors implement Executor.
@@ -363,7 +365,7 @@ func QueryUnitsEach[T any](ctx context.Context, e Executor, st *Stmt, units []Ro
 			h.end(ctx, start, st, name, u.SQL, int64(len(out)), err)
 		}
 		return err
-	})
+	}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -395,13 +397,58 @@ func queryAll[T any](ctx context.Context, q target, query string, args []any, sc
 }
 
 // ExecUnits runs the route units of one write statement (e.g. an UPDATE
-// routed to several data nodes, or a write to a broadcast table) and
-// returns the sum of the rows affected by all units. Parallelism, ordering,
-// transactions, cancellation and errors are as in QueryUnits; on error the
-// units that already ran are not undone (use a Tx on one data source for
-// atomicity).
+// routed to several data nodes, or a multi-row INSERT split across data
+// sources) and returns the sum of the rows affected by all units.
+//
+// The statement is all-or-nothing, as one statement on one MySQL is:
+//
+//   - On *Sources (auto-commit) with more than one unit, each data source's
+//     units run in a transaction of their own (one connection per data
+//     source; the data sources in parallel, a data source's units in unit
+//     order), and the transactions commit only when every unit succeeded.
+//     On any error every transaction is rolled back and the error is the
+//     failing unit's *NodeError. The commits go one data source after the
+//     other: when the first fails, the others are rolled back (nothing
+//     changed); when a later one fails, the rest still commit and the error
+//     wraps ErrLocalPartialCommit, names the data sources that committed
+//     and those that did not, and is logged (see PartialCommitError). With
+//     transaction type XA (Config.TransactionType) and units on several
+//     data sources, the statement runs as an XA transaction instead
+//     (DistTx), whose commit is atomic once RecoverXA has run. One unit
+//     runs as an auto-committed statement, as Exec does: it adds nothing to
+//     the single-node path.
+//   - On *Tx and *DistTx the units run one after the other; with more than
+//     one unit a SAVEPOINT is set on every data source the statement
+//     touches before its first unit there, and a failure rolls each back to
+//     it, so the failed statement leaves the transaction as it was and the
+//     transaction goes on (as MySQL does for a failed statement).
+//
+// A failed unit stops the later units of its data source; the other data
+// sources' units run to their end (and are rolled back), and the error is
+// the failed unit's that comes first in unit order, so that one failure
+// names the same data node every time. Panics are as in QueryUnits. args
+// are passed to every unit that has no Args of its own.
 func ExecUnits(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any) (int64, error) {
 	var total atomic.Int64
+	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q target, name string, i int) error {
+		n, err := execUnit(ctx, h, q, st, name, &units[i], args)
+		total.Add(n)
+		return err
+	}, true)
+	if err != nil {
+		return 0, finishWrite(ctx, err, args)
+	}
+	return total.Load(), nil
+}
+
+// ExecBroadcast runs a write to a broadcast table: units hold the same
+// statement for each data source that has a copy of the table. It is
+// all-or-nothing as ExecUnits, so the copies never differ after a failed
+// write, and returns the first unit's result (one copy of the table, as one
+// unsharded MySQL would report it: rows affected, insert id). The result
+// is nil when there are no units.
+func ExecBroadcast(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, args []any) (sql.Result, error) {
+	var first sql.Result
 	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q target, name string, i int) error {
 		u := &units[i]
 		uargs := unitArgs(u, args)
@@ -409,30 +456,54 @@ func ExecUnits(ctx context.Context, e Executor, st *Stmt, units []RouteUnit, arg
 		if h != nil {
 			start = h.begin(ctx, st, false, name, u.SQL, uargs)
 		}
-		var n int64
 		res, err := q.exec(ctx, u.SQL, uargs)
+		var n int64
 		if err == nil {
 			n, err = res.RowsAffected()
 		}
 		if err != nil {
 			err = &NodeError{DataSource: name, SQL: u.SQL, Err: err}
-		} else {
-			total.Add(n)
+		} else if i == 0 {
+			first = res
 		}
 		if h != nil {
 			h.end(ctx, start, st, name, u.SQL, n, err)
 		}
 		return err
-	})
+	}, true)
 	if err != nil {
-		return 0, err
+		return nil, finishWrite(ctx, err, args)
 	}
-	return total.Load(), nil
+	return first, nil
+}
+
+// execUnit runs unit u of a write on q and returns its rows affected; the
+// error is a *NodeError.
+func execUnit(ctx context.Context, h *hooks, q target, st *Stmt, name string, u *RouteUnit, args []any) (int64, error) {
+	uargs := unitArgs(u, args)
+	var start time.Time
+	if h != nil {
+		start = h.begin(ctx, st, false, name, u.SQL, uargs)
+	}
+	var n int64
+	res, err := q.exec(ctx, u.SQL, uargs)
+	if err == nil {
+		n, err = res.RowsAffected()
+	}
+	if err != nil {
+		n, err = 0, &NodeError{DataSource: name, SQL: u.SQL, Err: err}
+	}
+	if h != nil {
+		h.end(ctx, start, st, name, u.SQL, n, err)
+	}
+	return n, err
 }
 
 // runUnits runs the units on the pools: in parallel, bounded per data
-// source by max-connections-size-per-query; see QueryUnits.
-func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
+// source by max-connections-size-per-query; see QueryUnits. With write and
+// more than one unit, each data source's units run in one transaction on
+// one connection, committed only when every unit succeeded (see ExecUnits).
+func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, write bool) error {
 	for i := range units {
 		if uint(units[i].DataSource) >= uint(len(s.pools)) {
 			return s.badUnit(&units[i])
@@ -441,10 +512,10 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 	if len(units) == 0 {
 		return nil
 	}
-	if s.hooks != nil {
-		s.hooks.logLogic(ctx, st, len(units))
-	}
 	if len(units) == 1 {
+		if s.hooks != nil {
+			s.hooks.logLogic(ctx, st, len(units))
+		}
 		d := units[0].DataSource
 		return fn(ctx, s.hooks, s.target(d), s.names[d], 0)
 	}
@@ -462,13 +533,23 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 		g := groups[groupOf[id]-1]
 		g.units = append(g.units, i)
 	}
+	if write && len(groups) > 1 && s.db != nil && s.db.txType == TxXA {
+		return s.runXA(ctx, st, units, fn)
+	}
+	if s.hooks != nil {
+		s.hooks.logLogic(ctx, st, len(units))
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &unitRun{s: s, units: units, fn: fn, cancel: cancel}
+	r := &unitRun{s: s, units: units, fn: fn, cancel: cancel, write: write}
 	var workers []*unitGroup // one entry per worker, naming its group
 	for _, g := range groups {
-		for range min(s.limit, len(g.units)) {
+		n := min(s.limit, len(g.units))
+		if write {
+			n = 1 // one transaction, one connection
+		}
+		for range n {
 			workers = append(workers, g)
 		}
 	}
@@ -478,6 +559,13 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 	}
 	r.work(ctx, workers[0])
 	r.wg.Wait()
+	if write {
+		if r.err != nil || r.panicked {
+			s.rollbackGroups(groups)
+		} else if err := s.commitGroups(st, units, groups); err != nil {
+			return err
+		}
+	}
 	if r.panicked {
 		panic(r.panicValue) // a scan function panicked on a worker: re-raised on the caller
 	}
@@ -488,6 +576,9 @@ func (s *Sources) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn 
 type unitGroup struct {
 	units []int        // unit indexes, ascending
 	next  atomic.Int64 // next position in units to take
+	// tx is the group's transaction in a write (begun by its one worker
+	// before the first unit; nil until then or when BEGIN failed).
+	tx *sql.Tx
 }
 
 // unitRun is one parallel runUnits call.
@@ -496,11 +587,13 @@ type unitRun struct {
 	units  []RouteUnit
 	fn     unitFunc
 	cancel context.CancelFunc
+	write  bool // one transaction per group (see ExecUnits)
 	wg     sync.WaitGroup
 	failed atomic.Bool
 
 	mu         sync.Mutex
-	err        error // the first error
+	err        error // the first error (of a write: the first failed unit's)
+	errUnit    int   // the unit index of err, in a write
 	panicked   bool  // a unit panicked (e.g. in a scan function)
 	panicValue any
 }
@@ -528,16 +621,39 @@ func (r *unitRun) work(ctx context.Context, g *unitGroup) {
 		}
 		i := g.units[j]
 		d := r.units[i].DataSource
-		if err := r.fn(ctx, r.s.hooks, r.s.target(d), r.s.names[d], i); err != nil {
-			r.fail(err)
+		q := r.s.target(d)
+		if r.write {
+			if g.tx == nil {
+				tx, err := r.s.pools[d].BeginTx(ctx, nil)
+				if err != nil {
+					// The unit's SQL, so that the error says which unit of
+					// the route could not run; the cause says why.
+					r.fail(i, &NodeError{DataSource: r.s.names[d], SQL: r.units[i].SQL, Err: fmt.Errorf("START TRANSACTION: %w", err)})
+					return
+				}
+				g.tx = tx
+			}
+			q = target{tx: g.tx, stmts: r.s.stmts[d]}
+		}
+		if err := r.fn(ctx, r.s.hooks, q, r.s.names[d], i); err != nil {
+			r.fail(i, err)
 			return
 		}
 	}
 }
 
-func (r *unitRun) fail(err error) {
+// fail records the error of unit i. A read stops every other unit at the
+// first error. A write lets the other data sources' units run to their end
+// (their transactions are rolled back anyway) and keeps the error of the
+// first failed unit in unit order, so that one failure names the same data
+// node every time, as running the units in order would.
+func (r *unitRun) fail(i int, err error) {
 	r.mu.Lock()
-	if r.err == nil {
+	if r.write {
+		if r.err == nil || i < r.errUnit {
+			r.err, r.errUnit = err, i
+		}
+	} else if r.err == nil {
 		r.err = err
 		r.failed.Store(true)
 		r.cancel()

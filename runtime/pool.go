@@ -46,6 +46,9 @@ type DB struct {
 	health []replicaHealth     // per pool: taken out as a replica (rwsplit.go)
 	stmts  []*stmtCache        // per pool: prepared statements of its SQL texts
 	xa     xaCoordinator       // distributed transactions (xa.go)
+
+	txType TxType       // Config.TransactionType: how multi-node writes commit
+	logger *slog.Logger // WithLogger's logger (nil: slog.Default() for errors)
 }
 
 // Option configures Open.
@@ -116,6 +119,8 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		pools:            make([]*sql.DB, 0, len(cfg.DataSources)),
 		index:            make(map[string]int, len(cfg.DataSources)),
 		maxConnsPerQuery: int(maxConns),
+		txType:           cfg.TransactionType,
+		logger:           o.logger,
 	}
 	if o.logger != nil || o.observer != nil {
 		db.hooks = &hooks{logger: o.logger, observer: o.observer}

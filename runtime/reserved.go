@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 
 	gomysql "github.com/go-sql-driver/mysql"
 )
@@ -232,8 +233,11 @@ func (r *Reserved) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any)
 }
 
 // runUnits runs the units one after the other, each on its data source's
-// connection (one connection cannot stream two results at once).
-func (r *Reserved) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
+// connection (one connection cannot stream two results at once). A write
+// of several units runs in a transaction on each connection it touches,
+// committed only when every unit succeeded (see ExecUnits; LOCAL even when
+// the configuration asks for XA, which a reserved session does not run).
+func (r *Reserved) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, write bool) error {
 	s := r.src
 	for i := range units {
 		if uint(units[i].DataSource) >= uint(len(s.pools)) {
@@ -242,6 +246,9 @@ func (r *Reserved) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn
 	}
 	if len(units) > 0 && s.hooks != nil {
 		s.hooks.logLogic(ctx, st, len(units))
+	}
+	if write && len(units) > 1 {
+		return r.runWrite(ctx, units, st, fn)
 	}
 	for i := range units {
 		d := units[i].DataSource
@@ -255,6 +262,44 @@ func (r *Reserved) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn
 		}
 	}
 	return nil
+}
+
+// runWrite runs the units of a write in one transaction per connection,
+// begun at its first unit; any failure rolls every one back.
+func (r *Reserved) runWrite(ctx context.Context, units []RouteUnit, st *Stmt, fn unitFunc) error {
+	s := r.src
+	groupOf := make([]*unitGroup, s.ndb)
+	var groups []*unitGroup
+	var err error
+	for i := range units {
+		d := units[i].DataSource
+		g := groupOf[s.ids[d]]
+		if g == nil {
+			var c *sql.Conn
+			if c, err = r.conn(ctx, d); err != nil {
+				break
+			}
+			var tx *sql.Tx
+			if tx, err = c.BeginTx(ctx, nil); err != nil {
+				r.forget(d, err)
+				err = &NodeError{DataSource: s.names[d], SQL: units[i].SQL, Err: fmt.Errorf("START TRANSACTION: %w", err)}
+				break
+			}
+			g = &unitGroup{tx: tx}
+			groupOf[s.ids[d]] = g
+			groups = append(groups, g)
+		}
+		g.units = append(g.units, i)
+		if err = fn(ctx, s.hooks, target{tx: g.tx}, s.names[d], i); err != nil {
+			r.forget(d, err)
+			break
+		}
+	}
+	if err != nil {
+		s.rollbackGroups(groups)
+		return err
+	}
+	return s.commitGroups(st, units, groups)
 }
 
 // BeginDistributed starts a LOCAL transaction whose branches run on the

@@ -206,8 +206,8 @@ func (p txPrimary) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any)
 	return p.t.Exec(ctx, st, u, args...)
 }
 
-func (p txPrimary) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
-	return p.t.runUnitsOn(ctx, st, units, fn, true)
+func (p txPrimary) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, write bool) error {
+	return p.t.runUnitsOn(ctx, st, units, fn, true, write)
 }
 
 // Exec runs u in the transaction; see Executor.
@@ -224,13 +224,15 @@ func (t *Tx) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (sql.
 }
 
 // runUnits runs the units one after the other in the transaction, after
-// checking that all of them are on its data source.
-func (t *Tx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
-	return t.runUnitsOn(ctx, st, units, fn, false)
+// checking that all of them are on its data source. A write of several
+// units sets a savepoint first and rolls back to it when a unit fails, so
+// the failed statement changes nothing and the transaction goes on.
+func (t *Tx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, write bool) error {
+	return t.runUnitsOn(ctx, st, units, fn, false, write)
 }
 
 // runUnitsOn is runUnits; primary as in queryRow.
-func (t *Tx) runUnitsOn(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, primary bool) error {
+func (t *Tx) runUnitsOn(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, primary, write bool) error {
 	if err := t.acquire(); err != nil {
 		return err
 	}
@@ -263,8 +265,17 @@ func (t *Tx) runUnitsOn(ctx context.Context, st *Stmt, units []RouteUnit, fn uni
 	if s.hooks != nil {
 		s.hooks.logLogic(ctx, st, len(units))
 	}
+	write = write && len(units) > 1
+	if write {
+		if err := savepoint(ctx, target{tx: tx}, s.names[units[0].DataSource]); err != nil {
+			return err
+		}
+	}
 	for i := range units {
 		if err := fn(ctx, s.hooks, t.target(units[i].DataSource, tx, primary), s.names[units[i].DataSource], i); err != nil {
+			if write {
+				return errors.Join(err, rollbackToSavepoint(ctx, target{tx: tx}, s.names[units[0].DataSource]))
+			}
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -168,6 +169,16 @@ func (s *Sources) BeginDistributed(ctx context.Context, opts TxOptions) (*DistTx
 	return t, nil
 }
 
+// TransactionType returns the transaction type of the configuration
+// (Config.TransactionType): what a proxy's BEGIN starts, and how an
+// auto-committed write with units on several data sources commits.
+func (s *Sources) TransactionType() TxType {
+	if s.db == nil {
+		return TxLocal
+	}
+	return s.db.txType
+}
+
 // XID returns the XA global transaction id ("" for LOCAL).
 func (t *DistTx) XID() string { return t.gtrid }
 
@@ -292,7 +303,12 @@ func (t *DistTx) Exec(ctx context.Context, st *Stmt, u RouteUnit, args ...any) (
 	return exec(ctx, t.src.hooks, c, st, t.src.names[u.DataSource], &u, args)
 }
 
-func (t *DistTx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc) error {
+// runUnits runs the units one after the other, each on its data source's
+// branch. A write of several units sets a savepoint on each branch before
+// its first unit there, and when a unit fails rolls every branch the
+// statement touched back to it: the failed statement changes nothing and
+// the transaction goes on.
+func (t *DistTx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn unitFunc, write bool) error {
 	if err := t.acquire(); err != nil {
 		return err
 	}
@@ -306,12 +322,36 @@ func (t *DistTx) runUnits(ctx context.Context, st *Stmt, units []RouteUnit, fn u
 	if len(units) > 0 && s.hooks != nil {
 		s.hooks.logLogic(ctx, st, len(units))
 	}
+	write = write && len(units) > 1
+	var touched []int // source index of the first unit on each branch the statement touched
+	undo := func(err error) error {
+		errs := []error{err}
+		for _, d := range touched {
+			c, _ := t.branch(d)
+			errs = append(errs, rollbackToSavepoint(ctx, c, s.names[d]))
+		}
+		return errors.Join(errs...)
+	}
 	for i := range units {
-		c, err := t.branch(units[i].DataSource)
+		d := units[i].DataSource
+		if write && !slices.ContainsFunc(touched, func(e int) bool { return s.ids[e] == s.ids[d] }) {
+			c, err := t.branch(d)
+			if err == nil {
+				err = savepoint(ctx, c, s.names[d])
+			}
+			if err != nil {
+				return undo(err)
+			}
+			touched = append(touched, d)
+		}
+		c, err := t.branch(d)
 		if err != nil {
 			return err
 		}
-		if err := fn(ctx, s.hooks, c, s.names[units[i].DataSource], i); err != nil {
+		if err := fn(ctx, s.hooks, c, s.names[d], i); err != nil {
+			if write {
+				return undo(err)
+			}
 			return err
 		}
 	}

@@ -22,7 +22,7 @@
 //	                         matches no row), then QueryUnits/ExecUnits; also SingleNode on a
 //	                         nullable sharding parameter, which may reach no data node
 //	AllNodes, Fixed          the unit table itself (it holds exactly the fixed units)
-//	Broadcast write          Exec on every unit in order; the first unit's result is returned
+//	Broadcast write          ExecBroadcast on every unit, all or nothing; the first unit's result is returned
 //	Multi-row INSERT         a generated key per row, each row's data node as for SingleNode (RouteAll
 //	                         for complex strategies), InsertSplit.Units, then ExecUnits
 //

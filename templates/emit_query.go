@@ -370,7 +370,7 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 	route := []string{"", routeDoc(q)}
 	switch {
 	case q.route.shape == shapeBroadcastWrite:
-		route = append(route, "It runs on every data source in order, stops at the first error, and reports the first data source's result (one copy of the table, as one unsharded MySQL would).")
+		route = append(route, "It runs on every data source, all or nothing (shardrt.ExecBroadcast: a failure on one leaves every copy as it was), and reports the first data source's result (one copy of the table, as one unsharded MySQL would).")
 	case p.Merge != nil && p.Cmd == schema.CmdOne:
 		route = append(route, "The rows of its data nodes are merged as "+q.mergeVar+" says, and the first merged row is returned; sql.ErrNoRows when there is none.")
 	case p.Merge != nil:
@@ -467,43 +467,26 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		return fc.executor().Dot(method).Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), rc.unit}, fc.args()...)...)
 	}
 	if q.route.shape == shapeBroadcastWrite {
-		// e.g.:
-		//	var res sql.Result
-		//	for i := range addDictUnits {
-		//		r, err := q.ex.Exec(ctx, &addDictStmt, addDictUnits[i], id, name)
-		//		if err != nil {
-		//			return nil, err
-		//		}
-		//		if i == 0 {
-		//			res = r
-		//		}
+		// All-or-nothing on every copy (runtime ExecBroadcast), e.g.:
+		//	res, err := shardrt.ExecBroadcast(ctx, q.ex, &addDictStmt, addDictUnits[:], []any{id, name})
+		//	if err != nil {
+		//		return nil, err
 		//	}
 		//	return res, nil
+		call := jen.Qual(rt, "ExecBroadcast").Call(jen.Id("ctx"), fc.executor(), stmt.Clone(), jen.Id(q.unitsVar).Index(jen.Op(":")), fc.argSlice())
 		if p.Cmd == schema.CmdExec {
 			// e.g. (:exec, nothing to report):
-			//	for i := range addDictUnits {
-			//		if _, err := q.ex.Exec(ctx, &addDictStmt, addDictUnits[i], id, name); err != nil {
-			//			return err
-			//		}
-			//	}
-			//	return nil
+			//	_, err := shardrt.ExecBroadcast(ctx, q.ex, &addDictStmt, addDictUnits[:], []any{id, name})
+			//	return err
 			return []jen.Code{
-				jen.For(jen.Id("i").Op(":=").Range().Id(q.unitsVar)).Block(
-					jen.If(
-						jen.List(jen.Id("_"), jen.Id("err")).Op(":=").Add(fc.executor()).Dot("Exec").Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), jen.Id(q.unitsVar).Index(jen.Id("i"))}, fc.args()...)...),
-						jen.Id("err").Op("!=").Nil(),
-					).Block(fc.fail(jen.Id("err"))),
-				),
+				jen.List(jen.Id("_"), jen.Id("err")).Op(":=").Add(call),
+				jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 				jen.Return(jen.Nil()),
 			}, nil
 		}
 		out := []jen.Code{
-			jen.Var().Id("res").Qual("database/sql", "Result"),
-			jen.For(jen.Id("i").Op(":=").Range().Id(q.unitsVar)).Block(
-				jen.List(jen.Id("r"), jen.Id("err")).Op(":=").Add(fc.executor()).Dot("Exec").Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), jen.Id(q.unitsVar).Index(jen.Id("i"))}, fc.args()...)...),
-				jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
-				jen.If(jen.Id("i").Op("==").Lit(0)).Block(jen.Id("res").Op("=").Id("r")),
-			),
+			jen.List(jen.Id("res"), jen.Id("err")).Op(":=").Add(call),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 		}
 		switch p.Cmd {
 		case schema.CmdExecRows:

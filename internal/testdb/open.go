@@ -3,6 +3,7 @@ package testdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net"
 	"strconv"
 	"testing"
@@ -88,4 +89,51 @@ func OpenWith(t testing.TB, db string, params map[string]string) *sql.DB {
 	}
 	t.Cleanup(func() { _ = pool.Close() })
 	return pool
+}
+
+// DownConfig returns the configuration of database db at a loopback port
+// nothing listens on (it was free a moment ago): a data source whose server
+// is down, for tests of what a failed write leaves on the live ones.
+func DownConfig(t testing.TB, db string) *mysql.Config {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("testdb.DownConfig: %v", err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatalf("testdb.DownConfig: %v", err)
+	}
+	cfg := Config(db)
+	cfg.Addr = addr
+	return cfg
+}
+
+// DownDSN is the DSN of DownConfig(t, db).
+func DownDSN(t testing.TB, db string) string {
+	t.Helper()
+	return DownConfig(t, db).FormatDSN()
+}
+
+// KillStatement waits until a statement whose text contains marker runs on
+// db's server (polling the process list: no timing assumption, and a test
+// failure rather than a hang after many polls) and kills its connection
+// with KILL CONNECTION: a back end lost in the middle of a statement.
+func KillStatement(t testing.TB, db *sql.DB, marker string) {
+	t.Helper()
+	for range 100000 {
+		var id int64
+		err := db.QueryRow("SELECT id FROM information_schema.PROCESSLIST WHERE info LIKE ? AND info NOT LIKE '%PROCESSLIST%' LIMIT 1", "%"+marker+"%").Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("testdb.KillStatement: %v", err)
+		}
+		if _, err := db.Exec("KILL CONNECTION " + strconv.FormatInt(id, 10)); err != nil {
+			t.Fatalf("testdb.KillStatement: %v", err)
+		}
+		return
+	}
+	t.Fatalf("testdb.KillStatement: no statement marked %q ever ran", marker)
 }
