@@ -16,6 +16,8 @@ Usage:
                                                      route and rewrite one statement (JSON line per unit)
   shardgen encrypt -c rules.yaml --table T --column C [--decrypt] VALUE...
                                                      print what the encrypt rule stores for each value
+  shardgen check broadcast -c rules.yaml [--table T]...
+                                                     compare the copies of each broadcast table (checksums)
   shardgen proxy -c config.yaml --ddl schema.sql... [--listen 127.0.0.1:3307] [--insecure]
                                                      serve the logic database over the MySQL protocol
   shardgen migrate [-f shardgen.yaml] [--dry-run]    apply the DDL files to every actual table (once each)
@@ -50,6 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runProxy(args[1:], stdout, stderr)
 	case "migrate":
 		return runMigrate(args[1:], stdout, stderr)
+	case "check":
+		return runCheck(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "shardgen", Version)
 		return 0
