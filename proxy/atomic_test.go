@@ -180,6 +180,41 @@ func TestProxyAtomicWrite(t *testing.T) {
 	}
 }
 
+// TestProxyAtomicWriteReserved: a session with its own back-end
+// connections (after a SET) gets the same all-or-nothing writes: a
+// multi-row INSERT that fails on ds_1 leaves ds_0 unchanged, auto-committed
+// and in a transaction that goes on.
+func TestProxyAtomicWriteReserved(t *testing.T) {
+	ctx := context.Background()
+	env := &pxEnv{srv: newAtomicProxy(t, false)}
+	client := env.clientDB(t, "root", "secret", "pa_db", nil)
+	for _, tx := range []bool{false, true} {
+		t.Run("transaction="+strconv.FormatBool(tx), func(t *testing.T) {
+			paReset(t)
+			conn, err := client.Conn(ctx)
+			require.NoError(t, err)
+			defer conn.Close()
+			_, err = conn.ExecContext(ctx, "SET @pa = 1")
+			require.NoError(t, err)
+			if tx {
+				_, err = conn.ExecContext(ctx, "BEGIN")
+				require.NoError(t, err)
+				defer func() { _, _ = conn.ExecContext(ctx, "ROLLBACK") }()
+			}
+			_, err = conn.ExecContext(ctx, "INSERT INTO pa_item (id, v) VALUES (2, 'new'), (1, 'dup')")
+			require.ErrorContains(t, err, "Error 1062 (23000): Duplicate entry '1'")
+			_, err = conn.ExecContext(ctx, "UPDATE pa_dict SET v = 'after'")
+			require.NoError(t, err)
+			if tx {
+				_, err = conn.ExecContext(ctx, "COMMIT")
+				require.NoError(t, err)
+			}
+			require.Equal(t, "item:0=a;dict:1=after", paRows(t, "ds_0"))
+			require.Equal(t, "item:1=a;dict:1=after", paRows(t, "ds_1"))
+		})
+	}
+}
+
 // TestProxyAtomicWriteKilled: a write through the proxy whose unit on ds_1
 // loses its back-end connection mid-statement (it waits for a row lock and
 // is killed from another session) changes nothing on ds_0 or ds_1,
@@ -188,8 +223,7 @@ func TestProxyAtomicWriteKilled(t *testing.T) {
 	ctx := context.Background()
 	srv := newAtomicProxy(t, false)
 	env := &pxEnv{srv: srv}
-	client := env.clientDB(t, "root", "secret", "pa_db", nil)
-	for _, mode := range []string{"autocommit", "transaction"} {
+	for _, mode := range []string{"autocommit", "transaction", "reserved autocommit", "reserved transaction"} {
 		for _, q := range []string{
 			"UPDATE pa_item SET v = 'killed' WHERE v <> 'pa-kill'",
 			"UPDATE pa_dict SET v = 'killed' WHERE v <> 'pa-kill'",
@@ -204,10 +238,19 @@ func TestProxyAtomicWriteKilled(t *testing.T) {
 				require.NoError(t, err)
 				_, err = blocker.Exec("SELECT * FROM pa_dict WHERE id = 1 FOR UPDATE")
 				require.NoError(t, err)
+				// A new client, so a new proxy session: the killed back-end
+				// connection is not this session's to report again.
+				client := env.clientDB(t, "root", "secret", "pa_db", nil)
 				conn, err := client.Conn(ctx)
 				require.NoError(t, err)
 				defer conn.Close()
-				if mode == "transaction" {
+				if strings.HasPrefix(mode, "reserved") {
+					// A session setting: the session runs on its own
+					// back-end connections (runtime.Reserved).
+					_, err = conn.ExecContext(ctx, "SET @pa = 1")
+					require.NoError(t, err)
+				}
+				if strings.HasSuffix(mode, "transaction") {
 					_, err = conn.ExecContext(ctx, "BEGIN")
 					require.NoError(t, err)
 					defer func() { _, _ = conn.ExecContext(ctx, "ROLLBACK") }()
@@ -220,7 +263,7 @@ func TestProxyAtomicWriteKilled(t *testing.T) {
 				testdb.KillStatement(t, ds1, "pa-kill")
 				err = <-errc
 				require.ErrorContains(t, err, "ds_1")
-				if mode == "transaction" {
+				if strings.HasSuffix(mode, "transaction") {
 					_, _ = conn.ExecContext(ctx, "ROLLBACK")
 				}
 				require.NoError(t, blocker.Rollback())

@@ -271,6 +271,7 @@ func (r *Reserved) runWrite(ctx context.Context, units []RouteUnit, st *Stmt, fn
 	groupOf := make([]*unitGroup, s.ndb)
 	var groups []*unitGroup
 	var err error
+	failed := -1 // source index whose connection gave err
 	for i := range units {
 		d := units[i].DataSource
 		g := groupOf[s.ids[d]]
@@ -281,7 +282,7 @@ func (r *Reserved) runWrite(ctx context.Context, units []RouteUnit, st *Stmt, fn
 			}
 			var tx *sql.Tx
 			if tx, err = c.BeginTx(ctx, nil); err != nil {
-				r.forget(d, err)
+				failed = d
 				err = &NodeError{DataSource: s.names[d], SQL: units[i].SQL, Err: fmt.Errorf("START TRANSACTION: %w", err)}
 				break
 			}
@@ -291,12 +292,17 @@ func (r *Reserved) runWrite(ctx context.Context, units []RouteUnit, st *Stmt, fn
 		}
 		g.units = append(g.units, i)
 		if err = fn(ctx, s.hooks, target{tx: g.tx}, s.names[d], i); err != nil {
-			r.forget(d, err)
+			failed = d
 			break
 		}
 	}
 	if err != nil {
+		// Roll back first: a connection cannot be dropped while a
+		// transaction holds it.
 		s.rollbackGroups(groups)
+		if failed >= 0 {
+			r.forget(failed, err)
+		}
 		return err
 	}
 	return s.commitGroups(st, units, groups)

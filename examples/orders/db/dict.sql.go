@@ -7,7 +7,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
@@ -25,19 +24,13 @@ var putDictUnits = [...]shardrt.RouteUnit{
 // PutDict runs the :execrows query at queries/dict.sql:1.
 //
 // Route: Broadcast on t_dict; broadcast table: writes go to every data source.
-// It runs on every data source in order, stops at the first error, and reports
-// the first data source's result (one copy of the table, as one unsharded MySQL
-// would).
+// It runs on every data source, all or nothing (shardrt.ExecBroadcast: a
+// failure on one leaves every copy as it was), and reports the first data
+// source's result (one copy of the table, as one unsharded MySQL would).
 func (q *Queries) PutDict(ctx context.Context, code string, label string) (int64, error) {
-	var res sql.Result
-	for i := range putDictUnits {
-		r, err := q.ex.Exec(ctx, &putDictStmt, putDictUnits[i], code, label)
-		if err != nil {
-			return 0, err
-		}
-		if i == 0 {
-			res = r
-		}
+	res, err := shardrt.ExecBroadcast(ctx, q.ex, &putDictStmt, putDictUnits[:], []any{code, label})
+	if err != nil {
+		return 0, err
 	}
 	return res.RowsAffected()
 }

@@ -7,7 +7,6 @@ package bindingdb
 
 import (
 	"context"
-	"database/sql"
 	"iter"
 
 	shardrt "github.com/shardgen/shardgen/runtime"
@@ -26,19 +25,13 @@ var putRegionUnits = [...]shardrt.RouteUnit{
 // PutRegion runs the :execrows query at queries/regions.sql:1.
 //
 // Route: Broadcast on g3_region; broadcast table: writes go to every data
-// source. It runs on every data source in order, stops at the first error, and
-// reports the first data source's result (one copy of the table, as one
-// unsharded MySQL would).
+// source. It runs on every data source, all or nothing (shardrt.ExecBroadcast:
+// a failure on one leaves every copy as it was), and reports the first data
+// source's result (one copy of the table, as one unsharded MySQL would).
 func (q *Queries) PutRegion(ctx context.Context, code string, name string) (int64, error) {
-	var res sql.Result
-	for i := range putRegionUnits {
-		r, err := q.ex.Exec(ctx, &putRegionStmt, putRegionUnits[i], code, name)
-		if err != nil {
-			return 0, err
-		}
-		if i == 0 {
-			res = r
-		}
+	res, err := shardrt.ExecBroadcast(ctx, q.ex, &putRegionStmt, putRegionUnits[:], []any{code, name})
+	if err != nil {
+		return 0, err
 	}
 	return res.RowsAffected()
 }
@@ -138,19 +131,13 @@ var renameRegionUnits = [...]shardrt.RouteUnit{
 // RenameRegion runs the :execrows query at queries/regions.sql:10.
 //
 // Route: Broadcast on g3_region; broadcast table: writes go to every data
-// source. It runs on every data source in order, stops at the first error, and
-// reports the first data source's result (one copy of the table, as one
-// unsharded MySQL would).
+// source. It runs on every data source, all or nothing (shardrt.ExecBroadcast:
+// a failure on one leaves every copy as it was), and reports the first data
+// source's result (one copy of the table, as one unsharded MySQL would).
 func (q *Queries) RenameRegion(ctx context.Context, name string, code string) (int64, error) {
-	var res sql.Result
-	for i := range renameRegionUnits {
-		r, err := q.ex.Exec(ctx, &renameRegionStmt, renameRegionUnits[i], name, code)
-		if err != nil {
-			return 0, err
-		}
-		if i == 0 {
-			res = r
-		}
+	res, err := shardrt.ExecBroadcast(ctx, q.ex, &renameRegionStmt, renameRegionUnits[:], []any{name, code})
+	if err != nil {
+		return 0, err
 	}
 	return res.RowsAffected()
 }
@@ -169,19 +156,13 @@ var deleteRegionUnits = [...]shardrt.RouteUnit{
 // DeleteRegion runs the :execrows query at queries/regions.sql:13.
 //
 // Route: Broadcast on g3_region; broadcast table: writes go to every data
-// source. It runs on every data source in order, stops at the first error, and
-// reports the first data source's result (one copy of the table, as one
-// unsharded MySQL would).
+// source. It runs on every data source, all or nothing (shardrt.ExecBroadcast:
+// a failure on one leaves every copy as it was), and reports the first data
+// source's result (one copy of the table, as one unsharded MySQL would).
 func (q *Queries) DeleteRegion(ctx context.Context, code string) (int64, error) {
-	var res sql.Result
-	for i := range deleteRegionUnits {
-		r, err := q.ex.Exec(ctx, &deleteRegionStmt, deleteRegionUnits[i], code)
-		if err != nil {
-			return 0, err
-		}
-		if i == 0 {
-			res = r
-		}
+	res, err := shardrt.ExecBroadcast(ctx, q.ex, &deleteRegionStmt, deleteRegionUnits[:], []any{code})
+	if err != nil {
+		return 0, err
 	}
 	return res.RowsAffected()
 }
