@@ -26,7 +26,7 @@ import (
 //     database renamed to the logic database and actual tables to their
 //     logic tables (for TABLES, the row and size counts of a sharded
 //     table are summed over its actual tables, as one server holding all
-//     its rows would count them);
+//     its rows would count them; a broadcast table counts one copy);
 //  2. those rows go into a temporary table of the same columns, created
 //     from the information_schema table itself, on one back-end
 //     connection of the first data source;
@@ -337,7 +337,9 @@ func (s *Server) logicInfoRows(ctx context.Context, name string, spec isTable) (
 		return vals, nil
 	}
 	// The actual tables to read, by data source: every logic table's
-	// first; for TABLES every actual table, whose counts are summed.
+	// first; for TABLES every actual table of a sharded table, whose
+	// counts are summed (a broadcast table's copies each hold all its
+	// rows: its first copy counts them).
 	type logicNode struct {
 		logic string
 		first bool
@@ -345,11 +347,11 @@ func (s *Server) logicInfoRows(ctx context.Context, name string, spec isTable) (
 	byDS := map[int]map[string]logicNode{} // data source -> lower-case actual table
 	var order []int
 	for _, logic := range s.b.TableNames() {
-		nodes, _, err := s.tableNodes(logic)
+		nodes, sharded, err := s.tableNodes(logic)
 		if err != nil || len(nodes) == 0 {
 			continue
 		}
-		if name != "TABLES" {
+		if name != "TABLES" || !sharded {
 			nodes = nodes[:1]
 		}
 		for i, n := range nodes {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -218,4 +219,32 @@ func TestProxyBIMetadataPermitted(t *testing.T) {
 	const q = "SELECT TABLE_NAME FROM information_schema.TABLES"
 	require.Equal(t, []string{"string:px_item"}, rowsOf(t, e.clientDB(t, "root", "secret", "", nil), q))
 	require.Empty(t, rowsOf(t, e.clientDB(t, "nosy", "nosy", "", nil), q))
+}
+
+// TestProxyBIMetadataBroadcast: a broadcast table holds one copy of its
+// rows on every data source, so its information_schema.TABLES row and
+// SHOW TABLE STATUS count one copy (as one server holding the logic table
+// does), not the sum of the copies.
+func TestProxyBIMetadataBroadcast(t *testing.T) {
+	const ddl = "CREATE TABLE px_bc (code CHAR(2) NOT NULL PRIMARY KEY, name VARCHAR(64) NOT NULL)"
+	e := newPxEnvDDL(t, strings.Replace(pxYAML(), "authority:", "  - !BROADCAST\n    tables: [px_bc]\nauthority:", 1), ddl)
+	px := e.client(t, "root", "secret", nil)
+	const rows = "INSERT INTO px_bc VALUES ('SE', 'Sverige'), ('NO', 'Norge'), ('FI', 'Suomi')"
+	dss := []*sql.DB{testdb.Open(t, "ds_0"), testdb.Open(t, "ds_1"), e.ref}
+	for _, db := range dss {
+		execAll(t, db, "DROP TABLE IF EXISTS px_bc")
+		t.Cleanup(func() { execAll(t, db, "DROP TABLE IF EXISTS px_bc") })
+	}
+	execAll(t, px, ddl, rows)
+	execAll(t, e.ref, ddl, rows)
+	for _, db := range dss {
+		execAll(t, db, "ANALYZE TABLE px_bc") // exact TABLE_ROWS for a one-page table
+	}
+	const q = "SELECT TABLE_ROWS, DATA_LENGTH, AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'px_bc'"
+	want := rowsOf(t, e.ref, q)
+	require.Equal(t, []string{"uint64:3 | uint64:16384 | uint64:5461"}, want)
+	require.Equal(t, want, rowsOf(t, px, q))
+	status := rowsOf(t, px, "SHOW TABLE STATUS LIKE 'px_bc'")
+	require.Len(t, status, 1)
+	require.Contains(t, status[0], "uint64:3 | uint64:5461 | uint64:16384", "Rows, Avg_row_length, Data_length of one copy")
 }

@@ -88,9 +88,16 @@ func newPxEnv(t testing.TB) *pxEnv {
 // newPxEnvYAML is newPxEnv with the proxy configuration y.
 func newPxEnvYAML(t testing.TB, y string) *pxEnv {
 	t.Helper()
+	return newPxEnvDDL(t, y, "")
+}
+
+// newPxEnvDDL is newPxEnvYAML with the CREATE TABLEs extra (for tables of
+// y's rules besides px_item) in the planner's DDL after pxDDL.
+func newPxEnvDDL(t testing.TB, y, extra string) *pxEnv {
+	t.Helper()
 	cfg, err := ParseConfig("px.yaml", []byte(y))
 	require.NoError(t, err)
-	tables, err := schema.ParseDDL("px.sql", []byte(pxDDL))
+	tables, err := schema.ParseDDL("px.sql", []byte(pxDDL+";\n"+extra))
 	require.NoError(t, err)
 	require.NoError(t, cfg.AttachDDL(tables))
 	ctx := context.Background()
