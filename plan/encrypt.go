@@ -99,9 +99,6 @@ func (p *planner) encryptRewrite() error {
 	if len(p.scopes) > 1 || len(p.allRefs) > len(p.refs) {
 		return p.errorf(-1, "a statement with subqueries or derived tables over an encrypted table is not supported yet")
 	}
-	if p.plan.Insert != nil {
-		return p.errorf(-1, "a multi-row INSERT into an encrypted table is not supported yet; insert one row per statement")
-	}
 	src := p.stmt
 	if p.nodeStmt != nil {
 		// A refusal names what the user wrote: check the statement as

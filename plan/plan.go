@@ -319,4 +319,10 @@ type InsertPlan struct {
 	// UPDATE), sent with every node's statement.
 	RowArgs  [][]int `json:"row_args"`
 	TailArgs []int   `json:"tail_args,omitempty"`
+	// ByNodeArgs is set when the per-node statement has arguments of its
+	// own (Plan.NodeArgs: an encrypted table, whose every row writes the
+	// cipher, assisted query and like query values of each encrypted
+	// column): RowArgs and TailArgs then index NodeArgs, not Params, and
+	// the rows' text is the rewritten statement's.
+	ByNodeArgs bool `json:"by_node_args,omitempty"`
 }

@@ -107,24 +107,37 @@ func (p *planner) rewrite() error {
 // maps each row's placeholders to parameters.
 func (p *planner) splitInsert() error {
 	ip := p.plan.Insert
+	orig := p.sql
+	defer func() { p.sql = orig }()
+	args := p.plan.Args
+	if p.plan.NodeArgs != nil {
+		// The per-node statement is printed from a rewritten AST (the
+		// encrypted columns' derived values): its rows, and its
+		// placeholders, which NodeArgs lists in order, are the text to cut.
+		ip.ByNodeArgs = true
+		p.sql = p.plan.Route.Units[0].SQL
+		args = make([]int, len(p.plan.NodeArgs))
+		for i := range args {
+			args[i] = i
+		}
+	}
+	base := p.sql
 	spans, _ := p.insertSpans()
 	if len(spans) == 0 {
 		return p.errorf(-1, "cannot find the VALUES rows of the INSERT")
 	}
 	for _, sp := range spans {
-		ip.Split.Rows = append(ip.Split.Rows, p.sql[sp[0]:sp[1]])
+		ip.Split.Rows = append(ip.Split.Rows, base[sp[0]:sp[1]])
 	}
-	ip.Split.Sep = p.sql[spans[0][1]:spans[min(1, len(spans)-1)][0]]
+	ip.Split.Sep = base[spans[0][1]:spans[min(1, len(spans)-1)][0]]
 	if len(spans) == 1 {
 		ip.Split.Sep = ", "
 	}
 	for i := 1; i < len(spans); i++ {
-		if p.sql[spans[i-1][1]:spans[i][0]] != ip.Split.Sep {
+		if base[spans[i-1][1]:spans[i][0]] != ip.Split.Sep {
 			ip.Split.Sep = ", " // rows are separated by a comma and any spacing: normalise
 		}
 	}
-	orig := p.sql
-	defer func() { p.sql = orig }()
 	for _, u := range p.plan.Route.Units {
 		p.sql = u.SQL
 		us, _ := p.insertSpans()
@@ -135,16 +148,16 @@ func (p *planner) splitInsert() error {
 		ip.Split.Tails = append(ip.Split.Tails, u.SQL[us[len(us)-1][1]:])
 	}
 	p.sql = orig
-	ordinal := func(off int) int { return strings.Count(stripQuotedForCount(orig[:off]), "?") }
+	ordinal := func(off int) int { return strings.Count(stripQuotedForCount(base[:off]), "?") }
 	for _, sp := range spans {
-		var args []int
+		var row []int
 		for o := ordinal(sp[0]); o < ordinal(sp[1]); o++ {
-			args = append(args, p.plan.Args[o])
+			row = append(row, args[o])
 		}
-		ip.RowArgs = append(ip.RowArgs, args)
+		ip.RowArgs = append(ip.RowArgs, row)
 	}
-	for o := ordinal(spans[len(spans)-1][1]); o < len(p.plan.Args); o++ {
-		ip.TailArgs = append(ip.TailArgs, p.plan.Args[o])
+	for o := ordinal(spans[len(spans)-1][1]); o < len(args); o++ {
+		ip.TailArgs = append(ip.TailArgs, args[o])
 	}
 	return nil
 }

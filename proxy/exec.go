@@ -151,15 +151,22 @@ func (in *Interpreter) units(p *plan.Plan, values []runtime.Value, params []any)
 		if err != nil {
 			return nil, &routeError{Table: p.Route.LogicTable, Err: err}
 		}
+		src := params
+		if p.Insert.ByNodeArgs {
+			// An encrypted table: the rows take the per-node values.
+			if src, err = in.nodeArgs(p, params); err != nil {
+				return nil, err
+			}
+		}
 		rowArgs := make([][]any, len(p.Insert.RowArgs))
 		for r, idx := range p.Insert.RowArgs {
 			for _, i := range idx {
-				rowArgs[r] = append(rowArgs[r], params[i])
+				rowArgs[r] = append(rowArgs[r], src[i])
 			}
 		}
 		var tail []any
 		for _, i := range p.Insert.TailArgs {
-			tail = append(tail, params[i])
+			tail = append(tail, src[i])
 		}
 		return p.Insert.Split.Units(all, rowNode, rowArgs, tail)
 	}

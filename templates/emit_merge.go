@@ -75,8 +75,8 @@ func checkNodeArgs(p *plan.Plan) error {
 			errs = append(errs, fmt.Errorf("per-node argument %d refers to parameter %d of %d", i+1, a.Param, len(p.Params)))
 		}
 	}
-	if p.NodeArgs != nil && p.Insert != nil {
-		errs = append(errs, errors.New("a multi-row INSERT with per-node arguments (an encrypted table): insert one row per statement"))
+	if p.NodeArgs != nil && p.Insert != nil && !p.Insert.ByNodeArgs {
+		errs = append(errs, errors.New("a multi-row INSERT with per-node arguments must index them (InsertPlan.ByNodeArgs)"))
 	}
 	return errors.Join(errs...)
 }
@@ -402,11 +402,17 @@ func (g *generator) insertUnits(fc *fnCtx, rc *routeCode) []jen.Code {
 	//	if err != nil {
 	//		return nil, err
 	//	}
+	// An encrypted table's rows take the per-node values (nodeVals: the
+	// cipher, assisted query and like query values, encrypted above).
+	arg := func(a int) jen.Code { return fc.params[a] }
+	if ins.ByNodeArgs {
+		arg = func(a int) jen.Code { return fc.nodeVals[a] }
+	}
 	rows := make([]jen.Code, len(ins.RowArgs))
 	for r, idx := range ins.RowArgs {
 		vals := make([]jen.Code, len(idx))
 		for i, a := range idx {
-			vals[i] = fc.params[a]
+			vals[i] = arg(a)
 		}
 		rows[r] = jen.Values(vals...)
 	}
@@ -414,7 +420,7 @@ func (g *generator) insertUnits(fc *fnCtx, rc *routeCode) []jen.Code {
 	if len(ins.TailArgs) > 0 {
 		vals := make([]jen.Code, len(ins.TailArgs))
 		for i, a := range ins.TailArgs {
-			vals[i] = fc.params[a]
+			vals[i] = arg(a)
 		}
 		tail = jen.Index().Any().Values(vals...)
 	}

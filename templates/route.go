@@ -192,10 +192,14 @@ func (g *generator) planInsert(q *query) error {
 	case len(ins.Split.Heads) != len(r.Units) || len(ins.Split.Tails) != len(r.Units):
 		return fmt.Errorf("multi-row INSERT split has %d heads and %d tails for %d data nodes", len(ins.Split.Heads), len(ins.Split.Tails), len(r.Units))
 	}
+	what, n := "parameter", len(q.p.Params)
+	if ins.ByNodeArgs { // an encrypted table: the rows take per-node values
+		what, n = "per-node argument", len(q.p.NodeArgs)
+	}
 	for _, args := range append(slices.Clone(ins.RowArgs), ins.TailArgs) {
 		for _, a := range args {
-			if a < 0 || a >= len(q.p.Params) {
-				return fmt.Errorf("multi-row INSERT argument refers to parameter %d of %d", a, len(q.p.Params))
+			if a < 0 || a >= n {
+				return fmt.Errorf("multi-row INSERT argument refers to %s %d of %d", what, a, n)
 			}
 		}
 	}

@@ -61,3 +61,6 @@ SELECT user_id, CAST(@@server_id AS SIGNED) AS server_id FROM t_user WHERE user_
 
 -- name: WhoLocks :one
 SELECT user_id, CAST(@@server_id AS SIGNED) AS server_id FROM t_user WHERE user_id = ? FOR UPDATE;
+
+-- name: AddUsers :execrows
+INSERT INTO t_user (user_id, name, phone, email) VALUES (?, ?, ?, ?), (?, ?, ?, ?), (?, ?, NULL, ?);
