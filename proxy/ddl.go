@@ -125,25 +125,15 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 		return nil, true, err
 	}
 	logic := tables[0]
-	if q := logic.Qualifier.String(); q != "" && !strings.EqualFold(q, h.s.cfg.Rules.DatabaseName) {
-		return nil, true, sqlerror.NewSQLError(sqlerror.ERBadDb, sqlerror.SSClientError, "Unknown database '"+q+"'")
-	}
-	nodes, _, err := h.s.knownTableNodes(ctx, logic.Name.String())
+	nodes, texts, err := h.s.ddlUnits(ctx, stmt, logic)
 	if err != nil {
 		return nil, true, err
 	}
 	_, truncate := stmt.(*sqlparser.TruncateTable)
 	_, drop := stmt.(*sqlparser.DropTable)
 	var applied []string // data nodes the statement ran on
-	for _, n := range nodes {
-		actual := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(n.table)}
-		out := sqlparser.Rewrite(sqlparser.Clone(stmt), nil, func(cur *sqlparser.Cursor) bool {
-			if tn, ok := cur.Node().(sqlparser.TableName); ok && strings.EqualFold(tn.Name.String(), logic.Name.String()) {
-				cur.Replace(actual)
-			}
-			return true
-		})
-		text := sqlparser.String(out)
+	for i, n := range nodes {
+		text := texts[i]
 		if _, err := h.base(sess).Exec(ctx, &runtime.Stmt{Name: "ddl", LogicSQL: sqlparser.String(stmt)}, runtime.RouteUnit{DataSource: n.ds, SQL: text}); err != nil {
 			if len(applied) == 0 {
 				return nil, true, err
@@ -161,6 +151,48 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 		h.s.refreshTable(ctx, logic.Name.String(), nodes[0], drop)
 	}
 	return &sqltypes.Result{}, true, nil
+}
+
+// ddlUnits returns the data nodes a DDL statement on the logic table
+// logic runs on and, for each, the statement over its actual table (what
+// the proxy executes and PREVIEW shows). A database qualifier other than
+// the logic database is ERROR 1049.
+func (s *Server) ddlUnits(ctx context.Context, stmt sqlparser.Statement, logic sqlparser.TableName) ([]node, []string, error) {
+	if q := logic.Qualifier.String(); q != "" && !strings.EqualFold(q, s.cfg.Rules.DatabaseName) {
+		return nil, nil, sqlerror.NewSQLError(sqlerror.ERBadDb, sqlerror.SSClientError, "Unknown database '"+q+"'")
+	}
+	nodes, _, err := s.knownTableNodes(ctx, logic.Name.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	texts := make([]string, len(nodes))
+	for i, n := range nodes {
+		actual := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(n.table)}
+		out := sqlparser.Rewrite(sqlparser.Clone(stmt), nil, func(cur *sqlparser.Cursor) bool {
+			if tn, ok := cur.Node().(sqlparser.TableName); ok && strings.EqualFold(tn.Name.String(), logic.Name.String()) {
+				cur.Replace(actual)
+			}
+			return true
+		})
+		texts[i] = sqlparser.String(out)
+	}
+	return nodes, texts, nil
+}
+
+// ddlTable returns the logic table a DDL statement the proxy fans out
+// names (the first of a DROP TABLE's), and false for any other statement.
+func ddlTable(stmt sqlparser.Statement) (sqlparser.TableName, bool) {
+	switch st := stmt.(type) {
+	case *sqlparser.CreateTable:
+		return st.Table, st.OptLike == nil && st.Select == nil
+	case *sqlparser.AlterTable:
+		return st.Table, true
+	case *sqlparser.TruncateTable:
+		return st.Table, true
+	case *sqlparser.DropTable:
+		return st.FromTables[0], len(st.FromTables) == 1
+	}
+	return sqlparser.TableName{}, false
 }
 
 // partialDDLError is the error of a DDL statement that ran on the data

@@ -27,7 +27,7 @@ func TestProxyPreviewTableless(t *testing.T) {
 	refused := []struct{ q, err string }{
 		{"PREVIEW SHOW TABLES", prefix + "PREVIEW of SHOW TABLES statements"},
 		{"PREVIEW SET autocommit = 0", prefix + "PREVIEW of SET statements"},
-		{"PREVIEW CREATE TABLE e9_x (id INT)", prefix + "PREVIEW of CREATE TABLE statements"},
+		{"PREVIEW CREATE TABLE e9_x (id INT)", `Error 1235 (42000): table e9_x is in no rule and there are several data sources: list it in !SINGLE (e.g. tables: ["ds_0.e9_x"]) or set a defaultDataSource`},
 		{"PREVIEW LOAD DATA INFILE 'x' INTO TABLE e9_user", prefix + "LOAD DATA statements: INSERT the rows instead"},
 		{"PREVIEW SELECT", "Error 1064 (42000): You have an error in your SQL syntax; syntax error: at position 7"},
 	}
@@ -35,6 +35,20 @@ func TestProxyPreviewTableless(t *testing.T) {
 		_, err := db.Exec(tt.q)
 		require.EqualError(t, err, tt.err, tt.q)
 	}
+	// DDL on a logic table previews the statement over each actual table,
+	// and changes nothing.
+	for _, tt := range []struct {
+		q    string
+		want []string
+	}{
+		{"ALTER TABLE e9_user ADD COLUMN note VARCHAR(8)", []string{"string:ds_0 | string:alter table e9_user add column note VARCHAR(8)", "string:ds_1 | string:alter table e9_user add column note VARCHAR(8)"}},
+		{"CREATE INDEX idx_name ON e9_user (name)", []string{"string:ds_0 | string:alter table e9_user add key idx_name (`name`)", "string:ds_1 | string:alter table e9_user add key idx_name (`name`)"}},
+		{"DROP TABLE e9_user", []string{"string:ds_0 | string:drop table e9_user", "string:ds_1 | string:drop table e9_user"}},
+		{"TRUNCATE TABLE e9_user", []string{"string:ds_0 | string:truncate table e9_user", "string:ds_1 | string:truncate table e9_user"}},
+	} {
+		require.Equal(t, tt.want, rowsOf(t, db, "PREVIEW "+tt.q), tt.q)
+	}
+	require.Equal(t, []string{"int64:0"}, rowsOf(t, db, "SELECT COUNT(*) FROM e9_user"))
 	// A statement on a table previews its route, as before.
 	require.Equal(t, []string{"string:ds_1 | string:select id from e9_user where id = 3"}, rowsOf(t, db, "PREVIEW SELECT id FROM e9_user WHERE id = 3"))
 }

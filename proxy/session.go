@@ -381,6 +381,24 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 			}
 		}
 	case "insert", "update", "delete", "replace", "with":
+	case "create", "alter", "drop", "truncate":
+		// DDL on a logic table: the statement over each actual table.
+		stmt, err := h.s.b.Parser().Parse(q)
+		if err != nil {
+			return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, err.Error())
+		}
+		logic, ok := ddlTable(stmt)
+		if !ok {
+			return nil, notSupported("PREVIEW of this " + statementKind(q) + " statement (one logic table at a time)")
+		}
+		nodes, texts, err := h.s.ddlUnits(ctx, stmt, logic)
+		if err != nil {
+			return nil, err
+		}
+		for i, n := range nodes {
+			res.Rows = append(res.Rows, sqltypes.Row{sqltypes.NewVarChar(names[n.ds]), sqltypes.NewVarChar(texts[i])})
+		}
+		return res, nil
 	default:
 		if err := unsupportedStatement(q); err != nil {
 			return nil, err

@@ -140,6 +140,18 @@ func TestPreview(t *testing.T) {
 	code, _, stderr = runCLI(append(base, "--param", "abc", "--param", "1", "SELECT * FROM t_order WHERE user_id = ? AND order_id = ?")...)
 	require.Equal(t, 2, code)
 	require.Equal(t, "shardgen preview: --param 1: \"abc\" is not an integer\n", stderr)
+
+	// DDL on a logic table: the statement over each actual table.
+	code, stdout, stderr = runCLI(append(base, "CREATE INDEX idx_status ON t_order (status)")...)
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	require.Len(t, lines, 8)
+	require.Equal(t, `{"data_source":"ds_0","sql":"alter table t_order_0 add key idx_status (`+"`status`"+`)","params":[]}`, lines[0])
+	code, stdout, stderr = runCLI(append(base, "DROP TABLE t_dict")...)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, `{"data_source":"ds_0","sql":"drop table t_dict","params":[]}
+{"data_source":"ds_1","sql":"drop table t_dict","params":[]}
+`, stdout)
 }
 
 // TestPreviewEncrypted: preview shows what each placeholder is sent with —

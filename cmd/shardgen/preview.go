@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardgen/shardgen/internal/migrate"
 	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
@@ -54,6 +55,24 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	sql := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(fs.Arg(0)), ";"))
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	if f := strings.Fields(strings.ToLower(sql)); len(f) > 0 && (f[0] == "create" || f[0] == "alter" || f[0] == "drop") {
+		// DDL on a logic table: the statement over each actual table, as
+		// shardgen migrate applies it.
+		steps, err := migrate.Statement(cfg, b, sql)
+		if err != nil {
+			fmt.Fprintf(stderr, "shardgen preview: %v\n", err)
+			return 1
+		}
+		for _, st := range steps {
+			if err := enc.Encode(previewLine{st.DataSource, st.SQL, []string{}}); err != nil {
+				fmt.Fprintln(stderr, "shardgen preview:", err)
+				return 1
+			}
+		}
+		return 0
+	}
 	cmd := schema.CmdExec
 	if plan.ReturnsRows(sql) {
 		cmd = schema.CmdMany
@@ -83,8 +102,6 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
 	if p.Insert != nil {
 		// A multi-row INSERT: every data node gets only its own rows.
 		rowNodes, err := b.RowNodes(p, values)
@@ -117,11 +134,7 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 			for i, a := range u.Args {
 				args[i] = a.(string)
 			}
-			line := struct {
-				DataSource string   `json:"data_source"`
-				SQL        string   `json:"sql"`
-				Params     []string `json:"params"`
-			}{p.Route.DataSources[u.DataSource], u.SQL, args}
+			line := previewLine{p.Route.DataSources[u.DataSource], u.SQL, args}
 			if err := enc.Encode(line); err != nil {
 				fmt.Fprintln(stderr, "shardgen preview:", err)
 				return 1
@@ -141,17 +154,21 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, i := range units {
 		u := p.Route.Units[i]
-		line := struct {
-			DataSource string   `json:"data_source"`
-			SQL        string   `json:"sql"`
-			Params     []string `json:"params"`
-		}{p.Route.DataSources[u.DataSource], u.SQL, sent}
+		line := previewLine{p.Route.DataSources[u.DataSource], u.SQL, sent}
 		if err := enc.Encode(line); err != nil {
 			fmt.Fprintln(stderr, "shardgen preview:", err)
 			return 1
 		}
 	}
 	return 0
+}
+
+// previewLine is one line of `shardgen preview`'s output: a route unit's
+// data source, its SQL and the values of its placeholders.
+type previewLine struct {
+	DataSource string   `json:"data_source"`
+	SQL        string   `json:"sql"`
+	Params     []string `json:"params"`
 }
 
 func appendErr(errs *schema.Errors, err error) {

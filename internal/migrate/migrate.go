@@ -94,6 +94,14 @@ func Load(cfg *schema.Config, b *plan.Builder, dir string, files []string) ([]Mi
 	return out, nil
 }
 
+// Statement returns one DDL statement (CREATE TABLE, ALTER TABLE, CREATE /
+// DROP INDEX, DROP TABLE on a logic table) as it runs on every actual table
+// of its logic table: what `shardgen migrate` applies and `shardgen preview`
+// shows. Errors name what cannot be routed.
+func Statement(cfg *schema.Config, b *plan.Builder, sql string) ([]Step, error) {
+	return route(cfg, b, b.Parser(), sql)
+}
+
 // route rewrites one statement for every actual table of the logic table it
 // names.
 func route(cfg *schema.Config, b *plan.Builder, p *sqlparser.Parser, piece string) ([]Step, error) {
