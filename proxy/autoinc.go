@@ -136,14 +136,28 @@ func (s *Server) buildAutoIncCheck(p *plan.Plan) *autoIncCheck {
 		return nil
 	}
 	c := &autoIncCheck{table: tn.Name.String()}
+	// The columns the values go to: the column list, or, without one, the
+	// table's visible columns (INVISIBLE ones take no value), as the server
+	// counts them.
+	var names []string
+	for _, ident := range ins.Columns {
+		names = append(names, ident.String())
+	}
+	if len(ins.Columns) == 0 {
+		if t := s.b.Table(tn.Name.String()); t != nil {
+			for _, tc := range t.VisibleColumns() {
+				names = append(names, tc.Name)
+			}
+		}
+	}
 	// The ? placeholders before each row's values, in text order.
 	arg := 0
 	for _, row := range rows {
 		for i, e := range row {
 			var col string
-			if i < len(ins.Columns) {
+			if i < len(names) {
 				for _, ac := range cols {
-					if ins.Columns[i].EqualString(ac) {
+					if strings.EqualFold(names[i], ac) {
 						col = ac
 					}
 				}

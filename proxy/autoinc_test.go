@@ -15,7 +15,7 @@ import (
 func TestCheckAutoIncZero(t *testing.T) {
 	cfg, err := ParseConfig("ai.yaml", []byte(cfgHead))
 	require.NoError(t, err)
-	tables, err := schema.ParseDDL("ai.sql", []byte("CREATE TABLE t_order (order_id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT);"))
+	tables, err := schema.ParseDDL("ai.sql", []byte("CREATE TABLE t_order (secret INT INVISIBLE, order_id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT);"))
 	require.NoError(t, err)
 	require.NoError(t, cfg.AttachDDL(tables))
 	s, err := NewServer(cfg, Options{Insecure: true})
@@ -34,6 +34,10 @@ func TestCheckAutoIncZero(t *testing.T) {
 		{"INSERT INTO t_order (v, order_id) VALUES (?, ?)", []any{int64(0), nil}, true},
 		{"INSERT INTO t_order (v, order_id) VALUES (?, ?), (?, ?)", []any{int64(1), int64(2), int64(3), "00"}, true},
 		{"INSERT INTO t_order (v, order_id) VALUES (?, ?), (?, ?)", []any{int64(1), int64(2), int64(3), uint64(4)}, false},
+		// Without a column list the values go to the visible columns.
+		{"INSERT INTO t_order VALUES (0, 1)", nil, true},
+		{"INSERT INTO t_order VALUES (?, ?)", []any{nil, int64(1)}, true},
+		{"INSERT INTO t_order VALUES (?, ?)", []any{int64(8), int64(0)}, false},
 	} {
 		p, err := s.plan(context.Background(), tc.sql)
 		require.NoError(t, err, tc.sql)
