@@ -191,17 +191,27 @@ func convertValue(class runtime.ColumnClass, v runtime.Value, param, stored bool
 }
 
 // convertRun converts the values of one column's run-time condition: see
-// Builder.Units. ok is false when the condition must be dropped (every
-// target); the value list may come back empty (no row).
-func convertRun(class runtime.ColumnClass, sv runtime.ShardingValues, fromParam []bool, stored bool) (runtime.ShardingValues, bool, error) {
+// Builder.Units. ops are the condition's operands, one per value (a
+// parameter's converted integer is Long, a literal's Integer). ok is false
+// when the condition must be dropped (every target); a value that matches
+// no row comes back as NULL. sv is returned as it is, without allocating,
+// when no value needs converting (integers for an integer column: the
+// point-select path).
+func convertRun(class runtime.ColumnClass, sv runtime.ShardingValues, ops []Operand, stored bool) (runtime.ShardingValues, bool, error) {
 	isHex := func(v runtime.Value) bool { return v.Kind == runtime.KindHexNumber }
 	if class == runtime.ClassAsIs && !slices.ContainsFunc(sv.Values, isHex) && (sv.Range == nil || !isHex(sv.Range.Lower) && !isHex(sv.Range.Upper)) {
+		return sv, true, nil
+	}
+	notInt := func(v runtime.Value) bool {
+		return v.Kind != runtime.KindInt && v.Kind != runtime.KindLong && v.Kind != runtime.KindNull
+	}
+	if class == runtime.ClassInteger && !slices.ContainsFunc(sv.Values, notInt) && (sv.Range == nil || !notInt(sv.Range.Lower) && !notInt(sv.Range.Upper)) {
 		return sv, true, nil
 	}
 	out := runtime.ShardingValues{Column: sv.Column}
 	for i, v := range sv.Values {
 		wasNull := v.IsNull()
-		c, conv, err := convertValue(class, v, fromParam[i], stored)
+		c, conv, err := convertValue(class, v, ops[i].Literal == nil, stored)
 		if err != nil {
 			return sv, false, fmt.Errorf("sharding column %s: %w", sv.Column, err)
 		}

@@ -204,7 +204,6 @@ func (b *Builder) convertedValues(p *Plan, table string, conds []Condition, para
 	for i, c := range conds {
 		for _, cc := range c.Columns {
 			sv := runtime.ShardingValues{Column: cc.Column}
-			fromParam := make([]bool, 0, len(cc.Values))
 			for _, o := range cc.Values {
 				v, err := value(o)
 				if err != nil {
@@ -214,7 +213,6 @@ func (b *Builder) convertedValues(p *Plan, table string, conds []Condition, para
 					return nil, InsertNullError(p, cc.Column, p.Route.LogicTable, 0)
 				}
 				sv.Values = append(sv.Values, v)
-				fromParam = append(fromParam, o.Literal == nil)
 			}
 			if r := cc.Range; r != nil {
 				rg := &runtime.Range{LowerOpen: r.LowerOpen, UpperOpen: r.UpperOpen}
@@ -235,7 +233,7 @@ func (b *Builder) convertedValues(p *Plan, table string, conds []Condition, para
 			}
 			// Convert every value as MySQL compares (or, for an INSERT,
 			// stores) it for the column's type: `user_id = '5'` routes as 5.
-			sv, ok, err := convertRun(b.columnClass(table, cc.Column, cc.Binary), sv, fromParam, stored(cc.Column))
+			sv, ok, err := convertRun(b.columnClass(table, cc.Column, cc.Binary), sv, cc.Values, stored(cc.Column))
 			if err != nil {
 				return nil, err
 			}
