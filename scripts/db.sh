@@ -33,7 +33,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BASE=$ROOT/.local/mariadb
 PORTS=("${SHARDGEN_DB_PORT_0:-13306}" "${SHARDGEN_DB_PORT_1:-13307}" "${SHARDGEN_DB_PORT_2:-13308}")
-DATABASES=("ds_0 ds_2 reference" "ds_1 ds_3" "ds_0 ds_2 reference")
+DATABASES=("ds_0 ds_2 reference latin1_ds_0 latin1_ds_1 latin1_reference" "ds_1 ds_3" "ds_0 ds_2 reference latin1_ds_0 latin1_ds_1 latin1_reference")
+# Databases whose default character set is latin1 (latin1_swedish_ci, the
+# default of MySQL 5.x and of a MariaDB built without other settings): the
+# tests of text merged as a latin1 server compares it use them.
+LATIN1_DATABASES="latin1_ds_0 latin1_ds_1 latin1_reference"
 DB_USER=${SHARDGEN_DB_USER:-shardgen}
 DB_PASSWORD=${SHARDGEN_DB_PASSWORD:-shardgen}
 START_TIMEOUT=${SHARDGEN_DB_START_TIMEOUT:-60}
@@ -322,7 +326,11 @@ wait_ready() {
 provision() {
   local i=$1 db sql="" h
   for db in ${DATABASES[$i]}; do
-    sql+="CREATE DATABASE IF NOT EXISTS \`$db\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci;"
+    if [[ " $LATIN1_DATABASES " == *" $db "* ]]; then
+      sql+="CREATE DATABASE IF NOT EXISTS \`$db\` CHARACTER SET latin1 COLLATE latin1_swedish_ci;"
+    else
+      sql+="CREATE DATABASE IF NOT EXISTS \`$db\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci;"
+    fi
   done
   for h in 127.0.0.1 localhost; do
     sql+="CREATE USER IF NOT EXISTS '$DB_USER'@'$h' IDENTIFIED BY '$DB_PASSWORD';"

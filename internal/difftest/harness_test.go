@@ -45,10 +45,16 @@ type env struct {
 // rulesYAML returns a ShardingSphere config over the first n of ds_0..ds_3
 // of the local test servers followed by rules.
 func rulesYAML(rules string, n int) string {
+	return rulesYAMLOn(rules, testdb.DataSources()[:n])
+}
+
+// rulesYAMLOn is rulesYAML over the databases dbs: data source ds_i is
+// database dbs[i].
+func rulesYAMLOn(rules string, dbs []string) string {
 	var b strings.Builder
 	b.WriteString("databaseName: difftest\ndataSources:\n")
-	for _, ds := range testdb.DataSources()[:n] {
-		host, port := testdb.Server(ds)
+	for i, db := range dbs {
+		host, port := testdb.Server(db)
 		user, pass := os.Getenv("SHARDGEN_DB_USER"), os.Getenv("SHARDGEN_DB_PASSWORD")
 		if user == "" {
 			user = "shardgen"
@@ -56,7 +62,7 @@ func rulesYAML(rules string, n int) string {
 		if pass == "" {
 			pass = "shardgen"
 		}
-		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s:%d/%s\n    username: %s\n    password: %s\n    maxPoolSize: 8\n", ds, host, port, ds, user, pass)
+		fmt.Fprintf(&b, "  ds_%d:\n    url: jdbc:mysql://%s:%d/%s\n    username: %s\n    password: %s\n    maxPoolSize: 8\n", i, host, port, db, user, pass)
 	}
 	b.WriteString(rules)
 	return b.String()
@@ -77,21 +83,27 @@ func newEnvN(t testing.TB, rules, ddl string, n int) *env {
 // from physical, the CREATE TABLEs of ddl with other options (e.g. a
 // DEFAULT CHARSET the planner's ddl does not name).
 func newEnvPhysical(t testing.TB, rules, ddl, physical string, n int) *env {
-	cfg, err := schema.Load("difftest.yaml", []byte(rulesYAML(rules, n)))
+	return newEnvOn(t, rules, ddl, physical, testdb.DataSources()[:n], testdb.Reference)
+}
+
+// newEnvOn is newEnvPhysical whose data source ds_i is database dbs[i]
+// and whose unsharded side is database reference.
+func newEnvOn(t testing.TB, rules, ddl, physical string, dbs []string, reference string) *env {
+	cfg, err := schema.Load("difftest.yaml", []byte(rulesYAMLOn(rules, dbs)))
 	require.NoError(t, err)
 	tables, err := schema.ParseDDL("difftest.sql", []byte(ddl))
 	require.NoError(t, err)
 	require.NoError(t, schema.CheckDDL(cfg, tables))
 	b, err := plan.NewBuilder(cfg, nil)
 	require.NoError(t, err)
-	dcfg, err := runtime.ParseConfig("difftest.yaml", []byte(rulesYAML(rules, n)))
+	dcfg, err := runtime.ParseConfig("difftest.yaml", []byte(rulesYAMLOn(rules, dbs)))
 	require.NoError(t, err)
 	rt, err := runtime.Open(dcfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { rt.Close() })
 	in, err := proxy.NewInterpreter(b, rt)
 	require.NoError(t, err)
-	e := &env{t: t, cfg: cfg, b: b, rt: rt, in: in, ref: testdb.OpenWith(t, "reference", map[string]string{"parseTime": "true"})}
+	e := &env{t: t, cfg: cfg, b: b, rt: rt, in: in, ref: testdb.OpenWith(t, reference, map[string]string{"parseTime": "true"})}
 	e.keys, err = runtime.NewKeyGenerator("SNOWFLAKE", nil)
 	require.NoError(t, err)
 	ctx := context.Background()

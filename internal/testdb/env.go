@@ -41,6 +41,20 @@ const NumServers = 2
 // and single tables.
 const Reference = "reference"
 
+// Latin1Reference is the unsharded database on server 0 whose default
+// character set is latin1 (latin1_swedish_ci), the reference of
+// Latin1DataSources.
+const Latin1Reference = "latin1_reference"
+
+// Latin1DataSources returns the databases on server 0 whose default
+// character set is latin1 (latin1_swedish_ci), as on a MySQL 5.x or
+// default-built MariaDB server: latin1_ds_0 and latin1_ds_1. A table
+// created there without a character set compares its text as
+// latin1_swedish_ci. The slice is new on every call.
+func Latin1DataSources() []string {
+	return []string{"latin1_ds_0", "latin1_ds_1"}
+}
+
 // defaultPorts are the TCP ports of servers 0 and 1 (scripts/db.sh).
 var defaultPorts = [NumServers]int{13306, 13307}
 
