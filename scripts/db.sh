@@ -287,6 +287,7 @@ start_server() { # start_server i: launch mariadbd in its own session
     --sync-binlog=0
     --expire-logs-days=1
     --max-connections=300
+    --max-allowed-packet=64M
     --performance-schema=OFF
     --character-set-server=utf8mb4
     --collation-server=utf8mb4_general_ci
