@@ -98,9 +98,17 @@ func (r *Reserved) Setup() []string { return append([]string(nil), r.setup...) }
 // connections taken later. On error stmt is not recorded, and the
 // connections it already changed are discarded, so that every data source
 // keeps the same settings; the error is a *NodeError.
+//
+// A data source no connection can be taken from (its server is down) is
+// skipped: stmt is replayed on its connection when a statement first runs
+// there (conn), so that a session with its own settings keeps running on
+// the other data sources, as one on the pools does. Apply fails with that
+// error only when no data source could be reached.
 func (r *Reserved) Apply(ctx context.Context, stmt string) error {
 	s := r.src
 	done := make([]bool, s.ndb)
+	var unreachable error // the first data source skipped
+	applied := false
 	for d := range s.pools {
 		id := s.ids[d]
 		if done[id] {
@@ -112,6 +120,11 @@ func (r *Reserved) Apply(ctx context.Context, stmt string) error {
 			if err != nil {
 				err = &NodeError{DataSource: s.names[d], SQL: stmt, Err: err}
 			}
+		} else if ne, ok := err.(*NodeError); ok && ne.SQL == connectSQL {
+			if unreachable == nil {
+				unreachable = err
+			}
+			continue
 		}
 		if err != nil {
 			for id2, ok := range done {
@@ -125,6 +138,10 @@ func (r *Reserved) Apply(ctx context.Context, stmt string) error {
 			return err
 		}
 		done[id] = true
+		applied = true
+	}
+	if !applied && unreachable != nil {
+		return unreachable
 	}
 	r.setup = append(r.setup, stmt)
 	return nil
@@ -154,6 +171,10 @@ func (r *Reserved) drop(id int) {
 	_ = c.Close()
 }
 
+// connectSQL is the SQL of a *NodeError that says no connection could be
+// taken from the data source's pool (its server is unreachable).
+const connectSQL = "connect"
+
 // conn returns the connection of source index d, taking it from the pool
 // and running the setup on it when it has none.
 func (r *Reserved) conn(ctx context.Context, d int) (*sql.Conn, error) {
@@ -167,7 +188,7 @@ func (r *Reserved) conn(ctx context.Context, d int) (*sql.Conn, error) {
 	}
 	c, err := s.pools[d].Conn(ctx)
 	if err != nil {
-		return nil, &NodeError{DataSource: s.names[d], SQL: "connect", Err: err}
+		return nil, &NodeError{DataSource: s.names[d], SQL: connectSQL, Err: err}
 	}
 	r.conns[id] = c
 	r.stmts[id] = &connStmts{c: c}

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -52,4 +53,44 @@ func TestReserved(t *testing.T) {
 		require.False(t, atDS(src, d, "SELECT @x").Valid, testDataSources[d])
 		require.NotEqual(t, "ANSI_QUOTES", atDS(src, d, "SELECT @@sql_mode").String)
 	}
+}
+
+// TestReservedDataSourceDown: a setting applied while one data source's
+// server is down holds on the others, whose statements keep running (a
+// session on the pools would run them too); a statement on the down data
+// source fails naming it. A wrong setting still fails on the live ones,
+// and with every data source down Apply reports the unreachable one.
+func TestReservedDataSourceDown(t *testing.T) {
+	ctx := context.Background()
+	port := strconv.Itoa(closedPort(t))
+	cfg, err := shardrt.LoadConfig(writeTestYAML(t, "", "ds_down",
+		"    url: jdbc:mysql://127.0.0.1:"+port+"/ds_0\n    username: u\n    connectionTimeoutMilliseconds: 2000\n"))
+	require.NoError(t, err)
+	db, err := shardrt.Open(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	src, err := db.Sources([]string{"ds_0", "ds_down", "ds_1"})
+	require.NoError(t, err)
+	st := &shardrt.Stmt{Name: "reserved"}
+	r := src.Reserve()
+	defer r.Close()
+	require.NoError(t, r.Apply(ctx, "SET NAMES latin1"))
+	require.NoError(t, r.Apply(ctx, "SET @x = 7"))
+	for _, d := range []int{0, 2} {
+		var cs, x string
+		require.NoError(t, r.QueryRow(ctx, st, shardrt.RouteUnit{DataSource: d, SQL: "SELECT @@character_set_client, @x"}).Scan(&cs, &x))
+		require.Equal(t, "latin1 7", cs+" "+x)
+	}
+	var x string
+	err = r.QueryRow(ctx, st, shardrt.RouteUnit{DataSource: 1, SQL: "SELECT @x"}).Scan(&x)
+	require.EqualError(t, err, "data node ds_down: dial tcp 127.0.0.1:"+port+": connect: connection refused")
+	require.ErrorContains(t, r.Apply(ctx, "SET SESSION no_such_variable = 1"), "data node ds_0: Error 1193 (HY000): Unknown system variable 'no_such_variable'")
+	require.Equal(t, []string{"SET NAMES latin1", "SET @x = 7"}, r.Setup())
+
+	down, err := db.Sources([]string{"ds_down"})
+	require.NoError(t, err)
+	r2 := down.Reserve()
+	defer r2.Close()
+	require.EqualError(t, r2.Apply(ctx, "SET @x = 7"), "data node ds_down: dial tcp 127.0.0.1:"+port+": connect: connection refused")
+	require.Empty(t, r2.Setup())
 }

@@ -241,7 +241,7 @@ func (t *DistTx) branch(d int) (target, error) {
 	} else {
 		conn, err := s.pools[d].Conn(t.ctx)
 		if err != nil {
-			return target{}, &NodeError{DataSource: s.names[d], SQL: "connect", Err: err}
+			return target{}, &NodeError{DataSource: s.names[d], SQL: connectSQL, Err: err}
 		}
 		start := "XA START " + t.xid(id)
 		if _, err := conn.ExecContext(t.ctx, start); err != nil {
