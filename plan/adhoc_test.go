@@ -158,25 +158,25 @@ func TestAdHocStatements(t *testing.T) {
 			name: "empty literal range", cmd: ":many",
 			sql:     "SELECT event_id, kind FROM t_event WHERE event_id BETWEEN 30 AND 10",
 			fileErr: `q.sql:1:1: query "Q": the sharding conditions on "t_event" reach no data node`,
-			nodes:   []string{}, literals: []string{"Int 30", "Int 10"},
+			nodes:   []string{}, literals: []string{"Long 30", "Long 10"},
 		},
 		{
 			name: "empty literal range of an UPDATE", cmd: ":execrows",
 			sql:     "UPDATE t_event SET kind = 'x' WHERE event_id BETWEEN 30 AND 10",
 			fileErr: `q.sql:1:1: query "Q": the sharding conditions on "t_event" reach no data node`,
-			nodes:   []string{}, literals: []string{"Int 30", "Int 10"},
+			nodes:   []string{}, literals: []string{"Long 30", "Long 10"},
 		},
 		{
 			name: "empty literal range of a DELETE", cmd: ":execrows",
 			sql:     "DELETE FROM t_event WHERE event_id BETWEEN 30 AND 10",
 			fileErr: `q.sql:1:1: query "Q": the sharding conditions on "t_event" reach no data node`,
-			nodes:   []string{}, literals: []string{"Int 30", "Int 10"},
+			nodes:   []string{}, literals: []string{"Long 30", "Long 10"},
 		},
 		{
 			name: "literal range that reaches nodes", cmd: ":many",
 			sql:       "SELECT event_id FROM t_event WHERE event_id BETWEEN 20 AND 29",
 			fileNodes: []string{"ds_0.t_event_2", "ds_1.t_event_2"},
-			nodes:     []string{"ds_0.t_event_2", "ds_1.t_event_2"}, literals: []string{"Int 20", "Int 29"},
+			nodes:     []string{"ds_0.t_event_2", "ds_1.t_event_2"}, literals: []string{"Long 20", "Long 29"},
 		},
 		{
 			name: "midnight date text on a DATETIME sharding column", cmd: ":many",
@@ -231,7 +231,7 @@ func TestAdHocStatements(t *testing.T) {
 			name: "a string on a string column stays a String", cmd: ":many",
 			sql:       "SELECT event_id FROM t_event WHERE user_id = 3 AND kind = '2026-02-01' AND event_id = 5",
 			fileNodes: []string{"ds_1.t_event_0"},
-			nodes:     []string{"ds_1.t_event_0"}, literals: []string{"Int 3", "Int 5"},
+			nodes:     []string{"ds_1.t_event_0"}, literals: []string{"Long 3", "Long 5"},
 		},
 	}
 	for _, tt := range tests {

@@ -91,6 +91,7 @@ func convertColumn(class runtime.ColumnClass, c ColumnCondition) (ColumnConditio
 		case runtime.EveryTarget:
 			return c, runtime.EveryTarget
 		case runtime.Converted:
+			v = asLong(class, v)
 			out.Values = append(out.Values, Operand{Param: o.Param, Literal: &v})
 		}
 	}
@@ -112,6 +113,7 @@ func convertColumn(class runtime.ColumnClass, c ColumnCondition) (ColumnConditio
 			if conv != runtime.Converted {
 				return c, runtime.EveryTarget
 			}
+			v = asLong(class, v)
 			*bound.op = &Operand{Param: o.Param, Literal: &v}
 			if closed {
 				*bound.open = false
@@ -161,6 +163,7 @@ func (p *planner) storedLiterals(table string, groups []Condition) ([]Condition,
 				if err != nil {
 					return nil, p.errorf(-1, "INSERT into sharded table %q: sharding column %q: %v", table, c.Column, err)
 				}
+				v = asLong(class, v)
 				vals[vi] = Operand{Param: o.Param, Literal: &v}
 			}
 			out[gi].Columns[ci].Values = vals
@@ -169,11 +172,29 @@ func (p *planner) storedLiterals(table string, groups []Condition) ([]Condition,
 	return out, nil
 }
 
+// asLong returns v as a Long when it is an Integer sharding value of an
+// integer column (class ClassInteger or ClassIntegerText), else v.
+//
+// ShardingSphere types a literal by its size (Integer in int32 range) and a
+// JDBC parameter by its setter (Long for setLong, as go-sql-driver sends Go
+// integers), and HASH_MOD hashes the two differently for negative values
+// (Integer.hashCode(-7) is -7, Long.hashCode(-7) is 6): the same row would
+// be written by a parameter on one data node and looked for by a literal on
+// another. shardgen routes every integer value of an integer column as a
+// Long, as generated code passes its integer parameters, so a literal and a
+// parameter of the same value always meet on one data node.
+func asLong(class runtime.ColumnClass, v runtime.Value) runtime.Value {
+	if v.Kind == runtime.KindInt && (class == runtime.ClassInteger || class == runtime.ClassIntegerText) {
+		return runtime.Long(v.Int)
+	}
+	return v
+}
+
 // convertValue converts one run-time sharding value for a column of class
 // c: as the server stores it for an INSERT (stored; an error names the
-// value), else as MySQL compares it. A parameter's converted integer is
-// Long (as go-sql-driver sends Go integers), a literal's Integer in int32
-// range, as ShardingSphere types them.
+// value), else as MySQL compares it. An integer result is Long (asLong);
+// param reports that v came from a parameter, whose converted integer is
+// Long whatever the column (as go-sql-driver sends Go integers).
 func convertValue(class runtime.ColumnClass, v runtime.Value, param, stored bool) (runtime.Value, runtime.Conversion, error) {
 	var conv runtime.Conversion
 	if stored {
@@ -187,7 +208,7 @@ func convertValue(class runtime.ColumnClass, v runtime.Value, param, stored bool
 	if param && v.Kind == runtime.KindInt {
 		v = runtime.Long(v.Int)
 	}
-	return v, conv, nil
+	return asLong(class, v), conv, nil
 }
 
 // convertRun converts the values of one column's run-time condition: see
@@ -202,8 +223,8 @@ func convertRun(class runtime.ColumnClass, sv runtime.ShardingValues, ops []Oper
 	if class == runtime.ClassAsIs && !slices.ContainsFunc(sv.Values, isHex) && (sv.Range == nil || !isHex(sv.Range.Lower) && !isHex(sv.Range.Upper)) {
 		return sv, true, nil
 	}
-	notInt := func(v runtime.Value) bool {
-		return v.Kind != runtime.KindInt && v.Kind != runtime.KindLong && v.Kind != runtime.KindNull
+	notInt := func(v runtime.Value) bool { // an Integer becomes a Long (asLong)
+		return v.Kind != runtime.KindLong && v.Kind != runtime.KindNull
 	}
 	if class == runtime.ClassInteger && !slices.ContainsFunc(sv.Values, notInt) && (sv.Range == nil || !notInt(sv.Range.Lower) && !notInt(sv.Range.Upper)) {
 		return sv, true, nil

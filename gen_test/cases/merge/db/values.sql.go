@@ -78,8 +78,8 @@ type OrdersMixedTextRow struct {
 // HASH_MOD), computed by the sharding algorithms over the conditions.
 func (q *Queries) OrdersMixedText(ctx context.Context, userID int64, orderID int64) ([]OrdersMixedTextRow, error) {
 	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Int(2)}},
-		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Int(7), shardrt.Int(12)}},
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(2)}},
+		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(7), shardrt.Long(12)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
 		return nil, err
