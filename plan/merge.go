@@ -403,6 +403,19 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 		m.Kinds = append(m.Kinds, mergeKind{Type: "bytes"}, mergeKind{Type: "bytes"})
 		n++
 	}
+	if n > 0 && node.Distinct && node.GroupBy == nil {
+		// SELECT DISTINCT x, WEIGHT_STRING(x) would keep 'a' and 'a ' apart
+		// on a node (equal under PAD SPACE, their weights differ), and a
+		// per-node LIMIT would then count one value twice: group by the
+		// selected columns instead, so each value class comes once, with
+		// one member's sort key.
+		node.Distinct = false
+		var exprs []sqlparser.Expr
+		for _, se := range node.SelectExprs.Exprs[:m.Visible] {
+			exprs = append(exprs, sqlparser.Clone(se.(*sqlparser.AliasedExpr).Expr))
+		}
+		node.GroupBy = &sqlparser.GroupBy{Exprs: exprs}
+	}
 	return nil
 }
 
