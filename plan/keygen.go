@@ -35,21 +35,34 @@ func (p *planner) keyGenerate() error {
 	}
 	// Insert ", col" after the column list and ", ?" at the end of every
 	// row, back to front so earlier offsets stay valid.
-	sql := p.sql
-	var ordinals []int
-	for i := len(spans) - 1; i >= 0; i-- {
-		end := spans[i][1] - 1 // the row's ')'
-		sql = sql[:end] + ", ?" + sql[end:]
+	// Insert ", col" after the column list and ", ?" before every row's
+	// ')', in one pass (the column list comes before the rows).
+	var b strings.Builder
+	b.Grow(len(p.sql) + len(kg.Column) + 2 + 3*len(spans))
+	b.WriteString(p.sql[:colClose])
+	b.WriteString(", " + kg.Column)
+	last := colClose
+	for _, sp := range spans {
+		end := sp[1] - 1 // the row's ')'
+		b.WriteString(p.sql[last:end])
+		b.WriteString(", ?")
+		last = end
 	}
-	sql = sql[:colClose] + ", " + kg.Column + sql[colClose:]
+	b.WriteString(p.sql[last:])
+	sql := b.String()
 	stmt, err := p.b.parser.Parse(sql)
 	if err != nil {
 		return p.errorf(-1, "adding generated key column %q: %v", kg.Column, err)
 	}
 	// The key placeholder of row r is the last one of that row.
 	newSpans := func() [][2]int { p.sql = sql; s, _ := p.insertSpans(); return s }()
-	for _, sp := range newSpans {
-		ordinals = append(ordinals, strings.Count(stripQuotedForCount(sql[:sp[1]]), "?")-1)
+	ends := make([]int, len(newSpans))
+	for i, sp := range newSpans {
+		ends[i] = sp[1]
+	}
+	ordinals := placeholderCounts(sql, ends)
+	for i := range ordinals {
+		ordinals[i]--
 	}
 	p.sql, p.stmt = sql, stmt
 	p.plan.LogicSQL = sql
@@ -103,15 +116,24 @@ func (p *planner) insertSpans() (rows [][2]int, colClose int) {
 	return rows, colClose
 }
 
-// stripQuotedForCount blanks quoted strings so `?` inside them do not count.
-func stripQuotedForCount(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '\'' || c == '"' || c == '`' {
-			i = skipQuoted(s, i) - 1
-			continue
+// placeholderCounts returns, for each offset of offs (ascending), the
+// number of `?` placeholders in s[:off] outside quoted strings and quoted
+// identifiers, in one pass over s.
+func placeholderCounts(s string, offs []int) []int {
+	out := make([]int, len(offs))
+	n, i := 0, 0
+	for k, off := range offs {
+		for i < off {
+			switch s[i] {
+			case '\'', '"', '`':
+				i = skipQuoted(s, i)
+				continue
+			case '?':
+				n++
+			}
+			i++
 		}
-		b.WriteByte(s[i])
+		out[k] = n
 	}
-	return b.String()
+	return out
 }

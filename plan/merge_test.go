@@ -2,6 +2,8 @@ package plan_test
 
 import (
 	"encoding/json"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -99,4 +101,40 @@ func TestMergeQualifiedColumns(t *testing.T) {
 	p, err = build(t, b, ":many", "SELECT * FROM t_order WHERE user_id = 1 ORDER BY order_id")
 	require.NoError(t, err)
 	require.Contains(t, p.Route.Units[7].SQL, "select t_order_3.order_id, t_order_3.user_id")
+}
+
+// TestMultiRowInsertLinear: a multi-row INSERT is cut into rows and its
+// placeholders numbered in passes over the text that do not repeat per
+// row (a 50,000-row INSERT through the proxy took 6 minutes when every row
+// rescanned the statement from its start). Measured in bytes allocated,
+// not time: 8 times the rows may cost about 8 times the bytes, never 64.
+func TestMultiRowInsertLinear(t *testing.T) {
+	b := newBuilder(t)
+	stmt := func(n int) string {
+		rows := make([]string, n)
+		for i := range rows {
+			rows[i] = "(?, 'a?''b', ?)"
+		}
+		return "INSERT INTO t_order (user_id, status, amount) VALUES " + strings.Join(rows, ", ") + " ON DUPLICATE KEY UPDATE status = ?"
+	}
+	p, err := build(t, b, ":execrows", stmt(3))
+	require.NoError(t, err)
+	require.Equal(t, [][]int{{0, 1, 2}, {3, 4, 5}, {6, 7, 8}}, p.Insert.RowArgs)
+	require.Equal(t, []int{9}, p.Insert.TailArgs)
+	require.Equal(t, []int{2, 5, 8}, p.KeyGenerate.Params)
+	require.Equal(t, "(?, 'a?''b', ?, ?)", p.Insert.Split.Rows[2])
+
+	allocated := func(n int) uint64 {
+		sql := stmt(n)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		p, err := build(t, b, ":execrows", sql)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		require.Len(t, p.Insert.RowArgs, n)
+		require.Equal(t, []int{3*n - 3, 3*n - 2, 3*n - 1}, p.Insert.RowArgs[n-1])
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := allocated(250), allocated(2000)
+	require.Less(t, large, 20*small, "bytes allocated for 250 rows: %d, for 2000 rows: %d", small, large)
 }

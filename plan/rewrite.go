@@ -148,15 +148,19 @@ func (p *planner) splitInsert() error {
 		ip.Split.Tails = append(ip.Split.Tails, u.SQL[us[len(us)-1][1]:])
 	}
 	p.sql = orig
-	ordinal := func(off int) int { return strings.Count(stripQuotedForCount(base[:off]), "?") }
+	offs := make([]int, 0, 2*len(spans))
 	for _, sp := range spans {
+		offs = append(offs, sp[0], sp[1])
+	}
+	ord := placeholderCounts(base, offs) // one pass: a row per scan of the text was quadratic
+	for i := range spans {
 		var row []int
-		for o := ordinal(sp[0]); o < ordinal(sp[1]); o++ {
+		for o := ord[2*i]; o < ord[2*i+1]; o++ {
 			row = append(row, args[o])
 		}
 		ip.RowArgs = append(ip.RowArgs, row)
 	}
-	for o := ordinal(spans[len(spans)-1][1]); o < len(args); o++ {
+	for o := ord[len(ord)-1]; o < len(args); o++ {
 		ip.TailArgs = append(ip.TailArgs, args[o])
 	}
 	return nil
