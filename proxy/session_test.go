@@ -217,6 +217,18 @@ func TestProxySessionSettings(t *testing.T) {
 	other := e.client(t, "root", "secret", nil)
 	require.NotEqual(t, []string{"string:"}, rowsOf(t, other, "SELECT @@sql_mode"))
 
+	// sql_mode flags that change how statements parse are refused, and the
+	// session keeps its mode (with ANSI_QUOTES, SELECT "name" read the
+	// string 'name' on merged routes and WHERE "id" = 3 matched nothing).
+	for _, m := range []string{"'ANSI_QUOTES'", "'STRICT_TRANS_TABLES,PIPES_AS_CONCAT'", "'ansi'", "CONCAT(@@sql_mode, ',ANSI_QUOTES')", "'oracle'"} {
+		require.ErrorContains(t, exec("SET sql_mode = "+m), "Error 1235 (42000): This version of the shardgen proxy doesn't yet support sql_mode ", m)
+	}
+	require.ErrorContains(t, exec("SET SESSION sql_mode = 'ANSI_QUOTES', time_zone = '+01:00'"), "sql_mode ANSI_QUOTES")
+	require.Equal(t, "", one("SELECT @@sql_mode"))
+	require.NotEqual(t, "+01:00", one("SELECT @@time_zone"))
+	require.NoError(t, exec("SET @ansi_quotes = 1, sql_mode = 'NO_ZERO_DATE'"))
+	require.Equal(t, "NO_ZERO_DATE", one("SELECT @@sql_mode"))
+	require.NoError(t, exec("SET sql_mode = ''"))
 	// User variables, character sets, time zones.
 	require.NoError(t, exec("SET @x = 42, time_zone = '+05:00'"))
 	require.Equal(t, "42", one("SELECT @x"))

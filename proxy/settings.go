@@ -93,6 +93,11 @@ func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sql
 				continue
 			}
 		}
+		if name == "sql_mode" && e.Var.Scope != sqlparser.VariableScope {
+			if m := parsingSQLMode(val); m != "" {
+				return nil, true, notSupported("sql_mode " + strings.ToUpper(m) + ": the proxy parses every statement as MySQL does without ANSI_QUOTES and PIPES_AS_CONCAT (\"x\" is a string, || is OR), so a session with it would route, merge and name columns differently from its data sources")
+			}
+		}
 		if name == "autocommit" && e.Var.Scope != sqlparser.VariableScope {
 			switch val {
 			case "1", "on", "true":
@@ -164,4 +169,28 @@ func isolationLevel(v string) sql.IsolationLevel {
 		return sql.LevelSerializable
 	}
 	return sql.LevelDefault
+}
+
+// parsingSQLModes are the sql_mode flags, and the MariaDB combination modes
+// that include them, which change how a statement is parsed in a way
+// vitess's parser does not follow: ANSI_QUOTES makes "x" an identifier,
+// PIPES_AS_CONCAT makes || concatenate; ANSI, ORACLE, DB2, POSTGRESQL, MSSQL
+// and MAXDB set both (MariaDB's SQL_MODE documentation).
+var parsingSQLModes = []string{"ansi_quotes", "pipes_as_concat", "ansi", "oracle", "db2", "postgresql", "mssql", "maxdb"}
+
+// parsingSQLMode returns the first of parsingSQLModes that the text of a
+// SET sql_mode value (lower case, as written: a literal or an expression
+// such as CONCAT(@@sql_mode, ',ansi_quotes')) names, or "". A value that
+// only reaches such a mode through a user variable is not seen.
+func parsingSQLMode(val string) string {
+	for _, w := range strings.FieldsFunc(val, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		for _, m := range parsingSQLModes {
+			if w == m {
+				return m
+			}
+		}
+	}
+	return ""
 }
