@@ -30,9 +30,10 @@ func HashModLong(v, n int64) int {
 }
 
 // HashModString returns HASH_MOD's suffix for a java.lang.String value:
-// Math.abs((long) s.hashCode()) % n, String.hashCode over UTF-16 code units.
+// Math.abs((long) s.hashCode()) % n, String.hashCode over UTF-16 code units,
+// of s without its trailing spaces (padSpace: 'ab ' routes as 'ab').
 func HashModString(s string, n int64) int {
-	h := int64(javaStringHash(s))
+	h := int64(javaStringHash(strings.TrimRight(s, " ")))
 	if h < 0 {
 		h = -h
 	}

@@ -157,7 +157,7 @@ var ErrNotSingleNode = errors.New("route reaches more than one data node")
 func (s *sideRouter) precise(v Value) (int, error) {
 	switch s.kind {
 	case StandardStrategy:
-		return s.standard.Precise(v)
+		return s.standard.Precise(padSpace(v))
 	case NoStrategy:
 		if s.n == 1 {
 			return 0, nil
@@ -400,11 +400,13 @@ func (s *sideRouter) route(dst []int, conds []ShardingValues, hints []Value) ([]
 			return all(dst, s.n), nil
 		}
 		if c.Range != nil {
-			return s.standard.Range(dst, *c.Range)
+			r := *c.Range
+			r.Lower, r.Upper = padSpace(r.Lower), padSpace(r.Upper)
+			return s.standard.Range(dst, r)
 		}
 		start := len(dst)
 		for _, v := range c.Values {
-			i, err := s.standard.Precise(v)
+			i, err := s.standard.Precise(padSpace(v))
 			if err != nil {
 				return dst, err
 			}
@@ -418,7 +420,12 @@ func (s *sideRouter) route(dst []int, conds []ShardingValues, hints []Value) ([]
 		constrained := false
 		for i, col := range s.columns {
 			if c := find(conds, col); c != nil {
-				values[i], ranges[i] = c.Values, c.Range
+				values[i], ranges[i] = padSpaces(c.Values), c.Range
+				if r := c.Range; r != nil && (padded(r.Lower) || padded(r.Upper)) {
+					nr := *r
+					nr.Lower, nr.Upper = padSpace(r.Lower), padSpace(r.Upper)
+					ranges[i] = &nr
+				}
 				constrained = true
 			}
 		}
@@ -430,6 +437,37 @@ func (s *sideRouter) route(dst []int, conds []ShardingValues, hints []Value) ([]
 		return s.hint.Route(dst, hints)
 	}
 	return all(dst, s.n), nil
+}
+
+// padSpace returns v without the trailing spaces (U+0020) of a String
+// value, before any sharding algorithm sees it: under the PAD SPACE
+// collations (every MariaDB collation but *_nopad_*, MySQL's but the 0900
+// family) `code = 'ab'` matches the rows 'ab', 'ab ' and 'ab  ' alike, so
+// all of them must live on one data node, and a CHAR column stores 'ab ' as
+// 'ab'. Under a NO PAD collation the values differ but still route
+// together, which is harmless. ShardingSphere routes by the spelling, so a
+// value with trailing spaces is the one placement that differs from it.
+// Other kinds, and strings without a trailing space, are returned as they
+// are (no allocation).
+func padSpace(v Value) Value {
+	if padded(v) {
+		v.Str = strings.TrimRight(v.Str, " ")
+	}
+	return v
+}
+
+func padded(v Value) bool { return v.Kind == KindString && strings.HasSuffix(v.Str, " ") }
+
+// padSpaces is padSpace over vs, copying vs only when a value changes.
+func padSpaces(vs []Value) []Value {
+	if !slices.ContainsFunc(vs, padded) {
+		return vs
+	}
+	out := make([]Value, len(vs))
+	for i, v := range vs {
+		out[i] = padSpace(v)
+	}
+	return out
 }
 
 func find(conds []ShardingValues, col string) *ShardingValues {
@@ -551,7 +589,7 @@ func (s *sideRouter) assignedTarget(assigned []ShardingValues) (target int, set,
 		if c == nil {
 			return -1, false, false, nil
 		}
-		i, err := s.standard.Precise(c.Values[0])
+		i, err := s.standard.Precise(padSpace(c.Values[0]))
 		return i, true, false, err
 	case ComplexStrategy:
 		n := 0

@@ -352,3 +352,30 @@ func TestUpdateStaysOnNode(t *testing.T) {
 	require.EqualError(t, cpx.UpdateStaysOnNode("c", []int{0, 1}, set("a", Long(3)), rows(eq("a", 3))),
 		"UPDATE sets sharding column a of c, which a complex strategy reads with other columns, on 2 data nodes (ds_0.c_0, ds_0.c_1); it may do so only where it reaches one data node"+moves)
 }
+
+// TestPadSpaceRouting: a string sharding value routes without its trailing
+// spaces (padSpace), on every path: PreciseNode, Route with IN lists and
+// ranges, and the inlined HASH_MOD of generated code.
+func TestPadSpaceRouting(t *testing.T) {
+	alg, err := NewAlgorithm("HASH_MOD", map[string]string{"sharding-count": "4"})
+	require.NoError(t, err)
+	nodes := []DataNode{{"ds_0", "t"}, {"ds_1", "t"}, {"ds_2", "t"}, {"ds_3", "t"}}
+	st, err := NewShardingTable(nodes, StrategyConfig{Kind: StandardStrategy, Columns: []string{"code"}, Algorithm: alg}, StrategyConfig{})
+	require.NoError(t, err)
+	for _, code := range []string{"a", "ab", "x y", "", "端末"} {
+		want, err := st.PreciseNode(String(code), Null)
+		require.NoError(t, err)
+		for _, pad := range []string{" ", "   "} {
+			got, err := st.PreciseNode(String(code+pad), Null)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%q", code+pad)
+			require.Equal(t, HashModString(code, 4), HashModString(code+pad, 4), "%q", code+pad)
+			units, err := st.RouteConditions([][]ShardingValues{{{Column: "code", Values: []Value{String(code + pad)}}}}, HintValues{})
+			require.NoError(t, err)
+			require.Equal(t, []int{want}, units, "%q", code+pad)
+		}
+	}
+	// A tab is not padding: 'a\t' < 'a' under PAD SPACE.
+	require.Equal(t, "a\t", padSpace(String("a\t")).Str)
+	require.Equal(t, "a \t", padSpace(String("a \t  ")).Str)
+}

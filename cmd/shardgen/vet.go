@@ -104,12 +104,14 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 }
 
 // warnTextShardingColumns warns about each character sharding column whose
-// collation makes different spellings equal (PAD SPACE: 'ab' = 'ab ';
-// case- or accent-insensitive: 'AB' = 'ab'): a row lives where its own
-// spelling routes, so `col = 'ab'` finds no row written as 'AB' or 'ab '
-// on another data node, where one MySQL would. shardgen routes by the
-// spelling (routing every such comparison to every data node would make
-// the table unsharded for reads); the warning says how to stay exact.
+// collation makes different spellings equal (case- or accent-insensitive:
+// 'AB' = 'ab', 'é' = 'e'): a row lives where its own spelling routes, so
+// `col = 'ab'` finds no row written as 'AB' on another data node, where one
+// MySQL would. shardgen routes by the spelling (routing every such
+// comparison to every data node would make the table unsharded for reads);
+// the warning says how to stay exact. Trailing spaces need no warning: every
+// string sharding value is routed without them (runtime padSpace), as PAD
+// SPACE compares, so binary and *_bin collations are exact.
 func warnTextShardingColumns(w io.Writer, cfg *schema.Config, tables []*schema.Table) {
 	if cfg.Sharding == nil {
 		return
@@ -144,7 +146,7 @@ func warnTextShardingColumns(w io.Writer, cfg *schema.Config, tables []*schema.T
 			if collation == "" {
 				collation = t.Collation
 			}
-			if collation == "binary" || strings.HasSuffix(collation, "_nopad_bin") {
+			if collation == "binary" || strings.HasSuffix(collation, "_bin") {
 				continue
 			}
 			warned[strings.ToLower(c.Name)] = true
@@ -152,7 +154,7 @@ func warnTextShardingColumns(w io.Writer, cfg *schema.Config, tables []*schema.T
 			if shown == "" {
 				shown = "the server's default collation"
 			}
-			fmt.Fprintf(w, "%s: warning: sharding column %q of %q compares by %s, under which other spellings of a value are equal ('ab' = 'ab '; 'AB' = 'ab' when case-insensitive), but a row lives where its own spelling routes: write every value in one spelling, compare with BINARY %s = ? (bytes), or give the column a _nopad_bin collation\n",
+			fmt.Fprintf(w, "%s: warning: sharding column %q of %q compares by %s, under which other spellings of a value are equal ('AB' = 'ab' when case-insensitive, 'é' = 'e' when accent-insensitive), but a row lives where its own spelling routes: write every value in one spelling, compare with BINARY %s = ? (bytes), or give the column a _bin collation\n",
 				c.Pos, c.Name, t.Name, shown, c.Name)
 		}
 	}

@@ -22,7 +22,9 @@ var valuesSize = flag.Int("values", 400, "number of sharding-value queries TestS
 
 // The sharding-value tables: dv_user by a BIGINT (HASH_MOD over data
 // sources, which hashes the Java type, and MOD over tables), dv_day by a
-// DATE and dv_log by a DATETIME (INTERVAL by month).
+// DATE and dv_log by a DATETIME (INTERVAL by month), dv_code by a VARCHAR
+// and dv_char by a CHAR under PAD SPACE collations (HASH_MOD of the
+// string: 'ab' must find 'ab ').
 const valuesRules = `rules:
 - !SHARDING
   tables:
@@ -38,7 +40,15 @@ const valuesRules = `rules:
       actualDataNodes: ds_${0..1}.dv_log_${['202601', '202602', '202603']}
       databaseStrategy: {standard: {shardingColumn: id, shardingAlgorithmName: id_mod}}
       tableStrategy: {standard: {shardingColumn: at, shardingAlgorithmName: at_month}}
+    dv_code:
+      actualDataNodes: ds_${0..3}.dv_code
+      databaseStrategy: {standard: {shardingColumn: code, shardingAlgorithmName: user_hash}}
+    dv_char:
+      actualDataNodes: ds_${0..1}.dv_char_${0..1}
+      databaseStrategy: {standard: {shardingColumn: id, shardingAlgorithmName: id_mod}}
+      tableStrategy: {standard: {shardingColumn: code, shardingAlgorithmName: code_hash}}
   shardingAlgorithms:
+    code_hash: {type: HASH_MOD, props: {sharding-count: 2}}
     user_hash: {type: HASH_MOD, props: {sharding-count: 4}}
     user_mod: {type: MOD, props: {sharding-count: 2}}
     id_mod: {type: MOD, props: {sharding-count: 2}}
@@ -54,7 +64,16 @@ const valuesRules = `rules:
 
 const valuesDDL = `CREATE TABLE dv_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(32) NOT NULL);
 CREATE TABLE dv_day (id BIGINT NOT NULL PRIMARY KEY, day DATE NOT NULL);
-CREATE TABLE dv_log (id BIGINT NOT NULL PRIMARY KEY, at DATETIME NOT NULL)`
+CREATE TABLE dv_log (id BIGINT NOT NULL PRIMARY KEY, at DATETIME NOT NULL);
+CREATE TABLE dv_code (id BIGINT NOT NULL PRIMARY KEY, code VARCHAR(16) COLLATE utf8mb4_bin NOT NULL);
+CREATE TABLE dv_char (id BIGINT NOT NULL PRIMARY KEY, code CHAR(8) COLLATE latin1_swedish_ci NOT NULL)`
+
+// codes are the text sharding values of dv_code and dv_char; each is
+// written with 0 to 3 trailing spaces (and queried with others).
+var codes = []string{"a", "ab", "abc", "x y", "Z", "q9", "", "m n o"}
+
+// codeLiteral is code c with n trailing spaces, as an SQL string literal.
+func codeLiteral(c string, n int) string { return "'" + c + strings.Repeat(" ", n) + "'" }
 
 // bigIDs are integers where a double cannot tell neighbours apart (2^53
 // and up) or that leave int32 (negative too: java.lang.Long either way).
@@ -103,6 +122,19 @@ func seedValues(t testing.TB, e *env) {
 	e.exec("INSERT INTO dv_user (user_id, name) VALUES ('40.6', 'r41'), (41.5, 'r42'), (0x2b, 'r43'), (4.75e1, 'r48')")
 	e.exec("INSERT INTO dv_user (user_id, name) VALUES (?, 'r45')", "44.5")
 	e.exec("INSERT INTO dv_user (user_id, name) VALUES (?, 'r46')", 45.5)
+	for i, c := range codes {
+		for pad := 0; pad < 4; pad++ {
+			id := int64(100 + 4*i + pad)
+			if pad%2 == 0 {
+				e.exec(fmt.Sprintf("INSERT INTO dv_code (id, code) VALUES (%d, %s)", id, codeLiteral(c, pad)))
+			} else {
+				e.exec("INSERT INTO dv_code (id, code) VALUES (?, ?)", id, c+strings.Repeat(" ", pad))
+			}
+			if pad < 2 && c != "m n o" {
+				e.exec("INSERT INTO dv_char (id, code) VALUES (?, ?)", id, c+strings.Repeat(" ", 3*pad))
+			}
+		}
+	}
 	for id := int64(1); id <= 60; id++ {
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(id*37%90))
 		at := day.Add(time.Duration(id) * (time.Hour + time.Minute + time.Second))
@@ -223,6 +255,20 @@ func someDay(r *rand.Rand) time.Time {
 // genValueQuery draws one statement comparing a sharding column with
 // values of other types, literal or bound.
 func genValueQuery(r *rand.Rand) valueQuery {
+	if r.IntN(8) == 0 {
+		table := []string{"dv_code", "dv_char"}[r.IntN(2)]
+		sel := "SELECT id, code FROM " + table + " WHERE "
+		a, b := codes[r.IntN(len(codes))], codes[r.IntN(len(codes))]
+		switch r.IntN(4) {
+		case 0:
+			return valueQuery{sql: sel + "code = ?", params: []any{a + strings.Repeat(" ", r.IntN(4))}}
+		case 1:
+			return valueQuery{sql: sel + "code IN (" + codeLiteral(a, r.IntN(4)) + ", " + codeLiteral(b, r.IntN(4)) + ")"}
+		case 2:
+			return valueQuery{sql: sel + "code = " + codeLiteral(a, r.IntN(4)) + " OR code = ?", params: []any{b + strings.Repeat(" ", r.IntN(4))}}
+		}
+		return valueQuery{sql: sel + "code = " + codeLiteral(a, r.IntN(4))}
+	}
 	switch r.IntN(10) {
 	case 0, 1, 2, 3:
 		sel := "SELECT user_id, name FROM dv_user WHERE "
