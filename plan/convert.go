@@ -212,21 +212,31 @@ func convertValue(class runtime.ColumnClass, v runtime.Value, param, stored bool
 }
 
 // convertRun converts the values of one column's run-time condition: see
-// Builder.Units. ops are the condition's operands, one per value (a
-// parameter's converted integer is Long, a literal's Integer). ok is false
+// Builder.Units. ops are the condition's operands, one per value; every
+// converted integer of an integer column is a Long (asLong). ok is false
 // when the condition must be dropped (every target); a value that matches
-// no row comes back as NULL. sv is returned as it is, without allocating,
-// when no value needs converting (integers for an integer column: the
-// point-select path).
+// no row comes back as NULL. When every value is already an integer of an
+// integer column (the point-select path), sv is converted in place and
+// returned without allocating: its Values and Range must be the caller's
+// own.
 func convertRun(class runtime.ColumnClass, sv runtime.ShardingValues, ops []Operand, stored bool) (runtime.ShardingValues, bool, error) {
 	isHex := func(v runtime.Value) bool { return v.Kind == runtime.KindHexNumber }
 	if class == runtime.ClassAsIs && !slices.ContainsFunc(sv.Values, isHex) && (sv.Range == nil || !isHex(sv.Range.Lower) && !isHex(sv.Range.Upper)) {
 		return sv, true, nil
 	}
-	notInt := func(v runtime.Value) bool { // an Integer becomes a Long (asLong)
-		return v.Kind != runtime.KindLong && v.Kind != runtime.KindNull
+	notInt := func(v runtime.Value) bool {
+		return v.Kind != runtime.KindInt && v.Kind != runtime.KindLong && v.Kind != runtime.KindNull
 	}
 	if class == runtime.ClassInteger && !slices.ContainsFunc(sv.Values, notInt) && (sv.Range == nil || !notInt(sv.Range.Lower) && !notInt(sv.Range.Upper)) {
+		// Integers already: each Integer becomes a Long (asLong) in place,
+		// without allocating (the point-select path); sv's slice and range
+		// are the caller's own (convertedValues builds them per call).
+		for i, v := range sv.Values {
+			sv.Values[i] = asLong(class, v)
+		}
+		if r := sv.Range; r != nil {
+			r.Lower, r.Upper = asLong(class, r.Lower), asLong(class, r.Upper)
+		}
 		return sv, true, nil
 	}
 	out := runtime.ShardingValues{Column: sv.Column}

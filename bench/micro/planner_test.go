@@ -86,3 +86,20 @@ func BenchmarkProxyPlanner(b *testing.B) {
 		}
 	})
 }
+
+// TestUnitsIntegerKindsAllocate: an Integer parameter of an integer sharding
+// column (routed as a Long, plan.asLong) costs Builder.Units no more
+// allocations than a Long one: the conversion is done in place.
+func TestUnitsIntegerKindsAllocate(t *testing.T) {
+	b := builder(t)
+	p, err := b.Build(query(pointSelect))
+	require.NoError(t, err)
+	allocs := func(v runtime.Value) float64 {
+		return testing.AllocsPerRun(200, func() {
+			if _, err := b.Units(p, []runtime.Value{v}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	require.Equal(t, allocs(runtime.Long(-7)), allocs(runtime.Int(-7)))
+}
