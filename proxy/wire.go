@@ -463,23 +463,38 @@ func clientCollation(id collations.ID) uint32 {
 // originalName returns how the statement text q spells the result column
 // name (case-insensitively equal to it) when name is an expression such as
 // "count(*)": MySQL names such a column by the text the client wrote
-// ("COUNT(*)"), while the planner prints it lower-cased.
+// ("COUNT(*)"), while the planner prints it lower-cased. As MariaDB does, a
+// string literal (_latin1'w', 'a' 'b', 'it\'s') is named by its value and
+// NULL, TRUE and FALSE by the upper-cased keyword.
 func originalName(q, name string) string {
-	if !strings.ContainsAny(name, "( `") && !strings.HasPrefix(name, "@@") {
-		return name
+	if v, ok := literalName(name); ok {
+		return v
+	}
+	switch strings.ToLower(name) {
+	case "null", "true", "false":
+		return strings.ToUpper(name)
+	}
+	if !strings.ContainsAny(name, "( `'") && !strings.HasPrefix(name, "@@") {
+		return name // a column, a number, a placeholder: as written
 	}
 	if i := strings.Index(strings.ToLower(q), strings.ToLower(name)); i >= 0 {
 		return q[i : i+len(name)]
 	}
-	if !strings.ContainsAny(name, "` ,") {
+	if len(name) > maxNameMatch {
 		return name
 	}
-	// The planner prints identifiers quoted and spaces its own way
-	// ("LENGTH(`name`)", "a + b"): match the client's spelling with
-	// optional quotes and any spacing between tokens.
+	// The planner prints identifiers quoted, spaces its own way and drops
+	// a variable's SESSION scope ("LENGTH(`name`)", "a + b", "date'x'",
+	// "@@time_zone"): match the client's spelling with optional quotes,
+	// any spacing between tokens and an optional scope.
 	var re strings.Builder
 	re.WriteString("(?i)")
-	for i := 0; i < len(name); i++ {
+	start := 0
+	if strings.HasPrefix(name, "@@") && !strings.HasPrefix(strings.ToLower(name), "@@global.") {
+		re.WriteString(`@@(?:(?:session|local)\.)?`)
+		start = 2
+	}
+	for i := start; i < len(name); i++ {
 		switch c := name[i]; {
 		case c == '`':
 			j := strings.IndexByte(name[i+1:], '`')
@@ -504,4 +519,64 @@ func originalName(q, name string) string {
 		return strings.TrimSpace(q[loc[0]:loc[1]])
 	}
 	return name
+}
+
+// maxNameMatch is the longest column name originalName looks for in the
+// statement text with optional quotes and spacing (the match takes time
+// proportional to the statement's length times the name's); MariaDB keeps
+// 256 characters of a column name.
+const maxNameMatch = 256
+
+// isWordChar reports whether r may stand in an unquoted identifier or a
+// number.
+func isWordChar(r rune) bool {
+	return r == '_' || r == '$' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80
+}
+
+// literalName returns the value of name when it is a string literal as
+// the planner prints one ('it\'s', with an optional character set
+// introducer _latin1 or N), the name MariaDB gives such a column; ok is
+// false for anything else ('a' = 'b' included).
+func literalName(name string) (string, bool) {
+	s := name
+	if strings.HasPrefix(s, "_") {
+		i := strings.IndexByte(s, '\'')
+		if i < 0 || strings.IndexFunc(strings.TrimSpace(s[1:i]), func(r rune) bool { return !isWordChar(r) }) >= 0 {
+			return "", false
+		}
+		s = s[i:]
+	} else if len(s) > 1 && (s[0] == 'N' || s[0] == 'n') && s[1] == '\'' {
+		s = s[1:]
+	}
+	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 1; i < len(s)-1; i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s)-1:
+			i++
+			switch c = s[i]; c {
+			case '0':
+				c = 0
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'Z':
+				c = 26
+			}
+		case c == '\'' && i+1 < len(s)-1 && s[i+1] == '\'':
+			i++
+		case c == '\'' || c == '\\':
+			return "", false // a quote ends the literal before the end: an expression
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), true
 }

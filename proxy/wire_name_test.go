@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"database/sql"
+
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,7 +21,45 @@ func TestOriginalName(t *testing.T) {
 		{"SELECT id FROM t", "id", "id"},
 		{"SELECT COALESCE(a, 'x') FROM t", "coalesce(`a`, 'x')", "COALESCE(a, 'x')"},
 		{"SELECT 1", "not there (`z`)", "not there (`z`)"},
+		{"SELECT count( * ) FROM t", "count(*)", "count( * )"},
+		{"SELECT 'it''s'", `'it\'s'`, "it's"},
+		{"SELECT _latin1 'w'", "_latin1'w'", "w"},
+		{"SELECT 'a' = 'b'", "'a' = 'b'", "'a' = 'b'"},
+		{"SELECT null", "null", "NULL"},
+		{"SELECT date '2020-01-01'", "date'2020-01-01'", "date '2020-01-01'"},
+		{"SELECT @@Session.time_zone", "@@time_zone", "@@Session.time_zone"},
+		{"SELECT @@global.time_zone", "@@global.time_zone", "@@global.time_zone"},
 	} {
 		require.Equal(t, tc.want, originalName(tc.q, tc.name), tc.q)
 	}
+}
+
+// TestProxyColumnNamesAsWritten: result columns are named as one MariaDB
+// names them (the reference database), on the proxy's own answers, single-
+// and multi-node routes and merged aggregates: a string literal by its
+// value, other expressions by the client's spelling, whatever spacing,
+// case or scope it used.
+func TestProxyColumnNamesAsWritten(t *testing.T) {
+	e := newPxEnv(t)
+	px := e.client(t, "root", "secret", nil)
+	for _, q := range []string{
+		"SELECT '', 'a' 'b', _latin1'w', X'41', 0x41, -1, 1.50, NULL, TRUE, false, 'it''s', \"q\", DATE '2020-01-01', 1e3",
+		"SELECT @@SESSION.time_zone, @@session.autocommit, @@LOCAL.sql_mode, @@global.max_connections > 0",
+		"SELECT 'x', id, NULL FROM px_item WHERE id = 1",
+		"SELECT 'x', id FROM px_item WHERE id IN (1, 2) ORDER BY id",
+		"SELECT 'x', COUNT( * ), Max( id ), count(name) FROM px_item",
+		"SELECT 'x' AS y, COUNT(*) AS n FROM px_item",
+	} {
+		require.Equal(t, columnsOf(t, e.ref, q), columnsOf(t, px, q), q)
+	}
+}
+
+// columnsOf returns the names of q's result columns on db.
+func columnsOf(t *testing.T, db *sql.DB, q string) []string {
+	rows, err := db.Query(q)
+	require.NoError(t, err, q)
+	defer rows.Close()
+	cols, err := rows.Columns()
+	require.NoError(t, err, q)
+	return cols
 }
