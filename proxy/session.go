@@ -90,6 +90,11 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		return nil, false, nil
 	}
 	stmt, err := h.s.b.Parser().Parse(q)
+	if err != nil && word == "set" {
+		if st, err2 := h.s.b.Parser().Parse(colonEqualsAsEquals(q)); err2 == nil {
+			stmt, err = st, nil // the back ends run q as written
+		}
+	}
 	if err != nil {
 		if word == "select" {
 			return nil, false, nil // the planner reports it
@@ -472,4 +477,26 @@ func implicitCommit(c *mysql.Conn, sess *session) error {
 	sess.tx = nil
 	c.StatusFlags &^= mysql.ServerStatusInTrans
 	return tx.Commit()
+}
+
+// colonEqualsAsEquals returns q with every := outside quotes written " =":
+// MySQL's SET accepts both (SET @x := 1), vitess's parser only =.
+func colonEqualsAsEquals(q string) string {
+	b := []byte(q)
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case quote != 0:
+			if c == '\\' && quote != '`' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == ':' && i+1 < len(b) && b[i+1] == '=':
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }

@@ -231,6 +231,9 @@ func TestProxySessionSettings(t *testing.T) {
 	require.NoError(t, exec("SET sql_mode = ''"))
 	// User variables, character sets, time zones.
 	require.NoError(t, exec("SET @x = 42, time_zone = '+05:00'"))
+	require.NoError(t, exec("SET @y := 'a:=b', @w := \"x:=y\""))
+	require.NoError(t, exec("SET @z := CONCAT(@y, ':=')"))
+	require.Equal(t, "a:=b:=", one("SELECT @z"))
 	require.Equal(t, "42", one("SELECT @x"))
 	require.Equal(t, "+05:00", one("SELECT @@time_zone"))
 	require.NoError(t, exec("SET NAMES latin1"))
