@@ -522,6 +522,13 @@ func sqlError(err error) error {
 			// from an unsupported statement.
 			return sqlerror.NewSQLError(sqlerror.ERBadFieldError, "42S22", msg)
 		case strings.HasPrefix(msg, "unknown table "):
+			// The planner's hint about the DDL does not hold here: the
+			// proxy also looked for the table on the data sources.
+			if quoted, _, ok := strings.Cut(strings.TrimPrefix(msg, "unknown table "), ": no CREATE TABLE"); ok {
+				if name, err := strconv.Unquote(quoted); err == nil {
+					msg = "Table '" + name + "' doesn't exist"
+				}
+			}
 			return sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", msg) // ER_NO_SUCH_TABLE
 		}
 		return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000", msg)
