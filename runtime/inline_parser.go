@@ -267,6 +267,11 @@ func (p *iparser) parsePlaceholder(start int) (*inode, *InlineError) {
 	}
 	e, err := p.parseExpr()
 	if err != nil {
+		if !strings.Contains(p.src[start:], "}") && !strings.HasPrefix(err.Msg, "unterminated") {
+			// "${0..3.t": the missing "}" is the mistake, not what the
+			// expression parser tripped on.
+			return nil, inlineErrHint(start, `unterminated placeholder "${"`, `no "}" closes it (`+err.Msg+")")
+		}
 		return nil, err
 	}
 	t := p.peek()

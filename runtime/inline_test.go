@@ -74,6 +74,7 @@ var expandErrorCases = []struct {
 	{"t_${0..}", `unexpected "}" at offset 7`},
 	{"t_${0..1", `unterminated placeholder "${" at offset 2`},
 	{"t_${", `unterminated placeholder "${" at offset 2`},
+	{"ds_${0..3.t", `unterminated placeholder "${" at offset 3: no "}" closes it (unsupported property "t" at offset 10)`},
 	{"t_${1 / 2}", `unsupported operator "/" at offset 6: Groovy "/" on integers yields a BigDecimal; use .intdiv(n)`},
 	{"t_${[[1]]}", `nested collections are not supported at offset 4`},
 	{"a${1},,b", `empty element at offset 6`},

@@ -110,7 +110,7 @@ var loadErrorCases = []struct {
   tables:
     t_order:
       actualDataNodes: ds_${0..1.t_order
-`, `t.yaml:8:34: tables.t_order.actualDataNodes: unsupported property "t_order" at offset 10`},
+`, `t.yaml:8:27: tables.t_order.actualDataNodes: unterminated placeholder "${" at offset 3: no "}" closes it (unsupported property "t_order" at offset 10)`},
 	{"data node without table", ds2 + `rules:
 - !SHARDING
   tables:
