@@ -786,7 +786,11 @@ func (l *loader) bind(t *tableState, ss *strategyState, inherited bool, targets 
 	var err error
 	switch s.Kind {
 	case StrategyStandard:
-		_, err = s.Algorithm.Sharding.(runtime.StandardAlgorithm).BindStandard(s.Columns[0], targets)
+		var r runtime.StandardRouter
+		r, err = s.Algorithm.Sharding.(runtime.StandardAlgorithm).BindStandard(s.Columns[0], targets)
+		if err == nil {
+			l.warnUnreached(t, ss, inherited, r, targets, what, ds)
+		}
 	case StrategyComplex:
 		_, err = s.Algorithm.Sharding.(runtime.ComplexAlgorithm).BindComplex(s.Columns, targets)
 	case StrategyHint:
@@ -805,6 +809,58 @@ func (l *loader) bind(t *tableState, ss *strategyState, inherited bool, targets 
 	}
 	l.errorf(at, "%s: sharding algorithm %q%s cannot route over %s: %v", t.path, s.AlgorithmName, from, where, err)
 	return false
+}
+
+// reachProbe is how many integer sharding values (0..reachProbe-1)
+// warnUnreached routes: enough to reach every target of a modulo over up to
+// reachProbe targets.
+const reachProbe = 4096
+
+// warnUnreached warns when a MOD, HASH_MOD or INLINE algorithm, bound to
+// targets as router r, routes none of the integer values 0..reachProbe-1 to
+// some target ("sharding-count: 3" over four data sources; ds_${id % 3} over
+// ds_0..ds_3). ShardingSphere accepts such rules, but no INSERT ever writes
+// to that target while range queries still read it: usually a count that
+// was not changed with the data nodes. Algorithms whose values are not
+// small integers (ranges, intervals, class-based) are not probed.
+func (l *loader) warnUnreached(t *tableState, ss *strategyState, inherited bool, r runtime.StandardRouter, targets []string, what, ds string) {
+	switch ss.s.Algorithm.Type {
+	case "MOD", "HASH_MOD", "INLINE":
+	default:
+		return
+	}
+	hit := make([]bool, len(targets))
+	left := len(targets)
+	for v := int64(0); v < reachProbe && left > 0; v++ {
+		i, err := r.Precise(runtime.Long(v))
+		if err == nil && i >= 0 && i < len(hit) && !hit[i] {
+			hit[i] = true
+			left--
+		}
+	}
+	if left == 0 {
+		return
+	}
+	var missed []string
+	for i, h := range hit {
+		if !h {
+			missed = append(missed, targets[i])
+		}
+	}
+	at, from := ss.algNode, ""
+	if inherited {
+		at, from = t.key, " (from "+strings.SplitN(ss.path, ".", 2)[0]+")"
+	}
+	where := ""
+	if ds != "" {
+		where = " of data source " + ds
+	}
+	noun := what // "data sources" or "tables"
+	if len(missed) == 1 {
+		noun = strings.TrimSuffix(what, "s")
+	}
+	l.warnf(at, "%s: sharding algorithm %q%s routes no value of %s to %s %s%s: no row is ever written there, yet range queries read it; does its sharding count or expression match the %d %s it routes over?",
+		t.path, ss.s.AlgorithmName, from, ss.s.Columns[0], noun, strings.Join(missed, ", "), where, len(targets), what)
 }
 
 // checkInlinePrefix is ShardingRuleChecker.checkInlineShardingAlgorithmsInTableRules:

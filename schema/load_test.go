@@ -376,3 +376,32 @@ func TestLoadAliasBomb(t *testing.T) {
 	_, err := Load("t.yaml", []byte(b.String()))
 	require.ErrorContains(t, err, "too many YAML alias references (more than 10000)")
 }
+
+// TestLoadWarnsUnreachedTargets: a modulo that reaches fewer targets than
+// the table has (MOD sharding-count 1 over two data sources; an inline
+// expression over two of three actual tables) is accepted, as ShardingSphere
+// accepts it, with a warning naming the targets no value reaches.
+func TestLoadWarnsUnreachedTargets(t *testing.T) {
+	cfg, err := Load("t.yaml", []byte(ds2+`rules:
+- !SHARDING
+  tables:
+    t_order:
+      actualDataNodes: ds_${0..1}.t_order_${0..2}
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: mod1}}
+      tableStrategy: {standard: {shardingColumn: order_id, shardingAlgorithmName: t_inline}}
+    t_ok:
+      actualDataNodes: ds_${0..1}.t_ok
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: mod2}}
+  shardingAlgorithms:
+`+mod2+`    mod1:
+      type: MOD
+      props: {sharding-count: 1}
+    t_inline:
+      type: INLINE
+      props: {algorithm-expression: "t_order_${order_id % 2}"}
+`))
+	require.NoError(t, err)
+	require.EqualError(t, cfg.Warnings, `t.yaml:9:85: tables.t_order: sharding algorithm "mod1" routes no value of user_id to data source ds_1: no row is ever written there, yet range queries read it; does its sharding count or expression match the 2 data sources it routes over?
+t.yaml:10:83: tables.t_order: sharding algorithm "t_inline" routes no value of order_id to table t_order_2 of data source ds_0: no row is ever written there, yet range queries read it; does its sharding count or expression match the 3 tables it routes over?
+t.yaml:10:83: tables.t_order: sharding algorithm "t_inline" routes no value of order_id to table t_order_2 of data source ds_1: no row is ever written there, yet range queries read it; does its sharding count or expression match the 3 tables it routes over?`)
+}
