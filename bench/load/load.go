@@ -46,7 +46,10 @@ type Sample struct {
 }
 
 // Round runs op from workers goroutines until d has passed (an event that
-// started before the deadline finishes) and returns the events per second.
+// started before the deadline finishes; every worker completes at least one
+// event, even when the scheduler starts it after the deadline, so a round
+// on a loaded machine never measures nothing) and returns the events per
+// second.
 // It returns the first error of any worker (the round is then abandoned) or
 // an error when workers < 1 or d <= 0.
 func Round(ctx context.Context, workers int, d time.Duration, op Op) (Sample, error) {
@@ -74,12 +77,15 @@ func Round(ctx context.Context, workers int, d time.Duration, op Op) (Sample, er
 			defer wg.Done()
 			w := &Worker{ID: id, Rand: rand.New(rand.NewPCG(uint64(id)+1, uint64(start.UnixNano())))}
 			var n int64
-			for !stop.Load() {
+			for {
 				if err := op(ctx, w); err != nil {
 					once.Do(func() { first = err; stop.Store(true); cancel() })
 					break
 				}
 				n++
+				if stop.Load() {
+					break
+				}
 			}
 			events.Add(n)
 		}(i)
