@@ -1,0 +1,309 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"vitess.io/vitess/go/mysql"
+
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// Defaults of a backendPool where the data source's keys leave them open
+// (HikariCP's defaults, which ShardingSphere's data source keys follow).
+const (
+	// defaultBackendConnectTimeout bounds a connection attempt and the
+	// wait for a free connection of a full pool
+	// (connectionTimeoutMilliseconds, HikariCP: 30 s).
+	defaultBackendConnectTimeout = 30 * time.Second
+	// backendAliveBypass is how long an idle connection is trusted without
+	// a check when it is taken (HikariCP's aliveBypassWindowMs, 500 ms):
+	// one taken sooner is handed out as it is.
+	backendAliveBypass = 500 * time.Millisecond
+	// backendPoolCollation is the collation the back-end connections ask
+	// for at handshake: the database/sql pools' (poolCollation), so that a
+	// statement answers the same on either.
+	backendPoolCollation = poolCollation
+)
+
+// errBackendPoolClosed is returned by backendPool.get after close.
+var errBackendPoolClosed = errors.New("the data source's connection pool is closed")
+
+// backendPool is the proxy's packet-level connection pool of one data
+// source: vitess go/mysql client connections (mysql.Connect), which keep the
+// back end's packets, for the pass-through fast path (fastpath.go).
+// Generated code and the proxy's other paths use the runtime's database/sql
+// pools; this pool exists beside them, with the same keys:
+//
+//   - maxPoolSize bounds the open connections (in use and idle); a get on
+//     a full pool waits up to the connection timeout for one to be put
+//     back (0: unbounded, as the database/sql pool);
+//   - connectionTimeoutMilliseconds bounds the dial and that wait (default
+//     30 s);
+//   - idleTimeoutMilliseconds closes a connection idle for longer
+//     (checked when connections are taken and put back), unless
+//     minPoolSize >= maxPoolSize (a fixed pool, as HikariCP);
+//   - maxLifetimeMilliseconds closes a connection older than that when it
+//     is taken or put back (a running statement is never cut).
+//
+// Health: a connection idle for longer than backendAliveBypass is checked
+// with a non-blocking read of its socket (mysql.Conn.ConnCheck) before it
+// is handed out; a closed or misbehaving one is discarded and the next
+// taken. A connection the caller saw fail (an I/O error, a statement cut
+// off) is given back with discard.
+//
+// Idle connections are a stack (the most recently used first), so a
+// steady load reuses few connections and the others age out.
+// Safe for concurrent use: one mutex, held for a slice push or pop.
+type backendPool struct {
+	name   string // the data source's name, for errors
+	params mysql.ConnParams
+
+	max         int
+	wait        time.Duration // connect timeout and wait for a free connection
+	idleTimeout time.Duration // 0: none
+	maxLifetime time.Duration // 0: none
+
+	mu     sync.Mutex
+	idle   []*backendConn // oldest first
+	open   int            // connections counted against max (idle, in use, dialling)
+	closed bool
+	freed  chan struct{} // a connection was put back or closed (1 slot)
+}
+
+// backendConn is one pooled connection to a data source.
+type backendConn struct {
+	*mysql.Conn
+	pool     *backendPool
+	created  time.Time
+	lastUsed time.Time
+}
+
+// backendParams returns the vitess connection parameters of a data source
+// config: its go-sql-driver DSN (runtime.DataSourceConfig.DriverDSN) read
+// back. ok is false, with the reason, when the DSN asks for what the packet
+// pool does not do the way the database/sql pool does: TLS, a character
+// set or collation other than the pools' utf8mb4_general_ci, session
+// variables (sessionVariables), a network other than TCP or a Unix socket.
+// The data source then has no packet pool and its statements take the
+// database/sql path.
+func backendParams(c runtime.DataSourceConfig) (mysql.ConnParams, time.Duration, string) {
+	dsn, err := c.DriverDSN()
+	if err != nil {
+		return mysql.ConnParams{}, 0, err.Error()
+	}
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		return mysql.ConnParams{}, 0, err.Error()
+	}
+	switch {
+	case cfg.TLS != nil || cfg.TLSConfig != "" && cfg.TLSConfig != "false":
+		return mysql.ConnParams{}, 0, "TLS"
+	case cfg.Collation != "" && cfg.Collation != "utf8mb4_general_ci", strings.Contains(dsn, "charset="):
+		return mysql.ConnParams{}, 0, "a character set or collation other than utf8mb4_general_ci"
+	case len(cfg.Params) > 0:
+		return mysql.ConnParams{}, 0, "session variables"
+	}
+	p := mysql.ConnParams{Uname: cfg.User, Pass: cfg.Passwd, DbName: cfg.DBName, Charset: backendPoolCollation}
+	switch cfg.Net {
+	case "tcp", "tcp4", "tcp6":
+		host, port, err := net.SplitHostPort(cfg.Addr)
+		if err != nil {
+			return mysql.ConnParams{}, 0, err.Error()
+		}
+		p.Host = host
+		if p.Port, err = strconv.Atoi(port); err != nil {
+			return mysql.ConnParams{}, 0, "port " + port
+		}
+	case "unix":
+		p.UnixSocket = cfg.Addr
+	default:
+		return mysql.ConnParams{}, 0, "network " + cfg.Net
+	}
+	wait := cfg.Timeout
+	if wait <= 0 {
+		wait = defaultBackendConnectTimeout
+	}
+	p.ConnectTimeoutMs = uint64(wait / time.Millisecond)
+	return p, wait, ""
+}
+
+// newBackendPool returns the empty packet pool of data source name; nil
+// and the reason when its config cannot have one (backendParams).
+func newBackendPool(name string, c runtime.DataSourceConfig) (*backendPool, string) {
+	params, wait, why := backendParams(c)
+	if why != "" {
+		return nil, why
+	}
+	p := &backendPool{name: name, params: params, max: c.MaxPoolSize, wait: wait, maxLifetime: c.MaxLifetime,
+		freed: make(chan struct{}, 1)}
+	if c.IdleTimeout > 0 && !(c.MaxPoolSize > 0 && c.MinPoolSize >= c.MaxPoolSize) {
+		p.idleTimeout = c.IdleTimeout
+	}
+	return p, ""
+}
+
+// get returns a connection: the most recently used idle one that passes
+// the checks above, or a new one while the pool has room; on a full pool
+// it waits for one to be put back, up to the connection timeout. Errors
+// name the data source.
+func (p *backendPool) get() (*backendConn, error) {
+	var deadline time.Time
+	for {
+		now := time.Now()
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, errBackendPoolClosed
+		}
+		if n := len(p.idle); n > 0 {
+			c := p.idle[n-1]
+			p.idle[n-1] = nil
+			p.idle = p.idle[:n-1]
+			p.mu.Unlock()
+			if p.expired(c, now) || now.Sub(c.lastUsed) > backendAliveBypass && c.ConnCheck() != nil {
+				p.discard(c)
+				continue
+			}
+			return c, nil
+		}
+		if p.max <= 0 || p.open < p.max {
+			p.open++
+			p.mu.Unlock()
+			c, err := p.dial()
+			if err != nil {
+				p.release()
+				return nil, err
+			}
+			return c, nil
+		}
+		p.mu.Unlock()
+		if deadline.IsZero() {
+			deadline = now.Add(p.wait)
+		}
+		left := deadline.Sub(now)
+		if left <= 0 {
+			return nil, errors.New("data source " + p.name + ": no connection free within " + p.wait.String() +
+				" (maxPoolSize " + strconv.Itoa(p.max) + ")")
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-p.freed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// dial opens a new connection (the caller counted it in open).
+func (p *backendPool) dial() (*backendConn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.wait)
+	defer cancel()
+	params := p.params
+	mc, err := mysql.Connect(ctx, &params)
+	if err != nil {
+		return nil, &runtime.NodeError{DataSource: p.name, Err: err}
+	}
+	now := time.Now()
+	return &backendConn{Conn: mc, pool: p, created: now, lastUsed: now}, nil
+}
+
+// expired reports whether c outlived maxLifetime or idleTimeout at now.
+func (p *backendPool) expired(c *backendConn, now time.Time) bool {
+	return p.maxLifetime > 0 && now.Sub(c.created) > p.maxLifetime ||
+		p.idleTimeout > 0 && now.Sub(c.lastUsed) > p.idleTimeout
+}
+
+// put gives c back after a statement that left it ready for the next
+// one (its result read to the end). An expired connection, or any after
+// close, is closed instead; idle connections past idleTimeout are closed
+// from the oldest end.
+func (p *backendPool) put(c *backendConn) {
+	now := time.Now()
+	c.lastUsed = now
+	if p.maxLifetime > 0 && now.Sub(c.created) > p.maxLifetime {
+		p.discard(c)
+		return
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		p.discard(c)
+		return
+	}
+	var stale []*backendConn
+	for len(p.idle) > 0 && p.expired(p.idle[0], now) {
+		stale = append(stale, p.idle[0])
+		p.idle = p.idle[1:]
+	}
+	p.idle = append(p.idle, c)
+	p.mu.Unlock()
+	p.signal()
+	for _, s := range stale {
+		p.discard(s)
+	}
+}
+
+// discard closes c and frees its place in the pool.
+func (p *backendPool) discard(c *backendConn) {
+	c.Close()
+	p.release()
+}
+
+// release frees one place in the pool.
+func (p *backendPool) release() {
+	p.mu.Lock()
+	p.open--
+	p.mu.Unlock()
+	p.signal()
+}
+
+// signal wakes one waiting get.
+func (p *backendPool) signal() {
+	select {
+	case p.freed <- struct{}{}:
+	default:
+	}
+}
+
+// stats returns the open connections (idle and in use) and the idle ones.
+func (p *backendPool) stats() (open, idle int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.open, len(p.idle)
+}
+
+// close closes the idle connections; connections in use are closed when
+// they are put back. get fails from now on.
+func (p *backendPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, c := range idle {
+		p.discard(c)
+	}
+}
+
+// killQuery stops the statement running on the back-end connection with
+// thread id id: KILL QUERY, sent on a connection of its own (the pool may
+// be full, and this is rare: a client went away mid-statement).
+func (p *backendPool) killQuery(id uint32) error {
+	params := p.params
+	ctx, cancel := context.WithTimeout(context.Background(), p.wait)
+	defer cancel()
+	mc, err := mysql.Connect(ctx, &params)
+	if err != nil {
+		return &runtime.NodeError{DataSource: p.name, Err: err}
+	}
+	defer mc.Close()
+	_, err = mc.ExecuteFetch("KILL QUERY "+strconv.FormatUint(uint64(id), 10), 0, false)
+	return err
+}
