@@ -237,16 +237,22 @@ func (s *Server) Start() error {
 	} else {
 		auth = newAuthServer(s.cfg.Users)
 	}
+	tc, err := s.frontendTLS()
+	if err != nil {
+		return errors.New("proxy: " + err.Error())
+	}
+	secure, err := s.requireSecureTransport(tc)
+	if err != nil {
+		return errors.New("proxy: " + err.Error())
+	}
+	if secure {
+		auth = newSecureAuth(auth)
+	}
 	l, err := mysql.NewListener("tcp", s.opts.Listen, auth, &handler{s: s}, 0, 0, false, false, 0, 0, false)
 	if err != nil {
 		return errors.New("proxy: listen on " + s.opts.Listen + ": " + err.Error())
 	}
 	l.ServerVersion = s.opts.ServerVersion
-	tc, err := s.frontendTLS()
-	if err != nil {
-		l.Close()
-		return errors.New("proxy: " + err.Error())
-	}
 	if tc != nil {
 		l.TLSConfig.Store(tc)
 	}

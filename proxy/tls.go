@@ -9,7 +9,11 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"math/big"
+	"net"
 	"time"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/mysql/sqlerror"
 )
 
 // Props of the proxy's TLS listener (ShardingSphere-Proxy's
@@ -23,7 +27,63 @@ const (
 	// self-signed certificate at start, as ShardingSphere-Proxy does.
 	PropFrontendSSLCert = "proxy-frontend-ssl-cert"
 	PropFrontendSSLKey  = "proxy-frontend-ssl-key"
+	// PropRequireSecureTransport (true/false, default false) refuses
+	// clients that do not switch to TLS, with ERROR 3159 as MySQL's
+	// require_secure_transport=ON does; it needs the TLS listener
+	// (PropFrontendSSLEnabled or Options.TLS).
+	PropRequireSecureTransport = "proxy-frontend-require-secure-transport"
 )
+
+// errInsecureTransport is MySQL's ER_SECURE_TRANSPORT_REQUIRED, the answer
+// to a client that authenticates without TLS when
+// PropRequireSecureTransport is on.
+var errInsecureTransport = sqlerror.NewSQLError(3159, sqlerror.SSUnknownSQLState,
+	"Connections using insecure transport are prohibited while --require_secure_transport=ON.")
+
+// requireSecureTransport reads PropRequireSecureTransport; tc is the
+// listener's TLS configuration (nil: none), without which the prop is an
+// error.
+func (s *Server) requireSecureTransport(tc *tls.Config) (bool, error) {
+	on, err := s.cfg.Deploy.Props.Bool(PropRequireSecureTransport, false)
+	if err != nil {
+		return false, err
+	}
+	if on && tc == nil {
+		return false, errors.New("props: " + PropRequireSecureTransport + " needs the TLS listener (" + PropFrontendSSLEnabled + ": true)")
+	}
+	return on, nil
+}
+
+// secureAuth is an authentication server whose methods refuse a client
+// connected without TLS (errInsecureTransport) before checking its
+// password, as MySQL refuses it under require_secure_transport.
+type secureAuth struct {
+	mysql.AuthServer
+	methods []mysql.AuthMethod
+}
+
+func newSecureAuth(a mysql.AuthServer) *secureAuth {
+	s := &secureAuth{AuthServer: a}
+	for _, m := range a.AuthMethods() {
+		s.methods = append(s.methods, secureMethod{m})
+	}
+	return s
+}
+
+// AuthMethods implements mysql.AuthServer.
+func (s *secureAuth) AuthMethods() []mysql.AuthMethod { return s.methods }
+
+// secureMethod is an authentication method that refuses a client without
+// TLS.
+type secureMethod struct{ mysql.AuthMethod }
+
+// HandleAuthPluginData implements mysql.AuthMethod.
+func (m secureMethod) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remoteAddr net.Addr) (mysql.Getter, error) {
+	if !c.TLSEnabled() {
+		return nil, errInsecureTransport
+	}
+	return m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remoteAddr)
+}
 
 // frontendTLS returns the listener's TLS configuration: Options.TLS, else
 // the props' (nil when TLS is off).
