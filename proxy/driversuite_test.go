@@ -26,7 +26,6 @@ var driverSuiteKnownFailures = map[string]string{
 	"TestInterruptBySignal":         "CREATE/DROP PROCEDURE are refused",
 	"TestSQLInjection":              "NO_BACKSLASH_ESCAPES: the proxy parses backslash escapes and does not report the mode's status flag",
 	"TestInsertRetrieveEscapedData": "NO_BACKSLASH_ESCAPES: as TestSQLInjection",
-	"TestFoundRows2":                "CLIENT_FOUND_ROWS is ignored",
 }
 
 // TestDriverSuite runs go-sql-driver/mysql v1.10.1's own test suite

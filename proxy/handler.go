@@ -56,6 +56,9 @@ type session struct {
 	// next are the characteristics of the next transaction only (SET
 	// TRANSACTION without SESSION), cleared when it begins.
 	next runtime.TxOptions
+	// foundRows is true when the client set CLIENT_FOUND_ROWS: the
+	// session runs on Server.foundRowsSrc (see sources).
+	foundRows bool
 }
 
 // NewConnection registers c (Close closes it).
@@ -67,8 +70,22 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 	h.s.mu.Unlock()
 }
 
-// ConnectionReady is called after authentication; nothing to do.
-func (h *handler) ConnectionReady(*mysql.Conn) {}
+// ConnectionReady is called after authentication: a client that set
+// CLIENT_FOUND_ROWS gets the found-rows pools.
+func (h *handler) ConnectionReady(c *mysql.Conn) {
+	sessionOf(c).foundRows = c.Capabilities&mysql.CapabilityClientFoundRows != 0
+}
+
+// sources returns the pools the session's statements run on: those of
+// Server.foundRowsSrc when the client set CLIENT_FOUND_ROWS (an UPDATE
+// then counts the rows it matched, summed over the data nodes as for
+// changed rows), the interpreter's otherwise.
+func (h *handler) sources(sess *session) *runtime.Sources {
+	if sess.foundRows {
+		return h.s.foundRowsSrc
+	}
+	return h.s.in.src
+}
 
 // ConnectionClosed rolls back an open transaction, discards the session's
 // reserved connections, closes the back-end prepared statements of the
@@ -77,6 +94,7 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	if sess, ok := c.ClientData.(*session); ok {
 		sess.reset()
 		h.s.in.db.ForgetStatements(sess.tag)
+		h.s.foundRows.ForgetStatements(sess.tag)
 	}
 	h.s.mu.Lock()
 	delete(h.s.conns, c)
@@ -269,7 +287,7 @@ func (h *handler) beginTx(sess *session) (sessionTx, error) {
 		opts.Type = runtime.TxLocal // a reserved session runs LOCAL transactions only
 		return sess.res.BeginDistributed(h.s.ctx, opts)
 	}
-	return h.s.in.src.BeginDistributed(h.s.ctx, opts)
+	return h.sources(sess).BeginDistributed(h.s.ctx, opts)
 }
 
 // base returns what a statement of the session runs on outside a
@@ -278,7 +296,7 @@ func (h *handler) base(sess *session) runtime.Executor {
 	if sess.res != nil {
 		return sess.res
 	}
-	return h.s.in.src
+	return h.sources(sess)
 }
 
 // executor returns what a statement of the session runs on: its

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -37,4 +38,41 @@ func TestProxyRequireSecureTransport(t *testing.T) {
 	err = srv.Start()
 	require.EqualError(t, err, "proxy: props: proxy-frontend-require-secure-transport needs the TLS listener (proxy-frontend-ssl-enabled: true)")
 	require.NoError(t, srv.Close())
+}
+
+// TestProxyFoundRows: a client that sets CLIENT_FOUND_ROWS
+// (clientFoundRows=true) gets the rows an UPDATE or an INSERT ... ON
+// DUPLICATE KEY UPDATE matched, summed over the data nodes, as the
+// unsharded reference database gives them; without the flag the rows
+// changed. px_item's rows 1..8 spread over all four data nodes.
+func TestProxyFoundRows(t *testing.T) {
+	e := newPxEnv(t)
+	stmts := []string{
+		"UPDATE px_item SET name = 'x' WHERE id IN (1, 2, 3, 4)", // 2 of 4 already 'x'
+		"UPDATE px_item SET name = 'x' WHERE name <> 'y'",        // every node: 4 changed, 8 matched
+		"UPDATE px_item SET name = 'x' WHERE id = 3",
+		"UPDATE px_item SET name = 'x' WHERE id = 42",
+		"INSERT INTO px_item (id, name) VALUES (5, 'x') ON DUPLICATE KEY UPDATE name = VALUES(name)",
+		"INSERT INTO px_item (id, name) VALUES (6, 'y') ON DUPLICATE KEY UPDATE name = VALUES(name)",
+		"DELETE FROM px_item WHERE id IN (7, 8)",
+	}
+	for _, found := range []string{"true", "false"} {
+		params := map[string]string{"clientFoundRows": found}
+		px, ref := e.client(t, "root", "secret", params), refClient(t, params)
+		for _, db := range []*sql.DB{px, ref} {
+			_, err := db.Exec("DELETE FROM px_item")
+			require.NoError(t, err)
+			_, err = db.Exec("INSERT INTO px_item (id, name) VALUES (1, 'x'), (2, 'a'), (3, 'x'), (4, 'b'), (5, 'c'), (6, 'd'), (7, 'e'), (8, 'f')")
+			require.NoError(t, err)
+		}
+		for _, q := range stmts {
+			want, err := ref.Exec(q)
+			require.NoError(t, err, q)
+			got, err := px.Exec(q)
+			require.NoError(t, err, q)
+			wn, _ := want.RowsAffected()
+			gn, _ := got.RowsAffected()
+			require.Equal(t, wn, gn, "clientFoundRows=%s: %s", found, q)
+		}
+	}
 }

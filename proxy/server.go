@@ -87,12 +87,19 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	env   *vtenv.Environment
-	db    *runtime.DB
-	b     *plan.Builder
-	in    *Interpreter
-	cache *planCache
-	keys  map[string]runtime.KeyGenerator // by key generator name
+	env *vtenv.Environment
+	db  *runtime.DB
+	// foundRows are pools whose connections report matched rather than
+	// changed rows (go-sql-driver's clientFoundRows=true) over the same
+	// data sources, for clients that set CLIENT_FOUND_ROWS; foundRowsSrc
+	// resolves them as in.src resolves db's. No connection is made until
+	// such a client runs a statement.
+	foundRows    *runtime.DB
+	foundRowsSrc *runtime.Sources
+	b            *plan.Builder
+	in           *Interpreter
+	cache        *planCache
+	keys         map[string]runtime.KeyGenerator // by key generator name
 	// autoInc are the AUTO_INCREMENT sharding columns by lower-case logic
 	// table (checkAutoIncZero), derived from the planner's metadata
 	// (metadataChanged); autoIncChecks caches, by *plan.Plan, what to
@@ -177,13 +184,25 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in,
+	foundRows, err := runtime.Open(withFoundRows(deploy), ropts...)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	foundRowsSrc, err := foundRows.Sources(in.names)
+	if err != nil {
+		_ = db.Close()
+		_ = foundRows.Close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in, foundRows: foundRows, foundRowsSrc: foundRowsSrc,
 		cache: newPlanCache(opts.PlanCacheSize), keys: map[string]runtime.KeyGenerator{}, conns: map[*mysql.Conn]struct{}{}}
 	if cfg.Rules.Sharding != nil {
 		for name, spec := range cfg.Rules.Sharding.KeyGenerators {
 			kg, err := runtime.NewKeyGenerator(spec.Type, spec.Props)
 			if err != nil {
 				_ = db.Close()
+				_ = foundRows.Close()
 				return nil, errors.New("proxy: key generator " + name + ": " + err.Error())
 			}
 			s.keys[name] = kg
@@ -223,6 +242,20 @@ func backendConfig(c *runtime.Config) (*runtime.Config, error) {
 		out.DataSources[i] = runtime.NamedDataSource{Name: ds.Name, Config: cfg}
 	}
 	return &out, nil
+}
+
+// withFoundRows returns the back-end configuration c (see backendConfig)
+// with clientFoundRows=true in every DSN: an UPDATE on such a connection
+// reports the rows it matched, as MySQL reports them to a client that set
+// CLIENT_FOUND_ROWS (MySQL Connector/J sets it by default).
+func withFoundRows(c *runtime.Config) *runtime.Config {
+	out := *c
+	out.DataSources = make([]runtime.NamedDataSource, len(c.DataSources))
+	for i, ds := range c.DataSources {
+		ds.Config.DSN += "&clientFoundRows=true" // backendConfig's DSN has parameters
+		out.DataSources[i] = ds
+	}
+	return &out
 }
 
 // Start reads the logic tables' metadata from the data sources (see
@@ -302,7 +335,7 @@ func (s *Server) Close() error {
 		c.Close()
 	}
 	s.mu.Unlock()
-	return s.db.Close()
+	return errors.Join(s.db.Close(), s.foundRows.Close())
 }
 
 // keyGenerator returns the key generator p needs, or nil.

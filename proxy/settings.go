@@ -64,7 +64,7 @@ func (h *handler) applyHandshakeCharset(ctx context.Context, c *mysql.Conn, sess
 // connections, reserving them first.
 func (h *handler) applySetting(ctx context.Context, sess *session, text string) error {
 	if sess.res == nil {
-		sess.res = h.s.in.src.Reserve()
+		sess.res = h.sources(sess).Reserve()
 	}
 	return sess.res.Apply(ctx, text)
 }
