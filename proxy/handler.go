@@ -225,6 +225,9 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 		if res, ok, perr := h.passThrough(ctx, c, sess, q); ok {
 			return res, perr
 		}
+		if res, ok, serr := h.steps(ctx, c, sess, q, err); ok {
+			return res, serr
+		}
 		return nil, err
 	}
 	if len(clientParams(p)) != 0 {
@@ -439,12 +442,7 @@ func (s *Server) plan(ctx context.Context, q string) (*plan.Plan, error) {
 
 // buildPlan plans q and caches the plan.
 func (s *Server) buildPlan(q string) (*plan.Plan, error) {
-	cmd := schema.CmdExec
-	if plan.ReturnsRows(q) {
-		cmd = schema.CmdMany
-	}
-	pos := schema.Pos{File: "<sql>", Line: 1, Col: 1}
-	p, err := s.b.Build(&schema.Query{Name: "proxy", Cmd: cmd, SQL: q, AllowFullRoute: true, Pos: pos, SQLPos: pos})
+	p, err := s.buildUncached(q)
 	if err != nil {
 		return nil, err
 	}
@@ -452,6 +450,16 @@ func (s *Server) buildPlan(q string) (*plan.Plan, error) {
 		s.cache.put(q, p)
 	}
 	return p, nil
+}
+
+// buildUncached plans q as an ad-hoc statement, without the plan cache.
+func (s *Server) buildUncached(q string) (*plan.Plan, error) {
+	cmd := schema.CmdExec
+	if plan.ReturnsRows(q) {
+		cmd = schema.CmdMany
+	}
+	pos := schema.Pos{File: "<sql>", Line: 1, Col: 1}
+	return s.b.Build(&schema.Query{Name: "proxy", Cmd: cmd, SQL: q, AllowFullRoute: true, Pos: pos, SQLPos: pos})
 }
 
 // checkSize refuses a statement longer than Options.MaxStatementSize with

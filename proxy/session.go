@@ -11,6 +11,7 @@ import (
 	querypb "vitess.io/vitess/go/vt/proto/query"
 	"vitess.io/vitess/go/vt/sqlparser"
 
+	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
 )
 
@@ -412,8 +413,21 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
+		if rows, ok, serr := h.previewSteps(ctx, q, err); ok {
+			res.Rows = rows
+			return res, serr
+		}
 		return nil, err
 	}
+	if res.Rows, err = h.previewPlan(p, ""); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// previewPlan returns the PREVIEW rows of p: one per route unit, with
+// literal values, each SQL after prefix.
+func (h *handler) previewPlan(p *plan.Plan, prefix string) ([]sqltypes.Row, error) {
 	if len(clientParams(p)) != 0 {
 		return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "PREVIEW of a statement with placeholders (?) is not supported")
 	}
@@ -429,6 +443,7 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 	if err != nil {
 		return nil, err
 	}
+	var rows []sqltypes.Row
 	for _, u := range units {
 		uargs := args
 		if u.Args != nil {
@@ -438,9 +453,9 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 		if err != nil {
 			return nil, err
 		}
-		res.Rows = append(res.Rows, sqltypes.Row{sqltypes.NewVarChar(names[u.DataSource]), sqltypes.NewVarChar(text)})
+		rows = append(rows, sqltypes.Row{sqltypes.NewVarChar(h.s.in.names[u.DataSource]), sqltypes.NewVarChar(prefix + text)})
 	}
-	return res, nil
+	return rows, nil
 }
 
 // sameTimeZone reports whether the time zone tz (an expression) shows the

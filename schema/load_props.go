@@ -21,6 +21,7 @@ var propChecks = map[string]propCheck{
 	"max-connections-size-per-query": checkIntProp(1),
 	"kernel-executor-size":           checkIntProp(0),
 	"proxy-frontend-ssl-enabled":     checkBoolProp,
+	"max-cross-node-rows":            checkIntProp(1),
 }
 
 func checkBoolProp(v string) string {

@@ -1,0 +1,355 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// StepsKind says how a statement that no single route can run is
+// evaluated across data nodes.
+type StepsKind uint8
+
+const (
+	// StepsSubqueries evaluates the statement's uncorrelated subqueries
+	// first, each a statement of its own, binds their rows into the
+	// statement as literal values (Steps.Bind) and then runs the bound
+	// statement, which those values may route.
+	StepsSubqueries StepsKind = iota + 1
+	// StepsJoin is a nested-loop join of two table references that do not
+	// co-locate (Steps.Join).
+	StepsJoin
+	// StepsUnion runs each SELECT of a UNION on its own and concatenates
+	// (UNION ALL) or deduplicates (UNION) their rows (Steps.Union).
+	StepsUnion
+)
+
+var stepsNames = [...]string{"", "subqueries", "join", "union"}
+
+// String returns the kind's name, e.g. "subqueries".
+func (k StepsKind) String() string { return stepsNames[k] }
+
+// MarshalJSON encodes the kind as its name.
+func (k StepsKind) MarshalJSON() ([]byte, error) { return []byte(`"` + k.String() + `"`), nil }
+
+// SubqueryKind is how the value of a subquery is used.
+type SubqueryKind uint8
+
+const (
+	// SubqueryIn is the right side of IN, NOT IN or = ANY: a list of
+	// values (rows of values for a row constructor on the left).
+	SubqueryIn SubqueryKind = iota + 1
+	// SubqueryExists is the operand of EXISTS: TRUE when it has a row.
+	SubqueryExists
+	// SubqueryScalar is any other subquery: one value, NULL when it has no
+	// row, MySQL's error 1242 when it has more than one.
+	SubqueryScalar
+)
+
+// subqueryQuantified marks a comparison with ANY or ALL other than
+// = ANY and <> ALL, which are not evaluated in steps.
+const subqueryQuantified SubqueryKind = 4
+
+var subqueryNames = [...]string{"", "in", "exists", "scalar", "quantified"}
+
+// String returns the kind's name, e.g. "in".
+func (k SubqueryKind) String() string { return subqueryNames[k] }
+
+// MarshalJSON encodes the kind as its name.
+func (k SubqueryKind) MarshalJSON() ([]byte, error) { return []byte(`"` + k.String() + `"`), nil }
+
+// Steps is a SELECT that no single route can run (its tables do not
+// co-locate: the planner refused it with ErrCrossNode's reason), split into
+// statements that can each be planned and run on their own, with MySQL's
+// semantics kept across the steps. It is what `explain` and PREVIEW show
+// and what the proxy interprets (the bound statement is planned at run
+// time, from the values of the earlier steps).
+type Steps struct {
+	Kind StepsKind `json:"kind"`
+	// SQL is the statement as written.
+	SQL string `json:"sql"`
+	// Subqueries are the uncorrelated subqueries of SQL, outermost first
+	// in statement order (StepsSubqueries); each runs as its own statement.
+	Subqueries []*Subquery `json:"subqueries,omitempty"`
+	// Join is the nested-loop join (StepsJoin).
+	Join *JoinSteps `json:"join,omitempty"`
+	// Union is the UNION (StepsUnion).
+	Union *UnionSteps `json:"union,omitempty"`
+
+	stmt sqlparser.Statement // the parsed SQL, never changed
+	b    *Builder
+}
+
+// Subquery is one uncorrelated subquery of a StepsSubqueries statement.
+type Subquery struct {
+	Kind SubqueryKind `json:"kind"`
+	// SQL is the subquery as a statement of its own. For EXISTS it reads
+	// one row at most (LIMIT 1 added when it has no LIMIT).
+	SQL string `json:"sql"`
+
+	sel sqlparser.TableStatement
+}
+
+// LimitedSQL is SQL reading at most n rows (LIMIT n) when the subquery is
+// a SELECT without a LIMIT of its own: a step holds at most n rows, so a
+// caller that allows max rows asks for max+1 to tell "too many".
+func (s *Subquery) LimitedSQL(n int) string {
+	sel, ok := s.sel.(*sqlparser.Select)
+	if !ok || sel.Limit != nil {
+		return s.SQL
+	}
+	c := sqlparser.Clone(sel)
+	c.SetLimit(&sqlparser.Limit{Rowcount: sqlparser.NewIntLiteral(strconv.Itoa(n))})
+	return sqlparser.String(c)
+}
+
+// ErrCrossNode is wrapped by the error BuildSteps returns when a statement
+// has no shape it can evaluate in steps: the planner's refusal then stands.
+var ErrCrossNode = errors.New("the statement cannot be evaluated in steps across data nodes")
+
+// BuildSteps splits a SELECT the planner refused (Build's error) into
+// steps, trying in order: uncorrelated subqueries bound as values, a
+// nested-loop join of two table references, a UNION of SELECTs. It
+// returns an error wrapping ErrCrossNode when none applies.
+func (b *Builder) BuildSteps(sql string) (*Steps, error) {
+	stmt, err := b.parser.Parse(sql)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCrossNode, err)
+	}
+	s := &Steps{SQL: sql, stmt: stmt, b: b}
+	if subs := topSubqueries(stmt); len(subs) > 0 {
+		s.Kind = StepsSubqueries
+		for _, sq := range subs {
+			if s, ok := sq.sub.Select.(*sqlparser.Select); ok && sq.kind == SubqueryIn && s.Limit != nil {
+				return nil, fmt.Errorf("%w: MySQL does not support LIMIT in an IN, ANY or ALL subquery", ErrCrossNode)
+			}
+			if sq.kind == subqueryQuantified {
+				return nil, fmt.Errorf("%w: a comparison with ANY or ALL of a subquery (other than = ANY and <> ALL) is not evaluated across data nodes; write it with MIN or MAX of the subquery", ErrCrossNode)
+			}
+			s.Subqueries = append(s.Subqueries, subqueryStep(sq.sub, sq.kind))
+		}
+		return s, nil
+	}
+	if u, ok := stmt.(*sqlparser.Union); ok {
+		us, err := b.unionSteps(u)
+		if err != nil {
+			return nil, err
+		}
+		s.Kind, s.Union = StepsUnion, us
+		return s, nil
+	}
+	if sel, ok := stmt.(*sqlparser.Select); ok {
+		js, err := b.joinSteps(sel)
+		if err != nil {
+			return nil, err
+		}
+		s.Kind, s.Join = StepsJoin, js
+		return s, nil
+	}
+	return nil, fmt.Errorf("%w: only SELECT statements are evaluated in steps", ErrCrossNode)
+}
+
+// subqueryUse is a subquery found in a statement and how it is used.
+type subqueryUse struct {
+	sub  *sqlparser.Subquery
+	kind SubqueryKind
+}
+
+// topSubqueries returns the subqueries of stmt that are not inside another
+// subquery or a derived table, in statement order, with how each is used.
+func topSubqueries(stmt sqlparser.Statement) []subqueryUse {
+	var out []subqueryUse
+	uses := map[*sqlparser.Subquery]SubqueryKind{}
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch x := n.(type) {
+		case *sqlparser.DerivedTable:
+			return false, nil
+		case *sqlparser.ComparisonExpr:
+			if sq, ok := x.Right.(*sqlparser.Subquery); ok {
+				switch {
+				case x.Operator == sqlparser.InOp || x.Operator == sqlparser.NotInOp,
+					x.Operator == sqlparser.EqualOp && x.Modifier == sqlparser.Any,
+					x.Operator == sqlparser.NotEqualOp && x.Modifier == sqlparser.All:
+					uses[sq] = SubqueryIn
+				case x.Modifier != sqlparser.Missing:
+					uses[sq] = subqueryQuantified
+				}
+			}
+		case *sqlparser.ExistsExpr:
+			uses[x.Subquery] = SubqueryExists
+		case *sqlparser.Subquery:
+			k := uses[x]
+			if k == 0 {
+				k = SubqueryScalar
+			}
+			out = append(out, subqueryUse{sub: x, kind: k})
+			return false, nil
+		}
+		return true, nil
+	}, stmt)
+	return out
+}
+
+// subqueryStep prints a subquery as a statement of its own.
+func subqueryStep(sq *sqlparser.Subquery, kind SubqueryKind) *Subquery {
+	sel := sq.Select
+	if kind == SubqueryExists {
+		if s, ok := sel.(*sqlparser.Select); ok && s.Limit == nil {
+			c := sqlparser.Clone(s)
+			c.SetLimit(&sqlparser.Limit{Rowcount: sqlparser.NewIntLiteral("1")})
+			sel = c
+		}
+	}
+	return &Subquery{Kind: kind, SQL: sqlparser.String(sel), sel: sel}
+}
+
+// BoundKind is the MySQL type class of a value bound into a statement.
+type BoundKind uint8
+
+const (
+	BoundNull     BoundKind = iota // SQL NULL
+	BoundInt                       // an integer (signed or unsigned), YEAR
+	BoundDecimal                   // a DECIMAL
+	BoundDouble                    // a DOUBLE (the text protocol's shortest round-trip text)
+	BoundString                    // text in the connection's character set
+	BoundBinary                    // a binary string
+	BoundDate                      // a DATE
+	BoundDatetime                  // a DATETIME or TIMESTAMP
+	BoundTime                      // a TIME
+)
+
+// BoundValue is one value of an earlier step bound into a later statement:
+// its text as the server printed it and its type class, which decides the
+// literal it becomes (so that it compares as the column it came from).
+type BoundValue struct {
+	Kind BoundKind
+	Text string
+	// Decimals are the fractional digits of a DATETIME or TIME.
+	Decimals int
+}
+
+// Expr returns the literal that compares as v: an integer, DECIMAL or
+// DOUBLE (1e0 form) literal, a string, _binary X'…', or CAST('…' AS
+// DATE / DATETIME(n) / TIME(n)).
+func (v BoundValue) Expr() sqlparser.Expr {
+	cast := func(typ string, dec int) sqlparser.Expr {
+		ct := &sqlparser.ConvertType{Type: typ}
+		if dec > 0 {
+			ct.Length = &dec
+		}
+		return &sqlparser.CastExpr{Expr: sqlparser.NewStrLiteral(v.Text), Type: ct}
+	}
+	switch v.Kind {
+	case BoundNull:
+		return &sqlparser.NullVal{}
+	case BoundInt:
+		return sqlparser.NewIntLiteral(v.Text)
+	case BoundDecimal:
+		return sqlparser.NewDecimalLiteral(v.Text)
+	case BoundDouble:
+		t := v.Text
+		if !strings.ContainsAny(t, "eE") {
+			t += "e0"
+		}
+		return sqlparser.NewFloatLiteral(t)
+	case BoundBinary:
+		return &sqlparser.IntroducerExpr{CharacterSet: "_binary", Expr: sqlparser.NewHexLiteral(fmt.Sprintf("%X", v.Text))}
+	case BoundDate:
+		return cast("date", 0)
+	case BoundDatetime:
+		return cast("datetime", v.Decimals)
+	case BoundTime:
+		return cast("time", v.Decimals)
+	}
+	return sqlparser.NewStrLiteral(v.Text)
+}
+
+// SubqueryRowsError is MySQL's error 1242 (21000) for a scalar subquery
+// that returned more than one row.
+var SubqueryRowsError = errors.New("Subquery returns more than 1 row")
+
+// Bind returns the statement of a StepsSubqueries Steps with the rows of
+// each of its subqueries (rows[i] for Subqueries[i]; each row one value
+// per column) in place of the subquery: IN (v1, v2, …) or, with no row,
+// FALSE (NOT IN: TRUE); EXISTS as TRUE or FALSE; a scalar subquery as its
+// value, NULL without a row, SubqueryRowsError with more than one.
+func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
+	if s.Kind != StepsSubqueries || len(rows) != len(s.Subqueries) {
+		return "", fmt.Errorf("bind: %d results for %d subqueries", len(rows), len(s.Subqueries))
+	}
+	stmt := sqlparser.Clone(s.stmt)
+	subs := topSubqueries(stmt)
+	index := map[*sqlparser.Subquery]int{}
+	for i, u := range subs {
+		index[u.sub] = i
+	}
+	tuple := func(row []BoundValue) sqlparser.Expr {
+		if len(row) == 1 {
+			return row[0].Expr()
+		}
+		t := make(sqlparser.ValTuple, len(row))
+		for i, v := range row {
+			t[i] = v.Expr()
+		}
+		return t
+	}
+	var err error
+	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
+		switch x := c.Node().(type) {
+		case *sqlparser.DerivedTable:
+			return false
+		case *sqlparser.ComparisonExpr:
+			sq, ok := x.Right.(*sqlparser.Subquery)
+			if !ok {
+				return true
+			}
+			i, ok := index[sq]
+			if !ok || subs[i].kind != SubqueryIn {
+				return true
+			}
+			if len(rows[i]) == 0 {
+				c.Replace(sqlparser.BoolVal(x.Operator == sqlparser.NotInOp || x.Operator == sqlparser.NotEqualOp))
+				return false
+			}
+			list := make(sqlparser.ValTuple, len(rows[i]))
+			for r, row := range rows[i] {
+				list[r] = tuple(row)
+			}
+			op := x.Operator
+			switch op {
+			case sqlparser.EqualOp:
+				op = sqlparser.InOp
+			case sqlparser.NotEqualOp:
+				op = sqlparser.NotInOp
+			}
+			c.Replace(&sqlparser.ComparisonExpr{Operator: op, Left: x.Left, Right: list})
+			return false
+		case *sqlparser.ExistsExpr:
+			i := index[x.Subquery]
+			c.Replace(sqlparser.BoolVal(len(rows[i]) > 0))
+			return false
+		case *sqlparser.Subquery:
+			i, ok := index[x]
+			if !ok {
+				return false
+			}
+			switch {
+			case len(rows[i]) == 0:
+				c.Replace(&sqlparser.NullVal{})
+			case len(rows[i]) > 1:
+				err = SubqueryRowsError
+			default:
+				c.Replace(tuple(rows[i][0]))
+			}
+			return false
+		}
+		return true
+	}, nil)
+	if err != nil {
+		return "", err
+	}
+	return sqlparser.String(out), nil
+}

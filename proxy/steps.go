@@ -1,0 +1,274 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/mysql/sqlerror"
+	"vitess.io/vitess/go/sqltypes"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// PropMaxCrossNodeRows ("max-cross-node-rows", top-level props) is the
+// number of rows a statement evaluated in steps across data nodes may hold
+// in the proxy at once: a subquery's rows, a join's outer side, a UNION's
+// rows. More fails the statement with ErrTooManyRows instead of
+// exhausting memory. Default DefaultMaxCrossNodeRows.
+const PropMaxCrossNodeRows = "max-cross-node-rows"
+
+// DefaultMaxCrossNodeRows is max-cross-node-rows when props does not set it.
+const DefaultMaxCrossNodeRows = 100000
+
+// ErrTooManyRows is wrapped by the error of a statement evaluated in steps
+// whose step holds more rows than max-cross-node-rows.
+var ErrTooManyRows = errors.New("holds more rows than " + PropMaxCrossNodeRows + " allows")
+
+// maxStepsDepth bounds the nesting of statements evaluated in steps (a
+// subquery of a subquery ...).
+const maxStepsDepth = 16
+
+// stepsRun is one statement evaluated in steps for one session.
+type stepsRun struct {
+	h    *handler
+	c    *mysql.Conn
+	sess *session
+	max  int
+}
+
+// maxCrossNodeRows returns max-cross-node-rows from the rules' props.
+func (s *Server) maxCrossNodeRows() int {
+	if s.cfg.Rules == nil {
+		return DefaultMaxCrossNodeRows
+	}
+	n, err := s.cfg.Rules.Props.Int64(PropMaxCrossNodeRows, DefaultMaxCrossNodeRows)
+	if err != nil || n < 1 {
+		return DefaultMaxCrossNodeRows
+	}
+	return int(n)
+}
+
+// steps answers a SELECT q the planner refused (planErr) by evaluating it
+// in steps across data nodes (plan.BuildSteps). ok is false when q has no
+// shape that can be evaluated so: planErr then stands.
+func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q string, planErr error) (*sqltypes.Result, bool, error) {
+	st := h.s.stepsOf(q, planErr)
+	if st == nil {
+		return nil, false, nil
+	}
+	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows()}
+	w, err := r.run(ctx, st, 1)
+	if err != nil {
+		return nil, true, err
+	}
+	for i := range w.columns {
+		w.columns[i].name = originalName(q, w.columns[i].name)
+	}
+	res, err := rowsResult(w.columns, w.Rows, clientCollation(c.CharacterSet))
+	return res, true, err
+}
+
+// stepsOf returns the steps of a SELECT q the planner refused (planErr, a
+// planner refusal), nil when q is not evaluated in steps.
+func (s *Server) stepsOf(q string, planErr error) *plan.Steps {
+	var pe *schema.Error
+	if !plan.ReturnsRows(q) || !errors.As(planErr, &pe) {
+		return nil
+	}
+	st, err := s.b.BuildSteps(q)
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+// query evaluates the SELECT q: planned and run as one statement when the
+// planner can, else in steps. cache keeps the plan (false for statements
+// made with bound values, which rarely repeat).
+func (r *stepsRun) query(ctx context.Context, q string, cache bool, depth int) (*wireResult, error) {
+	var (
+		p   *plan.Plan
+		err error
+	)
+	if cache {
+		p, err = r.h.s.plan(ctx, q)
+	} else if err = r.h.s.checkSize(q); err == nil {
+		p, err = r.h.s.buildUncached(q)
+	}
+	if err == nil {
+		if p.Statement != plan.StmtSelect {
+			return nil, fmt.Errorf("a step of a statement evaluated across data nodes is not a SELECT: %s", q)
+		}
+		e, err := r.h.executor(r.c, r.sess)
+		if err != nil {
+			return nil, err
+		}
+		return r.h.s.in.executeWire(ctx, e, p, nil, nil, r.sess.tag)
+	}
+	var pe *schema.Error
+	if !errors.As(err, &pe) {
+		return nil, err
+	}
+	st, serr := r.h.s.b.BuildSteps(q)
+	if serr != nil {
+		return nil, err
+	}
+	return r.run(ctx, st, depth+1)
+}
+
+// run evaluates the steps st.
+func (r *stepsRun) run(ctx context.Context, st *plan.Steps, depth int) (*wireResult, error) {
+	if depth > maxStepsDepth {
+		return nil, fmt.Errorf("statement nests more than %d levels of steps across data nodes", maxStepsDepth)
+	}
+	switch st.Kind {
+	case plan.StepsSubqueries:
+		return r.subqueries(ctx, st, depth)
+	}
+	return nil, fmt.Errorf("%s steps are not evaluated by the proxy", st.Kind)
+}
+
+// subqueries evaluates each subquery of st, binds its rows into the
+// statement as values and runs the bound statement.
+func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*wireResult, error) {
+	rows := make([][][]plan.BoundValue, len(st.Subqueries))
+	for i, sq := range st.Subqueries {
+		n := r.max + 1
+		if sq.Kind == plan.SubqueryScalar {
+			n = 2 // a second row is error 1242
+		}
+		w, err := r.query(ctx, sq.LimitedSQL(n), true, depth)
+		if err != nil {
+			return nil, err
+		}
+		if len(w.Rows) > r.max {
+			return nil, fmt.Errorf("subquery %s: the subquery %w (%d); raise it in props or narrow the subquery", sq.SQL, ErrTooManyRows, r.max)
+		}
+		if sq.Kind == plan.SubqueryScalar && len(w.Rows) > 1 {
+			return nil, sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
+		}
+		rows[i] = make([][]plan.BoundValue, len(w.Rows))
+		for j, row := range w.Rows {
+			rows[i][j] = make([]plan.BoundValue, len(w.columns))
+			for k := range w.columns {
+				v, err := boundValue(&w.columns[k], row[k])
+				if err != nil {
+					return nil, fmt.Errorf("subquery %s: %w", sq.SQL, err)
+				}
+				rows[i][j][k] = v
+			}
+		}
+	}
+	bound, err := st.Bind(rows)
+	if err != nil {
+		if errors.Is(err, plan.SubqueryRowsError) {
+			return nil, sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
+		}
+		return nil, err
+	}
+	return r.query(ctx, bound, false, depth)
+}
+
+// boundValue converts a value read for column c into the literal it is
+// bound as (plan.BoundValue): its text as the server prints it, and the
+// type class of the column. A FLOAT, BIT, JSON or GEOMETRY value is
+// refused: no literal compares exactly as it does.
+func boundValue(c *column, v any) (plan.BoundValue, error) {
+	if v == nil {
+		return plan.BoundValue{Kind: plan.BoundNull}, nil
+	}
+	var text string
+	switch x := v.(type) {
+	case float64:
+		text = strconv.FormatFloat(x, 'g', -1, 64)
+	default:
+		tv, err := textValue(c, v)
+		if err != nil {
+			return plan.BoundValue{}, err
+		}
+		text = tv.ToString()
+	}
+	switch c.typ {
+	case sqltypes.Int8, sqltypes.Uint8, sqltypes.Int16, sqltypes.Uint16, sqltypes.Int24, sqltypes.Uint24,
+		sqltypes.Int32, sqltypes.Uint32, sqltypes.Int64, sqltypes.Uint64, sqltypes.Year:
+		return plan.BoundValue{Kind: plan.BoundInt, Text: text}, nil
+	case sqltypes.Decimal:
+		return plan.BoundValue{Kind: plan.BoundDecimal, Text: text}, nil
+	case sqltypes.Float64:
+		return plan.BoundValue{Kind: plan.BoundDouble, Text: text}, nil
+	case sqltypes.Date:
+		return plan.BoundValue{Kind: plan.BoundDate, Text: text}, nil
+	case sqltypes.Datetime, sqltypes.Timestamp:
+		return plan.BoundValue{Kind: plan.BoundDatetime, Text: text, Decimals: c.decimals}, nil
+	case sqltypes.Time:
+		return plan.BoundValue{Kind: plan.BoundTime, Text: text, Decimals: c.decimals}, nil
+	case sqltypes.VarBinary, sqltypes.Binary, sqltypes.Blob:
+		return plan.BoundValue{Kind: plan.BoundBinary, Text: text}, nil
+	case sqltypes.VarChar, sqltypes.Char, sqltypes.Text, sqltypes.Enum, sqltypes.Set:
+		return plan.BoundValue{Kind: plan.BoundString, Text: text}, nil
+	}
+	return plan.BoundValue{}, fmt.Errorf("a value of column %s (%s) cannot be bound into a statement exactly", c.name, c.typ)
+}
+
+// previewSteps returns the PREVIEW rows of a SELECT the planner refused
+// (planErr) that is evaluated in steps: every step's per-node SQL in the
+// order they run, each after a /* step N: … */ comment; a statement
+// whose values come from earlier steps (and which they may route) is shown
+// as written, with data source "(bound)". ok is false when q is not
+// evaluated in steps.
+func (h *handler) previewSteps(ctx context.Context, q string, planErr error) ([]sqltypes.Row, bool, error) {
+	st := h.s.stepsOf(q, planErr)
+	if st == nil {
+		return nil, false, nil
+	}
+	n := 0
+	rows, err := h.previewStepsOf(ctx, st, &n, 1)
+	return rows, true, err
+}
+
+// previewStepsOf appends the PREVIEW rows of st; n numbers the steps.
+func (h *handler) previewStepsOf(ctx context.Context, st *plan.Steps, n *int, depth int) ([]sqltypes.Row, error) {
+	if depth > maxStepsDepth {
+		return nil, fmt.Errorf("statement nests more than %d levels of steps across data nodes", maxStepsDepth)
+	}
+	var rows []sqltypes.Row
+	add := func(q, what string) error {
+		*n++
+		prefix := fmt.Sprintf("/* step %d: %s */ ", *n, what)
+		p, err := h.s.plan(ctx, q)
+		if err == nil {
+			r, err := h.previewPlan(p, prefix)
+			rows = append(rows, r...)
+			return err
+		}
+		inner, serr := h.s.b.BuildSteps(q)
+		if serr != nil {
+			return err
+		}
+		*n--
+		r, err := h.previewStepsOf(ctx, inner, n, depth+1)
+		rows = append(rows, r...)
+		return err
+	}
+	bound := func(what string) {
+		*n++
+		rows = append(rows, sqltypes.Row{sqltypes.NewVarChar("(bound)"), sqltypes.NewVarChar(fmt.Sprintf("/* step %d: %s */ %s", *n, what, st.SQL))})
+	}
+	switch st.Kind {
+	case plan.StepsSubqueries:
+		first := *n + 1
+		for _, sq := range st.Subqueries {
+			if err := add(sq.SQL, sq.Kind.String()+" subquery"); err != nil {
+				return nil, err
+			}
+		}
+		bound(fmt.Sprintf("the statement with the rows of steps %d-%d bound as values, routed by them", first, *n))
+	default:
+		return nil, fmt.Errorf("%s steps cannot be previewed", st.Kind)
+	}
+	return rows, nil
+}
