@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/schema"
 )
 
 // StepsKind says how a statement that no single route can run is
@@ -126,6 +128,9 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 			if s, ok := sq.sub.Select.(*sqlparser.Select); ok && sq.kind == SubqueryIn && s.Limit != nil {
 				return nil, fmt.Errorf("%w: MySQL does not support LIMIT in an IN, ANY or ALL subquery", ErrCrossNode)
 			}
+			if b.correlated(sq.sub) {
+				return nil, fmt.Errorf("%w: the subquery %s refers to a column of the outer query (correlated)", ErrCrossNode, sqlparser.String(sq.sub))
+			}
 			if sq.kind == subqueryQuantified {
 				return nil, fmt.Errorf("%w: a comparison with ANY or ALL of a subquery (other than = ANY and <> ALL) is not evaluated across data nodes; write it with MIN or MAX of the subquery", ErrCrossNode)
 			}
@@ -150,6 +155,19 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 		return s, nil
 	}
 	return nil, fmt.Errorf("%w: only SELECT statements are evaluated in steps", ErrCrossNode)
+}
+
+// correlated reports whether a subquery names a column or table it does
+// not define itself: planned on its own, it has an unknown column or
+// qualifier.
+func (b *Builder) correlated(sq *sqlparser.Subquery) bool {
+	pos := schema.Pos{File: AdHocFile, Line: 1, Col: 1}
+	_, err := b.Build(&schema.Query{Name: "subquery", Cmd: schema.CmdMany, SQL: sqlparser.String(sq.Select), AllowFullRoute: true, Pos: pos, SQLPos: pos})
+	var se *schema.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return strings.Contains(se.Msg, ": unknown column ") || strings.Contains(se.Msg, ": unknown table or alias ")
 }
 
 // subqueryUse is a subquery found in a statement and how it is used.
