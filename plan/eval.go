@@ -22,7 +22,8 @@ func (b *Builder) ShardingTable(logicTable string) *runtime.ShardingTable {
 
 // Units returns the indexes in p.Route.Units of the route units the plan
 // runs on for the given parameter values (one per Plan.Params entry, in
-// order): the run-time half of routing, which the proxy and `shardgen
+// order; the caller must not change the result, which may be shared): the
+// run-time half of routing, which the proxy and `shardgen
 // preview` use and generated code does in straight-line Go. Broadcast reads
 // take the first data source.
 //
@@ -156,6 +157,9 @@ func (b *Builder) routeUnits(p *Plan, params []runtime.Value) ([]int, error) {
 		return rt.Fixed, nil
 	}
 	if rt.Kind == runtime.RouteAllNodes {
+		if n := len(rt.Units); n <= len(unitIndexes) {
+			return unitIndexes[:n:n], nil
+		}
 		all := make([]int, len(rt.Units))
 		for i := range all {
 			all[i] = i
@@ -166,6 +170,16 @@ func (b *Builder) routeUnits(p *Plan, params []runtime.Value) ([]int, error) {
 	if st == nil {
 		return nil, fmt.Errorf("table %q is not sharded", rt.LogicTable)
 	}
+	if n, ok := b.preciseUnit(p, st, params); ok {
+		return oneUnit(n), nil
+	}
+	return b.conditionUnits(p, st, params)
+}
+
+// conditionUnits is routeUnits for a computed route, without the fast
+// path: every condition converted and routed by the runtime.
+func (b *Builder) conditionUnits(p *Plan, st *runtime.ShardingTable, params []runtime.Value) ([]int, error) {
+	rt := p.Route
 	insert := p.Statement == StmtInsert
 	groups, err := b.conditionValues(p, rt.LogicTable, rt.Conditions, params, insert)
 	if err != nil {
@@ -175,6 +189,68 @@ func (b *Builder) routeUnits(p *Plan, params []runtime.Value) ([]int, error) {
 		return st.RouteAll(groups, runtime.HintValues{})
 	}
 	return st.RouteConditions(groups, runtime.HintValues{})
+}
+
+// preciseUnit is routeUnits' fast path, without allocation, for a route
+// decided by one value of one sharding column (`id = ?`, a one-row INSERT):
+// the unit of the data node runtime.ShardingTable.PreciseColumn finds for
+// the value. The value must need no conversion beyond convertRun's
+// in-place one (an integer of an integer column becomes a Long; any
+// non-hexadecimal value of a column compared as it is); ok is false for
+// everything else (NULL, ranges, lists, several columns or AND-groups,
+// values to convert, algorithms that fail), which conditionValues and the
+// runtime's route then answer in full.
+func (b *Builder) preciseUnit(p *Plan, st *runtime.ShardingTable, params []runtime.Value) (int, bool) {
+	rt := p.Route
+	if len(rt.Conditions) != 1 || len(rt.Conditions[0].Columns) != 1 {
+		return -1, false
+	}
+	cc := &rt.Conditions[0].Columns[0]
+	if cc.Range != nil || len(cc.Values) != 1 {
+		return -1, false
+	}
+	var v runtime.Value
+	switch o := cc.Values[0]; {
+	case o.Literal != nil:
+		v = *o.Literal
+	case o.Param >= 0 && o.Param < len(params):
+		v = params[o.Param]
+	default:
+		return -1, false
+	}
+	switch class := b.columnClass(rt.LogicTable, cc.Column, cc.Binary); class {
+	case runtime.ClassInteger:
+		if v.Kind != runtime.KindInt && v.Kind != runtime.KindLong {
+			return -1, false
+		}
+		v = asLong(class, v)
+	case runtime.ClassAsIs:
+		if v.Kind == runtime.KindHexNumber {
+			return -1, false
+		}
+	default:
+		return -1, false
+	}
+	return st.PreciseColumn(cc.Column, v)
+}
+
+// unitIndexes holds 0, 1, 2, …: oneUnit's result is a slice of it.
+var unitIndexes = func() (a [1024]int) {
+	for i := range a {
+		a[i] = i
+	}
+	return a
+}()
+
+// oneUnit returns the unit list {n} without allocating for n below
+// len(unitIndexes) (routeUnits returns every unit of a smaller route the
+// same way). Its capacity is 1, so an append copies; the caller must
+// not change its element (Route.Fixed is shared the same way).
+func oneUnit(n int) []int {
+	if n >= 0 && n < len(unitIndexes) {
+		return unitIndexes[n : n+1 : n+1]
+	}
+	return []int{n}
 }
 
 // conditionValues binds the operands of conds to values. For an INSERT

@@ -150,6 +150,44 @@ func (t *ShardingTable) PreciseNode(dbv, tv Value) (int, error) {
 	return t.layout[d][ti], nil
 }
 
+// PreciseColumn returns the data node that the single value v of sharding
+// column column reaches when that one condition decides both sides: each
+// side is a standard strategy on column, or has no strategy and one target.
+// ok is false when it does not (another column or a complex or hint
+// strategy decides a side, a side without strategy has several targets),
+// when v is NULL, or when the algorithm fails on v: the caller then routes
+// with RouteConditions or RouteAll, which give the full answer or the
+// error. It does not allocate for integer values: the point-select fast
+// path of the proxy's planner (plan.Builder.Units).
+func (t *ShardingTable) PreciseColumn(column string, v Value) (node int, ok bool) {
+	if v.IsNull() {
+		return -1, false
+	}
+	d, ok := t.db.preciseColumn(column, v)
+	if !ok {
+		return -1, false
+	}
+	ti, ok := t.tables[d].preciseColumn(column, v)
+	if !ok {
+		return -1, false
+	}
+	return t.layout[d][ti], true
+}
+
+func (s *sideRouter) preciseColumn(column string, v Value) (int, bool) {
+	switch s.kind {
+	case StandardStrategy:
+		if !strings.EqualFold(s.columns[0], column) {
+			return -1, false
+		}
+		i, err := s.standard.Precise(padSpace(v))
+		return i, err == nil
+	case NoStrategy:
+		return 0, s.n == 1
+	}
+	return -1, false
+}
+
 // ErrNotSingleNode: a single-node route was asked of a strategy that can
 // reach several targets.
 var ErrNotSingleNode = errors.New("route reaches more than one data node")

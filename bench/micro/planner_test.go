@@ -58,7 +58,8 @@ var sinkUnits []int
 // select from its text (parse, resolve, route analysis, rewrite of every
 // unit), which the proxy does once per distinct statement text; route-hit is
 // the run-time route of the cached plan for one id (Builder.Units), which the
-// proxy does on every execution. Generated code does neither: its route is
+// proxy does on every execution: 0 allocs/op (one value of the one sharding
+// column takes runtime.ShardingTable.PreciseColumn and a shared unit list). Generated code does neither: its route is
 // shardrt.Mod and an array index, timed by examples/orders
 // BenchmarkRouteGetOrder/route.
 func BenchmarkProxyPlanner(b *testing.B) {
