@@ -6,6 +6,12 @@
 // every execution after the cache returns the plan). The proxy's cache
 // itself is unexported; its hit cost is measured under load from a CPU
 // profile of the proxy (see docs/benchmarks.md).
+//
+// pointselect_test.go compares the generated sbtest package (bench/sbtest/db)
+// with the careful direct path of issue 14 on the same pools and data nodes
+// (needs the local MariaDB servers, as every test does): allocations per
+// call, counted (TestGeneratedAllocsNearDirect) and benchmarked with the
+// client's CPU per call (BenchmarkPointSelect, BenchmarkWrites).
 package micro
 
 import (

@@ -2,8 +2,11 @@
 // runs sysbench-style scenarios (point select, single-row insert, the
 // oltp_read_write mix, a full-route aggregate) through the generated package
 // bench/sbtest/db, whose sbtest table is sharded by id (MOD 4) over ds_0..ds_3,
-// and the same statements through plain database/sql on one unsharded sbtest
-// table with the same rows (database reference on the first server), in
+// and the same statements through the careful direct path (plain
+// database/sql, one *sql.Stmt per statement prepared once and reused): on
+// the same data nodes and pools, routed by hand, for the single-node
+// scenarios; on one unsharded sbtest table with the same rows (database
+// reference on the first server) for those with full routes; in
 // interleaved rounds; with -sysbench it also drives Debian's sysbench through
 // `shardgen proxy`, an haproxy TCP hop and direct to MariaDB. It writes the
 // medians and ratios to a Markdown report and an SVG chart.
@@ -199,11 +202,15 @@ func run(ctx context.Context, o options) error {
 	log.Printf("prepared %d rows on the sharded side and the reference in %v", o.rows, time.Since(start).Round(time.Millisecond))
 
 	rep := report{opts: o, machine: machineInfo(ctx, ref)}
+	b := &bench{q: q, ref: ref, rows: o.rows, workers: o.workers}
+	if err := b.prepareStatements(ctx, rt); err != nil {
+		return err
+	}
+	defer b.closeStatements()
 	stopProfiles, err := startProfiles(o.cpuProfile, o.memProfile)
 	if err != nil {
 		return err
 	}
-	b := &bench{q: q, ref: ref, rows: o.rows, workers: o.workers}
 	want := map[string]bool{}
 	for _, n := range strings.Split(o.only, ",") {
 		if n = strings.TrimSpace(n); n != "" {

@@ -108,7 +108,7 @@ func TestReportPorts(t *testing.T) {
 	md, _ := r.markdown()
 	for _, want := range []string{
 		"(scripts/db.sh: 43306 holds ds_0, ds_2, reference; 43307 holds ds_1, ds_3)",
-		"in database `reference` on 43306;",
+		"in database `reference` on 43306 with the same rows",
 		"**direct**: 43306, database reference",
 		"**haproxy**: on 43311, a TCP passthrough",
 		"**shardgen proxy**: on 43310, `shardgen proxy -c bench/sysbench/proxy.yaml`",

@@ -25,22 +25,117 @@ type scenario struct {
 	name, title string
 	// statements describes what one event runs.
 	statements string
-	// target is issue 8's minimum ratio (0: none stated).
-	target    float64
+	// target is the minimum ratio issues 8 and 14 ask for (0: none stated).
+	target float64
+	// refKind names the reference side: refNodes or refUnsharded.
+	refKind   string
 	reference load.Op
 	sharded   load.Op
 	reset     func()
 }
+
+// The two references of the report. Both are the careful direct path of
+// issue 14: plain database/sql with one *sql.Stmt per statement (and data
+// source), prepared once and reused, as sqlc's emit_prepared_queries does.
+const (
+	// refNodes: hand-written code over the sharded side's own data nodes
+	// and pools (same servers, rows and pool size), the data source picked
+	// by id % 4: what generated code costs over careful code that knows
+	// the sharding.
+	refNodes = "direct, same data nodes"
+	// refUnsharded: one unsharded sbtest table (database reference on the
+	// first server): what a full route and its merge cost over one MySQL.
+	refUnsharded = "direct, unsharded"
+)
 
 type bench struct {
 	q       *db.Queries
 	ref     *sql.DB
 	rows    int
 	workers int
-	// next ids of the insert scenario, one counter per side so both sides
-	// insert the same ids.
+	// nodes are the careful direct statements on ds_0..ds_3 (index id %
+	// 4), unsharded those on the reference table.
+	nodes      []directStmts
+	unsharded  directStmts
+	rangeStmts [4]*sql.Stmt // refSimple, refSum, refOrder, refDistinct on reference
+	// next ids of the insert scenarios, one counter per side; the sides
+	// start far apart (sideGap) because refNodes writes the same tables.
 	refNext, shNext atomic.Int64
 }
+
+// sideGap separates the ids the reference and the generated side insert in
+// one scenario.
+const sideGap = 1 << 28
+
+// directStmts are the careful direct path's prepared statements on one
+// pool.
+type directStmts struct {
+	point, insert, updIdx, updNon, del *sql.Stmt
+}
+
+func prepareDirect(ctx context.Context, p *sql.DB) (directStmts, error) {
+	var d directStmts
+	for _, x := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{{&d.point, refPoint}, {&d.insert, refInsert}, {&d.updIdx, refUpdIdx}, {&d.updNon, refUpdNon}, {&d.del, refDelete}} {
+		st, err := p.PrepareContext(ctx, x.sql)
+		if err != nil {
+			d.close()
+			return directStmts{}, fmt.Errorf("prepare %s: %w", x.sql, err)
+		}
+		*x.dst = st
+	}
+	return d, nil
+}
+
+func (d directStmts) close() {
+	for _, st := range []*sql.Stmt{d.point, d.insert, d.updIdx, d.updNon, d.del} {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
+}
+
+// prepareStatements prepares the careful direct path: the key statements on
+// every data source of rt (in DataSourceNames order, which is id % 4) and
+// on the reference table, and the range statements on the reference table.
+func (b *bench) prepareStatements(ctx context.Context, rt *shardrt.DB) error {
+	for _, ds := range rt.DataSourceNames() {
+		p, _ := rt.Pool(ds)
+		d, err := prepareDirect(ctx, p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ds, err)
+		}
+		b.nodes = append(b.nodes, d)
+	}
+	var err error
+	if b.unsharded, err = prepareDirect(ctx, b.ref); err != nil {
+		return fmt.Errorf("reference: %w", err)
+	}
+	for i, q := range [...]string{refSimple, refSum, refOrder, refDistinct} {
+		if b.rangeStmts[i], err = b.ref.PrepareContext(ctx, q); err != nil {
+			return fmt.Errorf("reference: prepare %s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// closeStatements closes what prepareStatements prepared.
+func (b *bench) closeStatements() {
+	for _, d := range append(b.nodes, b.unsharded) {
+		d.close()
+	}
+	for _, st := range b.rangeStmts {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
+}
+
+// node returns the careful direct statements of the data source id routes
+// to (sbtest is sharded by id MOD 4 over ds_0..ds_3).
+func (b *bench) node(id int32) *directStmts { return &b.nodes[id%4] }
 
 // encIDBase is the first id of the encrypted-insert scenario on both sides,
 // far above the ids the plain insert scenario adds to reference.sbtest.
@@ -91,8 +186,9 @@ func (b *bench) rangeStart(w *load.Worker) int32 {
 	return int32(1 + w.Rand.IntN(max(1, b.rows-rangeSize+1)))
 }
 
-func queryStrings(ctx context.Context, db *sql.DB, q string, args ...any) error {
-	rows, err := db.QueryContext(ctx, q, args...)
+// queryStrings reads every row of st's result as one string column.
+func queryStrings(ctx context.Context, st *sql.Stmt, args ...any) error {
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
@@ -106,11 +202,11 @@ func queryStrings(ctx context.Context, db *sql.DB, q string, args ...any) error 
 	return rows.Err()
 }
 
-// refPointSelect and the other ref* functions are one statement of the
-// reference side each; sh* the same through the generated code.
-func (b *bench) refPointSelect(ctx context.Context, w *load.Worker) error {
+// pointSelect and the other methods of directStmts are one statement of
+// the careful direct path each; sh* the same through the generated code.
+func (d *directStmts) pointSelect(ctx context.Context, id int32) error {
 	var c string
-	return noRowsOK(b.ref.QueryRowContext(ctx, refPoint, b.randID(w)).Scan(&c))
+	return noRowsOK(d.point.QueryRowContext(ctx, id).Scan(&c))
 }
 
 // noRowsOK: a point select may miss the id another worker's delete+insert
@@ -121,6 +217,17 @@ func noRowsOK(err error) error {
 		return nil
 	}
 	return err
+}
+
+// nodesPointSelect is the point select of refNodes, unshardedPointSelect of
+// refUnsharded.
+func (b *bench) nodesPointSelect(ctx context.Context, w *load.Worker) error {
+	id := b.randID(w)
+	return b.node(id).pointSelect(ctx, id)
+}
+
+func (b *bench) unshardedPointSelect(ctx context.Context, w *load.Worker) error {
+	return b.unsharded.pointSelect(ctx, b.randID(w))
 }
 
 func (b *bench) shPointSelect(ctx context.Context, w *load.Worker) error {
@@ -135,22 +242,28 @@ func (b *bench) values(w *load.Worker) (k int32, c, pad string) {
 	return int32(1 + w.Rand.IntN(b.rows)), c, string(w.Buf)
 }
 
-// refWrites / shWrites: sysbench's index update, non-index update and
-// delete+insert of one id.
-func (b *bench) refWrites(ctx context.Context, w *load.Worker) error {
-	if _, err := b.ref.ExecContext(ctx, refUpdIdx, b.randID(w)); err != nil {
+// writes / shWrites: sysbench's index update, non-index update and
+// delete+insert of one id; pick gives the direct statements of an id
+// (refNodes: its data source; refUnsharded: the reference table).
+func (b *bench) writes(pick func(id int32) *directStmts) load.Op {
+	return func(ctx context.Context, w *load.Worker) error {
+		id := b.randID(w)
+		if _, err := pick(id).updIdx.ExecContext(ctx, id); err != nil {
+			return err
+		}
+		k, c, pad := b.values(w)
+		id = b.randID(w)
+		if _, err := pick(id).updNon.ExecContext(ctx, c, id); err != nil {
+			return err
+		}
+		id = b.ownID(w)
+		d := pick(id)
+		if _, err := d.del.ExecContext(ctx, id); err != nil {
+			return err
+		}
+		_, err := d.insert.ExecContext(ctx, id, k, c, pad)
 		return err
 	}
-	k, c, pad := b.values(w)
-	if _, err := b.ref.ExecContext(ctx, refUpdNon, c, b.randID(w)); err != nil {
-		return err
-	}
-	id := b.ownID(w)
-	if _, err := b.ref.ExecContext(ctx, refDelete, id); err != nil {
-		return err
-	}
-	_, err := b.ref.ExecContext(ctx, refInsert, id, k, c, pad)
-	return err
 }
 
 func (b *bench) shWrites(ctx context.Context, w *load.Worker) error {
@@ -168,22 +281,23 @@ func (b *bench) shWrites(ctx context.Context, w *load.Worker) error {
 	return b.q.InsertRow(ctx, id, k, c, pad)
 }
 
-func (b *bench) refRanges(ctx context.Context, w *load.Worker) error {
-	for _, q := range [...]string{refSimple, refSum, refOrder, refDistinct} {
+// unshardedRanges are sysbench's four range statements on the reference
+// table (refUnsharded; shRanges runs them as full routes).
+func (b *bench) unshardedRanges(ctx context.Context, w *load.Worker) error {
+	for i, st := range b.rangeStmts {
 		lo := b.rangeStart(w)
-		if err := queryAny(ctx, b.ref, q, lo, lo+rangeSize-1); err != nil {
+		if i == 1 { // refSum
+			var s sql.NullString
+			if err := st.QueryRowContext(ctx, lo, lo+rangeSize-1).Scan(&s); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := queryStrings(ctx, st, lo, lo+rangeSize-1); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func queryAny(ctx context.Context, d *sql.DB, q string, args ...any) error {
-	if q == refSum {
-		var s sql.NullString
-		return d.QueryRowContext(ctx, q, args...).Scan(&s)
-	}
-	return queryStrings(ctx, d, q, args...)
 }
 
 func (b *bench) shRanges(ctx context.Context, w *load.Worker) error {
@@ -225,31 +339,38 @@ func (b *bench) scenarios() []scenario {
 			return nil
 		}
 	}
+	unsharded := func(int32) *directStmts { return &b.unsharded }
+	insertRef := func(ctx context.Context, w *load.Worker) error {
+		k, c, pad := b.values(w)
+		id := int32(b.refNext.Add(1))
+		_, err := b.node(id).insert.ExecContext(ctx, id, k, c, pad)
+		return err
+	}
 	return []scenario{
 		{
-			name: "point_select", title: "point select by sharding key", target: 0.97,
+			name: "point_select", title: "point select by sharding key", target: 0.97, refKind: refNodes,
 			statements: "1 × `SELECT c FROM sbtest WHERE id = ?` (sysbench oltp_point_select)",
-			reference:  b.refPointSelect, sharded: b.shPointSelect,
+			reference:  b.nodesPointSelect, sharded: b.shPointSelect,
 		},
 		{
-			name: "read_write_pk", title: "oltp_read_write, key statements only", target: 0.95,
+			name: "read_write_pk", title: "oltp_read_write, key statements only", target: 0.95, refKind: refNodes,
 			statements: "10 point selects, index update, non-index update, delete + insert of one id (oltp_read_write without its 4 range queries)",
-			reference:  seq(points(b.refPointSelect), b.refWrites),
+			reference:  seq(points(b.nodesPointSelect), b.writes(b.node)),
 			sharded:    seq(points(b.shPointSelect), b.shWrites),
 		},
 		{
-			name: "read_write", title: "oltp_read_write (--skip-trx)", target: 0.95,
+			name: "read_write", title: "oltp_read_write (--skip-trx)", target: 0.95, refKind: refUnsharded,
 			statements: "sysbench oltp_read_write's 18 statements without BEGIN/COMMIT: 10 point selects, simple/sum/order/distinct ranges of 100 ids (each a full route under MOD), index update, non-index update, delete + insert",
-			reference:  seq(points(b.refPointSelect), b.refRanges, b.refWrites),
+			reference:  seq(points(b.unshardedPointSelect), b.unshardedRanges, b.writes(unsharded)),
 			sharded:    seq(points(b.shPointSelect), b.shRanges, b.shWrites),
 		},
 		{
-			name: "sum_range", title: "full-route aggregate over 4 nodes", target: 0.9,
+			name: "sum_range", title: "full-route aggregate over 4 nodes", target: 0.9, refKind: refUnsharded,
 			statements: "1 × `SELECT SUM(k) AS total FROM sbtest WHERE id BETWEEN ? AND ?` over 100 ids (sysbench sum_ranges; all 4 data nodes, merged SUM)",
 			reference: func(ctx context.Context, w *load.Worker) error {
 				lo := b.rangeStart(w)
 				var s sql.NullString
-				return b.ref.QueryRowContext(ctx, refSum, lo, lo+rangeSize-1).Scan(&s)
+				return b.rangeStmts[1].QueryRowContext(ctx, lo, lo+rangeSize-1).Scan(&s)
 			},
 			sharded: func(ctx context.Context, w *load.Worker) error {
 				lo := b.rangeStart(w)
@@ -258,34 +379,26 @@ func (b *bench) scenarios() []scenario {
 			},
 		},
 		{
-			name: "insert", title: "single-row insert",
+			name: "insert", title: "single-row insert", target: 0.95, refKind: refNodes,
 			statements: "1 × `INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)` with new ids (sysbench oltp_insert)",
 			reset: func() {
 				b.refNext.Store(int64(2 * b.rows))
-				b.shNext.Store(int64(2 * b.rows))
+				b.shNext.Store(int64(2*b.rows) + sideGap)
 			},
-			reference: func(ctx context.Context, w *load.Worker) error {
-				k, c, pad := b.values(w)
-				_, err := b.ref.ExecContext(ctx, refInsert, int32(b.refNext.Add(1)), k, c, pad)
-				return err
-			},
+			reference: insertRef,
 			sharded: func(ctx context.Context, w *load.Worker) error {
 				k, c, pad := b.values(w)
 				return b.q.InsertRow(ctx, int32(b.shNext.Add(1)), k, c, pad)
 			},
 		},
 		{
-			name: "insert_enc", title: "encrypted single-row insert vs plain insert direct", target: 0.85,
-			statements: "reference: the plain `INSERT INTO sbtest (id, k, c, pad)` direct; shardgen: `INSERT INTO sbtest_enc (id, k, c, pad) VALUES (?, ?, ?, ?)` through the generated `InsertEncRow`, c AES-encrypted into c_cipher (issue 8: encrypted insert through generated code vs the plain insert direct)",
+			name: "insert_enc", title: "encrypted single-row insert vs plain insert direct", target: 0.85, refKind: refNodes,
+			statements: "reference: the plain `INSERT INTO sbtest (id, k, c, pad)`; shardgen: `INSERT INTO sbtest_enc (id, k, c, pad) VALUES (?, ?, ?, ?)` through the generated `InsertEncRow`, c AES-encrypted into c_cipher (issue 8: encrypted insert through generated code vs the plain insert direct)",
 			reset: func() {
 				b.refNext.Store(encIDBase)
 				b.shNext.Store(encIDBase)
 			},
-			reference: func(ctx context.Context, w *load.Worker) error {
-				k, c, pad := b.values(w)
-				_, err := b.ref.ExecContext(ctx, refInsert, int32(b.refNext.Add(1)), k, c, pad)
-				return err
-			},
+			reference: insertRef,
 			sharded: func(ctx context.Context, w *load.Worker) error {
 				k, c, pad := b.values(w)
 				return b.q.InsertEncRow(ctx, int32(b.shNext.Add(1)), k, c, pad)
