@@ -134,7 +134,7 @@ func (h *handler) ddl(ctx context.Context, sess *session, c *mysql.Conn, stmt sq
 	var applied []string // data nodes the statement ran on
 	for i, n := range nodes {
 		text := texts[i]
-		if _, err := h.base(sess).Exec(ctx, &runtime.Stmt{Name: "ddl", LogicSQL: sqlparser.String(stmt)}, runtime.RouteUnit{DataSource: n.ds, SQL: text}); err != nil {
+		if _, err := h.base(sess).Exec(ctx, &runtime.Stmt{Name: "ddl", LogicSQL: sqlparser.String(stmt)}, runtime.RouteUnit{DataSource: n.ds, SQL: sess.toBackend(text)}); err != nil {
 			if len(applied) == 0 {
 				return nil, true, err
 			}

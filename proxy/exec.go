@@ -49,7 +49,7 @@ func NewInterpreter(b *plan.Builder, db *runtime.DB) (*Interpreter, error) {
 // plan needs them. It is executeWire without a session: no transaction, no
 // statement tag, no column metadata.
 func (in *Interpreter) Execute(ctx context.Context, p *plan.Plan, params []any, keys runtime.KeyGenerator) (*Result, error) {
-	w, err := in.run(ctx, in.src, p, params, keys, "", false, false)
+	w, err := in.run(ctx, in.src, p, params, keys, "", false, false, false)
 	if err != nil {
 		return nil, err
 	}

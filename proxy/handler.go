@@ -59,6 +59,9 @@ type session struct {
 	// foundRows is true when the client set CLIENT_FOUND_ROWS: the
 	// session runs on Server.foundRowsSrc (see sources).
 	foundRows bool
+	// noBackslash is true while the session's sql_mode has
+	// NO_BACKSLASH_ESCAPES (see escapes.go).
+	noBackslash bool
 }
 
 // NewConnection registers c (Close closes it).
@@ -108,7 +111,7 @@ func (h *handler) ComResetConnection(c *mysql.Conn) {
 	sess := sessionOf(c)
 	sess.reset()
 	sess.manual, sess.lastInsertID = false, 0
-	c.StatusFlags = (c.StatusFlags | mysql.ServerStatusAutocommit) &^ mysql.ServerStatusInTrans
+	c.StatusFlags = (c.StatusFlags | mysql.ServerStatusAutocommit) &^ (mysql.ServerStatusInTrans | mysql.ServerStatusNoBackslashEscapes)
 }
 
 // reset rolls back the session's open transaction and discards its
@@ -125,6 +128,7 @@ func (sess *session) reset() {
 	}
 	sess.charsetDone = false
 	sess.next = runtime.TxOptions{}
+	sess.noBackslash = false
 }
 
 // Env returns the vitess environment (parser, advertised version).
@@ -200,6 +204,12 @@ func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqlt
 	if err := h.applyHandshakeCharset(ctx, c, sess); err != nil {
 		return nil, err
 	}
+	return h.queryStandard(ctx, c, sess, sess.fromClient(query))
+}
+
+// queryStandard is query for the statement written as MySQL reads it
+// without NO_BACKSLASH_ESCAPES.
+func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *session, query string) (*sqltypes.Result, error) {
 	q := trimStatement(query)
 	if q == "" {
 		return nil, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")
@@ -252,7 +262,7 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 		return nil, err
 	}
 	start := time.Now()
-	w, err := h.s.in.executeWire(ctx, e, p, params, h.s.keyGenerator(p), sess.tag)
+	w, err := h.s.in.executeWire(ctx, e, p, params, h.s.keyGenerator(p), sess.tag, sess.noBackslash)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +370,7 @@ func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session,
 		return nil, true, err
 	}
 	st := &runtime.Stmt{Name: "pass-through", LogicSQL: q}
-	u := runtime.RouteUnit{DataSource: ds, SQL: q}
+	u := runtime.RouteUnit{DataSource: ds, SQL: sess.toBackend(q)}
 	if plan.ReturnsRows(q) {
 		rows, err := e.Query(ctx, st, u)
 		if err != nil {

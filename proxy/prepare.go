@@ -49,7 +49,7 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	if err := h.applyHandshakeCharset(ctx, c, sessionOf(c)); err != nil {
 		return nil, 0, err
 	}
-	q := trimStatement(query)
+	q := trimStatement(sessionOf(c).fromClient(query))
 	if q == "" {
 		return nil, 0, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")
 	}
@@ -189,6 +189,8 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	if h.sessionPrepared(q) {
 		return h.query(ctx, c, q)
 	}
+	sess := sessionOf(c)
+	q = sess.fromClient(q)
 	if n, ok := h.infoSchemaPrepared(q); ok {
 		// Run as the text statement with the values in place.
 		vals, err := bindArgs(prepare, unsigned, int(n))
@@ -199,7 +201,7 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 		if err != nil {
 			return nil, err
 		}
-		return h.query(ctx, c, text)
+		return h.queryStandard(ctx, c, sess, text)
 	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
@@ -209,7 +211,7 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	if err != nil {
 		return nil, err
 	}
-	return h.execute(ctx, c, sessionOf(c), p, vals)
+	return h.execute(ctx, c, sess, p, vals)
 }
 
 // bindArgs returns the n parameter values of an execution of prepare as Go

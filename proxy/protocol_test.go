@@ -76,3 +76,74 @@ func TestProxyFoundRows(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyNoBackslashEscapes: a session with sql_mode NO_BACKSLASH_ESCAPES
+// writes a backslash in a literal as an ordinary character; through the
+// proxy its statements (literals in the text, values go-sql-driver
+// interpolates itself, prepared statements; sharded, multi-node and
+// tableless) read and write what the unsharded reference database in the
+// same mode reads and writes. The driver interpolates correctly only
+// because the proxy's OK packets carry SERVER_STATUS_NO_BACKSLASH_ESCAPES.
+func TestProxyNoBackslashEscapes(t *testing.T) {
+	e := newPxEnv(t)
+	stmts := []string{
+		`INSERT INTO px_item (id, name) VALUES (1, 'a\b'), (2, 'c\\d'), (3, 'it''s\'), (4, 'x\_y'), (5, 'q"\n'), (6, "d""q\")`,
+		`SELECT id, name, LENGTH(name) FROM px_item ORDER BY id`,
+		`SELECT id FROM px_item WHERE name = 'a\b'`,
+		`SELECT id FROM px_item WHERE name IN ('c\\d', 'it''s\') ORDER BY id`,
+		`SELECT id FROM px_item WHERE name LIKE 'x\_%' ORDER BY id`,
+		`SELECT id FROM px_item WHERE name LIKE '%\' ORDER BY id`,
+		`UPDATE px_item SET name = CONCAT(name, '\') WHERE id IN (1, 2)`,
+		`SELECT id, name FROM px_item WHERE id IN (1, 2) ORDER BY id`,
+		`SELECT 'a\b', LENGTH('\\'), 'it''s'`,
+		`SELECT @@SESSION.sql_mode`,
+		`DELETE FROM px_item WHERE name = 'x\_y'`,
+		`SELECT COUNT(*) FROM px_item`,
+	}
+	for _, interpolate := range []string{"false", "true"} {
+		params := map[string]string{"sql_mode": "'NO_BACKSLASH_ESCAPES'", "interpolateParams": interpolate}
+		px, ref := e.client(t, "root", "secret", params), refClient(t, params)
+		px.SetMaxOpenConns(1)
+		for _, db := range []*sql.DB{px, ref} {
+			_, err := db.Exec("DELETE FROM px_item")
+			require.NoError(t, err)
+		}
+		for _, q := range stmts {
+			if strings.HasPrefix(q, "SELECT") {
+				require.Equal(t, rowsOf(t, ref, q), rowsOf(t, px, q), "interpolateParams=%s: %s", interpolate, q)
+				continue
+			}
+			_, err := ref.Exec(q)
+			require.NoError(t, err, q)
+			_, err = px.Exec(q)
+			require.NoError(t, err, q)
+		}
+		for i, v := range []string{"p\\'x\x00\"\n\x1a", `\`, `''\\`} {
+			for _, db := range []*sql.DB{px, ref} {
+				_, err := db.Exec("INSERT INTO px_item (id, name) VALUES (?, ?)", 10+i, v)
+				require.NoError(t, err)
+			}
+			q := "SELECT id, name FROM px_item WHERE name = ?"
+			require.Equal(t, rowsOf(t, ref, q, v), rowsOf(t, px, q, v), "interpolateParams=%s: %q", interpolate, v)
+			require.Len(t, rowsOf(t, px, q, v), 1, "%q", v)
+		}
+		q := "SELECT id, name FROM px_item ORDER BY id"
+		require.Equal(t, rowsOf(t, ref, q), rowsOf(t, px, q), "interpolateParams=%s", interpolate)
+	}
+}
+
+// TestNoBackslashRoundTrip: noBackslashToStandard and
+// standardToNoBackslash convert literals only, and back.
+func TestNoBackslashRoundTrip(t *testing.T) {
+	for nbe, std := range map[string]string{
+		`SELECT 'a\b', "c\", 'it''s\'`:                `SELECT 'a\\b', "c\\", 'it''s\\'`,
+		"SELECT `a\\b`, 1 /* 'x\\ */ -- 'y\\\n, '\\'": "SELECT `a\\b`, 1 /* 'x\\ */ -- 'y\\\n, '\\\\'",
+		`SELECT /*!50000 'v\' */ 1`:                   `SELECT /*!50000 'v\\' */ 1`,
+		`SELECT 'no backslash'`:                       `SELECT 'no backslash'`,
+	} {
+		require.Equal(t, std, noBackslashToStandard(nbe))
+		require.Equal(t, nbe, standardToNoBackslash(std))
+	}
+	require.Equal(t, "SELECT 'it''s', '\x00\n\r\t\b\x1a', '\"', \"'\", '\\%\\_', 'xq'",
+		standardToNoBackslash(`SELECT 'it\'s', '\0\n\r\t\b\Z', '\"', "\'", '\%\_', '\x\q'`))
+}

@@ -36,15 +36,15 @@ type wireResult struct {
 // The column types of the first unit that returned rows (or of a re-run of
 // the first unit when none did) describe the result. A non-empty tag (the
 // session's SQL comment, see watchStatement) is put before every unit's SQL.
-func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string) (*wireResult, error) {
-	return in.run(ctx, e, p, params, keys, tag, len(clientParams(p)) == 0, true)
+func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string, noBackslash bool) (*wireResult, error) {
+	return in.run(ctx, e, p, params, keys, tag, len(clientParams(p)) == 0, true, noBackslash)
 }
 
 // run is executeWire and Execute: textArgs puts every unit's arguments
 // into its SQL (text protocol) instead of sending them to a prepared
 // statement, and columns reads the back end's column types into the
 // result's column metadata.
-func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string, textArgs, columns bool) (*wireResult, error) {
+func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string, textArgs, columns, noBackslash bool) (*wireResult, error) {
 	params, values, lastKey, err := prepareParams(p, params, keys)
 	if err != nil {
 		return nil, err
@@ -70,6 +70,9 @@ func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan
 				return nil, err
 			}
 			u.Args = nil
+		}
+		if noBackslash {
+			u.SQL = standardToNoBackslash(u.SQL)
 		}
 		if tag != "" {
 			u.SQL = tag + u.SQL

@@ -66,7 +66,7 @@ func (h *handler) applySetting(ctx context.Context, sess *session, text string) 
 	if sess.res == nil {
 		sess.res = h.sources(sess).Reserve()
 	}
-	return sess.res.Apply(ctx, text)
+	return sess.res.Apply(ctx, sess.toBackend(text))
 }
 
 // set answers a SET statement st (q as the client wrote it); see the
@@ -122,6 +122,14 @@ func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sql
 		}
 		if err := h.applySetting(ctx, sess, text); err != nil {
 			return nil, true, err
+		}
+	}
+	for _, e := range forward {
+		if e.Var.Name.Lowered() == "sql_mode" && e.Var.Scope != sqlparser.VariableScope {
+			if err := h.readSQLMode(ctx, c, sess); err != nil {
+				return nil, true, err
+			}
+			break
 		}
 	}
 	switch autocommit {

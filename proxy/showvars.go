@@ -37,7 +37,7 @@ func (h *handler) showVariables(ctx context.Context, c *mysql.Conn, sess *sessio
 	if sess.tx != nil {
 		e = sess.tx
 	}
-	rows, err := e.Query(ctx, &runtime.Stmt{Name: "show", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: q})
+	rows, err := e.Query(ctx, &runtime.Stmt{Name: "show", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: sess.toBackend(q)})
 	if err != nil {
 		return nil, true, err
 	}

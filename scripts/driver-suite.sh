@@ -5,7 +5,7 @@
 # `shardgen proxy` in front of one) and prints the failing tests and one closing line:
 #   driver suite: P passed, F failed, S skipped
 # The suite's source comes from the Go module cache (downloaded if missing). connector_test.go is left out: it
-# dials an address outside this machine. DRIVER_SKIP (a go test -skip pattern) and DRIVER_TIMEOUT (seconds,
+# dials an address outside this machine. DRIVER_SKIP (a go test -skip pattern), DRIVER_RUN (a -run pattern) and DRIVER_TIMEOUT (seconds,
 # default 600) are optional. The suite creates and drops its own tables (named test, and test_<name>) in DATABASE.
 #
 # Direct to MariaDB 10.11 without TLS: 162 passed, 3 failed (TestLongData needs max_allowed_packet >= 16 MB;
@@ -24,7 +24,7 @@ fi
 W=$(mktemp -d -t driver-suite.XXXXXX); trap 'rm -rf $W' EXIT
 cp -r "$SRC"/. $W; chmod -R u+w $W; rm -f $W/connector_test.go
 cd $W && MYSQL_TEST_ADDR=$ADDR MYSQL_TEST_USER=$USER MYSQL_TEST_PASS=$PASS MYSQL_TEST_DBNAME=$DB \
-  timeout ${DRIVER_TIMEOUT:-600} go test -count=1 -v ${DRIVER_SKIP:+-skip "$DRIVER_SKIP"} . >$W/out.log 2>&1
+  timeout ${DRIVER_TIMEOUT:-600} go test -count=1 -v ${DRIVER_SKIP:+-skip "$DRIVER_SKIP"} ${DRIVER_RUN:+-run "$DRIVER_RUN"} . >$W/out.log 2>&1
 rc=$?
 p=$(grep -c '^--- PASS' $W/out.log); f=$(grep -c '^--- FAIL' $W/out.log); s=$(grep -c '^--- SKIP' $W/out.log)
 [ $rc = 124 ] && echo "TIMEOUT after ${DRIVER_TIMEOUT:-600}s; last test started: $(grep '^=== RUN' $W/out.log | tail -1)"
