@@ -463,49 +463,7 @@ func (p *planner) pos(off int) schema.Pos {
 }
 
 func (p *planner) build() (*Plan, error) {
-	var unsupported []int
-	p.sql, p.names, p.nulls, p.shift, unsupported = namedParams(p.q.SQL)
-	if len(unsupported) > 0 {
-		p.shift = nil
-		return nil, p.errorf(unsupported[0], "sqlc.slice and sqlc.embed are not supported; list the values as IN (?, ?, ...) or name the columns")
-	}
-	var bad string
-	if p.sql, p.hint, bad = parseHint(p.sql); bad != "" {
-		return nil, p.errorf(-1, "%s", bad)
-	}
-	stmt, err := p.b.parser.Parse(p.sql)
-	if err != nil {
-		off := -1
-		if m := positionRE.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			off = max(n-1, 0)
-			// vitess points just past the token it names: point at its start.
-			if near := nearRE.FindStringSubmatch(err.Error()); near != nil && off <= len(p.sql) && off >= len(near[1]) &&
-				strings.EqualFold(p.sql[off-len(near[1]):off], near[1]) {
-				off -= len(near[1])
-			}
-		}
-		return nil, p.errorf(off, "syntax error: %s", strings.TrimPrefix(err.Error(), "syntax error "))
-	}
-	p.stmt = stmt
-	p.plan = &Plan{Name: p.q.Name, Cmd: p.q.Cmd, Source: p.q.Pos.String(), LogicSQL: p.sql, Doc: p.q.Doc}
-	if err := p.checkSupported(); err != nil {
-		return nil, err
-	}
-	p.plan.Primary = p.q.Primary || p.plan.Statement != StmtSelect
-	if s, ok := p.stmt.(*sqlparser.Select); ok && s.Lock != sqlparser.NoLock {
-		p.plan.Primary = true // FOR UPDATE / LOCK IN SHARE MODE: ShardingSphere routes locking reads to the primary
-	}
-	if p.hint != nil && p.hint.writeOnly {
-		p.plan.Primary = true // SHARDINGSPHERE_HINT: WRITE_ROUTE_ONLY=true
-	}
-	if err := p.collectTables(); err != nil {
-		return nil, err
-	}
-	if err := p.keyGenerate(); err != nil {
-		return nil, err
-	}
-	if err := p.resolveColumns(); err != nil {
+	if err := p.bindStatement(); err != nil {
 		return nil, err
 	}
 	if err := p.checkCommand(); err != nil {
@@ -538,6 +496,54 @@ func (p *planner) build() (*Plan, error) {
 		}
 	}
 	return p.plan, nil
+}
+
+// bindStatement parses the statement and binds its table references and
+// columns: the stages of planning before routing.
+func (p *planner) bindStatement() error {
+	var unsupported []int
+	p.sql, p.names, p.nulls, p.shift, unsupported = namedParams(p.q.SQL)
+	if len(unsupported) > 0 {
+		p.shift = nil
+		return p.errorf(unsupported[0], "sqlc.slice and sqlc.embed are not supported; list the values as IN (?, ?, ...) or name the columns")
+	}
+	var bad string
+	if p.sql, p.hint, bad = parseHint(p.sql); bad != "" {
+		return p.errorf(-1, "%s", bad)
+	}
+	stmt, err := p.b.parser.Parse(p.sql)
+	if err != nil {
+		off := -1
+		if m := positionRE.FindStringSubmatch(err.Error()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			off = max(n-1, 0)
+			// vitess points just past the token it names: point at its start.
+			if near := nearRE.FindStringSubmatch(err.Error()); near != nil && off <= len(p.sql) && off >= len(near[1]) &&
+				strings.EqualFold(p.sql[off-len(near[1]):off], near[1]) {
+				off -= len(near[1])
+			}
+		}
+		return p.errorf(off, "syntax error: %s", strings.TrimPrefix(err.Error(), "syntax error "))
+	}
+	p.stmt = stmt
+	p.plan = &Plan{Name: p.q.Name, Cmd: p.q.Cmd, Source: p.q.Pos.String(), LogicSQL: p.sql, Doc: p.q.Doc}
+	if err := p.checkSupported(); err != nil {
+		return err
+	}
+	p.plan.Primary = p.q.Primary || p.plan.Statement != StmtSelect
+	if s, ok := p.stmt.(*sqlparser.Select); ok && s.Lock != sqlparser.NoLock {
+		p.plan.Primary = true // FOR UPDATE / LOCK IN SHARE MODE: ShardingSphere routes locking reads to the primary
+	}
+	if p.hint != nil && p.hint.writeOnly {
+		p.plan.Primary = true // SHARDINGSPHERE_HINT: WRITE_ROUTE_ONLY=true
+	}
+	if err := p.collectTables(); err != nil {
+		return err
+	}
+	if err := p.keyGenerate(); err != nil {
+		return err
+	}
+	return p.resolveColumns()
 }
 
 // routeHintDataSource routes a statement to the data source its

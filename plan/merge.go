@@ -388,17 +388,10 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 				return p.errorf(-1, "%s over several data nodes cannot be merged: %v", sqlparser.String(expr), err)
 			}
 		}
-		empty := func() sqlparser.Expr { // LEFT(expr, 0): '' in expr's collation
-			return &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("LEFT"), Exprs: []sqlparser.Expr{sqlparser.Clone(expr), sqlparser.NewIntLiteral("0")}}
-		}
-		pad := &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("IF"), Exprs: []sqlparser.Expr{
-			&sqlparser.ComparisonExpr{Operator: sqlparser.EqualOp, Left: empty(), Right: sqlparser.NewStrLiteral(" ")},
-			&sqlparser.WeightStringFuncExpr{Expr: &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("CONCAT"), Exprs: []sqlparser.Expr{empty(), sqlparser.NewStrLiteral(" ")}}},
-			sqlparser.NewStrLiteral(""),
-		}}
 		k.Weight = len(m.Kinds)
+		weight, pad := weightExprs(expr)
 		node.SelectExprs.Exprs = append(node.SelectExprs.Exprs,
-			&sqlparser.AliasedExpr{Expr: &sqlparser.WeightStringFuncExpr{Expr: sqlparser.Clone(expr)}, As: sqlparser.NewIdentifierCI(fmt.Sprintf("WEIGHT_STRING_DERIVED_%d", n))},
+			&sqlparser.AliasedExpr{Expr: weight, As: sqlparser.NewIdentifierCI(fmt.Sprintf("WEIGHT_STRING_DERIVED_%d", n))},
 			&sqlparser.AliasedExpr{Expr: pad, As: sqlparser.NewIdentifierCI(fmt.Sprintf("WEIGHT_PAD_DERIVED_%d", n))})
 		m.Kinds = append(m.Kinds, mergeKind{Type: "bytes"}, mergeKind{Type: "bytes"})
 		n++
@@ -417,6 +410,23 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 		node.GroupBy = &sqlparser.GroupBy{Exprs: exprs}
 	}
 	return nil
+}
+
+// weightExprs returns the server sort key of the text expression expr and
+// its pad weight (see runtime.ColumnKind.Weight):
+//
+//	WEIGHT_STRING(expr)
+//	IF(LEFT(expr, 0) = ' ', WEIGHT_STRING(CONCAT(LEFT(expr, 0), ' ')), '')
+func weightExprs(expr sqlparser.Expr) (weight, pad sqlparser.Expr) {
+	empty := func() sqlparser.Expr { // LEFT(expr, 0): '' in expr's collation
+		return &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("LEFT"), Exprs: []sqlparser.Expr{sqlparser.Clone(expr), sqlparser.NewIntLiteral("0")}}
+	}
+	pad = &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("IF"), Exprs: []sqlparser.Expr{
+		&sqlparser.ComparisonExpr{Operator: sqlparser.EqualOp, Left: empty(), Right: sqlparser.NewStrLiteral(" ")},
+		&sqlparser.WeightStringFuncExpr{Expr: &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("CONCAT"), Exprs: []sqlparser.Expr{empty(), sqlparser.NewStrLiteral(" ")}}},
+		sqlparser.NewStrLiteral(""),
+	}}
+	return &sqlparser.WeightStringFuncExpr{Expr: sqlparser.Clone(expr)}, pad
 }
 
 // aggregate describes one aggregate column and adds AVG's derived columns.

@@ -146,8 +146,8 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 		s.Kind, s.Union = StepsUnion, us
 		return s, nil
 	}
-	if sel, ok := stmt.(*sqlparser.Select); ok {
-		js, err := b.joinSteps(sel)
+	if _, ok := stmt.(*sqlparser.Select); ok {
+		js, err := b.joinSteps(sql)
 		if err != nil {
 			return nil, err
 		}

@@ -2,15 +2,514 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
 )
 
-// JoinSteps is a nested-loop join of two table references that do not
-// co-locate.
-type JoinSteps struct{}
+// JoinBatch is the number of outer rows whose key values one inner
+// statement binds (as IN lists).
+const JoinBatch = 500
 
-// joinSteps plans a nested-loop join of sel.
-func (b *Builder) joinSteps(sel *sqlparser.Select) (*JoinSteps, error) {
-	return nil, fmt.Errorf("%w: joins across data nodes are not evaluated yet", ErrCrossNode)
+// JoinSteps is a nested-loop join of two table references that do not
+// co-locate (vtgate's join with bind variables, planned once):
+//
+//  1. the outer side's statement runs (routed and merged like any
+//     SELECT): the left table of JOIN and LEFT JOIN, the right table of
+//     RIGHT JOIN, with the WHERE and ON conditions on it alone;
+//  2. for every JoinBatch outer rows, the inner side's statement runs with
+//     each of its key columns compared with the batch's distinct key
+//     values (InnerSQL: `AND b.k IN (…)`), which may route it;
+//  3. runtime.JoinRows pairs the rows by equal keys (Spec); then the
+//     joined rows are sorted (OrderBy), paginated (Offset, Count) and
+//     projected (Output).
+//
+// Every result column is computed by one side's statement, so a select
+// expression may use the columns of one table only; conditions other than
+// key equalities must be on one table (for an outer join, in ON on the
+// inner table or in WHERE on the outer one).
+type JoinSteps struct {
+	Outer *JoinSide        `json:"outer"`
+	Inner *JoinSide        `json:"inner"`
+	Spec  runtime.JoinSpec `json:"spec"`
+	// Output are the visible result columns, in order: indexes in the
+	// joined row (the outer side's columns, then the inner side's).
+	Output []int `json:"output"`
+	// Kinds describe the joined row's columns (Weight indexes the joined
+	// row) for OrderBy.
+	Kinds   []runtime.ColumnKind `json:"kinds"`
+	OrderBy []runtime.SortKey    `json:"order_by,omitempty"`
+	// Offset and Count paginate the sorted joined rows; Count -1: no LIMIT.
+	Offset int64 `json:"offset,omitempty"`
+	Count  int64 `json:"count"`
+	// Batch is JoinBatch.
+	Batch int `json:"batch"`
+}
+
+// JoinSide is one side of a JoinSteps: a SELECT of one logic table.
+type JoinSide struct {
+	Table string `json:"table"`
+	// SQL is the side's statement; for the inner side without the IN
+	// lists InnerSQL adds.
+	SQL string `json:"sql"`
+
+	sel  *sqlparser.Select
+	keys []sqlparser.Expr
+}
+
+// LimitedSQL is the side's SQL reading at most n rows (LIMIT n).
+func (s *JoinSide) LimitedSQL(n int) string {
+	c := sqlparser.Clone(s.sel)
+	c.SetLimit(&sqlparser.Limit{Rowcount: sqlparser.NewIntLiteral(strconv.Itoa(n))})
+	return sqlparser.String(c)
+}
+
+// InnerSQL returns the inner side's statement with key i compared with
+// the values keys[i] (distinct, not NULL): `AND k IN (v1, …)`; with no
+// value `IN (NULL)`, which matches no row. limit > 0 reads at most limit
+// rows (LIMIT limit).
+func (j *JoinSteps) InnerSQL(keys [][]BoundValue, limit int) string {
+	c := sqlparser.Clone(j.Inner.sel)
+	for i, k := range j.Inner.keys {
+		list := sqlparser.ValTuple{&sqlparser.NullVal{}}
+		if i < len(keys) && len(keys[i]) > 0 {
+			list = make(sqlparser.ValTuple, len(keys[i]))
+			for n, v := range keys[i] {
+				list[n] = v.Expr()
+			}
+		}
+		c.AddWhere(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: sqlparser.Clone(k), Right: list})
+	}
+	if limit > 0 {
+		c.SetLimit(&sqlparser.Limit{Rowcount: sqlparser.NewIntLiteral(strconv.Itoa(limit))})
+	}
+	return sqlparser.String(c)
+}
+
+// joinDraft is one side while a join is planned.
+type joinDraft struct {
+	ref   *tableRef
+	from  *sqlparser.AliasedTableExpr
+	exprs []sqlparser.SelectExpr
+	kinds []mergeKind
+	conds []sqlparser.Expr
+	keys  []int
+}
+
+func (d *joinDraft) add(e sqlparser.Expr, as string, k mergeKind) int {
+	ae := &sqlparser.AliasedExpr{Expr: sqlparser.Clone(e)}
+	if as != "" {
+		ae.As = sqlparser.NewIdentifierCI(as)
+	}
+	d.exprs = append(d.exprs, ae)
+	d.kinds = append(d.kinds, k)
+	return len(d.exprs) - 1
+}
+
+// weigh makes column c of the side (expression e, a text key) comparable:
+// in process by its collation, or by the server's sort key and pad weight
+// (see addWeightStrings), which it appends.
+func (d *joinDraft) weigh(c int, e sqlparser.Expr) error {
+	k := &d.kinds[c]
+	if k.Type != "string" || k.Weight > 0 {
+		return nil
+	}
+	if _, err := runtime.ParseCollation(k.Collation); err == nil {
+		return nil
+	}
+	if k.Collation != "" {
+		if err := runtime.WeightCollationError(k.Collation); err != nil {
+			return err
+		}
+	}
+	n := len(d.exprs)
+	k.Weight = n
+	weight, pad := weightExprs(e)
+	d.add(weight, fmt.Sprintf("WEIGHT_STRING_DERIVED_%d", n), mergeKind{Type: "bytes"})
+	d.add(pad, fmt.Sprintf("WEIGHT_PAD_DERIVED_%d", n), mergeKind{Type: "bytes"})
+	return nil
+}
+
+// columnKinds converts the side's kinds, Weight shifted by off.
+func columnKinds(kinds []mergeKind, off int) []runtime.ColumnKind {
+	out := make([]runtime.ColumnKind, len(kinds))
+	for i, k := range kinds {
+		ck := runtime.ColumnKind{Type: columnTypes[k.Type]}
+		switch {
+		case ck.Type == 0:
+			ck.Type = runtime.ColumnBytes
+		case k.Type == "string" && k.Weight > 0:
+			ck.Weight = k.Weight + off
+		case k.Type == "string":
+			if c, err := runtime.ParseCollation(k.Collation); err == nil {
+				ck.Collation = c
+			} else {
+				ck.Type = runtime.ColumnBytes // not a key: its text passes through
+			}
+		}
+		out[i] = ck
+	}
+	return out
+}
+
+// joinRefusal is the reason a join is not evaluated in steps.
+func joinRefusal(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCrossNode, fmt.Sprintf(format, args...))
+}
+
+// joinSteps plans a nested-loop join of the SELECT sql (see JoinSteps).
+func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
+	pos := schema.Pos{File: AdHocFile, Line: 1, Col: 1}
+	p := &planner{b: b, tables: b.tables(), q: &schema.Query{Name: "proxy", Cmd: schema.CmdMany, SQL: sql, AllowFullRoute: true, Pos: pos, SQLPos: pos}}
+	if err := p.bindStatement(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCrossNode, err)
+	}
+	sel, ok := p.stmt.(*sqlparser.Select)
+	switch {
+	case !ok:
+		return nil, joinRefusal("not a SELECT")
+	case strings.Contains(p.sql, "?"):
+		return nil, joinRefusal("a join across data nodes with placeholders (?) is not evaluated")
+	case len(p.allRefs) != 2 || len(p.refs) != 2:
+		return nil, joinRefusal("only a join of two tables is evaluated across data nodes")
+	case sel.GroupBy != nil || sel.Having != nil || sel.Distinct || containsAggregate(sel.SelectExprs):
+		return nil, joinRefusal("GROUP BY, HAVING, DISTINCT and aggregates over the rows of a join across data nodes are not evaluated yet")
+	case sel.With != nil || sel.Into != nil || sel.Lock != sqlparser.NoLock || hasWindow(sel):
+		return nil, joinRefusal("WITH, INTO, locking reads and window functions are not evaluated across data nodes")
+	}
+	for _, r := range p.refs {
+		if r.info.derived != nil || r.info.dual {
+			return nil, joinRefusal("a join of a derived table across data nodes is not evaluated")
+		}
+	}
+	// The FROM: a JOIN of two tables, or two tables separated by a comma.
+	var (
+		from  [2]*sqlparser.AliasedTableExpr
+		on    sqlparser.Expr
+		outer = 0
+		left  bool
+	)
+	switch {
+	case len(sel.From) == 2:
+		from[0], _ = sel.From[0].(*sqlparser.AliasedTableExpr)
+		from[1], _ = sel.From[1].(*sqlparser.AliasedTableExpr)
+	case len(sel.From) == 1:
+		je, ok := sel.From[0].(*sqlparser.JoinTableExpr)
+		if !ok {
+			return nil, joinRefusal("not a join")
+		}
+		from[0], _ = je.LeftExpr.(*sqlparser.AliasedTableExpr)
+		from[1], _ = je.RightExpr.(*sqlparser.AliasedTableExpr)
+		switch je.Join {
+		case sqlparser.NormalJoinType, sqlparser.StraightJoinType:
+		case sqlparser.LeftJoinType:
+			left = true
+		case sqlparser.RightJoinType:
+			left, outer = true, 1
+		default:
+			return nil, joinRefusal("a NATURAL join across data nodes is not evaluated; name the columns in ON")
+		}
+		if je.Condition != nil {
+			if len(je.Condition.Using) > 0 {
+				return nil, joinRefusal("JOIN … USING across data nodes is not evaluated; write ON a.x = b.x")
+			}
+			on = je.Condition.On
+		}
+	}
+	if from[0] == nil || from[1] == nil {
+		return nil, joinRefusal("only a join of two tables is evaluated across data nodes")
+	}
+	inner := 1 - outer
+	d := [2]*joinDraft{{ref: p.refs[0], from: from[0]}, {ref: p.refs[1], from: from[1]}}
+	// sides reports the FROM positions whose columns e names (bit 0: the
+	// first table, bit 1: the second); -1 when e names something else.
+	sides := func(e sqlparser.SQLNode) int {
+		mask := 0
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			switch n := n.(type) {
+			case *sqlparser.Subquery:
+				mask = -1
+				return false, nil
+			case *sqlparser.ColName:
+				c := p.cols[n]
+				switch {
+				case mask < 0:
+				case c == nil:
+					mask = -1
+				case c.ref == d[0].ref:
+					mask |= 1
+				case c.ref == d[1].ref:
+					mask |= 2
+				default:
+					mask = -1
+				}
+			}
+			return mask >= 0, nil
+		}, e)
+		return mask
+	}
+	var keyPairs [][2]*sqlparser.ColName // outer, inner
+	condition := func(e sqlparser.Expr, inOn bool) error {
+		m := sides(e)
+		if c, ok := e.(*sqlparser.ComparisonExpr); ok && c.Operator == sqlparser.EqualOp && m == 3 && (inOn || !left) {
+			l, lok := c.Left.(*sqlparser.ColName)
+			r, rok := c.Right.(*sqlparser.ColName)
+			if lok && rok {
+				if p.cols[l].ref != d[outer].ref {
+					l, r = r, l
+				}
+				keyPairs = append(keyPairs, [2]*sqlparser.ColName{l, r})
+				return nil
+			}
+		}
+		switch {
+		case m == 0 && inOn:
+			d[inner].conds = append(d[inner].conds, e)
+		case m == 0:
+			d[outer].conds = append(d[outer].conds, e)
+		case m == 1<<outer && (!left || !inOn):
+			d[outer].conds = append(d[outer].conds, e)
+		case m == 1<<inner && (!left || inOn):
+			d[inner].conds = append(d[inner].conds, e)
+		case m == 1<<outer:
+			return joinRefusal("the ON condition %s of an outer join is on the outer table alone; evaluating it across data nodes is not supported", sqlparser.String(e))
+		case m == 1<<inner:
+			return joinRefusal("the WHERE condition %s of an outer join is on the inner table, which is NULL where no row matches; evaluating it across data nodes is not supported", sqlparser.String(e))
+		default:
+			return joinRefusal("the condition %s compares columns of both tables other than by = of two columns; evaluating it across data nodes is not supported", sqlparser.String(e))
+		}
+		return nil
+	}
+	for _, e := range conjuncts(on) {
+		if err := condition(e, true); err != nil {
+			return nil, err
+		}
+	}
+	if sel.Where != nil {
+		for _, e := range conjuncts(sel.Where.Expr) {
+			if err := condition(e, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(keyPairs) == 0 {
+		return nil, joinRefusal("a join across data nodes needs an equality of a column of each table (ON a.x = b.y)")
+	}
+	// The select list: each expression computed by one side.
+	var output [][2]int // side, column
+	for _, se := range sel.SelectExprs.Exprs {
+		switch se := se.(type) {
+		case *sqlparser.StarExpr:
+			for pos := range d {
+				r := d[pos].ref
+				if q := se.TableName.Name.String(); q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
+					continue
+				}
+				qual := r.alias
+				if qual == "" {
+					qual = r.info.name
+				}
+				for _, col := range r.info.ddl.VisibleColumns() {
+					c := d[pos].add(sqlparser.NewColNameWithQualifier(col.Name, sqlparser.NewTableName(qual)), "", p.columnKind(r.info, col))
+					output = append(output, [2]int{pos, c})
+				}
+			}
+		case *sqlparser.AliasedExpr:
+			m := sides(se.Expr)
+			pos := outer
+			switch m {
+			case 0:
+			case 1, 2:
+				pos = m - 1
+			default:
+				return nil, joinRefusal("the select expression %s uses columns of both tables; evaluating it across data nodes is not supported", sqlparser.String(se.Expr))
+			}
+			c := d[pos].add(se.Expr, se.As.String(), p.exprKind(se.Expr))
+			output = append(output, [2]int{pos, c})
+		default:
+			return nil, joinRefusal("select expression %s", sqlparser.String(se))
+		}
+	}
+	// The join keys.
+	for _, kp := range keyPairs {
+		ko, ki := p.cols[kp[0]], p.cols[kp[1]]
+		if err := sameKeyKind(p, ko, ki); err != nil {
+			return nil, err
+		}
+		for s, pos := range [2]int{outer, inner} {
+			c := d[pos].add(kp[s], "", p.exprKind(kp[s]))
+			if err := d[pos].weigh(c, kp[s]); err != nil {
+				return nil, joinRefusal("join key %s: %v", sqlparser.String(kp[s]), err)
+			}
+			d[pos].keys = append(d[pos].keys, c)
+		}
+	}
+	// ORDER BY over the joined rows.
+	type orderCol struct {
+		side, col int
+		desc      bool
+	}
+	var orders []orderCol
+	for _, o := range sel.OrderBy {
+		desc := o.Direction == sqlparser.DescOrder
+		if lit, ok := o.Expr.(*sqlparser.Literal); ok && lit.Type == sqlparser.IntVal {
+			n, err := strconv.Atoi(lit.Val)
+			if err != nil || n < 1 || n > len(output) {
+				return nil, joinRefusal("ORDER BY position %s", lit.Val)
+			}
+			oc := output[n-1]
+			if err := d[oc[0]].weigh(oc[1], d[oc[0]].exprs[oc[1]].(*sqlparser.AliasedExpr).Expr); err != nil {
+				return nil, joinRefusal("ORDER BY %s: %v", lit.Val, err)
+			}
+			orders = append(orders, orderCol{oc[0], oc[1], desc})
+			continue
+		}
+		if cn, ok := o.Expr.(*sqlparser.ColName); ok && cn.Qualifier.IsEmpty() && p.cols[cn] == nil {
+			found := false
+			for i, se := range sel.SelectExprs.Exprs {
+				if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.EqualString(cn.Name.String()) {
+					oc := output[i]
+					if err := d[oc[0]].weigh(oc[1], ae.Expr); err != nil {
+						return nil, joinRefusal("ORDER BY %s: %v", cn.Name.String(), err)
+					}
+					orders = append(orders, orderCol{oc[0], oc[1], desc})
+					found = true
+					break
+				}
+			}
+			if found {
+				continue
+			}
+		}
+		m := sides(o.Expr)
+		if m != 1 && m != 2 {
+			return nil, joinRefusal("ORDER BY %s must be a column or an expression of one table to sort the rows of a join across data nodes", sqlparser.String(o.Expr))
+		}
+		pos := m - 1
+		k := p.exprKind(o.Expr)
+		if k.Type == "" {
+			return nil, joinRefusal("ORDER BY %s: the type of the expression is not known, so its values cannot be compared as MySQL does", sqlparser.String(o.Expr))
+		}
+		c := d[pos].add(o.Expr, "", k)
+		if err := d[pos].weigh(c, o.Expr); err != nil {
+			return nil, joinRefusal("ORDER BY %s: %v", sqlparser.String(o.Expr), err)
+		}
+		orders = append(orders, orderCol{pos, c, desc})
+	}
+	js := &JoinSteps{Count: -1, Batch: JoinBatch}
+	if sel.Limit != nil {
+		lim := func(e sqlparser.Expr) (int64, error) {
+			lit, ok := e.(*sqlparser.Literal)
+			if !ok || lit.Type != sqlparser.IntVal {
+				return 0, joinRefusal("LIMIT %s must be an integer literal", sqlparser.String(e))
+			}
+			return strconv.ParseInt(lit.Val, 10, 64)
+		}
+		var err error
+		if sel.Limit.Offset != nil {
+			if js.Offset, err = lim(sel.Limit.Offset); err != nil {
+				return nil, err
+			}
+		}
+		if sel.Limit.Rowcount != nil {
+			if js.Count, err = lim(sel.Limit.Rowcount); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// The side statements.
+	build := func(dr *joinDraft) *JoinSide {
+		s := &sqlparser.Select{From: sqlparser.TableExprs{sqlparser.Clone(dr.from)}, SelectExprs: &sqlparser.SelectExprs{Exprs: dr.exprs}}
+		for _, c := range dr.conds {
+			s.AddWhere(sqlparser.Clone(c))
+		}
+		return &JoinSide{Table: dr.ref.info.name, SQL: sqlparser.String(s), sel: s}
+	}
+	js.Outer, js.Inner = build(d[outer]), build(d[inner])
+	for _, c := range d[inner].keys {
+		js.Inner.keys = append(js.Inner.keys, d[inner].exprs[c].(*sqlparser.AliasedExpr).Expr)
+	}
+	width := len(d[outer].exprs)
+	js.Spec = runtime.JoinSpec{Left: left, OuterKeys: d[outer].keys, InnerKeys: d[inner].keys,
+		OuterKinds: columnKinds(d[outer].kinds, 0), InnerKinds: columnKinds(d[inner].kinds, 0)}
+	js.Kinds = append(columnKinds(d[outer].kinds, 0), columnKinds(d[inner].kinds, width)...)
+	at := func(side, col int) int {
+		if side == outer {
+			return col
+		}
+		return width + col
+	}
+	for _, o := range output {
+		js.Output = append(js.Output, at(o[0], o[1]))
+	}
+	for _, o := range orders {
+		js.OrderBy = append(js.OrderBy, runtime.SortKey{Column: at(o.side, o.col), Desc: o.desc})
+	}
+	return js, nil
+}
+
+// hasWindow reports whether sel has a window function (an OVER clause).
+func hasWindow(sel *sqlparser.Select) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n.(type) {
+		case *sqlparser.OverClause, *sqlparser.NamedWindow:
+			found = true
+		}
+		return !found, nil
+	}, sel)
+	return found
+}
+
+// sameKeyKind refuses join keys MySQL would compare other than the
+// in-process key compares them: values of different kinds (a number and a
+// string compare as doubles), text of different character sets or
+// collations.
+func sameKeyKind(p *planner, a, b *colRef) error {
+	ka, kb := p.columnKind(a.ref.info, a.col), p.columnKind(b.ref.info, b.col)
+	num := func(t string) bool { return t == "int" || t == "uint" || t == "decimal" }
+	switch {
+	case num(ka.Type) && num(kb.Type), ka.Type == kb.Type && ka.Type != "string" && ka.Type != "":
+		return nil
+	case ka.Type == "string" && kb.Type == "string":
+		ca, sa := effectiveCollation(a)
+		cb, sb := effectiveCollation(b)
+		if strings.EqualFold(ca, cb) && strings.EqualFold(sa, sb) {
+			return nil
+		}
+		return joinRefusal("join key columns %s.%s (%s) and %s.%s (%s) have different collations; evaluating the join across data nodes needs one collation",
+			a.ref.info.name, a.col.Name, describeColl(ca, sa), b.ref.info.name, b.col.Name, describeColl(cb, sb))
+	}
+	return joinRefusal("join key columns %s.%s (%s) and %s.%s (%s) are of different kinds, which MySQL compares as numbers; evaluating the join across data nodes needs keys of one kind",
+		a.ref.info.name, a.col.Name, a.col.Type, b.ref.info.name, b.col.Name, b.col.Type)
+}
+
+// effectiveCollation returns the collation and character set the DDL
+// gives a text column (the table's when the column names none; "" where
+// the database default applies).
+func effectiveCollation(c *colRef) (coll, charset string) {
+	coll, charset = c.col.Collation, c.col.Charset
+	t := c.ref.info.ddl
+	if charset == "" {
+		charset = t.Charset
+		if coll == "" {
+			coll = t.Collation
+		}
+	}
+	return coll, charset
+}
+
+// describeColl names a collation for messages.
+func describeColl(coll, charset string) string {
+	switch {
+	case coll != "":
+		return coll
+	case charset != "":
+		return "default collation of " + charset
+	}
+	return "the database default"
 }

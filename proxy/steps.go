@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
 	"vitess.io/vitess/go/sqltypes"
 
 	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
 
@@ -56,9 +58,9 @@ func (s *Server) maxCrossNodeRows() int {
 // in steps across data nodes (plan.BuildSteps). ok is false when q has no
 // shape that can be evaluated so: planErr then stands.
 func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q string, planErr error) (*sqltypes.Result, bool, error) {
-	st := h.s.stepsOf(q, planErr)
+	st, refused := h.s.stepsOf(q, planErr)
 	if st == nil {
-		return nil, false, nil
+		return nil, refused != nil, refused
 	}
 	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows()}
 	w, err := r.run(ctx, st, 1)
@@ -73,17 +75,22 @@ func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q str
 }
 
 // stepsOf returns the steps of a SELECT q the planner refused (planErr, a
-// planner refusal), nil when q is not evaluated in steps.
-func (s *Server) stepsOf(q string, planErr error) *plan.Steps {
+// planner refusal), nil when q is not evaluated in steps. refused is then
+// planErr with the reason steps do not apply added, when planErr is a
+// refusal to evaluate across data nodes (nil otherwise: planErr stands).
+func (s *Server) stepsOf(q string, planErr error) (st *plan.Steps, refused error) {
 	var pe *schema.Error
 	if !plan.ReturnsRows(q) || !errors.As(planErr, &pe) {
-		return nil
+		return nil, nil
 	}
 	st, err := s.b.BuildSteps(q)
 	if err != nil {
-		return nil
+		if strings.Contains(pe.Msg, "across data nodes is not supported yet") && errors.Is(err, plan.ErrCrossNode) {
+			return nil, &schema.Error{Pos: pe.Pos, Msg: pe.Msg + "; " + err.Error()}
+		}
+		return nil, nil
 	}
-	return st
+	return st, nil
 }
 
 // query evaluates the SELECT q: planned and run as one statement when the
@@ -128,6 +135,8 @@ func (r *stepsRun) run(ctx context.Context, st *plan.Steps, depth int) (*wireRes
 	switch st.Kind {
 	case plan.StepsSubqueries:
 		return r.subqueries(ctx, st, depth)
+	case plan.StepsJoin:
+		return r.join(ctx, st.Join, depth)
 	}
 	return nil, fmt.Errorf("%s steps are not evaluated by the proxy", st.Kind)
 }
@@ -221,9 +230,9 @@ func boundValue(c *column, v any) (plan.BoundValue, error) {
 // as written, with data source "(bound)". ok is false when q is not
 // evaluated in steps.
 func (h *handler) previewSteps(ctx context.Context, q string, planErr error) ([]sqltypes.Row, bool, error) {
-	st := h.s.stepsOf(q, planErr)
+	st, refused := h.s.stepsOf(q, planErr)
 	if st == nil {
-		return nil, false, nil
+		return nil, refused != nil, refused
 	}
 	n := 0
 	rows, err := h.previewStepsOf(ctx, st, &n, 1)
@@ -267,8 +276,93 @@ func (h *handler) previewStepsOf(ctx context.Context, st *plan.Steps, n *int, de
 			}
 		}
 		bound(fmt.Sprintf("the statement with the rows of steps %d-%d bound as values, routed by them", first, *n))
+	case plan.StepsJoin:
+		if err := add(st.Join.Outer.SQL, "outer side of the join"); err != nil {
+			return nil, err
+		}
+		*n++
+		rows = append(rows, sqltypes.Row{sqltypes.NewVarChar("(bound)"), sqltypes.NewVarChar(fmt.Sprintf("/* step %d: inner side of the join, run with the key values of every %d rows of step %d bound as IN lists, routed by them */ %s", *n, st.Join.Batch, *n-1, st.Join.Inner.SQL))})
 	default:
 		return nil, fmt.Errorf("%s steps cannot be previewed", st.Kind)
 	}
 	return rows, nil
+}
+
+// join evaluates a nested-loop join (plan.JoinSteps): the outer side's
+// rows, then the inner side's for each batch of them with their key values
+// bound, paired, sorted, paginated and projected.
+func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wireResult, error) {
+	ow, err := r.query(ctx, j.Outer.LimitedSQL(r.max+1), true, depth)
+	if err != nil {
+		return nil, err
+	}
+	if len(ow.Rows) > r.max {
+		return nil, fmt.Errorf("the outer side of the join (%s) %w (%d); raise it in props or narrow the join", j.Outer.SQL, ErrTooManyRows, r.max)
+	}
+	var (
+		joined [][]any
+		icols  []column
+	)
+	for start := 0; start == 0 || start < len(ow.Rows); start += j.Batch {
+		batch := ow.Rows[start:min(start+j.Batch, len(ow.Rows))]
+		keys := make([][]plan.BoundValue, len(j.Spec.OuterKeys))
+		for k, c := range j.Spec.OuterKeys {
+			seen := map[plan.BoundValue]bool{}
+			for _, row := range batch {
+				v, err := boundValue(&ow.columns[c], row[c])
+				if err != nil {
+					return nil, fmt.Errorf("join key: %w", err)
+				}
+				if v.Kind != plan.BoundNull && !seen[v] {
+					seen[v] = true
+					keys[k] = append(keys[k], v)
+				}
+			}
+		}
+		iw, err := r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth)
+		if err != nil {
+			return nil, err
+		}
+		icols = iw.columns
+		if len(iw.Rows) > r.max {
+			return nil, fmt.Errorf("the inner side of the join (%s) %w (%d); raise it in props or narrow the join", j.Inner.SQL, ErrTooManyRows, r.max)
+		}
+		rows, err := runtime.JoinRows(&j.Spec, batch, iw.Rows, r.max-len(joined))
+		if err != nil {
+			if errors.Is(err, runtime.ErrJoinRows) {
+				return nil, fmt.Errorf("the join %w (%d); raise it in props or narrow the join", ErrTooManyRows, r.max)
+			}
+			return nil, err
+		}
+		joined = append(joined, rows...)
+	}
+	if err := runtime.SortRows(j.Kinds, j.OrderBy, joined); err != nil {
+		return nil, err
+	}
+	if j.Offset > 0 {
+		joined = joined[min(int(j.Offset), len(joined)):]
+	}
+	if j.Count >= 0 && int64(len(joined)) > j.Count {
+		joined = joined[:j.Count]
+	}
+	cols := append(append([]column(nil), ow.columns...), icols...)
+	if j.Spec.Left {
+		for i := len(ow.columns); i < len(cols); i++ {
+			cols[i].nullable = true
+		}
+	}
+	res := &wireResult{Result: &Result{}}
+	for _, c := range j.Output {
+		res.columns = append(res.columns, cols[c])
+		res.Columns = append(res.Columns, cols[c].name)
+	}
+	res.Rows = make([][]any, len(joined))
+	for i, row := range joined {
+		out := make([]any, len(j.Output))
+		for k, c := range j.Output {
+			out[k] = row[c]
+		}
+		res.Rows[i] = out
+	}
+	return res, nil
 }

@@ -1,0 +1,179 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// JoinSpec is a nested-loop join of two sides' rows on equal keys, the
+// operator the proxy (and generated code) runs for a join of tables that
+// do not co-locate: the outer side's rows are read first, the inner side's
+// per-node statement is run with the outer side's key values bound as IN
+// lists (which narrow and may route it), and JoinRows pairs the rows.
+//
+// Keys compare as MySQL's `=` does for values of one kind: numbers by
+// value (5 = 5.00), text by the collation (in process, or by the server
+// sort keys of ColumnKind.Weight), times by instant; NULL equals nothing.
+// The planner refuses keys of different kinds or collations.
+type JoinSpec struct {
+	// Left makes an outer join: an outer row without a matching inner row
+	// is kept with NULL in every inner column (LEFT JOIN; a RIGHT JOIN is
+	// the LEFT JOIN with the sides swapped).
+	Left bool `json:"left,omitempty"`
+	// OuterKeys and InnerKeys are the key columns of each side's rows, in
+	// key order (outer key i is compared with inner key i).
+	OuterKeys []int `json:"outer_keys"`
+	InnerKeys []int `json:"inner_keys"`
+	// OuterKinds and InnerKinds describe every column of each side's rows
+	// (Weight indexes the side's own row).
+	OuterKinds []ColumnKind `json:"outer_kinds"`
+	InnerKinds []ColumnKind `json:"inner_kinds"`
+}
+
+// ErrJoinRows is wrapped by the error of a join whose result would hold
+// more rows than allowed.
+var ErrJoinRows = errors.New("the join holds more rows than allowed")
+
+// JoinKey appends to dst the identity of the key columns cols of row (its
+// values as database/sql scans them, kinds describing each column): two
+// rows get equal keys exactly when every key compares equal. ok is false
+// when a key is NULL (it matches nothing).
+func JoinKey(dst []byte, kinds []ColumnKind, row []any, cols []int) (key []byte, ok bool, err error) {
+	cells := make([]Cell, len(row))
+	for _, c := range cols {
+		if c >= len(row) || c >= len(kinds) {
+			return nil, false, fmt.Errorf("runtime.JoinKey: key column %d of a %d-column row", c, len(row))
+		}
+		if row[c] == nil {
+			return dst, false, nil
+		}
+		k := kinds[c]
+		if cells[c], err = DecodeCell(k, row[c]); err != nil {
+			return nil, false, err
+		}
+		o := keyOrder{col: c, coll: k.coll(), weight: k.Weight}
+		if k.Weight > 0 {
+			if k.Weight+1 >= len(row) {
+				return nil, false, fmt.Errorf("runtime.JoinKey: weight column %d of a %d-column row", k.Weight, len(row))
+			}
+			for _, w := range []int{k.Weight, k.Weight + 1} {
+				b, isText := anyText(row[w])
+				if !isText {
+					return nil, false, fmt.Errorf("runtime.JoinKey: no WEIGHT_STRING for key column %d (the server returns NULL when it would exceed max_allowed_packet)", c)
+				}
+				cells[w] = BytesCell(b)
+			}
+		}
+		dst = o.appendKey(dst, cells)
+	}
+	return dst, true, nil
+}
+
+// JoinRows pairs outer rows with the inner rows of equal keys (spec), in
+// outer row order and for one outer row in inner row order: each result
+// row is the outer row's values followed by the inner row's (NULLs for an
+// outer row without a match in a LEFT join). More than max result rows is
+// an error wrapping ErrJoinRows.
+func JoinRows(spec *JoinSpec, outer, inner [][]any, max int) ([][]any, error) {
+	byKey := make(map[string][]int, len(inner))
+	var buf []byte
+	for i, row := range inner {
+		key, ok, err := JoinKey(buf[:0], spec.InnerKinds, row, spec.InnerKeys)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			byKey[string(key)] = append(byKey[string(key)], i)
+		}
+		buf = key
+	}
+	width := len(spec.InnerKinds)
+	var out [][]any
+	for _, o := range outer {
+		key, ok, err := JoinKey(buf[:0], spec.OuterKinds, o, spec.OuterKeys)
+		if err != nil {
+			return nil, err
+		}
+		buf = key
+		var matches []int
+		if ok {
+			matches = byKey[string(key)]
+		}
+		if len(matches) == 0 && spec.Left {
+			row := make([]any, len(o)+width)
+			copy(row, o)
+			out = append(out, row)
+		}
+		for _, m := range matches {
+			row := make([]any, 0, len(o)+width)
+			row = append(append(row, o...), inner[m]...)
+			out = append(out, row)
+		}
+		if len(out) > max {
+			return nil, fmt.Errorf("%w (%d)", ErrJoinRows, max)
+		}
+	}
+	return out, nil
+}
+
+// SortRows sorts rows (values as database/sql scans them; kinds describe
+// every column, Weight indexing the row) by keys as MySQL's ORDER BY
+// orders them: NULL first ascending, numbers by value, text by collation
+// or server sort key. Equal rows keep their order. A value that does not
+// decode as its kind is an error.
+func SortRows(kinds []ColumnKind, keys []SortKey, rows [][]any) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	cells := make([][]Cell, len(rows))
+	for r, row := range rows {
+		cells[r] = make([]Cell, len(row))
+		for _, k := range keys {
+			cols := []int{k.Column}
+			if w := kinds[k.Column].Weight; w > 0 {
+				cols = append(cols, w, w+1)
+			}
+			for _, c := range cols {
+				if c >= len(row) {
+					return fmt.Errorf("runtime.SortRows: column %d of a %d-column row", c, len(row))
+				}
+				kind := kinds[c]
+				if c != k.Column {
+					kind = ColumnKind{Type: ColumnBytes}
+				}
+				cell, err := DecodeCell(kind, row[c])
+				if err != nil {
+					return err
+				}
+				cells[r][c] = cell
+			}
+		}
+	}
+	orders := make([]keyOrder, len(keys))
+	for i, k := range keys {
+		orders[i] = keyOrder{col: k.Column, coll: kinds[k.Column].coll(), weight: kinds[k.Column].Weight}
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		for i, k := range keys {
+			c := orders[i].compare(cells[idx[a]], cells[idx[b]])
+			if k.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	sorted := make([][]any, len(rows))
+	for i, j := range idx {
+		sorted[i] = rows[j]
+	}
+	copy(rows, sorted)
+	return nil
+}

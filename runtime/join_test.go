@@ -1,0 +1,49 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestJoinRows: keys compare as MySQL's = (5 = 5.00, 'a' = 'A ' under
+// utf8mb4_general_ci), NULL keys match nothing, a LEFT join keeps an
+// unmatched outer row with NULLs, and the row limit is enforced.
+func TestJoinRows(t *testing.T) {
+	gci, err := ParseCollation("utf8mb4_general_ci")
+	require.NoError(t, err)
+	spec := &JoinSpec{
+		OuterKeys: []int{1}, InnerKeys: []int{0},
+		OuterKinds: []ColumnKind{{Type: ColumnInt}, {Type: ColumnDecimal}},
+		InnerKinds: []ColumnKind{{Type: ColumnInt}, {Type: ColumnBytes}},
+	}
+	outer := [][]any{{int64(1), []byte("5.00")}, {int64(2), nil}, {int64(3), []byte("7")}}
+	inner := [][]any{{int64(5), []byte("x")}, {nil, []byte("n")}, {int64(5), []byte("y")}}
+	rows, err := JoinRows(spec, outer, inner, 10)
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(1), []byte("5.00"), int64(5), []byte("x")}, {int64(1), []byte("5.00"), int64(5), []byte("y")}}, rows)
+	spec.Left = true
+	rows, err = JoinRows(spec, outer, inner, 10)
+	require.NoError(t, err)
+	require.Len(t, rows, 4)
+	require.Equal(t, []any{int64(2), nil, nil, nil}, rows[2])
+	require.Equal(t, []any{int64(3), []byte("7"), nil, nil}, rows[3])
+	_, err = JoinRows(spec, outer, inner, 3)
+	require.ErrorIs(t, err, ErrJoinRows)
+
+	text := &JoinSpec{OuterKeys: []int{0}, InnerKeys: []int{0},
+		OuterKinds: []ColumnKind{{Type: ColumnString, Collation: gci}}, InnerKinds: []ColumnKind{{Type: ColumnString, Collation: gci}}}
+	rows, err = JoinRows(text, [][]any{{[]byte("a")}}, [][]any{{[]byte("A ")}, {[]byte("b")}}, 10)
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{[]byte("a"), []byte("A ")}}, rows)
+}
+
+// TestSortRows: NULL first ascending, numbers by value, DESC, stable.
+func TestSortRows(t *testing.T) {
+	kinds := []ColumnKind{{Type: ColumnDecimal}, {Type: ColumnInt}}
+	rows := [][]any{{[]byte("10"), int64(1)}, {nil, int64(2)}, {[]byte("9.5"), int64(3)}, {[]byte("10.0"), int64(4)}}
+	require.NoError(t, SortRows(kinds, []SortKey{{Column: 0}}, rows))
+	require.Equal(t, []any{int64(2), int64(3), int64(1), int64(4)}, []any{rows[0][1], rows[1][1], rows[2][1], rows[3][1]})
+	require.NoError(t, SortRows(kinds, []SortKey{{Column: 0, Desc: true}, {Column: 1, Desc: true}}, rows))
+	require.Equal(t, []any{int64(4), int64(1), int64(3), int64(2)}, []any{rows[0][1], rows[1][1], rows[2][1], rows[3][1]})
+}
