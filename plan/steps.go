@@ -138,8 +138,8 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 		}
 		return s, nil
 	}
-	if u, ok := stmt.(*sqlparser.Union); ok {
-		us, err := b.unionSteps(u)
+	if _, ok := stmt.(*sqlparser.Union); ok {
+		us, err := b.unionSteps(sql)
 		if err != nil {
 			return nil, err
 		}

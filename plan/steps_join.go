@@ -305,16 +305,8 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		switch se := se.(type) {
 		case *sqlparser.StarExpr:
 			for pos := range d {
-				r := d[pos].ref
-				if q := se.TableName.Name.String(); q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
-					continue
-				}
-				qual := r.alias
-				if qual == "" {
-					qual = r.info.name
-				}
-				for _, col := range r.info.ddl.VisibleColumns() {
-					c := d[pos].add(sqlparser.NewColNameWithQualifier(col.Name, sqlparser.NewTableName(qual)), "", p.columnKind(r.info, col))
+				for _, sc := range starColumns(se, d[pos].ref) {
+					c := d[pos].add(sc.expr, "", p.columnKind(d[pos].ref.info, sc.col.col))
 					output = append(output, [2]int{pos, c})
 				}
 			}
@@ -400,26 +392,10 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		}
 		orders = append(orders, orderCol{pos, c, desc})
 	}
-	js := &JoinSteps{Count: -1, Batch: JoinBatch}
-	if sel.Limit != nil {
-		lim := func(e sqlparser.Expr) (int64, error) {
-			lit, ok := e.(*sqlparser.Literal)
-			if !ok || lit.Type != sqlparser.IntVal {
-				return 0, joinRefusal("LIMIT %s must be an integer literal", sqlparser.String(e))
-			}
-			return strconv.ParseInt(lit.Val, 10, 64)
-		}
-		var err error
-		if sel.Limit.Offset != nil {
-			if js.Offset, err = lim(sel.Limit.Offset); err != nil {
-				return nil, err
-			}
-		}
-		if sel.Limit.Rowcount != nil {
-			if js.Count, err = lim(sel.Limit.Rowcount); err != nil {
-				return nil, err
-			}
-		}
+	js := &JoinSteps{Batch: JoinBatch}
+	var err error
+	if js.Offset, js.Count, err = literalLimit(sel.Limit); err != nil {
+		return nil, err
 	}
 	// The side statements.
 	build := func(dr *joinDraft) *JoinSide {
@@ -450,6 +426,56 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		js.OrderBy = append(js.OrderBy, runtime.SortKey{Column: at(o.side, o.col), Desc: o.desc})
 	}
 	return js, nil
+}
+
+// literalLimit returns the offset and row count of a LIMIT of integer
+// literals; count -1 when there is no LIMIT.
+func literalLimit(l *sqlparser.Limit) (offset, count int64, err error) {
+	count = -1
+	if l == nil {
+		return 0, -1, nil
+	}
+	lim := func(e sqlparser.Expr) (int64, error) {
+		lit, ok := e.(*sqlparser.Literal)
+		if !ok || lit.Type != sqlparser.IntVal {
+			return 0, joinRefusal("LIMIT %s must be an integer literal", sqlparser.String(e))
+		}
+		return strconv.ParseInt(lit.Val, 10, 64)
+	}
+	if l.Offset != nil {
+		if offset, err = lim(l.Offset); err != nil {
+			return 0, 0, err
+		}
+	}
+	if l.Rowcount != nil {
+		if count, err = lim(l.Rowcount); err != nil {
+			return 0, 0, err
+		}
+	}
+	return offset, count, nil
+}
+
+// starColumn is one column a * stands for.
+type starColumn struct {
+	expr *sqlparser.ColName // qualified by the table's alias or name
+	col  *colRef
+}
+
+// starColumns returns the columns of r that the * se stands for (none
+// when se names another table), in DDL order.
+func starColumns(se *sqlparser.StarExpr, r *tableRef) []starColumn {
+	if q := se.TableName.Name.String(); q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
+		return nil
+	}
+	qual := r.alias
+	if qual == "" {
+		qual = r.info.name
+	}
+	var out []starColumn
+	for _, col := range r.info.ddl.VisibleColumns() {
+		out = append(out, starColumn{expr: sqlparser.NewColNameWithQualifier(col.Name, sqlparser.NewTableName(qual)), col: &colRef{ref: r, col: col}})
+	}
+	return out
 }
 
 // hasWindow reports whether sel has a window function (an OVER clause).

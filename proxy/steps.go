@@ -137,6 +137,8 @@ func (r *stepsRun) run(ctx context.Context, st *plan.Steps, depth int) (*wireRes
 		return r.subqueries(ctx, st, depth)
 	case plan.StepsJoin:
 		return r.join(ctx, st.Join, depth)
+	case plan.StepsUnion:
+		return r.union(ctx, st.Union, depth)
 	}
 	return nil, fmt.Errorf("%s steps are not evaluated by the proxy", st.Kind)
 }
@@ -282,6 +284,12 @@ func (h *handler) previewStepsOf(ctx context.Context, st *plan.Steps, n *int, de
 		}
 		*n++
 		rows = append(rows, sqltypes.Row{sqltypes.NewVarChar("(bound)"), sqltypes.NewVarChar(fmt.Sprintf("/* step %d: inner side of the join, run with the key values of every %d rows of step %d bound as IN lists, routed by them */ %s", *n, st.Join.Batch, *n-1, st.Join.Inner.SQL))})
+	case plan.StepsUnion:
+		for i, part := range st.Union.Parts {
+			if err := add(part.SQL, fmt.Sprintf("SELECT %d of the UNION", i+1)); err != nil {
+				return nil, err
+			}
+		}
 	default:
 		return nil, fmt.Errorf("%s steps cannot be previewed", st.Kind)
 	}
@@ -339,12 +347,7 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 	if err := runtime.SortRows(j.Kinds, j.OrderBy, joined); err != nil {
 		return nil, err
 	}
-	if j.Offset > 0 {
-		joined = joined[min(int(j.Offset), len(joined)):]
-	}
-	if j.Count >= 0 && int64(len(joined)) > j.Count {
-		joined = joined[:j.Count]
-	}
+	joined = paginate(joined, j.Offset, j.Count)
 	cols := append(append([]column(nil), ow.columns...), icols...)
 	if j.Spec.Left {
 		for i := len(ow.columns); i < len(cols); i++ {
@@ -365,4 +368,74 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 		res.Rows[i] = out
 	}
 	return res, nil
+}
+
+// union evaluates a UNION SELECT by SELECT (plan.UnionSteps): the parts'
+// rows concatenated, those of the first Distinct parts deduplicated,
+// sorted, paginated and cut to the visible columns.
+func (r *stepsRun) union(ctx context.Context, u *plan.UnionSteps, depth int) (*wireResult, error) {
+	var (
+		rows [][]any
+		cols []column
+		key  []byte
+	)
+	seen := map[string]bool{}
+	all := make([]int, u.Visible)
+	for i := range all {
+		all[i] = i
+	}
+	for i, part := range u.Parts {
+		w, err := r.query(ctx, part.LimitedSQL(r.max+1), true, depth)
+		if err != nil {
+			return nil, err
+		}
+		if len(w.columns) < u.Visible {
+			return nil, fmt.Errorf("SELECT %d of the UNION returned %d columns, the first %d", i+1, len(w.columns), u.Visible)
+		}
+		if i == 0 {
+			cols = append(cols, w.columns[:u.Visible]...)
+		}
+		for c := range cols {
+			cols[c].nullable = cols[c].nullable || w.columns[c].nullable
+		}
+		for _, row := range w.Rows {
+			if i < u.Distinct {
+				if key, err = runtime.RowKey(key[:0], u.Kinds, row, all); err != nil {
+					return nil, err
+				}
+				if seen[string(key)] {
+					continue
+				}
+				seen[string(key)] = true
+			}
+			rows = append(rows, row)
+			if len(rows) > r.max {
+				return nil, fmt.Errorf("the UNION %w (%d); raise it in props or narrow the SELECTs", ErrTooManyRows, r.max)
+			}
+		}
+	}
+	if err := runtime.SortRows(u.Kinds, u.OrderBy, rows); err != nil {
+		return nil, err
+	}
+	rows = paginate(rows, u.Offset, u.Count)
+	res := &wireResult{Result: &Result{}, columns: cols}
+	for _, c := range cols {
+		res.Columns = append(res.Columns, c.name)
+	}
+	for i, row := range rows {
+		rows[i] = row[:u.Visible]
+	}
+	res.Rows = rows
+	return res, nil
+}
+
+// paginate applies LIMIT offset, count to rows (count < 0: no LIMIT).
+func paginate(rows [][]any, offset, count int64) [][]any {
+	if offset > 0 {
+		rows = rows[min(int(offset), len(rows)):]
+	}
+	if count >= 0 && int64(len(rows)) > count {
+		rows = rows[:count]
+	}
+	return rows
 }

@@ -254,3 +254,36 @@ func TestStepsJoinBatches(t *testing.T) {
 		"string:(bound) | string:/* step 2: inner side of the join, run with the key values of every 500 rows of step 1 bound as IN lists, routed by them */ select b.bid, b.a_id from xn_b as b",
 	}, rowsOf(t, px, "PREVIEW SELECT a.id, a.name, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = 3"))
 }
+
+// TestStepsUnion: UNION ALL concatenates, UNION removes duplicates by the
+// columns' comparisons (NULLs equal, general_ci and PAD SPACE, latin1 by
+// the servers' sort keys, DECIMAL 1.50 = 1.5), a UNION after UNION ALL
+// deduplicates everything to its left, ORDER BY / LIMIT over the union;
+// compared with the unsharded reference database.
+func TestStepsUnion(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT id, name FROM xn_a UNION ALL SELECT bid, name FROM xn_b",
+		"SELECT k FROM xn_a UNION SELECT a_id FROM xn_b",
+		"SELECT k FROM xn_a UNION SELECT a_id FROM xn_b ORDER BY k DESC",
+		"SELECT name FROM xn_a WHERE id IN (4, 7, 8) UNION SELECT name FROM xn_b WHERE bid IN (102, 105)",
+		"SELECT name FROM xn_a WHERE id = 6 UNION SELECT name FROM xn_b WHERE bid = 101",
+		"SELECT lat FROM xn_a WHERE id IN (1, 4, 7) UNION SELECT lat FROM xn_b WHERE bid IN (101, 104) ORDER BY lat",
+		"SELECT price FROM xn_a UNION SELECT price FROM xn_b ORDER BY price",
+		"SELECT day FROM xn_a UNION SELECT day FROM xn_b ORDER BY 1",
+		"SELECT id FROM xn_a UNION ALL SELECT bid FROM xn_b UNION SELECT id FROM xn_a ORDER BY id DESC LIMIT 5",
+		"SELECT id FROM xn_a UNION SELECT bid FROM xn_b UNION ALL SELECT id FROM xn_a ORDER BY 1 LIMIT 3, 6",
+		"SELECT * FROM xn_a UNION ALL SELECT * FROM xn_a ORDER BY id",
+		"SELECT id, 'a' AS src FROM xn_a UNION ALL SELECT bid, 'b' FROM xn_b ORDER BY src, id",
+		"(SELECT id FROM xn_a ORDER BY id DESC LIMIT 2) UNION ALL (SELECT bid FROM xn_b ORDER BY bid LIMIT 2)",
+	} {
+		sameRows(t, px, e.ref, q)
+	}
+	_, err := px.Exec("SELECT id FROM xn_a UNION SELECT price FROM xn_b")
+	require.ErrorContains(t, err, "column 1 of the UNION has different types in its SELECTs (id and price)")
+	require.Equal(t, []string{
+		"string:ds_0 | string:/* step 1: SELECT 1 of the UNION */ select k from xn_a",
+		"string:ds_1 | string:/* step 1: SELECT 1 of the UNION */ select k from xn_a",
+		"string:ds_1 | string:/* step 2: SELECT 2 of the UNION */ select a_id from xn_b where bid = 101",
+	}, rowsOf(t, px, "PREVIEW SELECT k FROM xn_a UNION SELECT a_id FROM xn_b WHERE bid = 101"))
+}

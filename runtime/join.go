@@ -40,34 +40,46 @@ var ErrJoinRows = errors.New("the join holds more rows than allowed")
 // rows get equal keys exactly when every key compares equal. ok is false
 // when a key is NULL (it matches nothing).
 func JoinKey(dst []byte, kinds []ColumnKind, row []any, cols []int) (key []byte, ok bool, err error) {
+	for _, c := range cols {
+		if c < len(row) && row[c] == nil {
+			return dst, false, nil
+		}
+	}
+	key, err = RowKey(dst, kinds, row, cols)
+	return key, err == nil, err
+}
+
+// RowKey appends to dst the identity of columns cols of row (values as
+// database/sql scans them, kinds describing each column, Weight indexing
+// row): equal keys exactly when every column compares equal as MySQL's
+// DISTINCT and UNION compare them, NULL equal to NULL.
+func RowKey(dst []byte, kinds []ColumnKind, row []any, cols []int) ([]byte, error) {
 	cells := make([]Cell, len(row))
 	for _, c := range cols {
 		if c >= len(row) || c >= len(kinds) {
-			return nil, false, fmt.Errorf("runtime.JoinKey: key column %d of a %d-column row", c, len(row))
-		}
-		if row[c] == nil {
-			return dst, false, nil
+			return nil, fmt.Errorf("runtime.RowKey: column %d of a %d-column row", c, len(row))
 		}
 		k := kinds[c]
+		var err error
 		if cells[c], err = DecodeCell(k, row[c]); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		o := keyOrder{col: c, coll: k.coll(), weight: k.Weight}
-		if k.Weight > 0 {
+		if k.Weight > 0 && row[c] != nil {
 			if k.Weight+1 >= len(row) {
-				return nil, false, fmt.Errorf("runtime.JoinKey: weight column %d of a %d-column row", k.Weight, len(row))
+				return nil, fmt.Errorf("runtime.RowKey: weight column %d of a %d-column row", k.Weight, len(row))
 			}
 			for _, w := range []int{k.Weight, k.Weight + 1} {
 				b, isText := anyText(row[w])
 				if !isText {
-					return nil, false, fmt.Errorf("runtime.JoinKey: no WEIGHT_STRING for key column %d (the server returns NULL when it would exceed max_allowed_packet)", c)
+					return nil, fmt.Errorf("runtime.RowKey: no WEIGHT_STRING for column %d (the server returns NULL when it would exceed max_allowed_packet)", c)
 				}
 				cells[w] = BytesCell(b)
 			}
 		}
 		dst = o.appendKey(dst, cells)
 	}
-	return dst, true, nil
+	return dst, nil
 }
 
 // JoinRows pairs outer rows with the inner rows of equal keys (spec), in
