@@ -211,14 +211,24 @@ func TestStepsJoin(t *testing.T) {
 		"SELECT x.id, y.id FROM xn_a x JOIN xn_a y ON x.k = y.k ORDER BY x.id, y.id",
 		"SELECT a.id + 1 AS n, UPPER(b.name) AS u, 7 FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
 		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.id IN (SELECT a_id FROM xn_b WHERE bid = 103)",
+		"SELECT COUNT(*) FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
+		"SELECT COUNT(*), SUM(b.price), AVG(b.price) FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = 99",
+		"SELECT a.k, COUNT(*), SUM(b.price), MIN(b.name), MAX(b.bid), AVG(b.price), COUNT(b.price) FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id GROUP BY a.k ORDER BY a.k",
+		"SELECT DISTINCT a.k FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
+		"SELECT b.name, COUNT(*) AS n FROM xn_a a JOIN xn_b b ON a.name = b.name GROUP BY b.name ORDER BY n DESC, b.name",
+		"SELECT COUNT(DISTINCT b.a_id), SUM(DISTINCT a.k) FROM xn_a a JOIN xn_b b ON a.lat = b.lat",
+		"SELECT a.lat, COUNT(*) FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.id <> 2 GROUP BY a.lat ORDER BY a.lat", // one spelling per group: MySQL shows any member
+		"SELECT a.k, COUNT(*) FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id GROUP BY a.k ORDER BY COUNT(*) DESC, a.k LIMIT 2",
+		"SELECT a.day, MAX(b.day) FROM xn_a a JOIN xn_b b ON a.price = b.price GROUP BY a.day ORDER BY 1",
 	} {
 		sameRows(t, px, e.ref, q)
 	}
 	for q, why := range map[string]string{
-		"SELECT COUNT(*) FROM xn_a a JOIN xn_b b ON a.id = b.a_id":                      "GROUP BY, HAVING, DISTINCT and aggregates over the rows of a join across data nodes are not evaluated yet",
-		"SELECT a.id FROM xn_a a JOIN xn_b b ON a.id < b.a_id":                          "the condition a.id < b.a_id compares columns of both tables other than by = of two columns",
-		"SELECT a.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.bid IS NULL": "the WHERE condition b.bid is null of an outer join is on the inner table",
-		"SELECT a.id FROM xn_a a JOIN xn_b b ON a.name = b.lat":                         "join key columns xn_a.name (utf8mb4_general_ci) and xn_b.lat (latin1_swedish_ci) have different collations",
+		"SELECT a.k FROM xn_a a JOIN xn_b b ON a.id = b.a_id GROUP BY a.k HAVING COUNT(*) > 1": "HAVING over the rows of a join across data nodes is not evaluated yet",
+		"SELECT GROUP_CONCAT(b.name) FROM xn_a a JOIN xn_b b ON a.id = b.a_id":                 "group_concat(b.`name`) over the rows of a join across data nodes is not evaluated",
+		"SELECT a.id FROM xn_a a JOIN xn_b b ON a.id < b.a_id":                                 "the condition a.id < b.a_id compares columns of both tables other than by = of two columns",
+		"SELECT a.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.bid IS NULL":        "the WHERE condition b.bid is null of an outer join is on the inner table",
+		"SELECT a.id FROM xn_a a JOIN xn_b b ON a.name = b.lat":                                "join key columns xn_a.name (utf8mb4_general_ci) and xn_b.lat (latin1_swedish_ci) have different collations",
 	} {
 		_, err := px.Exec(q)
 		require.ErrorContains(t, err, "Error 1235 (42000): ", q)
