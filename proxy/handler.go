@@ -46,9 +46,13 @@ type session struct {
 	// tag starts every actual SQL of the session's statements (see
 	// watchStatement); "" until its first statement.
 	tag string
-	// res holds the session's own back-end connections once a setting
-	// differs from the pools' defaults (see settings.go); nil: the
-	// session runs on the pools.
+	// set is the session's use of the pools keyed by its settings once a
+	// setting differs from the pools' defaults (see settings.go); nil:
+	// the session runs on the data sources' own pools.
+	set *runtime.Settings
+	// res holds the session's own back-end connections when its settings
+	// cannot be shared (a user variable, or no settings pool free; see
+	// settings.go); it takes precedence over set, which is then nil.
 	res *runtime.Reserved
 	// charsetDone is true once the handshake's character set was compared
 	// with the pools' (applyHandshakeCharset).
@@ -91,7 +95,8 @@ func (h *handler) sources(sess *session) *runtime.Sources {
 }
 
 // ConnectionClosed rolls back an open transaction, discards the session's
-// reserved connections, closes the back-end prepared statements of the
+// reserved connections (or leaves its settings pools to the next session
+// with the same settings), closes the back-end prepared statements of the
 // session (their text starts with its tag) and forgets c.
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	if sess, ok := c.ClientData.(*session); ok {
@@ -114,8 +119,9 @@ func (h *handler) ComResetConnection(c *mysql.Conn) {
 	c.StatusFlags = (c.StatusFlags | mysql.ServerStatusAutocommit) &^ (mysql.ServerStatusInTrans | mysql.ServerStatusNoBackslashEscapes)
 }
 
-// reset rolls back the session's open transaction and discards its
-// reserved connections and settings; the handshake's character set is
+// reset rolls back the session's open transaction, discards its reserved
+// connections, ends its use of its settings pools and forgets its
+// settings; the handshake's character set is
 // applied again by the next statement.
 func (sess *session) reset() {
 	if sess.tx != nil {
@@ -125,6 +131,10 @@ func (sess *session) reset() {
 	if sess.res != nil {
 		_ = sess.res.Close()
 		sess.res = nil
+	}
+	if sess.set != nil {
+		sess.set.Release()
+		sess.set = nil
 	}
 	sess.charsetDone = false
 	sess.next = runtime.TxOptions{}
@@ -291,7 +301,8 @@ type sessionTx interface {
 
 // beginTx opens a session transaction with the characteristics set for
 // it (SET TRANSACTION, START TRANSACTION READ ONLY) and clears them: on
-// the session's reserved connections when it has them, else on the pools.
+// the session's reserved connections when it has them (LOCAL only), on the
+// pools of its settings, or on the data sources' own pools.
 func (h *handler) beginTx(sess *session) (sessionTx, error) {
 	opts := sess.next
 	sess.next = runtime.TxOptions{}
@@ -300,21 +311,27 @@ func (h *handler) beginTx(sess *session) (sessionTx, error) {
 		opts.Type = runtime.TxLocal // a reserved session runs LOCAL transactions only
 		return sess.res.BeginDistributed(h.s.ctx, opts)
 	}
+	if sess.set != nil {
+		return sess.set.Sources().BeginDistributed(h.s.ctx, opts)
+	}
 	return h.sources(sess).BeginDistributed(h.s.ctx, opts)
 }
 
 // base returns what a statement of the session runs on outside a
-// transaction: its reserved connections, or the pools.
+// transaction: its reserved connections, the pools of its settings, or
+// the data sources' own pools.
 func (h *handler) base(sess *session) runtime.Executor {
 	if sess.res != nil {
 		return sess.res
+	}
+	if sess.set != nil {
+		return sess.set.Sources()
 	}
 	return h.sources(sess)
 }
 
 // executor returns what a statement of the session runs on: its
-// transaction (opened now under SET autocommit=0), its reserved
-// connections, or the pools.
+// transaction (opened now under SET autocommit=0), or what base returns.
 func (h *handler) executor(c *mysql.Conn, sess *session) (runtime.Executor, error) {
 	if sess.tx == nil && sess.manual {
 		tx, err := h.beginTx(sess)

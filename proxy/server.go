@@ -118,8 +118,11 @@ type Server struct {
 	// loadMetadata, rereadTable).
 	ddlMu sync.Mutex
 
-	mu       sync.Mutex
-	conns    map[*mysql.Conn]struct{}
+	mu    sync.Mutex
+	conns map[*mysql.Conn]struct{}
+	// setNames is the SET NAMES statement of each handshake collation id
+	// (uint32 → string), looked up once (applyHandshakeCharset).
+	setNames sync.Map
 	inflight atomic.Int64
 	stmtSeq  atomic.Uint64 // numbers the tags of connection-less sessions (watchStatement)
 	metrics  *metrics

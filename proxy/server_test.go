@@ -145,11 +145,16 @@ func refClient(t *testing.T, params map[string]string) *sql.DB {
 	return testdb.OpenWith(t, "reference", params)
 }
 
-// rowsOf reads every row of q as driver values rendered as "%T:%v" text, so
-// that types count in comparisons.
-func rowsOf(t *testing.T, db *sql.DB, q string, args ...any) []string {
+// querier is a client pool (*sql.DB) or one client session (*sql.Conn).
+type querier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+// rowsOf reads every row of q on db as driver values rendered as "%T:%v"
+// text, so that types count in comparisons.
+func rowsOf(t *testing.T, db querier, q string, args ...any) []string {
 	t.Helper()
-	rows, err := db.Query(q, args...)
+	rows, err := db.QueryContext(context.Background(), q, args...)
 	require.NoError(t, err, q)
 	defer rows.Close()
 	cols, err := rows.Columns()

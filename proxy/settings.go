@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -14,15 +15,26 @@ import (
 	"github.com/shardgen/shardgen/runtime"
 )
 
-// Session settings follow vitess's reserved connections: a session runs on
-// the shared pools until a setting differs from the pools' defaults (the
-// handshake's character set, SET NAMES, SET sql_mode, SET @x, ...). From
-// then on it runs on its own back-end connections (runtime.Reserved), one
-// per data source, on which every such SET statement was run, in order, as
-// the client wrote it (replayed on a connection taken later); they are
-// discarded, never pooled, when the session ends or is reset. A SET that
-// repeats what the pools already have changes nothing, so sessions with
-// default settings pay nothing.
+// Session settings follow vitess's settings pools: a session runs on the
+// data sources' own pools until a setting differs from the pools' defaults
+// (the handshake's character set, SET NAMES, SET sql_mode, SET time_zone,
+// ...). From then on it runs on pools keyed by its settings
+// (runtime.Settings): the SET statements it ran, in order, as the client
+// wrote them, which every connection of those pools ran when it connected.
+// Sessions that set the same things share those connections (sysbench's
+// and the mariadb CLI's sessions, whose handshake asks for utf8mb3 or
+// latin1, all share one key), and a session with settings costs what one
+// on the data sources' pools costs. A session that assigns a user variable
+// (SET @x = ...), or whose key finds no free settings pool
+// (runtime.MaxSettingsPools), runs on its own back-end connections instead
+// (runtime.Reserved), one per data source, which ran its settings and run
+// every later SET; they are discarded, never pooled, when the session ends
+// or is reset. A SET that repeats what the pools already have changes
+// nothing, so sessions with default settings pay nothing.
+//
+// A SET inside a transaction of a session that is not on Reserved applies
+// to the statements after the transaction (the open transaction keeps the
+// connections it began on).
 //
 // Handled by the proxy itself: autocommit (the proxy opens and ends the
 // transactions, see executor), SET TRANSACTION without SESSION (the next
@@ -34,11 +46,12 @@ import (
 // go-sql-driver's default, utf8mb4_general_ci (the DSN sets no other).
 const poolCollation = collationUTF8MB4
 
-// applyHandshakeCharset reserves connections with SET NAMES for the
-// character set and collation the client asked for at handshake when they
-// are not the pools'; once per session (and again after a reset). MySQL
-// 8's utf8mb4_0900_ai_ci (255), which MariaDB does not know, counts as the
-// pools' utf8mb4.
+// applyHandshakeCharset applies SET NAMES for the character set and
+// collation the client asked for at handshake when they are not the
+// pools'; once per session (and again after a reset). MySQL 8's
+// utf8mb4_0900_ai_ci (255), which MariaDB does not know, counts as the
+// pools' utf8mb4. The statement of each collation id is looked up on the
+// first data source once per Server.
 func (h *handler) applyHandshakeCharset(ctx context.Context, c *mysql.Conn, sess *session) error {
 	if sess.charsetDone {
 		return nil
@@ -47,6 +60,9 @@ func (h *handler) applyHandshakeCharset(ctx context.Context, c *mysql.Conn, sess
 	id := uint32(c.CharacterSet)
 	if id == 0 || id == poolCollation || id == 255 {
 		return nil
+	}
+	if q, ok := h.s.setNames.Load(id); ok {
+		return h.applySetting(ctx, sess, q.(string), false)
 	}
 	var charset, coll string
 	row := h.s.in.src.QueryRow(ctx, &runtime.Stmt{Name: "charset", LogicSQL: "collation"},
@@ -57,16 +73,53 @@ func (h *handler) applyHandshakeCharset(ctx context.Context, c *mysql.Conn, sess
 		}
 		return err
 	}
-	return h.applySetting(ctx, sess, "SET NAMES "+charset+" COLLATE "+coll)
+	q := "SET NAMES " + charset + " COLLATE " + coll
+	h.s.setNames.Store(id, q)
+	return h.applySetting(ctx, sess, q, false)
 }
 
-// applySetting runs the SET statement text on the session's reserved
-// connections, reserving them first.
-func (h *handler) applySetting(ctx context.Context, sess *session, text string) error {
-	if sess.res == nil {
-		sess.res = h.sources(sess).Reserve()
+// applySetting applies the SET statement text to the session's later
+// statements (see the comment at the top of this file): on its reserved
+// connections when it has them or when user (text assigns or reads a user
+// variable) is set, else by moving the session to the pools keyed by its
+// settings and text. Its key holds text as sent to the back ends
+// (sess.toBackend). On error the session keeps its settings.
+func (h *handler) applySetting(ctx context.Context, sess *session, text string, user bool) error {
+	text = sess.toBackend(text)
+	var setup []string
+	if sess.set != nil {
+		setup = sess.set.Setup()
 	}
-	return sess.res.Apply(ctx, sess.toBackend(text))
+	if sess.res == nil && !user {
+		set, err := h.sources(sess).Settings(ctx, append(setup, text))
+		if err == nil {
+			if sess.set != nil {
+				sess.set.Release()
+			}
+			sess.set = set
+			return nil
+		}
+		if !errors.Is(err, runtime.ErrNoSettingsPool) {
+			return err
+		}
+	}
+	fresh := sess.res == nil
+	if fresh {
+		sess.res = h.sources(sess).Reserve(setup...)
+	}
+	if err := sess.res.Apply(ctx, text); err != nil {
+		if fresh {
+			// The session stays where it was.
+			_ = sess.res.Close()
+			sess.res = nil
+		}
+		return err
+	}
+	if sess.set != nil {
+		sess.set.Release()
+		sess.set = nil
+	}
+	return nil
 }
 
 // set answers a SET statement st (q as the client wrote it); see the
@@ -75,7 +128,8 @@ func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sql
 	autocommit := -1
 	nextTx := leadingWords(q, 2)[1] == "transaction" // SET TRANSACTION ...: the next transaction only
 	var forward []*sqlparser.SetExpr
-	same := true // every forwarded assignment repeats the pools' value
+	same := true  // every forwarded assignment repeats the pools' value
+	user := false // a forwarded assignment sets or reads a user variable
 	for _, e := range st.Exprs {
 		name := e.Var.Name.Lowered()
 		val := strings.Trim(strings.ToLower(sqlparser.String(e.Expr)), "'\"`")
@@ -110,17 +164,20 @@ func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sql
 			continue
 		}
 		forward = append(forward, e)
-		if same && sess.res == nil && !h.poolsHave(ctx, e, val) {
+		if !user && userVariable(e) {
+			user = true
+		}
+		if same && sess.res == nil && sess.set == nil && !h.poolsHave(ctx, e, val) {
 			same = false
 		}
 	}
-	if len(forward) > 0 && !same || len(forward) > 0 && sess.res != nil {
+	if len(forward) > 0 && (!same || sess.res != nil || sess.set != nil) {
 		text := q
 		if len(forward) != len(st.Exprs) {
 			// autocommit or SET TRANSACTION mixed in: send the rest.
 			text = sqlparser.String(&sqlparser.Set{Exprs: forward})
 		}
-		if err := h.applySetting(ctx, sess, text); err != nil {
+		if err := h.applySetting(ctx, sess, text, user); err != nil {
 			return nil, true, err
 		}
 	}
@@ -161,6 +218,22 @@ func (h *handler) poolsHave(ctx context.Context, e *sqlparser.SetExpr, val strin
 		return val == "utf8mb4" || val == "utf8mb4 collate utf8mb4_general_ci"
 	}
 	return sysVarName(name) && h.sameVariable(ctx, name, e.Expr)
+}
+
+// userVariable reports whether the assignment e sets or reads a user
+// variable (@x): user variables stay on the session's own connections.
+func userVariable(e *sqlparser.SetExpr) bool {
+	if e.Var.Scope == sqlparser.VariableScope {
+		return true
+	}
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if v, ok := n.(*sqlparser.Variable); ok && v.Scope == sqlparser.VariableScope {
+			found = true
+		}
+		return !found, nil
+	}, e.Expr)
+	return found
 }
 
 // isolationLevel maps vitess's isolation level text ("read-committed") to

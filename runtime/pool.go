@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,6 +37,12 @@ type DB struct {
 	addrs []string  // "host:port/db" of each, for error messages (never the password)
 	pools []*sql.DB // one pool per data source, same order
 	index map[string]int
+
+	// connectors and configs open the keyed pools of sessions with
+	// their own settings (settings.go), one per data source, same order.
+	connectors []driver.Connector
+	configs    []DataSourceConfig
+	settings   settingsPools
 
 	hooks            *hooks // nil: no logging, no observer
 	maxConnsPerQuery int    // max-connections-size-per-query, >= 1
@@ -126,7 +133,7 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		db.hooks = &hooks{logger: o.logger, observer: o.observer}
 	}
 	for _, ds := range cfg.DataSources {
-		pool, addr, err := openPool(ds, db.index)
+		pool, conn, addr, err := openPool(ds, db.index)
 		if err != nil {
 			_ = db.Close()
 			return nil, err
@@ -136,6 +143,8 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		db.addrs = append(db.addrs, addr)
 		db.pools = append(db.pools, pool)
 		db.stmts = append(db.stmts, newStmtCache(pool))
+		db.connectors = append(db.connectors, conn)
+		db.configs = append(db.configs, ds.Config)
 	}
 	if err := db.openGroups(cfg); err != nil {
 		_ = db.Close()
@@ -167,36 +176,37 @@ func (db *DB) Encryptor(name string) (Encryptor, error) {
 }
 
 // openPool opens the pool of one data source and returns it with its
-// "host:port/db" address.
-func openPool(ds NamedDataSource, seen map[string]int) (*sql.DB, string, error) {
+// connector and its "host:port/db" address.
+func openPool(ds NamedDataSource, seen map[string]int) (*sql.DB, driver.Connector, string, error) {
 	if ds.Name == "" {
-		return nil, "", errors.New("runtime.Open: a data source has an empty name")
+		return nil, nil, "", errors.New("runtime.Open: a data source has an empty name")
 	}
 	if _, dup := seen[ds.Name]; dup {
-		return nil, "", errors.New("runtime.Open: data source " + strconv.Quote(ds.Name) + " is configured twice")
+		return nil, nil, "", errors.New("runtime.Open: data source " + strconv.Quote(ds.Name) + " is configured twice")
 	}
 	where := "data source " + strconv.Quote(ds.Name) + ": "
 	dsn, err := ds.Config.DriverDSN()
 	if err != nil {
-		return nil, "", errors.New(where + err.Error())
+		return nil, nil, "", errors.New(where + err.Error())
 	}
 	mc, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		return nil, "", errors.New(where + err.Error())
+		return nil, nil, "", errors.New(where + err.Error())
 	}
 	conn, err := mysql.NewConnector(mc)
 	if err != nil {
-		return nil, "", errors.New(where + err.Error())
+		return nil, nil, "", errors.New(where + err.Error())
 	}
 	pool := sql.OpenDB(conn)
 	ds.Config.Apply(pool)
-	return pool, mc.Addr + "/" + mc.DBName, nil
+	return pool, conn, mc.Addr + "/" + mc.DBName, nil
 }
 
 // Close closes every pool and returns the errors of those that failed,
 // joined. Statements still running finish first (see sql.DB.Close).
 func (db *DB) Close() error {
 	var errs []error
+	db.settings.close()
 	for _, c := range db.stmts {
 		c.close()
 	}
@@ -219,6 +229,7 @@ func (db *DB) ForgetStatements(prefix string) {
 	for _, c := range db.stmts {
 		c.forget(prefix)
 	}
+	db.settings.forget(prefix)
 }
 
 // sourceError names data source i and its address in err, e.g.

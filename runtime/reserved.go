@@ -84,10 +84,13 @@ func (cs *connStmts) close() {
 
 var _ Executor = (*Reserved)(nil)
 
-// Reserve returns an empty Reserved over the data sources of s: no
-// connection is taken until the first statement (or Apply).
-func (s *Sources) Reserve() *Reserved {
-	return &Reserved{src: s.primary, conns: make([]*sql.Conn, s.ndb), stmts: make([]*connStmts, s.ndb)}
+// Reserve returns a Reserved over the data sources of s whose setup so
+// far is setup, statements known to succeed (a Settings' setup, when a
+// session with settings moves to connections of its own): they run on
+// each connection when it is taken. No connection is taken until the
+// first statement (or Apply).
+func (s *Sources) Reserve(setup ...string) *Reserved {
+	return &Reserved{src: s.primary, setup: append([]string(nil), setup...), conns: make([]*sql.Conn, s.ndb), stmts: make([]*connStmts, s.ndb)}
 }
 
 // Setup returns the setup statements applied so far, in order (a copy).
