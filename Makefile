@@ -27,18 +27,24 @@ fuzz:
 
 ## bench: algorithm and routing micro-benchmarks (ns/op, allocs/op; short
 ## -benchtime: runtime algorithms, the generated route of examples/orders, the
-## proxy planner's miss and per-execution route in bench/micro), then the load harness (bench/cmd/shardgen-bench, pinned to
-## CPU 0 with taskset): generated code over 4 data nodes vs plain database/sql,
-## then sysbench direct / through haproxy / through `shardgen proxy` (pinned to
-## CPU 1), written to docs/benchmarks.md and docs/benchmarks.svg. Installs
-## Debian's sysbench and haproxy when missing (as root). About 10 minutes;
-## BENCH_QUICK=1 about 2. Not part of `make test`. Ports (127.0.0.1): the
-## servers at SHARDGEN_DB_PORT_0/1/2 (13306/13307/13308, as db-up); the
-## sysbench phase's shardgen proxy at SHARDGEN_BENCH_PROXY_PORT (13310) and
-## haproxy at SHARDGEN_BENCH_HAPROXY_PORT (13311), checked free before the run
-## starts; give two runs on one machine different values of all five.
+## proxy planner's miss and per-execution route and the generated sbtest calls
+## next to careful direct database/sql in bench/micro), then the load harness
+## (bench/cmd/shardgen-bench, pinned to CPU 0 with taskset): generated code
+## over 4 data nodes vs the careful direct path (prepared statements, reused),
+## then sysbench direct / through haproxy / through `shardgen proxy` (sharded,
+## and with empty rules for oltp_read_write) at 8 and 64 threads, unpinned and
+## then pinned (sysbench on CPU 0, the hops on CPU 1), written to
+## docs/benchmarks.md and docs/benchmarks.svg. Installs Debian's sysbench and
+## haproxy when missing (as root). About 25 minutes; BENCH_QUICK=1 about 5
+## (1 s rounds, one measured sysbench round per path). Not part of `make test`.
+## Ports (127.0.0.1): the servers at SHARDGEN_DB_PORT_0/1/2
+## (13306/13307/13308, as db-up); the sysbench phase's shardgen proxy at
+## SHARDGEN_BENCH_PROXY_PORT (13310), haproxy at SHARDGEN_BENCH_HAPROXY_PORT
+## (13311) and the empty-rules proxy at SHARDGEN_BENCH_EMPTY_PROXY_PORT
+## (13312), checked free before the run starts; give two runs on one machine
+## different values of all six.
 BENCH_QUICK ?=
-BENCH_FLAGS ?= $(if $(BENCH_QUICK),-rounds 3 -duration 1s -warmup 1s,-rounds 3 -duration 5s -warmup 1s)
+BENCH_FLAGS ?= $(if $(BENCH_QUICK),-rounds 3 -duration 1s -warmup 1s -sysbench-rounds 1,-rounds 3 -duration 5s -warmup 1s)
 bench: db-up
 	@if ! command -v sysbench >/dev/null || ! command -v haproxy >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -48,6 +48,35 @@ type JoinSteps struct {
 	Count  int64 `json:"count"`
 	// Batch is JoinBatch.
 	Batch int `json:"batch"`
+	// Merge is set for GROUP BY, DISTINCT or aggregates over the joined
+	// rows: every joined row becomes one row of MergeColumns (a partial
+	// aggregate of that row alone), which the merge groups, orders,
+	// paginates and cuts to its visible columns; Output, OrderBy, Offset
+	// and Count are then unused.
+	Merge        *runtime.MergeSpec `json:"merge,omitempty"`
+	MergeColumns []JoinMergeColumn  `json:"merge_columns,omitempty"`
+}
+
+// JoinMergeOp is how a merge column is computed from one joined row.
+type JoinMergeOp uint8
+
+const (
+	JoinValue   JoinMergeOp = iota // the joined row's column Column (an expression, SUM's, MIN's or MAX's argument)
+	JoinOne                        // 1: COUNT(*) of one row
+	JoinNotNull                    // 1 when column Column is not NULL, else 0: COUNT(x) of one row
+	JoinNull                       // NULL (AVG, which the merge computes from its SUM and COUNT columns)
+)
+
+// JoinMergeColumn is one column of the rows a grouped join feeds its
+// merge.
+type JoinMergeColumn struct {
+	Op     JoinMergeOp `json:"op"`
+	Column int         `json:"column,omitempty"`
+	// Aggregate marks COUNT, SUM and AVG, whose result type is the merge
+	// kind's, not the argument's.
+	Aggregate bool `json:"aggregate,omitempty"`
+	// Name is the result column's name (visible columns).
+	Name string `json:"name,omitempty"`
 }
 
 // JoinSide is one side of a JoinSteps: a SELECT of one logic table.
@@ -176,8 +205,8 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		return nil, joinRefusal("a join across data nodes with placeholders (?) is not evaluated")
 	case len(p.allRefs) != 2 || len(p.refs) != 2:
 		return nil, joinRefusal("only a join of two tables is evaluated across data nodes")
-	case sel.GroupBy != nil || sel.Having != nil || sel.Distinct || containsAggregate(sel.SelectExprs):
-		return nil, joinRefusal("GROUP BY, HAVING, DISTINCT and aggregates over the rows of a join across data nodes are not evaluated yet")
+	case sel.Having != nil:
+		return nil, joinRefusal("HAVING over the rows of a join across data nodes is not evaluated yet")
 	case sel.With != nil || sel.Into != nil || sel.Lock != sqlparser.NoLock || hasWindow(sel):
 		return nil, joinRefusal("WITH, INTO, locking reads and window functions are not evaluated across data nodes")
 	}
@@ -252,6 +281,17 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		}, e)
 		return mask
 	}
+	// sideOf returns the FROM position of the one table e uses (the outer
+	// side for a constant); ok is false when e uses both or neither.
+	sideOf := func(e sqlparser.Expr) (pos int, ok bool) {
+		switch m := sides(e); m {
+		case 0:
+			return outer, true
+		case 1, 2:
+			return m - 1, true
+		}
+		return 0, false
+	}
 	var keyPairs [][2]*sqlparser.ColName // outer, inner
 	condition := func(e sqlparser.Expr, inOn bool) error {
 		m := sides(e)
@@ -299,31 +339,30 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	if len(keyPairs) == 0 {
 		return nil, joinRefusal("a join across data nodes needs an equality of a column of each table (ON a.x = b.y)")
 	}
-	// The select list: each expression computed by one side.
+	// The select list: each expression computed by one side (grouped:
+	// the merge's columns, below).
+	grouping := sel.GroupBy != nil || sel.Distinct || containsAggregate(sel.SelectExprs) || containsAggregate(sel.OrderBy)
 	var output [][2]int // side, column
-	for _, se := range sel.SelectExprs.Exprs {
-		switch se := se.(type) {
-		case *sqlparser.StarExpr:
-			for pos := range d {
-				for _, sc := range starColumns(se, d[pos].ref) {
-					c := d[pos].add(sc.expr, "", p.columnKind(d[pos].ref.info, sc.col.col))
-					output = append(output, [2]int{pos, c})
+	if !grouping {
+		for _, se := range sel.SelectExprs.Exprs {
+			switch se := se.(type) {
+			case *sqlparser.StarExpr:
+				for pos := range d {
+					for _, sc := range starColumns(se, d[pos].ref) {
+						c := d[pos].add(sc.expr, "", p.columnKind(d[pos].ref.info, sc.col.col))
+						output = append(output, [2]int{pos, c})
+					}
 				}
-			}
-		case *sqlparser.AliasedExpr:
-			m := sides(se.Expr)
-			pos := outer
-			switch m {
-			case 0:
-			case 1, 2:
-				pos = m - 1
+			case *sqlparser.AliasedExpr:
+				pos, ok := sideOf(se.Expr)
+				if !ok {
+					return nil, joinRefusal("the select expression %s uses columns of both tables; evaluating it across data nodes is not supported", sqlparser.String(se.Expr))
+				}
+				c := d[pos].add(se.Expr, se.As.String(), p.exprKind(se.Expr))
+				output = append(output, [2]int{pos, c})
 			default:
-				return nil, joinRefusal("the select expression %s uses columns of both tables; evaluating it across data nodes is not supported", sqlparser.String(se.Expr))
+				return nil, joinRefusal("select expression %s", sqlparser.String(se))
 			}
-			c := d[pos].add(se.Expr, se.As.String(), p.exprKind(se.Expr))
-			output = append(output, [2]int{pos, c})
-		default:
-			return nil, joinRefusal("select expression %s", sqlparser.String(se))
 		}
 	}
 	// The join keys.
@@ -346,7 +385,11 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		desc      bool
 	}
 	var orders []orderCol
-	for _, o := range sel.OrderBy {
+	orderBy := sel.OrderBy
+	if grouping {
+		orderBy = nil // the merge's
+	}
+	for _, o := range orderBy {
 		desc := o.Direction == sqlparser.DescOrder
 		if lit, ok := o.Expr.(*sqlparser.Literal); ok && lit.Type == sqlparser.IntVal {
 			n, err := strconv.Atoi(lit.Val)
@@ -397,6 +440,77 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	if js.Offset, js.Count, err = literalLimit(sel.Limit); err != nil {
 		return nil, err
 	}
+	// Grouped: the merge of the per-node plan (planMerge), fed one row per
+	// joined row, whose columns are partial aggregates of that row.
+	var mergeCols []JoinMergeColumn
+	var mergeAt [][2]int
+	if grouping {
+		var bad sqlparser.Expr
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			switch n := n.(type) {
+			case *sqlparser.CountStar, *sqlparser.Count, *sqlparser.Sum, *sqlparser.Avg, *sqlparser.Min, *sqlparser.Max:
+			case sqlparser.AggrFunc:
+				bad = n
+			}
+			return bad == nil, nil
+		}, sel.SelectExprs, sel.OrderBy)
+		if bad != nil {
+			return nil, joinRefusal("%s over the rows of a join across data nodes is not evaluated", sqlparser.String(bad))
+		}
+		p.plan.Route = &Route{} // no sharding columns: no group lives on one data node
+		if err := p.planMerge(sel); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCrossNode, err)
+		}
+		js.Merge = p.plan.Merge
+		for _, se := range p.nodeStmt.(*sqlparser.Select).SelectExprs.Exprs {
+			ae, ok := se.(*sqlparser.AliasedExpr)
+			if !ok {
+				return nil, joinRefusal("select expression %s", sqlparser.String(se))
+			}
+			mc := JoinMergeColumn{Op: JoinValue}
+			arg := ae.Expr
+			switch f := ae.Expr.(type) {
+			case *sqlparser.CountStar:
+				mc, arg = JoinMergeColumn{Op: JoinOne, Aggregate: true}, nil
+			case *sqlparser.Count:
+				if f.Distinct || len(f.Args) != 1 {
+					return nil, joinRefusal("%s over the rows of a join across data nodes is not evaluated", sqlparser.String(f))
+				}
+				mc, arg = JoinMergeColumn{Op: JoinNotNull, Aggregate: true}, f.Args[0]
+			case *sqlparser.Sum:
+				mc, arg = JoinMergeColumn{Op: JoinValue, Aggregate: true}, f.Arg
+			case *sqlparser.Avg:
+				mc, arg = JoinMergeColumn{Op: JoinNull, Aggregate: true}, nil // the merge divides its SUM by its COUNT
+			case *sqlparser.Min:
+				arg = f.Arg
+			case *sqlparser.Max:
+				arg = f.Arg
+			case sqlparser.AggrFunc:
+				return nil, joinRefusal("%s over the rows of a join across data nodes is not evaluated", sqlparser.String(f))
+			}
+			at := [2]int{-1, -1}
+			if arg != nil {
+				pos, ok := sideOf(arg)
+				if !ok {
+					return nil, joinRefusal("%s uses columns of both tables; evaluating it over a join across data nodes is not supported", sqlparser.String(ae.Expr))
+				}
+				if containsAggregate(arg) {
+					return nil, joinRefusal("%s over the rows of a join across data nodes is not evaluated", sqlparser.String(ae.Expr))
+				}
+				at = [2]int{pos, d[pos].add(arg, "", p.exprKind(arg))}
+			}
+			switch {
+			case !ae.As.IsEmpty():
+				mc.Name = ae.As.String()
+			case func() bool { _, ok := ae.Expr.(*sqlparser.ColName); return ok }():
+				mc.Name = ae.Expr.(*sqlparser.ColName).Name.String()
+			default:
+				mc.Name = sqlparser.String(ae.Expr)
+			}
+			mergeCols = append(mergeCols, mc)
+			mergeAt = append(mergeAt, at)
+		}
+	}
 	// The side statements.
 	build := func(dr *joinDraft) *JoinSide {
 		s := &sqlparser.Select{From: sqlparser.TableExprs{sqlparser.Clone(dr.from)}, SelectExprs: &sqlparser.SelectExprs{Exprs: dr.exprs}}
@@ -424,6 +538,12 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	}
 	for _, o := range orders {
 		js.OrderBy = append(js.OrderBy, runtime.SortKey{Column: at(o.side, o.col), Desc: o.desc})
+	}
+	for i, mc := range mergeCols {
+		if mergeAt[i][0] >= 0 {
+			mc.Column = at(mergeAt[i][0], mergeAt[i][1])
+		}
+		js.MergeColumns = append(js.MergeColumns, mc)
 	}
 	return js, nil
 }

@@ -344,16 +344,19 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 		}
 		joined = append(joined, rows...)
 	}
-	if err := runtime.SortRows(j.Kinds, j.OrderBy, joined); err != nil {
-		return nil, err
-	}
-	joined = paginate(joined, j.Offset, j.Count)
 	cols := append(append([]column(nil), ow.columns...), icols...)
 	if j.Spec.Left {
 		for i := len(ow.columns); i < len(cols); i++ {
 			cols[i].nullable = true
 		}
 	}
+	if j.Merge != nil {
+		return mergeJoined(j, joined, cols)
+	}
+	if err := runtime.SortRows(j.Kinds, j.OrderBy, joined); err != nil {
+		return nil, err
+	}
+	joined = paginate(joined, j.Offset, j.Count)
 	res := &wireResult{Result: &Result{}}
 	for _, c := range j.Output {
 		res.columns = append(res.columns, cols[c])
@@ -438,4 +441,68 @@ func paginate(rows [][]any, offset, count int64) [][]any {
 		rows = rows[:count]
 	}
 	return rows
+}
+
+// mergeJoined groups the joined rows of a join with GROUP BY, DISTINCT or
+// aggregates (plan.JoinSteps.Merge): each joined row becomes a row of
+// partial aggregates, which runtime.Merge combines. cols describe the
+// joined row's columns.
+func mergeJoined(j *plan.JoinSteps, joined [][]any, cols []column) (*wireResult, error) {
+	rows := make([][]any, len(joined))
+	for r, jr := range joined {
+		row := make([]any, len(j.MergeColumns))
+		for i, mc := range j.MergeColumns {
+			switch mc.Op {
+			case plan.JoinValue:
+				row[i] = jr[mc.Column]
+			case plan.JoinOne:
+				row[i] = int64(1)
+			case plan.JoinNotNull:
+				row[i] = int64(0)
+				if jr[mc.Column] != nil {
+					row[i] = int64(1)
+				}
+			}
+		}
+		rows[r] = row
+	}
+	if err := runtime.SortRows(j.Merge.Kinds, j.Merge.OrderBy, rows); err != nil {
+		return nil, err
+	}
+	merged, err := mergeRows(j.Merge, nil, [][][]any{rows})
+	if err != nil {
+		return nil, err
+	}
+	res := &wireResult{Result: &Result{Rows: merged}}
+	funcs := map[int]runtime.AggregateSpec{}
+	for _, a := range j.Merge.Aggregates {
+		funcs[a.Column] = a
+	}
+	for i := 0; i < j.Merge.Visible; i++ {
+		mc := j.MergeColumns[i]
+		a, agg := funcs[i]
+		var c column
+		switch {
+		case !agg || a.Func == runtime.AggMin || a.Func == runtime.AggMax:
+			c = cols[mc.Column]
+		case a.Func == runtime.AggCount || a.Func == runtime.AggCountDistinct:
+			c = column{typ: sqltypes.Int64, length: 21}
+		case j.Merge.Kinds[i].Type == runtime.ColumnFloat || mc.Op == plan.JoinValue && cols[mc.Column].typ == sqltypes.Float64:
+			c = column{typ: sqltypes.Float64, length: 23, decimals: notFixedDec}
+		default: // SUM and AVG of exact values: DECIMAL
+			c = column{typ: sqltypes.Decimal, length: 66}
+			if a.Func == runtime.AggAvg || a.Func == runtime.AggAvgDistinct {
+				c.decimals = a.Scale
+			} else if mc.Op == plan.JoinValue {
+				c.decimals = cols[mc.Column].decimals
+			}
+		}
+		c.name, c.nullable = mc.Name, true
+		if mc.Op == plan.JoinOne || mc.Op == plan.JoinNotNull {
+			c.nullable = false
+		}
+		res.columns = append(res.columns, c)
+		res.Columns = append(res.Columns, c.name)
+	}
+	return res, nil
 }

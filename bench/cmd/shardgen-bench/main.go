@@ -55,11 +55,14 @@ type options struct {
 	out, svg         string
 	only             string
 	sysbench         bool
-	sbThreads        int
-	proxyCPU         string
-	clientCPU        string
-	cpuProfile       string
-	memProfile       string
+	sbThreads        string
+	sbRounds         int
+	// threads are the sysbench thread counts of sbThreads, set by run.
+	threads    []int
+	proxyCPU   string
+	clientCPU  string
+	cpuProfile string
+	memProfile string
 	// ports are the run's ports from the environment (portsFromEnv), set by run.
 	ports benchPorts
 }
@@ -77,9 +80,10 @@ func main() {
 	flag.StringVar(&o.svg, "svg", "", "write the SVG chart here")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&o.sysbench, "sysbench", false, "also run the sysbench proxy phase (needs sysbench, haproxy and the shardgen binary)")
-	flag.IntVar(&o.sbThreads, "sysbench-threads", 8, "sysbench --threads")
-	flag.StringVar(&o.proxyCPU, "proxy-cpu", "1", "taskset CPU list for shardgen proxy / haproxy in the sysbench phase (empty: no pinning)")
-	flag.StringVar(&o.clientCPU, "client-cpu", "0", "taskset CPU list for sysbench (empty: no pinning)")
+	flag.StringVar(&o.sbThreads, "sysbench-threads", "8,64", "comma-separated sysbench --threads values; the phase runs at each")
+	flag.IntVar(&o.sbRounds, "sysbench-rounds", 0, "measured rounds per path in the sysbench phase (0: -rounds)")
+	flag.StringVar(&o.proxyCPU, "proxy-cpu", "1", "taskset CPU list for shardgen proxy / haproxy in the sysbench phase's pinned placement (empty: no pinned placement)")
+	flag.StringVar(&o.clientCPU, "client-cpu", "0", "taskset CPU list for sysbench in the pinned placement")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the embedded scenarios (not the preparation, not the sysbench phase) here")
 	flag.StringVar(&o.memProfile, "memprofile", "", "write a pprof allocation profile (every allocation sampled) taken after the embedded scenarios here")
 	flag.Usage = func() {
@@ -162,12 +166,35 @@ func run(ctx context.Context, o options) error {
 	if o.ports, err = portsFromEnv(); err != nil {
 		return err
 	}
+	if o.threads, err = parseThreads(o.sbThreads); err != nil {
+		return err
+	}
 	if o.sysbench {
 		// Fail now, not after the embedded scenarios; runSysbench checks again.
 		if err := checkBenchPortsFree(o.ports); err != nil {
 			return errors.New("sysbench phase: " + err.Error())
 		}
 	}
+	rep := report{opts: o}
+	if err := runEmbedded(ctx, o, &rep); err != nil {
+		return err
+	}
+	if o.sysbench {
+		// The embedded phase's pools are closed by now: their idle
+		// connections do not count against the servers' max_connections
+		// while sysbench runs 64 threads.
+		sb, err := runSysbench(ctx, o)
+		if err != nil {
+			return errors.New("sysbench phase: " + err.Error())
+		}
+		rep.sysbench = sb
+	}
+	return rep.write()
+}
+
+// runEmbedded prepares the rows and runs the embedded scenarios into rep
+// (and fills rep.machine).
+func runEmbedded(ctx context.Context, o options, rep *report) error {
 	cfg, err := shardrt.LoadConfig(o.config)
 	if err != nil {
 		return err
@@ -201,7 +228,7 @@ func run(ctx context.Context, o options) error {
 	}
 	log.Printf("prepared %d rows on the sharded side and the reference in %v", o.rows, time.Since(start).Round(time.Millisecond))
 
-	rep := report{opts: o, machine: machineInfo(ctx, ref)}
+	rep.machine = machineInfo(ctx, ref)
 	b := &bench{q: q, ref: ref, rows: o.rows, workers: o.workers}
 	if err := b.prepareStatements(ctx, rt); err != nil {
 		return err
@@ -235,15 +262,5 @@ func run(ctx context.Context, o options) error {
 	if err := stopProfiles(); err != nil {
 		return err
 	}
-	if err := cleanupInserts(ctx, rt, ref, o.rows); err != nil {
-		return err
-	}
-	if o.sysbench {
-		sb, err := runSysbench(ctx, o)
-		if err != nil {
-			return errors.New("sysbench phase: " + err.Error())
-		}
-		rep.sysbench = sb
-	}
-	return rep.write()
+	return cleanupInserts(ctx, rt, ref, o.rows)
 }

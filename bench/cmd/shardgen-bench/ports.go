@@ -16,10 +16,12 @@ const (
 	envDBPort1     = "SHARDGEN_DB_PORT_1"
 	envProxyPort   = "SHARDGEN_BENCH_PROXY_PORT"
 	envHAProxyPort = "SHARDGEN_BENCH_HAPROXY_PORT"
+	envEmptyPort   = "SHARDGEN_BENCH_EMPTY_PROXY_PORT"
 	defDBPort0     = "13306"
 	defDBPort1     = "13307"
 	defProxyPort   = "13310"
 	defHAProxyPort = "13311"
+	defEmptyPort   = "13312"
 )
 
 // portsUsage is the environment part of -h.
@@ -28,6 +30,7 @@ const portsUsage = "Environment (127.0.0.1 ports; defaults in parentheses):\n" +
 	"  " + envDBPort1 + "          second MariaDB server: ds_1, ds_3 (" + defDBPort1 + ")\n" +
 	"  " + envProxyPort + "   shardgen proxy of the sysbench phase (" + defProxyPort + ")\n" +
 	"  " + envHAProxyPort + " haproxy hop of the sysbench phase (" + defHAProxyPort + ")\n" +
+	"  " + envEmptyPort + " shardgen proxy of the empty-rules test (" + defEmptyPort + ")\n" +
 	"  SHARDGEN_DB_USER, SHARDGEN_DB_PASSWORD  account on both servers (shardgen, shardgen)\n"
 
 // benchPorts are the decimal TCP ports (1..65535, as strings ready for a
@@ -35,12 +38,14 @@ const portsUsage = "Environment (127.0.0.1 ports; defaults in parentheses):\n" +
 type benchPorts struct {
 	db0, db1       string // the two MariaDB primaries (scripts/db.sh s0, s1)
 	proxy, haproxy string // the sysbench phase's shardgen proxy and haproxy
+	empty          string // the shardgen proxy of the empty-rules test
 }
 
-// portsFromEnv reads SHARDGEN_DB_PORT_0/1 and SHARDGEN_BENCH_PROXY_PORT /
-// SHARDGEN_BENCH_HAPROXY_PORT (unset or empty: 13306, 13307, 13310, 13311).
-// It fails, naming the variable, when a value is not a port 1..65535 or
-// when the proxy and haproxy ports are the same; scripts/db.sh makes the
+// portsFromEnv reads SHARDGEN_DB_PORT_0/1, SHARDGEN_BENCH_PROXY_PORT,
+// SHARDGEN_BENCH_HAPROXY_PORT and SHARDGEN_BENCH_EMPTY_PROXY_PORT (unset or
+// empty: 13306, 13307, 13310, 13311, 13312). It fails, naming the
+// variable, when a value is not a port 1..65535 or when two of the three
+// hop ports are the same; scripts/db.sh makes the
 // same checks of the database ports.
 func portsFromEnv() (benchPorts, error) {
 	var p benchPorts
@@ -52,6 +57,7 @@ func portsFromEnv() (benchPorts, error) {
 		{&p.db1, envDBPort1, defDBPort1},
 		{&p.proxy, envProxyPort, defProxyPort},
 		{&p.haproxy, envHAProxyPort, defHAProxyPort},
+		{&p.empty, envEmptyPort, defEmptyPort},
 	} {
 		s := env(v.name, v.def)
 		if n, err := strconv.Atoi(s); err != nil || n < 1 || n > 65535 {
@@ -59,8 +65,14 @@ func portsFromEnv() (benchPorts, error) {
 		}
 		*v.dst = s
 	}
-	if p.proxy == p.haproxy {
-		return benchPorts{}, errors.New(envProxyPort + " and " + envHAProxyPort + " are both " + p.proxy)
+	for _, pair := range [][4]string{
+		{envProxyPort, p.proxy, envHAProxyPort, p.haproxy},
+		{envProxyPort, p.proxy, envEmptyPort, p.empty},
+		{envHAProxyPort, p.haproxy, envEmptyPort, p.empty},
+	} {
+		if pair[1] == pair[3] {
+			return benchPorts{}, errors.New(pair[0] + " and " + pair[2] + " are both " + pair[1])
+		}
 	}
 	return p, nil
 }
@@ -84,16 +96,20 @@ func checkPortFree(variable, port string) error {
 	return l.Close()
 }
 
-// checkBenchPortsFree runs checkPortFree on the proxy and haproxy ports.
+// checkBenchPortsFree runs checkPortFree on the hop ports.
 func checkBenchPortsFree(p benchPorts) error {
 	if err := checkPortFree(envProxyPort, p.proxy); err != nil {
 		return err
 	}
-	return checkPortFree(envHAProxyPort, p.haproxy)
+	if err := checkPortFree(envHAProxyPort, p.haproxy); err != nil {
+		return err
+	}
+	return checkPortFree(envEmptyPort, p.empty)
 }
 
 // envPrefix is the "VAR=value " assignments of the ports that differ from
-// their defaults, in the order db0, db1, proxy, haproxy ("" when none do),
+// their defaults, in the order db0, db1, proxy, haproxy, empty ("" when
+// none do),
 // for the report's command line.
 func (p benchPorts) envPrefix() string {
 	var s string
@@ -102,6 +118,7 @@ func (p benchPorts) envPrefix() string {
 		{envDBPort1, p.db1, defDBPort1},
 		{envProxyPort, p.proxy, defProxyPort},
 		{envHAProxyPort, p.haproxy, defHAProxyPort},
+		{envEmptyPort, p.empty, defEmptyPort},
 	} {
 		if v[1] != v[2] {
 			s += v[0] + "=" + v[1] + " "

@@ -223,9 +223,13 @@ func (r *report) markdown() (string, []load.Bar) {
 	b.WriteString(o.ports.envPrefix() + "taskset -c " + o.clientCPU + " bin/shardgen-bench -rows " + strconv.Itoa(o.rows) + " -workers " + strconv.Itoa(o.workers) +
 		" -rounds " + strconv.Itoa(o.rounds) + " -duration " + o.duration.String() + " -warmup " + o.warmup.String())
 	if o.sysbench {
-		b.WriteString(" -sysbench")
+		b.WriteString(" -sysbench -sysbench-threads " + o.sbThreads)
+		if o.sbRounds > 0 {
+			b.WriteString(" -sysbench-rounds " + strconv.Itoa(o.sbRounds))
+		}
 	}
 	b.WriteString(" -out docs/benchmarks.md -svg docs/benchmarks.svg\n```\n\n")
-	b.WriteString("Pinning: the harness runs under `taskset -c " + o.clientCPU + "` (GOMAXPROCS follows the affinity); the MariaDB servers are not pinned.\n")
+	b.WriteString("Pinning: the harness (the embedded phase) runs under `taskset -c " + o.clientCPU + "` (GOMAXPROCS follows the affinity); " +
+		"the sysbench phase places its own processes (unpinned, then pinned, see above); the MariaDB servers are not pinned.\n")
 	return b.String(), bars
 }

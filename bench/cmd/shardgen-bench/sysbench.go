@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,22 +21,38 @@ import (
 // The sysbench phase: Debian's sysbench 1.0.20 through `shardgen proxy`
 // (sbtest1 sharded by id MOD 2 over ds_0/ds_1, bench/sysbench/proxy.yaml;
 // SHARDGEN_BENCH_PROXY_PORT), through an haproxy TCP passthrough
-// (SHARDGEN_BENCH_HAPROXY_PORT) to the first server (SHARDGEN_DB_PORT_0), and
-// direct to that server (database reference, unsharded sbtest1). Same
-// settings on every path, rounds interleaved direct, haproxy, proxy, direct,
-// ….
+// (SHARDGEN_BENCH_HAPROXY_PORT) to the first server (SHARDGEN_DB_PORT_0),
+// direct to that server (database reference, unsharded sbtest1), and, for
+// oltp_read_write, through a second `shardgen proxy` with empty rules (one
+// data source, the reference database; bench/sysbench/proxy-empty.yaml;
+// SHARDGEN_BENCH_EMPTY_PROXY_PORT): the ShardingSphere performance team's
+// test of a proxy's own cost. Same settings on every path, rounds
+// interleaved direct, haproxy, proxy, …; the whole phase runs once per
+// placement (nothing pinned, then sysbench and the hops on CPUs of their
+// own) and sysbench thread count.
 
 const sbTableSize = 10000
 
 // sbPath is one way from sysbench to the data.
 type sbPath struct{ name, port, db string }
 
-// sbResult is one sysbench test over every path: the per-second rate of
-// each round per path, the CPU each process spent per query in each round,
-// or the failure that stopped a path.
+// The paths' names.
+const (
+	pathDirect  = "direct"
+	pathHAProxy = "haproxy"
+	pathProxy   = "shardgen proxy"
+	pathEmpty   = "proxy, empty rules"
+)
+
+// sbResult is one sysbench test over every path in one placement and at
+// one thread count: the per-second rate of each round per path, the CPU
+// each process spent per query in each round, or the failure that stopped
+// a path.
 type sbResult struct {
-	test   string
-	rounds map[string][]float64
+	placement string
+	threads   int
+	test      string
+	rounds    map[string][]float64
 	// cpu holds, per path, one cpuRound per measured round.
 	cpu    map[string][]cpuRound
 	failed map[string]string
@@ -44,6 +63,50 @@ type sbResult struct {
 // rusage of sysbench) spent per query of one round, in microseconds.
 type cpuRound struct {
 	client, hop, servers float64
+}
+
+// sbPlacement is where the phase's processes run: unpinned (every CPU, as
+// when the proxy runs beside the application) or pinned (sysbench on
+// client, the hops on hop: a hop with a CPU to itself hides its own cost).
+type sbPlacement struct {
+	name, client, hop string
+}
+
+// sbPlacements are the placements of the phase: unpinned first (the
+// issue's targets are for it), then pinned when o.proxyCPU is set. The
+// unpinned placement names every online CPU explicitly, because the
+// harness itself may run under taskset and its children inherit that.
+func sbPlacements(o options) []sbPlacement {
+	out := []sbPlacement{{name: "unpinned", client: onlineCPUs(), hop: onlineCPUs()}}
+	if o.proxyCPU != "" {
+		out = append(out, sbPlacement{name: "pinned", client: o.clientCPU, hop: o.proxyCPU})
+	}
+	return out
+}
+
+// onlineCPUs is the kernel's list of online CPUs
+// (/sys/devices/system/cpu/online, e.g. "0-1"), or "" when unknown (then
+// nothing is pinned).
+func onlineCPUs() string {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// parseThreads reads -sysbench-threads: positive thread counts separated
+// by commas.
+func parseThreads(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-sysbench-threads %q: %q is not a positive thread count", s, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // sbTests are the sysbench tests of the phase with the options every path
@@ -58,19 +121,29 @@ type cpuRound struct {
 var sbTests = []struct {
 	name  string
 	extra []string
+	// empty adds the empty-rules proxy's path.
+	empty bool
+	// target is issue 13's minimum of proxy ÷ haproxy, emptyTarget of
+	// the empty-rules proxy ÷ haproxy (0: none stated).
+	target, emptyTarget float64
 }{
-	{"oltp_point_select", nil},
-	{"oltp_insert", []string{"--auto_inc=off", "--mysql-ignore-errors=1213,1020,1205,1062"}},
-	{"oltp_read_write", nil},
+	{name: "oltp_point_select", target: 0.90},
+	{name: "oltp_insert", extra: []string{"--auto_inc=off", "--mysql-ignore-errors=1213,1020,1205,1062"}, target: 0.95},
+	{name: "oltp_read_write", empty: true, emptyTarget: 0.85},
 }
 
-// sbPaths are the paths of the phase in the order each round runs them.
-func sbPaths(p benchPorts) []sbPath {
-	return []sbPath{
-		{"direct", p.db0, "reference"},
-		{"haproxy", p.haproxy, "reference"},
-		{"shardgen proxy", p.proxy, "sbtest"},
+// sbPaths are the paths of the phase in the order each round runs them;
+// empty adds the empty-rules proxy.
+func sbPaths(p benchPorts, empty bool) []sbPath {
+	out := []sbPath{
+		{pathDirect, p.db0, "reference"},
+		{pathHAProxy, p.haproxy, "reference"},
+		{pathProxy, p.proxy, "sbtest"},
 	}
+	if empty {
+		out = append(out, sbPath{pathEmpty, p.empty, "sbtest"})
+	}
+	return out
 }
 
 var (
@@ -277,6 +350,44 @@ func haproxyConfig(p benchPorts) string {
 		"listen mysql\n  bind 127.0.0.1:" + p.haproxy + "\n  server s0 127.0.0.1:" + p.db0 + "\n"
 }
 
+// sbHops are the running hops of one placement: their pids by path, and
+// stop.
+type sbHops struct {
+	pid  map[string]int
+	stop func()
+}
+
+// startHops starts shardgen proxy (sharded and empty rules) and haproxy on
+// the CPUs cpus (every CPU when empty) and waits until each answers.
+func startHops(o options, cpus, haproxyCfg string) (*sbHops, error) {
+	h := &sbHops{pid: map[string]int{}}
+	var stops []func()
+	h.stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	for _, x := range []struct {
+		path, port, variable string
+		cmd                  *exec.Cmd
+	}{
+		{pathProxy, o.ports.proxy, envProxyPort, pinned(cpus, "bin/shardgen", "proxy", "-c", "bench/sysbench/proxy.yaml",
+			"--ddl", "bench/sysbench/sbtest.sql", "--listen", "127.0.0.1:"+o.ports.proxy)},
+		{pathEmpty, o.ports.empty, envEmptyPort, pinned(cpus, "bin/shardgen", "proxy", "-c", "bench/sysbench/proxy-empty.yaml",
+			"--ddl", "bench/sysbench/sbtest.sql", "--listen", "127.0.0.1:"+o.ports.empty)},
+		{pathHAProxy, o.ports.haproxy, envHAProxyPort, pinned(cpus, "haproxy", "-db", "-f", haproxyCfg)},
+	} {
+		stop, err := background(x.cmd, x.port, x.variable)
+		if err != nil {
+			h.stop()
+			return nil, err
+		}
+		stops = append(stops, stop)
+		h.pid[x.path] = x.cmd.Process.Pid
+	}
+	return h, nil
+}
+
 func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 	for _, bin := range []string{"sysbench", "haproxy", "mariadb"} {
 		if _, err := exec.LookPath(bin); err != nil {
@@ -293,143 +404,230 @@ func runSysbench(ctx context.Context, o options) ([]sbResult, error) {
 	if _, err := runOut(exec.Command("go", "build", "-o", "bin/shardgen", "./cmd/shardgen")); err != nil {
 		return nil, err
 	}
-	proxyCmd := pinned(o.proxyCPU, "bin/shardgen", "proxy", "-c", "bench/sysbench/proxy.yaml",
-		"--ddl", "bench/sysbench/sbtest.sql", "--listen", "127.0.0.1:"+ports.proxy)
-	stopProxy, err := background(proxyCmd, ports.proxy, envProxyPort)
-	if err != nil {
-		return nil, err
-	}
-	defer stopProxy()
-	hacfg := haproxyConfig(ports)
 	f, err := os.CreateTemp("", "shardgen-bench-haproxy-*.cfg")
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(f.Name())
-	if _, err := f.WriteString(hacfg); err != nil {
+	if _, err := f.WriteString(haproxyConfig(ports)); err != nil {
 		return nil, err
 	}
 	f.Close()
-	haCmd := pinned(o.proxyCPU, "haproxy", "-db", "-f", f.Name())
-	stopHA, err := background(haCmd, ports.haproxy, envHAProxyPort)
-	if err != nil {
-		return nil, err
+	rounds := o.sbRounds
+	if rounds <= 0 {
+		rounds = o.rounds
 	}
-	defer stopHA()
-	proxyPid, haPid := proxyCmd.Process.Pid, haCmd.Process.Pid
-
-	hopPid := map[string]int{"haproxy": haPid, "shardgen proxy": proxyPid}
-	servers := serverPids()
 	var out []sbResult
-	for _, test := range sbTests {
-		res := sbResult{test: test.name, rounds: map[string][]float64{}, cpu: map[string][]cpuRound{}, failed: map[string]string{}}
-		for r := 0; r <= o.rounds; r++ { // round 0 is the warm-up
-			for _, p := range sbPaths(ports) {
-				if res.failed[p.name] != "" {
-					continue
-				}
-				d := o.duration
-				if r == 0 {
-					d = o.warmup
-				}
-				secs := strconv.Itoa(max(1, int(d.Round(time.Second)/time.Second)))
-				args := sysbenchArgs(test.name, p.port, p.db, append(append([]string(nil), test.extra...),
-					"--threads="+strconv.Itoa(o.sbThreads), "--time="+secs, "--report-interval=0", "run")...)
-				cmd := pinned(o.clientCPU, "sysbench", args...)
-				hop0, srv0 := procCPU(hopPid[p.name]), 0.0
-				for _, pid := range servers {
-					srv0 += procCPU(pid)
-				}
-				text, err := runOut(cmd)
-				hop1, srv1 := procCPU(hopPid[p.name]), 0.0
-				for _, pid := range servers {
-					srv1 += procCPU(pid)
-				}
-				if test.name == "oltp_insert" {
-					if cerr := sbCleanInserts(ports); cerr != nil {
-						return nil, cerr
-					}
-				}
+	for _, pl := range sbPlacements(o) {
+		hops, err := startHops(o, pl.hop, f.Name())
+		if err != nil {
+			return nil, err
+		}
+		for _, threads := range o.threads {
+			for _, test := range sbTests {
+				res, err := sbRun(o, pl, hops, threads, rounds, test.name, test.extra, sbPaths(ports, test.empty))
 				if err != nil {
-					res.failed[p.name] = err.Error()
-					continue
+					hops.stop()
+					return nil, err
 				}
-				m := sbRate.FindStringSubmatch(text)
-				q := sbQueries.FindStringSubmatch(text)
-				if m == nil || q == nil {
-					res.failed[p.name] = "no transactions or queries line in sysbench output: " + lastLines(text, 5)
-					continue
-				}
-				if r > 0 {
-					v, _ := strconv.ParseFloat(m[1], 64)
-					res.rounds[p.name] = append(res.rounds[p.name], v)
-					if n, _ := strconv.ParseFloat(q[1], 64); n > 0 {
-						us := 1e6 / n
-						client := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-						res.cpu[p.name] = append(res.cpu[p.name], cpuRound{
-							client:  client.Seconds() * us,
-							hop:     (hop1 - hop0) / hz * us,
-							servers: (srv1 - srv0) / hz * us,
-						})
-					}
-				}
+				log.Printf("sysbench %-8s %2d threads %-17s %s", pl.name, threads, test.name, res.summary())
+				out = append(out, res)
 			}
 		}
-		out = append(out, res)
+		hops.stop()
 	}
 	return out, nil
 }
 
+// summary is one log line of r: the median rate of each path.
+func (r sbResult) summary() string {
+	var parts []string
+	for _, p := range []string{pathDirect, pathHAProxy, pathProxy, pathEmpty} {
+		if msg := r.failed[p]; msg != "" {
+			parts = append(parts, p+" failed")
+		} else if v, ok := r.rounds[p]; ok {
+			parts = append(parts, p+" "+f0(load.Median(v)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sbRun runs one sysbench test at threads threads over paths, a warm-up
+// round and rounds measured rounds, interleaved.
+func sbRun(o options, pl sbPlacement, hops *sbHops, threads, rounds int, test string, extra []string, paths []sbPath) (sbResult, error) {
+	res := sbResult{placement: pl.name, threads: threads, test: test,
+		rounds: map[string][]float64{}, cpu: map[string][]cpuRound{}, failed: map[string]string{}}
+	servers := serverPids()
+	for r := 0; r <= rounds; r++ { // round 0 is the warm-up
+		for _, p := range paths {
+			if res.failed[p.name] != "" {
+				continue
+			}
+			d := o.duration
+			if r == 0 {
+				d = o.warmup
+			}
+			secs := strconv.Itoa(max(1, int(d.Round(time.Second)/time.Second)))
+			args := sysbenchArgs(test, p.port, p.db, append(append([]string(nil), extra...),
+				"--threads="+strconv.Itoa(threads), "--time="+secs, "--report-interval=0", "run")...)
+			cmd := pinned(pl.client, "sysbench", args...)
+			hop0, srv0 := procCPU(hops.pid[p.name]), 0.0
+			for _, pid := range servers {
+				srv0 += procCPU(pid)
+			}
+			text, err := runLimited(cmd, sbLimit(d))
+			hop1, srv1 := procCPU(hops.pid[p.name]), 0.0
+			for _, pid := range servers {
+				srv1 += procCPU(pid)
+			}
+			if test == "oltp_insert" {
+				if cerr := sbCleanInserts(o.ports); cerr != nil {
+					return res, cerr
+				}
+			}
+			if err != nil {
+				res.failed[p.name] = err.Error()
+				continue
+			}
+			m := sbRate.FindStringSubmatch(text)
+			q := sbQueries.FindStringSubmatch(text)
+			if m == nil || q == nil {
+				res.failed[p.name] = "no transactions or queries line in sysbench output: " + lastLines(text, 5)
+				continue
+			}
+			if r > 0 {
+				v, _ := strconv.ParseFloat(m[1], 64)
+				res.rounds[p.name] = append(res.rounds[p.name], v)
+				if n, _ := strconv.ParseFloat(q[1], 64); n > 0 {
+					us := 1e6 / n
+					client := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+					res.cpu[p.name] = append(res.cpu[p.name], cpuRound{
+						client:  client.Seconds() * us,
+						hop:     (hop1 - hop0) / hz * us,
+						servers: (srv1 - srv0) / hz * us,
+					})
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// sbLimit is how long one sysbench run of duration d may take before it
+// is killed and its path reported as stalled: sysbench waits for every
+// thread's event to finish, so a hop that stops answering (e.g. sessions
+// waiting for each other's pooled connections) would hang the phase.
+func sbLimit(d time.Duration) time.Duration { return 3*d + 30*time.Second }
+
+// runLimited is runOut killing cmd after limit, with an error that says so.
+func runLimited(cmd *exec.Cmd, limit time.Duration) (string, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
+	}
+	var stalled atomic.Bool
+	timer := time.AfterFunc(limit, func() {
+		stalled.Store(true)
+		_ = cmd.Process.Kill()
+	})
+	err := cmd.Wait()
+	timer.Stop()
+	text := out.String()
+	switch {
+	case stalled.Load():
+		return text, fmt.Errorf("%s: stalled: no result within %v, killed: %s", strings.Join(cmd.Args, " "), limit, lastLines(text, 5))
+	case err != nil:
+		return text, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, lastLines(text, 5))
+	}
+	return text, nil
+}
+
+// ratioCell is a ÷ b as "0.62×", with the verdict against target when
+// there is one ("0.62× (≥ 0.90 **missed**)"), or "n/a".
+func ratioCell(a, b, target float64) string {
+	if a == 0 || b == 0 {
+		return "n/a"
+	}
+	cell := f2(a/b) + "×"
+	if target > 0 {
+		cell += " (" + verdict(a/b, target) + ")"
+	}
+	return cell
+}
+
 func sysbenchMarkdown(o options, res []sbResult, bars *[]load.Bar) string {
 	var b strings.Builder
+	threads := make([]string, len(o.threads))
+	for i, n := range o.threads {
+		threads[i] = strconv.Itoa(n)
+	}
+	rounds := o.sbRounds
+	if rounds <= 0 {
+		rounds = o.rounds
+	}
 	b.WriteString("\n## Proxy load: sysbench through shardgen proxy, an haproxy hop, and direct\n\n")
-	b.WriteString("Debian's sysbench, `--tables=1 --table-size=" + strconv.Itoa(sbTableSize) + " --threads=" + strconv.Itoa(o.sbThreads) +
-		"`, " + strconv.Itoa(o.rounds) + " rounds of " + o.duration.String() + " per path after one warm-up round, interleaved direct, haproxy, proxy, direct, …. " +
+	b.WriteString("Debian's sysbench, `--tables=1 --table-size=" + strconv.Itoa(sbTableSize) + "`, at `--threads` " + strings.Join(threads, " and ") +
+		", " + strconv.Itoa(rounds) + " rounds of " + o.duration.String() + " per path after one warm-up round, interleaved direct, haproxy, proxy, direct, …. " +
 		"**direct**: " + o.ports.db0 + ", database reference (one unsharded sbtest1); **haproxy**: on " + o.ports.haproxy +
 		", a TCP passthrough (`mode tcp`) to the same server; " +
 		"**shardgen proxy**: on " + o.ports.proxy + ", `shardgen proxy -c bench/sysbench/proxy.yaml` with sbtest1 sharded by id MOD 2 over ds_0 (" +
 		o.ports.db0 + ") and ds_1 (" + o.ports.db1 + "), " +
-		"prepared directly on the back ends with sysbench's own `prepare` and cut to each shard's ids. " +
+		"prepared directly on the back ends with sysbench's own `prepare` and cut to each shard's ids; " +
+		"**proxy, empty rules** (oltp_read_write only): on " + o.ports.empty + ", `shardgen proxy -c bench/sysbench/proxy-empty.yaml`, one data source " +
+		"(the reference database behind direct and haproxy) and no rule: the ShardingSphere performance team's \"empty rules\" test, the proxy's own cost and nothing else. " +
 		"`oltp_insert` runs with `--auto_inc=off --mysql-ignore-errors=1213,1020,1205,1062` on every path (sysbench picks the ids, so the proxy routes each row by its id; " +
 		"with auto_inc every id is 0; the rows it adds are deleted after every run, and the rare random id inside 1..10000 is a duplicate, ignored and retried); " +
 		"`oltp_read_write` runs with sysbench's defaults (BEGIN … COMMIT around 18 statements). " +
-		"The proxy's back-end sessions set `innodb_lock_wait_timeout=1` (the data source URLs' `sessionVariables`): a deadlock between two transactions " +
+		"The sharded proxy's back-end sessions set `innodb_lock_wait_timeout=1` (the data source URLs' `sessionVariables`): a deadlock between two transactions " +
 		"that each hold rows on a different data source is seen by neither InnoDB, and with the 50 s default it stalled every sysbench thread for 50 s " +
-		"(sysbench ignores and retries the 1205 error, as it does 1213 for the deadlocks one server detects). sysbench is pinned with `taskset -c " + o.clientCPU +
-		"`, the proxy and haproxy with `taskset -c " + o.proxyCPU + "`; the servers are not pinned. Rates are transactions per second.\n\n")
-	b.WriteString("| test | direct | haproxy | shardgen proxy | haproxy ÷ direct | proxy ÷ direct | proxy ÷ haproxy (target ≥ 0.90) |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		"(sysbench ignores and retries the 1205 error, as it does 1213 for the deadlocks one server detects). ")
+	b.WriteString("The phase runs twice: **unpinned** (sysbench, the hops and the servers share every CPU, as when the proxy runs beside the application; issue 13's targets are for this placement)")
+	if o.proxyCPU != "" {
+		b.WriteString(", then **pinned** (sysbench under `taskset -c " + o.clientCPU + "`, the proxies and haproxy under `taskset -c " + o.proxyCPU +
+			"`; a hop with a CPU to itself hides its own cost)")
+	}
+	b.WriteString("; the servers are never pinned. Rates are transactions per second, median (rounds).\n\n")
+	b.WriteString("| placement | threads | test | direct | haproxy | shardgen proxy | proxy, empty rules | haproxy ÷ direct | proxy ÷ haproxy (target) | empty rules ÷ haproxy (target) |\n|---|---:|---|---:|---:|---:|---:|---:|---|---|\n")
 	var failures []string
 	for _, r := range res {
-		d, h, p := load.Median(r.rounds["direct"]), load.Median(r.rounds["haproxy"]), load.Median(r.rounds["shardgen proxy"])
-		ratio := func(a, b float64) string {
-			if a == 0 || b == 0 {
-				return "n/a"
+		var target, emptyTarget float64
+		for _, t := range sbTests {
+			if t.name == r.test {
+				target, emptyTarget = t.target, t.emptyTarget
 			}
-			return f2(a/b) + "×"
 		}
+		d, h, p, e := load.Median(r.rounds[pathDirect]), load.Median(r.rounds[pathHAProxy]), load.Median(r.rounds[pathProxy]), load.Median(r.rounds[pathEmpty])
 		cell := func(path string, v float64) string {
 			if r.failed[path] != "" {
 				return "failed"
 			}
-			return f0(v) + " (" + strings.Join(func() []string {
-				var s []string
-				for _, x := range r.rounds[path] {
-					s = append(s, f0(x))
-				}
-				return s
-			}(), ", ") + ")"
+			xs := r.rounds[path]
+			if len(xs) == 0 {
+				return "—"
+			}
+			parts := make([]string, len(xs))
+			for i, x := range xs {
+				parts[i] = f0(x)
+			}
+			return f0(v) + " (" + strings.Join(parts, ", ") + ")"
 		}
-		b.WriteString("| " + r.test + " | " + cell("direct", d) + " | " + cell("haproxy", h) + " | " + cell("shardgen proxy", p) + " | " +
-			ratio(h, d) + " | " + ratio(p, d) + " | " + ratio(p, h) + " |\n")
+		emptyRatio := "—"
+		if _, ok := r.rounds[pathEmpty]; ok || r.failed[pathEmpty] != "" {
+			emptyRatio = ratioCell(e, h, emptyTarget)
+		}
+		b.WriteString("| " + r.placement + " | " + strconv.Itoa(r.threads) + " | " + r.test + " | " + cell(pathDirect, d) + " | " + cell(pathHAProxy, h) + " | " +
+			cell(pathProxy, p) + " | " + cell(pathEmpty, e) + " | " + ratioCell(h, d, 0) + " | " + ratioCell(p, h, target) + " | " + emptyRatio + " |\n")
+		where := " (" + r.placement + ", " + strconv.Itoa(r.threads) + " thr)"
 		if p > 0 && h > 0 {
-			*bars = append(*bars, load.Bar{Label: "sysbench " + r.test + " proxy÷haproxy", Ratio: p / h, Target: 0.9})
+			*bars = append(*bars, load.Bar{Label: r.test + " proxy÷haproxy" + where, Ratio: p / h, Target: target})
 		}
-		if p > 0 && d > 0 {
-			*bars = append(*bars, load.Bar{Label: "sysbench " + r.test + " proxy÷direct", Ratio: p / d})
+		if e > 0 && h > 0 {
+			*bars = append(*bars, load.Bar{Label: r.test + " empty rules÷haproxy" + where, Ratio: e / h, Target: emptyTarget})
 		}
-		for _, path := range []string{"direct", "haproxy", "shardgen proxy"} {
+		for _, path := range []string{pathDirect, pathHAProxy, pathProxy, pathEmpty} {
 			if msg := r.failed[path]; msg != "" {
-				failures = append(failures, "- "+r.test+" via "+path+": `"+strings.ReplaceAll(msg, "`", "'")+"`")
+				failures = append(failures, "- "+r.placement+", "+strconv.Itoa(r.threads)+" threads, "+r.test+" via "+path+": `"+strings.ReplaceAll(msg, "`", "'")+"`")
 			}
 		}
 	}
@@ -438,32 +636,37 @@ func sysbenchMarkdown(o options, res []sbResult, bars *[]load.Bar) string {
 	}
 	b.WriteString("\n### CPU per query\n\n" +
 		"Microseconds of CPU (user + system) per query, median of the measured rounds, from each process's own accounting: " +
-		"`/proc/<pid>/stat` utime+stime of the hop (haproxy or shardgen proxy) and of the two MariaDB primaries before and after each sysbench run, " +
+		"`/proc/<pid>/stat` utime+stime of the hop (haproxy or the shardgen proxy of the path) and of the two MariaDB primaries before and after each sysbench run, " +
 		"and sysbench's own rusage, divided by the queries sysbench reports. The servers' figure includes whatever else ran on them " +
 		"during the round (nothing but this benchmark on a dedicated `make bench` run). Clock tick " +
-		"resolution is 10 ms, so short rounds are coarse.\n\n")
-	b.WriteString("| test | path | sysbench µs/query | hop µs/query | servers µs/query | total µs/query |\n|---|---|---:|---:|---:|---:|\n")
+		"resolution is 10 ms, so short rounds are coarse. The last column is the hop's CPU per query ÷ haproxy's in the same test " +
+		"(issue 13's target for oltp_point_select, unpinned: ≤ 1.3).\n\n")
+	b.WriteString("| placement | threads | test | path | sysbench µs/query | hop µs/query | servers µs/query | total µs/query | hop ÷ haproxy's |\n|---|---:|---|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range res {
-		for _, path := range []string{"direct", "haproxy", "shardgen proxy"} {
+		pick := func(path string, f func(cpuRound) float64) float64 {
 			c := r.cpu[path]
-			if len(c) == 0 {
+			v := make([]float64, len(c))
+			for i := range c {
+				v[i] = f(c[i])
+			}
+			return load.Median(v)
+		}
+		hopOf := func(x cpuRound) float64 { return x.hop }
+		haHop := pick(pathHAProxy, hopOf)
+		for _, path := range []string{pathDirect, pathHAProxy, pathProxy, pathEmpty} {
+			if len(r.cpu[path]) == 0 {
 				continue
 			}
-			pick := func(f func(cpuRound) float64) float64 {
-				v := make([]float64, len(c))
-				for i := range c {
-					v[i] = f(c[i])
-				}
-				return load.Median(v)
-			}
-			cl := pick(func(x cpuRound) float64 { return x.client })
-			hop := pick(func(x cpuRound) float64 { return x.hop })
-			sv := pick(func(x cpuRound) float64 { return x.servers })
-			hopCell := f1(hop)
-			if path == "direct" {
+			cl := pick(path, func(x cpuRound) float64 { return x.client })
+			hop := pick(path, hopOf)
+			sv := pick(path, func(x cpuRound) float64 { return x.servers })
+			hopCell, rel := f1(hop), "—"
+			if path == pathDirect {
 				hopCell = "—"
+			} else if path != pathHAProxy && haHop > 0 {
+				rel = f2(hop/haHop) + "×"
 			}
-			b.WriteString("| " + r.test + " | " + path + " | " + f1(cl) + " | " + hopCell + " | " + f1(sv) + " | " + f1(cl+hop+sv) + " |\n")
+			b.WriteString("| " + r.placement + " | " + strconv.Itoa(r.threads) + " | " + r.test + " | " + path + " | " + f1(cl) + " | " + hopCell + " | " + f1(sv) + " | " + f1(cl+hop+sv) + " | " + rel + " |\n")
 		}
 	}
 	return b.String()
