@@ -422,6 +422,22 @@ func substitute(s string, i int) string {
 	})
 }
 
+// substituteArg is substitute on a string argument and on every string of a
+// list argument (a sqlc.slice).
+func substituteArg(a any, i int) any {
+	switch a := a.(type) {
+	case string:
+		return substitute(a, i)
+	case []any:
+		out := make([]any, len(a))
+		for k, x := range a {
+			out[k] = substituteArg(x, i)
+		}
+		return out
+	}
+	return a
+}
+
 // run makes one diff.json entry (Repeat times). compare adds a table
 // comparison after every write.
 func (e *diffEnv) run(c diffCall, compare bool) {
@@ -429,8 +445,8 @@ func (e *diffEnv) run(c diffCall, compare bool) {
 	for i := 0; i < n; i++ {
 		args := make([]any, len(c.Args))
 		for k, a := range c.Args {
-			if s, ok := a.(string); ok && c.Repeat > 0 {
-				a = substitute(s, i)
+			if c.Repeat > 0 {
+				a = substituteArg(a, i)
 			}
 			args[k] = a
 		}
@@ -482,7 +498,11 @@ func (e *diffEnv) call(name string, jsonArgs []any, save, wantErr string) {
 		} else {
 			typ = mt.In(k + 1)
 		}
-		require.Equal(t, pl.Params[pi].Type.String(), goTypeName(typ), "%s: parameter %s", repro, pl.Params[pi].Name)
+		want := pl.Params[pi].Type.String()
+		if pl.Params[pi].Slice {
+			want = "[]" + want
+		}
+		require.Equal(t, want, goTypeName(typ), "%s: parameter %s", repro, pl.Params[pi].Name)
 		v, err := e.convert(jsonArgs[k], typ)
 		require.NoError(t, err, "%s: argument %d (%s)", repro, k+1, pl.Params[pi].Name)
 		values[pi] = v
@@ -515,14 +535,30 @@ func (e *diffEnv) call(name string, jsonArgs []any, save, wantErr string) {
 	}
 }
 
-// refArgs returns the reference statement's arguments: the value of
-// Plan.Params[Args[i]] for each `?`.
-func refArgs(pl *plan.Plan, values []reflect.Value) []any {
-	args := make([]any, len(pl.Args))
+// refStatement returns the reference statement, Plan.LogicSQL, and its
+// arguments: the value of Plan.Params[Args[i]] for each `?`. A sqlc.slice
+// parameter's `?` becomes one `?` per value, or NULL for an empty slice, as
+// sqlc expands it.
+func refStatement(pl *plan.Plan, values []reflect.Value) (string, []any) {
+	sql := pl.LogicSQL
+	var args []any
 	for i, pi := range pl.Args {
-		args[i] = values[pi].Interface()
+		v := values[pi]
+		if !pl.Params[pi].Slice {
+			args = append(args, v.Interface())
+			continue
+		}
+		at := plan.PlaceholderOffset(pl.LogicSQL, i)
+		list := "NULL"
+		if v.Len() > 0 {
+			list = "?" + strings.Repeat(", ?", v.Len()-1)
+		}
+		sql = pl.LogicSQL[:at] + list + pl.LogicSQL[at+1:]
+		for k := 0; k < v.Len(); k++ {
+			args = append(args, v.Index(k).Interface())
+		}
 	}
-	return args
+	return sql, args
 }
 
 func (e *diffEnv) compareRead(pl *plan.Plan, repro string, out []reflect.Value, values []reflect.Value) {
@@ -545,7 +581,8 @@ func (e *diffEnv) compareRead(pl *plan.Plan, repro string, out []reflect.Value, 
 	default:
 		t.Fatalf("%s: a SELECT with %s", repro, pl.Cmd)
 	}
-	want := e.refRows(pl.LogicSQL, refArgs(pl, values)...)
+	refSQL, args := refStatement(pl, values)
+	want := e.refRows(refSQL, args...)
 	e.rows += len(want)
 
 	// ORDER BY keys in the cases are unique, so the order is defined: a
@@ -600,8 +637,9 @@ func (e *diffEnv) compareWrite(pl *plan.Plan, repro string, out []reflect.Value,
 	} else {
 		require.Empty(t, save, "%s: save needs a generated key", repro)
 	}
-	res, err := e.ref.ExecContext(e.ctx, pl.LogicSQL, refArgs(pl, values)...)
-	require.NoError(t, err, "%s on the reference: %s", repro, pl.LogicSQL)
+	refSQL, args := refStatement(pl, values)
+	res, err := e.ref.ExecContext(e.ctx, refSQL, args...)
+	require.NoError(t, err, "%s on the reference: %s", repro, refSQL)
 	want, err := res.RowsAffected()
 	require.NoError(t, err)
 	e.refAffected = want
@@ -692,6 +730,20 @@ func (e *diffEnv) convert(a any, typ reflect.Type) (reflect.Value, error) {
 		}
 		inner.Set(iv)
 		valid.SetBool(true)
+		return v, nil
+	}
+	if list, ok := a.([]any); ok { // a sqlc.slice parameter
+		if typ.Kind() != reflect.Slice {
+			return v, fmt.Errorf("a list for %s", typ)
+		}
+		v = reflect.MakeSlice(typ, len(list), len(list))
+		for i, x := range list {
+			ev, err := e.convert(x, typ.Elem())
+			if err != nil {
+				return v, err
+			}
+			v.Index(i).Set(ev)
+		}
 		return v, nil
 	}
 	if a == nil {

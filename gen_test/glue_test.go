@@ -8,6 +8,7 @@ import (
 	rangedb "github.com/shardgen/shardgen/gen_test/cases/ranges/db"
 	rwgroupdb "github.com/shardgen/shardgen/gen_test/cases/rwgroup/db"
 	singledb "github.com/shardgen/shardgen/gen_test/cases/single/db"
+	slicedb "github.com/shardgen/shardgen/gen_test/cases/slice/db"
 	sqlcdb "github.com/shardgen/shardgen/gen_test/cases/sqlc/db"
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
@@ -23,5 +24,6 @@ var newQueries = map[string]func(*shardrt.DB) (any, error){
 	"ranges":  func(db *shardrt.DB) (any, error) { return rangedb.New(db) },
 	"rwgroup": func(db *shardrt.DB) (any, error) { return rwgroupdb.New(db) },
 	"single":  func(db *shardrt.DB) (any, error) { return singledb.New(db) },
+	"slice":   func(db *shardrt.DB) (any, error) { return slicedb.New(db) },
 	"sqlc":    func(db *shardrt.DB) (any, error) { return sqlcdb.New(db) },
 }

@@ -290,10 +290,10 @@ func (l *proxyLeg) read(pl *plan.Plan, repro string, out, values []reflect.Value
 			l.t.Fatalf("%s: a SELECT with %s", repro, pl.Cmd)
 		}
 	}
-	args := refArgs(pl, values)
+	logic, args := refStatement(pl, values)
 	ordered := strings.Contains(strings.ToUpper(pl.LogicSQL), "ORDER BY")
 	for _, c := range l.clients {
-		got, err := c.query(e.ctx, pl.LogicSQL, args...)
+		got, err := c.query(e.ctx, logic, args...)
 		if genErr != nil {
 			l.compareError(pl, repro, c.proto, genErr, err)
 			continue
@@ -374,10 +374,10 @@ func (l *proxyLeg) write(pl *plan.Plan, repro string, out, values []reflect.Valu
 	kg := pl.KeyGenerate
 	// An INSERT whose generated call failed made no keys to send.
 	if kg == nil || genErr == nil {
-		args := refArgs(pl, values)
+		logic, args := refStatement(pl, values)
 		for _, c := range l.clients {
 			l.copyTables(tl, preSuffix, "")
-			res, err := c.exec(e.ctx, pl.LogicSQL, args...)
+			res, err := c.exec(e.ctx, logic, args...)
 			what := repro + " over the proxy (" + c.proto + ")"
 			if !l.writeResult(pl, what, genErr, res, err, genSide, genN) {
 				continue

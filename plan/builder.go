@@ -369,6 +369,7 @@ type planner struct {
 	shift  func(int) int
 	names  []string // per ?, the sqlc.arg name or ""
 	nulls  []bool   // per ?, sqlc.narg
+	slices []bool   // per ?, sqlc.slice
 	stmt   sqlparser.Statement
 	// hint is the statement's SHARDINGSPHERE_HINT comment (nil: none).
 	hint *sqlHint
@@ -472,6 +473,9 @@ func (p *planner) build() (*Plan, error) {
 	if err := p.typeParams(); err != nil {
 		return nil, err
 	}
+	if err := p.checkSlices(); err != nil {
+		return nil, err
+	}
 	if err := p.resultColumns(); err != nil {
 		return nil, err
 	}
@@ -495,6 +499,9 @@ func (p *planner) build() (*Plan, error) {
 			p.plan.Route.Units[i].SQL = p.sql
 		}
 	}
+	if err := p.planSlice(); err != nil {
+		return nil, err
+	}
 	return p.plan, nil
 }
 
@@ -502,10 +509,10 @@ func (p *planner) build() (*Plan, error) {
 // columns: the stages of planning before routing.
 func (p *planner) bindStatement() error {
 	var unsupported []int
-	p.sql, p.names, p.nulls, p.shift, unsupported = namedParams(p.q.SQL)
+	p.sql, p.names, p.nulls, p.slices, p.shift, unsupported = namedParams(p.q.SQL)
 	if len(unsupported) > 0 {
 		p.shift = nil
-		return p.errorf(unsupported[0], "sqlc.slice and sqlc.embed are not supported; list the values as IN (?, ?, ...) or name the columns")
+		return p.errorf(unsupported[0], "sqlc.embed is not supported; name the columns")
 	}
 	var bad string
 	if p.sql, p.hint, bad = parseHint(p.sql); bad != "" {

@@ -69,6 +69,7 @@ func (p *planner) keyGenerate() error {
 	for _, o := range ordinals {
 		p.names = append(p.names[:o], append([]string{""}, p.names[o:]...)...)
 		p.nulls = append(p.nulls[:o], append([]bool{false}, p.nulls[o:]...)...)
+		p.slices = append(p.slices[:o], append([]bool{false}, p.slices[o:]...)...)
 	}
 	p.keyArgs = ordinals
 	p.shift = nil

@@ -9,11 +9,12 @@ import (
 // returns, for each `?` of the result in order, the name it had ("" for a
 // plain `?`). Accepted forms (MySQL engine of sqlc): `sqlc.arg(name)`,
 // `sqlc.arg('name')`, `sqlc.narg(name)` (nullable: the parameter takes the
-// column's nullable Go type). Quoted strings, quoted identifiers and comments
-// are left alone. shift maps an offset in the result back to the input;
-// unsupported lists the offsets of sqlc.slice / sqlc.embed, which shardgen
-// does not support.
-func namedParams(sql string) (out string, names []string, nullable []bool, shift func(int) int, unsupported []int) {
+// column's nullable Go type), `sqlc.slice(name)` (a []T parameter whose
+// values form an IN list: isSlice marks it). Quoted strings, quoted
+// identifiers and comments are left alone. shift maps an offset in the
+// result back to the input; unsupported lists the offsets of sqlc.embed,
+// which shardgen does not support.
+func namedParams(sql string) (out string, names []string, nullable, isSlice []bool, shift func(int) int, unsupported []int) {
 	var b strings.Builder
 	type edit struct{ at, delta int } // at: offset in out after which delta applies
 	var edits []edit
@@ -47,14 +48,16 @@ func namedParams(sql string) (out string, names []string, nullable []bool, shift
 		case c == '?':
 			names = append(names, "")
 			nullable = append(nullable, false)
+			isSlice = append(isSlice, false)
 		case (c == 's' || c == 'S') && (i == 0 || !isIdentByte(sql[i-1])):
-			if hasPrefixFold(sql[i:], "sqlc.slice(") || hasPrefixFold(sql[i:], "sqlc.embed(") {
+			if hasPrefixFold(sql[i:], "sqlc.embed(") {
 				unsupported = append(unsupported, i)
 			}
-			if name, n, isNull, ok := matchSqlcArg(sql[i:]); ok {
+			if name, n, isNull, slice, ok := matchSqlcArg(sql[i:]); ok {
 				b.WriteByte('?')
 				names = append(names, name)
 				nullable = append(nullable, isNull)
+				isSlice = append(isSlice, slice)
 				delta += n - 1
 				edits = append(edits, edit{at: b.Len(), delta: delta})
 				i += n
@@ -74,13 +77,13 @@ func namedParams(sql string) (out string, names []string, nullable []bool, shift
 		}
 		return off + edits[k-1].delta
 	}
-	return b.String(), names, nullable, shift, unsupported
+	return b.String(), names, nullable, isSlice, shift, unsupported
 }
 
-// matchSqlcArg matches `sqlc.arg(name)` / `sqlc.narg(name)` at the start of
-// s (case-insensitive, spaces allowed inside the parentheses) and returns the
-// name and the length matched.
-func matchSqlcArg(s string) (name string, n int, isNull bool, ok bool) {
+// matchSqlcArg matches `sqlc.arg(name)`, `sqlc.narg(name)` or
+// `sqlc.slice(name)` at the start of s (case-insensitive, spaces allowed
+// inside the parentheses) and returns the name and the length matched.
+func matchSqlcArg(s string) (name string, n int, isNull, isSlice, ok bool) {
 	var rest string
 	switch {
 	case hasPrefixFold(s, "sqlc.arg("):
@@ -88,24 +91,27 @@ func matchSqlcArg(s string) (name string, n int, isNull bool, ok bool) {
 	case hasPrefixFold(s, "sqlc.narg("):
 		rest = s[len("sqlc.narg("):]
 		isNull = true
+	case hasPrefixFold(s, "sqlc.slice("):
+		rest = s[len("sqlc.slice("):]
+		isSlice = true
 	default:
-		return "", 0, false, false
+		return "", 0, false, false, false
 	}
 	end := strings.IndexByte(rest, ')')
 	if end < 0 {
-		return "", 0, false, false
+		return "", 0, false, false, false
 	}
 	name = strings.TrimSpace(rest[:end])
 	name = strings.Trim(name, "'\"`")
 	if name == "" {
-		return "", 0, false, false
+		return "", 0, false, false, false
 	}
 	for i := 0; i < len(name); i++ {
 		if !isIdentByte(name[i]) {
-			return "", 0, false, false
+			return "", 0, false, false, false
 		}
 	}
-	return name, len(s) - len(rest) + end + 1, isNull, true
+	return name, len(s) - len(rest) + end + 1, isNull, isSlice, true
 }
 
 // hasPrefixFold reports whether s begins with prefix, ASCII letters

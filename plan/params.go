@@ -153,7 +153,7 @@ func (p *planner) typeParams() error {
 			}
 		}
 		goName := used.unique(lowerCamel(base))
-		param := &Param{Name: goName, Type: typ, Column: h.column}
+		param := &Param{Name: goName, Type: typ, Column: h.column, Slice: p.slices[i]}
 		if p.plan.KeyGenerate != nil && slices.Contains(p.keyArgs, i) {
 			param.Generated = true
 			if len(p.plan.KeyGenerate.Params) == 0 {

@@ -67,7 +67,10 @@ type Plan struct {
 	// NodeArgs are the arguments of the per-node SQL when they differ from
 	// Args (a merged LIMIT); nil means Args.
 	NodeArgs []NodeArg `json:"node_args,omitempty"`
-	Doc      []string  `json:"-"`
+	// Slice is set when a parameter is sqlc.slice(name): where its list is
+	// expanded in each unit's SQL and how its values are routed.
+	Slice *SliceArg `json:"slice,omitempty"`
+	Doc   []string  `json:"-"`
 }
 
 // Param is one parameter of the generated function.
@@ -81,6 +84,9 @@ type Param struct {
 	// generated function fills it from the key generator, callers never see
 	// it.
 	Generated bool `json:"generated,omitempty"`
+	// Slice marks sqlc.slice(name): the Go parameter is a []Type whose
+	// values form an IN list (Plan.Slice).
+	Slice bool `json:"slice,omitempty"`
 }
 
 // Column is one result column.

@@ -100,6 +100,12 @@ func (p *planner) routeComponent(c *component, sets []keySet) error {
 		}
 		rt.Kind = runtime.RouteSingleNode
 		rt.Fixed = []int{}
+		if p.rowOverNoRows() {
+			// COUNT(*) over no rows is a row of 0: the first data node
+			// answers it, matching no row either.
+			rt.Fixed = []int{0}
+			rt.Reason += "; an aggregate without GROUP BY still returns its row, so the first data node answers"
+		}
 		return nil
 	}
 	rt.Conditions = groups
@@ -644,7 +650,7 @@ func (p *planner) isSingleNode(rt *Route) bool {
 		}
 		for _, cc := range cond.Columns {
 			if strings.EqualFold(cc.Column, s.Columns[0]) {
-				return cc.Range == nil && len(cc.Values) == 1
+				return cc.Range == nil && len(cc.Values) == 1 && !p.isSliceOperand(cc.Values[0])
 			}
 		}
 		return targets == 1

@@ -25,6 +25,7 @@ type query struct {
 	unitsVar   string // e.g. getOrderUnits
 	mergeVar   string // e.g. topOrdersMerge: the MergeSpec of a merged SELECT; "" when none
 	insertVar  string // e.g. addOrdersInsert: the InsertSplit of a multi-row INSERT; "" when none
+	sliceAtVar string // e.g. listOrdersSliceAt: where each unit's SQL expands sqlc.slice; "" when none
 	rowType    string // e.g. GetOrderRow or the model's name; "" for writes
 	model      *model // the row model, or nil
 	paramsType string // e.g. GetOrderParams; "" for positional parameters
@@ -141,6 +142,11 @@ func (g *generator) analyze(q *query) error {
 	if p.Primary && q.isRead() {
 		g.needPrimary = true
 	}
+	if p.Slice != nil {
+		q.sliceAtVar = base + "SliceAt"
+		add(g.declare(q.sliceAtVar, owner))
+		add(checkSlice(p))
+	}
 	if p.Insert != nil {
 		q.insertVar = base + "Insert"
 		add(g.declare(q.insertVar, owner))
@@ -195,7 +201,7 @@ func (g *generator) analyze(q *query) error {
 	if err := g.planRoute(q); err != nil {
 		return err
 	}
-	if q.isRead() && !q.route.single() && p.Merge == nil {
+	if q.isRead() && (!q.route.single() || p.Slice != nil) && p.Merge == nil {
 		if q.model != nil {
 			if q.model.scan == "" {
 				q.model.scan = "scan" + q.model.name
@@ -209,7 +215,7 @@ func (g *generator) analyze(q *query) error {
 			add(g.declare(q.scanFunc, owner))
 		}
 	}
-	if p.Cmd == schema.CmdMany && q.route.single() && p.Merge == nil {
+	if p.Cmd == schema.CmdMany && q.route.single() && p.Merge == nil && p.Slice == nil {
 		q.iterMethod = p.Name + "Iter"
 		add(g.declareMember(q.iterMethod, owner))
 	}

@@ -41,6 +41,9 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 	)
 	f.Line()
 	g.emitUnits(f, q)
+	if q.sliceAtVar != "" {
+		g.emitSliceAt(f, q)
+	}
 	if q.mergeVar != "" {
 		if err := g.emitMergeSpec(f, q); err != nil {
 			return err
@@ -59,7 +62,7 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 		var fields []jen.Code
 		for _, i := range q.visible() {
 			prm := p.Params[i]
-			t, _ := typeCode(prm.Type)
+			t := paramType(prm)
 			fields = append(fields, jen.Id(fieldName(prm.Name)).Add(t).Add(g.jsonTag(snakeName(prm.Name))))
 		}
 		f.Add(doc(q.paramsType + " are the parameters of " + p.Name + "."))
@@ -202,7 +205,7 @@ func (g *generator) newFnCtx(q *query, fail func(*fnCtx, jen.Code) jen.Code) (*f
 		sig = append(sig, jen.Id("arg").Id(q.paramsType))
 	}
 	for i, prm := range q.p.Params {
-		t, _ := typeCode(prm.Type)
+		t := paramType(prm)
 		switch {
 		case prm.Generated:
 			fc.params[i] = jen.Id(fc.scope.add(prm.Name))
@@ -231,10 +234,11 @@ func (fc *fnCtx) args() []jen.Code {
 	return out
 }
 
-// argSlice returns []any{...} of the arguments, or nil when there are none.
+// argSlice returns []any{...} of the arguments, or nil when there are none
+// or the units carry their own (a sqlc.slice query).
 func (fc *fnCtx) argSlice() jen.Code {
 	args := fc.args()
-	if len(args) == 0 {
+	if len(args) == 0 || fc.q.p.Slice != nil {
 		return jen.Nil()
 	}
 	return jen.Index().Any().Values(args...)
@@ -250,7 +254,7 @@ func (fc *fnCtx) argSlice() jen.Code {
 // shardrt.LimitSum(offset, count).
 func (g *generator) nodeArgStatements(fc *fnCtx) []jen.Code {
 	p := fc.q.p
-	if p.NodeArgs == nil {
+	if p.NodeArgs == nil || fc.hasNodeVals {
 		return nil
 	}
 	var out []jen.Code
@@ -258,6 +262,9 @@ func (g *generator) nodeArgStatements(fc *fnCtx) []jen.Code {
 	seen := map[plan.NodeArg]jen.Code{}
 	for i, a := range p.NodeArgs {
 		switch {
+		case p.Slice != nil && i == p.Slice.Arg:
+			// The slice's list: sliceStatements encrypts each value.
+			vals[i] = jen.Nil()
 		case a.LimitSum:
 			// e.g.: shardrt.LimitSum(offset, 10)
 			vals[i] = jen.Qual(rt, "LimitSum").Call(limitCode(fc, p.Merge.Offset), limitCode(fc, p.Merge.Count))
@@ -355,12 +362,20 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 	if q.key != nil {
 		body = append(body, g.keyStatements(fc)...)
 	}
-	rc, err := g.routeStatements(fc)
+	var rc *routeCode
+	var err error
+	if p.Slice != nil {
+		rc, err = g.sliceStatements(fc)
+	} else {
+		rc, err = g.routeStatements(fc)
+		if rc != nil {
+			rc.stmts = append(rc.stmts, g.nodeArgStatements(fc)...)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	body = append(body, rc.stmts...)
-	body = append(body, g.nodeArgStatements(fc)...)
 	exec, err := g.execStatements(fc, rc)
 	if err != nil {
 		return err
@@ -473,7 +488,11 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		//		return nil, err
 		//	}
 		//	return res, nil
-		call := jen.Qual(rt, "ExecBroadcast").Call(jen.Id("ctx"), fc.executor(), stmt.Clone(), jen.Id(q.unitsVar).Index(jen.Op(":")), fc.argSlice())
+		units := rc.units
+		if units == nil {
+			units = jen.Id(q.unitsVar).Index(jen.Op(":"))
+		}
+		call := jen.Qual(rt, "ExecBroadcast").Call(jen.Id("ctx"), fc.executor(), stmt.Clone(), units, fc.argSlice())
 		if p.Cmd == schema.CmdExec {
 			// e.g. (:exec, nothing to report):
 			//	_, err := shardrt.ExecBroadcast(ctx, q.ex, &addDictStmt, addDictUnits[:], []any{id, name})

@@ -50,6 +50,10 @@ type routePlan struct {
 	// update is the routed logic table of an UPDATE that sets sharding
 	// columns (Route.Update), whose router checks that rows stay.
 	update *logicTable
+	// sliceNode is how each value of a routing sqlc.slice finds its one
+	// data node (shapeInline or shapePrecise); nil when each value is
+	// routed by ShardingTable.RouteConditions.
+	sliceNode *nodeRoute
 }
 
 // nodeRoute is how generated code finds one data node of the routed table
@@ -159,7 +163,20 @@ func (g *generator) planRoute(q *query) error {
 			return fmt.Errorf("%s route of table %q has no sharding conditions", r.Kind, r.LogicTable)
 		}
 		rp.shape = shapeRouteAll
-		g.needPickUnits = true
+		if s := q.p.Slice; s != nil {
+			if s.Routing && len(r.Conditions) == 1 {
+				nr, err := g.planNode(q, r.Conditions[0], -1)
+				if err != nil {
+					return err
+				}
+				if nr.shape != shapeRouteAll && nodeComplete(r, &nr) {
+					rp.sliceNode = &nr
+					return nil
+				}
+			}
+		} else {
+			g.needPickUnits = true
+		}
 		return g.useRouter(t)
 	default:
 		return fmt.Errorf("%s route of table %q has no fixed units", r.Kind, r.LogicTable)
@@ -297,6 +314,17 @@ func (g *generator) planNode(q *query, cond plan.Condition, row int) (nodeRoute,
 	}
 	nr.shape, nr.db, nr.tb = shapePrecise, db, tb
 	return nr, g.useRouter(t)
+}
+
+// nodeComplete reports whether nr picks exactly one data node: every side
+// has a value, or has one target (as plan's isSingleNode requires of a
+// SingleNode route).
+func nodeComplete(r *plan.Route, nr *nodeRoute) bool {
+	tables := 0
+	for _, n := range r.Nodes {
+		tables = max(tables, len(n))
+	}
+	return (nr.db.operand != nil || len(r.DataSources) == 1) && (nr.tb.operand != nil || tables == 1)
 }
 
 // nullable reports whether op is a parameter of a nullable Go type

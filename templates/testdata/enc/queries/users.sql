@@ -64,3 +64,19 @@ SELECT user_id, CAST(@@server_id AS SIGNED) AS server_id FROM t_user WHERE user_
 
 -- name: AddUsers :execrows
 INSERT INTO t_user (user_id, name, phone, email) VALUES (?, ?, ?, ?), (?, ?, ?, ?), (?, ?, NULL, ?);
+
+-- name: FindByPhones :many
+-- shardgen:allow-full-route
+SELECT user_id, name, phone, email FROM t_user WHERE phone IN (sqlc.slice(phones)) ORDER BY user_id;
+
+-- name: FindPlainByPhones :many
+-- shardgen:allow-full-route
+SELECT user_id, name, phone, email FROM t_user_plain WHERE phone IN (sqlc.slice(phones)) ORDER BY user_id;
+
+-- name: RenameByEmails :execrows
+-- shardgen:allow-full-route
+UPDATE t_user SET name = ? WHERE email IN (sqlc.slice(emails)) AND name <> ?;
+
+-- name: RenamePlainByEmails :execrows
+-- shardgen:allow-full-route
+UPDATE t_user_plain SET name = ? WHERE email IN (sqlc.slice(emails)) AND name <> ?;

@@ -1,0 +1,75 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+)
+
+// TestSlicePlan plans sqlc.slice(name): one `?` kept for the list, its
+// offset in each unit's SQL, routing when it is on a sharding column, and
+// the uses that are refused.
+func TestSlicePlan(t *testing.T) {
+	b := newBuilder(t)
+	p, err := build(t, b, ":many", "SELECT order_id FROM t_order WHERE status <> ? AND user_id IN (sqlc.slice(user_ids)) AND order_id > ?")
+	require.NoError(t, err)
+	require.Equal(t, runtime.RouteMultiNode, p.Route.Kind)
+	require.Equal(t, "SELECT order_id FROM t_order WHERE status <> ? AND user_id IN (?) AND order_id > ?", p.LogicSQL)
+	require.True(t, p.Params[1].Slice)
+	require.Equal(t, "userIds int64", p.Params[1].Name+" "+p.Params[1].Type.String())
+	require.NotNil(t, p.Slice)
+	require.Equal(t, 1, p.Slice.Param)
+	require.Equal(t, 1, p.Slice.Arg)
+	require.True(t, p.Slice.Routing)
+	require.False(t, p.Slice.EmptyRow)
+	require.Len(t, p.Slice.At, len(p.Route.Units))
+	for i, u := range p.Route.Units {
+		require.Equal(t, "?) AND", u.SQL[p.Slice.At[i]:p.Slice.At[i]+6], u.SQL)
+	}
+
+	// One value of the sharding column is still several data nodes.
+	p, err = build(t, b, ":one", "SELECT COUNT(*) FROM t_user WHERE user_id IN (sqlc.slice(ids))")
+	require.NoError(t, err)
+	require.Equal(t, runtime.RouteMultiNode, p.Route.Kind)
+	require.NotNil(t, p.Merge)
+	require.True(t, p.Slice.EmptyRow)
+
+	// Not a sharding column: the route is the other conditions'.
+	p, err = build(t, b, ":execrows", "UPDATE t_user SET name = ? WHERE user_id = ? AND name IN (sqlc.slice(names))")
+	require.NoError(t, err)
+	require.Equal(t, runtime.RouteSingleNode, p.Route.Kind)
+	require.False(t, p.Slice.Routing)
+	require.Equal(t, 2, p.Slice.Arg)
+
+	for _, c := range []struct{ cmd, sql, err string }{
+		{":many", "SELECT name FROM t_user WHERE user_id IN (sqlc.slice(ids)) OR name = ?",
+			`q.sql:2:43: query "Q": sqlc.slice(ids) must be the whole list of ` + "`column IN (sqlc.slice(ids))`" + `, a condition the WHERE ANDs with the others (not under OR or NOT, not in a subquery or ON)`},
+		{":many", "SELECT name FROM t_user WHERE user_id NOT IN (sqlc.slice(ids))",
+			`q.sql:2:47: query "Q": sqlc.slice(ids) must be the whole list of ` + "`column IN (sqlc.slice(ids))`" + `, a condition the WHERE ANDs with the others (not under OR or NOT, not in a subquery or ON)`},
+		{":many", "SELECT name FROM t_user WHERE user_id IN (sqlc.slice(ids), 5)",
+			`q.sql:2:43: query "Q": sqlc.slice(ids) must be the whole list of ` + "`column IN (sqlc.slice(ids))`" + `, a condition the WHERE ANDs with the others (not under OR or NOT, not in a subquery or ON)`},
+		{":many", "SELECT name FROM t_user WHERE user_id IN (sqlc.slice(ids)) AND name IN (sqlc.slice(names))",
+			`q.sql:2:73: query "Q": only one sqlc.slice per query is supported (sqlc.slice(ids) and sqlc.slice(names))`},
+		{":many", "SELECT name FROM t_user WHERE user_id IN (sqlc.slice(ids)) AND flags IN (sqlc.slice(ids))",
+			`q.sql:2:74: query "Q": sqlc.slice(ids) is used twice; a slice may form one IN list`},
+		{":many", "SELECT name FROM t_user WHERE user_id IN (sqlc.slice(ids)) AND flags = sqlc.arg(ids)",
+			`q.sql:2:72: query "Q": sqlc.slice(ids) is also used as a single value; give the slice its own name`},
+		{":exec", "INSERT INTO t_user (user_id, name, flags) SELECT user_id, name, flags FROM t_user WHERE user_id IN (sqlc.slice(ids))",
+			`q.sql:2:101: query "Q": sqlc.slice(ids) is supported in SELECT, UPDATE and DELETE, not in INSERT`},
+	} {
+		_, err := build(t, b, c.cmd, c.sql)
+		require.EqualError(t, err, c.err, c.sql)
+	}
+}
+
+// TestPlaceholderOffset finds the k-th `?` outside strings, quoted
+// identifiers and comments.
+func TestPlaceholderOffset(t *testing.T) {
+	s := "SELECT '?', `a?` /* ? */ FROM t -- ?\nWHERE a = ? # ?\nAND b IN (?)"
+	require.Equal(t, 47, plan.PlaceholderOffset(s, 0))
+	require.Equal(t, 63, plan.PlaceholderOffset(s, 1))
+	require.Equal(t, -1, plan.PlaceholderOffset(s, 2))
+}

@@ -1,0 +1,65 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxPlaceholders is the most placeholders one prepared statement may have
+// (MySQL and MariaDB count them in 16 bits; ER_PS_MANY_PARAM).
+const MaxPlaceholders = 65535
+
+// SliceUnits returns the route units of a statement with a sqlc.slice
+// parameter, one per data node that gets values, in data node order.
+//
+// all is the statement's unit table; at[n] is the byte offset in all[n].SQL
+// of the one `?` that stands for the slice's list, planned at generate time
+// (plan.SliceArg); values[n] are the values data node n gets: nil runs
+// nothing there, an empty non-nil list runs it with `NULL` for the list
+// (`col IN (NULL)` matches no row, yet an aggregate without GROUP BY still
+// returns its row). The `?` becomes one `?` per value, e.g. "IN (?)" with
+// three values "IN (?, ?, ?)", and the unit's Args are before, the node's
+// values, then after.
+//
+// Errors: lengths that differ, an offset that is not a `?` of the unit's
+// SQL, more than MaxPlaceholders arguments for one data node.
+func SliceUnits(all []RouteUnit, at []int, values [][]any, before, after []any) ([]RouteUnit, error) {
+	if len(at) != len(all) || len(values) != len(all) {
+		return nil, fmt.Errorf("slice units: %d units, %d offsets, %d value lists", len(all), len(at), len(values))
+	}
+	n := 0
+	for _, v := range values {
+		if v != nil {
+			n++
+		}
+	}
+	units := make([]RouteUnit, 0, n)
+	for i, vals := range values {
+		if vals == nil {
+			continue
+		}
+		u := all[i]
+		if at[i] < 0 || at[i] >= len(u.SQL) || u.SQL[at[i]] != '?' {
+			return nil, fmt.Errorf("slice units: offset %d of unit %d is not a placeholder", at[i], i)
+		}
+		if k := len(before) + len(vals) + len(after); k > MaxPlaceholders {
+			return nil, fmt.Errorf("slice units: %d values for one data node make %d placeholders, over MySQL's limit of %d for one statement", len(vals), k, MaxPlaceholders)
+		}
+		var b strings.Builder
+		b.Grow(len(u.SQL) + 3*len(vals) + 4)
+		b.WriteString(u.SQL[:at[i]])
+		if len(vals) == 0 {
+			b.WriteString("NULL")
+		} else {
+			b.WriteByte('?')
+			for range len(vals) - 1 {
+				b.WriteString(", ?")
+			}
+		}
+		b.WriteString(u.SQL[at[i]+1:])
+		args := make([]any, 0, len(before)+len(vals)+len(after))
+		args = append(append(append(args, before...), vals...), after...)
+		units = append(units, RouteUnit{DataSource: u.DataSource, SQL: b.String(), Args: args})
+	}
+	return units, nil
+}

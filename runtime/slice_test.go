@@ -1,0 +1,35 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSliceUnits expands the list's `?` per data node: nil runs nothing, an
+// empty list becomes NULL, and the arguments are before, the values, after.
+func TestSliceUnits(t *testing.T) {
+	all := []RouteUnit{
+		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?) LIMIT ?"},
+		{DataSource: 1, SQL: "SELECT a FROM t_1 WHERE b = ? AND a IN (?) LIMIT ?"},
+		{DataSource: 1, SQL: "SELECT a FROM t_2 WHERE b = ? AND a IN (?) LIMIT ?"},
+	}
+	at := []int{40, 40, 40}
+	units, err := SliceUnits(all, at, [][]any{{int64(1), int64(3)}, nil, {}}, []any{"x"}, []any{10})
+	require.NoError(t, err)
+	require.Equal(t, []RouteUnit{
+		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?, ?) LIMIT ?", Args: []any{"x", int64(1), int64(3), 10}},
+		{DataSource: 1, SQL: "SELECT a FROM t_2 WHERE b = ? AND a IN (NULL) LIMIT ?", Args: []any{"x", 10}},
+	}, units)
+
+	units, err = SliceUnits(all, at, make([][]any, 3), nil, nil)
+	require.NoError(t, err)
+	require.Empty(t, units)
+
+	_, err = SliceUnits(all, []int{40, 41, 40}, [][]any{nil, {1}, nil}, nil, nil)
+	require.EqualError(t, err, "slice units: offset 41 of unit 1 is not a placeholder")
+	_, err = SliceUnits(all, at[:2], [][]any{nil, {1}, nil}, nil, nil)
+	require.EqualError(t, err, "slice units: 3 units, 2 offsets, 3 value lists")
+	_, err = SliceUnits(all, at, [][]any{make([]any, MaxPlaceholders), nil, nil}, []any{1}, nil)
+	require.EqualError(t, err, "slice units: 65535 values for one data node make 65536 placeholders, over MySQL's limit of 65535 for one statement")
+}
