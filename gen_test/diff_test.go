@@ -870,9 +870,13 @@ func valueText(v reflect.Value) *string {
 func rowText(v reflect.Value) []*string {
 	if v.Kind() == reflect.Struct && v.Type() != reflect.TypeOf(time.Time{}) {
 		if _, _, null := nullParts(v); !null {
-			row := make([]*string, v.NumField())
-			for i := range row {
-				row[i] = valueText(v.Field(i))
+			var row []*string
+			for i := range v.NumField() {
+				if f := v.Field(i); v.Type().Field(i).Type.Name() != "" && f.Kind() == reflect.Struct && v.Type().Field(i).Name == f.Type().Name() {
+					row = append(row, rowText(f)...) // a model of sqlc.embed(t)
+					continue
+				}
+				row = append(row, valueText(v.Field(i)))
 			}
 			return row
 		}

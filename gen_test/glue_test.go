@@ -2,6 +2,7 @@ package gen_test_test
 
 import (
 	bindingdb "github.com/shardgen/shardgen/gen_test/cases/binding/db"
+	embeddb "github.com/shardgen/shardgen/gen_test/cases/embed/db"
 	inlinedb "github.com/shardgen/shardgen/gen_test/cases/inline/db"
 	mergedb "github.com/shardgen/shardgen/gen_test/cases/merge/db"
 	mod4db "github.com/shardgen/shardgen/gen_test/cases/mod4/db"
@@ -18,6 +19,7 @@ import (
 // case adds one line here (TestDiff fails until it does).
 var newQueries = map[string]func(*shardrt.DB) (any, error){
 	"binding": func(db *shardrt.DB) (any, error) { return bindingdb.New(db) },
+	"embed":   func(db *shardrt.DB) (any, error) { return embeddb.New(db) },
 	"inline":  func(db *shardrt.DB) (any, error) { return inlinedb.New(db) },
 	"merge":   func(db *shardrt.DB) (any, error) { return mergedb.New(db) },
 	"mod4":    func(db *shardrt.DB) (any, error) { return mod4db.New(db) },

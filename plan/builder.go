@@ -370,6 +370,7 @@ type planner struct {
 	names  []string // per ?, the sqlc.arg name or ""
 	nulls  []bool   // per ?, sqlc.narg
 	slices []bool   // per ?, sqlc.slice
+	embeds []string // the tables of sqlc.embed(t), in order
 	stmt   sqlparser.Statement
 	// hint is the statement's SHARDINGSPHERE_HINT comment (nil: none).
 	hint *sqlHint
@@ -509,10 +510,12 @@ func (p *planner) build() (*Plan, error) {
 // columns: the stages of planning before routing.
 func (p *planner) bindStatement() error {
 	var unsupported []int
-	p.sql, p.names, p.nulls, p.slices, p.shift, unsupported = namedParams(p.q.SQL)
+	p.sql, p.names, p.nulls, p.slices, p.embeds, p.shift, unsupported = namedParams(p.q.SQL)
 	if len(unsupported) > 0 {
-		p.shift = nil
-		return p.errorf(unsupported[0], "sqlc.embed is not supported; name the columns")
+		return p.errorf(unsupported[0], "sqlc.embed takes one table name or alias: sqlc.embed(t_order)")
+	}
+	if len(p.embeds) > 0 && p.adHoc() {
+		return p.errorf(-1, "sqlc.embed is a query-file form: select t.* instead")
 	}
 	var bad string
 	if p.sql, p.hint, bad = parseHint(p.sql); bad != "" {

@@ -23,6 +23,9 @@ var typeAny = GoType{Name: "any", Kind: runtime.KindString, Nullable: true}
 func (p *planner) resultColumns() error {
 	sel, ok := p.stmt.(*sqlparser.Select)
 	if u, union := p.stmt.(*sqlparser.Union); union {
+		if len(p.embeds) > 0 {
+			return p.errorAt(p.embeds[0], "sqlc.embed(%s) in a UNION is not supported; select the columns", p.embeds[0])
+		}
 		if err := p.checkUnionTypes(u); err != nil {
 			return err
 		}
@@ -43,16 +46,27 @@ func (p *planner) resultColumns() error {
 	add := func(name, origin string, t GoType) {
 		p.plan.Columns = append(p.plan.Columns, &Column{Name: name, Field: used.unique(fieldName(name)), Type: t, Origin: origin})
 	}
+	embedded := map[string]int{} // sqlc.embed name → its t.* expressions seen
 	for i, se := range sel.SelectExprs.Exprs {
 		switch e := se.(type) {
 		case *sqlparser.StarExpr:
 			q := e.TableName.Name.String()
+			embed := q != "" && containsFold(p.embeds, q)
+			if embed {
+				embedded[strings.ToLower(q)]++
+			}
 			matched := false
 			for _, r := range p.refs {
 				if q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
 					continue
 				}
 				matched = true
+				if embed {
+					if err := p.embedColumns(r, q); err != nil {
+						return err
+					}
+					continue
+				}
 				for _, c := range r.info.ddl.VisibleColumns() {
 					t, origin := p.resultType(r, c), r.info.name+"."+c.Name
 					if r.info.derived != nil {
@@ -84,6 +98,15 @@ func (p *planner) resultColumns() error {
 			return p.errorf(-1, "unsupported select expression %s", sqlparser.String(se))
 		}
 	}
+	for _, name := range p.embeds {
+		switch embedded[strings.ToLower(name)] {
+		case 0:
+			return p.errorAt(name, "sqlc.embed(%s) must be an expression of the statement's select list, not inside another one", name)
+		case 1:
+		default:
+			return p.errorAt(name, "sqlc.embed(%s) and %s.* both select the columns of %s; keep one", name, name, name)
+		}
+	}
 	// Encrypted logic columns read their cipher column: decrypt them.
 	for _, c := range p.plan.Columns {
 		tbl, col, ok := strings.Cut(c.Origin, ".")
@@ -98,7 +121,7 @@ func (p *planner) resultColumns() error {
 	}
 	// Reuse the table's model struct when the columns are exactly the
 	// table's, in DDL order.
-	if len(p.refs) == 1 && p.refs[0].info.derived == nil {
+	if len(p.refs) == 1 && p.refs[0].info.derived == nil && len(p.embeds) == 0 {
 		ddl := p.refs[0].info.ddl
 		if len(ddl.Columns) == len(p.plan.Columns) {
 			same := true
@@ -113,6 +136,22 @@ func (p *planner) resultColumns() error {
 				p.plan.RowModel = p.refs[0].info.name
 			}
 		}
+	}
+	return nil
+}
+
+// embedColumns adds the columns of sqlc.embed(name), the table reference
+// r: its model's columns, which must be those of its DDL with their own
+// types (not the inner side of an outer join, whose columns can be NULL).
+func (p *planner) embedColumns(r *tableRef, name string) error {
+	if r.info.derived != nil || r.info.dual {
+		return p.errorAt(name, "sqlc.embed(%s) names a derived table, which has no model struct; select its columns", name)
+	}
+	if r.outer {
+		return p.errorAt(name, "sqlc.embed(%s): %s is the inner side of an outer join, so its columns can be NULL, which its model struct cannot hold; select its columns", name, name)
+	}
+	for _, c := range r.info.ddl.VisibleColumns() {
+		p.plan.Columns = append(p.plan.Columns, &Column{Name: c.Name, Field: fieldName(c.Name), Type: p.resultType(r, c), Origin: r.info.name + "." + c.Name, Embed: r.info.name})
 	}
 	return nil
 }

@@ -11,10 +11,10 @@ import (
 // `sqlc.arg('name')`, `sqlc.narg(name)` (nullable: the parameter takes the
 // column's nullable Go type), `sqlc.slice(name)` (a []T parameter whose
 // values form an IN list: isSlice marks it). Quoted strings, quoted
-// identifiers and comments are left alone. shift maps an offset in the
-// result back to the input; unsupported lists the offsets of sqlc.embed,
-// which shardgen does not support.
-func namedParams(sql string) (out string, names []string, nullable, isSlice []bool, shift func(int) int, unsupported []int) {
+// identifiers and comments are left alone. `sqlc.embed(t)` becomes `t.*`
+// and t is listed in embeds. shift maps an offset in the result back to the
+// input; unsupported lists the offsets of malformed sqlc.embed forms.
+func namedParams(sql string) (out string, names []string, nullable, isSlice []bool, embeds []string, shift func(int) int, unsupported []int) {
 	var b strings.Builder
 	type edit struct{ at, delta int } // at: offset in out after which delta applies
 	var edits []edit
@@ -50,7 +50,16 @@ func namedParams(sql string) (out string, names []string, nullable, isSlice []bo
 			nullable = append(nullable, false)
 			isSlice = append(isSlice, false)
 		case (c == 's' || c == 'S') && (i == 0 || !isIdentByte(sql[i-1])):
-			if hasPrefixFold(sql[i:], "sqlc.embed(") {
+			if name, n, ok := matchSqlcEmbed(sql[i:]); ok {
+				// sqlc.embed(t) selects t.*, its columns then fill t's
+				// model struct in the row.
+				b.WriteString(name + ".*")
+				embeds = append(embeds, name)
+				delta += n - len(name) - 2
+				edits = append(edits, edit{at: b.Len(), delta: delta})
+				i += n
+				continue
+			} else if hasPrefixFold(sql[i:], "sqlc.embed(") {
 				unsupported = append(unsupported, i)
 			}
 			if name, n, isNull, slice, ok := matchSqlcArg(sql[i:]); ok {
@@ -77,7 +86,31 @@ func namedParams(sql string) (out string, names []string, nullable, isSlice []bo
 		}
 		return off + edits[k-1].delta
 	}
-	return b.String(), names, nullable, isSlice, shift, unsupported
+	return b.String(), names, nullable, isSlice, embeds, shift, unsupported
+}
+
+// matchSqlcEmbed matches `sqlc.embed(name)` at the start of s
+// (case-insensitive, spaces allowed inside the parentheses) and returns the
+// table name or alias and the length matched.
+func matchSqlcEmbed(s string) (name string, n int, ok bool) {
+	if !hasPrefixFold(s, "sqlc.embed(") {
+		return "", 0, false
+	}
+	rest := s[len("sqlc.embed("):]
+	end := strings.IndexByte(rest, ')')
+	if end < 0 {
+		return "", 0, false
+	}
+	name = strings.TrimSpace(rest[:end])
+	if name == "" {
+		return "", 0, false
+	}
+	for i := 0; i < len(name); i++ {
+		if !isIdentByte(name[i]) {
+			return "", 0, false
+		}
+	}
+	return name, len(s) - len(rest) + end + 1, true
 }
 
 // matchSqlcArg matches `sqlc.arg(name)`, `sqlc.narg(name)` or

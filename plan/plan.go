@@ -98,6 +98,10 @@ type Column struct {
 	// Decrypt names the encryptor that turns the cipher text read for an
 	// encrypted logic column back into its value; "" for other columns.
 	Decrypt string `json:"decrypt,omitempty"`
+	// Embed is the logic table of sqlc.embed(t) whose model struct holds
+	// the column (Field is then the model's field); "" for a column of the
+	// row itself. An embed's columns are consecutive, in DDL order.
+	Embed string `json:"embed,omitempty"`
 }
 
 // GoType is a Go type named by import path and name: {"", "int64"},

@@ -174,8 +174,6 @@ func TestParamsAndColumns(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "sql.NullTime", p.Params[0].Type.String())
 	require.Equal(t, "sql.NullString", p.Params[1].Type.String())
-	_, err = build(t, b, ":many", "SELECT sqlc.embed(t_user) FROM t_user WHERE user_id = ?")
-	require.EqualError(t, err, `q.sql:2:8: query "Q": sqlc.embed is not supported; name the columns`)
 
 	// The inner side of an outer join can be NULL whatever its DDL says.
 	p, err = build(t, b, ":many", "SELECT o.order_id, i.sku FROM t_order o LEFT JOIN t_order_item i ON o.order_id = i.order_id AND o.user_id = i.user_id WHERE o.user_id = ? AND o.order_id = ?")

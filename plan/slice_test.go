@@ -73,3 +73,34 @@ func TestPlaceholderOffset(t *testing.T) {
 	require.Equal(t, 63, plan.PlaceholderOffset(s, 1))
 	require.Equal(t, -1, plan.PlaceholderOffset(s, 2))
 }
+
+// TestEmbedPlan plans sqlc.embed(t): t's columns in DDL order, marked with
+// the table whose model holds them, and the uses that are refused.
+func TestEmbedPlan(t *testing.T) {
+	b := newBuilder(t)
+	p, err := build(t, b, ":one", "SELECT sqlc.embed(o), i.sku FROM t_order o JOIN t_order_item i ON i.order_id = o.order_id AND i.user_id = o.user_id WHERE o.user_id = ? AND o.order_id = ?")
+	require.NoError(t, err)
+	require.Equal(t, "SELECT o.*, i.sku FROM t_order o JOIN t_order_item i ON i.order_id = o.order_id AND i.user_id = o.user_id WHERE o.user_id = ? AND o.order_id = ?", p.LogicSQL)
+	var cols []string
+	for _, c := range p.Columns {
+		cols = append(cols, c.Embed+":"+c.Field+" "+c.Type.String())
+	}
+	require.Equal(t, []string{"t_order:OrderID int64", "t_order:UserID int64", "t_order:Status sql.NullString", "t_order:Amount string", ":Sku string"}, cols)
+	require.Empty(t, p.RowModel)
+
+	for _, c := range []struct{ sql, err string }{
+		{"SELECT sqlc.embed(i) FROM t_order o LEFT JOIN t_order_item i ON i.order_id = o.order_id AND i.user_id = o.user_id WHERE o.user_id = ? AND o.order_id = ?",
+			`q.sql:2:8: query "Q": sqlc.embed(i): i is the inner side of an outer join, so its columns can be NULL, which its model struct cannot hold; select its columns`},
+		{"SELECT sqlc.embed(o), o.* FROM t_order o WHERE o.user_id = ?",
+			`q.sql:2:8: query "Q": sqlc.embed(o) and o.* both select the columns of o; keep one`},
+		{"SELECT sqlc.embed(t_user) FROM t_user WHERE user_id = ? UNION SELECT sqlc.embed(t_user) FROM t_user WHERE user_id = ?",
+			`q.sql:2:8: query "Q": sqlc.embed(t_user) in a UNION is not supported; select the columns`},
+		{"SELECT sqlc.embed( ) FROM t_user WHERE user_id = ?",
+			`q.sql:2:8: query "Q": sqlc.embed takes one table name or alias: sqlc.embed(t_order)`},
+		{"SELECT sqlc.embed(x) FROM t_user WHERE user_id = ?",
+			`q.sql:2:8: query "Q": unknown table or alias "x" in x.*`},
+	} {
+		_, err := build(t, b, ":many", c.sql)
+		require.EqualError(t, err, c.err, c.sql)
+	}
+}

@@ -28,6 +28,9 @@ type query struct {
 	sliceAtVar string // e.g. listOrdersSliceAt: where each unit's SQL expands sqlc.slice; "" when none
 	rowType    string // e.g. GetOrderRow or the model's name; "" for writes
 	model      *model // the row model, or nil
+	// embeds are the models of sqlc.embed(t) in the row, by the lower-case
+	// logic table name (plan.Column.Embed).
+	embeds     map[string]*model
 	paramsType string // e.g. GetOrderParams; "" for positional parameters
 	scanFunc   string // e.g. scanGetOrderRow; "" when no multi-unit read
 	iterMethod string // e.g. ListOrdersIter; "" when none
@@ -178,6 +181,7 @@ func (g *generator) analyze(q *query) error {
 				add(fmt.Errorf("column %s: %w", c.Name, err))
 			}
 		}
+		add(g.embeds(q))
 		if p.RowModel != "" {
 			m, err := g.model(q)
 			add(err)
@@ -222,23 +226,72 @@ func (g *generator) analyze(q *query) error {
 	return errors.Join(errs...)
 }
 
+// embeds finds the model of each sqlc.embed(t) of q's row, creating it on
+// first use: the run of columns whose Embed is t.
+func (g *generator) embeds(q *query) error {
+	cols := q.p.Columns
+	for i := 0; i < len(cols); {
+		t := cols[i].Embed
+		j := i + 1
+		for j < len(cols) && t != "" && cols[j].Embed == t {
+			j++
+		}
+		if t != "" {
+			key := strings.ToLower(t)
+			if q.embeds[key] != nil {
+				return fmt.Errorf("sqlc.embed(%s) twice in one row", t)
+			}
+			m, err := g.modelOf(t, cols[i:j], q.p.Source)
+			if err != nil {
+				return err
+			}
+			if q.embeds == nil {
+				q.embeds = map[string]*model{}
+			}
+			q.embeds[key] = m
+			for _, c := range cols {
+				if c.Embed == "" && c.Field == m.name {
+					return fmt.Errorf("result column %s and sqlc.embed(%s) are both field %s of the row: give the column another alias", c.Name, t, m.name)
+				}
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+// fieldPath is how the row reaches column c: its field, or the embedded
+// model's field and the model's field, e.g. TOrder.OrderID.
+func (q *query) fieldPath(c *plan.Column) string {
+	if m := q.embeds[strings.ToLower(c.Embed)]; c.Embed != "" && m != nil {
+		return m.name + "." + c.Field
+	}
+	return c.Field
+}
+
 // model returns the row model of q, creating it on first use.
 func (g *generator) model(q *query) (*model, error) {
-	key := strings.ToLower(q.p.RowModel)
+	return g.modelOf(q.p.RowModel, q.p.Columns, q.p.Source)
+}
+
+// modelOf returns the model of logic table table whose columns are
+// columns, creating it on first use (source names the query, for
+// messages).
+func (g *generator) modelOf(table string, columns []*plan.Column, source string) (*model, error) {
+	key := strings.ToLower(table)
 	if m := g.modelBy[key]; m != nil {
-		if !sameColumns(m.columns, q.p.Columns) {
+		if !sameColumns(m.columns, columns) {
 			return nil, fmt.Errorf("its rows reuse model %s of table %q, but its columns differ from those of %s", m.name, m.table, m.source)
 		}
 		return m, nil
 	}
-	table := q.p.RowModel
 	if c := g.in.Config; c != nil && c.Tables[key] != nil {
 		table = c.Tables[key].Name
-		if n := logicColumns(c, key); n != len(q.p.Columns) {
-			return nil, fmt.Errorf("its rows reuse table %q, which has %d columns, but it returns %d", table, n, len(q.p.Columns))
+		if n := logicColumns(c, key); n != len(columns) {
+			return nil, fmt.Errorf("its rows reuse table %q, which has %d columns, but it returns %d", table, n, len(columns))
 		}
 	}
-	m := &model{table: table, name: g.modelName(table), columns: q.p.Columns, source: q.p.Source}
+	m := &model{table: table, name: g.modelName(table), columns: columns, source: source}
 	if err := g.declare(m.name, "the model of table "+table); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -77,7 +78,15 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 		//		Status  sql.NullString
 		//	}
 		var fields []jen.Code
-		for _, c := range p.Columns {
+		for i, c := range p.Columns {
+			if c.Embed != "" {
+				// e.g. (sqlc.embed(t_order)): TOrder TOrder
+				if i == 0 || p.Columns[i-1].Embed != c.Embed {
+					m := q.embeds[strings.ToLower(c.Embed)]
+					fields = append(fields, jen.Id(m.name).Id(m.name).Add(g.jsonTag(m.table)))
+				}
+				continue
+			}
 			t, _ := typeCode(c.Type)
 			fields = append(fields, jen.Id(c.Field).Add(t).Add(g.jsonTag(columnTag(p.Columns, c))))
 		}
@@ -120,7 +129,7 @@ func scanFunc(name, typ string, fields []string) jen.Code {
 func fieldsOf(q *query) []string {
 	out := make([]string, len(q.p.Columns))
 	for i, c := range q.p.Columns {
-		out[i] = c.Field
+		out[i] = q.fieldPath(c)
 	}
 	return out
 }
@@ -322,7 +331,7 @@ func (g *generator) decryptStatements(fc *fnCtx) []jen.Code {
 			fn = "DecryptNullString"
 		}
 		out = append(out, jen.If(
-			jen.Id("err").Op(":=").Qual(rt, fn).Call(jen.Id("q").Dot(g.encBy[c.Decrypt].field), jen.Lit(c.Name), jen.Op("&").Id("r").Dot(c.Field)),
+			jen.Id("err").Op(":=").Qual(rt, fn).Call(jen.Id("q").Dot(g.encBy[c.Decrypt].field), jen.Lit(c.Name), jen.Op("&").Id("r").Dot(fc.q.fieldPath(c))),
 			jen.Id("err").Op("!=").Nil(),
 		).Block(fc.fail(jen.Id("err"))))
 	}

@@ -1,0 +1,16 @@
+CREATE TABLE g41_user (
+  user_id BIGINT NOT NULL PRIMARY KEY,
+  name VARCHAR(32) NOT NULL,
+  city_id INT NULL
+);
+
+CREATE TABLE g41_order (
+  order_id BIGINT NOT NULL PRIMARY KEY,
+  user_id BIGINT NOT NULL,
+  amount INT NOT NULL
+);
+
+CREATE TABLE g41_city (
+  city_id INT NOT NULL PRIMARY KEY,
+  name VARCHAR(32) NOT NULL
+);
