@@ -93,14 +93,16 @@ func TestDiff(t *testing.T) {
 
 // diffEnv is one case under test.
 type diffEnv struct {
-	t       *testing.T
-	ctx     context.Context
-	plans   map[string]*plan.Plan
-	queries reflect.Value // *Queries of the generated package
-	rt      *shardrt.DB
-	ref     *sql.DB
-	tables  []*tableLayout
-	keys    map[string]int64 // saved generated keys
+	t     *testing.T
+	ctx   context.Context
+	plans map[string]*plan.Plan
+	// pointers is emit_pointers_for_null_types: nullable types are *T.
+	pointers bool
+	queries  reflect.Value // *Queries of the generated package
+	rt       *shardrt.DB
+	ref      *sql.DB
+	tables   []*tableLayout
+	keys     map[string]int64 // saved generated keys
 
 	calls, rows, compares int // for the summary line
 
@@ -156,7 +158,7 @@ func runDiffCase(t *testing.T, c goldenCase, leg diffLeg) {
 
 	p, err := pipeline.Load(c.project())
 	require.NoError(t, err)
-	env := &diffEnv{t: t, ctx: ctx, plans: map[string]*plan.Plan{}, keys: map[string]int64{}, failures: map[string]int{}, leg: leg}
+	env := &diffEnv{t: t, ctx: ctx, plans: map[string]*plan.Plan{}, keys: map[string]int64{}, failures: map[string]int{}, leg: leg, pointers: p.File.Emit.PointersForNullTypes}
 	defer func() { // also after a t.Fatal
 		for _, name := range slices.Sorted(maps.Keys(env.failures)) {
 			if n := env.failures[name]; n > maxReports {
@@ -499,6 +501,9 @@ func (e *diffEnv) call(name string, jsonArgs []any, save, wantErr string) {
 			typ = mt.In(k + 1)
 		}
 		want := pl.Params[pi].Type.String()
+		if e.pointers {
+			want = pointerName(want)
+		}
 		if pl.Params[pi].Slice {
 			want = "[]" + want
 		}
@@ -732,6 +737,18 @@ func (e *diffEnv) convert(a any, typ reflect.Type) (reflect.Value, error) {
 		valid.SetBool(true)
 		return v, nil
 	}
+	if typ.Kind() == reflect.Pointer { // emit_pointers_for_null_types
+		if a == nil {
+			return v, nil
+		}
+		ev, err := e.convert(a, typ.Elem())
+		if err != nil {
+			return v, err
+		}
+		v.Set(reflect.New(typ.Elem()))
+		v.Elem().Set(ev)
+		return v, nil
+	}
 	if list, ok := a.([]any); ok { // a sqlc.slice parameter
 		if typ.Kind() != reflect.Slice {
 			return v, fmt.Errorf("a list for %s", typ)
@@ -745,6 +762,9 @@ func (e *diffEnv) convert(a any, typ reflect.Type) (reflect.Value, error) {
 			v.Index(i).Set(ev)
 		}
 		return v, nil
+	}
+	if a == nil && typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.Uint8 {
+		return v, nil // a nil []byte is NULL
 	}
 	if a == nil {
 		return v, fmt.Errorf("null for non-nullable %s", typ)
@@ -801,6 +821,24 @@ func nullParts(v reflect.Value) (valid, inner reflect.Value, ok bool) {
 		}
 	}
 	return valid, inner, false
+}
+
+// pointerName is the *T that emit_pointers_for_null_types gives for a
+// database/sql null type: sql.NullString → *string, sql.Null[int8] → *int8.
+func pointerName(t string) string {
+	if x, ok := strings.CutPrefix(t, "sql.Null["); ok {
+		return "*" + strings.TrimSuffix(x, "]")
+	}
+	switch x, _ := strings.CutPrefix(t, "sql.Null"); x {
+	case t:
+		return t
+	case "Time":
+		return "*time.Time"
+	case "Byte":
+		return "*byte"
+	default:
+		return "*" + strings.ToLower(x)
+	}
 }
 
 // goTypeName spells typ as plan.GoType.String does.

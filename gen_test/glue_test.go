@@ -6,6 +6,7 @@ import (
 	inlinedb "github.com/shardgen/shardgen/gen_test/cases/inline/db"
 	mergedb "github.com/shardgen/shardgen/gen_test/cases/merge/db"
 	mod4db "github.com/shardgen/shardgen/gen_test/cases/mod4/db"
+	ptrdb "github.com/shardgen/shardgen/gen_test/cases/pointers/db"
 	rangedb "github.com/shardgen/shardgen/gen_test/cases/ranges/db"
 	rwgroupdb "github.com/shardgen/shardgen/gen_test/cases/rwgroup/db"
 	singledb "github.com/shardgen/shardgen/gen_test/cases/single/db"
@@ -18,14 +19,15 @@ import (
 // constructor: the only per-case Go glue of the differential test. A new
 // case adds one line here (TestDiff fails until it does).
 var newQueries = map[string]func(*shardrt.DB) (any, error){
-	"binding": func(db *shardrt.DB) (any, error) { return bindingdb.New(db) },
-	"embed":   func(db *shardrt.DB) (any, error) { return embeddb.New(db) },
-	"inline":  func(db *shardrt.DB) (any, error) { return inlinedb.New(db) },
-	"merge":   func(db *shardrt.DB) (any, error) { return mergedb.New(db) },
-	"mod4":    func(db *shardrt.DB) (any, error) { return mod4db.New(db) },
-	"ranges":  func(db *shardrt.DB) (any, error) { return rangedb.New(db) },
-	"rwgroup": func(db *shardrt.DB) (any, error) { return rwgroupdb.New(db) },
-	"single":  func(db *shardrt.DB) (any, error) { return singledb.New(db) },
-	"slice":   func(db *shardrt.DB) (any, error) { return slicedb.New(db) },
-	"sqlc":    func(db *shardrt.DB) (any, error) { return sqlcdb.New(db) },
+	"binding":  func(db *shardrt.DB) (any, error) { return bindingdb.New(db) },
+	"embed":    func(db *shardrt.DB) (any, error) { return embeddb.New(db) },
+	"inline":   func(db *shardrt.DB) (any, error) { return inlinedb.New(db) },
+	"merge":    func(db *shardrt.DB) (any, error) { return mergedb.New(db) },
+	"mod4":     func(db *shardrt.DB) (any, error) { return mod4db.New(db) },
+	"pointers": func(db *shardrt.DB) (any, error) { return ptrdb.New(db) },
+	"ranges":   func(db *shardrt.DB) (any, error) { return rangedb.New(db) },
+	"rwgroup":  func(db *shardrt.DB) (any, error) { return rwgroupdb.New(db) },
+	"single":   func(db *shardrt.DB) (any, error) { return singledb.New(db) },
+	"slice":    func(db *shardrt.DB) (any, error) { return slicedb.New(db) },
+	"sqlc":     func(db *shardrt.DB) (any, error) { return sqlcdb.New(db) },
 }

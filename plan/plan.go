@@ -118,6 +118,8 @@ type GoType struct {
 
 // String returns the type as Go source spells it with the package's last
 // path element, e.g. "sql.NullString".
+// A pointer or slice of a package's type puts the package after its *
+// or [], e.g. "*time.Time".
 func (t GoType) String() string {
 	if t.Pkg == "" {
 		return t.Name
@@ -129,15 +131,24 @@ func (t GoType) String() string {
 			break
 		}
 	}
-	return p + "." + t.Name
+	prefix, name := t.split()
+	return prefix + p + "." + name
+}
+
+// split separates the leading * and [] of Name from the type they apply
+// to.
+func (t GoType) split() (prefix, name string) {
+	name = strings.TrimLeft(t.Name, "*[]")
+	return t.Name[:len(t.Name)-len(name)], name
 }
 
 // MarshalJSON encodes the type as its import-qualified spelling, e.g.
-// "database/sql.NullString".
+// "database/sql.NullString", "*time.Time".
 func (t GoType) MarshalJSON() ([]byte, error) {
 	s := t.Name
 	if t.Pkg != "" {
-		s = t.Pkg + "." + t.Name
+		prefix, name := t.split()
+		s = prefix + t.Pkg + "." + name
 	}
 	return []byte(`"` + s + `"`), nil
 }

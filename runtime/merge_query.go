@@ -256,6 +256,17 @@ func scanCell(c Cell, dest any) error {
 	}
 	ev := rv.Elem()
 	switch ev.Kind() {
+	case reflect.Pointer: // *T of a nullable column: nil for NULL
+		if c.Kind() == CellNull {
+			ev.SetZero()
+			return nil
+		}
+		p := reflect.New(ev.Type().Elem())
+		if err := scanCell(c, p.Interface()); err != nil {
+			return err
+		}
+		ev.Set(p)
+		return nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, err := cellInt(c)
 		if err != nil {

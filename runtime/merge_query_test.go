@@ -43,4 +43,14 @@ func TestScanCells(t *testing.T) {
 	var small int8
 	require.EqualError(t, ScanCells([]Cell{IntCell(300)}, &small), "column 1: value 300 overflows int8")
 	require.EqualError(t, ScanCells([]Cell{IntCell(1)}, &small, &str), "runtime.ScanCells: 1 cells into 2 destinations")
+
+	// *T of emit_pointers_for_null_types: nil for NULL.
+	pname, age, born := new(string), new(int32), new(time.Time)
+	require.NoError(t, ScanCells([]Cell{NullCell(), IntCell(42), TimeCell(when)}, &pname, &age, &born))
+	require.Nil(t, pname)
+	require.Equal(t, int32(42), *age)
+	require.Equal(t, when, *born)
+	require.NoError(t, ScanCells([]Cell{StringCell("ann")}, &pname))
+	require.Equal(t, "ann", *pname)
+	require.EqualError(t, ScanCells([]Cell{IntCell(300)}, &[]*int8{nil}[0]), "column 1: value 300 overflows int8")
 }

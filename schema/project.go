@@ -97,6 +97,7 @@ type Project struct {
 //	json_tags_case_style: camel     # camel, pascal, snake or none (default none: the SQL name)
 //	emit_empty_slices: true         # :many returns []T{}, not nil, when no row matches
 //	emit_exact_table_names: true    # model structs named as the table (default: singular, as sqlc)
+//	emit_pointers_for_null_types: true # nullable columns as *T (nil for NULL) instead of sql.NullT
 //	query_parameter_limit: 1        # more parameters than this become a XxxParams struct (default 4)
 type EmitOptions struct {
 	Interface       bool
@@ -104,6 +105,9 @@ type EmitOptions struct {
 	JSONTagsCase    string // "", "camel", "pascal", "snake" or "none"
 	EmptySlices     bool
 	ExactTableNames bool
+	// PointersForNullTypes: nullable parameters and result columns are *T
+	// (nil for NULL) instead of database/sql's NullT.
+	PointersForNullTypes bool
 	// ParameterLimit is query_parameter_limit; nil means the default, 4
 	// (sqlc's default is 1). 0 puts every parameter in a Params struct.
 	ParameterLimit *int
@@ -159,7 +163,7 @@ type GoType struct {
 
 // projKeys are the top-level keys of a project file, in documentation order.
 var projKeys = []string{"version", "rules", "ddl", "queries", "out", "package", "overrides",
-	"emit_interface", "emit_json_tags", "json_tags_case_style", "emit_empty_slices", "emit_exact_table_names", "query_parameter_limit"}
+	"emit_interface", "emit_json_tags", "json_tags_case_style", "emit_empty_slices", "emit_exact_table_names", "emit_pointers_for_null_types", "query_parameter_limit"}
 
 // LoadProject reads and validates the project file at path (usually
 // "shardgen.yaml"). A file that cannot be read gives the *os.PathError
@@ -307,6 +311,8 @@ func (l *projLoader) top(root *yaml.Node) {
 			l.p.Emit.EmptySlices = l.boolean(k.Value, v)
 		case "emit_exact_table_names":
 			l.p.Emit.ExactTableNames = l.boolean(k.Value, v)
+		case "emit_pointers_for_null_types":
+			l.p.Emit.PointersForNullTypes = l.boolean(k.Value, v)
 		case "json_tags_case_style":
 			if s, ok := l.scalar(k.Value, v); ok {
 				switch s {

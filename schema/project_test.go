@@ -113,7 +113,7 @@ func TestLoadProjectErrors(t *testing.T) {
 		{
 			name: "missing, unknown and duplicate keys",
 			yaml: "ddls: [schema/*.sql]\nrules: sharding.yaml\nrules: other.yaml\n",
-			err: `testdata/project/shardgen.yaml:1:1: unknown key "ddls" (known keys: version, rules, ddl, queries, out, package, overrides, emit_interface, emit_json_tags, json_tags_case_style, emit_empty_slices, emit_exact_table_names, query_parameter_limit)
+			err: `testdata/project/shardgen.yaml:1:1: unknown key "ddls" (known keys: version, rules, ddl, queries, out, package, overrides, emit_interface, emit_json_tags, json_tags_case_style, emit_empty_slices, emit_exact_table_names, emit_pointers_for_null_types, query_parameter_limit)
 testdata/project/shardgen.yaml:1:1: missing key "version", e.g. version: "1"
 testdata/project/shardgen.yaml:1:1: missing key "ddl", e.g. ddl: [schema/*.sql]
 testdata/project/shardgen.yaml:1:1: missing key "out", e.g. out: internal/db
@@ -192,7 +192,7 @@ testdata/project/shardgen.yaml:19:5: nullable applies to db_type overrides only;
 testdata/project/shardgen.yaml:21:5: unknown key "color" in an override (known keys: column, db_type, go_type, nullable)
 testdata/project/shardgen.yaml:23:5: duplicate key "db_type" (first at testdata/project/shardgen.yaml:22:5)
 testdata/project/shardgen.yaml:25:5: an override must be a mapping with column: or db_type:, and go_type:, not the scalar "just a string"
-testdata/project/shardgen.yaml:26:1: unknown key "overrides_typo" (known keys: version, rules, ddl, queries, out, package, overrides, emit_interface, emit_json_tags, json_tags_case_style, emit_empty_slices, emit_exact_table_names, query_parameter_limit)`,
+testdata/project/shardgen.yaml:26:1: unknown key "overrides_typo" (known keys: version, rules, ddl, queries, out, package, overrides, emit_interface, emit_json_tags, json_tags_case_style, emit_empty_slices, emit_exact_table_names, emit_pointers_for_null_types, query_parameter_limit)`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

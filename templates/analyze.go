@@ -467,7 +467,7 @@ func (g *generator) checkEncryption(q *query) error {
 		if c.Decrypt == "" {
 			continue
 		}
-		if !isString(c.Type) && !isNullString(c.Type) {
+		if !isString(c.Type) && !isNullString(c.Type) && !isStringPointer(c.Type) {
 			errs = append(errs, fmt.Errorf("column %s is decrypted with encryptor %q into Go type %s, which generated code does not support: an encrypted logic column reads as string or sql.NullString", c.Name, c.Decrypt, c.Type))
 			continue
 		}
@@ -491,6 +491,8 @@ func (g *generator) useEncryptor(name string) error {
 func isString(t plan.GoType) bool { return t.Pkg == "" && t.Name == "string" }
 
 func isNullString(t plan.GoType) bool { return t.Pkg == "database/sql" && t.Name == "NullString" }
+
+func isStringPointer(t plan.GoType) bool { return t.Pkg == "" && t.Name == "*string" }
 
 // logicColumns returns how many columns logic table key (lower case) has
 // as the application sees it: its DDL columns, less the assisted-query,

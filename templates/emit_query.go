@@ -326,12 +326,26 @@ func (g *generator) decryptStatements(fc *fnCtx) []jen.Code {
 		if c.Decrypt == "" {
 			continue
 		}
-		fn := "DecryptString"
-		if isNullString(c.Type) {
+		fn, dest := "DecryptString", jen.Op("&").Id("r").Dot(fc.q.fieldPath(c))
+		switch {
+		case isNullString(c.Type):
 			fn = "DecryptNullString"
+		case isStringPointer(c.Type):
+			// e.g.:
+			//	if r.Phone != nil {
+			//		if err := shardrt.DecryptString(q.encAes, "phone", r.Phone); err != nil {
+			//			return nil, err
+			//		}
+			//	}
+			dest = jen.Id("r").Dot(fc.q.fieldPath(c))
+			out = append(out, jen.If(jen.Add(dest).Op("!=").Nil()).Block(jen.If(
+				jen.Id("err").Op(":=").Qual(rt, fn).Call(jen.Id("q").Dot(g.encBy[c.Decrypt].field), jen.Lit(c.Name), dest),
+				jen.Id("err").Op("!=").Nil(),
+			).Block(fc.fail(jen.Id("err")))))
+			continue
 		}
 		out = append(out, jen.If(
-			jen.Id("err").Op(":=").Qual(rt, fn).Call(jen.Id("q").Dot(g.encBy[c.Decrypt].field), jen.Lit(c.Name), jen.Op("&").Id("r").Dot(fc.q.fieldPath(c))),
+			jen.Id("err").Op(":=").Qual(rt, fn).Call(jen.Id("q").Dot(g.encBy[c.Decrypt].field), jen.Lit(c.Name), dest),
 			jen.Id("err").Op("!=").Nil(),
 		).Block(fc.fail(jen.Id("err"))))
 	}

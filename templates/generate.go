@@ -257,6 +257,9 @@ func newGenerator(in Input) (*generator, error) {
 				errs = append(errs, fmt.Errorf("query file %s: a plan without a route", f.Name))
 				continue
 			}
+			if in.Emit.PointersForNullTypes {
+				p = pointerNulls(p)
+			}
 			qf.queries = append(qf.queries, &query{p: p, file: qf})
 		}
 		// Methods in the order of the query file, as sqlc emits them.

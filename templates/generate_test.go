@@ -352,3 +352,24 @@ queries/q.sql:1:1: query "GetOrder": per-node argument 2 refers to parameter 5 o
 		})
 	}
 }
+
+// TestPointersForNullTypes generates the enc case with
+// emit_pointers_for_null_types: nullable columns and parameters are *T, an
+// encrypted nullable column is decrypted only when not nil, a nullable
+// sharding value is nil-checked, and the package passes go vet.
+func TestPointersForNullTypes(t *testing.T) {
+	in := loadCase(t, "enc")
+	in.Emit.PointersForNullTypes = true
+	out, err := Generate(in)
+	require.NoError(t, err)
+	models := string(out["models.go"])
+	require.Contains(t, models, "\tPhone  *string\n")
+	users := string(out["users.sql.go"])
+	require.Contains(t, users, "func (q *Queries) AddUser(ctx context.Context, userID int64, name string, phone *string, email string) error {")
+	require.Contains(t, users, `	if r.Phone != nil {
+		if err := shardrt.DecryptString(q.encAes, "phone", r.Phone); err != nil {`)
+	require.NotContains(t, users, "sql.Null")
+	if !testing.Short() {
+		goCmd(t, writeModule(t, out), nil, "vet", "./...")
+	}
+}

@@ -828,19 +828,25 @@ func (g *generator) value(fc *fnCtx, column string, op *plan.Operand) ([]jen.Cod
 		c, err := valueCtor(t, x)
 		return nil, c, err
 	}
+	// The value, and whether there is one: userID.Int32 and userID.Valid,
+	// or *userID and userID != nil for a pointer.
+	elem, valid, invalid := jen.Add(x).Dot(f), jen.Add(x).Dot("Valid"), jen.Op("!").Add(x).Dot("Valid")
+	if f == "*" {
+		elem, valid, invalid = jen.Op("*").Add(x), jen.Add(x).Op("!=").Nil(), jen.Add(x).Op("==").Nil()
+	}
 	if fc.q.p.Statement == plan.StmtInsert {
 		// A row must be placed on a data node: NULL is an error, e.g.
 		//	if !userID.Valid {
 		//		return nil, errors.New("InsertPay: sharding column user_id of t_pay is NULL")
 		//	}
 		// and the value is shardrt.Long(userID.Int64).
-		c, err := valueCtor(nullElem(t), jen.Add(x).Dot(f))
+		c, err := valueCtor(nullElem(t), elem)
 		if err != nil {
 			return nil, nil, err
 		}
 		msg := plan.InsertNullError(fc.q.p, column, fc.q.p.Route.LogicTable, fc.insertRow).Error()
 		return []jen.Code{
-			jen.If(jen.Op("!").Add(x).Dot("Valid")).Block(fc.fail(jen.Qual("errors", "New").Call(jen.Lit(msg)))),
+			jen.If(invalid).Block(fc.fail(jen.Qual("errors", "New").Call(jen.Lit(msg)))),
 		}, c, nil
 	}
 	// e.g.:
@@ -848,14 +854,14 @@ func (g *generator) value(fc *fnCtx, column string, op *plan.Operand) ([]jen.Cod
 	//	if userID.Valid {
 	//		v0 = shardrt.Long(int64(userID.Int32))
 	//	}
-	c, err := valueCtor(nullElem(t), jen.Add(x).Dot(f))
+	c, err := valueCtor(nullElem(t), elem)
 	if err != nil {
 		return nil, nil, err
 	}
 	v := fc.temp()
 	return []jen.Code{
 		jen.Id(v).Op(":=").Qual(rt, "Null"),
-		jen.If(jen.Add(x).Dot("Valid")).Block(jen.Id(v).Op("=").Add(c)),
+		jen.If(valid).Block(jen.Id(v).Op("=").Add(c)),
 	}, jen.Id(v), nil
 }
 

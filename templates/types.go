@@ -73,6 +73,9 @@ func isInteger(t plan.GoType) bool {
 // nullField returns the value field of a database/sql null type
 // (NullInt64 → Int64, Null[int8] → V) and whether t is one.
 func nullField(t plan.GoType) (string, bool) {
+	if t.Nullable && strings.HasPrefix(t.Name, "*") {
+		return "*", true // emit_pointers_for_null_types: *T, nil for NULL
+	}
 	if t.Pkg != "database/sql" {
 		return "", false
 	}
@@ -86,9 +89,13 @@ func nullField(t plan.GoType) (string, bool) {
 }
 
 // nullElem returns the Go type of a database/sql null type's value field:
-// NullInt32 → int32, NullTime → time.Time, Null[uint64] → uint64.
+// NullInt32 → int32, NullTime → time.Time, Null[uint64] → uint64; of a
+// pointer, what it points to.
 func nullElem(t plan.GoType) plan.GoType {
 	f, _ := nullField(t)
+	if f == "*" {
+		return plan.GoType{Pkg: t.Pkg, Name: t.Name[1:], Kind: t.Kind}
+	}
 	if f == "V" {
 		return plan.GoType{Name: strings.TrimSuffix(strings.TrimPrefix(t.Name, "Null["), "]"), Kind: t.Kind}
 	}
@@ -96,4 +103,34 @@ func nullElem(t plan.GoType) plan.GoType {
 		return plan.GoType{Pkg: "time", Name: "Time", Kind: t.Kind}
 	}
 	return plan.GoType{Name: strings.ToLower(f), Kind: t.Kind}
+}
+
+// pointerNulls returns p with each database/sql null type of its parameters
+// and result columns replaced by a pointer to its value's type (*string for
+// sql.NullString, *time.Time for sql.NullTime; nil is NULL), as
+// emit_pointers_for_null_types asks. p itself is not changed.
+func pointerNulls(p *plan.Plan) *plan.Plan {
+	c := *p
+	c.Params = make([]*plan.Param, len(p.Params))
+	for i, prm := range p.Params {
+		x := *prm
+		x.Type = pointerNull(prm.Type)
+		c.Params[i] = &x
+	}
+	c.Columns = make([]*plan.Column, len(p.Columns))
+	for i, col := range p.Columns {
+		x := *col
+		x.Type = pointerNull(col.Type)
+		c.Columns[i] = &x
+	}
+	return &c
+}
+
+// pointerNull is *T for a database/sql null type of T, else t.
+func pointerNull(t plan.GoType) plan.GoType {
+	if f, null := nullField(t); !null || f == "*" {
+		return t
+	}
+	e := nullElem(t)
+	return plan.GoType{Pkg: e.Pkg, Name: "*" + e.Name, Kind: t.Kind, Nullable: true}
 }

@@ -1,0 +1,16 @@
+CREATE TABLE g42_person (
+  id BIGINT NOT NULL PRIMARY KEY,
+  name VARCHAR(32) NULL,
+  age INT NULL,
+  born DATETIME NULL,
+  score DOUBLE NULL,
+  active BOOL NULL,
+  small TINYINT NULL,
+  note VARBINARY(16) NULL
+);
+
+CREATE TABLE g42_event (
+  event_id BIGINT NOT NULL PRIMARY KEY,
+  person_id BIGINT NULL,
+  kind VARCHAR(16) NULL
+);
