@@ -35,6 +35,8 @@ type mergeDraft struct {
 	Offset      *Operand
 	Count       *Operand
 	StreamGroup bool
+	Computed    []runtime.ComputedColumn
+	Having      *runtime.Expr
 }
 
 // mergeNeeded reports why a SELECT needs merging across nodes ("" when rows
@@ -73,9 +75,6 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	// group lives whole on one data node: the node computes its aggregates,
 	// HAVING and expressions exactly, and the merge only orders and pages.
 	colocated := p.groupsColocated(sel)
-	if sel.Having != nil && !colocated {
-		return p.errorf(-1, "HAVING over several data nodes is not supported yet; GROUP BY every sharding column (%s) so each group is on one data node, filter in WHERE, or route to one data node", strings.Join(shardingColumns(p.plan.Route), ", "))
-	}
 	if sel.GroupBy != nil && sel.GroupBy.WithRollup {
 		return p.errorf(-1, "GROUP BY ... WITH ROLLUP over several data nodes is not supported")
 	}
@@ -102,9 +101,6 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 				}
 			}
 		case *sqlparser.AliasedExpr:
-			if err := p.checkAggregatePlacement(e.Expr); err != nil && !colocated {
-				return err
-			}
 			cols = append(cols, mergeCol{expr: e.Expr, alias: e.As.String(), kind: p.exprKind(e.Expr)})
 		}
 	}
@@ -174,7 +170,20 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		}
 		m.Aggregates = append(m.Aggregates, agg)
 	}
-	// 4. ORDER BY keys.
+	// 3b. Expressions over aggregates, evaluated on the merged groups
+	// (each node still computes the expression itself, which the merge
+	// ignores: its result column's metadata is the proxy's).
+	xb := &exprBuilder{p: p, m: m, cols: &cols, derived: derived, roundAvg: sortsGroups(sel)}
+	for i := 0; i < m.Visible && !colocated; i++ {
+		if _, bare := cols[i].expr.(sqlparser.AggrFunc); bare || !containsAggregate(cols[i].expr) {
+			continue
+		}
+		x, err := xb.build(cols[i].expr)
+		if err != nil {
+			return err
+		}
+		m.Computed = append(m.Computed, runtime.ComputedColumn{Column: i, Expr: x})
+	}
 	for _, o := range sel.OrderBy {
 		i := find(o.Expr)
 		if i == -2 {
@@ -193,14 +202,28 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 				m.Aggregates = append(m.Aggregates, agg)
 				hasAgg = true
 			} else {
-				if err := p.checkAggregatePlacement(o.Expr); err != nil && !colocated {
-					return err
-				}
 				i = derived("ORDER_BY_DERIVED", o.Expr, p.exprKind(o.Expr))
+				if containsAggregate(o.Expr) && !colocated {
+					x, err := xb.build(o.Expr)
+					if err != nil {
+						return err
+					}
+					m.Computed = append(m.Computed, runtime.ComputedColumn{Column: i, Expr: x})
+				}
 			}
 		}
 		m.OrderBy = append(m.OrderBy, runtime.SortKey{Column: i, Desc: o.Direction == sqlparser.DescOrder})
 	}
+	if sel.Having != nil && !colocated {
+		xb.having = true
+		x, err := xb.build(sel.Having.Expr)
+		if err != nil {
+			return err
+		}
+		m.Having = &x
+		node.Having = nil // the nodes hold partial groups: filter after the merge
+	}
+	hasAgg = hasAgg || xb.hasAgg
 	m.Distinct = sel.Distinct
 	grouping := hasAgg || len(m.GroupBy) > 0 || m.Distinct
 	m.StreamGroup = len(m.GroupBy) > 0 && len(m.OrderBy) >= len(m.GroupBy) && func() bool {
@@ -271,7 +294,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	}
 	switch {
 	case sel.Limit == nil:
-	case grouping && !m.StreamGroup:
+	case grouping && !m.StreamGroup, m.Having != nil:
 		node.Limit = nil // groups are partial per node: every node returns all
 	case m.Offset == nil:
 		node.Limit = &sqlparser.Limit{Rowcount: sel.Limit.Rowcount}
@@ -290,6 +313,41 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	return nil
 }
 
+// sortsGroups reports whether MariaDB groups sel by sorting (an aggregate
+// over DISTINCT values) and then sorts the groups again for an ORDER BY
+// that is not the GROUP BY list: it then keeps the groups' aggregates in a
+// temporary table of their SQL types, so AVG(x) inside an expression is
+// rounded to its scale first (checked on MariaDB 10.11: GROUP BY name
+// ORDER BY COUNT(DISTINCT k), name gives AVG(k)/3*3 = -0.43330000, GROUP BY
+// name ORDER BY name gives -0.43333333).
+func sortsGroups(sel *sqlparser.Select) bool {
+	if sel.GroupBy == nil || len(sel.OrderBy) == 0 {
+		return false
+	}
+	distinct := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch a := n.(type) {
+		case *sqlparser.Subquery:
+			return false, nil
+		case sqlparser.DistinctableAggr:
+			distinct = distinct || a.IsDistinct()
+		}
+		return true, nil
+	}, sel.SelectExprs, sel.Having, sel.OrderBy)
+	if !distinct {
+		return false
+	}
+	if len(sel.OrderBy) < len(sel.GroupBy.Exprs) {
+		return true
+	}
+	for i, g := range sel.GroupBy.Exprs {
+		if !sqlparser.Equals.Expr(g, sel.OrderBy[i].Expr) {
+			return true
+		}
+	}
+	return false
+}
+
 // columnTypes maps planning kinds to the runtime's column types.
 var columnTypes = map[string]runtime.ColumnType{
 	"int": runtime.ColumnInt, "uint": runtime.ColumnUint, "decimal": runtime.ColumnDecimal,
@@ -304,6 +362,7 @@ func (p *planner) mergeSpec(m *mergeDraft, columns int) (*runtime.MergeSpec, err
 		Columns: columns, Visible: m.Visible, OrderBy: m.OrderBy, GroupBy: m.GroupBy,
 		Aggregates: m.Aggregates, Distinct: m.Distinct, StreamGroup: m.StreamGroup,
 		Offset: runtime.LimitValue{}, Count: runtime.NoLimit,
+		Computed: m.Computed, Having: m.Having,
 	}
 	for _, k := range m.Kinds {
 		ck := runtime.ColumnKind{Type: columnTypes[k.Type]}
@@ -523,18 +582,6 @@ func containsAggregate(e sqlparser.SQLNode) bool {
 	return found
 }
 
-// checkAggregatePlacement refuses aggregates nested in expressions
-// (SUM(a)/COUNT(b)): the merge combines whole aggregate columns only.
-func (p *planner) checkAggregatePlacement(e sqlparser.Expr) error {
-	if _, ok := e.(sqlparser.AggrFunc); ok {
-		return nil
-	}
-	if containsAggregate(e) {
-		return p.errorf(-1, "an aggregate inside the expression %s cannot be merged across data nodes; select the aggregates themselves, GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", sqlparser.String(e), strings.Join(shardingColumns(p.plan.Route), ", "))
-	}
-	return nil
-}
-
 // rewriteDistinctAggregates turns each COUNT/SUM/AVG(DISTINCT x) of the
 // per-node statement into x itself, grouped per node by the statement's
 // keys and x, so the merge sees every distinct value once per node and
@@ -736,6 +783,36 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 		switch e.Name.Lowered() {
 		case "length", "char_length", "character_length", "octet_length", "bit_length", "sign":
 			return mergeKind{Type: "int"}
+		case "round":
+			if len(e.Exprs) >= 1 {
+				if k := p.exprKind(e.Exprs[0]); k.Type == "int" || k.Type == "decimal" || k.Type == "float" {
+					return mergeKind{Type: k.Type}
+				}
+			}
+		case "ifnull", "coalesce":
+			// The arguments' common type: one type, or exact numbers of
+			// several (DECIMAL); text compares by its first column's
+			// collation.
+			var out mergeKind
+			for _, a := range e.Exprs {
+				if _, null := a.(*sqlparser.NullVal); null {
+					continue
+				}
+				k := p.exprKind(a)
+				_, lit := a.(*sqlparser.Literal)
+				switch {
+				case k.Type == "":
+					return mergeKind{}
+				case out.Type == "", out.Type == k.Type && out.Collation == "" && !lit:
+					out = k
+				case out.Type == k.Type:
+				case (out.Type == "int" || out.Type == "decimal") && (k.Type == "int" || k.Type == "decimal"):
+					out = mergeKind{Type: "decimal"}
+				default:
+					return mergeKind{}
+				}
+			}
+			return out
 		case "abs":
 			if len(e.Exprs) == 1 {
 				if k := p.exprKind(e.Exprs[0]); k.Type == "int" || k.Type == "decimal" || k.Type == "float" {

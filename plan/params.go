@@ -86,6 +86,14 @@ func (p *planner) typeParams() error {
 			if c, _ := p.comparedColumn(n.Right); c != nil {
 				p.hintExpr(n.Left, c, nullSafe)
 			}
+			// HAVING COUNT(*) > ?: the aggregate's type.
+			for _, side := range [2][2]sqlparser.Expr{{n.Left, n.Right}, {n.Right, n.Left}} {
+				if _, agg := side[0].(sqlparser.AggrFunc); agg {
+					if t, _, ok := p.exprType(side[0]); ok && t.Name != "" && t.Name != "any" {
+						p.hintType(side[1], t)
+					}
+				}
+			}
 		case *sqlparser.BetweenExpr:
 			if c := p.colOf(n.Left); c != nil {
 				p.hintExpr(n.From, c, false)

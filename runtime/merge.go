@@ -84,6 +84,29 @@ type MergeSpec struct {
 	// then sorted by OrderBy (by the GROUP BY columns when there is no
 	// OrderBy, for a deterministic order).
 	StreamGroup bool `json:"stream_group,omitempty"`
+	// Computed are columns whose merged value is an expression over the
+	// merged aggregates and GROUP BY columns (SUM(a)/COUNT(b) in the select
+	// list, or an ORDER BY item), evaluated in order after the aggregates
+	// of each group. The nodes' values of these columns are ignored.
+	Computed []ComputedColumn `json:"computed,omitempty"`
+	// Having, when set, keeps only the merged groups for which it is true
+	// (not 0, not NULL): the statement's HAVING, evaluated after Computed
+	// on the merged values (the nodes do not filter their partial groups).
+	Having *Expr `json:"having,omitempty"`
+}
+
+// UsesArgs reports whether Merge reads the statement's arguments: a LIMIT
+// parameter, or a parameter in Computed or Having.
+func (s *MergeSpec) UsesArgs() bool {
+	if s.Offset.Param || s.Count.Param || s.Having != nil && s.Having.usesArgs() {
+		return true
+	}
+	for i := range s.Computed {
+		if s.Computed[i].Expr.usesArgs() {
+			return true
+		}
+	}
+	return false
 }
 
 // SortKey is one ORDER BY key: a column and its direction. ASC puts NULL
@@ -381,7 +404,7 @@ func Merge(spec *MergeSpec, args []any, sources []RowSource) (RowSource, error) 
 	var in RowSource
 	switch {
 	case spec.grouping():
-		in = newGroupMerge(spec, sources)
+		in = newGroupMerge(spec, args, sources)
 	case len(spec.OrderBy) > 0:
 		in = newSortMerge(spec, spec.OrderBy, sources)
 	default:
@@ -393,7 +416,7 @@ func Merge(spec *MergeSpec, args []any, sources []RowSource) (RowSource, error) 
 // grouping reports whether rows are combined (GROUP BY, aggregates,
 // DISTINCT).
 func (s *MergeSpec) grouping() bool {
-	return len(s.GroupBy) > 0 || len(s.Aggregates) > 0 || s.Distinct
+	return len(s.GroupBy) > 0 || len(s.Aggregates) > 0 || s.Distinct || s.Having != nil
 }
 
 // groupColumns returns the columns that identify a group, and whether
@@ -459,6 +482,27 @@ func (s *MergeSpec) Validate() error {
 	for i := range s.Aggregates {
 		if err := s.validateAggregate(i, role); err != nil {
 			return err
+		}
+	}
+	for i := range s.Computed {
+		c := &s.Computed[i]
+		if !inRange(c.Column) {
+			return bad("computed column %d: column %d out of range (%d columns)", i, c.Column, s.Columns)
+		}
+		if role[c.Column] != "" {
+			return bad("computed column %d: column %d is already %s", i, c.Column, role[c.Column])
+		}
+		role[c.Column] = "computed column " + strconv.Itoa(i)
+		if err := c.Expr.validate(s.Columns); err != nil {
+			return bad("computed column %d: %v", i, err)
+		}
+	}
+	if s.Having != nil {
+		if len(s.GroupBy) == 0 && len(s.Aggregates) == 0 {
+			return bad("HAVING without GROUP BY or aggregates")
+		}
+		if err := s.Having.validate(s.Columns); err != nil {
+			return bad("HAVING: %v", err)
 		}
 	}
 	scalar := len(s.Aggregates) > 0 && len(s.GroupBy) == 0 // one group: StreamGroup has nothing to say

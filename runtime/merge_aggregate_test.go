@@ -180,7 +180,7 @@ func TestDecimalSum(t *testing.T) {
 func TestAggregateAllocs(t *testing.T) {
 	spec := MergeSpec{Columns: 3, Visible: 3, Kinds: []ColumnKind{kInt, kInt, kDec},
 		Aggregates: []AggregateSpec{{Column: 1, Func: AggCount}, {Column: 2, Func: AggSum}}}
-	g := newGrouper(&spec, nil)
+	g := newGrouper(&spec, nil, nil)
 	var gr group
 	r := mrow(1, 2, mdec("12.25"))
 	g.start(&gr, r)

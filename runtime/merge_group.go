@@ -21,10 +21,11 @@ type grouper struct {
 	cols   []int      // grouping columns
 	orders []keyOrder // per grouping column
 	buf    []byte     // scratch for distinct keys
+	args   []any      // the statement's arguments (Computed, Having)
 }
 
-func newGrouper(spec *MergeSpec, cols []int) *grouper {
-	g := &grouper{spec: spec, cols: cols, orders: make([]keyOrder, len(cols))}
+func newGrouper(spec *MergeSpec, cols []int, args []any) *grouper {
+	g := &grouper{spec: spec, cols: cols, orders: make([]keyOrder, len(cols)), args: args}
 	for i, c := range cols {
 		g.orders[i] = orderOf(spec, c)
 	}
@@ -54,8 +55,10 @@ func (g *grouper) add(gr *group, row []Cell) {
 }
 
 // finish writes gr's merged row into out (len Columns): its first row with
-// every aggregate column replaced by the aggregate's result.
-func (g *grouper) finish(gr *group, out []Cell) {
+// every aggregate column replaced by the aggregate's result, then every
+// computed column evaluated. keep is false when the spec's HAVING rejects
+// the group. The error is an expression's (a BIGINT overflow, ...).
+func (g *grouper) finish(gr *group, out []Cell) (keep bool, err error) {
 	copy(out, gr.row)
 	for i := range g.spec.Aggregates {
 		a := &g.spec.Aggregates[i]
@@ -64,6 +67,22 @@ func (g *grouper) finish(gr *group, out []Cell) {
 			out[w], out[w+1] = gr.aggs[i].bestWeight, gr.aggs[i].bestPad // the sort key of the result
 		}
 	}
+	for i := range g.spec.Computed {
+		c := &g.spec.Computed[i]
+		v, err := evalExpr(&c.Expr, out, g.args)
+		if err != nil {
+			return false, err
+		}
+		out[c.Column] = v.cell()
+	}
+	if h := g.spec.Having; h != nil {
+		v, err := evalExpr(h, out, g.args)
+		if err != nil {
+			return false, err
+		}
+		return xtruth(v) == 1, nil
+	}
+	return true, nil
 }
 
 // same reports whether two rows belong to one group.
@@ -88,20 +107,20 @@ func (g *grouper) appendKey(dst []byte, row []Cell) []byte {
 // group-by over the order-by stream when StreamGroup (and not scalar),
 // else the in-memory group-by; followed by a DISTINCT filter when DISTINCT
 // comes on top of a GROUP BY or aggregates.
-func newGroupMerge(spec *MergeSpec, sources []RowSource) RowSource {
+func newGroupMerge(spec *MergeSpec, args []any, sources []RowSource) RowSource {
 	cols, distinctDone := spec.groupColumns()
 	scalar := len(spec.Aggregates) > 0 && len(spec.GroupBy) == 0
 	var in RowSource
 	if spec.StreamGroup && !scalar {
 		in = &streamGroup{
 			in:  newSortMerge(spec, spec.OrderBy, sources),
-			g:   newGrouper(spec, cols),
+			g:   newGrouper(spec, cols, args),
 			out: make([]Cell, spec.Columns),
 		}
 	} else {
 		in = &memoryGroup{
 			in:     &concatRows{sources: sources, spec: spec},
-			g:      newGrouper(spec, cols),
+			g:      newGrouper(spec, cols, args),
 			scalar: scalar,
 		}
 	}
@@ -131,8 +150,32 @@ type streamGroup struct {
 }
 
 // Next folds rows into the current group until one of the next group
-// arrives, and returns the finished group's merged row.
+// arrives, and returns the finished group's merged row (skipping groups
+// HAVING rejects).
 func (s *streamGroup) Next() ([]Cell, error) {
+	for {
+		row, err := s.next()
+		if err != nil {
+			return nil, err
+		}
+		keep, err := s.g.finish(&s.cur, s.out)
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		if s.have {
+			s.g.start(&s.cur, row)
+		}
+		if keep {
+			return s.out, nil
+		}
+	}
+}
+
+// next reads up to the end of the current group. It returns the first row
+// of the next group (s.have stays true), or nil at the end of the input
+// (s.have false); either way s.cur holds the finished group, to be
+// finished by the caller before the next row starts a new one.
+func (s *streamGroup) next() ([]Cell, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -150,9 +193,8 @@ func (s *streamGroup) Next() ([]Cell, error) {
 	for {
 		row, err := s.in.Next()
 		if err == io.EOF {
-			s.g.finish(&s.cur, s.out)
-			s.done = true
-			return s.out, nil
+			s.done, s.have = true, false
+			return nil, nil
 		}
 		if err != nil {
 			return nil, s.fail(err)
@@ -161,9 +203,7 @@ func (s *streamGroup) Next() ([]Cell, error) {
 			s.g.add(&s.cur, row)
 			continue
 		}
-		s.g.finish(&s.cur, s.out)
-		s.g.start(&s.cur, row)
-		return s.out, nil
+		return row, nil
 	}
 }
 
@@ -249,17 +289,30 @@ func (m *memoryGroup) load() error {
 		gr := &group{row: make([]Cell, spec.Columns), aggs: make([]aggState, len(spec.Aggregates))}
 		groups = append(groups, gr)
 	}
-	m.rows = make([][]Cell, len(groups))
+	m.rows = make([][]Cell, 0, len(groups))
 	cells := make([]Cell, len(groups)*spec.Columns)
 	for i, gr := range groups {
-		m.rows[i] = cells[i*spec.Columns : (i+1)*spec.Columns : (i+1)*spec.Columns]
-		m.g.finish(gr, m.rows[i])
+		row := cells[i*spec.Columns : (i+1)*spec.Columns : (i+1)*spec.Columns]
+		keep, err := m.g.finish(gr, row)
+		if err != nil {
+			return err
+		}
+		if keep {
+			m.rows = append(m.rows, row)
+		}
 	}
 	if len(m.rows) > 1 {
 		keys := spec.OrderBy
 		orders := make([]keyOrder, len(keys))
 		for i, k := range keys {
 			orders[i] = orderOf(spec, k.Column)
+			for _, a := range spec.Aggregates {
+				if a.Column == k.Column && a.Func == AggCountDistinct {
+					// The merged value is the count, not the (text)
+					// argument the nodes returned in this column.
+					orders[i] = keyOrder{col: k.Column, coll: CollationBinary}
+				}
+			}
 		}
 		slices.SortStableFunc(m.rows, func(a, b []Cell) int {
 			if c := compareRows(a, b, keys, orders); c != 0 {
@@ -293,7 +346,7 @@ func newDistinctRows(spec *MergeSpec, in RowSource) *distinctRows {
 	for i := range cols {
 		cols[i] = i
 	}
-	return &distinctRows{in: in, g: newGrouper(spec, cols), seen: make(map[string]struct{})}
+	return &distinctRows{in: in, g: newGrouper(spec, cols, nil), seen: make(map[string]struct{})}
 }
 
 // Next returns the next row not equal to one returned before.

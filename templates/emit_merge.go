@@ -176,6 +176,18 @@ func (g *generator) emitMergeSpec(f *jen.File, q *query) error {
 	if m.StreamGroup {
 		fields = append(fields, jen.Id("StreamGroup").Op(":").True().Op(","))
 	}
+	if len(m.Computed) > 0 {
+		// e.g.: Computed: []shardrt.ComputedColumn{{Column: 1, Expr: shardrt.Expr{Op: shardrt.ExprDiv, Args: ...}}},
+		cs := make([]jen.Code, len(m.Computed))
+		for i, c := range m.Computed {
+			cs[i] = jen.Values(jen.Id("Column").Op(":").Lit(c.Column), jen.Id("Expr").Op(":").Add(exprLit(c.Expr)))
+		}
+		fields = append(fields, jen.Id("Computed").Op(":").Index().Qual(rt, "ComputedColumn").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cs...).Op(","))
+	}
+	if m.Having != nil {
+		// e.g.: Having: &shardrt.Expr{Op: shardrt.ExprGT, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 3}, ...}},
+		fields = append(fields, jen.Id("Having").Op(":").Op("&").Add(exprLit(*m.Having)).Op(","))
+	}
 	cols := "Every data node returns the " + strconv.Itoa(m.Visible) + " result columns."
 	if d := m.Columns - m.Visible; d > 0 {
 		cols = "Every data node returns the " + strconv.Itoa(m.Visible) + " result columns, then " + strconv.Itoa(d) + " the rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of text), which the merge drops."
@@ -185,6 +197,44 @@ func (g *generator) emitMergeSpec(f *jen.File, q *query) error {
 	f.Var().Id(q.mergeVar).Op("=").Qual(rt, "MergeSpec").Custom(jen.Options{Open: "{", Close: "}", Multi: true}, fields...)
 	f.Line()
 	return nil
+}
+
+// exprLit spells a merge expression as a Go composite literal, e.g.
+//
+//	shardrt.Expr{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 3}, {Op: shardrt.ExprColumn, Column: 4}}}
+func exprLit(e runtime.Expr) *jen.Statement {
+	return jen.Qual(rt, "Expr").Values(exprFields(e)...)
+}
+
+// exprFields are the set fields of e.
+func exprFields(e runtime.Expr) []jen.Code {
+	items := []jen.Code{jen.Id("Op").Op(":").Qual(rt, "Expr"+e.Op.String())}
+	if e.Op == runtime.ExprColumn {
+		items = append(items, jen.Id("Column").Op(":").Lit(e.Column))
+	}
+	if e.Op == runtime.ExprParam {
+		items = append(items, jen.Id("Param").Op(":").Lit(e.Param))
+	}
+	if e.Value != "" {
+		items = append(items, jen.Id("Value").Op(":").Lit(e.Value))
+	}
+	if e.Type != 0 {
+		items = append(items, jen.Id("Type").Op(":").Qual(rt, "Column"+e.Type.String()))
+	}
+	if e.Collation != runtime.CollationNone {
+		items = append(items, jen.Id("Collation").Op(":").Qual(rt, collationNames[e.Collation]))
+	}
+	if e.Scale != 0 {
+		items = append(items, jen.Id("Scale").Op(":").Lit(e.Scale))
+	}
+	if len(e.Args) > 0 {
+		args := make([]jen.Code, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = jen.Values(exprFields(a)...)
+		}
+		items = append(items, jen.Id("Args").Op(":").Index().Qual(rt, "Expr").Values(args...))
+	}
+	return items
 }
 
 // paramText returns how q's method spells parameter i, e.g. "offset" or
@@ -210,6 +260,12 @@ func mergeWhat(m *runtime.MergeSpec) string {
 			names = append(names, n)
 		}
 		parts = append(parts, "aggregates "+strings.Join(names, ", "))
+	}
+	if len(m.Computed) > 0 {
+		parts = append(parts, "expressions over the merged aggregates")
+	}
+	if m.Having != nil {
+		parts = append(parts, "HAVING")
 	}
 	if m.Distinct {
 		parts = append(parts, "DISTINCT")
@@ -293,7 +349,7 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 	args := fc.argSlice()
 	// The values LIMIT parameters index: every parameter, in Params order.
 	var mergeArgs jen.Code = jen.Nil()
-	if m.Offset.Param || m.Count.Param {
+	if m.UsesArgs() {
 		mergeArgs = jen.Index().Any().Values(fc.params...)
 	}
 	scan := func() *jen.Statement {

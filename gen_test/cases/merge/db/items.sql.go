@@ -196,3 +196,91 @@ func (q *Queries) SkuTotals(ctx context.Context) ([]SkuTotalsRow, error) {
 		out = append(out, r)
 	}
 }
+
+// busySkusStmt is the logic statement of BusySkus (queries/items.sql:11).
+var busySkusStmt = shardrt.Stmt{Name: "BusySkus", LogicSQL: "SELECT sku, CAST(SUM(qty) / COUNT(*) AS DECIMAL(10,4)) AS per_item, COUNT(*) AS items,\n       CAST(AVG(qty) * 3 AS DECIMAL(12,6)) AS avg3\nFROM g7_item GROUP BY sku HAVING COUNT(*) > ? AND SUM(qty) / COUNT(*) >= 1 ORDER BY per_item DESC, sku"}
+
+// busySkusUnits are the route units of BusySkus: its data nodes. DataSource
+// indexes dataSourceNames.
+var busySkusUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_0.g7_item_0
+	{DataSource: 0, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_0.g7_item_1
+	{DataSource: 1, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_1.g7_item_0
+	{DataSource: 1, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_1.g7_item_1
+	{DataSource: 2, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_2.g7_item_0
+	{DataSource: 2, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_2.g7_item_1
+	{DataSource: 3, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_3.g7_item_0
+	{DataSource: 3, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_3.g7_item_1
+}
+
+// busySkusMerge says how BusySkus merges the rows of its data nodes into the
+// result one unsharded MySQL would return (GROUP BY, aggregates COUNT, SUM,
+// COUNT, expressions over the merged aggregates, HAVING, ORDER BY). Every data
+// node returns the 4 result columns, then 4 the rewrite derived (AVG's SUM and
+// COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
+// text), which the merge drops.
+var busySkusMerge = shardrt.MergeSpec{
+	Columns: 8,
+	Visible: 4,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Weight: 6},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 1, Desc: true}, {Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 2, Func: shardrt.AggCount},
+		{Column: 4, Func: shardrt.AggSum},
+		{Column: 5, Func: shardrt.AggCount},
+	},
+	Count: shardrt.NoLimit,
+	Computed: []shardrt.ComputedColumn{
+		{Column: 1, Expr: shardrt.Expr{Op: shardrt.ExprCast, Type: shardrt.ColumnDecimal, Scale: 4, Args: []shardrt.Expr{{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprColumn, Column: 2}}}}}},
+		{Column: 3, Expr: shardrt.Expr{Op: shardrt.ExprCast, Type: shardrt.ColumnDecimal, Scale: 6, Args: []shardrt.Expr{{Op: shardrt.ExprMul, Args: []shardrt.Expr{{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprColumn, Column: 5}}}, {Op: shardrt.ExprLiteral, Value: "3", Type: shardrt.ColumnInt}}}}}},
+	},
+	Having: &shardrt.Expr{Op: shardrt.ExprAnd, Args: []shardrt.Expr{{Op: shardrt.ExprGT, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 2}, {Op: shardrt.ExprParam, Param: 0}}}, {Op: shardrt.ExprGE, Args: []shardrt.Expr{{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprColumn, Column: 2}}}, {Op: shardrt.ExprLiteral, Value: "1", Type: shardrt.ColumnInt}}}}},
+}
+
+// BusySkusRow is one row of BusySkus.
+type BusySkusRow struct {
+	Sku     string
+	PerItem sql.NullString
+	Items   int64
+	Avg3    sql.NullString
+}
+
+// Groups span data nodes: HAVING and the quotient are evaluated on the
+// merged groups (a parameter in HAVING, AVG inside an expression).
+//
+// Route: AllNodes on g7_item (database: user_id MOD, table: user_id, item_id
+// COMPLEX_INLINE); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// busySkusMerge says.
+func (q *Queries) BusySkus(ctx context.Context, arg int64) ([]BusySkusRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &busySkusStmt, busySkusUnits[:], nil, &busySkusMerge, []any{arg})
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []BusySkusRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r BusySkusRow
+		if err := shardrt.ScanCells(row, &r.Sku, &r.PerItem, &r.Items, &r.Avg3); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}

@@ -7,3 +7,11 @@ INSERT INTO g7_item (item_id, user_id, sku, qty) VALUES (?, ?, ?, ?), (?, ?, ?, 
 -- shardgen:allow-full-route
 SELECT sku, SUM(qty) AS qty, COUNT(*) AS items, COUNT(DISTINCT user_id) AS users
 FROM g7_item GROUP BY sku ORDER BY sku;
+
+-- name: BusySkus :many
+-- Groups span data nodes: HAVING and the quotient are evaluated on the
+-- merged groups (a parameter in HAVING, AVG inside an expression).
+-- shardgen:allow-full-route
+SELECT sku, CAST(SUM(qty) / COUNT(*) AS DECIMAL(10,4)) AS per_item, COUNT(*) AS items,
+       CAST(AVG(qty) * 3 AS DECIMAL(12,6)) AS avg3
+FROM g7_item GROUP BY sku HAVING COUNT(*) > ? AND SUM(qty) / COUNT(*) >= 1 ORDER BY per_item DESC, sku;
