@@ -404,6 +404,9 @@ type planner struct {
 	// columns, per-node LIMIT), printed for every unit instead of
 	// rewriting the original text.
 	nodeStmt sqlparser.Statement
+	// concatGroup are the per-node GROUP BY items a GROUP_CONCAT merged
+	// across data nodes adds (its value's bytes and ORDER BY items).
+	concatGroup []sqlparser.Expr
 	// encStmt is the statement rewritten over the physical columns of
 	// encrypted tables (nil when none is touched); encArgs binds the
 	// placeholders that rewrite added.

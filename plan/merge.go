@@ -80,6 +80,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	}
 	node := sqlparser.Clone(sel)
 	m := &mergeDraft{}
+	p.concatGroup = nil
 	var cols []mergeCol
 	// 1. The visible columns: the select list with * expanded.
 	for _, se := range sel.SelectExprs.Exprs {
@@ -212,6 +213,11 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 				}
 			}
 		}
+		for _, a := range m.Aggregates {
+			if a.Column == i && a.GroupConcat != nil {
+				return p.errorf(-1, "ORDER BY the GROUP_CONCAT %s over several data nodes is not supported", sqlparser.String(o.Expr))
+			}
+		}
 		m.OrderBy = append(m.OrderBy, runtime.SortKey{Column: i, Desc: o.Direction == sqlparser.DescOrder})
 	}
 	if sel.Having != nil && !colocated {
@@ -314,7 +320,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 }
 
 // sortsGroups reports whether MariaDB groups sel by sorting (an aggregate
-// over DISTINCT values) and then sorts the groups again for an ORDER BY
+// over DISTINCT values, a GROUP_CONCAT) and then sorts the groups again for an ORDER BY
 // that is not the GROUP BY list: it then keeps the groups' aggregates in a
 // temporary table of their SQL types, so AVG(x) inside an expression is
 // rounded to its scale first (checked on MariaDB 10.11: GROUP BY name
@@ -329,6 +335,8 @@ func sortsGroups(sel *sqlparser.Select) bool {
 		switch a := n.(type) {
 		case *sqlparser.Subquery:
 			return false, nil
+		case *sqlparser.GroupConcatExpr:
+			distinct = true // grouped by sorting too
 		case sqlparser.DistinctableAggr:
 			distinct = distinct || a.IsDistinct()
 		}
@@ -430,6 +438,13 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 		switch a.Func {
 		case runtime.AggMin, runtime.AggMax, runtime.AggCountDistinct, runtime.AggSumDistinct, runtime.AggAvgDistinct:
 			keys[a.Column] = true
+		case runtime.AggGroupConcatDistinct:
+			keys[a.GroupConcat.ValueColumn] = true
+		}
+		if a.GroupConcat != nil {
+			for _, k := range a.GroupConcat.OrderBy {
+				keys[k.Column] = true
+			}
 		}
 	}
 	n := 0
@@ -519,6 +534,8 @@ func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, 
 		}
 		agg.CountColumn = derived("AVG_DERIVED_COUNT", &sqlparser.Count{Args: []sqlparser.Expr{a.Arg}}, mergeKind{Type: "int"})
 		agg.SumColumn = derived("AVG_DERIVED_SUM", &sqlparser.Sum{Arg: a.Arg}, p.sumKind(a.Arg))
+	case *sqlparser.GroupConcatExpr:
+		return p.groupConcat(a, agg, derived)
 	default:
 		return agg, p.errorf(-1, "aggregate %s over several data nodes is not supported yet; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", strings.ToUpper(a.AggrName()), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
@@ -588,7 +605,7 @@ func containsAggregate(e sqlparser.SQLNode) bool {
 // computes the aggregate over their union (adding per-node distinct counts
 // would count a value held by two nodes twice).
 func (p *planner) rewriteDistinctAggregates(node *sqlparser.Select, m *mergeDraft) error {
-	var extra []sqlparser.Expr
+	extra := p.concatGroup
 	for _, a := range m.Aggregates {
 		if a.Func != runtime.AggCountDistinct && a.Func != runtime.AggSumDistinct && a.Func != runtime.AggAvgDistinct {
 			continue
@@ -730,6 +747,8 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 		return k
 	case *sqlparser.BitAnd, *sqlparser.BitOr, *sqlparser.BitXor:
 		return mergeKind{Type: "uint"} // BIGINT UNSIGNED
+	case *sqlparser.GroupConcatExpr:
+		return mergeKind{Type: "bytes"} // not a key of a merge (groupConcat)
 	case *sqlparser.Subquery:
 		if sel, ok := e.Select.(*sqlparser.Select); ok && sel.SelectExprs != nil && len(sel.SelectExprs.Exprs) == 1 {
 			if ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr); ok {

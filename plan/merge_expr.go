@@ -322,3 +322,82 @@ func (x *exprBuilder) collation(e sqlparser.Expr, operands ...sqlparser.Expr) (r
 	}
 	return 0, nil
 }
+
+// groupConcat plans a GROUP_CONCAT whose groups span data nodes
+// (runtime.GroupConcatSpec): the nodes return, grouped by the statement's
+// keys, the value's bytes and the ORDER BY items, e.g. for
+// GROUP_CONCAT(name ORDER BY k DESC SEPARATOR '-')
+//
+//	CONCAT(name) AS GROUP_CONCAT_DERIVED_VALUE_0, count(*) AS ..._COUNT_0,
+//	LENGTH(CONCAT(name)), CHAR_LENGTH(CONCAT(name)),
+//	LENGTH(CONCAT(LEFT(CONCAT(name), 0), '-')), @@group_concat_max_len, k
+//	... GROUP BY <keys>, CAST(CONCAT(name) AS BINARY), k
+//
+// and the merge sorts, joins and cuts them.
+func (p *planner) groupConcat(a *sqlparser.GroupConcatExpr, agg runtime.AggregateSpec, derived func(string, sqlparser.Expr, mergeKind) int) (runtime.AggregateSpec, error) {
+	refuse := func(why string) (runtime.AggregateSpec, error) {
+		return agg, p.errorf(-1, "GROUP_CONCAT over several data nodes: %s; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", why, strings.Join(shardingColumns(p.plan.Route), ", "))
+	}
+	if a.Limit != nil {
+		return refuse("its LIMIT is not supported")
+	}
+	if a.Distinct && len(a.Exprs) > 1 {
+		return refuse("DISTINCT over several arguments is not supported")
+	}
+	sep := ","
+	sepLit := sqlparser.Expr(sqlparser.NewStrLiteral(","))
+	if a.Separator != "" {
+		st, err := p.b.parser.Parse("SELECT " + a.Separator)
+		if err != nil {
+			return refuse("its SEPARATOR " + a.Separator + " does not parse")
+		}
+		lit, ok := st.(*sqlparser.Select).SelectExprs.Exprs[0].(*sqlparser.AliasedExpr).Expr.(*sqlparser.Literal)
+		if !ok || lit.Type != sqlparser.StrVal {
+			return refuse("its SEPARATOR is not a string")
+		}
+		sep, sepLit = lit.Val, lit
+	}
+	value := func() sqlparser.Expr {
+		args := make([]sqlparser.Expr, len(a.Exprs))
+		for i, e := range a.Exprs {
+			args[i] = sqlparser.Clone(e)
+		}
+		return &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("CONCAT"), Exprs: args}
+	}
+	fn := func(name string, args ...sqlparser.Expr) sqlparser.Expr {
+		return &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI(name), Exprs: args}
+	}
+	intKind := mergeKind{Type: "int"}
+	valueKind := mergeKind{Type: "bytes"}
+	agg.Func = runtime.AggGroupConcat
+	if a.Distinct {
+		agg.Func = runtime.AggGroupConcatDistinct
+		switch valueKind = p.exprKind(a.Exprs[0]); valueKind.Type {
+		case "string", "bytes", "int", "decimal":
+		default:
+			return refuse("DISTINCT of " + sqlparser.String(a.Exprs[0]) + " is not supported (compare a column or CAST it AS CHAR)")
+		}
+	}
+	gc := &runtime.GroupConcatSpec{Separator: sep}
+	gc.ValueColumn = derived("GROUP_CONCAT_DERIVED_VALUE", value(), valueKind)
+	agg.CountColumn = derived("GROUP_CONCAT_DERIVED_COUNT", &sqlparser.CountStar{}, intKind)
+	gc.LengthColumn = derived("GROUP_CONCAT_DERIVED_LENGTH", fn("LENGTH", value()), intKind)
+	gc.CharLengthColumn = derived("GROUP_CONCAT_DERIVED_CHARS", fn("CHAR_LENGTH", value()), intKind)
+	gc.SeparatorLengthColumn = derived("GROUP_CONCAT_DERIVED_SEPARATOR", fn("LENGTH", fn("CONCAT", fn("LEFT", value(), sqlparser.NewIntLiteral("0")), sepLit)), intKind)
+	gc.MaxLengthColumn = derived("GROUP_CONCAT_DERIVED_MAX", &sqlparser.Variable{Scope: sqlparser.SessionScope, Name: sqlparser.NewIdentifierCI("group_concat_max_len")}, intKind)
+	p.concatGroup = append(p.concatGroup, &sqlparser.CastExpr{Expr: value(), Type: &sqlparser.ConvertType{Type: "binary"}})
+	for _, o := range a.OrderBy {
+		if l, ok := o.Expr.(*sqlparser.Literal); ok && l.Type == sqlparser.IntVal {
+			return refuse("ORDER BY a position is not supported")
+		}
+		k := p.exprKind(o.Expr)
+		if k.Type == "" {
+			return refuse("its ORDER BY " + sqlparser.String(o.Expr) + ": shardgen cannot tell how MySQL compares its values; CAST it or use a column")
+		}
+		i := derived("GROUP_CONCAT_DERIVED_ORDER", o.Expr, k)
+		gc.OrderBy = append(gc.OrderBy, runtime.SortKey{Column: i, Desc: o.Direction == sqlparser.DescOrder})
+		p.concatGroup = append(p.concatGroup, sqlparser.Clone(o.Expr))
+	}
+	agg.GroupConcat = gc
+	return agg, nil
+}

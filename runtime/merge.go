@@ -167,9 +167,14 @@ const (
 	// AggAvgDistinct: the average of the distinct non-NULL values, as
 	// AggAvg (Scale applies); NULL if none.
 	AggAvgDistinct
+	// AggGroupConcat: GROUP_CONCAT over groups that span data nodes, as
+	// GroupConcat describes; NULL when no row has a non-NULL value.
+	AggGroupConcat
+	// AggGroupConcatDistinct: GROUP_CONCAT(DISTINCT ...).
+	AggGroupConcatDistinct
 )
 
-var aggFuncNames = [...]string{"", "Count", "Sum", "Min", "Max", "Avg", "CountDistinct", "SumDistinct", "AvgDistinct"}
+var aggFuncNames = [...]string{"", "Count", "Sum", "Min", "Max", "Avg", "CountDistinct", "SumDistinct", "AvgDistinct", "GroupConcat", "GroupConcatDistinct"}
 
 // String returns the function's name, e.g. "CountDistinct".
 func (f AggFunc) String() string {
@@ -213,6 +218,9 @@ type AggregateSpec struct {
 	// argument's scale plus div_precision_increment (4 by default), so 4
 	// for an integer argument and 6 for DECIMAL(10,2). 0..38.
 	Scale int `json:"scale,omitempty"`
+	// GroupConcat describes an AggGroupConcat (CountColumn is then the
+	// number of rows of each value).
+	GroupConcat *GroupConcatSpec `json:"group_concat,omitempty"`
 }
 
 // maxAvgScale is MariaDB's maximum DECIMAL scale.
@@ -562,6 +570,10 @@ func (s *MergeSpec) validateAggregate(i int, role []string) error {
 	case AggSum, AggSumDistinct, AggAvgDistinct:
 		if !numeric(typ) {
 			return bad("column %d is %s, want Int, Uint, Decimal or Float", a.Column, typ)
+		}
+	case AggGroupConcat, AggGroupConcatDistinct:
+		if err := a.GroupConcat.validate(a, s.Columns); err != nil {
+			return bad("%v", err)
 		}
 	case AggAvg:
 		for _, c := range [...]struct {

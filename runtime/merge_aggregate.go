@@ -34,15 +34,17 @@ type aggState struct {
 	// for a text column compared by WEIGHT_STRING (ColumnKind.Weight).
 	bestWeight, bestPad Cell
 	set                 map[string]struct{}
-	vals                []Cell // the distinct values, first seen first
+	vals                []Cell       // the distinct values, first seen first
+	items               []concatItem // GROUP_CONCAT's sub-group rows
 }
 
 // reset prepares s for a new group (keeping the distinct set's storage).
 func (s *aggState) reset() {
-	set, vals := s.set, s.vals[:0]
+	set, vals, items := s.set, s.vals[:0], s.items[:0]
 	clear(set)
 	clear(s.vals)
-	*s = aggState{set: set, vals: vals}
+	clear(s.items)
+	*s = aggState{set: set, vals: vals, items: items}
 }
 
 // add accumulates the aggregate a of one row. buf is scratch space for
@@ -81,6 +83,8 @@ func (s *aggState) add(a *AggregateSpec, kinds []ColumnKind, row []Cell, buf []b
 			s.count.addCell(n)
 		}
 		s.addNumber(&row[a.SumColumn])
+	case AggGroupConcat, AggGroupConcatDistinct:
+		s.addConcat(a, row)
 	case AggCountDistinct, AggSumDistinct, AggAvgDistinct:
 		if c.IsNull() {
 			return buf

@@ -22,6 +22,9 @@ type grouper struct {
 	orders []keyOrder // per grouping column
 	buf    []byte     // scratch for distinct keys
 	args   []any      // the statement's arguments (Computed, Having)
+	// truncated counts the GROUP_CONCAT results cut at
+	// group_concat_max_len.
+	truncated int
 }
 
 func newGrouper(spec *MergeSpec, cols []int, args []any) *grouper {
@@ -62,6 +65,17 @@ func (g *grouper) finish(gr *group, out []Cell) (keep bool, err error) {
 	copy(out, gr.row)
 	for i := range g.spec.Aggregates {
 		a := &g.spec.Aggregates[i]
+		if a.GroupConcat != nil {
+			c, cut, err := gr.aggs[i].concatResult(a, g.spec)
+			if err != nil {
+				return false, err
+			}
+			if cut {
+				g.truncated++
+			}
+			out[a.Column] = c
+			continue
+		}
 		out[a.Column] = gr.aggs[i].result(a, g.spec.Kinds[a.Column].Type)
 		if w := g.spec.Kinds[a.Column].Weight; w > 0 && (a.Func == AggMin || a.Func == AggMax) {
 			out[w], out[w+1] = gr.aggs[i].bestWeight, gr.aggs[i].bestPad // the sort key of the result

@@ -251,7 +251,7 @@ func TestMergeSpecJSON(t *testing.T) {
 	} {
 		require.EqualError(t, json.Unmarshal([]byte(tc.in), tc.into), tc.want, tc.in)
 	}
-	require.Equal(t, "AggFunc(9)", AggFunc(9).String())
+	require.Equal(t, "AggFunc(99)", AggFunc(99).String())
 	require.Equal(t, "ColumnType(9)", ColumnType(9).String())
 	require.Equal(t, "CellKind(9)", CellKind(9).String())
 	kb, err := json.Marshal(CellDecimal)

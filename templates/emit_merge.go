@@ -146,6 +146,26 @@ func (g *generator) emitMergeSpec(f *jen.File, q *query) error {
 			if a.Func == runtime.AggAvg {
 				items = append(items, jen.Id("SumColumn").Op(":").Lit(a.SumColumn), jen.Id("CountColumn").Op(":").Lit(a.CountColumn))
 			}
+			if g := a.GroupConcat; g != nil {
+				// e.g.: CountColumn: 5, GroupConcat: &shardrt.GroupConcatSpec{Separator: ",", ValueColumn: 4, ...}
+				gi := []jen.Code{
+					jen.Id("Separator").Op(":").Lit(g.Separator), jen.Id("ValueColumn").Op(":").Lit(g.ValueColumn),
+				}
+				if len(g.OrderBy) > 0 {
+					keys := make([]jen.Code, len(g.OrderBy))
+					for i, k := range g.OrderBy {
+						ki := []jen.Code{jen.Id("Column").Op(":").Lit(k.Column)}
+						if k.Desc {
+							ki = append(ki, jen.Id("Desc").Op(":").True())
+						}
+						keys[i] = jen.Values(ki...)
+					}
+					gi = append(gi, jen.Id("OrderBy").Op(":").Index().Qual(rt, "SortKey").Values(keys...))
+				}
+				gi = append(gi, jen.Id("LengthColumn").Op(":").Lit(g.LengthColumn), jen.Id("CharLengthColumn").Op(":").Lit(g.CharLengthColumn),
+					jen.Id("SeparatorLengthColumn").Op(":").Lit(g.SeparatorLengthColumn), jen.Id("MaxLengthColumn").Op(":").Lit(g.MaxLengthColumn))
+				items = append(items, jen.Id("CountColumn").Op(":").Lit(a.CountColumn), jen.Id("GroupConcat").Op(":").Op("&").Qual(rt, "GroupConcatSpec").Values(gi...))
+			}
 			if a.Scale != 0 {
 				items = append(items, jen.Id("Scale").Op(":").Lit(a.Scale))
 			}

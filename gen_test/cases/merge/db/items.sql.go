@@ -284,3 +284,95 @@ func (q *Queries) BusySkus(ctx context.Context, arg int64) ([]BusySkusRow, error
 		out = append(out, r)
 	}
 }
+
+// skuUsersStmt is the logic statement of SkuUsers (queries/items.sql:19).
+var skuUsersStmt = shardrt.Stmt{Name: "SkuUsers", LogicSQL: "SELECT sku, GROUP_CONCAT(DISTINCT user_id ORDER BY user_id DESC SEPARATOR '|') AS users,\n       GROUP_CONCAT(qty ORDER BY item_id) AS qtys\nFROM g7_item GROUP BY sku ORDER BY sku"}
+
+// skuUsersUnits are the route units of SkuUsers: its data nodes. DataSource
+// indexes dataSourceNames.
+var skuUsersUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select sku, group_concat(distinct user_id order by user_id desc separator '|') as users, group_concat(qty order by item_id asc) as qtys, CONCAT(user_id) as GROUP_CONCAT_DERIVED_VALUE_0, count(*) as GROUP_CONCAT_DERIVED_COUNT_0, LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_LENGTH_0, CHAR_LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_CHARS_0, LENGTH(CONCAT(LEFT(CONCAT(user_id), 0), '|')) as GROUP_CONCAT_DERIVED_SEPARATOR_0, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_0, user_id as GROUP_CONCAT_DERIVED_ORDER_0, CONCAT(qty) as GROUP_CONCAT_DERIVED_VALUE_1, count(*) as GROUP_CONCAT_DERIVED_COUNT_1, LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_LENGTH_1, CHAR_LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_CHARS_1, LENGTH(CONCAT(LEFT(CONCAT(qty), 0), ',')) as GROUP_CONCAT_DERIVED_SEPARATOR_1, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_1, item_id as GROUP_CONCAT_DERIVED_ORDER_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, cast(CONCAT(user_id) as binary), user_id, cast(CONCAT(qty) as binary), item_id"}, // ds_0.g7_item_0
+	{DataSource: 0, SQL: "select sku, group_concat(distinct user_id order by user_id desc separator '|') as users, group_concat(qty order by item_id asc) as qtys, CONCAT(user_id) as GROUP_CONCAT_DERIVED_VALUE_0, count(*) as GROUP_CONCAT_DERIVED_COUNT_0, LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_LENGTH_0, CHAR_LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_CHARS_0, LENGTH(CONCAT(LEFT(CONCAT(user_id), 0), '|')) as GROUP_CONCAT_DERIVED_SEPARATOR_0, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_0, user_id as GROUP_CONCAT_DERIVED_ORDER_0, CONCAT(qty) as GROUP_CONCAT_DERIVED_VALUE_1, count(*) as GROUP_CONCAT_DERIVED_COUNT_1, LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_LENGTH_1, CHAR_LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_CHARS_1, LENGTH(CONCAT(LEFT(CONCAT(qty), 0), ',')) as GROUP_CONCAT_DERIVED_SEPARATOR_1, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_1, item_id as GROUP_CONCAT_DERIVED_ORDER_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, cast(CONCAT(user_id) as binary), user_id, cast(CONCAT(qty) as binary), item_id"}, // ds_0.g7_item_1
+	{DataSource: 1, SQL: "select sku, group_concat(distinct user_id order by user_id desc separator '|') as users, group_concat(qty order by item_id asc) as qtys, CONCAT(user_id) as GROUP_CONCAT_DERIVED_VALUE_0, count(*) as GROUP_CONCAT_DERIVED_COUNT_0, LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_LENGTH_0, CHAR_LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_CHARS_0, LENGTH(CONCAT(LEFT(CONCAT(user_id), 0), '|')) as GROUP_CONCAT_DERIVED_SEPARATOR_0, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_0, user_id as GROUP_CONCAT_DERIVED_ORDER_0, CONCAT(qty) as GROUP_CONCAT_DERIVED_VALUE_1, count(*) as GROUP_CONCAT_DERIVED_COUNT_1, LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_LENGTH_1, CHAR_LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_CHARS_1, LENGTH(CONCAT(LEFT(CONCAT(qty), 0), ',')) as GROUP_CONCAT_DERIVED_SEPARATOR_1, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_1, item_id as GROUP_CONCAT_DERIVED_ORDER_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, cast(CONCAT(user_id) as binary), user_id, cast(CONCAT(qty) as binary), item_id"}, // ds_1.g7_item_0
+	{DataSource: 1, SQL: "select sku, group_concat(distinct user_id order by user_id desc separator '|') as users, group_concat(qty order by item_id asc) as qtys, CONCAT(user_id) as GROUP_CONCAT_DERIVED_VALUE_0, count(*) as GROUP_CONCAT_DERIVED_COUNT_0, LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_LENGTH_0, CHAR_LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_CHARS_0, LENGTH(CONCAT(LEFT(CONCAT(user_id), 0), '|')) as GROUP_CONCAT_DERIVED_SEPARATOR_0, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_0, user_id as GROUP_CONCAT_DERIVED_ORDER_0, CONCAT(qty) as GROUP_CONCAT_DERIVED_VALUE_1, count(*) as GROUP_CONCAT_DERIVED_COUNT_1, LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_LENGTH_1, CHAR_LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_CHARS_1, LENGTH(CONCAT(LEFT(CONCAT(qty), 0), ',')) as GROUP_CONCAT_DERIVED_SEPARATOR_1, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_1, item_id as GROUP_CONCAT_DERIVED_ORDER_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, cast(CONCAT(user_id) as binary), user_id, cast(CONCAT(qty) as binary), item_id"}, // ds_1.g7_item_1
+	{DataSource: 2, SQL: "select sku, group_concat(distinct user_id order by user_id desc separator '|') as users, group_concat(qty order by item_id asc) as qtys, CONCAT(user_id) as GROUP_CONCAT_DERIVED_VALUE_0, count(*) as GROUP_CONCAT_DERIVED_COUNT_0, LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_LENGTH_0, CHAR_LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_CHARS_0, LENGTH(CONCAT(LEFT(CONCAT(user_id), 0), '|')) as GROUP_CONCAT_DERIVED_SEPARATOR_0, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_0, user_id as GROUP_CONCAT_DERIVED_ORDER_0, CONCAT(qty) as GROUP_CONCAT_DERIVED_VALUE_1, count(*) as GROUP_CONCAT_DERIVED_COUNT_1, LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_LENGTH_1, CHAR_LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_CHARS_1, LENGTH(CONCAT(LEFT(CONCAT(qty), 0), ',')) as GROUP_CONCAT_DERIVED_SEPARATOR_1, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_1, item_id as GROUP_CONCAT_DERIVED_ORDER_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, cast(CONCAT(user_id) as binary), user_id, cast(CONCAT(qty) as binary), item_id"}, // ds_2.g7_item_0
+	{DataSource: 2, SQL: "select sku, group_concat(distinct user_id order by user_id desc separator '|') as users, group_concat(qty order by item_id asc) as qtys, CONCAT(user_id) as GROUP_CONCAT_DERIVED_VALUE_0, count(*) as GROUP_CONCAT_DERIVED_COUNT_0, LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_LENGTH_0, CHAR_LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_CHARS_0, LENGTH(CONCAT(LEFT(CONCAT(user_id), 0), '|')) as GROUP_CONCAT_DERIVED_SEPARATOR_0, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_0, user_id as GROUP_CONCAT_DERIVED_ORDER_0, CONCAT(qty) as GROUP_CONCAT_DERIVED_VALUE_1, count(*) as GROUP_CONCAT_DERIVED_COUNT_1, LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_LENGTH_1, CHAR_LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_CHARS_1, LENGTH(CONCAT(LEFT(CONCAT(qty), 0), ',')) as GROUP_CONCAT_DERIVED_SEPARATOR_1, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_1, item_id as GROUP_CONCAT_DERIVED_ORDER_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, cast(CONCAT(user_id) as binary), user_id, cast(CONCAT(qty) as binary), item_id"}, // ds_2.g7_item_1
+	{DataSource: 3, SQL: "select sku, group_concat(distinct user_id order by user_id desc separator '|') as users, group_concat(qty order by item_id asc) as qtys, CONCAT(user_id) as GROUP_CONCAT_DERIVED_VALUE_0, count(*) as GROUP_CONCAT_DERIVED_COUNT_0, LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_LENGTH_0, CHAR_LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_CHARS_0, LENGTH(CONCAT(LEFT(CONCAT(user_id), 0), '|')) as GROUP_CONCAT_DERIVED_SEPARATOR_0, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_0, user_id as GROUP_CONCAT_DERIVED_ORDER_0, CONCAT(qty) as GROUP_CONCAT_DERIVED_VALUE_1, count(*) as GROUP_CONCAT_DERIVED_COUNT_1, LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_LENGTH_1, CHAR_LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_CHARS_1, LENGTH(CONCAT(LEFT(CONCAT(qty), 0), ',')) as GROUP_CONCAT_DERIVED_SEPARATOR_1, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_1, item_id as GROUP_CONCAT_DERIVED_ORDER_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, cast(CONCAT(user_id) as binary), user_id, cast(CONCAT(qty) as binary), item_id"}, // ds_3.g7_item_0
+	{DataSource: 3, SQL: "select sku, group_concat(distinct user_id order by user_id desc separator '|') as users, group_concat(qty order by item_id asc) as qtys, CONCAT(user_id) as GROUP_CONCAT_DERIVED_VALUE_0, count(*) as GROUP_CONCAT_DERIVED_COUNT_0, LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_LENGTH_0, CHAR_LENGTH(CONCAT(user_id)) as GROUP_CONCAT_DERIVED_CHARS_0, LENGTH(CONCAT(LEFT(CONCAT(user_id), 0), '|')) as GROUP_CONCAT_DERIVED_SEPARATOR_0, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_0, user_id as GROUP_CONCAT_DERIVED_ORDER_0, CONCAT(qty) as GROUP_CONCAT_DERIVED_VALUE_1, count(*) as GROUP_CONCAT_DERIVED_COUNT_1, LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_LENGTH_1, CHAR_LENGTH(CONCAT(qty)) as GROUP_CONCAT_DERIVED_CHARS_1, LENGTH(CONCAT(LEFT(CONCAT(qty), 0), ',')) as GROUP_CONCAT_DERIVED_SEPARATOR_1, @@group_concat_max_len as GROUP_CONCAT_DERIVED_MAX_1, item_id as GROUP_CONCAT_DERIVED_ORDER_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, cast(CONCAT(user_id) as binary), user_id, cast(CONCAT(qty) as binary), item_id"}, // ds_3.g7_item_1
+}
+
+// skuUsersMerge says how SkuUsers merges the rows of its data nodes into the
+// result one unsharded MySQL would return (GROUP BY, aggregates
+// GROUPCONCAT(DISTINCT), GROUPCONCAT, ORDER BY). Every data node returns the 3
+// result columns, then 16 the rewrite derived (AVG's SUM and COUNT, ORDER BY
+// and GROUP BY items not selected, WEIGHT_STRING sort keys of text), which the
+// merge drops.
+var skuUsersMerge = shardrt.MergeSpec{
+	Columns: 19,
+	Visible: 3,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Weight: 17},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 1, Func: shardrt.AggGroupConcatDistinct, CountColumn: 4, GroupConcat: &shardrt.GroupConcatSpec{Separator: "|", ValueColumn: 3, OrderBy: []shardrt.SortKey{{Column: 9, Desc: true}}, LengthColumn: 5, CharLengthColumn: 6, SeparatorLengthColumn: 7, MaxLengthColumn: 8}},
+		{Column: 2, Func: shardrt.AggGroupConcat, CountColumn: 11, GroupConcat: &shardrt.GroupConcatSpec{Separator: ",", ValueColumn: 10, OrderBy: []shardrt.SortKey{{Column: 16}}, LengthColumn: 12, CharLengthColumn: 13, SeparatorLengthColumn: 14, MaxLengthColumn: 15}},
+	},
+	Count: shardrt.NoLimit,
+}
+
+// SkuUsersRow is one row of SkuUsers.
+type SkuUsersRow struct {
+	Sku   string
+	Users sql.NullString
+	Qtys  sql.NullString
+}
+
+// GROUP_CONCAT over groups that span data nodes: the nodes return the
+// values, the merge orders, joins and cuts them.
+//
+// Route: AllNodes on g7_item (database: user_id MOD, table: user_id, item_id
+// COMPLEX_INLINE); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// skuUsersMerge says.
+func (q *Queries) SkuUsers(ctx context.Context) ([]SkuUsersRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &skuUsersStmt, skuUsersUnits[:], nil, &skuUsersMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []SkuUsersRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r SkuUsersRow
+		if err := shardrt.ScanCells(row, &r.Sku, &r.Users, &r.Qtys); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}

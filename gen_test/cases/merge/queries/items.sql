@@ -15,3 +15,11 @@ FROM g7_item GROUP BY sku ORDER BY sku;
 SELECT sku, CAST(SUM(qty) / COUNT(*) AS DECIMAL(10,4)) AS per_item, COUNT(*) AS items,
        CAST(AVG(qty) * 3 AS DECIMAL(12,6)) AS avg3
 FROM g7_item GROUP BY sku HAVING COUNT(*) > ? AND SUM(qty) / COUNT(*) >= 1 ORDER BY per_item DESC, sku;
+
+-- name: SkuUsers :many
+-- GROUP_CONCAT over groups that span data nodes: the nodes return the
+-- values, the merge orders, joins and cuts them.
+-- shardgen:allow-full-route
+SELECT sku, GROUP_CONCAT(DISTINCT user_id ORDER BY user_id DESC SEPARATOR '|') AS users,
+       GROUP_CONCAT(qty ORDER BY item_id) AS qtys
+FROM g7_item GROUP BY sku ORDER BY sku;
