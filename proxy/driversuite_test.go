@@ -57,6 +57,11 @@ authority:
 	// before it said so; new connections only).
 	_, err = testdb.Open(t, "ds_0").Exec("SET GLOBAL max_allowed_packet = 67108864")
 	require.NoError(t, err)
+	// TestConnectionAttributes skips itself unless SHOW VARIABLES (which
+	// the proxy answers from ds_0's server) says performance_schema is ON.
+	var ps int
+	require.NoError(t, testdb.Open(t, "ds_0").QueryRow("SELECT @@GLOBAL.performance_schema").Scan(&ps))
+	require.Equal(t, 1, ps, "performance_schema is OFF on ds_0's server (started before scripts/db.sh turned it on for s0): restart the servers with make db-down db-up")
 	path := t.TempDir() + "/drv.yaml"
 	require.NoError(t, os.WriteFile(path, []byte(y), 0o600))
 	cfg, err := LoadConfig(path, nil)

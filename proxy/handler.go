@@ -78,9 +78,11 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 }
 
 // ConnectionReady is called after authentication: a client that set
-// CLIENT_FOUND_ROWS gets the found-rows pools.
+// CLIENT_FOUND_ROWS gets the found-rows pools, and the connection's
+// attributes are recorded for performance_schema (perfschema.go).
 func (h *handler) ConnectionReady(c *mysql.Conn) {
 	sessionOf(c).foundRows = c.Capabilities&mysql.CapabilityClientFoundRows != 0
+	h.s.registerAttrs(c)
 }
 
 // sources returns the pools the session's statements run on: those of
@@ -106,6 +108,7 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	}
 	h.s.mu.Lock()
 	delete(h.s.conns, c)
+	delete(h.s.attrs, c)
 	h.s.mu.Unlock()
 }
 

@@ -3,6 +3,8 @@ package proxy
 import (
 	"database/sql"
 	"errors"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,4 +148,35 @@ func TestNoBackslashRoundTrip(t *testing.T) {
 	}
 	require.Equal(t, "SELECT 'it''s', '\x00\n\r\t\b\x1a', '\"', \"'\", '\\%\\_', 'xq'",
 		standardToNoBackslash(`SELECT 'it\'s', '\0\n\r\t\b\Z', '\"', "\'", '\%\_', '\x\q'`))
+}
+
+// TestProxyConnectionAttributes: performance_schema's
+// session_account_connect_attrs and session_connect_attrs show the
+// attributes the client sent the proxy at handshake (go-sql-driver's own
+// and its connectionAttributes), for PROCESSLIST_ID = CONNECTION_ID(), as
+// go-sql-driver's TestConnectionAttributes reads them from a server; a
+// session sees another session's in session_connect_attrs.
+func TestProxyConnectionAttributes(t *testing.T) {
+	e := newPxEnv(t)
+	db := e.client(t, "root", "secret", map[string]string{"connectionAttributes": "attr1:value1,fo/o:bo/o"})
+	db.SetMaxOpenConns(1)
+	other := e.client(t, "root", "secret", map[string]string{"connectionAttributes": "who:other"})
+	require.NoError(t, other.Ping())
+	got := map[string]string{}
+	rows, err := db.Query("SELECT ATTR_NAME, ATTR_VALUE FROM performance_schema.session_account_connect_attrs WHERE PROCESSLIST_ID = CONNECTION_ID()")
+	require.NoError(t, err)
+	for rows.Next() {
+		var k, v string
+		require.NoError(t, rows.Scan(&k, &v))
+		got[k] = v
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, "value1", got["attr1"])
+	require.Equal(t, "bo/o", got["fo/o"])
+	require.Equal(t, "Go-MySQL-Driver", got["_client_name"])
+	require.Equal(t, strconv.Itoa(os.Getpid()), got["_pid"])
+	require.Equal(t, "127.0.0.1", got["_server_host"])
+	require.NotContains(t, got, "who")
+	require.Equal(t, []string{"int64:1"}, rowsOf(t, db, "SELECT COUNT(*) FROM performance_schema.session_connect_attrs a WHERE a.ATTR_NAME = 'who' AND a.ATTR_VALUE = 'other' AND PROCESSLIST_ID <> CONNECTION_ID()"))
+	require.Equal(t, []string{"string:attr1 | int64:1"}, rowsOf(t, db, "SELECT ATTR_NAME, COUNT(*) FROM performance_schema.session_connect_attrs WHERE ATTR_NAME LIKE 'attr%' GROUP BY ATTR_NAME"))
 }

@@ -120,6 +120,7 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[*mysql.Conn]struct{}
+	attrs map[*mysql.Conn]connAttrs // of authenticated clients (perfschema.go)
 	// setNames is the SET NAMES statement of each handshake collation id
 	// (uint32 → string), looked up once (applyHandshakeCharset).
 	setNames sync.Map

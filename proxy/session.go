@@ -105,6 +105,9 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 	if res, ok, err := h.infoSchema(ctx, c, sess, q, stmt); ok {
 		return res, true, err
 	}
+	if res, ok, err := h.connectAttrs(ctx, c, sess, q, stmt); ok {
+		return res, true, err
+	}
 	switch st := stmt.(type) {
 	case *sqlparser.Use:
 		name := st.DBName.String()

@@ -238,7 +238,8 @@ log_tail() {
 # ---- server lifecycle -----------------------------------------------------
 
 # server_opts i: the options both mariadb-install-db and mariadbd get. Light:
-# small buffer pool and redo log, no performance schema, relaxed flushing.
+# small buffer pool and redo log, relaxed flushing, the performance schema on
+# s0 only (the proxy's go-sql-driver suite reads it, TestConnectionAttributes).
 # Binlog (ROW) with a distinct server_id per server, for the GTID replica and
 # XA tests that come later.
 server_opts() {
@@ -288,7 +289,7 @@ start_server() { # start_server i: launch mariadbd in its own session
     --expire-logs-days=1
     --max-connections=300
     --max-allowed-packet=64M
-    --performance-schema=OFF
+    --performance-schema="$([ "$i" = 0 ] && echo ON || echo OFF)"
     --character-set-server=utf8mb4
     --collation-server=utf8mb4_general_ci
     --default-time-zone=+00:00
