@@ -72,6 +72,9 @@ type session struct {
 func (h *handler) NewConnection(c *mysql.Conn) {
 	c.ClientData = &session{}
 	c.StatusFlags |= mysql.ServerStatusAutocommit
+	if cc, ok := c.GetRawConn().(*clientConn); ok {
+		cc.h, cc.mc = h, c
+	}
 	h.s.mu.Lock()
 	h.s.conns[c] = struct{}{}
 	h.s.mu.Unlock()

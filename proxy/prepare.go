@@ -329,19 +329,50 @@ type clientConn struct {
 
 	mu sync.Mutex
 	sc packetScanner
+
+	// h and mc are the handler and vitess's connection (set by
+	// NewConnection), for COM_CHANGE_USER (changeuser.go); held are bytes
+	// read after such a packet, returned by the next Read.
+	h    *handler
+	mc   *mysql.Conn
+	held []byte
 }
 
 var _ net.Conn = (*clientConn)(nil)
 
-// Read reads from the client and follows the packets read.
+// Read reads from the client and follows the packets read. A
+// COM_CHANGE_USER packet at the start of a read is answered here
+// (changeUser) and never reaches vitess.
 func (c *clientConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	if n > 0 {
+	for {
+		var n int
+		var err error
+		if len(c.held) > 0 {
+			n = copy(b, c.held)
+			c.held = c.held[n:]
+		} else {
+			n, err = c.Conn.Read(b)
+		}
+		if n == 0 {
+			return n, err
+		}
 		c.mu.Lock()
-		c.sc.scan(b[:n])
+		change := c.h != nil && n >= 5 && b[3] == 0 && b[4] == comChangeUser && c.sc.idle()
+		if !change {
+			c.sc.scan(b[:n])
+		}
 		c.mu.Unlock()
+		if !change {
+			return n, err
+		}
+		c.held = append(b[:n:n], c.held...)
+		if cerr := c.changeUser(); cerr != nil {
+			return 0, cerr
+		}
+		if err != nil && len(c.held) == 0 {
+			return 0, err
+		}
 	}
-	return n, err
 }
 
 // SyscallConn returns the raw connection of the client's socket, so the
@@ -467,6 +498,12 @@ func (s *packetScanner) scan(b []byte) {
 			s.end()
 		}
 	}
+}
+
+// idle reports whether the next byte read starts a packet that begins a
+// command (the client's packets so far all complete), the handshake done.
+func (s *packetScanner) idle() bool {
+	return !s.off && s.packets > 0 && s.left == 0 && s.nhdr == 0 && !s.more
 }
 
 // begin starts a packet of n payload bytes and sequence number seq.

@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
+	"vitess.io/vitess/go/mysql"
 )
 
 // TestProxyRequireSecureTransport: with
@@ -179,4 +182,122 @@ func TestProxyConnectionAttributes(t *testing.T) {
 	require.NotContains(t, got, "who")
 	require.Equal(t, []string{"int64:1"}, rowsOf(t, db, "SELECT COUNT(*) FROM performance_schema.session_connect_attrs a WHERE a.ATTR_NAME = 'who' AND a.ATTR_VALUE = 'other' AND PROCESSLIST_ID <> CONNECTION_ID()"))
 	require.Equal(t, []string{"string:attr1 | int64:1"}, rowsOf(t, db, "SELECT ATTR_NAME, COUNT(*) FROM performance_schema.session_connect_attrs WHERE ATTR_NAME LIKE 'attr%' GROUP BY ATTR_NAME"))
+}
+
+// changeUser sends COM_CHANGE_USER for user (password) with database db,
+// collation utf8mb4_general_ci and the connection attributes attrs,
+// answers the proxy's AuthSwitchRequest with the mysql_native_password
+// scramble and returns the final packet's error (nil for OK).
+func (c *rawClient) changeUser(t *testing.T, user, password, db string, attrs map[string]string) error {
+	t.Helper()
+	p := append([]byte{0x11}, user...)
+	p = append(append(p, 0), 20)
+	p = append(p, make([]byte, 20)...) // an answer to the greeting's scramble: the proxy asks again
+	p = append(append(p, db...), 0)
+	p = append(p, 45, 0)
+	p = append(append(p, "mysql_native_password"...), 0)
+	var kv []byte
+	for k, v := range attrs {
+		kv = append(append(append(kv, byte(len(k))), k...), byte(len(v)))
+		kv = append(kv, v...)
+	}
+	p = append(append(p, byte(len(kv))), kv...)
+	c.command(t, p)
+	sw := c.mustRead(t)
+	if sw[0] == mysql.ErrPacket {
+		return packetError(sw)
+	}
+	require.Equal(t, byte(0xfe), sw[0], "AuthSwitchRequest")
+	plugin, salt, ok := bytes.Cut(sw[1:], []byte{0})
+	require.True(t, ok)
+	require.Equal(t, "mysql_native_password", string(plugin))
+	require.Len(t, salt, 21)
+	require.NoError(t, c.write(mysql.ScrambleMysqlNativePassword(salt[:20], []byte(password))))
+	res, err := c.read()
+	require.NoError(t, err)
+	if res[0] != mysql.OKPacket {
+		return packetError(res)
+	}
+	return nil
+}
+
+// query runs q with COM_QUERY and returns its rows, each value as text
+// ("NULL" for NULL), or the ERR packet's error.
+func (c *rawClient) query(t *testing.T, q string) ([][]string, error) {
+	t.Helper()
+	c.command(t, append([]byte{0x03}, q...))
+	p := c.mustRead(t)
+	switch p[0] {
+	case mysql.OKPacket:
+		return nil, nil
+	case mysql.ErrPacket:
+		return nil, packetError(p)
+	}
+	n := int(p[0])
+	for i := 0; i < n; i++ {
+		c.mustRead(t)
+	}
+	require.Equal(t, byte(mysql.EOFPacket), c.mustRead(t)[0])
+	var rows [][]string
+	for {
+		p := c.mustRead(t)
+		if p[0] == mysql.EOFPacket && len(p) < 9 {
+			return rows, nil
+		}
+		var row []string
+		for len(p) > 0 {
+			if p[0] == 0xfb {
+				row, p = append(row, "NULL"), p[1:]
+				continue
+			}
+			v, rest, ok := lenEncString(p)
+			require.True(t, ok)
+			row, p = append(row, v), rest
+		}
+		rows = append(rows, row)
+	}
+}
+
+// TestProxyChangeUser: COM_CHANGE_USER (which go-sql-driver never sends)
+// authenticates the new account on a fresh scramble and starts a new
+// session as COM_RESET_CONNECTION does: the open transaction is rolled
+// back, user variables and prepared statements are gone, and the packet's
+// database and connection attributes apply. A wrong password or a
+// database the proxy does not serve is answered with MySQL's error and the
+// connection closed.
+func TestProxyChangeUser(t *testing.T) {
+	y := strings.Replace(pxYAML(), "      password: secret\n", "      password: secret\n    - user: app@%\n      password: apw\n", 1)
+	e := newPxEnvYAML(t, y)
+	c := dialRaw(t, e.srv.Addr(), "root", "secret", "px_db", mysql.MysqlNativePassword)
+	for _, q := range []string{"DELETE FROM px_item", "SET @x = 5", "BEGIN", "INSERT INTO px_item (id, name) VALUES (1, 'cu')"} {
+		_, err := c.query(t, q)
+		require.NoError(t, err, q)
+	}
+	stmt, _ := c.prepare(t, "SELECT name FROM px_item WHERE id = ?")
+	require.NoError(t, c.changeUser(t, "app", "apw", "px_db", map[string]string{"k": "v"}))
+	for q, want := range map[string][][]string{
+		"SELECT @x": {{"NULL"}},
+		"SELECT COUNT(*) FROM px_item WHERE id = 1": {{"0"}},
+		"SELECT DATABASE()":                         {{"px_db"}},
+		"SELECT ATTR_VALUE FROM performance_schema.session_connect_attrs WHERE PROCESSLIST_ID = CONNECTION_ID() AND ATTR_NAME = 'k'": {{"v"}},
+		"SELECT @@autocommit": {{"1"}},
+	} {
+		got, err := c.query(t, q)
+		require.NoError(t, err, q)
+		require.Equal(t, want, got, q)
+	}
+	err := c.execute(t, stmt, rawParam{typ: rawTypeLongLong, val: []byte{1, 0, 0, 0, 0, 0, 0, 0}})
+	require.ErrorContains(t, err, "statement ID is not found") // vitess's answer to an unknown statement
+	require.NoError(t, c.changeUser(t, "root", "secret", "", nil))
+	_, err = c.query(t, "SELECT COUNT(*) FROM px_item")
+	require.NoError(t, err) // the proxy's one logic database needs no USE
+	got, err := c.query(t, "SELECT DATABASE()")
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"NULL"}}, got)
+
+	require.EqualError(t, c.changeUser(t, "app", "wrong", "px_db", nil), "Error 1045 (28000): Access denied for user 'app'@'127.0.0.1' (using password: YES)")
+	_, err = c.read()
+	require.ErrorIs(t, err, io.EOF, "the connection is closed")
+	c = dialRaw(t, e.srv.Addr(), "root", "secret", "px_db", mysql.MysqlNativePassword)
+	require.EqualError(t, c.changeUser(t, "app", "apw", "nope", nil), "Error 1049 (42000): Unknown database 'nope'")
 }
