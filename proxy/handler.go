@@ -66,6 +66,9 @@ type session struct {
 	// noBackslash is true while the session's sql_mode has
 	// NO_BACKSLASH_ESCAPES (see escapes.go).
 	noBackslash bool
+	// warn are the diagnostics of the session's last statement
+	// (warnings.go).
+	warn warnings
 }
 
 // NewConnection registers c (Close closes it).
@@ -150,8 +153,11 @@ func (sess *session) reset() {
 // Env returns the vitess environment (parser, advertised version).
 func (h *handler) Env() *vtenv.Environment { return h.s.env }
 
-// WarningCount is always 0: warnings of the back ends are not relayed.
-func (h *handler) WarningCount(*mysql.Conn) uint16 { return 0 }
+// WarningCount is the number of warnings of the session's last statement,
+// summed over its data nodes (warnings.go).
+func (h *handler) WarningCount(c *mysql.Conn) uint16 {
+	return uint16(min(sessionOf(c).warn.count, 65535))
+}
 
 // ComQueryMulti is not used: the listener splits multi-statements.
 func (h *handler) ComQueryMulti(c *mysql.Conn, sql string, callback func(qr sqltypes.QueryResponse, more bool, firstPacket bool) error) error {
@@ -207,6 +213,7 @@ func (h *handler) ComQuery(c *mysql.Conn, query string, callback func(*sqltypes.
 	}
 	defer end()
 	res, err := h.query(ctx, c, query)
+	h.collectWarnings(sessionOf(c), query, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
 		return sqlError(err)
@@ -393,7 +400,7 @@ func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session,
 		return nil, true, err
 	}
 	st := &runtime.Stmt{Name: "pass-through", LogicSQL: q}
-	u := runtime.RouteUnit{DataSource: ds, SQL: sess.toBackend(q)}
+	u := runtime.RouteUnit{DataSource: ds, SQL: sess.tag + sess.toBackend(q)}
 	if plan.ReturnsRows(q) {
 		rows, err := e.Query(ctx, st, u)
 		if err != nil {

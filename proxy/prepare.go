@@ -177,6 +177,7 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 	}
 	defer end()
 	res, err := h.stmtExecute(ctx, c, prepare, unsigned)
+	h.collectWarnings(sessionOf(c), prepare.PrepareStmt, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
 		return sqlError(err)

@@ -3,9 +3,11 @@ package proxy
 import (
 	"bytes"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,8 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 	"vitess.io/vitess/go/mysql"
+
+	"github.com/shardgen/shardgen/internal/testdb"
 )
 
 // TestProxyRequireSecureTransport: with
@@ -300,4 +304,76 @@ func TestProxyChangeUser(t *testing.T) {
 	require.ErrorIs(t, err, io.EOF, "the connection is closed")
 	c = dialRaw(t, e.srv.Addr(), "root", "secret", "px_db", mysql.MysqlNativePassword)
 	require.EqualError(t, c.changeUser(t, "app", "apw", "nope", nil), "Error 1049 (42000): Unknown database 'nope'")
+}
+
+// TestProxyWarnings: after each statement, SHOW WARNINGS, SHOW ERRORS,
+// SHOW COUNT(*) WARNINGS and @@warning_count give what the unsharded
+// reference database gives (the messages of a statement over several data
+// nodes in node order, so compared sorted), and the warning count of the
+// OK and EOF packets is the back ends' sum.
+func TestProxyWarnings(t *testing.T) {
+	e := newPxEnv(t)
+	px, ref := e.client(t, "root", "secret", nil), refClient(t, nil)
+	px.SetMaxOpenConns(1)
+	ref.SetMaxOpenConns(1)
+	for _, db := range []*sql.DB{px, ref} {
+		_, err := db.Exec("DELETE FROM px_item")
+		require.NoError(t, err)
+		_, err = db.Exec("INSERT INTO px_item (id, name) VALUES (1, 'a'), (2, '2b'), (3, 'c'), (4, '4d')")
+		require.NoError(t, err)
+	}
+	sorted := func(rows []string) []string { sort.Strings(rows); return rows }
+	for _, q := range []string{
+		"SELECT 1/0",
+		"SELECT CAST('12abc' AS SIGNED), CAST('x' AS SIGNED)",
+		"INSERT IGNORE INTO px_item (id, name) VALUES (1, 'dup')",
+		"INSERT IGNORE INTO px_item (id, name) VALUES (1, 'dup'), (2, 'dup'), (5, 'e')",
+		"SELECT id, CAST(name AS SIGNED) FROM px_item WHERE id IN (1, 2, 3, 4) ORDER BY id",
+		"SELECT id FROM px_item WHERE id = 1",
+		"INSERT INTO px_item (id, name) VALUES (1, 'dup')",
+		"UPDATE px_item SET name = 'z' WHERE id = 3",
+	} {
+		for _, db := range []*sql.DB{px, ref} {
+			rows, err := db.Query(q)
+			if err == nil {
+				for rows.Next() {
+				}
+				require.NoError(t, rows.Close())
+			}
+		}
+		for _, d := range []string{"SHOW WARNINGS", "SHOW ERRORS", "SHOW COUNT(*) WARNINGS", "SHOW COUNT(*) ERRORS", "SELECT @@warning_count, @@error_count"} {
+			require.Equal(t, sorted(rowsOf(t, ref, d)), sorted(rowsOf(t, px, d)), "%s after %s", d, q)
+		}
+	}
+	rc := testdb.Config("reference")
+	proxied, direct := dialRaw(t, e.srv.Addr(), "root", "secret", "px_db", mysql.MysqlNativePassword),
+		dialRaw(t, rc.Addr, rc.User, rc.Passwd, "reference", mysql.MysqlNativePassword)
+	for _, q := range []string{
+		"INSERT IGNORE INTO px_item (id, name) VALUES (1, 'dup'), (2, 'dup')",
+		"SELECT id, CAST(name AS SIGNED) FROM px_item WHERE id IN (1, 2, 3, 4)",
+		"SELECT id FROM px_item WHERE id = 1",
+		"UPDATE IGNORE px_item SET price = CAST(CONCAT(id, 'x') AS DECIMAL(10,2)) WHERE id IN (1, 2, 3, 4, 5)",
+	} {
+		require.Equal(t, direct.warningCount(t, q), proxied.warningCount(t, q), q)
+	}
+}
+
+// warningCount runs q with COM_QUERY and returns the warning count of its
+// last packet (OK, or the EOF after the rows).
+func (c *rawClient) warningCount(t *testing.T, q string) uint16 {
+	t.Helper()
+	c.command(t, append([]byte{0x03}, q...))
+	p := c.mustRead(t)
+	require.NotEqual(t, byte(mysql.ErrPacket), p[0], "%s", p)
+	if p[0] == mysql.OKPacket {
+		_, rest, _ := lenEnc(p[1:])
+		_, rest, _ = lenEnc(rest)
+		return binary.LittleEndian.Uint16(rest[2:4])
+	}
+	for p[0] != mysql.EOFPacket {
+		p = c.mustRead(t)
+	}
+	for p = c.mustRead(t); p[0] != mysql.EOFPacket || len(p) >= 9; p = c.mustRead(t) {
+	}
+	return binary.LittleEndian.Uint16(p[1:3])
 }

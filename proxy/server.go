@@ -96,10 +96,12 @@ type Server struct {
 	// such a client runs a statement.
 	foundRows    *runtime.DB
 	foundRowsSrc *runtime.Sources
-	b            *plan.Builder
-	in           *Interpreter
-	cache        *planCache
-	keys         map[string]runtime.KeyGenerator // by key generator name
+	// warns collects the back ends' warnings by session tag (warnings.go).
+	warns *warnStore
+	b     *plan.Builder
+	in    *Interpreter
+	cache *planCache
+	keys  map[string]runtime.KeyGenerator // by key generator name
 	// autoInc are the AUTO_INCREMENT sharding columns by lower-case logic
 	// table (checkAutoIncZero), derived from the planner's metadata
 	// (metadataChanged); autoIncChecks caches, by *plan.Plan, what to
@@ -175,7 +177,8 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ropts []runtime.Option
+	warns := &warnStore{}
+	ropts := []runtime.Option{runtime.WithDialFunc(dialBackend(warns))}
 	if show, _ := deploy.Props.Bool(runtime.PropSQLShow, false); show {
 		ropts = append(ropts, runtime.WithLogger(opts.Logger))
 	}
@@ -199,7 +202,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 		_ = foundRows.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in, foundRows: foundRows, foundRowsSrc: foundRowsSrc,
+	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in, foundRows: foundRows, foundRowsSrc: foundRowsSrc, warns: warns,
 		cache: newPlanCache(opts.PlanCacheSize), keys: map[string]runtime.KeyGenerator{}, conns: map[*mysql.Conn]struct{}{}}
 	if cfg.Rules.Sharding != nil {
 		for name, spec := range cfg.Rules.Sharding.KeyGenerators {

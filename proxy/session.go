@@ -33,6 +33,9 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		}
 		return nil, true, notSupported("EXPLAIN: PREVIEW <statement> shows the actual SQL of every data source")
 	case "show", "describe", "desc":
+		if res, ok := h.showWarnings(c, sess, q); ok {
+			return res, true, nil
+		}
 		if res, ok, err := h.showTable(ctx, c, q); ok {
 			return res, true, err
 		}
@@ -186,7 +189,7 @@ func (h *handler) do(ctx context.Context, c *mysql.Conn, sess *session, q, rest 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.Exec(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: sess.toBackend(q)}); err != nil {
+	if _, err := e.Exec(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: sess.tag + sess.toBackend(q)}); err != nil {
 		return nil, err
 	}
 	return &sqltypes.Result{}, nil
@@ -264,7 +267,7 @@ func (h *handler) runNoTable(ctx context.Context, c *mysql.Conn, sess *session, 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := e.Query(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: sess.toBackend(text)})
+	rows, err := e.Query(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: sess.tag + sess.toBackend(text)})
 	if err != nil {
 		return nil, err
 	}
@@ -316,6 +319,14 @@ func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) stri
 				cur.Replace(sysVarText(h.s.opts.ServerVersion))
 			case "version_comment":
 				cur.Replace(sysVarText(versionComment))
+			case "warning_count", "error_count":
+				// The session's last statement's (warnings.go), typed
+				// as MySQL types them (BIGINT UNSIGNED: n | 0).
+				count := sess.warn.count
+				if n.Name.Lowered() == "error_count" {
+					count = sess.warn.errorCount()
+				}
+				cur.Replace(&sqlparser.BinaryExpr{Operator: sqlparser.BitOrOp, Left: sqlparser.NewIntLiteral(strconv.Itoa(count)), Right: sqlparser.NewIntLiteral("0")})
 			}
 		}
 		return true

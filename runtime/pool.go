@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,7 @@ type openOptions struct {
 	logger    *slog.Logger
 	loggerSet bool
 	observer  Observer
+	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // WithLogger sends sql-show output to logger: one "Logic SQL" record per
@@ -75,6 +77,14 @@ type openOptions struct {
 // Open) and sql-show: false (the default) logs nothing.
 func WithLogger(logger *slog.Logger) Option {
 	return func(o *openOptions) { o.logger, o.loggerSet = logger, true }
+}
+
+// WithDialFunc makes every pool connect with dial (go-sql-driver's
+// Config.DialFunc) instead of net.Dial, unless the data source's DSN
+// names a dialer of its own; a proxy wraps its back-end connections with
+// it. nil: net.Dial.
+func WithDialFunc(dial func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+	return func(o *openOptions) { o.dial = dial }
 }
 
 // WithObserver reports every executed route unit to obs (nil: none).
@@ -133,7 +143,7 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		db.hooks = &hooks{logger: o.logger, observer: o.observer}
 	}
 	for _, ds := range cfg.DataSources {
-		pool, conn, addr, err := openPool(ds, db.index)
+		pool, conn, addr, err := openPool(ds, db.index, o.dial)
 		if err != nil {
 			_ = db.Close()
 			return nil, err
@@ -177,7 +187,7 @@ func (db *DB) Encryptor(name string) (Encryptor, error) {
 
 // openPool opens the pool of one data source and returns it with its
 // connector and its "host:port/db" address.
-func openPool(ds NamedDataSource, seen map[string]int) (*sql.DB, driver.Connector, string, error) {
+func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*sql.DB, driver.Connector, string, error) {
 	if ds.Name == "" {
 		return nil, nil, "", errors.New("runtime.Open: a data source has an empty name")
 	}
@@ -192,6 +202,9 @@ func openPool(ds NamedDataSource, seen map[string]int) (*sql.DB, driver.Connecto
 	mc, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		return nil, nil, "", errors.New(where + err.Error())
+	}
+	if mc.DialFunc == nil {
+		mc.DialFunc = dial
 	}
 	conn, err := mysql.NewConnector(mc)
 	if err != nil {

@@ -1,0 +1,502 @@
+package proxy
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/mysql/sqlerror"
+	"vitess.io/vitess/go/sqltypes"
+	querypb "vitess.io/vitess/go/vt/proto/query"
+)
+
+// Warnings follow the client as one server's: the warning count of the
+// OK and EOF packets the proxy sends is the sum of the counts the data
+// nodes' OK and EOF packets gave the statement, and SHOW WARNINGS, SHOW
+// ERRORS, SHOW COUNT(*) WARNINGS|ERRORS, @@warning_count and @@error_count
+// read the messages of the session's last statement. go-sql-driver keeps
+// neither, so every back-end connection is read through a backConn
+// (runtime.WithDialFunc): for a statement that starts with a session's
+// tag (COM_QUERY, and COM_STMT_EXECUTE of a statement prepared with the
+// tag) it follows the response's packets, and when the last one reports
+// warnings it runs SHOW WARNINGS on the same connection before the driver
+// sees that packet, recording the count and the messages under the tag
+// (warnStore). A statement without warnings costs no round trip. A
+// back-end connection over TLS or with compression is not followed.
+
+// maxWarnings is how many messages a session keeps (MySQL's default
+// max_error_count); the count goes on.
+const maxWarnings = 64
+
+// warning is one row of SHOW WARNINGS.
+type warning struct {
+	level string // Note, Warning or Error
+	code  uint64
+	msg   string
+}
+
+// warnings are the diagnostics of one statement.
+type warnings struct {
+	count int
+	list  []warning
+}
+
+// errorCount is the number of errors among w (@@error_count).
+func (w *warnings) errorCount() int {
+	n := 0
+	for _, x := range w.list {
+		if x.level == "Error" {
+			n++
+		}
+	}
+	return n
+}
+
+// warnStore collects the warnings of the back-end statements, by session
+// tag, until the session takes them. Safe for concurrent use (units of one
+// statement run in parallel).
+type warnStore struct {
+	mu sync.Mutex
+	m  map[string]*warnings
+}
+
+// add records count warnings and their messages for tag.
+func (s *warnStore) add(tag string, count int, list []warning) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]*warnings{}
+	}
+	w := s.m[tag]
+	if w == nil {
+		w = &warnings{}
+		s.m[tag] = w
+	}
+	w.count += count
+	if room := maxWarnings - len(w.list); room > 0 {
+		w.list = append(w.list, list[:min(room, len(list))]...)
+	}
+}
+
+// take returns and forgets what was recorded for tag.
+func (s *warnStore) take(tag string) warnings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.m[tag]
+	if w == nil {
+		return warnings{}
+	}
+	delete(s.m, tag)
+	return *w
+}
+
+// dialBackend returns a dial function for runtime.WithDialFunc whose
+// connections record warnings in store.
+func dialBackend(store *warnStore) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			_ = tc.SetKeepAlive(true)
+		}
+		return &backConn{Conn: conn, store: store}, nil
+	}
+}
+
+// Commands and capability flags backConn reads.
+const (
+	comQuery       = 0x03
+	comPrepare     = 0x16
+	comExecute     = 0x17
+	comClose       = 0x19
+	capCompress    = 1 << 5
+	capSSL         = 1 << 11
+	capDeprecateEO = 1 << 24
+	statusMoreRes  = 0x0008
+)
+
+// States of a followed response.
+const (
+	respStart   = iota // the first packet
+	respCols           // column definitions
+	respColsEOF        // the EOF after them
+	respRows           // rows, until the terminator
+)
+
+// backConn is a back-end connection as go-sql-driver reads it; see the
+// comment at the top of the file. The driver uses it from one goroutine at
+// a time.
+type backConn struct {
+	net.Conn
+	store *warnStore
+
+	handshook    bool // the handshake response was written
+	off          bool // TLS or compression: not followed
+	deprecateEOF bool
+	stmts        map[uint32]string // tag of each prepared statement
+
+	// The response being followed (tag "": none).
+	tag     string
+	prepare bool
+	state   int
+	cols    uint64 // column definitions still to come
+	count   int    // warnings so far
+
+	// The packet being read.
+	hdr  [4]byte
+	nhdr int
+	left int
+	more bool
+	plen int
+	head []byte // the logical packet's first bytes
+}
+
+// Write sends b (one packet or the start of one) and notes the command it
+// starts.
+func (c *backConn) Write(b []byte) (int, error) {
+	if !c.off && len(b) >= 5 {
+		switch {
+		case !c.handshook:
+			c.handshook = true
+			if len(b) >= 8 {
+				caps := binary.LittleEndian.Uint32(b[4:8])
+				c.off = caps&(capSSL|capCompress) != 0
+				c.deprecateEOF = caps&capDeprecateEO != 0
+			}
+		case b[3] == 0:
+			c.command(b[4:])
+		}
+	}
+	return c.Conn.Write(b)
+}
+
+// command notes the command whose payload starts p.
+func (c *backConn) command(p []byte) {
+	c.tag, c.prepare, c.state, c.count = "", false, respStart, 0
+	c.nhdr, c.left, c.more, c.plen, c.head = 0, 0, false, 0, c.head[:0]
+	switch p[0] {
+	case comQuery, comPrepare:
+		c.tag = tagOf(p[1:])
+		c.prepare = p[0] == comPrepare
+	case comExecute, comClose:
+		if len(p) >= 5 {
+			id := binary.LittleEndian.Uint32(p[1:5])
+			if p[0] == comClose {
+				delete(c.stmts, id)
+			} else {
+				c.tag = c.stmts[id]
+			}
+		}
+	}
+}
+
+// tagOf returns the session tag ("/* shardgen-proxy c<N> */ ") that the
+// statement text q starts with, or "".
+func tagOf(q []byte) string {
+	const prefix = "/* shardgen-proxy c"
+	if len(q) < len(prefix) || string(q[:len(prefix)]) != prefix {
+		return ""
+	}
+	for i := len(prefix); i+3 < len(q) && i < 40; i++ {
+		if q[i] == ' ' && q[i+1] == '*' && q[i+2] == '/' && q[i+3] == ' ' {
+			return string(q[:i+4])
+		}
+	}
+	return ""
+}
+
+// Read reads from the server, following the response of a tagged
+// statement; see the comment at the top of the file.
+func (c *backConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.tag != "" && !c.off {
+		if c.scan(b[:n]) && c.count > 0 {
+			c.fetchWarnings(c.tag, c.count)
+		}
+	}
+	return n, err
+}
+
+// scan follows b; true when the response ended.
+func (c *backConn) scan(b []byte) bool {
+	for len(b) > 0 && c.tag != "" {
+		if c.left == 0 {
+			k := copy(c.hdr[c.nhdr:], b)
+			c.nhdr += k
+			b = b[k:]
+			if c.nhdr < 4 {
+				return false
+			}
+			c.nhdr = 0
+			n := int(c.hdr[0]) | int(c.hdr[1])<<8 | int(c.hdr[2])<<16
+			if !c.more {
+				c.plen, c.head = 0, c.head[:0]
+			}
+			c.plen += n
+			c.more = n == maxPacketLen
+			c.left = n
+			if n == 0 && !c.more {
+				if c.packet() {
+					return true
+				}
+			}
+			continue
+		}
+		k := min(c.left, len(b))
+		if room := 32 - len(c.head); room > 0 {
+			c.head = append(c.head, b[:min(room, k)]...)
+		}
+		c.left -= k
+		b = b[k:]
+		if c.left == 0 && !c.more {
+			if c.packet() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// packet handles the complete logical packet read (c.head, c.plen);
+// true when the response ended (c.tag is then "" unless it has warnings
+// to fetch).
+func (c *backConn) packet() bool {
+	p := c.head
+	if len(p) == 0 {
+		return false
+	}
+	switch c.state {
+	case respStart:
+		switch {
+		case c.prepare:
+			if p[0] == 0x00 && len(p) >= 5 {
+				if c.stmts == nil {
+					c.stmts = map[uint32]string{}
+				}
+				c.stmts[binary.LittleEndian.Uint32(p[1:5])] = c.tag
+			}
+			c.tag = "" // the definitions that follow need no following
+			return false
+		case p[0] == 0x00:
+			return c.end(p, true)
+		case p[0] == 0xff, p[0] == 0xfb: // an error; LOCAL INFILE (never sent)
+			c.tag = ""
+			return false
+		}
+		n, ok := lenEncInt(p)
+		if !ok || n == 0 {
+			c.tag = ""
+			return false
+		}
+		c.cols, c.state = n, respCols
+	case respCols:
+		if c.cols--; c.cols == 0 {
+			c.state = respColsEOF
+			if c.deprecateEOF {
+				c.state = respRows
+			}
+		}
+	case respColsEOF:
+		c.state = respRows
+	case respRows:
+		switch {
+		case p[0] == 0xff:
+			c.tag = ""
+		case p[0] == 0xfe && c.deprecateEOF && c.plen < maxPacketLen:
+			return c.end(p, true)
+		case p[0] == 0xfe && c.plen < 9:
+			return c.end(p, false)
+		}
+	}
+	return false
+}
+
+// end reads the warnings and status of the OK (ok) or EOF packet p that
+// ends a result; true when no other result follows.
+func (c *backConn) end(p []byte, ok bool) bool {
+	var warn, status uint16
+	if ok {
+		rest := p[1:]
+		for i := 0; i < 2; i++ { // affected rows, last insert id
+			var okInt bool
+			if rest, okInt = skipLenEnc(rest); !okInt {
+				c.tag = ""
+				return false
+			}
+		}
+		if len(rest) >= 4 {
+			status, warn = binary.LittleEndian.Uint16(rest), binary.LittleEndian.Uint16(rest[2:])
+		}
+	} else if len(p) >= 5 {
+		warn, status = binary.LittleEndian.Uint16(p[1:]), binary.LittleEndian.Uint16(p[3:])
+	}
+	c.count += int(warn)
+	if status&statusMoreRes != 0 {
+		c.state = respStart
+		return false
+	}
+	if c.count == 0 {
+		c.tag = ""
+	}
+	return true
+}
+
+// lenEncInt reads the length-encoded integer p starts with.
+func lenEncInt(p []byte) (uint64, bool) {
+	n, _, ok := lenEnc(p)
+	return n, ok
+}
+
+// skipLenEnc returns p after its first length-encoded integer.
+func skipLenEnc(p []byte) ([]byte, bool) {
+	_, rest, ok := lenEnc(p)
+	return rest, ok
+}
+
+// fetchWarnings runs SHOW WARNINGS on the connection, whose last response
+// (of tag) reported count warnings, and records them; a failure records
+// the count alone.
+func (c *backConn) fetchWarnings(tag string, count int) {
+	c.tag = ""
+	list, _ := c.showWarnings()
+	c.store.add(tag, count, list)
+}
+
+// showWarnings runs SHOW WARNINGS on the raw connection and reads its
+// rows (Level, Code, Message).
+func (c *backConn) showWarnings() ([]warning, error) {
+	q := "SHOW WARNINGS"
+	pkt := append([]byte{byte(len(q) + 1), 0, 0, 0, comQuery}, q...)
+	if _, err := c.Conn.Write(pkt); err != nil {
+		return nil, err
+	}
+	p, err := c.readRaw()
+	if err != nil {
+		return nil, err
+	}
+	if p[0] == 0x00 || p[0] == 0xff {
+		return nil, nil
+	}
+	ncols, _ := lenEncInt(p)
+	for i := uint64(0); i < ncols; i++ {
+		if _, err := c.readRaw(); err != nil {
+			return nil, err
+		}
+	}
+	if !c.deprecateEOF {
+		if _, err := c.readRaw(); err != nil {
+			return nil, err
+		}
+	}
+	var out []warning
+	for {
+		p, err := c.readRaw()
+		if err != nil {
+			return out, err
+		}
+		if p[0] == 0xff || p[0] == 0xfe && len(p) < maxPacketLen && (c.deprecateEOF || len(p) < 9) {
+			return out, nil
+		}
+		level, rest, ok1 := lenEncString(p)
+		code, rest, ok2 := lenEncString(rest)
+		msg, _, ok3 := lenEncString(rest)
+		if ok1 && ok2 && ok3 {
+			n, _ := strconv.ParseUint(code, 10, 64)
+			out = append(out, warning{level: level, code: n, msg: msg})
+		}
+	}
+}
+
+// readRaw reads one packet (below 16 MiB: SHOW WARNINGS rows are) from
+// the raw connection.
+func (c *backConn) readRaw() ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
+		return nil, err
+	}
+	p := make([]byte, int(hdr[0])|int(hdr[1])<<8|int(hdr[2])<<16)
+	if _, err := io.ReadFull(c.Conn, p); err != nil {
+		return nil, err
+	}
+	if len(p) == 0 {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return p, nil
+}
+
+// diagnostics reports whether q only reads the last statement's
+// diagnostics (SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) ..., or a
+// statement naming @@warning_count or @@error_count), which keeps them.
+func diagnostics(q string) bool {
+	w := leadingWords(q, 4)
+	if w[0] == "show" && (w[1] == "warnings" || w[1] == "errors" || w[1] == "count") {
+		return true
+	}
+	return containsFold(q, "warning_count") || containsFold(q, "error_count")
+}
+
+// showWarnings answers SHOW WARNINGS, SHOW ERRORS (errors only) and SHOW
+// COUNT(*) WARNINGS|ERRORS from the session's last statement; ok is false
+// for any other statement. A LIMIT is not applied.
+func (h *handler) showWarnings(c *mysql.Conn, sess *session, q string) (*sqltypes.Result, bool) {
+	w := leadingWords(q, 6)
+	if w[0] != "show" {
+		return nil, false
+	}
+	charset := clientCollation(c.CharacterSet)
+	if w[1] == "count" && w[2] == "(" && w[3] == "*" && w[4] == ")" && (w[5] == "warnings" || w[5] == "errors") {
+		n, name := sess.warn.count, "@@session.warning_count"
+		if w[5] == "errors" {
+			n, name = sess.warn.errorCount(), "@@session.error_count"
+		}
+		return &sqltypes.Result{Fields: []*querypb.Field{{Name: name, Type: sqltypes.Uint64, Charset: collationBinary, ColumnLength: 21,
+			Flags: uint32(querypb.MySqlFlag_UNSIGNED_FLAG)}}, Rows: []sqltypes.Row{{sqltypes.NewUint64(uint64(n))}}}, true
+	}
+	if w[1] != "warnings" && w[1] != "errors" {
+		return nil, false
+	}
+	res := &sqltypes.Result{Fields: []*querypb.Field{
+		{Name: "Level", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 28, Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG)},
+		{Name: "Code", Type: sqltypes.Uint32, Charset: collationBinary, ColumnLength: 4, Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG | querypb.MySqlFlag_UNSIGNED_FLAG)},
+		{Name: "Message", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 2048, Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG)},
+	}}
+	for _, x := range sess.warn.list {
+		if w[1] == "errors" && x.level != "Error" {
+			continue
+		}
+		res.Rows = append(res.Rows, sqltypes.Row{sqltypes.NewVarChar(x.level), sqltypes.NewUint32(uint32(x.code)), sqltypes.NewVarChar(x.msg)})
+	}
+	return res, true
+}
+
+// collectWarnings ends a statement q of the session: unless q only reads
+// diagnostics, the session's warnings become those its back-end
+// statements recorded, plus the statement's error (err) as an Error.
+func (h *handler) collectWarnings(sess *session, q string, err error) {
+	if diagnostics(q) {
+		return
+	}
+	w := h.s.warns.take(sess.tag)
+	if err != nil {
+		msg, code := strings.TrimSpace(err.Error()), uint64(0)
+		var se *sqlerror.SQLError
+		if errors.As(sqlError(err), &se) {
+			code, msg = uint64(se.Number()), se.Message
+		}
+		w.list = append([]warning{{level: "Error", code: code, msg: msg}}, w.list...)
+		if len(w.list) > maxWarnings {
+			w.list = w.list[:maxWarnings]
+		}
+		w.count++
+	}
+	sess.warn = w
+}
