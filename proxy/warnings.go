@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
@@ -143,6 +144,7 @@ type backConn struct {
 	off          bool // TLS or compression: not followed
 	deprecateEOF bool
 	stmts        map[uint32]string // tag of each prepared statement
+	lastTag      string            // the last tag read (tagOf)
 
 	// The response being followed (tag "": none).
 	tag     string
@@ -185,7 +187,7 @@ func (c *backConn) command(p []byte) {
 	c.nhdr, c.left, c.more, c.plen, c.head = 0, 0, false, 0, c.head[:0]
 	switch p[0] {
 	case comQuery, comPrepare:
-		c.tag = tagOf(p[1:])
+		c.tag = c.tagOf(p[1:])
 		c.prepare = p[0] == comPrepare
 	case comExecute, comClose:
 		if len(p) >= 5 {
@@ -200,15 +202,19 @@ func (c *backConn) command(p []byte) {
 }
 
 // tagOf returns the session tag ("/* shardgen-proxy c<N> */ ") that the
-// statement text q starts with, or "".
-func tagOf(q []byte) string {
+// statement text q starts with, or ""; the last tag seen is kept, so that a
+// connection's statements of one session allocate nothing.
+func (c *backConn) tagOf(q []byte) string {
 	const prefix = "/* shardgen-proxy c"
 	if len(q) < len(prefix) || string(q[:len(prefix)]) != prefix {
 		return ""
 	}
 	for i := len(prefix); i+3 < len(q) && i < 40; i++ {
 		if q[i] == ' ' && q[i+1] == '*' && q[i+2] == '/' && q[i+3] == ' ' {
-			return string(q[:i+4])
+			if string(q[:i+4]) != c.lastTag {
+				c.lastTag = string(q[:i+4])
+			}
+			return c.lastTag
 		}
 	}
 	return ""
@@ -499,4 +505,15 @@ func (h *handler) collectWarnings(sess *session, q string, err error) {
 		w.count++
 	}
 	sess.warn = w
+}
+
+// SyscallConn returns the raw connection of the back-end socket, so that
+// go-sql-driver's liveness check (checkConnLiveness) still peeks at it
+// before reusing the connection.
+func (c *backConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("proxy: the back-end connection has no file descriptor")
+	}
+	return sc.SyscallConn()
 }
