@@ -287,6 +287,14 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 	start := time.Now()
 	w, err := h.s.in.executeWire(ctx, e, p, params, h.s.keyGenerator(p), sess.tag, sess.noBackslash)
 	if err != nil {
+		if errors.Is(err, runtime.ErrNotColocated) && p.Statement == plan.StmtSelect && len(client) > 0 {
+			// The values route the tables of a pushed-down SELECT to
+			// different data nodes: evaluate it in steps, as the text
+			// statement with the values in place.
+			if text, ierr := interpolate(p.LogicSQL, client); ierr == nil {
+				return h.queryStandard(ctx, c, sess, text)
+			}
+		}
 		return nil, err
 	}
 	h.s.metrics.observe(p.Route.Kind.String(), start)

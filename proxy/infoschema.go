@@ -144,14 +144,7 @@ func (h *handler) infoSchemaPrepared(q string) (uint16, bool) {
 	if names, only := infoSchemaRefs(stmt); len(names) == 0 || !only {
 		return 0, false
 	}
-	n := 0
-	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		if _, ok := node.(*sqlparser.Argument); ok {
-			n++
-		}
-		return true, nil
-	}, stmt)
-	return uint16(min(n, 65535)), true
+	return countArguments(stmt), true
 }
 
 // containsFold reports whether s contains the lower-case ASCII word sub,

@@ -70,6 +70,9 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
+		if n, ok := h.s.crossNodePrepared(q, err); ok {
+			return nil, n, nil // evaluated in steps with the values in place (stmtExecute)
+		}
 		return nil, 0, err
 	}
 	n := len(clientParams(p))
@@ -192,8 +195,8 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	}
 	sess := sessionOf(c)
 	q = sess.fromClient(q)
-	if n, ok := h.infoSchemaPrepared(q); ok {
-		// Run as the text statement with the values in place.
+	// asText runs q as the text statement with the n values in place.
+	asText := func(n uint16) (*sqltypes.Result, error) {
 		vals, err := bindArgs(prepare, unsigned, int(n))
 		if err != nil {
 			return nil, err
@@ -204,8 +207,14 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 		}
 		return h.queryStandard(ctx, c, sess, text)
 	}
+	if n, ok := h.infoSchemaPrepared(q); ok {
+		return asText(n)
+	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
+		if n, ok := h.s.crossNodePrepared(q, err); ok {
+			return asText(n) // evaluated in steps across data nodes
+		}
 		return nil, err
 	}
 	vals, err := bindArgs(prepare, unsigned, len(clientParams(p)))

@@ -10,6 +10,7 @@ import (
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
 	"vitess.io/vitess/go/sqltypes"
+	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
@@ -91,6 +92,36 @@ func (s *Server) stepsOf(q string, planErr error) (st *plan.Steps, refused error
 		return nil, nil
 	}
 	return st, nil
+}
+
+// crossNodePrepared reports whether the prepared statement q, which the
+// planner refused (planErr), is a SELECT refused only because its tables
+// do not co-locate: each execution then runs it as a text statement with
+// the values in place, evaluated in steps when they do not make it
+// co-locate. n is the number of its ? placeholders.
+func (s *Server) crossNodePrepared(q string, planErr error) (n uint16, ok bool) {
+	var pe *schema.Error
+	if !plan.ReturnsRows(q) || !errors.As(planErr, &pe) || !strings.Contains(pe.Msg, "across data nodes is not supported yet") {
+		return 0, false
+	}
+	stmt, err := s.b.Parser().Parse(q)
+	if err != nil {
+		return 0, false
+	}
+	return countArguments(stmt), true
+}
+
+// countArguments returns the number of ? placeholders of stmt (at most
+// 65535, the protocol's limit).
+func countArguments(stmt sqlparser.Statement) uint16 {
+	n := 0
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if _, ok := node.(*sqlparser.Argument); ok {
+			n++
+		}
+		return true, nil
+	}, stmt)
+	return uint16(min(n, 65535))
 }
 
 // query evaluates the SELECT q: planned and run as one statement when the

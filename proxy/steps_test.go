@@ -396,3 +396,24 @@ func BenchmarkStepsJoin(b *testing.B) {
 		})
 	}
 }
+
+// TestStepsPrepared: prepared statements (the binary protocol) of the same
+// shapes run in steps with their values in place, also a pushed-down
+// SELECT whose parameter values route its tables to different data nodes
+// (runtime.ErrNotColocated at execution).
+func TestStepsPrepared(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, c := range []struct {
+		q    string
+		args []any
+	}{
+		{"SELECT id FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE name = ?) ORDER BY id", []any{"alpha"}},
+		{"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = ? ORDER BY a.id, b.bid", []any{10}},
+		{"SELECT id FROM xn_a UNION SELECT bid FROM xn_b WHERE a_id < ? ORDER BY 1", []any{5}},
+		{"SELECT a.id FROM xn_a a WHERE a.id = ? AND EXISTS (SELECT 1 FROM xn_b b WHERE b.bid = ?)", []any{1, 100}}, // ds_1 and ds_0
+		{"SELECT a.id FROM xn_a a WHERE a.id = ? AND EXISTS (SELECT 1 FROM xn_b b WHERE b.bid = ?)", []any{2, 100}}, // both ds_0
+		{"SELECT a.id FROM xn_a a WHERE a.id = ? AND EXISTS (SELECT 1 FROM xn_b b WHERE b.bid = ?)", []any{1, 2}},   // no xn_b row
+	} {
+		require.Equal(t, rowsOf(t, e.ref, c.q, c.args...), rowsOf(t, px, c.q, c.args...), c.q)
+	}
+}
