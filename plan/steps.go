@@ -319,6 +319,12 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 		switch x := c.Node().(type) {
 		case *sqlparser.DerivedTable:
 			return false
+		case *sqlparser.AliasedExpr:
+			if _, ok := x.Expr.(*sqlparser.Subquery); ok && x.As.IsEmpty() {
+				// The result column keeps the subquery's name, not the
+				// value's.
+				x.As = sqlparser.NewIdentifierCI(sqlparser.String(x.Expr))
+			}
 		case *sqlparser.ComparisonExpr:
 			sq, ok := x.Right.(*sqlparser.Subquery)
 			if !ok {

@@ -417,3 +417,20 @@ func TestStepsPrepared(t *testing.T) {
 		require.Equal(t, rowsOf(t, e.ref, c.q, c.args...), rowsOf(t, px, c.q, c.args...), c.q)
 	}
 }
+
+// TestStepsSubqueryColumnName: a scalar subquery in the select list keeps
+// its name (the text as written), not the bound value's.
+func TestStepsSubqueryColumnName(t *testing.T) {
+	e, px := newXnEnv(t)
+	const q = "SELECT id, (SELECT COUNT(*) FROM xn_b) FROM xn_a WHERE id = 1"
+	names := func(db *sql.DB) []string {
+		rows, err := db.Query(q)
+		require.NoError(t, err)
+		defer rows.Close()
+		cols, err := rows.Columns()
+		require.NoError(t, err)
+		return cols
+	}
+	require.Equal(t, names(e.ref), names(px))
+	sameRows(t, px, e.ref, q)
+}
