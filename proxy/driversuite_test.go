@@ -19,11 +19,8 @@ import (
 // 15); TestDriverSuite skips them and fails on any other failure, so that
 // what passes stays passing. Shrink this list; never grow it.
 var driverSuiteKnownFailures = map[string]string{
-	"TestColumnsWithAlias":   "result columns carry no table name (columnsWithAlias expects A.one); its failure stops the suite (panic)",
-	"TestLoadData":           "LOAD DATA LOCAL INFILE is refused",
-	"TestMultiResultSet":     "CREATE PROCEDURE is refused",
-	"TestErrorInMultiResult": "CREATE/DROP PROCEDURE are refused",
-	"TestInterruptBySignal":  "CREATE/DROP PROCEDURE are refused",
+	"TestColumnsWithAlias": "result columns carry no table name (columnsWithAlias expects A.one); its failure stops the suite (panic)",
+	"TestLoadData":         "LOAD DATA LOCAL INFILE is refused",
 }
 
 // TestDriverSuite runs go-sql-driver/mysql v1.10.1's own test suite

@@ -159,9 +159,69 @@ func (h *handler) WarningCount(c *mysql.Conn) uint16 {
 	return uint16(min(sessionOf(c).warn.count, 65535))
 }
 
-// ComQueryMulti is not used: the listener splits multi-statements.
+// ComQueryMulti runs one COM_QUERY: its statements one after the other
+// when the client set CLIENT_MULTI_STATEMENTS (splitStatements: a stored
+// program's body is one statement), else its text as one statement. Every
+// result goes to the client as it comes, each but the last flagged
+// SERVER_MORE_RESULTS_EXISTS, a CALL's result sets included; the first
+// failing statement answers its error and ends the query (MySQL runs no
+// later statement).
 func (h *handler) ComQueryMulti(c *mysql.Conn, sql string, callback func(qr sqltypes.QueryResponse, more bool, firstPacket bool) error) error {
-	return notSupported("multi-statement queries")
+	sess := sessionOf(c)
+	multi := c.Capabilities&mysql.CapabilityClientMultiStatements != 0
+	q, rest := sql, ""
+	if multi {
+		if stmt, next, ok := nextStatement(sql, sess.noBackslash); ok {
+			q, rest = stmt, next
+		}
+	}
+	for {
+		results, err := h.statement(c, q)
+		var next string
+		hasNext := false
+		if err == nil && multi {
+			// Read after the statement ran: a SET of sql_mode applies.
+			next, rest, hasNext = nextStatement(rest, sess.noBackslash)
+		}
+		for j, r := range results {
+			more := hasNext || j < len(results)-1 || err != nil
+			if err := callback(sqltypes.QueryResponse{QueryResult: r}, more, true); err != nil {
+				return err
+			}
+		}
+		if err != nil {
+			return callback(sqltypes.QueryResponse{QueryError: err}, false, true)
+		}
+		if !hasNext {
+			return nil
+		}
+		q = next
+	}
+}
+
+// statement answers one statement of a COM_QUERY: its results (several
+// for a CALL; results before an error were sent before it), or the MySQL
+// error (sqlError).
+func (h *handler) statement(c *mysql.Conn, query string) ([]*sqltypes.Result, error) {
+	ctx, end, err := h.begin(c)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	var results []*sqltypes.Result
+	if q := trimStatement(query); routineStatement(q) {
+		results, err = h.routine(ctx, c, sessionOf(c), q)
+	} else {
+		var res *sqltypes.Result
+		if res, err = h.query(ctx, c, query); err == nil {
+			results = []*sqltypes.Result{res}
+		}
+	}
+	if err != nil {
+		h.s.metrics.errors.Inc()
+		return results, sqlError(err)
+	}
+	return results, nil
 }
 
 // ComRegisterReplica refuses replication.
@@ -205,7 +265,8 @@ func (h *handler) begin(c *mysql.Conn) (context.Context, func(), error) {
 	return ctx, func() { stop(); h.s.inflight.Add(-1) }, nil
 }
 
-// ComQuery runs one statement of the text protocol.
+// ComQuery runs one statement of the text protocol; the listener calls it
+// for COM_INIT_DB only (as USE), ComQueryMulti for COM_QUERY.
 func (h *handler) ComQuery(c *mysql.Conn, query string, callback func(*sqltypes.Result) error) error {
 	ctx, end, err := h.begin(c)
 	if err != nil {
@@ -650,6 +711,13 @@ func connectError(err error) bool {
 // readRows reads every row of rows with its column types.
 func readRows(rows *sql.Rows) ([]column, [][]any, error) {
 	defer rows.Close()
+	return readResultSet(rows)
+}
+
+// readResultSet reads the rows of the current result set of rows with its
+// column types (none for a result set without columns), leaving rows open
+// for the next one (rows.NextResultSet).
+func readResultSet(rows *sql.Rows) ([]column, [][]any, error) {
 	types, err := rows.ColumnTypes()
 	if err != nil {
 		return nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -58,6 +59,14 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	}
 	if n, ok := h.infoSchemaPrepared(q); ok {
 		return nil, n, nil
+	}
+	if routineStatement(q) {
+		// Run as text with the values in place (stmtExecute); the result
+		// sets of a CALL are known only when it runs.
+		if _, err := h.routineDataSource(statementKind(q)); err != nil {
+			return nil, 0, err
+		}
+		return nil, uint16(min(countPlaceholders(q), math.MaxUint16)), nil
 	}
 	if word, _ := firstWord(q); word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
 		if err := unsupportedStatement(q); err != nil {
@@ -179,6 +188,9 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 		return err
 	}
 	defer end()
+	if q := trimStatement(prepare.PrepareStmt); routineStatement(q) {
+		return h.stmtExecuteRoutine(ctx, c, prepare, unsigned, q, callback)
+	}
 	res, err := h.stmtExecute(ctx, c, prepare, unsigned)
 	h.collectWarnings(sessionOf(c), prepare.PrepareStmt, err)
 	if err != nil {
@@ -186,6 +198,37 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 		return sqlError(err)
 	}
 	return callback(res)
+}
+
+// stmtExecuteRoutine runs the prepared routine statement q (see routine)
+// with the execution's values in place. Every result set of a CALL but the
+// last result goes to the client here (writeBinaryResultSet, flagged
+// SERVER_MORE_RESULTS_EXISTS); the last result, or the error, through
+// vitess.
+func (h *handler) stmtExecuteRoutine(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, unsigned []bool, q string, callback func(*sqltypes.Result) error) error {
+	vals, err := bindArgs(prepare, unsigned, int(prepare.ParamsCount))
+	if err != nil {
+		return sqlError(err)
+	}
+	text, err := interpolate(q, vals)
+	if err != nil {
+		return sqlError(err)
+	}
+	results, err := h.routine(ctx, c, sessionOf(c), text)
+	sent := len(results)
+	if err == nil {
+		sent-- // the OK that ends a CALL
+	}
+	for _, r := range results[:sent] {
+		if err := writeBinaryResultSet(c, r, h.WarningCount(c)); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		h.s.metrics.errors.Inc()
+		return sqlError(err)
+	}
+	return callback(results[sent])
 }
 
 func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, unsigned []bool) (*sqltypes.Result, error) {

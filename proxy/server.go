@@ -288,7 +288,7 @@ func (s *Server) Start() error {
 	if secure {
 		auth = newSecureAuth(auth)
 	}
-	l, err := mysql.NewListener("tcp", s.opts.Listen, auth, &handler{s: s}, 0, 0, false, false, 0, 0, false)
+	l, err := mysql.NewListener("tcp", s.opts.Listen, auth, &handler{s: s}, 0, 0, false, false, 0, 0, true) // multiQuery: ComQueryMulti splits statements
 	if err != nil {
 		return errors.New("proxy: listen on " + s.opts.Listen + ": " + err.Error())
 	}

@@ -161,26 +161,33 @@ func rowsOf(t *testing.T, db querier, q string, args ...any) []string {
 	require.NoError(t, err)
 	var out []string
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		require.NoError(t, rows.Scan(ptrs...))
-		var b strings.Builder
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			if bs, ok := v.([]byte); ok {
-				v = string(bs)
-			}
-			fmt.Fprintf(&b, "%T:%v", v, v)
-		}
-		out = append(out, b.String())
+		out = append(out, scanRendered(t, rows, len(cols)))
 	}
 	require.NoError(t, rows.Err())
 	return out
+}
+
+// scanRendered scans the current row of rows (n columns) and renders its
+// values as "%T:%v" text joined by " | " ([]byte as a string).
+func scanRendered(t *testing.T, rows *sql.Rows, n int) string {
+	t.Helper()
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	require.NoError(t, rows.Scan(ptrs...))
+	var b strings.Builder
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		if bs, ok := v.([]byte); ok {
+			v = string(bs)
+		}
+		fmt.Fprintf(&b, "%T:%v", v, v)
+	}
+	return b.String()
 }
 
 // typesOf returns the column types of q as "name DBTYPE nullable".
