@@ -20,7 +20,6 @@ import (
 // what passes stays passing. Shrink this list; never grow it.
 var driverSuiteKnownFailures = map[string]string{
 	"TestColumnsWithAlias": "result columns carry no table name (columnsWithAlias expects A.one); its failure stops the suite (panic)",
-	"TestLoadData":         "LOAD DATA LOCAL INFILE is refused",
 }
 
 // TestDriverSuite runs go-sql-driver/mysql v1.10.1's own test suite

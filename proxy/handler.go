@@ -209,9 +209,15 @@ func (h *handler) statement(c *mysql.Conn, query string) ([]*sqltypes.Result, er
 	}
 	defer end()
 	var results []*sqltypes.Result
-	if q := trimStatement(query); routineStatement(q) {
+	switch q := trimStatement(query); {
+	case isLoadData(q):
+		var res *sqltypes.Result
+		if res, err = h.loadData(ctx, c, sessionOf(c), q); err == nil {
+			results = []*sqltypes.Result{res}
+		}
+	case routineStatement(q):
 		results, err = h.routine(ctx, c, sessionOf(c), q)
-	} else {
+	default:
 		var res *sqltypes.Result
 		if res, err = h.query(ctx, c, query); err == nil {
 			results = []*sqltypes.Result{res}
@@ -769,7 +775,8 @@ func bindValue(bv *querypb.BindVariable) (any, error) {
 
 // unsupportedStatement refuses, with ERROR 1235 naming its kind
 // (statementKind), a statement the proxy neither answers itself nor plans:
-// SQL-level prepared statements, LOAD DATA, CALL, EXPLAIN, table
+// SQL-level prepared statements, LOAD XML (statement answers LOAD DATA
+// and CALL before), EXPLAIN, table
 // maintenance, locks, administration and replication statements. Many of
 // them the SQL parser does not even know, and the planner would call them
 // an "UNKNOWN" statement or a syntax error. nil for every other statement

@@ -60,6 +60,10 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	if n, ok := h.infoSchemaPrepared(q); ok {
 		return nil, n, nil
 	}
+	if isLoadData(q) {
+		// MySQL's ER_UNSUPPORTED_PS.
+		return nil, 0, sqlerror.NewSQLError(sqlerror.ErrorCode(1295), sqlerror.SSUnknownSQLState, "This command is not supported in the prepared statement protocol yet")
+	}
 	if routineStatement(q) {
 		// Run as text with the values in place (stmtExecute); the result
 		// sets of a CALL are known only when it runs.
@@ -438,6 +442,16 @@ func (c *clientConn) SyscallConn() (syscall.RawConn, error) {
 	return sc.SyscallConn()
 }
 
+// following switches the following of the client's packets off (false)
+// while the client sends a file for LOAD DATA LOCAL INFILE, and on again
+// (true): the file's packets are no commands, and their sequence numbers
+// wrap to 0 every 256 packets.
+func (c *clientConn) following(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sc.data = !on
+}
+
 // prepared records that statement id has n parameters.
 func (c *clientConn) prepared(id uint32, n uint16) {
 	c.mu.Lock()
@@ -487,6 +501,7 @@ func (c *clientConn) unsignedParams(id uint32, types []int32) []bool {
 // packetScanner follows the packets a client sends (see clientConn).
 type packetScanner struct {
 	off     bool // not following: the client asked for TLS
+	data    bool // the packets are a LOCAL INFILE file's, not commands (clientConn.following)
 	packets int  // packets begun (the first is the handshake response)
 	hdr     [4]byte
 	nhdr    int  // header bytes read of the next packet
@@ -568,6 +583,9 @@ func (s *packetScanner) begin(n int, seq byte) {
 		switch {
 		case s.packets == 1:
 			s.cmd = scanHandshake
+		case s.data:
+			s.cmd = scanSkip
+			s.start = false
 		case seq == 0:
 			s.cmd = scanSkip // a command: its first byte tells which
 		default:

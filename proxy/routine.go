@@ -89,13 +89,7 @@ func (h *handler) routineDataSource(stmt string) (int, error) {
 // database/sql connection reads the counts of a procedure's statements
 // but does not return them with the rows.
 func (h *handler) routine(ctx context.Context, c *mysql.Conn, sess *session, q string) ([]*sqltypes.Result, error) {
-	if err := h.applyHandshakeCharset(ctx, c, sess); err != nil {
-		return nil, err
-	}
-	if err := h.s.checkSize(q); err != nil {
-		return nil, err
-	}
-	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
+	if err := h.ownStatementChecks(ctx, c, sess, q); err != nil {
 		return nil, err
 	}
 	kind := statementKind(q)
@@ -144,4 +138,17 @@ func (h *handler) routine(ctx context.Context, c *mysql.Conn, sess *session, q s
 		return out, err
 	}
 	return append(out, &sqltypes.Result{}), nil
+}
+
+// ownStatementChecks are what query does before a statement the proxy
+// answers on its own path (routine, loadData): the handshake's character
+// set applied, the statement's size, the session's database.
+func (h *handler) ownStatementChecks(ctx context.Context, c *mysql.Conn, sess *session, q string) error {
+	if err := h.applyHandshakeCharset(ctx, c, sess); err != nil {
+		return err
+	}
+	if err := h.s.checkSize(q); err != nil {
+		return err
+	}
+	return checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName)
 }

@@ -46,7 +46,6 @@ func TestProxyUnsupportedStatements(t *testing.T) {
 		{"EXECUTE s USING @a", "EXECUTE" + prepared},
 		{"DEALLOCATE PREPARE s", "DEALLOCATE PREPARE" + prepared},
 		{"DROP PREPARE s", "DROP PREPARE" + prepared},
-		{"LOAD DATA LOCAL INFILE '/tmp/e9.csv' INTO TABLE e9_user", "LOAD DATA statements: INSERT the rows instead"},
 		{"LOAD XML INFILE '/tmp/e9.xml' INTO TABLE e9_user", "LOAD XML statements: INSERT the rows instead"},
 		{"EXPLAIN SELECT * FROM e9_user", explain},
 		{"DESCRIBE SELECT * FROM e9_user", explain},
@@ -68,7 +67,7 @@ func TestProxyUnsupportedStatements(t *testing.T) {
 	}
 	// Prepared (COM_STMT_PREPARE): the same refusal.
 	_, err := db.Prepare("LOAD DATA LOCAL INFILE '/tmp/e9.csv' INTO TABLE e9_user")
-	require.EqualError(t, err, prefix+"LOAD DATA statements: INSERT the rows instead")
+	require.EqualError(t, err, "Error 1295 (HY000): This command is not supported in the prepared statement protocol yet") // as MySQL
 	_, err = db.Prepare("CREATE VIEW e9_v AS SELECT 1")
 	require.EqualError(t, err, prefix+"preparing CREATE VIEW statements")
 	// EXPLAIN t is DESCRIBE t; garbage stays a syntax error.
