@@ -223,6 +223,7 @@ func (h *handler) statement(c *mysql.Conn, query string) ([]*sqltypes.Result, er
 			results = []*sqltypes.Result{res}
 		}
 	}
+	h.collectWarnings(sessionOf(c), query, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
 		return results, sqlError(err)
