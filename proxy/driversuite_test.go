@@ -25,8 +25,8 @@ var driverSuiteKnownFailures = map[string]string{
 // TestDriverSuite runs go-sql-driver/mysql v1.10.1's own test suite
 // (scripts/driver-suite.sh) through the proxy over one data source (ds_0,
 // every table a single table: `!SINGLE tables: ["*.*"]`, no DDL, TLS
-// offered with a self-signed certificate) and fails
-// on any failure, timeout or panic outside driverSuiteKnownFailures.
+// offered with a self-signed certificate), TestConcurrent included, and
+// fails on any failure, timeout or panic outside driverSuiteKnownFailures.
 func TestDriverSuite(t *testing.T) {
 	_, err := exec.LookPath("go")
 	require.NoError(t, err, "the go command runs the driver suite")
@@ -72,7 +72,9 @@ authority:
 		skip = append(skip, "^"+name+"$")
 	}
 	cmd := exec.Command("bash", "../scripts/driver-suite.sh", srv.Addr(), "root", "pw", "drv_db")
-	cmd.Env = append(os.Environ(), "DRIVER_SKIP="+strings.Join(skip, "|"), "DRIVER_TIMEOUT=500")
+	// MYSQL_TEST_CONCURRENT=1: TestConcurrent (@@max_connections client
+	// sessions, each in a transaction) runs instead of skipping itself.
+	cmd.Env = append(os.Environ(), "DRIVER_SKIP="+strings.Join(skip, "|"), "DRIVER_TIMEOUT=500", "MYSQL_TEST_CONCURRENT=1")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	m := regexp.MustCompile(`driver suite: (\d+) passed, (\d+) failed, (\d+) skipped`).FindStringSubmatch(string(out))
