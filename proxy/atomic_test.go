@@ -181,37 +181,41 @@ func TestProxyAtomicWrite(t *testing.T) {
 }
 
 // TestProxyAtomicWriteReserved: a session with its own back-end
-// connections (after a SET) gets the same all-or-nothing writes: a
+// connections (after SET @x) or on the pools of its settings (after SET
+// time_zone) gets the same all-or-nothing writes: a
 // multi-row INSERT that fails on ds_1 leaves ds_0 unchanged, auto-committed
 // and in a transaction that goes on.
 func TestProxyAtomicWriteReserved(t *testing.T) {
 	ctx := context.Background()
 	env := &pxEnv{srv: newAtomicProxy(t, false)}
 	client := env.clientDB(t, "root", "secret", "pa_db", nil)
-	for _, tx := range []bool{false, true} {
-		t.Run("transaction="+strconv.FormatBool(tx), func(t *testing.T) {
-			paReset(t)
-			conn, err := client.Conn(ctx)
-			require.NoError(t, err)
-			defer conn.Close()
-			_, err = conn.ExecContext(ctx, "SET @pa = 1")
-			require.NoError(t, err)
-			if tx {
-				_, err = conn.ExecContext(ctx, "BEGIN")
+	// SET @pa: runtime.Reserved; SET time_zone: the settings pools.
+	for _, set := range []string{"SET @pa = 1", "SET time_zone = '+01:00'"} {
+		for _, tx := range []bool{false, true} {
+			t.Run(set+"/transaction="+strconv.FormatBool(tx), func(t *testing.T) {
+				paReset(t)
+				conn, err := client.Conn(ctx)
 				require.NoError(t, err)
-				defer func() { _, _ = conn.ExecContext(ctx, "ROLLBACK") }()
-			}
-			_, err = conn.ExecContext(ctx, "INSERT INTO pa_item (id, v) VALUES (2, 'new'), (1, 'dup')")
-			require.ErrorContains(t, err, "Error 1062 (23000): Duplicate entry '1'")
-			_, err = conn.ExecContext(ctx, "UPDATE pa_dict SET v = 'after'")
-			require.NoError(t, err)
-			if tx {
-				_, err = conn.ExecContext(ctx, "COMMIT")
+				defer conn.Close()
+				_, err = conn.ExecContext(ctx, set)
 				require.NoError(t, err)
-			}
-			require.Equal(t, "item:0=a;dict:1=after", paRows(t, "ds_0"))
-			require.Equal(t, "item:1=a;dict:1=after", paRows(t, "ds_1"))
-		})
+				if tx {
+					_, err = conn.ExecContext(ctx, "BEGIN")
+					require.NoError(t, err)
+					defer func() { _, _ = conn.ExecContext(ctx, "ROLLBACK") }()
+				}
+				_, err = conn.ExecContext(ctx, "INSERT INTO pa_item (id, v) VALUES (2, 'new'), (1, 'dup')")
+				require.ErrorContains(t, err, "Error 1062 (23000): Duplicate entry '1'")
+				_, err = conn.ExecContext(ctx, "UPDATE pa_dict SET v = 'after'")
+				require.NoError(t, err)
+				if tx {
+					_, err = conn.ExecContext(ctx, "COMMIT")
+					require.NoError(t, err)
+				}
+				require.Equal(t, "item:0=a;dict:1=after", paRows(t, "ds_0"))
+				require.Equal(t, "item:1=a;dict:1=after", paRows(t, "ds_1"))
+			})
+		}
 	}
 }
 
@@ -223,7 +227,7 @@ func TestProxyAtomicWriteKilled(t *testing.T) {
 	ctx := context.Background()
 	srv := newAtomicProxy(t, false)
 	env := &pxEnv{srv: srv}
-	for _, mode := range []string{"autocommit", "transaction", "reserved autocommit", "reserved transaction"} {
+	for _, mode := range []string{"autocommit", "transaction", "reserved autocommit", "reserved transaction", "settings autocommit", "settings transaction"} {
 		for _, q := range []string{
 			"UPDATE pa_item SET v = 'killed' WHERE v <> 'pa-kill'",
 			"UPDATE pa_dict SET v = 'killed' WHERE v <> 'pa-kill'",
@@ -248,6 +252,11 @@ func TestProxyAtomicWriteKilled(t *testing.T) {
 					// A session setting: the session runs on its own
 					// back-end connections (runtime.Reserved).
 					_, err = conn.ExecContext(ctx, "SET @pa = 1")
+					require.NoError(t, err)
+				}
+				if strings.HasPrefix(mode, "settings") {
+					// The session runs on the pools of its settings.
+					_, err = conn.ExecContext(ctx, "SET time_zone = '+01:00'")
 					require.NoError(t, err)
 				}
 				if strings.HasSuffix(mode, "transaction") {

@@ -254,3 +254,30 @@ func TestProxySettingsNoLeak(t *testing.T) {
 	require.Contains(t, settingsConns(t, e.srv, "ds_0"), "SET time_zone = '-03:00'")
 	require.Len(t, settingsConns(t, e.srv, "ds_0"), runtime.MaxSettingsPools)
 }
+
+// TestProxySettingsDataSourceDown: with data source ds_2 down, a session
+// still takes settings (the check skips ds_2) and runs on the live data
+// sources with them; every write that reaches ds_2 fails as it fails for
+// a session with default settings and leaves ds_0 and ds_1 as they were.
+func TestProxySettingsDataSourceDown(t *testing.T) {
+	ctx := context.Background()
+	env := &pxEnv{srv: newAtomicProxy(t, true)}
+	client := env.clientDB(t, "root", "secret", "pa_db", nil)
+	paReset(t)
+	conn := sessionConn(t, client, "SET time_zone = '+01:00'")
+	require.Equal(t, []string{"int64:0 | string:+01:00", "int64:1 | string:+01:00"},
+		rowsOf(t, conn, "SELECT id, @@time_zone FROM pa_item WHERE id IN (0, 1) ORDER BY id"))
+	require.Contains(t, settingsConns(t, env.srv, "ds_0"), "SET time_zone = '+01:00'")
+	for _, w := range paWrites {
+		var args []any
+		if strings.Contains(w.sql, "?") {
+			args = []any{"changed", "x"}
+		}
+		_, want := client.ExecContext(ctx, w.sql, args...)
+		require.ErrorContains(t, want, w.fails, w.name)
+		_, err := conn.ExecContext(ctx, w.sql, args...)
+		require.EqualError(t, err, want.Error(), w.name)
+		require.Equal(t, paSeed(0), paRows(t, "ds_0"), w.name)
+		require.Equal(t, paSeed(1), paRows(t, "ds_1"), w.name)
+	}
+}
