@@ -47,6 +47,19 @@ func (c *planCache) get(sql string) *plan.Plan {
 	return el.Value.(*cacheEntry).p
 }
 
+// getBytes is get for a statement in a byte slice, without allocating (a
+// map index by string(b) does not copy b).
+func (c *planCache) getBytes(sql []byte) *plan.Plan {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.index[string(sql)]
+	if !ok {
+		return nil
+	}
+	c.ll.MoveToFront(el)
+	return el.Value.(*cacheEntry).p
+}
+
 // put stores p for sql, evicting the least recently used plan when full.
 func (c *planCache) put(sql string, p *plan.Plan) {
 	c.mu.Lock()

@@ -69,6 +69,9 @@ type session struct {
 	// warn are the diagnostics of the session's last statement
 	// (warnings.go).
 	warn warnings
+	// norm is the session's literal normalizer (normalize.go), whose
+	// buffers every text statement reuses.
+	norm normalizer
 }
 
 // NewConnection registers c (Close closes it).
@@ -321,6 +324,9 @@ func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *sessio
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, err
 	}
+	if p, args, ok := h.s.planNormalized(&sess.norm, q); ok {
+		return h.execute(ctx, c, sess, p, args, true)
+	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
 		if res, ok, perr := h.passThrough(ctx, c, sess, q); ok {
@@ -334,11 +340,13 @@ func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *sessio
 	if len(clientParams(p)) != 0 {
 		return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "placeholders (?) need a prepared statement")
 	}
-	return h.execute(ctx, c, sess, p, nil)
+	return h.execute(ctx, c, sess, p, nil, true)
 }
 
 // execute runs p with the clients' parameter values and converts the result.
-func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *plan.Plan, client []any) (*sqltypes.Result, error) {
+// text says the statement came as text (COM_QUERY): the values, if any, are
+// its normalized literals, written back into every unit's SQL.
+func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *plan.Plan, client []any, text bool) (*sqltypes.Result, error) {
 	if err := h.s.checkAutoIncZero(p, client); err != nil {
 		return nil, err
 	}
@@ -353,7 +361,7 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 		return nil, err
 	}
 	start := time.Now()
-	w, err := h.s.in.executeWire(ctx, e, p, params, h.s.keyGenerator(p), sess.tag, sess.noBackslash)
+	w, err := h.s.in.executeWire(ctx, e, p, params, h.s.keyGenerator(p), sess.tag, text, sess.noBackslash)
 	if err != nil {
 		if errors.Is(err, runtime.ErrNotColocated) && p.Statement == plan.StmtSelect && len(client) > 0 {
 			// The values route the tables of a pushed-down SELECT to
@@ -554,6 +562,37 @@ func (s *Server) plan(ctx context.Context, q string) (*plan.Plan, error) {
 		p, err = s.buildPlan(q)
 	}
 	return p, err
+}
+
+// planNormalized returns the plan of the text statement q with its
+// literals made parameters (normalize.go), from the plan cache or planned
+// and cached, and the literals' values; ok is false when q is not
+// normalized, when the planner refuses the normalized text, when the
+// plan's parameters are not the literals or when its route is pushed down
+// (then q is planned as written).
+// A cache hit allocates nothing but the values' boxes.
+func (s *Server) planNormalized(n *normalizer, q string) (p *plan.Plan, args []any, ok bool) {
+	if strings.IndexByte(q, '\\') >= 0 {
+		return nil, nil, false // where a string with a backslash ends depends on sql_mode
+	}
+	text, ok := n.normalize(q)
+	if !ok {
+		return nil, nil, false
+	}
+	if p = s.cache.getBytes(text); p == nil {
+		var err error
+		if p, err = s.buildPlan(string(text)); err != nil {
+			return nil, nil, false
+		}
+	}
+	if len(clientParams(p)) != len(n.spans) || p.Route.Pushdown {
+		// A pushed-down route (a join, UNION or subquery on one data
+		// node) checks at run time that its tables' values agree; planned
+		// with its literals, a disagreement is found when planning, and
+		// the statement then runs in steps (h.steps).
+		return nil, nil, false
+	}
+	return p, n.values(q), true
 }
 
 // buildPlan plans q and caches the plan.

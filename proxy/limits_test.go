@@ -36,7 +36,10 @@ func TestPreparedManyPlaceholders(t *testing.T) {
 
 // TestStatementSizeLimits: a statement above MaxStatementSize is refused
 // with ERROR 1153 naming both sizes, in the text and the binary protocol;
-// one above MaxCachedStatementSize runs but leaves no plan in the cache.
+// one whose plan-cache key (the text with its literals normalized, see
+// normalize.go) is above MaxCachedStatementSize runs but leaves no plan in
+// the cache, and one that is long only by its literals is cached under its
+// short normalized text.
 func TestStatementSizeLimits(t *testing.T) {
 	e := newPxEnv(t)
 	db := e.client(t, "root", "secret", nil)
@@ -51,7 +54,8 @@ func TestStatementSizeLimits(t *testing.T) {
 	e.srv.opts.MaxStatementSize = DefaultMaxStatementSize
 	e.srv.opts.MaxCachedStatementSize = 100
 	before := e.srv.cache.len()
-	rows, err := db.Query(long)
+	longKey := "SELECT id, '" + strings.Repeat("x", 200) + "' AS x FROM px_item WHERE id = 1" // a select-list literal stays
+	rows, err := db.Query(longKey)
 	require.NoError(t, err)
 	require.NoError(t, rows.Close())
 	require.Equal(t, before, e.srv.cache.len())
@@ -59,4 +63,8 @@ func TestStatementSizeLimits(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, rows.Close())
 	require.Equal(t, before+1, e.srv.cache.len())
+	rows, err = db.Query(long) // SELECT id FROM px_item WHERE id = ? AND name <> ?
+	require.NoError(t, err)
+	require.NoError(t, rows.Close())
+	require.Equal(t, before+2, e.srv.cache.len())
 }

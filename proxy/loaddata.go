@@ -449,7 +449,7 @@ func (h *handler) loadRows(ctx context.Context, c *mysql.Conn, sess *session, st
 		if err != nil {
 			return err
 		}
-		res, err := h.execute(ctx, c, sess, p, args)
+		res, err := h.execute(ctx, c, sess, p, args, false)
 		if err != nil {
 			return err
 		}

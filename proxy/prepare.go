@@ -268,7 +268,7 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	if err != nil {
 		return nil, err
 	}
-	return h.execute(ctx, c, sess, p, vals)
+	return h.execute(ctx, c, sess, p, vals, false)
 }
 
 // bindArgs returns the n parameter values of an execution of prepare as Go

@@ -22,9 +22,10 @@ type wireResult struct {
 // proxy needs: the statement runs on e (the session's transaction, or the
 // pools), and the back end answers in the protocol the client used:
 //
-//   - text protocol (a COM_QUERY, so p has no client parameters): every
-//     unit's parameters (generated keys, cipher values, LIMIT counts) are
-//     interpolated into its SQL, so the back end receives a COM_QUERY and
+//   - text protocol (a COM_QUERY: text is set, and p has no client
+//     parameters but the statement's normalized literals): every unit's
+//     parameters (literals, generated keys, cipher values, LIMIT counts)
+//     are interpolated into its SQL, so the back end receives a COM_QUERY and
 //     answers with the exact text MySQL prints (go-sql-driver
 //     interpolateParams semantics);
 //   - binary protocol (a prepared statement with parameters): each unit runs
@@ -36,8 +37,8 @@ type wireResult struct {
 // The column types of the first unit that returned rows (or of a re-run of
 // the first unit when none did) describe the result. A non-empty tag (the
 // session's SQL comment, see watchStatement) is put before every unit's SQL.
-func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string, noBackslash bool) (*wireResult, error) {
-	return in.run(ctx, e, p, params, keys, tag, len(clientParams(p)) == 0, true, noBackslash)
+func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string, text, noBackslash bool) (*wireResult, error) {
+	return in.run(ctx, e, p, params, keys, tag, text || len(clientParams(p)) == 0, true, noBackslash)
 }
 
 // run is executeWire and Execute: textArgs puts every unit's arguments

@@ -145,7 +145,7 @@ func (r *stepsRun) query(ctx context.Context, q string, cache bool, depth int) (
 		if err != nil {
 			return nil, err
 		}
-		return r.h.s.in.executeWire(ctx, e, p, nil, nil, r.sess.tag, r.sess.noBackslash)
+		return r.h.s.in.executeWire(ctx, e, p, nil, nil, r.sess.tag, false, r.sess.noBackslash)
 	}
 	var pe *schema.Error
 	if !errors.As(err, &pe) {
