@@ -244,15 +244,22 @@ var (
 	describeRE    = regexp.MustCompile("(?is)^(?:describe|desc)\\s+(`[^`]+`|[\\w$]+)(?:\\.(`[^`]+`|[\\w$]+))?(\\s+\\S+)?\\s*$")
 )
 
-// showTable answers SHOW CREATE TABLE t, SHOW [FULL] COLUMNS|FIELDS
+// showUnit is where the proxy runs a SHOW about one logic table (showTable)
+// and what it sends there.
+type showUnit struct {
+	logic                   string
+	n                       node
+	text                    string // the statement on the actual table
+	view                    *encryptedView
+	create, describe, index bool
+}
+
+// showTableUnit parses SHOW CREATE TABLE t, SHOW [FULL] COLUMNS|FIELDS
 // FROM t [FROM db] [LIKE ...|WHERE ...], SHOW INDEX|INDEXES|KEYS FROM t
-// [FROM db] [WHERE ...] and DESCRIBE t [column] for a logic table as
-// ShardingSphere does: the statement runs on the table's first
-// actual table, and the actual name in the answer becomes the logic one.
-// A table with an !ENCRYPT rule shows its logic columns (encryptedView):
-// its LIKE pattern, WHERE condition or DESCRIBE column then applies to the
-// logic names. ok is false for other statements.
-func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqltypes.Result, bool, error) {
+// [FROM db] [WHERE ...] and DESCRIBE t [column] and returns the data node
+// it runs on (the logic table's first actual table) and the statement sent
+// there, which PREVIEW shows. ok is false for other statements.
+func (h *handler) showTableUnit(ctx context.Context, c *mysql.Conn, q string) (*showUnit, bool, error) {
 	unquote := func(s string) string { return strings.ReplaceAll(strings.Trim(s, "`"), "``", "`") }
 	// table returns the logic table of a "name" or "db.name" match.
 	table := func(a, b, db string) (string, error) {
@@ -315,6 +322,22 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 		}
 	}
 	text += "`" + strings.ReplaceAll(n.table, "`", "``") + "`" + rest
+	return &showUnit{logic: logic, n: n, text: text, view: view, create: create, describe: describe, index: index}, true, nil
+}
+
+// showTable answers SHOW CREATE TABLE, SHOW COLUMNS, SHOW INDEX and
+// DESCRIBE of a logic table (showTableUnit) as ShardingSphere does: the
+// statement runs on the table's first actual table, and the actual name in
+// the answer becomes the logic one. A table with an !ENCRYPT rule shows
+// its logic columns (encryptedView): its LIKE pattern, WHERE condition or
+// DESCRIBE column then applies to the logic names. ok is false for other
+// statements.
+func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqltypes.Result, bool, error) {
+	u, ok, err := h.showTableUnit(ctx, c, q)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	logic, n, text, view, create, index := u.logic, u.n, u.text, u.view, u.create, u.index
 	rows, err := h.s.in.src.Query(ctx, &runtime.Stmt{Name: "show", LogicSQL: q}, runtime.RouteUnit{DataSource: n.ds, SQL: text})
 	if err != nil {
 		return nil, true, err

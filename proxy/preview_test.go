@@ -25,7 +25,7 @@ func TestProxyPreviewTableless(t *testing.T) {
 	}
 	const prefix = "Error 1235 (42000): This version of the shardgen proxy doesn't yet support "
 	refused := []struct{ q, err string }{
-		{"PREVIEW SHOW TABLES", prefix + "PREVIEW of SHOW TABLES statements"},
+		{"PREVIEW SHOW TABLES", prefix + "PREVIEW of SHOW TABLES: the proxy answers it from its logic tables, not by running it on a data node"},
 		{"PREVIEW SET autocommit = 0", prefix + "PREVIEW of SET statements"},
 		{"PREVIEW CREATE TABLE e9_x (id INT)", `Error 1235 (42000): table e9_x is in no rule and there are several data sources: list it in !SINGLE (e.g. tables: ["ds_0.e9_x"]) or set a defaultDataSource`},
 		{"PREVIEW LOAD DATA INFILE 'x' INTO TABLE e9_user", prefix + "LOAD DATA statements: INSERT the rows instead"},
@@ -51,4 +51,28 @@ func TestProxyPreviewTableless(t *testing.T) {
 	require.Equal(t, []string{"int64:0"}, rowsOf(t, db, "SELECT COUNT(*) FROM e9_user"))
 	// A statement on a table previews its route, as before.
 	require.Equal(t, []string{"string:ds_1 | string:select id from e9_user where id = 3"}, rowsOf(t, db, "PREVIEW SELECT id FROM e9_user WHERE id = 3"))
+}
+
+// TestProxyPreviewShow: PREVIEW of a SHOW the proxy runs on a data node
+// shows that data node and the statement it gets: SHOW CREATE TABLE,
+// COLUMNS, INDEX and DESCRIBE of a logic table on its first actual table
+// (an encrypted table's column filter over its actual columns), SHOW
+// VARIABLES on the first data source; nothing runs.
+func TestProxyPreviewShow(t *testing.T) {
+	e := newEncEnv(t, encRules)
+	db := e.client(t)
+	for _, tt := range []struct{ q, want string }{
+		{"SHOW CREATE TABLE e9_user", "string:ds_0 | string:SHOW CREATE TABLE `e9_user`"},
+		{"SHOW INDEX FROM e9_user", "string:ds_0 | string:SHOW INDEX FROM `e9_user`"},
+		{"SHOW FULL COLUMNS FROM e9_user", "string:ds_0 | string:SHOW FULL COLUMNS FROM `e9_user`"},
+		{"SHOW VARIABLES LIKE 'version%'", "string:ds_0 | string:show variables like 'version%'"},
+		{"SHOW SESSION STATUS LIKE 'Uptime'", "string:ds_0 | string:show status like 'Uptime'"},
+	} {
+		require.Equal(t, []string{tt.want}, rowsOf(t, db, "PREVIEW "+tt.q), tt.q)
+	}
+	rows := rowsOf(t, db, "PREVIEW DESCRIBE e9_user")
+	require.Len(t, rows, 1)
+	require.Contains(t, rows[0], "string:ds_0 | string:SHOW COLUMNS FROM `e9_user`")
+	_, err := db.Exec("PREVIEW SHOW CREATE TABLE e9_nope")
+	require.EqualError(t, err, "Error 1146 (42S02): Table 'e9_db.e9_nope' doesn't exist")
 }

@@ -419,6 +419,14 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 			res.Rows = append(res.Rows, sqltypes.Row{sqltypes.NewVarChar(names[n.ds]), sqltypes.NewVarChar(texts[i])})
 		}
 		return res, nil
+	case "show", "describe", "desc", "explain":
+		// A SHOW the proxy runs on a data node: where and what.
+		rows, err := h.previewShow(ctx, c, sess, q)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = rows
+		return res, nil
 	default:
 		if err := unsupportedStatement(q); err != nil {
 			return nil, err
@@ -437,6 +445,40 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 		return nil, err
 	}
 	return res, nil
+}
+
+// previewShow returns the PREVIEW rows of a SHOW statement the proxy runs
+// on a data node: SHOW CREATE TABLE, SHOW COLUMNS, SHOW INDEX and DESCRIBE
+// of a logic table (its first actual table, showTableUnit), and SHOW
+// VARIABLES / STATUS (the first data source, the statement as it is). SHOW
+// DATABASES, SHOW TABLES and SHOW TABLE STATUS the proxy answers from its
+// own metadata: refused, saying so.
+func (h *handler) previewShow(ctx context.Context, c *mysql.Conn, sess *session, q string) ([]sqltypes.Row, error) {
+	names := h.s.in.names
+	text := q
+	if w := leadingWords(q, 1)[0]; w == "explain" {
+		text = "DESCRIBE " + strings.TrimSpace(q[len("explain"):])
+	}
+	if u, ok, err := h.showTableUnit(ctx, c, text); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return []sqltypes.Row{{sqltypes.NewVarChar(names[u.n.ds]), sqltypes.NewVarChar(u.text)}}, nil
+	}
+	if stmt, err := h.s.b.Parser().Parse(q); err == nil {
+		if show, ok := stmt.(*sqlparser.Show); ok {
+			if basic, ok := show.Internal.(*sqlparser.ShowBasic); ok {
+				switch basic.Command {
+				case sqlparser.VariableSession, sqlparser.VariableGlobal, sqlparser.StatusSession, sqlparser.StatusGlobal:
+					s := sqlparser.String(&sqlparser.Show{Internal: basic})
+					return []sqltypes.Row{{sqltypes.NewVarChar(names[0]), sqltypes.NewVarChar(sess.toBackend(s))}}, nil
+				case sqlparser.Table, sqlparser.TableStatus, sqlparser.Database:
+					return nil, notSupported("PREVIEW of SHOW " + strings.ToUpper(strings.TrimSpace(basic.Command.ToString())) + ": the proxy answers it from its logic tables, not by running it on a data node")
+				}
+			}
+		}
+	}
+	return nil, notSupported("PREVIEW of this SHOW statement")
 }
 
 // previewPlan returns the PREVIEW rows of p: one per route unit, with
