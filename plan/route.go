@@ -662,6 +662,16 @@ func (p *planner) isSingleNode(rt *Route) bool {
 	return side(rt.Database, len(rt.DataSources)) && side(rt.Table, maxTables)
 }
 
+// limitedWriteError refuses an UPDATE or DELETE with LIMIT (and ORDER BY)
+// that reaches several data nodes of info: each node would apply its own
+// LIMIT, so up to LIMIT rows per node would change instead of LIMIT rows in
+// all (and not the first ones in the ORDER BY), and a write that changes
+// some nodes and then fails cannot be made exact afterwards. It names what
+// runs instead.
+func (p *planner) limitedWriteError(kind string, info *tableInfo) error {
+	return p.errorf(-1, "%s ... LIMIT over several data nodes of %q is not supported: each data node would apply its own LIMIT, changing more rows than one MySQL would; compare every sharding column (%s) with one value so it routes to one data node, or SELECT the keys ... ORDER BY ... LIMIT first and %s those rows by key", kind, info.name, strings.Join(ruleColumns(info.rule), ", "), strings.ToLower(kind))
+}
+
 // checkNoMerge plans the merge of a SELECT that reaches several data nodes
 // and needs its results merged, and refuses what ShardingSphere forbids
 // across nodes.
@@ -674,11 +684,11 @@ func (p *planner) checkNoMerge(info *tableInfo) error {
 		}
 	case *sqlparser.Update:
 		if s.Limit != nil {
-			return p.errorf(-1, "UPDATE ... LIMIT over several data nodes of %q is not supported (each node would apply its own LIMIT)", info.name)
+			return p.limitedWriteError("UPDATE", info)
 		}
 	case *sqlparser.Delete:
 		if s.Limit != nil {
-			return p.errorf(-1, "DELETE ... LIMIT over several data nodes of %q is not supported (each node would apply its own LIMIT)", info.name)
+			return p.limitedWriteError("DELETE", info)
 		}
 	}
 	return nil
