@@ -108,12 +108,14 @@ func (h *handler) sources(sess *session) *runtime.Sources {
 // ConnectionClosed rolls back an open transaction, discards the session's
 // reserved connections (or leaves its settings pools to the next session
 // with the same settings), closes the back-end prepared statements of the
-// session (their text starts with its tag) and forgets c.
+// session (their text starts with its tag), drops the warnings recorded
+// for it and forgets c.
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	if sess, ok := c.ClientData.(*session); ok {
 		sess.reset()
 		h.s.in.db.ForgetStatements(sess.tag)
 		h.s.foundRows.ForgetStatements(sess.tag)
+		h.s.warns.take(sess.tag) // what its last statement left, if it ended early
 	}
 	h.s.mu.Lock()
 	delete(h.s.conns, c)
