@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,7 @@ var errBackendPoolClosed = errors.New("the data source's connection pool is clos
 type backendPool struct {
 	name   string // the data source's name, for errors
 	params mysql.ConnParams
+	init   string // run on every new connection first ("": nothing)
 
 	max         int
 	wait        time.Duration // connect timeout and wait for a free connection
@@ -83,17 +85,46 @@ type backendConn struct {
 	pool     *backendPool
 	created  time.Time
 	lastUsed time.Time
+	// broken is set by the caller when the connection must not be put
+	// back (an I/O error, a statement cut off).
+	broken bool
 }
 
 // backendParams returns the vitess connection parameters of a data source
 // config: its go-sql-driver DSN (runtime.DataSourceConfig.DriverDSN) read
-// back. ok is false, with the reason, when the DSN asks for what the packet
-// pool does not do the way the database/sql pool does: TLS, a character
-// set or collation other than the pools' utf8mb4_general_ci, session
-// variables (sessionVariables), a network other than TCP or a Unix socket.
-// The data source then has no packet pool and its statements take the
+// back, with the dial timeout and the statement every new connection runs
+// first: the DSN's system variables (sessionVariables) as go-sql-driver
+// sets them, `SET name = value, ...` ("" when there are none). why is set
+// when the DSN asks for what the packet pool does not do the way the
+// database/sql pool does: TLS, a character set or collation other than the
+// pools' utf8mb4_general_ci, a network other than TCP or a Unix socket. The
+// data source then has no packet pool and its statements take the
 // database/sql path.
-func backendParams(c runtime.DataSourceConfig) (mysql.ConnParams, time.Duration, string) {
+func backendParams(c runtime.DataSourceConfig) (p mysql.ConnParams, wait time.Duration, init, why string) {
+	p, wait, why = backendConnParams(c)
+	if why != "" {
+		return p, 0, "", why
+	}
+	dsn, _ := c.DriverDSN()
+	cfg, _ := gomysql.ParseDSN(dsn)
+	names := make([]string, 0, len(cfg.Params))
+	for k := range cfg.Params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for i, k := range names {
+		if i == 0 {
+			init = "SET "
+		} else {
+			init += ", "
+		}
+		init += k + " = " + cfg.Params[k]
+	}
+	return p, wait, init, ""
+}
+
+// backendConnParams is backendParams without the session variables.
+func backendConnParams(c runtime.DataSourceConfig) (mysql.ConnParams, time.Duration, string) {
 	dsn, err := c.DriverDSN()
 	if err != nil {
 		return mysql.ConnParams{}, 0, err.Error()
@@ -107,8 +138,6 @@ func backendParams(c runtime.DataSourceConfig) (mysql.ConnParams, time.Duration,
 		return mysql.ConnParams{}, 0, "TLS"
 	case cfg.Collation != "" && cfg.Collation != "utf8mb4_general_ci", strings.Contains(dsn, "charset="):
 		return mysql.ConnParams{}, 0, "a character set or collation other than utf8mb4_general_ci"
-	case len(cfg.Params) > 0:
-		return mysql.ConnParams{}, 0, "session variables"
 	}
 	p := mysql.ConnParams{Uname: cfg.User, Pass: cfg.Passwd, DbName: cfg.DBName, Charset: backendPoolCollation}
 	switch cfg.Net {
@@ -137,11 +166,11 @@ func backendParams(c runtime.DataSourceConfig) (mysql.ConnParams, time.Duration,
 // newBackendPool returns the empty packet pool of data source name; nil
 // and the reason when its config cannot have one (backendParams).
 func newBackendPool(name string, c runtime.DataSourceConfig) (*backendPool, string) {
-	params, wait, why := backendParams(c)
+	params, wait, init, why := backendParams(c)
 	if why != "" {
 		return nil, why
 	}
-	p := &backendPool{name: name, params: params, max: c.MaxPoolSize, wait: wait, maxLifetime: c.MaxLifetime,
+	p := &backendPool{name: name, params: params, init: init, max: c.MaxPoolSize, wait: wait, maxLifetime: c.MaxLifetime,
 		freed: make(chan struct{}, 1)}
 	if c.IdleTimeout > 0 && !(c.MaxPoolSize > 0 && c.MinPoolSize >= c.MaxPoolSize) {
 		p.idleTimeout = c.IdleTimeout
@@ -209,6 +238,12 @@ func (p *backendPool) dial() (*backendConn, error) {
 	mc, err := mysql.Connect(ctx, &params)
 	if err != nil {
 		return nil, &runtime.NodeError{DataSource: p.name, Err: err}
+	}
+	if p.init != "" {
+		if _, err := mc.ExecuteFetch(p.init, 0, false); err != nil {
+			mc.Close()
+			return nil, &runtime.NodeError{DataSource: p.name, Err: err}
+		}
 	}
 	now := time.Now()
 	return &backendConn{Conn: mc, pool: p, created: now, lastUsed: now}, nil

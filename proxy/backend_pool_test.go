@@ -161,15 +161,34 @@ func TestBackendParams(t *testing.T) {
 		{"u:p@tcp(127.0.0.1:3306)/ds_0?tls=skip-verify", "TLS"},
 		{"u:p@tcp(127.0.0.1:3306)/ds_0?collation=latin1_swedish_ci", "a character set or collation other than utf8mb4_general_ci"},
 		{"u:p@tcp(127.0.0.1:3306)/ds_0?charset=latin1", "a character set or collation other than utf8mb4_general_ci"},
-		{"u:p@tcp(127.0.0.1:3306)/ds_0?sql_mode=%27ANSI%27", "session variables"},
 		{"u:p@tcp(127.0.0.1:3306)/ds_0", ""},
 		{"u:p@unix(/tmp/m.sock)/ds_0", ""},
 	} {
-		p, _, why := backendParams(runtime.DataSourceConfig{DSN: tc.dsn})
+		p, _, init, why := backendParams(runtime.DataSourceConfig{DSN: tc.dsn})
 		require.Equal(t, tc.why, why, tc.dsn)
 		if why == "" {
 			require.Equal(t, "u", p.Uname)
 			require.Equal(t, "ds_0", p.DbName)
+			require.Empty(t, init)
 		}
 	}
+}
+
+// TestBackendPoolSessionVariables: a new connection runs the data
+// source's sessionVariables first, as go-sql-driver does.
+func TestBackendPoolSessionVariables(t *testing.T) {
+	c := runtime.DataSourceConfig{URL: "jdbc:mysql://" + testdb.Config("ds_0").Addr + "/ds_0?sessionVariables=sql_log_bin=0,innodb_lock_wait_timeout=7",
+		Username: testdb.Config("ds_0").User, Password: testdb.Config("ds_0").Passwd}
+	_, _, init, why := backendParams(c)
+	require.Empty(t, why)
+	require.Equal(t, "SET innodb_lock_wait_timeout = 7, sql_log_bin = 0", init)
+	p, why := newBackendPool("ds_0", c)
+	require.Empty(t, why)
+	t.Cleanup(p.close)
+	bc, err := p.get()
+	require.NoError(t, err)
+	res, err := bc.ExecuteFetch("SELECT @@innodb_lock_wait_timeout, @@sql_log_bin", 1, false)
+	require.NoError(t, err)
+	require.Equal(t, "7 0", res.Rows[0][0].ToString()+" "+res.Rows[0][1].ToString())
+	p.put(bc)
 }

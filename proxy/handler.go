@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -72,25 +73,47 @@ type session struct {
 	// norm is the session's literal normalizer (normalize.go), whose
 	// buffers every text statement reuses.
 	norm normalizer
+
+	// textQuery is set while ComQuery runs a statement on the
+	// database/sql path that may take the fast path once its route is
+	// learned (errFastNow); not for the statements of other commands.
+	textQuery bool
+
+	// The fast path's (fastpath.go): cc is the client's connection as
+	// vitess writes to it (nil: not a clientConn, no fast path); running
+	// is the back-end connection of the running fast-path statement, which
+	// started at runStart (Unix nanoseconds), for the sweeper; pkt, col,
+	// out and eof are buffers reused from statement to statement.
+	cc       *clientConn
+	running  atomic.Pointer[backendConn]
+	runStart atomic.Int64
+	pkt, col []byte
+	out      []byte
+	eof      [9]byte
 }
 
 // NewConnection registers c (Close closes it).
 func (h *handler) NewConnection(c *mysql.Conn) {
-	c.ClientData = &session{}
+	sess := &session{}
+	c.ClientData = sess
 	c.StatusFlags |= mysql.ServerStatusAutocommit
 	if cc, ok := c.GetRawConn().(*clientConn); ok {
 		cc.h, cc.mc = h, c
 	}
 	h.s.mu.Lock()
-	h.s.conns[c] = struct{}{}
+	h.s.conns[c] = sess
 	h.s.mu.Unlock()
 }
 
 // ConnectionReady is called after authentication: a client that set
-// CLIENT_FOUND_ROWS gets the found-rows pools, and the connection's
-// attributes are recorded for performance_schema (perfschema.go).
+// CLIENT_FOUND_ROWS gets the found-rows pools, the connection's
+// attributes are recorded for performance_schema (perfschema.go), and a
+// connection vitess writes to through a clientConn (not TLS) may take the
+// fast path.
 func (h *handler) ConnectionReady(c *mysql.Conn) {
-	sessionOf(c).foundRows = c.Capabilities&mysql.CapabilityClientFoundRows != 0
+	sess := sessionOf(c)
+	sess.foundRows = c.Capabilities&mysql.CapabilityClientFoundRows != 0
+	sess.cc, _ = c.GetRawConn().(*clientConn)
 	h.s.registerAttrs(c)
 }
 
@@ -181,7 +204,33 @@ func (h *handler) ComQueryMulti(c *mysql.Conn, sql string, callback func(qr sqlt
 		}
 	}
 	for {
+		// The fast path first (fastpath.go); a SELECT changes no sql_mode,
+		// so the next statement can be found before it runs.
+		peekNext, peekRest, peekHas := "", "", false
+		if multi {
+			peekNext, peekRest, peekHas = nextStatement(rest, sess.noBackslash)
+		}
+		if done, stop, err := h.fastStatement(c, q, peekHas, callback); done {
+			if stop || err != nil || !peekHas {
+				return err
+			}
+			q, rest = peekNext, peekRest
+			continue
+		}
+		sess.textQuery = true
 		results, err := h.statement(c, q)
+		sess.textQuery = false
+		if err == errFastNow {
+			// Learned now: the first execution takes the fast path too.
+			if done, stop, err := h.fastStatement(c, q, peekHas, callback); done {
+				if stop || err != nil || !peekHas {
+					return err
+				}
+				q, rest = peekNext, peekRest
+				continue
+			}
+			results, err = h.statement(c, q)
+		}
 		var next string
 		hasNext := false
 		if err == nil && multi {
@@ -227,6 +276,9 @@ func (h *handler) statement(c *mysql.Conn, query string) ([]*sqltypes.Result, er
 		if res, err = h.query(ctx, c, query); err == nil {
 			results = []*sqltypes.Result{res}
 		}
+	}
+	if err == errFastNow {
+		return nil, err
 	}
 	h.collectWarnings(sessionOf(c), query, err)
 	if err != nil {
@@ -294,7 +346,8 @@ func (h *handler) ComQuery(c *mysql.Conn, query string, callback func(*sqltypes.
 	return callback(res)
 }
 
-// query answers one text-protocol statement.
+// query answers one text-protocol statement, or returns errFastNow when
+// it learned the statement's fast route and the session may take it.
 func (h *handler) query(ctx context.Context, c *mysql.Conn, query string) (*sqltypes.Result, error) {
 	sess := sessionOf(c)
 	if err := h.applyHandshakeCharset(ctx, c, sess); err != nil {
@@ -327,6 +380,9 @@ func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *sessio
 		return nil, err
 	}
 	if p, args, ok := h.s.planNormalized(&sess.norm, q); ok {
+		if h.s.backends != nil && !diagnostics(q) && h.learnShape(p) != nil && h.fastNow(c, sess) {
+			return nil, errFastNow
+		}
 		return h.execute(ctx, c, sess, p, args, true)
 	}
 	p, err := h.s.plan(ctx, q)
@@ -341,6 +397,9 @@ func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *sessio
 	}
 	if len(clientParams(p)) != 0 {
 		return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "placeholders (?) need a prepared statement")
+	}
+	if h.s.backends != nil && h.learnFast(q, p) && h.fastNow(c, sess) {
+		return nil, errFastNow
 	}
 	return h.execute(ctx, c, sess, p, nil, true)
 }

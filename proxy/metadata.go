@@ -182,6 +182,8 @@ func (s *Server) addSingleTable(ctx context.Context, name string, ds int) bool {
 // ddlMu.
 func (s *Server) metadataChanged() {
 	s.cache.clear()
+	s.fast.clear()
+	s.shapes.clear()
 	ai := autoIncShardingColumns(s.cfg.Rules, s.b.Table)
 	s.autoInc.Store(&ai)
 	s.autoIncChecks.Clear()

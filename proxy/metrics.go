@@ -15,6 +15,8 @@ import (
 //     route kind (runtime.RouteKind names: SingleNode, MultiNode, AllNodes,
 //     Broadcast, ...);
 //   - shardgen_proxy_errors_total: statements answered with an error;
+//   - shardgen_proxy_pass_through_total: statements the fast path relayed
+//     (fastpath.go);
 //   - shardgen_proxy_query_duration_seconds{route}: execution latency
 //     histogram (seconds, Prometheus default buckets);
 //   - shardgen_proxy_pool_connections{data_source,state}: back-end pool
@@ -24,7 +26,9 @@ type metrics struct {
 	reg     *prometheus.Registry
 	queries *prometheus.CounterVec
 	errors  prometheus.Counter
-	latency *prometheus.HistogramVec
+	// passThrough counts the statements the fast path relayed.
+	passThrough prometheus.Counter
+	latency     *prometheus.HistogramVec
 }
 
 // newMetrics registers the metrics of s.
@@ -34,6 +38,9 @@ func newMetrics(s *Server) *metrics {
 		queries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "shardgen_proxy_queries_total", Help: "Planned statements executed, by route kind.",
 		}, []string{"route"}),
+		passThrough: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "shardgen_proxy_pass_through_total", Help: "Statements whose result the fast path relayed from the back end's packets.",
+		}),
 		errors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "shardgen_proxy_errors_total", Help: "Statements answered with an error.",
 		}),
@@ -42,7 +49,7 @@ func newMetrics(s *Server) *metrics {
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route"}),
 	}
-	m.reg.MustRegister(m.queries, m.errors, m.latency, &poolCollector{s: s})
+	m.reg.MustRegister(m.queries, m.errors, m.passThrough, m.latency, &poolCollector{s: s})
 	return m
 }
 

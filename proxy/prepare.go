@@ -393,6 +393,21 @@ type clientConn struct {
 	h    *handler
 	mc   *mysql.Conn
 	held []byte
+
+	// The fast path's rewrite of vitess's packet after a relay
+	// (fastpath.go, rewriteAt): out counts the bytes written to the
+	// client; the packet at endAt is collected in end and rewritten when
+	// endArmed.
+	wmu          sync.Mutex
+	out          int64
+	endAt        int64
+	endArmed     bool
+	endSeq       int
+	endRows      bool
+	deprecateEOF bool
+	end          []byte
+	eof          [9]byte
+	pend         []byte // relayed bytes written with the rewritten packet
 }
 
 var _ net.Conn = (*clientConn)(nil)

@@ -74,6 +74,11 @@ type Options struct {
 	// Logger receives the server's own messages and, when the sql-show prop
 	// is true, the logic and actual SQL (default slog.Default()).
 	Logger *slog.Logger
+	// DisableFastPath turns the pass-through fast path off (fastpath.go):
+	// every statement is then planned, executed over the database/sql
+	// pools and its rows decoded and encoded again. The fast path is also
+	// off when the sql-show prop is true (it logs no actual SQL).
+	DisableFastPath bool
 }
 
 // Server is the fallback proxy: a MySQL-protocol server (vitess go/mysql)
@@ -120,8 +125,16 @@ type Server struct {
 	// loadMetadata, rereadTable).
 	ddlMu sync.Mutex
 
+	// backends are the packet pools of the fast path (fastpath.go) by
+	// interpreter data source index, nil where a data source has none; nil
+	// when the fast path is off. fast holds the texts that take it.
+	backends  []*backendPool
+	fast      fastCache
+	shapes    shapeCache
+	sweepStop chan struct{}
+
 	mu    sync.Mutex
-	conns map[*mysql.Conn]struct{}
+	conns map[*mysql.Conn]*session
 	attrs map[*mysql.Conn]connAttrs // of authenticated clients (perfschema.go)
 	// setNames is the SET NAMES statement of each handshake collation id
 	// (uint32 → string), looked up once (applyHandshakeCharset).
@@ -203,7 +216,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in, foundRows: foundRows, foundRowsSrc: foundRowsSrc, warns: warns,
-		cache: newPlanCache(opts.PlanCacheSize), keys: map[string]runtime.KeyGenerator{}, conns: map[*mysql.Conn]struct{}{}}
+		cache: newPlanCache(opts.PlanCacheSize), keys: map[string]runtime.KeyGenerator{}, conns: map[*mysql.Conn]*session{}}
 	if cfg.Rules.Sharding != nil {
 		for name, spec := range cfg.Rules.Sharding.KeyGenerators {
 			kg, err := runtime.NewKeyGenerator(spec.Type, spec.Props)
@@ -219,6 +232,9 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 	s.autoInc.Store(&ai)
 	s.metrics = newMetrics(s)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if show, _ := deploy.Props.Bool(runtime.PropSQLShow, false); !show && !opts.DisableFastPath {
+		s.openBackends()
+	}
 	return s, nil
 }
 
@@ -298,6 +314,14 @@ func (s *Server) Start() error {
 	}
 	l.PreHandleFunc = wrapClientConn // keeps the unsigned flags of binary-protocol parameters (clientConn)
 	s.listener = l
+	if s.backends != nil {
+		s.sweepStop = make(chan struct{})
+		s.acceptWG.Add(1)
+		go func() {
+			defer s.acceptWG.Done()
+			s.sweepFastPath()
+		}()
+	}
 	s.acceptWG.Add(1)
 	go func() {
 		defer s.acceptWG.Done()
@@ -330,6 +354,9 @@ func (s *Server) Close() error {
 	s.closing.Store(true)
 	if s.listener != nil {
 		s.listener.Shutdown()
+		if s.sweepStop != nil {
+			close(s.sweepStop)
+		}
 		s.acceptWG.Wait()
 	}
 	deadline := time.Now().Add(s.opts.ShutdownTimeout)
@@ -342,6 +369,11 @@ func (s *Server) Close() error {
 		c.Close()
 	}
 	s.mu.Unlock()
+	for _, p := range s.backends {
+		if p != nil {
+			p.close()
+		}
+	}
 	return errors.Join(s.db.Close(), s.foundRows.Close())
 }
 
@@ -354,4 +386,28 @@ func (s *Server) keyGenerator(p *plan.Plan) runtime.KeyGenerator {
 		return kg
 	}
 	return nil
+}
+
+// openBackends opens the fast path's packet pools, one per data source
+// that can have one (backendParams); a data source that cannot is logged
+// and keeps the database/sql path.
+func (s *Server) openBackends() {
+	byName := map[string]runtime.DataSourceConfig{}
+	for _, ds := range s.cfg.Deploy.DataSources {
+		byName[ds.Name] = ds.Config
+	}
+	s.backends = make([]*backendPool, len(s.in.names))
+	for i, name := range s.in.names {
+		c, ok := byName[name]
+		if !ok {
+			continue // a read/write group
+		}
+		p, why := newBackendPool(name, c)
+		if p == nil {
+			s.log.Info("data source without the pass-through fast path", "data_source", name, "reason", why)
+			continue
+		}
+		s.backends[i] = p
+	}
+	s.fast.max = int64(4 * s.opts.PlanCacheSize)
 }

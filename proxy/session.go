@@ -168,6 +168,9 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		if !tableless(st) {
 			return nil, false, nil
 		}
+		if h.s.backends != nil && h.learnNoTable(q, q) && h.fastNow(c, sess) {
+			return nil, true, errFastNow
+		}
 		res, err = h.runNoTable(ctx, c, sess, q)
 		return res, true, err
 	}
@@ -256,7 +259,11 @@ func (h *handler) sameVariable(ctx context.Context, name string, expr sqlparser.
 // too (a random one, ShardingUnicastRoutingEngine); the first one keeps
 // the answer and PREVIEW deterministic.
 func (h *handler) selectNoTable(ctx context.Context, c *mysql.Conn, sess *session, q string, st *sqlparser.Select) (*sqltypes.Result, error) {
-	return h.runNoTable(ctx, c, sess, h.noTableSQL(sess, q, st))
+	text, bySession := h.noTableSQLOf(sess, q, st)
+	if !bySession && h.s.backends != nil && h.learnNoTable(q, text) && h.fastNow(c, sess) {
+		return nil, errFastNow
+	}
+	return h.runNoTable(ctx, c, sess, text)
 }
 
 // runNoTable runs text, a statement without a table, on the first data
@@ -284,6 +291,13 @@ func (h *handler) runNoTable(ctx context.Context, c *mysql.Conn, sess *session, 
 // @@autocommit the session's, @@version and @@version_comment the proxy's.
 // st is changed.
 func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) string {
+	text, _ := h.noTableSQLOf(sess, q, st)
+	return text
+}
+
+// noTableSQLOf is noTableSQL; bySession is true when the text holds a
+// value of the session (its database, LAST_INSERT_ID(), @@autocommit).
+func (h *handler) noTableSQLOf(sess *session, q string, st *sqlparser.Select) (text string, bySession bool) {
 	// Name each column as the client wrote it, as MySQL does, before the
 	// rewrite below changes the expression.
 	nameAsWritten(q, st)
@@ -297,9 +311,11 @@ func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) stri
 			fn := n.Name.Lowered()
 			if (fn == "database" || fn == "schema") && len(n.Exprs) == 0 {
 				cur.Replace(db)
+				bySession = true
 			}
 			if fn == "last_insert_id" && len(n.Exprs) == 0 {
 				cur.Replace(sqlparser.NewIntLiteral(strconv.FormatUint(sess.lastInsertID, 10)))
+				bySession = true
 			}
 		case *sqlparser.Variable:
 			if n.Scope == sqlparser.VariableScope || n.Scope == sqlparser.GlobalScope {
@@ -307,6 +323,7 @@ func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) stri
 			}
 			switch n.Name.Lowered() {
 			case "autocommit":
+				bySession = true
 				// The pools' connections run in autocommit: their value
 				// (1, a nullable BIGINT as MySQL types it) is the
 				// session's unless it turned autocommit off.
@@ -314,6 +331,7 @@ func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) stri
 					cur.Replace(&sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("LEAST"), Exprs: []sqlparser.Expr{n, sqlparser.NewIntLiteral("0")}})
 				}
 			case "last_insert_id", "identity":
+				bySession = true
 				cur.Replace(sqlparser.NewIntLiteral(strconv.FormatUint(sess.lastInsertID, 10)))
 			case "version":
 				cur.Replace(sysVarText(h.s.opts.ServerVersion))
@@ -322,6 +340,7 @@ func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) stri
 			case "warning_count", "error_count":
 				// The session's last statement's (warnings.go), typed
 				// as MySQL types them (BIGINT UNSIGNED: n | 0).
+				bySession = true
 				count := sess.warn.count
 				if n.Name.Lowered() == "error_count" {
 					count = sess.warn.errorCount()
@@ -331,7 +350,7 @@ func (h *handler) noTableSQL(sess *session, q string, st *sqlparser.Select) stri
 		}
 		return true
 	})
-	return sqlparser.String(out)
+	return sqlparser.String(out), bySession
 }
 
 // nameAsWritten names each unnamed expression column of the SELECT st
@@ -435,7 +454,7 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
-		if rows, ok, serr := h.previewSteps(q, err); ok {
+		if rows, ok, serr := h.previewSteps(ctx, q, err); ok {
 			res.Rows = rows
 			return res, serr
 		}

@@ -10,3 +10,6 @@ func canPeek(net.Conn) bool { return false }
 
 // peekClosed is never called where canPeek is false.
 func peekClosed(net.Conn) bool { return false }
+
+// peekClosedNow is false where peeking at a socket is not implemented.
+func peekClosedNow(net.Conn) bool { return false }

@@ -18,17 +18,13 @@ func canPeek(conn net.Conn) bool {
 // connection error) or data arrives or conn's read deadline passes
 // (false). It consumes no data: recvfrom with MSG_PEEK.
 func peekClosed(conn net.Conn) bool {
-	sc, ok := conn.(syscall.Conn)
-	if !ok {
-		return false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
+	rc := rawConn(conn)
+	if rc == nil {
 		return false
 	}
 	var buf [1]byte
 	closed := false
-	err = rc.Read(func(fd uintptr) bool {
+	err := rc.Read(func(fd uintptr) bool {
 		n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		switch {
 		case errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EINTR):
@@ -39,4 +35,35 @@ func peekClosed(conn net.Conn) bool {
 		return true
 	})
 	return closed && err == nil
+}
+
+// peekClosedNow reports whether conn's peer has closed it, without
+// waiting and without consuming data (recvfrom with MSG_PEEK|MSG_DONTWAIT
+// on the descriptor). It does not take the descriptor's read lock, so it
+// may run while another goroutine blocks reading conn.
+func peekClosedNow(conn net.Conn) bool {
+	rc := rawConn(conn)
+	if rc == nil {
+		return false
+	}
+	closed := false
+	_ = rc.Control(func(fd uintptr) {
+		var buf [1]byte
+		n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		closed = err == nil && n == 0 || err != nil && !errors.Is(err, syscall.EAGAIN) && !errors.Is(err, syscall.EINTR)
+	})
+	return closed
+}
+
+// rawConn returns conn's descriptor access, or nil.
+func rawConn(conn net.Conn) syscall.RawConn {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return rc
 }

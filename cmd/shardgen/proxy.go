@@ -21,7 +21,7 @@ import (
 
 // runProxy serves the fallback proxy until SIGTERM or SIGINT:
 // `shardgen proxy -c config.yaml [--ddl schema.sql...] [--listen addr]
-// [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]`.
+// [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307] [--fast-path=false]`.
 func runProxy(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -41,11 +41,12 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	insecure := fs.Bool("insecure", false, "start without configured users, accepting any user and password")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9307); off when empty")
 	timeout := fs.Duration("shutdown-timeout", proxy.DefaultShutdownTimeout, "how long shutdown waits for running statements")
+	fastPath := fs.Bool("fast-path", true, "relay the back end's packets for single-node SELECTs of the text protocol (false: every statement takes the database/sql path)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *conf == "" || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: shardgen proxy -c config.yaml [--ddl schema.sql...] [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]")
+		fmt.Fprintln(stderr, "usage: shardgen proxy -c config.yaml [--ddl schema.sql...] [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307] [--fast-path=false]")
 		return 2
 	}
 	cfg, err := proxy.LoadConfig(*conf, ddl)
@@ -54,7 +55,7 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	srv, err := proxy.NewServer(cfg, proxy.Options{Listen: *listen, Insecure: *insecure, ShutdownTimeout: *timeout, Logger: logger})
+	srv, err := proxy.NewServer(cfg, proxy.Options{Listen: *listen, Insecure: *insecure, ShutdownTimeout: *timeout, Logger: logger, DisableFastPath: !*fastPath})
 	if err != nil {
 		printStartError(stderr, *conf, err)
 		return 1

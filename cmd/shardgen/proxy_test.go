@@ -104,7 +104,7 @@ func TestProxyCommandErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{nil, 2, "usage: shardgen proxy -c config.yaml [--ddl schema.sql...] [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307]\n"},
+		{nil, 2, "usage: shardgen proxy -c config.yaml [--ddl schema.sql...] [--listen 127.0.0.1:3307] [--insecure] [--shutdown-timeout 10s] [--metrics 127.0.0.1:9307] [--fast-path=false]\n"},
 		{[]string{"-c", conf, "--ddl", ddl}, 1, conf + ": no users are configured (authority.users); add one or start with --insecure to accept any user\n"},
 		{[]string{"-c", conf + ".missing"}, 1, "open " + conf + ".missing: no such file or directory\n"},
 		{[]string{"-c", conf, "--ddl", ddl, "--insecure", "--listen", addr}, 1, "shardgen proxy: listen on " + addr + ": listen tcp " + addr + ": bind: address already in use\n"},
