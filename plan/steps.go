@@ -377,3 +377,78 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 	}
 	return sqlparser.String(out), nil
 }
+
+// StepStatement is one statement a Steps runs, as `shardgen preview` and
+// the proxy's PREVIEW show it.
+type StepStatement struct {
+	// Step numbers the statements in the order they run, nested steps
+	// (a subquery that itself runs in steps) included, from 1.
+	Step int
+	// What the statement is, e.g. "in subquery", "outer side of the join".
+	What string
+	SQL  string
+	// Plan is the statement's plan (ad hoc); nil when the statement is
+	// completed at run time with the rows of earlier steps (Bound).
+	Plan  *Plan
+	Bound bool
+}
+
+// StepStatements lists every statement st runs, in order, each planned
+// (a nested one that needs steps expanded into its own). Errors: a
+// statement that neither plans nor splits into steps (the planner's
+// error), nesting deeper than 16 levels.
+func (b *Builder) StepStatements(st *Steps) ([]StepStatement, error) {
+	var out []StepStatement
+	err := b.stepStatements(st, &out, 1)
+	return out, err
+}
+
+func (b *Builder) stepStatements(st *Steps, out *[]StepStatement, depth int) error {
+	if depth > 16 {
+		return fmt.Errorf("statement nests more than 16 levels of steps across data nodes")
+	}
+	add := func(sql, what string) error {
+		pos := schema.Pos{File: AdHocFile, Line: 1, Col: 1}
+		p, err := b.Build(&schema.Query{Name: "proxy", Cmd: schema.CmdMany, SQL: sql, AllowFullRoute: true, Pos: pos, SQLPos: pos})
+		if err == nil {
+			*out = append(*out, StepStatement{Step: len(*out) + 1, What: what, SQL: sql, Plan: p})
+			return nil
+		}
+		inner, serr := b.BuildSteps(sql)
+		if serr != nil {
+			return err
+		}
+		return b.stepStatements(inner, out, depth+1)
+	}
+	bound := func(what, sql string) {
+		*out = append(*out, StepStatement{Step: len(*out) + 1, What: what, SQL: sql, Bound: true})
+	}
+	switch st.Kind {
+	case StepsSubqueries:
+		first := len(*out) + 1
+		for _, sq := range st.Subqueries {
+			if err := add(sq.SQL, sq.Kind.String()+" subquery"); err != nil {
+				return err
+			}
+		}
+		steps := fmt.Sprintf("steps %d-%d", first, len(*out))
+		if first == len(*out) {
+			steps = fmt.Sprintf("step %d", first)
+		}
+		bound("the statement with the rows of "+steps+" bound as values, routed by them", st.SQL)
+	case StepsJoin:
+		if err := add(st.Join.Outer.SQL, "outer side of the join"); err != nil {
+			return err
+		}
+		bound(fmt.Sprintf("inner side of the join, run with the key values of every %d rows of step %d bound as IN lists, routed by them", st.Join.Batch, len(*out)), st.Join.Inner.SQL)
+	case StepsUnion:
+		for i, part := range st.Union.Parts {
+			if err := add(part.SQL, fmt.Sprintf("SELECT %d of the UNION", i+1)); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("%s steps cannot be listed", st.Kind)
+	}
+	return nil
+}

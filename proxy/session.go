@@ -454,7 +454,7 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
-		if rows, ok, serr := h.previewSteps(ctx, q, err); ok {
+		if rows, ok, serr := h.previewSteps(q, err); ok {
 			res.Rows = rows
 			return res, serr
 		}

@@ -262,69 +262,29 @@ func boundValue(c *column, v any) (plan.BoundValue, error) {
 // whose values come from earlier steps (and which they may route) is shown
 // as written, with data source "(bound)". ok is false when q is not
 // evaluated in steps.
-func (h *handler) previewSteps(ctx context.Context, q string, planErr error) ([]sqltypes.Row, bool, error) {
+func (h *handler) previewSteps(q string, planErr error) ([]sqltypes.Row, bool, error) {
 	st, refused := h.s.stepsOf(q, planErr)
 	if st == nil {
 		return nil, refused != nil, refused
 	}
-	n := 0
-	rows, err := h.previewStepsOf(ctx, st, &n, 1)
-	return rows, true, err
-}
-
-// previewStepsOf appends the PREVIEW rows of st; n numbers the steps.
-func (h *handler) previewStepsOf(ctx context.Context, st *plan.Steps, n *int, depth int) ([]sqltypes.Row, error) {
-	if depth > maxStepsDepth {
-		return nil, fmt.Errorf("statement nests more than %d levels of steps across data nodes", maxStepsDepth)
+	list, err := h.s.b.StepStatements(st)
+	if err != nil {
+		return nil, true, err
 	}
 	var rows []sqltypes.Row
-	add := func(q, what string) error {
-		*n++
-		prefix := fmt.Sprintf("/* step %d: %s */ ", *n, what)
-		p, err := h.s.plan(ctx, q)
-		if err == nil {
-			r, err := h.previewPlan(p, prefix)
-			rows = append(rows, r...)
-			return err
+	for _, ss := range list {
+		prefix := fmt.Sprintf("/* step %d: %s */ ", ss.Step, ss.What)
+		if ss.Bound {
+			rows = append(rows, sqltypes.Row{sqltypes.NewVarChar("(bound)"), sqltypes.NewVarChar(prefix + ss.SQL)})
+			continue
 		}
-		inner, serr := h.s.b.BuildSteps(q)
-		if serr != nil {
-			return err
+		r, err := h.previewPlan(ss.Plan, prefix)
+		if err != nil {
+			return nil, true, err
 		}
-		*n--
-		r, err := h.previewStepsOf(ctx, inner, n, depth+1)
 		rows = append(rows, r...)
-		return err
 	}
-	bound := func(what string) {
-		*n++
-		rows = append(rows, sqltypes.Row{sqltypes.NewVarChar("(bound)"), sqltypes.NewVarChar(fmt.Sprintf("/* step %d: %s */ %s", *n, what, st.SQL))})
-	}
-	switch st.Kind {
-	case plan.StepsSubqueries:
-		first := *n + 1
-		for _, sq := range st.Subqueries {
-			if err := add(sq.SQL, sq.Kind.String()+" subquery"); err != nil {
-				return nil, err
-			}
-		}
-		bound(fmt.Sprintf("the statement with the rows of steps %d-%d bound as values, routed by them", first, *n))
-	case plan.StepsJoin:
-		if err := add(st.Join.Outer.SQL, "outer side of the join"); err != nil {
-			return nil, err
-		}
-		*n++
-		rows = append(rows, sqltypes.Row{sqltypes.NewVarChar("(bound)"), sqltypes.NewVarChar(fmt.Sprintf("/* step %d: inner side of the join, run with the key values of every %d rows of step %d bound as IN lists, routed by them */ %s", *n, st.Join.Batch, *n-1, st.Join.Inner.SQL))})
-	case plan.StepsUnion:
-		for i, part := range st.Union.Parts {
-			if err := add(part.SQL, fmt.Sprintf("SELECT %d of the UNION", i+1)); err != nil {
-				return nil, err
-			}
-		}
-	default:
-		return nil, fmt.Errorf("%s steps cannot be previewed", st.Kind)
-	}
-	return rows, nil
+	return rows, true, nil
 }
 
 // join evaluates a nested-loop join (plan.JoinSteps): the outer side's

@@ -141,10 +141,19 @@ func TestPreview(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Equal(t, "shardgen preview: --param 1: \"abc\" is not an integer\n", stderr)
 
+	// A SELECT whose tables do not co-locate: each step's units in order,
+	// the statement bound with the subquery's rows last.
+	code, stdout, stderr = runCLI(append(base, "SELECT order_id FROM t_order WHERE user_id = 1 AND order_id IN (SELECT order_id FROM t_order_item WHERE user_id = 2)")...)
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	require.Len(t, lines, 5)
+	require.Equal(t, `{"data_source":"ds_0","sql":"/* step 1: in subquery */ select order_id from t_order_item_0 where user_id = 2","params":[]}`, lines[0])
+	require.Equal(t, `{"data_source":"(bound)","sql":"/* step 2: the statement with the rows of step 1 bound as values, routed by them */ SELECT order_id FROM t_order WHERE user_id = 1 AND order_id IN (SELECT order_id FROM t_order_item WHERE user_id = 2)","params":[]}`, lines[4])
+
 	// DDL on a logic table: the statement over each actual table.
 	code, stdout, stderr = runCLI(append(base, "CREATE INDEX idx_status ON t_order (status)")...)
 	require.Equal(t, 0, code, stderr)
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	lines = strings.Split(strings.TrimSpace(stdout), "\n")
 	require.Len(t, lines, 8)
 	require.Equal(t, `{"data_source":"ds_0","sql":"alter table t_order_0 add key idx_status (`+"`status`"+`)","params":[]}`, lines[0])
 	code, stdout, stderr = runCLI(append(base, "DROP TABLE t_dict")...)

@@ -81,6 +81,9 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		Pos: schema.Pos{File: "<sql>", Line: 1, Col: 1}, SQLPos: schema.Pos{File: "<sql>", Line: 1, Col: 1}}
 	p, err := b.Build(q)
 	if err != nil {
+		if st, serr := b.BuildSteps(sql); serr == nil && len(params) == 0 && cmd == schema.CmdMany {
+			return previewSteps(b, st, enc, stderr)
+		}
 		printErrors(stderr, err)
 		return 1
 	}
@@ -158,6 +161,43 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		if err := enc.Encode(line); err != nil {
 			fmt.Fprintln(stderr, "shardgen preview:", err)
 			return 1
+		}
+	}
+	return 0
+}
+
+// previewSteps prints the lines of a SELECT evaluated in steps across
+// data nodes (plan.BuildSteps), as the proxy runs it: every step's route
+// units in order, each SQL after a /* step N: … */ comment; a statement
+// completed at run time with the rows of earlier steps (which may route
+// it) is shown as written with data source "(bound)".
+func previewSteps(b *plan.Builder, st *plan.Steps, enc *json.Encoder, stderr io.Writer) int {
+	list, err := b.StepStatements(st)
+	if err != nil {
+		printErrors(stderr, err)
+		return 1
+	}
+	for _, ss := range list {
+		prefix := fmt.Sprintf("/* step %d: %s */ ", ss.Step, ss.What)
+		var lines []previewLine
+		if ss.Bound {
+			lines = append(lines, previewLine{"(bound)", prefix + ss.SQL, []string{}})
+		} else {
+			units, err := b.Units(ss.Plan, nil)
+			if err != nil {
+				fmt.Fprintf(stderr, "shardgen preview: routing: %v\n", err)
+				return 1
+			}
+			for _, i := range units {
+				u := ss.Plan.Route.Units[i]
+				lines = append(lines, previewLine{ss.Plan.Route.DataSources[u.DataSource], prefix + u.SQL, []string{}})
+			}
+		}
+		for _, l := range lines {
+			if err := enc.Encode(l); err != nil {
+				fmt.Fprintln(stderr, "shardgen preview:", err)
+				return 1
+			}
 		}
 	}
 	return 0
