@@ -165,6 +165,16 @@ func (s *Server) ddlUnits(ctx context.Context, stmt sqlparser.Statement, logic s
 	if err != nil {
 		return nil, nil, err
 	}
+	if ct, ok := stmt.(*sqlparser.CreateTable); ok {
+		// An encrypt table written in logic form gets its cipher, assisted
+		// and like query columns, as ShardingSphere-Proxy and `shardgen
+		// migrate` create them: the planner writes to those.
+		ct = sqlparser.Clone(ct)
+		if _, err := schema.EncryptCreateTable(s.cfg.Rules.Encrypt, ct); err != nil {
+			return nil, nil, err
+		}
+		stmt = ct
+	}
 	texts := make([]string, len(nodes))
 	for i, n := range nodes {
 		actual := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(n.table)}
