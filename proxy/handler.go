@@ -51,6 +51,9 @@ type session struct {
 	// setting differs from the pools' defaults (see settings.go); nil:
 	// the session runs on the data sources' own pools.
 	set *runtime.Settings
+	// held are settings pools the session left while a transaction ran
+	// on them (see leave), released with the session.
+	held []*runtime.Settings
 	// res holds the session's own back-end connections when its settings
 	// cannot be shared (a user variable, or no settings pool free; see
 	// settings.go); it takes precedence over set, which is then nil.
@@ -173,6 +176,10 @@ func (sess *session) reset() {
 		sess.set.Release()
 		sess.set = nil
 	}
+	for _, st := range sess.held {
+		st.Release()
+	}
+	sess.held = nil
 	sess.charsetDone = false
 	sess.next = runtime.TxOptions{}
 	sess.noBackslash = false

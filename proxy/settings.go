@@ -93,9 +93,7 @@ func (h *handler) applySetting(ctx context.Context, sess *session, text string, 
 	if sess.res == nil && !user {
 		set, err := h.sources(sess).Settings(ctx, append(setup, text))
 		if err == nil {
-			if sess.set != nil {
-				sess.set.Release()
-			}
+			sess.leave()
 			sess.set = set
 			return nil
 		}
@@ -115,11 +113,24 @@ func (h *handler) applySetting(ctx context.Context, sess *session, text string, 
 		}
 		return err
 	}
-	if sess.set != nil {
-		sess.set.Release()
-		sess.set = nil
-	}
+	sess.leave()
 	return nil
+}
+
+// leave ends the session's use of its settings pools (sess.set = nil).
+// An open transaction still runs on them, so then they stay the session's
+// (held) until it ends or is reset: a pool no session uses may be closed
+// for a new key.
+func (sess *session) leave() {
+	if sess.set == nil {
+		return
+	}
+	if sess.tx != nil {
+		sess.held = append(sess.held, sess.set)
+	} else {
+		sess.set.Release()
+	}
+	sess.set = nil
 }
 
 // set answers a SET statement st (q as the client wrote it); see the

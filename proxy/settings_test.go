@@ -281,3 +281,41 @@ func TestProxySettingsDataSourceDown(t *testing.T) {
 		require.Equal(t, paSeed(1), paRows(t, "ds_1"), w.name)
 	}
 }
+
+// TestProxySettingsInTransaction: a SET inside a transaction of a session
+// on the settings pools applies after the transaction, which goes on, and
+// commits, on the connections it began on even when runtime.MaxSettingsPools
+// other keys come and go before its end (the pools it runs on stay the
+// session's until then).
+func TestProxySettingsInTransaction(t *testing.T) {
+	e := newPxEnv(t)
+	ctx := context.Background()
+	db := e.client(t, "root", "secret", nil)
+	_, err := db.Exec("INSERT INTO px_item (id, name) VALUES (1, 'a'), (2, 'b')")
+	require.NoError(t, err)
+	conn := sessionConn(t, db, "SET time_zone = '+05:00'", "BEGIN")
+	_, err = conn.ExecContext(ctx, "UPDATE px_item SET created = FROM_UNIXTIME(0) WHERE id = 1")
+	require.NoError(t, err)
+	_, err = conn.ExecContext(ctx, "SET time_zone = '+06:00'")
+	require.NoError(t, err)
+	// Other sessions with other settings, one after the other: each key
+	// in turn is the least recently used one no session uses.
+	other := e.client(t, "root", "secret", nil)
+	other.SetMaxIdleConns(0)
+	for i := range runtime.MaxSettingsPools + 2 {
+		c := sessionConn(t, other, fmt.Sprintf("SET time_zone = '-%02d:00'", i+1))
+		require.Equal(t, []string{fmt.Sprintf("string:-%02d:00", i+1)}, rowsOf(t, c, "SELECT @@time_zone"))
+		require.NoError(t, c.Close())
+	}
+	// The transaction goes on, with its prepared statements, on its
+	// connections (time zone +05:00), and commits.
+	_, err = conn.ExecContext(ctx, "UPDATE px_item SET created = FROM_UNIXTIME(?) WHERE id = ?", 0, 2)
+	require.NoError(t, err)
+	require.Equal(t, []string{"int64:1 | string:1970-01-01 05:00:00", "int64:2 | string:1970-01-01 05:00:00"},
+		rowsOf(t, conn, "SELECT id, DATE_FORMAT(created, ?) FROM px_item WHERE id IN (1, 2) ORDER BY id", "%Y-%m-%d %H:%i:%s"))
+	_, err = conn.ExecContext(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []string{"string:+06:00"}, rowsOf(t, conn, "SELECT @@time_zone"))
+	require.Equal(t, []string{"int64:1 | string:1970-01-01 05:00:00", "int64:2 | string:1970-01-01 05:00:00"},
+		rowsOf(t, db, "SELECT id, DATE_FORMAT(created, '%Y-%m-%d %H:%i:%s') FROM px_item WHERE id IN (1, 2) ORDER BY id"))
+}
