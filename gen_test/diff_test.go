@@ -480,11 +480,52 @@ func (e *diffEnv) call(name string, jsonArgs []any, save, wantErr string) {
 	}
 	repro := name + argText(jsonArgs)
 	e.calls++
-	require.Len(t, jsonArgs, len(visible), "%s: %d arguments for %d parameters", repro, len(jsonArgs), len(visible))
+	if pl.Cmd != schema.CmdCopyFrom {
+		require.Len(t, jsonArgs, len(visible), "%s: %d arguments for %d parameters", repro, len(jsonArgs), len(visible))
+	}
 
 	// Go values of every Plan.Param (generated keys filled in later).
 	values := make([]reflect.Value, len(pl.Params))
 	in := []reflect.Value{reflect.ValueOf(e.ctx)}
+	if pl.Cmd == schema.CmdCopyFrom {
+		// One argument, the rows: each a list of the visible parameters'
+		// values; values[pi] then lists parameter pi of every row.
+		require.Len(t, jsonArgs, 1, "%s: a :copyfrom call takes one list of rows", repro)
+		list, ok := jsonArgs[0].([]any)
+		require.True(t, ok, "%s: a :copyfrom call takes one list of rows", repro)
+		require.Equal(t, 2, mt.NumIn(), "%s: a :copyfrom method takes one slice", repro)
+		st := mt.In(1)
+		rows := reflect.MakeSlice(st, len(list), len(list))
+		for k, pi := range visible {
+			values[pi] = reflect.MakeSlice(reflect.SliceOf(st.Elem().Field(k).Type), len(list), len(list))
+		}
+		for r, x := range list {
+			row, ok := x.([]any)
+			require.True(t, ok && len(row) == len(visible), "%s: row %d must list %d values", repro, r+1, len(visible))
+			for k, pi := range visible {
+				v, err := e.convert(row[k], st.Elem().Field(k).Type)
+				require.NoError(t, err, "%s: row %d, value %d", repro, r+1, k+1)
+				rows.Index(r).Field(k).Set(v)
+				values[pi].Index(r).Set(v)
+			}
+		}
+		in = append(in, rows)
+		if e.leg != nil {
+			e.leg.before(pl)
+		}
+		out := m.Call(in)
+		if wantErr != "" {
+			callErr, _ := out[len(out)-1].Interface().(error)
+			require.Error(t, callErr, "%s: want error %q", repro, wantErr)
+			require.EqualError(t, callErr, wantErr, "%s", repro)
+		} else {
+			e.compareWrite(pl, repro, out, values, save)
+		}
+		if e.leg != nil {
+			e.leg.after(pl, repro, out, values, wantErr)
+		}
+		return
+	}
 	structArg := mt.NumIn() == 2 && len(visible) > 1 && mt.In(1).Kind() == reflect.Struct && strings.HasSuffix(mt.In(1).Name(), "Params")
 	var params reflect.Value
 	if structArg {
@@ -540,11 +581,52 @@ func (e *diffEnv) call(name string, jsonArgs []any, save, wantErr string) {
 	}
 }
 
+// copyFromStatement is the reference statement of a :copyfrom call: its
+// INSERT with the VALUES row repeated once per row (values[pi] lists
+// parameter pi of every row); "" for no rows.
+func copyFromStatement(pl *plan.Plan, values []reflect.Value) (string, []any) {
+	n := 0
+	for _, v := range values {
+		if v.IsValid() {
+			n = v.Len()
+		}
+	}
+	if n == 0 {
+		return "", nil
+	}
+	sql := pl.LogicSQL
+	start := strings.Index(sql, "(") // the column list, then the row
+	if i := strings.Index(strings.ToUpper(sql), " VALUES"); i >= 0 {
+		start = i + strings.Index(sql[i:], "(")
+	}
+	end, depth := start, 0
+	for ; end < len(sql); end++ {
+		if sql[end] == '(' {
+			depth++
+		} else if sql[end] == ')' {
+			if depth--; depth == 0 {
+				break
+			}
+		}
+	}
+	row := sql[start : end+1]
+	var args []any
+	for r := range n {
+		for _, pi := range pl.Args {
+			args = append(args, values[pi].Index(r).Interface())
+		}
+	}
+	return sql[:start] + strings.Repeat(row+", ", n-1) + row + sql[end+1:], args
+}
+
 // refStatement returns the reference statement, Plan.LogicSQL, and its
 // arguments: the value of Plan.Params[Args[i]] for each `?`. A sqlc.slice
 // parameter's `?` becomes one `?` per value, or NULL for an empty slice, as
 // sqlc expands it.
 func refStatement(pl *plan.Plan, values []reflect.Value) (string, []any) {
+	if pl.Cmd == schema.CmdCopyFrom {
+		return copyFromStatement(pl, values)
+	}
 	sql := pl.LogicSQL
 	var args []any
 	for i, pi := range pl.Args {
@@ -643,18 +725,22 @@ func (e *diffEnv) compareWrite(pl *plan.Plan, repro string, out []reflect.Value,
 		require.Empty(t, save, "%s: save needs a generated key", repro)
 	}
 	refSQL, args := refStatement(pl, values)
-	res, err := e.ref.ExecContext(e.ctx, refSQL, args...)
-	require.NoError(t, err, "%s on the reference: %s", repro, refSQL)
-	want, err := res.RowsAffected()
-	require.NoError(t, err)
+	var want int64
+	if refSQL != "" { // "": a :copyfrom of no rows
+		res, err := e.ref.ExecContext(e.ctx, refSQL, args...)
+		require.NoError(t, err, "%s on the reference: %s", repro, refSQL)
+		want, err = res.RowsAffected()
+		require.NoError(t, err)
+	}
 	e.refAffected = want
 	var got int64
 	switch pl.Cmd {
 	case schema.CmdExec:
 		return
-	case schema.CmdExecRows:
+	case schema.CmdExecRows, schema.CmdCopyFrom:
 		got = out[0].Int()
 	case schema.CmdExecResult:
+		var err error
 		got, err = out[0].Interface().(sql.Result).RowsAffected()
 		require.NoError(t, err)
 	default:

@@ -2,6 +2,7 @@ package gen_test_test
 
 import (
 	bindingdb "github.com/shardgen/shardgen/gen_test/cases/binding/db"
+	copydb "github.com/shardgen/shardgen/gen_test/cases/copyfrom/db"
 	embeddb "github.com/shardgen/shardgen/gen_test/cases/embed/db"
 	inlinedb "github.com/shardgen/shardgen/gen_test/cases/inline/db"
 	mergedb "github.com/shardgen/shardgen/gen_test/cases/merge/db"
@@ -20,6 +21,7 @@ import (
 // case adds one line here (TestDiff fails until it does).
 var newQueries = map[string]func(*shardrt.DB) (any, error){
 	"binding":  func(db *shardrt.DB) (any, error) { return bindingdb.New(db) },
+	"copyfrom": func(db *shardrt.DB) (any, error) { return copydb.New(db) },
 	"embed":    func(db *shardrt.DB) (any, error) { return embeddb.New(db) },
 	"inline":   func(db *shardrt.DB) (any, error) { return inlinedb.New(db) },
 	"merge":    func(db *shardrt.DB) (any, error) { return mergedb.New(db) },

@@ -361,7 +361,7 @@ func (l *proxyLeg) write(pl *plan.Plan, repro string, out, values []reflect.Valu
 		switch pl.Cmd {
 		case schema.CmdExec:
 			genN, genSide = e.refAffected, "reference" // a generated :exec returns no count
-		case schema.CmdExecRows:
+		case schema.CmdExecRows, schema.CmdCopyFrom:
 			genN = out[0].Int()
 		case schema.CmdExecResult:
 			var err error
@@ -376,6 +376,9 @@ func (l *proxyLeg) write(pl *plan.Plan, repro string, out, values []reflect.Valu
 	if kg == nil || genErr == nil {
 		logic, args := refStatement(pl, values)
 		for _, c := range l.clients {
+			if logic == "" {
+				break // a :copyfrom of no rows sends nothing
+			}
 			l.copyTables(tl, preSuffix, "")
 			res, err := c.exec(e.ctx, logic, args...)
 			what := repro + " over the proxy (" + c.proto + ")"

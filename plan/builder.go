@@ -625,9 +625,45 @@ func (p *planner) checkCommand() error {
 		if !isSelect {
 			return p.errorf(-1, "%s needs a SELECT; use :exec, :execrows or :execresult for %s", p.q.Cmd, strings.ToUpper(p.plan.Statement.String()))
 		}
+	case schema.CmdCopyFrom:
+		return p.checkCopyFrom()
 	default:
 		if isSelect {
 			return p.errorf(-1, "%s cannot return rows; use :one or :many for a SELECT", p.q.Cmd)
+		}
+	}
+	return nil
+}
+
+// checkCopyFrom checks the statement of a :copyfrom query: an INSERT (or
+// REPLACE) of one VALUES row into a sharded or single table, which
+// generated code repeats once per row of its slice. A tail after the row
+// (ON DUPLICATE KEY UPDATE) may not take parameters: they would belong to
+// no row.
+func (p *planner) checkCopyFrom() error {
+	ins, ok := p.stmt.(*sqlparser.Insert)
+	if !ok {
+		return p.errorf(-1, ":copyfrom needs an INSERT of one VALUES row, e.g. INSERT INTO t (a, b) VALUES (?, ?)")
+	}
+	rows, ok := ins.Rows.(sqlparser.Values)
+	if !ok || len(rows) != 1 {
+		return p.errorf(-1, ":copyfrom needs an INSERT of one VALUES row (generated code repeats it once per row), not INSERT … SELECT or several rows")
+	}
+	if len(ins.OnDup) > 0 {
+		bad := false
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			if _, ok := n.(*sqlparser.Argument); ok {
+				bad = true
+			}
+			return true, nil
+		}, ins.OnDup)
+		if bad {
+			return p.errorf(-1, ":copyfrom: ON DUPLICATE KEY UPDATE may not take parameters, which would belong to no row; use VALUES(col)")
+		}
+	}
+	for _, r := range p.refs {
+		if r.info.broadcast {
+			return p.errorf(-1, ":copyfrom into broadcast table %q is not supported yet; insert its rows with :exec", r.info.name)
 		}
 	}
 	return nil

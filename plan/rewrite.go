@@ -7,6 +7,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
 )
 
 // token is one lexical token of the statement with its byte span.
@@ -59,6 +60,10 @@ func (p *planner) rewrite() error {
 		}
 		for i := range rt.Units {
 			rt.Units[i].SQL = sql
+		}
+		if p.q.Cmd == schema.CmdCopyFrom {
+			p.plan.Insert = &InsertPlan{} // its one row, repeated per row at run time
+			return p.splitInsert()
 		}
 		return nil
 	}
@@ -129,9 +134,9 @@ func (p *planner) splitInsert() error {
 	for _, sp := range spans {
 		ip.Split.Rows = append(ip.Split.Rows, base[sp[0]:sp[1]])
 	}
-	ip.Split.Sep = base[spans[0][1]:spans[min(1, len(spans)-1)][0]]
-	if len(spans) == 1 {
-		ip.Split.Sep = ", "
+	ip.Split.Sep = ", " // one row (a :copyfrom): how its copies are joined
+	if len(spans) > 1 {
+		ip.Split.Sep = base[spans[0][1]:spans[1][0]]
 	}
 	for i := 1; i < len(spans); i++ {
 		if base[spans[i-1][1]:spans[i][0]] != ip.Split.Sep {

@@ -593,7 +593,8 @@ func (p *planner) insertConditions(primary *tableRef, ins *sqlparser.Insert, col
 		}
 		conds = append(conds, cond)
 	}
-	if len(rows) > 1 {
+	if len(rows) > 1 || p.q.Cmd == schema.CmdCopyFrom {
+		// :copyfrom: its one row is repeated per row at run time.
 		p.plan.Insert = &InsertPlan{}
 	}
 	return conds, nil

@@ -104,3 +104,30 @@ func TestEmbedPlan(t *testing.T) {
 		require.EqualError(t, err, c.err, c.sql)
 	}
 }
+
+// TestCopyFromPlan plans :copyfrom: the INSERT's one row cut from every
+// unit (Insert.Split.Rows[0]) to be repeated per row, and the statements
+// refused.
+func TestCopyFromPlan(t *testing.T) {
+	b := newBuilder(t)
+	p, err := build(t, b, ":copyfrom", "INSERT INTO t_order (order_id, user_id, status, amount) VALUES (?, ?, ?, 1)")
+	require.NoError(t, err)
+	require.NotNil(t, p.Insert)
+	require.Equal(t, []string{"(?, ?, ?, 1)"}, p.Insert.Split.Rows)
+	require.Equal(t, "INSERT INTO t_order_0 (order_id, user_id, status, amount) VALUES ", p.Insert.Split.Heads[0])
+	require.Equal(t, [][]int{{0, 1, 2}}, p.Insert.RowArgs)
+	p, err = build(t, b, ":copyfrom", "INSERT INTO t_config (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)")
+	require.NoError(t, err)
+	require.Equal(t, runtime.RouteSingleTable, p.Route.Kind)
+	require.Equal(t, []string{" ON DUPLICATE KEY UPDATE v = VALUES(v)"}, p.Insert.Split.Tails)
+
+	for _, c := range []struct{ sql, err string }{
+		{"SELECT k FROM t_config WHERE k = ?", `q.sql:1:1: query "Q": :copyfrom needs an INSERT of one VALUES row, e.g. INSERT INTO t (a, b) VALUES (?, ?)`},
+		{"INSERT INTO t_config (k, v) VALUES (?, ?), (?, ?)", `q.sql:1:1: query "Q": :copyfrom needs an INSERT of one VALUES row (generated code repeats it once per row), not INSERT … SELECT or several rows`},
+		{"INSERT INTO t_config (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = ?", `q.sql:1:1: query "Q": :copyfrom: ON DUPLICATE KEY UPDATE may not take parameters, which would belong to no row; use VALUES(col)`},
+		{"INSERT INTO t_dict (code, label) VALUES (?, ?)", `q.sql:1:1: query "Q": :copyfrom into broadcast table "t_dict" is not supported yet; insert its rows with :exec`},
+	} {
+		_, err := build(t, b, ":copyfrom", c.sql)
+		require.EqualError(t, err, c.err, c.sql)
+	}
+}

@@ -26,3 +26,41 @@ func TestInsertSplit(t *testing.T) {
 	_, err = s.Units(all, []int{0}, [][]any{{}}, nil)
 	require.EqualError(t, err, "insert split: 3 rows, 1 nodes, 1 argument lists")
 }
+
+// TestInsertSplitBatches groups a bulk INSERT's rows per data node into
+// statements bounded by rows, bytes and placeholders.
+func TestInsertSplitBatches(t *testing.T) {
+	s := &InsertSplit{Heads: []string{"INSERT INTO t_0 (a, b) VALUES ", "INSERT INTO t_1 (a, b) VALUES "}, Rows: []string{"(?, ?)"}, Sep: ", ", Tails: []string{"", ""}}
+	all := []RouteUnit{{DataSource: 0}, {DataSource: 1}}
+	rowArgs := [][]any{{1, "a"}, {2, "b"}, {3, "c"}, {4, "dd"}, {5, "e"}}
+	units, err := s.batches(all, []int{1, 0, 1, 1, 1}, rowArgs, 2, 1<<20)
+	require.NoError(t, err)
+	require.Equal(t, []RouteUnit{
+		{DataSource: 0, SQL: "INSERT INTO t_0 (a, b) VALUES (?, ?)", Args: []any{2, "b"}},
+		{DataSource: 1, SQL: "INSERT INTO t_1 (a, b) VALUES (?, ?), (?, ?)", Args: []any{1, "a", 3, "c"}},
+		{DataSource: 1, SQL: "INSERT INTO t_1 (a, b) VALUES (?, ?), (?, ?)", Args: []any{4, "dd", 5, "e"}},
+	}, units)
+
+	// The byte bound: a row over it still goes, alone.
+	units, err = s.batches(all, []int{0, 0, 0}, [][]any{{1, "xxxxxxxxxxxxxxxxxxxx"}, {2, "y"}, {3, "z"}}, 100, 80)
+	require.NoError(t, err)
+	require.Len(t, units, 2)
+	require.Equal(t, []any{1, "xxxxxxxxxxxxxxxxxxxx"}, units[0].Args)
+	require.Equal(t, []any{2, "y", 3, "z"}, units[1].Args)
+
+	// The placeholder bound: 65,535 / 2 rows at most.
+	many := make([][]any, 40000)
+	for i := range many {
+		many[i] = []any{i, "v"}
+	}
+	units, err = s.batches(all, make([]int, len(many)), many, 1<<30, 1<<30)
+	require.NoError(t, err)
+	require.Len(t, units, 2)
+	require.Len(t, units[0].Args, 2*32767)
+
+	_, err = s.Batches(all, []int{2}, [][]any{{1, "a"}})
+	require.EqualError(t, err, "bulk insert: row 1 routed to data node 2 of 2")
+	units, err = s.Batches(all, nil, nil)
+	require.NoError(t, err)
+	require.Empty(t, units)
+}

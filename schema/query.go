@@ -17,9 +17,10 @@ const (
 	CmdExec                      // :exec — only an error
 	CmdExecRows                  // :execrows — affected rows (int64)
 	CmdExecResult                // :execresult — sql.Result
+	CmdCopyFrom                  // :copyfrom — a bulk INSERT of a slice of rows; the rows inserted (int64)
 )
 
-var cmdNames = map[Cmd]string{CmdOne: ":one", CmdMany: ":many", CmdExec: ":exec", CmdExecRows: ":execrows", CmdExecResult: ":execresult"}
+var cmdNames = map[Cmd]string{CmdOne: ":one", CmdMany: ":many", CmdExec: ":exec", CmdExecRows: ":execrows", CmdExecResult: ":execresult", CmdCopyFrom: ":copyfrom"}
 
 // String returns the annotation spelling, e.g. ":one".
 func (c Cmd) String() string { return cmdNames[c] }
@@ -226,7 +227,7 @@ func nameLine(s string) (name string, cmd Cmd, ok bool, bad string) {
 			return name, c, true, ""
 		}
 	}
-	return name, 0, false, fmt.Sprintf("query %q: unknown command %q (known: :one, :many, :exec, :execrows, :execresult)", name, f[1])
+	return name, 0, false, fmt.Sprintf("query %q: unknown command %q (known: :one, :many, :exec, :execrows, :execresult, :copyfrom)", name, f[1])
 }
 
 func firstOr(f []string) string {

@@ -41,7 +41,7 @@ func TestParseQueriesErrors(t *testing.T) {
 	tests := []struct{ src, err string }{
 		{"SELECT 1;\n-- name: A :one\nSELECT 1", `q.sql:1:1: statement before the first "-- name: <Name> <:cmd>" line`},
 		{"-- name: A :many\nSELECT 1;\n-- name: A :one\nSELECT 2", `q.sql:3:1: duplicate query name "A" (first defined at q.sql:1:1)`},
-		{"-- name: A :first\nSELECT 1", `q.sql:1:1: query "A": unknown command ":first" (known: :one, :many, :exec, :execrows, :execresult)`},
+		{"-- name: A :first\nSELECT 1", `q.sql:1:1: query "A": unknown command ":first" (known: :one, :many, :exec, :execrows, :execresult, :copyfrom)`},
 		{"-- name: A\nSELECT 1", `q.sql:1:1: a name line must read "-- name: <Name> <:cmd>"`},
 		{"-- name: 1A :one\nSELECT 1", `q.sql:1:1: query name "1A" is not a Go identifier`},
 		{"-- name: A :one\n", `q.sql:1:1: query "A" has no statement`},

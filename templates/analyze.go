@@ -131,7 +131,7 @@ func (g *generator) analyze(q *query) error {
 	q.stmtVar, q.unitsVar = base+"Stmt", base+"Units"
 	add(g.declare(q.stmtVar, owner))
 	add(g.declare(q.unitsVar, owner))
-	if len(q.visible()) > g.parameterLimit() {
+	if len(q.visible()) > g.parameterLimit() || p.Cmd == schema.CmdCopyFrom {
 		q.paramsType = p.Name + "Params"
 		add(g.declare(q.paramsType, owner))
 	}

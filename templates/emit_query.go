@@ -210,7 +210,10 @@ func (g *generator) newFnCtx(q *query, fail func(*fnCtx, jen.Code) jen.Code) (*f
 	}
 	fc.fail = func(err jen.Code) jen.Code { return fail(fc, err) }
 	sig := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
-	if q.paramsType != "" {
+	switch {
+	case q.p.Cmd == schema.CmdCopyFrom:
+		sig = append(sig, jen.Id("arg").Index().Id(q.paramsType)) // the rows
+	case q.paramsType != "":
 		sig = append(sig, jen.Id("arg").Id(q.paramsType))
 	}
 	for i, prm := range q.p.Params {
@@ -218,6 +221,8 @@ func (g *generator) newFnCtx(q *query, fail func(*fnCtx, jen.Code) jen.Code) (*f
 		switch {
 		case prm.Generated:
 			fc.params[i] = jen.Id(fc.scope.add(prm.Name))
+		case q.p.Cmd == schema.CmdCopyFrom:
+			fc.params[i] = jen.Id("row").Dot(fieldName(prm.Name)) // a field of the row being routed
 		case q.paramsType != "":
 			fc.params[i] = jen.Id("arg").Dot(fieldName(prm.Name))
 		default:
@@ -368,6 +373,8 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 		results, zero = []jen.Code{jen.Int64(), jen.Error()}, jen.Lit(0)
 	case schema.CmdExecResult:
 		results, zero = []jen.Code{jen.Qual("database/sql", "Result"), jen.Error()}, jen.Nil()
+	case schema.CmdCopyFrom:
+		results, zero = []jen.Code{jen.Int64(), jen.Error()}, jen.Lit(0)
 	default:
 		return fmt.Errorf("unknown command %d", p.Cmd)
 	}
@@ -380,6 +387,9 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 	if p.Cmd == schema.CmdMany && g.in.Emit.EmptySlices {
 		fc.resultRows = fc.scope.add("items")
 		fc.declared["err"] = true // a named result
+	}
+	if p.Cmd == schema.CmdCopyFrom {
+		return g.emitCopyFrom(f, q, fc, sig, results)
 	}
 	var body []jen.Code
 	if q.key != nil {

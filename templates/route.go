@@ -131,6 +131,8 @@ func (g *generator) planRoute(q *query) error {
 		rp.update = t
 	}
 	switch {
+	case q.p.Cmd == schema.CmdCopyFrom:
+		return g.planCopyFrom(q)
 	case q.p.Insert != nil:
 		return g.planInsert(q)
 	case r.Kind == runtime.RouteBroadcast && q.p.Statement != plan.StmtSelect && len(r.Fixed) > 1:

@@ -80,3 +80,6 @@ UPDATE t_user SET name = ? WHERE email IN (sqlc.slice(emails)) AND name <> ?;
 -- name: RenamePlainByEmails :execrows
 -- shardgen:allow-full-route
 UPDATE t_user_plain SET name = ? WHERE email IN (sqlc.slice(emails)) AND name <> ?;
+
+-- name: CopyUsers :copyfrom
+INSERT INTO t_user (user_id, name, phone, email) VALUES (?, ?, ?, ?);

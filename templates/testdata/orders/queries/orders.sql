@@ -35,3 +35,6 @@ SELECT status FROM t_order WHERE user_id = 7 AND order_id = ?;
 
 -- name: InsertOrderFull :exec
 INSERT INTO t_order (order_id, user_id, status, amount, created) VALUES (?, ?, ?, ?, ?);
+
+-- name: CopyOrders :copyfrom
+INSERT INTO t_order (user_id, status, amount, created) VALUES (?, ?, ?, ?);
