@@ -72,6 +72,8 @@ func (s *Server) checkAutoIncZero(p *plan.Plan, client []any) error {
 			zero = x == 0
 		case string:
 			zero = strings.Trim(x, "0") == ""
+		case fileText:
+			zero = strings.Trim(x.text, "0") == ""
 		}
 		if zero {
 			return autoIncError(c.columns[i], c.table)

@@ -283,6 +283,8 @@ func ValueOf(t plan.GoType, v any) (runtime.Value, error) {
 			}
 		}
 		return runtime.String(string(x)), nil
+	case fileText:
+		return ValueOf(t, x.text)
 	case time.Time:
 		return runtime.Time(x), nil
 	case float64:

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"database/sql/driver"
 	"errors"
 	"io"
 	"strconv"
@@ -364,18 +365,17 @@ func (h *handler) loadData(ctx context.Context, c *mysql.Conn, sess *session, q 
 
 // loadCharset returns the character set of the file's text: the
 // statement's CHARACTER SET, else the character_set_database of the data
-// source ds (MySQL reads the file in the database's character set); nil
-// for utf8mb4 and utf8mb3, whose text goes to the data sources as it is.
-func (h *handler) loadCharset(ctx context.Context, sess *session, name string, ds int) (charset.Charset, error) {
+// source ds (MySQL reads the file in the database's character set).
+func (h *handler) loadCharset(ctx context.Context, sess *session, name string, ds int) (fileCharset, error) {
 	if name == "" {
 		rows, err := h.base(sess).Query(ctx, &runtime.Stmt{Name: "load-data-charset", LogicSQL: "SELECT @@character_set_database"},
 			runtime.RouteUnit{DataSource: ds, SQL: "SELECT @@character_set_database"})
 		if err != nil {
-			return nil, err
+			return fileCharset{}, err
 		}
 		_, vals, err := readRows(rows)
 		if err != nil {
-			return nil, err
+			return fileCharset{}, err
 		}
 		if len(vals) == 1 && len(vals[0]) == 1 {
 			switch v := vals[0][0].(type) {
@@ -386,21 +386,44 @@ func (h *handler) loadCharset(ctx context.Context, sess *session, name string, d
 			}
 		}
 	}
-	switch name {
-	case "utf8mb4", "utf8mb3", "utf8":
-		return nil, nil
+	if name == "utf8" {
+		name = "utf8mb3"
 	}
 	id := collations.MySQL8().DefaultCollationForCharset(name)
-	if coll := colldata.Lookup(id); id != collations.Unknown && coll != nil {
-		return coll.Charset(), nil
+	if coll := colldata.Lookup(id); id != collations.Unknown && coll != nil && sysVarName(name) {
+		return fileCharset{name: name, cs: coll.Charset()}, nil
 	}
-	return nil, notSupported("LOAD DATA with CHARACTER SET " + name)
+	return fileCharset{}, notSupported("LOAD DATA with CHARACTER SET " + name)
 }
+
+// fileCharset is the character set a LOAD DATA file is read in: its
+// MySQL name and vitess's implementation.
+type fileCharset struct {
+	name string
+	cs   charset.Charset
+}
+
+// fileText is one field of a LOAD DATA file: its bytes in the file's
+// character set (cs, a MySQL character set name) and, for routing, key
+// checks and encryption, the same text in UTF-8. It goes to the data
+// sources as _cs X'...' (appendLiteral), which the server converts to the
+// column's character set as LOAD DATA does, whatever the character set of
+// the connection.
+type fileText struct {
+	cs   string
+	raw  []byte
+	text string
+}
+
+var _ driver.Valuer = fileText{}
+
+// Value returns the field's UTF-8 text (what an encryptor encrypts).
+func (f fileText) Value() (driver.Value, error) { return f.text, nil }
 
 // loadRows reads the rows of in and inserts them into st's logic table in
 // one transaction (the session's when it has one); it returns the rows
 // affected.
-func (h *handler) loadRows(ctx context.Context, c *mysql.Conn, sess *session, st *loadStmt, cols []string, cs charset.Charset, in io.Reader) (uint64, error) {
+func (h *handler) loadRows(ctx context.Context, c *mysql.Conn, sess *session, st *loadStmt, cols []string, cs fileCharset, in io.Reader) (uint64, error) {
 	own := sess.tx == nil
 	if own && sess.manual {
 		if _, err := h.executor(c, sess); err != nil { // opens the session's transaction
@@ -449,7 +472,11 @@ func (h *handler) loadRows(ctx context.Context, c *mysql.Conn, sess *session, st
 		if err != nil {
 			return err
 		}
-		res, err := h.execute(ctx, c, sess, p, args, false)
+		// In the text protocol: each value a literal of the file's
+		// character set (fileText), which a server-side prepared
+		// statement's string argument, read in the connection's
+		// character set, would not keep.
+		res, err := h.execute(ctx, c, sess, p, args, true)
 		if err != nil {
 			return err
 		}
@@ -502,20 +529,17 @@ func (h *handler) loadRows(ctx context.Context, c *mysql.Conn, sess *session, st
 	return total, nil
 }
 
-// fieldValue returns the text of a field in charset cs as the parameter
-// an INSERT gets: the bytes themselves for binary, else UTF-8 text.
-func fieldValue(f string, cs charset.Charset) (any, error) {
-	switch cs.(type) {
-	case nil:
-		return f, nil
-	case charset.Charset_binary:
-		return []byte(f), nil
+// fieldValue returns the field f of a file in character set cs as the
+// parameter an INSERT gets (fileText).
+func fieldValue(f string, cs fileCharset) (any, error) {
+	text := []byte(f)
+	if _, ok := cs.cs.(charset.Charset_binary); !ok {
+		var err error
+		if text, err = charset.Convert(nil, charset.Charset_utf8mb4{}, text, cs.cs); err != nil {
+			return nil, err
+		}
 	}
-	b, err := charset.Convert(nil, charset.Charset_utf8mb4{}, []byte(f), cs)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
+	return fileText{cs: cs.name, raw: []byte(f), text: string(text)}, nil
 }
 
 // infileReader reads the file a client sends after a LOCAL INFILE

@@ -21,19 +21,35 @@ var loadSeq atomic.Int64
 
 // loadInto runs the LOAD DATA statement stmt (with {file} standing for the
 // file's name) on db with data as the file; it returns the rows affected
-// or the error text.
+// and the codes of the warnings (SHOW WARNINGS on the same connection; the
+// messages name the actual table and count rows per data node), or the
+// error text.
 func loadInto(t *testing.T, db *sql.DB, stmt string, data []byte) string {
 	t.Helper()
 	name := fmt.Sprintf("shardgen-load-%d", loadSeq.Add(1))
 	gomysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(data) })
 	defer gomysql.DeregisterReaderHandler(name)
-	res, err := db.Exec(strings.ReplaceAll(stmt, "{file}", "'Reader::"+name+"'"))
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	res, err := conn.ExecContext(ctx, strings.ReplaceAll(stmt, "{file}", "'Reader::"+name+"'"))
 	if err != nil {
 		return "error: " + err.Error()
 	}
 	n, err := res.RowsAffected()
 	require.NoError(t, err)
-	return fmt.Sprintf("%d rows", n)
+	rows, err := conn.QueryContext(ctx, "SHOW WARNINGS")
+	require.NoError(t, err)
+	defer rows.Close()
+	var codes []string
+	for rows.Next() {
+		var level, code, msg string
+		require.NoError(t, rows.Scan(&level, &code, &msg))
+		codes = append(codes, level+" "+code)
+	}
+	require.NoError(t, rows.Err())
+	return fmt.Sprintf("%d rows, warnings %v", n, codes)
 }
 
 func TestParseLoadData(t *testing.T) {
@@ -118,7 +134,7 @@ var loadCases = []struct{ stmt, data string }{
 
 // TestProxyLoadData loads files into the sharded px_item (4 data nodes)
 // through the proxy and into the reference table directly, and compares
-// each statement's rows affected, the rows afterwards and, for every row,
+// each statement's rows affected and warnings, the rows afterwards and, for every row,
 // the actual table it is on. Text: utf8mb4 with CJK, emoji, escapes;
 // values that convert with a warning; NULL; a duplicate key; REPLACE; an
 // empty file; CSV with quotes.
@@ -153,6 +169,20 @@ func TestProxyLoadData(t *testing.T) {
 			}
 		}
 	}
+
+	// The file is read in the database's character set whatever the
+	// connection's: a client with utf8mb3 or latin1 loads emoji and CJK
+	// as they are, as MySQL's LOAD DATA does (the proxy sends them as
+	// _utf8mb4 X'...' literals).
+	for i, cs := range []string{"utf8mb3", "latin1"} {
+		params := map[string]string{"charset": cs}
+		stmt := "LOAD DATA LOCAL INFILE {file} INTO TABLE px_item (id, name)"
+		data := []byte(fmt.Sprintf("%d\t中文😀 é\n", 30+i))
+		require.Equal(t, loadInto(t, refClient(t, params), stmt, data), loadInto(t, env.client(t, "root", "secret", params), stmt, data), cs)
+	}
+	const hexNames = "SELECT id, HEX(name) FROM px_item WHERE id IN (30, 31) ORDER BY id"
+	require.Equal(t, []string{"int64:30 | string:E4B8ADE69687F09F988020C3A9", "int64:31 | string:E4B8ADE69687F09F988020C3A9"}, rowsOf(t, ref, hexNames))
+	require.Equal(t, rowsOf(t, ref, hexNames), rowsOf(t, px, hexNames))
 
 	// Refused rows write nothing: the load runs in one transaction.
 	before := rowsOf(t, px, all)

@@ -309,7 +309,8 @@ var errBadFloat = errors.New("a NaN or infinite floating-point parameter cannot 
 // go-sql-driver's interpolateParams does, but independent of the back end's
 // NO_BACKSLASH_ESCAPES: a string is quoted with ” for ' when it is valid
 // UTF-8 without backslashes, and sent as a hex literal (X'...') otherwise;
-// []byte is always a hex literal. NULL, integers, floats (shortest
+// []byte is always a hex literal, a fileText (LOAD DATA) a hex literal
+// with its character set's introducer (_latin1 X'...'). NULL, integers, floats (shortest
 // round-trip text) and times ('2006-01-02 15:04:05.999999') as usual.
 func appendLiteral(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
@@ -354,6 +355,11 @@ func appendLiteral(b []byte, v any) ([]byte, error) {
 		return append(b, '\''), nil
 	case []byte:
 		return appendHex(b, x), nil
+	case fileText:
+		if x.cs != "binary" {
+			b = append(append(append(b, '_'), x.cs...), ' ')
+		}
+		return appendHex(b, x.raw), nil
 	case time.Time:
 		b = append(b, '\'')
 		b = x.AppendFormat(b, "2006-01-02 15:04:05.999999")
