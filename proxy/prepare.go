@@ -211,14 +211,15 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 // vitess.
 func (h *handler) stmtExecuteRoutine(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, unsigned []bool, q string, callback func(*sqltypes.Result) error) error {
 	vals, err := bindArgs(prepare, unsigned, int(prepare.ParamsCount))
-	if err != nil {
-		return sqlError(err)
+	var text string
+	if err == nil {
+		text, err = interpolate(q, vals)
 	}
-	text, err := interpolate(q, vals)
-	if err != nil {
-		return sqlError(err)
+	var results []*sqltypes.Result
+	if err == nil {
+		results, err = h.routine(ctx, c, sessionOf(c), text)
 	}
-	results, err := h.routine(ctx, c, sessionOf(c), text)
+	h.collectWarnings(sessionOf(c), prepare.PrepareStmt, err)
 	sent := len(results)
 	if err == nil {
 		sent-- // the OK that ends a CALL

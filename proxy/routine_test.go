@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -166,6 +167,7 @@ func TestProxyRoutines(t *testing.T) {
 			"  SIGNAL SQLSTATE '45001' SET MESSAGE_TEXT = 'an error', MYSQL_ERRNO = 45001;\nEND",
 		"DROP PROCEDURE IF EXISTS rt_write; CREATE PROCEDURE rt_write(k INT) UPDATE rt_types SET n = k WHERE id = 2",
 		"DROP FUNCTION IF EXISTS rt_f; CREATE FUNCTION rt_f(x INT) RETURNS INT DETERMINISTIC RETURN x * 2",
+		"DROP PROCEDURE IF EXISTS rt_warn; CREATE PROCEDURE rt_warn() SELECT CAST('12abc' AS SIGNED) AS v",
 	}
 	for _, q := range setup {
 		_, err := px.Exec(q)
@@ -175,13 +177,13 @@ func TestProxyRoutines(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		for _, db := range []*sql.DB{px, ref} {
-			_, _ = db.Exec("DROP PROCEDURE IF EXISTS rt_multi; DROP PROCEDURE IF EXISTS rt_sig; DROP PROCEDURE IF EXISTS rt_write; DROP FUNCTION IF EXISTS rt_f; DROP TABLE IF EXISTS rt_types")
+			_, _ = db.Exec("DROP PROCEDURE IF EXISTS rt_multi; DROP PROCEDURE IF EXISTS rt_sig; DROP PROCEDURE IF EXISTS rt_write; DROP PROCEDURE IF EXISTS rt_warn; DROP FUNCTION IF EXISTS rt_f; DROP TABLE IF EXISTS rt_types")
 		}
 	})
 	// The table and routines are on ds_3 itself, not only as the proxy sees them.
 	var n int
 	require.NoError(t, testdb.Open(t, "ds_3").QueryRow("SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema = 'ds_3' AND routine_name LIKE 'rt\\_%'").Scan(&n))
-	require.Equal(t, 4, n)
+	require.Equal(t, 5, n)
 
 	for _, c := range []struct {
 		q    string
@@ -205,6 +207,29 @@ func TestProxyRoutines(t *testing.T) {
 			continue
 		}
 		require.Equal(t, want, resultSets(t, px, c.q, c.args...), c.q)
+	}
+	// A procedure's warnings are the CALL's, text and prepared.
+	for _, q := range []string{"CALL rt_warn()", "CALL rt_warn(/* prepared */)"} {
+		var got [2][]string
+		for i, db := range []*sql.DB{ref, px} {
+			conn, err := db.Conn(context.Background())
+			require.NoError(t, err)
+			if strings.Contains(q, "prepared") {
+				st, err := conn.PrepareContext(context.Background(), q)
+				require.NoError(t, err)
+				rows, err := st.Query()
+				got[i] = readSets(t, rows, err)
+				st.Close()
+			} else {
+				rows, err := conn.QueryContext(context.Background(), q)
+				got[i] = readSets(t, rows, err)
+			}
+			rows, err := conn.QueryContext(context.Background(), "SHOW WARNINGS")
+			got[i] = append(got[i], readSets(t, rows, err)...)
+			conn.Close()
+		}
+		require.Equal(t, got[0], got[1], q)
+		require.Contains(t, got[0], "string:Warning | int64:1292 | string:Truncated incorrect INTEGER value: '12abc'", q)
 	}
 	res, err := px.Exec("CALL rt_write(3)")
 	require.NoError(t, err)
