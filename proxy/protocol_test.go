@@ -377,3 +377,42 @@ func (c *rawClient) warningCount(t *testing.T, q string) uint16 {
 	}
 	return binary.LittleEndian.Uint16(p[1:3])
 }
+
+// TestProxyBroadcastWarnings: a write to a broadcast table runs on every
+// copy, but its warnings are one copy's, as the unsharded reference
+// reports them (they were summed over the copies: twice the warnings).
+func TestProxyBroadcastWarnings(t *testing.T) {
+	const ddl = "CREATE TABLE px_bcw (code CHAR(2) NOT NULL PRIMARY KEY, name VARCHAR(4) NOT NULL)"
+	e := newPxEnvDDL(t, strings.Replace(pxYAML(), "authority:", "  - !BROADCAST\n    tables: [px_bcw]\nauthority:", 1), ddl)
+	px, ref := e.client(t, "root", "secret", nil), refClient(t, nil)
+	px.SetMaxOpenConns(1)
+	ref.SetMaxOpenConns(1)
+	for _, db := range []*sql.DB{testdb.Open(t, "ds_0"), testdb.Open(t, "ds_1"), e.ref} {
+		execAll(t, db, "DROP TABLE IF EXISTS px_bcw")
+		t.Cleanup(func() { execAll(t, db, "DROP TABLE IF EXISTS px_bcw") })
+	}
+	execAll(t, px, ddl, "SET sql_mode = ''")
+	execAll(t, ref, ddl, "SET sql_mode = ''")
+	for i, q := range []string{
+		"INSERT INTO px_bcw VALUES ('SE', 'Sverige'), ('NO', 'Norge')",
+		"INSERT IGNORE INTO px_bcw VALUES ('SE', 'x')",
+		"UPDATE px_bcw SET name = CONCAT(name, 'long') WHERE code = 'NO'",
+	} {
+		for _, db := range []*sql.DB{px, ref} {
+			execAll(t, db, q)
+		}
+		for _, d := range []string{"SHOW WARNINGS", "SHOW COUNT(*) WARNINGS", "SELECT @@warning_count"} {
+			require.Equal(t, rowsOf(t, ref, d), rowsOf(t, px, d), "%s after %s", d, q)
+		}
+		if i == 0 {
+			continue // a second run is a duplicate key
+		}
+		stmt, err := px.Prepare(q) // the binary protocol, with its own warnings
+		require.NoError(t, err)
+		_, err = stmt.Exec()
+		require.NoError(t, err)
+		require.NoError(t, stmt.Close())
+		require.Equal(t, rowsOf(t, ref, "SHOW COUNT(*) WARNINGS"), rowsOf(t, px, "SHOW COUNT(*) WARNINGS"), "prepared %s", q)
+	}
+	require.Equal(t, rowsOf(t, ref, "SELECT * FROM px_bcw ORDER BY code"), rowsOf(t, px, "SELECT * FROM px_bcw ORDER BY code"))
+}

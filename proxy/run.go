@@ -75,7 +75,9 @@ func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan
 		if noBackslash {
 			u.SQL = standardToNoBackslash(u.SQL)
 		}
-		if tag != "" {
+		// A broadcast write's copies after the first go untagged: the
+		// statement's warnings are one copy's, as one MySQL reports them.
+		if tag != "" && (i == 0 || p.Statement == plan.StmtSelect || p.Route.Kind != runtime.RouteBroadcast) {
 			u.SQL = tag + u.SQL
 		}
 	}
