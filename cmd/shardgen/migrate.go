@@ -28,7 +28,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shardgen migrate: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	p, err := pipeline.Load(*file)
+	p, err := pipeline.LoadSchema(*file) // the query files play no part in migrating
 	if err != nil {
 		printErrors(stderr, err)
 		return 1

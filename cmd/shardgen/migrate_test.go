@@ -110,6 +110,18 @@ func TestMigrateDirectory(t *testing.T) {
 	require.Equal(t, "applied ds_0: migrations/00001_init.sql (1 statements)\napplied ds_1: migrations/00001_init.sql (1 statements)\n"+
 		"applied ds_0: migrations/00002_note.sql (2 statements)\napplied ds_1: migrations/00002_note.sql (2 statements)\n", out)
 
+	// A query that does not plan keeps generate from running but not
+	// migrate: migrating reads no query file.
+	bad := filepath.Join(dir, "queries", "bad.sql")
+	require.NoError(t, os.WriteFile(bad, []byte("-- name: Bad :one\nSELECT nope FROM t_dict WHERE code = ?;\n"), 0o644))
+	code, _, errOut = runCLI("explain", "-f", project)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `bad.sql:2:8: query "Bad": unknown column "nope"`)
+	code, out, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "shardgen migrate: nothing to do (4 migrations already applied)\n", out)
+	require.NoError(t, os.Remove(bad))
+
 	// A third migration that fails on ds_1 only (its column already exists
 	// there): stops, naming the data node and what ran.
 	db1 := testdb.Open(t, "ds_1")

@@ -40,23 +40,11 @@ type QueryFile struct {
 // file and line); planning stops only where a stage has nothing valid to
 // work on.
 func Load(path string) (*Project, error) {
-	pf, err := schema.LoadProject(path)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := schema.LoadFile(pf.Rules)
+	pf, cfg, err := loadRulesAndDDL(path)
 	if err != nil {
 		return nil, err
 	}
 	var errs schema.Errors
-	var tables []*schema.Table
-	ts, err := schema.ParseDDLFiles(pf.DDL)
-	collect(&errs, err)
-	tables = append(tables, ts...)
-	collect(&errs, schema.CheckDDL(cfg, tables))
-	if err := errs.Err(); err != nil {
-		return nil, err
-	}
 	overrides, err := convertOverrides(pf)
 	collect(&errs, err) // reported with the query errors below
 	b, err := plan.NewBuilder(cfg, overrides)
@@ -96,6 +84,45 @@ func Load(path string) (*Project, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// LoadSchema reads the project file at path, its rules and its DDL, and
+// stops there: the Project it returns has no Files, and its Builder has no
+// overrides, so the query files are neither read nor planned. shardgen
+// migrate uses it, so that a query that does not plan yet (a column that a
+// pending migration adds, a typo) does not keep the migrations from running.
+// Errors are those of Load for the project file, the rules and the DDL.
+func LoadSchema(path string) (*Project, error) {
+	pf, cfg, err := loadRulesAndDDL(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := plan.NewBuilder(cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Project{File: pf, Config: cfg, Builder: b}, nil
+}
+
+// loadRulesAndDDL loads the project file, its ShardingSphere rules and its
+// DDL files, checking the DDL against the rules.
+func loadRulesAndDDL(path string) (*schema.Project, *schema.Config, error) {
+	pf, err := schema.LoadProject(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := schema.LoadFile(pf.Rules)
+	if err != nil {
+		return nil, nil, err
+	}
+	var errs schema.Errors
+	tables, err := schema.ParseDDLFiles(pf.DDL)
+	collect(&errs, err)
+	collect(&errs, schema.CheckDDL(cfg, tables))
+	if err := errs.Err(); err != nil {
+		return nil, nil, err
+	}
+	return pf, cfg, nil
 }
 
 // collect adds err to errs: every *schema.Error of a schema.Errors, or err
