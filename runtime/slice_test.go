@@ -30,6 +30,31 @@ func TestSliceUnits(t *testing.T) {
 	require.EqualError(t, err, "slice units: offset 41 of unit 1 is not a placeholder")
 	_, err = SliceUnits(all, at[:2], [][]any{nil, {1}, nil}, nil, nil)
 	require.EqualError(t, err, "slice units: 3 units, 2 offsets, 3 value lists")
-	_, err = SliceUnits(all, at, [][]any{make([]any, MaxPlaceholders), nil, nil}, []any{1}, nil)
+
+	// Over the limit, repeated values are dropped first: 200,000 values of
+	// which 3 differ (an int64, a string and a []byte equal by content) run.
+	many := make([]any, 0, 200000)
+	for i := range 200000 {
+		switch i % 3 {
+		case 0:
+			many = append(many, int64(7))
+		case 1:
+			many = append(many, "7")
+		default:
+			many = append(many, []byte{'7'})
+		}
+	}
+	units, err = SliceUnits(all, at, [][]any{many, nil, nil}, []any{"x"}, []any{10})
+	require.NoError(t, err)
+	require.Equal(t, []RouteUnit{
+		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?, ?, ?) LIMIT ?", Args: []any{"x", int64(7), "7", []byte{'7'}, 10}},
+	}, units)
+	distinct := make([]any, MaxPlaceholders+1)
+	for i := range distinct {
+		distinct[i] = int64(i)
+	}
+	_, err = SliceUnits(all, at, [][]any{append(distinct, int64(0)), nil, nil}, nil, nil)
+	require.EqualError(t, err, "slice units: 65536 values for one data node make 65536 placeholders, over MySQL's limit of 65535 for one statement")
+	_, err = SliceUnits(all, at, [][]any{distinct[:MaxPlaceholders], nil, nil}, []any{1}, nil)
 	require.EqualError(t, err, "slice units: 65535 values for one data node make 65536 placeholders, over MySQL's limit of 65535 for one statement")
 }
