@@ -258,7 +258,7 @@ func newGenerator(in Input) (*generator, error) {
 				continue
 			}
 			if in.Emit.PointersForNullTypes {
-				p = pointerNulls(p)
+				p = PointerNulls(p)
 			}
 			qf.queries = append(qf.queries, &query{p: p, file: qf})
 		}

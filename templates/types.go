@@ -105,11 +105,12 @@ func nullElem(t plan.GoType) plan.GoType {
 	return plan.GoType{Name: strings.ToLower(f), Kind: t.Kind}
 }
 
-// pointerNulls returns p with each database/sql null type of its parameters
+// PointerNulls returns p with each database/sql null type of its parameters
 // and result columns replaced by a pointer to its value's type (*string for
 // sql.NullString, *time.Time for sql.NullTime; nil is NULL), as
-// emit_pointers_for_null_types asks. p itself is not changed.
-func pointerNulls(p *plan.Plan) *plan.Plan {
+// emit_pointers_for_null_types asks; the generator and shardgen explain use
+// it. p itself is not changed.
+func PointerNulls(p *plan.Plan) *plan.Plan {
 	c := *p
 	c.Params = make([]*plan.Param, len(p.Params))
 	for i, prm := range p.Params {

@@ -231,3 +231,32 @@ func TestPreviewGeneratedKey(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Equal(t, "shardgen preview: the statement has 4 placeholders but 5 --param values were given\n", stderr)
 }
+
+// TestExplainPointerNulls: with emit_pointers_for_null_types, explain shows
+// the *T types the generated methods take and return, not sql.NullString.
+func TestExplainPointerNulls(t *testing.T) {
+	dir := t.TempDir()
+	rules, err := os.ReadFile(filepath.Join(example, "sharding.yaml"))
+	require.NoError(t, err)
+	head, _, ok := strings.Cut(string(rules), "\nrules:\n")
+	require.True(t, ok)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sharding.yaml"), []byte(head+"\nrules:\n- !BROADCAST\n  tables: [t_dict]\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "schema.sql"), []byte("CREATE TABLE t_dict (code VARCHAR(32) NOT NULL PRIMARY KEY, note VARCHAR(10) NULL);\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "q.sql"), []byte("-- name: SetNote :exec\nUPDATE t_dict SET note = ? WHERE code = ?;\n"), 0o644))
+	project := filepath.Join(dir, "shardgen.yaml")
+	for _, pointers := range []bool{false, true} {
+		src := "version: \"1\"\nrules: sharding.yaml\nddl: [schema.sql]\nqueries: [q.sql]\nout: db\n"
+		want := "  params: note sql.NullString, code string\n"
+		if pointers {
+			src += "emit_pointers_for_null_types: true\n"
+			want = "  params: note *string, code string\n"
+		}
+		require.NoError(t, os.WriteFile(project, []byte(src), 0o644))
+		code, out, errOut := runCLI("explain", "-f", project)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, want)
+		code, out, errOut = runCLI("explain", "-f", project, "--format", "json")
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, pointers, strings.Contains(out, `"*string"`), out)
+	}
+}

@@ -52,7 +52,7 @@ type explainFile struct {
 
 func explainJSON(p *pipeline.Project) []explainFile {
 	out := []explainFile{}
-	for _, f := range p.Files {
+	for _, f := range p.TypedFiles() {
 		out = append(out, explainFile{File: f.Path, Plans: f.Plans})
 	}
 	return out
@@ -73,7 +73,7 @@ func writeJSON(stdout, stderr io.Writer, v any) int {
 // lists are shortened to their first and last units).
 func ExplainText(p *pipeline.Project) string {
 	var b strings.Builder
-	for _, f := range p.Files {
+	for _, f := range p.TypedFiles() {
 		for _, pl := range f.Plans {
 			writePlanText(&b, pl)
 		}

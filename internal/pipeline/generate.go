@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/templates"
 )
 
@@ -18,4 +19,22 @@ func (p *Project) Generate(version string) (map[string][]byte, error) {
 		in.Files = append(in.Files, templates.QueryFile{Name: f.Path, Plans: f.Plans})
 	}
 	return templates.Generate(in)
+}
+
+// TypedFiles returns the project's query files with the Go types the
+// generated code uses: with emit_pointers_for_null_types, *T in place of each
+// database/sql null type (templates.PointerNulls). shardgen explain prints
+// them. p.Files is not changed.
+func (p *Project) TypedFiles() []QueryFile {
+	if !p.File.Emit.PointersForNullTypes {
+		return p.Files
+	}
+	out := make([]QueryFile, len(p.Files))
+	for i, f := range p.Files {
+		out[i] = QueryFile{Path: f.Path, Plans: make([]*plan.Plan, len(f.Plans))}
+		for j, pl := range f.Plans {
+			out[i].Plans[j] = templates.PointerNulls(pl)
+		}
+	}
+	return out
 }
