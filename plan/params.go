@@ -123,6 +123,24 @@ func (p *planner) typeParams() error {
 	if err != nil {
 		return err
 	}
+	// A named parameter is one Go parameter: an occurrence whose context
+	// gives no type (sqlc.narg(tag) IS NULL) takes the type of the first
+	// occurrence that has one (tag = sqlc.narg(tag)), before or after it.
+	named := map[string]argHint{}
+	for i, name := range p.names {
+		if h, ok := p.hints[i]; ok && name != "" {
+			if _, seen := named[name]; !seen {
+				named[name] = h
+			}
+		}
+	}
+	for i, name := range p.names {
+		if _, ok := p.hints[i]; !ok && name != "" {
+			if h, ok := named[name]; ok {
+				p.hints[i] = h
+			}
+		}
+	}
 	// Build the parameter list in order of appearance.
 	byName := map[string]int{}
 	used := newNameSet("ctx", "q", "err")

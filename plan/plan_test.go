@@ -169,6 +169,16 @@ func TestParamsAndColumns(t *testing.T) {
 	require.Equal(t, []string{"UserID int64", "Name string", "Born sql.NullTime", "Flags uint64", "N int64"}, cols)
 	require.Equal(t, "SELECT user_id, name, born, flags, COUNT(*) AS n FROM t_user WHERE user_id = ? AND name = ? AND flags <> ?", p.LogicSQL)
 
+	// A named parameter whose first occurrence gives no type takes the type
+	// of a later one (sqlc's optional-filter idiom).
+	p, err = build(t, b, ":many", "SELECT name FROM t_user WHERE user_id = ? AND (sqlc.narg(name) IS NULL OR name = sqlc.narg(name))")
+	require.NoError(t, err)
+	require.Len(t, p.Params, 2)
+	require.Equal(t, "name sql.NullString", p.Params[1].Name+" "+p.Params[1].Type.String())
+	require.Equal(t, []int{0, 1, 1}, p.Args)
+	_, err = build(t, b, ":many", "SELECT name FROM t_user WHERE user_id = ? AND sqlc.narg(x) IS NULL")
+	require.ErrorContains(t, err, "cannot infer the type of parameter 2")
+
 	// sqlc.narg takes the nullable type even for a NOT NULL column.
 	p, err = build(t, b, ":exec", "UPDATE t_user SET born = sqlc.narg(born), name = sqlc.narg(name) WHERE user_id = ?")
 	require.NoError(t, err)
