@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -527,6 +528,11 @@ groups:
 		}
 		if len(cond.Columns) == 0 {
 			return nil, false, nil // one OR branch without a sharding condition: full route
+		}
+		if slices.ContainsFunc(out, func(c Condition) bool { return reflect.DeepEqual(c, cond) }) {
+			// user_id = ? AND (tag = ? OR score > 3) is two OR branches
+			// with the same sharding condition: one route, one data node.
+			continue
 		}
 		out = append(out, cond)
 	}
