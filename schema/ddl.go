@@ -702,14 +702,14 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 	start := off + toks[0].start
 	for _, o := range st.AlterOptions {
 		switch o.(type) {
-		case *sqlparser.AddColumns, *sqlparser.AddIndexDefinition, *sqlparser.AddConstraintDefinition:
+		case *sqlparser.AddColumns, *sqlparser.AddIndexDefinition, *sqlparser.AddConstraintDefinition, *sqlparser.DropColumn:
 		default:
-			d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
+			d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
 			return
 		}
 	}
 	if st.PartitionSpec != nil || st.PartitionOption != nil {
-		d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
+		d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
 		return
 	}
 	name := st.Table.Name.String()
@@ -741,8 +741,37 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 			}
 		case *sqlparser.AddIndexDefinition:
 			d.addIndexes(t, []*sqlparser.IndexDefinition{o.IndexDefinition}, start)
+		case *sqlparser.DropColumn:
+			col := o.Name.Name.String()
+			if !dropColumn(t, col) {
+				d.errorf(start, "ALTER TABLE %q DROP COLUMN %q: the table has no column %q", t.Name, col, col)
+			}
 		}
 	}
+}
+
+// dropColumn removes column name from t as MySQL does: from its columns and
+// from every index, an index left with no column going too. It reports
+// whether t had the column.
+func dropColumn(t *Table, name string) bool {
+	i := ddlColumnIndex(t, name)
+	if i < 0 {
+		return false
+	}
+	// New slices and keys: t's may be shared with a copy made before.
+	t.Columns = slices.Delete(slices.Clone(t.Columns), i, i+1)
+	drop := func(cols []string) []string {
+		return slices.DeleteFunc(slices.Clone(cols), func(c string) bool { return strings.EqualFold(c, name) })
+	}
+	t.PrimaryKey = drop(t.PrimaryKey)
+	var keys []*Key
+	for _, k := range t.Keys {
+		if cols := drop(k.Columns); len(cols) > 0 {
+			keys = append(keys, &Key{Name: k.Name, Kind: k.Kind, Columns: cols})
+		}
+	}
+	t.Keys = keys
+	return true
 }
 
 func ddlColumnIndex(t *Table, name string) int {

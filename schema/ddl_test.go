@@ -335,11 +335,11 @@ var ddlErrorCases = []struct {
 	},
 	{
 		name:   "unsupported statements, all reported",
-		sql:    "create table t (id int);\ninsert into t values (1);\n  CREATE VIEW v AS SELECT id FROM t WHERE id > 100 AND id < 200;\nALTER TABLE t DROP COLUMN id;\nCREATE TEMPORARY TABLE tmp (x int);\nCREATE TABLE c AS SELECT 1;\nLOCK TABLES t WRITE;",
+		sql:    "create table t (id int);\ninsert into t values (1);\n  CREATE VIEW v AS SELECT id FROM t WHERE id > 100 AND id < 200;\nALTER TABLE t MODIFY COLUMN id bigint;\nCREATE TEMPORARY TABLE tmp (x int);\nCREATE TABLE c AS SELECT 1;\nLOCK TABLES t WRITE;",
 		tables: []string{"t"},
 		err: `t.sql:2:1: unsupported statement in DDL: "insert into t values (1)"
 t.sql:3:3: unsupported statement in DDL: "CREATE VIEW v AS SELECT id FROM t WHERE..."
-t.sql:4:1: unsupported statement in DDL: "ALTER TABLE t DROP COLUMN id" (ALTER TABLE may only ADD COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead)
+t.sql:4:1: unsupported statement in DDL: "ALTER TABLE t MODIFY COLUMN id bigint" (ALTER TABLE may only ADD COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead)
 t.sql:5:1: unsupported statement in DDL: "CREATE TEMPORARY TABLE tmp (x int)" (a temporary table is not part of the schema)
 t.sql:6:1: unsupported statement in DDL: "CREATE TABLE c AS SELECT 1" (CREATE TABLE ... SELECT: write the columns out)
 t.sql:7:1: unsupported statement in DDL: "LOCK TABLES t WRITE"`,
@@ -419,4 +419,23 @@ func TestParseDDLInvisible(t *testing.T) {
 	require.Equal(t, "'x'", *tables[0].Column("secret").Default)
 	require.True(t, tables[0].Column("g").Generated)
 	require.Same(t, &tables[1].Columns[0], &tables[1].VisibleColumns()[0], "no copy without invisible columns")
+}
+
+// TestDDLDropColumn: ALTER TABLE ... DROP COLUMN (a later migration's) takes
+// the column out of the table and of its keys, as MySQL does; an unknown
+// column is an error at its statement.
+func TestDDLDropColumn(t *testing.T) {
+	tables, err := ParseDDL("t.sql", []byte("CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(3), KEY ka (a), KEY kab (a, b));\nALTER TABLE t DROP COLUMN a, ADD COLUMN c INT;\nALTER TABLE t DROP b;"))
+	require.NoError(t, err)
+	require.Len(t, tables, 1)
+	var cols []string
+	for _, c := range tables[0].Columns {
+		cols = append(cols, c.Name)
+	}
+	require.Equal(t, []string{"id", "c"}, cols)
+	require.Equal(t, []string{"id"}, tables[0].PrimaryKey)
+	require.Empty(t, tables[0].Keys)
+
+	_, err = ParseDDL("t.sql", []byte("CREATE TABLE t (id INT PRIMARY KEY);\nALTER TABLE t DROP COLUMN nope;"))
+	require.EqualError(t, err, `t.sql:2:1: ALTER TABLE "t" DROP COLUMN "nope": the table has no column "nope"`)
 }
