@@ -93,6 +93,12 @@ func TestMigrateDirectory(t *testing.T) {
 	code, out, errOut := runCLI("explain", "-f", project, "--format", "json")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `"type": "database/sql.NullString"`)
+	// vet reads the directory as generate does: in order, Up parts only.
+	code, out, errOut = runCLI("vet", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "DDL: 1 table(s)")
+	code, _, errOut = runCLI("vet", "-c", filepath.Join(dir, "sharding.yaml"), "--ddl", filepath.Join(dir, "migrations", "00001_init.sql"), "--ddl", filepath.Join(dir, "migrations", "00002_note.sql"))
+	require.Equal(t, 0, code, errOut)
 
 	for _, ds := range []string{"ds_0", "ds_1"} {
 		db := testdb.Open(t, ds)

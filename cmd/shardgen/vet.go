@@ -23,7 +23,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 // shardgen.yaml`, which names both): it loads and
 // validates a ShardingSphere 5.x configuration (schema.LoadFile), with
 // --ddl also parses the CREATE TABLE files and checks the rules against them
-// (schema.ParseDDLFile, schema.CheckDDL), and prints a summary of the rules
+// (schema.ParseDDLFiles, schema.CheckDDL), and prints a summary of the rules
 // to stdout. Problems are printed to stderr, one
 // `file:line:col: message` per line; warnings too, as
 // `file:line:col: warning: message`. Exit code: 0 valid, 1 errors in the
@@ -70,18 +70,12 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "%s: warning: %s\n", w.Pos, w.Msg)
 	}
-	var tables []*schema.Table
-	failed := false
-	for _, path := range ddl {
-		ts, err := schema.ParseDDLFile(path)
-		if err != nil {
-			printErrors(stderr, err)
-			failed = true
-			continue
-		}
-		tables = append(tables, ts...)
-	}
-	if failed {
+	// The DDL files are one schema, read in order as generate reads them:
+	// a goose file's Up part only, and an ALTER TABLE in a later migration
+	// changes a table an earlier one created.
+	tables, err := schema.ParseDDLFiles(ddl)
+	if err != nil {
+		printErrors(stderr, err)
 		return 1
 	}
 	if len(ddl) > 0 {
