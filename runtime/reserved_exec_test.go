@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -93,4 +94,33 @@ func TestReservedDataSourceDown(t *testing.T) {
 	defer r2.Close()
 	require.EqualError(t, r2.Apply(ctx, "SET @x = 7"), "data node ds_down: dial tcp 127.0.0.1:"+port+": connect: connection refused")
 	require.Empty(t, r2.Setup())
+}
+
+// TestReservedPoolFull: a reserved connection is held for a whole
+// session, so with maxPoolSize sessions holding one, the next session's
+// first statement on that data source waits connectionTimeoutMilliseconds
+// (HikariCP's meaning) and fails naming the data node and the full pool;
+// it waited for ever before (64 proxy sessions with SET @v over pools of
+// 32 hung). Once a session closes, the next one gets its connection.
+func TestReservedPoolFull(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := shardrt.LoadConfig(writeTestYAML(t, "", "ds_small",
+		strings.Replace(dataSourceYAML(t, "ds_0"), "maxPoolSize: 8", "maxPoolSize: 1", 1)+"    connectionTimeoutMilliseconds: 200\n"))
+	require.NoError(t, err)
+	db, err := shardrt.Open(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	src, err := db.Sources([]string{"ds_small"})
+	require.NoError(t, err)
+	first := src.Reserve()
+	require.NoError(t, first.Apply(ctx, "SET @x = 1"))
+	second := src.Reserve()
+	defer second.Close()
+	require.EqualError(t, second.Apply(ctx, "SET @x = 2"), "data node ds_small: no connection free after 200ms (connectionTimeoutMilliseconds): all 1 of maxPoolSize are in use, e.g. held by client sessions with their own settings, user variables or an open transaction; raise maxPoolSize")
+	require.Empty(t, second.Setup())
+	require.NoError(t, first.Close())
+	require.NoError(t, second.Apply(ctx, "SET @x = 2"))
+	var x string
+	require.NoError(t, second.QueryRow(ctx, &shardrt.Stmt{Name: "reserved"}, shardrt.RouteUnit{DataSource: 0, SQL: "SELECT @x"}).Scan(&x))
+	require.Equal(t, "2", x)
 }
