@@ -117,6 +117,7 @@ func (h *handler) ConnectionReady(c *mysql.Conn) {
 	sess := sessionOf(c)
 	sess.foundRows = c.Capabilities&mysql.CapabilityClientFoundRows != 0
 	sess.cc, _ = c.GetRawConn().(*clientConn)
+	_ = c.GetRawConn().SetDeadline(time.Time{}) // the handshake's (wrapClientConn)
 	h.s.registerAttrs(c)
 }
 

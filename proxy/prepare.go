@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
@@ -348,6 +349,11 @@ const (
 	maxPendingExecs = 64
 )
 
+// connectTimeout bounds a client's handshake and authentication, MySQL's
+// connect_timeout default: a client that connects and then sends a partial
+// handshake (or nothing) is closed instead of holding a connection for ever.
+var connectTimeout = 10 * time.Second
+
 // wrapClientConn is the proxy listener's PreHandleFunc: every client
 // connection is read through a clientConn. TCP keep-alive is switched on
 // here, as vitess does for a bare *net.TCPConn (newServerConn).
@@ -355,6 +361,9 @@ func wrapClientConn(_ context.Context, conn net.Conn, _ uint32) (net.Conn, error
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetKeepAlive(true)
 	}
+	// A client has connectTimeout to finish the handshake (MySQL's
+	// connect_timeout); ConnectionReady lifts the deadline.
+	_ = conn.SetDeadline(time.Now().Add(connectTimeout))
 	return &clientConn{Conn: conn}, nil
 }
 

@@ -252,3 +252,35 @@ func assertEventually(cond func() bool, d time.Duration) bool {
 	}
 	return cond()
 }
+
+// TestProxyHandshakeTimeout: a client that connects and sends a partial
+// handshake response is closed after connectTimeout (MySQL's
+// connect_timeout) instead of holding its connection for ever; a client
+// that finished the handshake keeps its session however long it idles.
+func TestProxyHandshakeTimeout(t *testing.T) {
+	old := connectTimeout
+	connectTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { connectTimeout = old })
+	e := newPxEnv(t)
+	db := e.client(t, "root", "secret", nil)
+	conn, err := db.Conn(context.Background())
+	require.NoError(t, err)
+	defer conn.Close()
+
+	raw, err := net.Dial("tcp", e.srv.Addr())
+	require.NoError(t, err)
+	defer raw.Close()
+	greeting := make([]byte, 4096)
+	_, err = raw.Read(greeting)
+	require.NoError(t, err)
+	_, err = raw.Write([]byte{0x05, 0, 0, 1, 0x85, 0xa6}) // 2 of 5 bytes
+	require.NoError(t, err)
+	require.NoError(t, raw.SetReadDeadline(time.Now().Add(time.Minute))) // a bound for a broken proxy only
+	_, err = io.ReadAll(raw)
+	require.NoError(t, err, "the proxy closed the connection")
+
+	time.Sleep(2 * connectTimeout) // longer than a handshake may take
+	var one int
+	require.NoError(t, conn.QueryRowContext(context.Background(), "SELECT 1").Scan(&one))
+	require.Equal(t, 1, one)
+}
