@@ -120,6 +120,7 @@ func (s *Sources) rollbackGroups(groups []*unitGroup) {
 		if g.tx != nil {
 			_ = g.tx.Rollback()
 		}
+		g.endTx()
 	}
 }
 
@@ -134,6 +135,7 @@ func (s *Sources) commitGroups(st *Stmt, units []RouteUnit, groups []*unitGroup)
 	for k, g := range groups {
 		d := units[g.units[0]].DataSource
 		err := g.tx.Commit()
+		g.endTx()
 		if err == nil {
 			committed = append(committed, s.names[d])
 			continue

@@ -123,7 +123,7 @@ func (t target) txStmt(ctx context.Context, query string, args []any) *sql.Stmt 
 	if t.stmts == nil || len(args) == 0 {
 		return nil
 	}
-	st := t.stmts.stmt(ctx, query)
+	st := t.stmts.stmtBounded(ctx, query)
 	if st == nil {
 		return nil
 	}
@@ -579,6 +579,18 @@ type unitGroup struct {
 	// tx is the group's transaction in a write (begun by its one worker
 	// before the first unit; nil until then or when BEGIN failed).
 	tx *sql.Tx
+	// conn is the connection tx runs on, taken with a bounded wait
+	// (Sources.takeConn) and closed by endTx.
+	conn *sql.Conn
+}
+
+// endTx returns the group's connection to its pool once its transaction
+// has been committed or rolled back.
+func (g *unitGroup) endTx() {
+	if g.conn != nil {
+		_ = g.conn.Close()
+		g.conn = nil
+	}
 }
 
 // unitRun is one parallel runUnits call.
@@ -624,14 +636,20 @@ func (r *unitRun) work(ctx context.Context, g *unitGroup) {
 		q := r.s.target(d)
 		if r.write {
 			if g.tx == nil {
-				tx, err := r.s.pools[d].BeginTx(ctx, nil)
+				c, err := r.s.takeConn(ctx, d)
+				var tx *sql.Tx
+				if err == nil {
+					if tx, err = c.BeginTx(ctx, nil); err != nil {
+						_ = c.Close()
+					}
+				}
 				if err != nil {
 					// The unit's SQL, so that the error says which unit of
 					// the route could not run; the cause says why.
 					r.fail(i, &NodeError{DataSource: r.s.names[d], SQL: r.units[i].SQL, Err: fmt.Errorf("START TRANSACTION: %w", err)})
 					return
 				}
-				g.tx = tx
+				g.tx, g.conn = tx, c
 			}
 			q = target{tx: g.tx, stmts: r.s.stmts[d]}
 		}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -402,3 +403,43 @@ func (s *Sources) Names() []string { return append([]string(nil), s.names...) }
 // Len returns the number of data sources (valid RouteUnit.DataSource values
 // are 0..Len()-1).
 func (s *Sources) Len() int { return len(s.names) }
+
+// DefaultConnectionTimeout is how long taking a connection from a full pool
+// waits when a data source sets no connectionTimeoutMilliseconds: HikariCP's
+// default connectionTimeout (30 s), which ShardingSphere's data sources
+// inherit.
+const DefaultConnectionTimeout = 30 * time.Second
+
+// ErrPoolTimeout is wrapped by the error of a transaction's first statement
+// on a data source whose pool had no free connection within its connection
+// timeout (HikariCP's SQLTransientConnectionException "Connection is not
+// available, request timed out").
+var ErrPoolTimeout = errors.New("no connection available in the data source's pool within its connectionTimeoutMilliseconds")
+
+// takeConn takes a connection of source index d from its pool, waiting at
+// most the data source's connectionTimeoutMilliseconds (DefaultConnectionTimeout
+// when unset) when every connection is in use. A transaction holds its
+// connections until it ends, so two sessions that each hold one data
+// source's last connection and wait for the other's would otherwise wait
+// forever; with the bound one of them fails and rolls back, as under
+// ShardingSphere (HikariCP). ctx still cancels the wait; it is not kept by
+// the connection. Errors are *NodeError (SQL "connect"), wrapping
+// ErrPoolTimeout when the wait timed out.
+func (s *Sources) takeConn(ctx context.Context, d int) (*sql.Conn, error) {
+	wait := DefaultConnectionTimeout
+	if s.db != nil && s.ids[d] < len(s.db.configs) {
+		if t := s.db.configs[s.ids[d]].ConnectionTimeout; t > 0 {
+			wait = t
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, wait)
+	c, err := s.pools[d].Conn(actx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w (waited %v)", ErrPoolTimeout, wait)
+		}
+		return nil, &NodeError{DataSource: s.names[d], SQL: connectSQL, Err: err}
+	}
+	return c, nil
+}

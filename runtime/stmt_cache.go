@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // maxCachedStmts bounds the prepared statements kept per pool. database/sql
@@ -29,17 +30,42 @@ type stmtCache struct {
 
 func newStmtCache(db *sql.DB) *stmtCache { return &stmtCache{db: db} }
 
+// txPrepareWait bounds how long a transaction's statement waits for a
+// free pool connection to prepare its cached statement on (stmtBounded).
+const txPrepareWait = 100 * time.Millisecond
+
 // stmt returns the cached statement for q, preparing it on first use, or
 // nil when it cannot be cached (full cache, or the prepare failed: the
 // caller then runs q unprepared and reports the server's error).
 func (c *stmtCache) stmt(ctx context.Context, q string) *sql.Stmt {
+	return c.prepare(ctx, q, 0)
+}
+
+// stmtBounded is stmt for a statement of a transaction, which already
+// holds one of the pool's connections: preparing takes another, and when
+// every connection is held by a transaction waiting the same way, none is
+// ever returned. So the prepare waits at most txPrepareWait for one and
+// gives nil after it (the caller runs q unprepared on the transaction's
+// own connection); a later call tries again.
+func (c *stmtCache) stmtBounded(ctx context.Context, q string) *sql.Stmt {
+	return c.prepare(ctx, q, txPrepareWait)
+}
+
+// prepare is stmt with the prepare's wait bounded by wait (0: by ctx only).
+func (c *stmtCache) prepare(ctx context.Context, q string, wait time.Duration) *sql.Stmt {
 	if v, ok := c.m.Load(q); ok {
 		return v.(*sql.Stmt)
 	}
 	if c.n.Load() >= maxCachedStmts {
 		return nil
 	}
-	st, err := c.db.PrepareContext(ctx, q)
+	pctx := ctx
+	if wait > 0 {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
+	st, err := c.db.PrepareContext(pctx, q)
 	if err != nil {
 		return nil
 	}

@@ -122,6 +122,10 @@ type txBranch struct {
 	// prepared statements, see target.txStmt).
 	conn *sql.Conn
 	tx   *sql.Tx
+	// local is the connection a LOCAL branch's tx runs on, taken with a
+	// bounded wait (Sources.takeConn); closed with the branch. nil for a
+	// reserved session's branch, whose connection is the session's.
+	local *sql.Conn
 }
 
 // xaCoordinator is the XA state of a DB.
@@ -232,16 +236,23 @@ func (t *DistTx) branch(d int) (target, error) {
 			tx, err = c.BeginTx(t.ctx, txo)
 			t.res.forget(d, err)
 		} else {
-			tx, err = s.pools[d].BeginTx(t.ctx, txo)
+			var c *sql.Conn
+			if c, err = s.takeConn(t.ctx, d); err != nil {
+				return target{}, err
+			}
+			if tx, err = c.BeginTx(t.ctx, txo); err != nil {
+				_ = c.Close()
+			}
+			b.local = c
 		}
 		if err != nil {
 			return target{}, &NodeError{DataSource: s.names[d], SQL: "START TRANSACTION", Err: err}
 		}
 		b.tx = tx
 	} else {
-		conn, err := s.pools[d].Conn(t.ctx)
+		conn, err := s.takeConn(t.ctx, d)
 		if err != nil {
-			return target{}, &NodeError{DataSource: s.names[d], SQL: connectSQL, Err: err}
+			return target{}, err
 		}
 		start := "XA START " + t.xid(id)
 		if _, err := conn.ExecContext(t.ctx, start); err != nil {
@@ -477,6 +488,9 @@ func (t *DistTx) closeAll() {
 	for _, b := range t.branches {
 		if b.conn != nil {
 			_ = b.conn.Close()
+		}
+		if b.local != nil {
+			_ = b.local.Close()
 		}
 	}
 }

@@ -180,3 +180,65 @@ func TestLocalPartialCommit(t *testing.T) {
 	require.Equal(t, 1, xaCount(t, db, "ds_0", v))
 	require.Equal(t, 0, xaCount(t, db, "ds_1", v))
 }
+
+// TestDistributedTxPoolTimeout: two transactions that each hold the only
+// connection of one data source and then need the other's would wait for
+// each other forever; taking a connection waits at most the data source's
+// connectionTimeoutMilliseconds, so at least one of them fails with
+// ErrPoolTimeout naming the data source and rolls back, and the rows of
+// each transaction are all there or all gone. Without the bound (or with
+// the statement cache preparing on the full pool) the test hangs.
+func TestDistributedTxPoolTimeout(t *testing.T) {
+	ctx := context.Background()
+	openDist(t, "ds_0", testdb.DSN("ds_0"), "ds_1", testdb.DSN("ds_1")) // creates xa_t
+	cfg := &shardrt.Config{}
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		cfg.DataSources = append(cfg.DataSources, shardrt.NamedDataSource{Name: ds, Config: shardrt.DataSourceConfig{
+			DSN: testdb.DSN(ds), MaxPoolSize: 1, ConnectionTimeout: 300 * time.Millisecond}})
+	}
+	db, err := shardrt.Open(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	src, err := db.Sources([]string{"ds_0", "ds_1"})
+	require.NoError(t, err)
+	base := time.Now().UnixNano()
+	v := "pooltimeout" + strconv.FormatInt(base, 36)
+	var txs [2]*shardrt.DistTx
+	for i := range txs {
+		txs[i], err = src.BeginDistributed(ctx, shardrt.TxOptions{Type: shardrt.TxLocal})
+		require.NoError(t, err)
+		_, err = txs[i].Exec(ctx, nil, insertUnit(i, base+int64(i)), v) // tx i holds ds_i
+		require.NoError(t, err)
+	}
+	errs := make(chan error, 2)
+	for i := range txs {
+		go func() { _, err := txs[i].Exec(ctx, nil, insertUnit(1-i, base+2+int64(i)), v); errs <- err }()
+	}
+	var got [2]error
+	got[0], got[1] = <-errs, <-errs
+	timedOut := 0
+	for _, err := range got {
+		if err != nil {
+			require.ErrorIs(t, err, shardrt.ErrPoolTimeout)
+			require.ErrorContains(t, err, "data node ds_")
+			timedOut++
+		}
+	}
+	require.GreaterOrEqual(t, timedOut, 1)
+	// Neither may wait for the other any more: roll both back.
+	for _, tx := range txs {
+		require.NoError(t, tx.Rollback())
+	}
+	require.Equal(t, 0, xaCount(t, db, "ds_0", v))
+	require.Equal(t, 0, xaCount(t, db, "ds_1", v))
+	// The pools work again once the transactions ended.
+	tx, err := src.BeginDistributed(ctx, shardrt.TxOptions{Type: shardrt.TxLocal})
+	require.NoError(t, err)
+	for d := range 2 {
+		_, err = tx.Exec(ctx, nil, insertUnit(d, base+10+int64(d)), v)
+		require.NoError(t, err)
+	}
+	require.NoError(t, tx.Commit())
+	require.Equal(t, 1, xaCount(t, db, "ds_0", v))
+	require.Equal(t, 1, xaCount(t, db, "ds_1", v))
+}
