@@ -99,8 +99,9 @@ type Config struct {
 }
 
 // LoadConfig reads the proxy configuration file at path and the CREATE
-// TABLE files ddlFiles, which must then define every logic table of the
-// rules (see ParseConfig and AttachDDL). Without ddlFiles the server reads
+// TABLE files ddlFiles (each a file or a directory of migrations, read in
+// order as one schema: schema.ParseDDLPaths), which must then define every
+// logic table of the rules (see ParseConfig and AttachDDL). Without ddlFiles the server reads
 // the logic tables' definitions from the data sources when it starts.
 // Errors list every problem found, one per line, as "file:line:col:
 // message".
@@ -113,14 +114,9 @@ func LoadConfig(path string, ddlFiles []string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	var errs schema.Errors
-	var tables []*schema.Table
-	for _, f := range ddlFiles {
-		ts, err := schema.ParseDDLFile(f)
-		addErr(&errs, err)
-		tables = append(tables, ts...)
-	}
-	if err := errs.Err(); err != nil {
+	// Files or migration directories, read in order as one schema.
+	tables, err := schema.ParseDDLPaths(ddlFiles)
+	if err != nil {
 		return nil, err
 	}
 	if len(ddlFiles) == 0 {

@@ -116,3 +116,23 @@ func blank(b []byte) {
 		}
 	}
 }
+
+// ParseDDLPaths parses DDL given on a command line (--ddl, repeatable) as
+// one schema: each path is a DDL file or a directory of migrations
+// (MigrationFiles), all read in the order given by ParseDDLFiles. Errors are
+// ParseDDLFiles's, and a directory without migrations.
+func ParseDDLPaths(paths []string) ([]*Table, error) {
+	var files []string
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			ms, err := MigrationFiles(p)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, ms...)
+			continue
+		}
+		files = append(files, p)
+	}
+	return ParseDDLFiles(files)
+}

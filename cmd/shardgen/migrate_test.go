@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shardgen/shardgen/internal/testdb"
+	"github.com/shardgen/shardgen/proxy"
 )
 
 // exampleActual lists the actual tables of examples/orders per data source
@@ -99,6 +100,14 @@ func TestMigrateDirectory(t *testing.T) {
 	require.Contains(t, out, "DDL: 1 table(s)")
 	code, _, errOut = runCLI("vet", "-c", filepath.Join(dir, "sharding.yaml"), "--ddl", filepath.Join(dir, "migrations", "00001_init.sql"), "--ddl", filepath.Join(dir, "migrations", "00002_note.sql"))
 	require.Equal(t, 0, code, errOut)
+	// preview, vet and the proxy take a migration directory as --ddl.
+	code, out, errOut = runCLI("preview", "-c", filepath.Join(dir, "sharding.yaml"), "--ddl", filepath.Join(dir, "migrations"), "SELECT note FROM t_dict WHERE code = 'a'")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"sql":"SELECT note FROM t_dict WHERE code = 'a'"`)
+	code, _, errOut = runCLI("vet", "-c", filepath.Join(dir, "sharding.yaml"), "--ddl", filepath.Join(dir, "migrations"))
+	require.Equal(t, 0, code, errOut)
+	_, err = proxy.LoadConfig(filepath.Join(dir, "sharding.yaml"), []string{filepath.Join(dir, "migrations")})
+	require.NoError(t, err)
 
 	for _, ds := range []string{"ds_0", "ds_1"} {
 		db := testdb.Open(t, ds)

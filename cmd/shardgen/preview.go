@@ -23,7 +23,7 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	rules := fs.String("c", "", "ShardingSphere rules YAML (required)")
 	var ddl, params stringList
-	fs.Var(&ddl, "ddl", "CREATE TABLE file (repeatable)")
+	fs.Var(&ddl, "ddl", "CREATE TABLE file or migration directory (repeatable)")
 	fs.Var(&params, "param", "value of the next ? placeholder (repeatable; NULL for NULL)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -38,12 +38,8 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var errs schema.Errors
-	var tables []*schema.Table
-	for _, f := range ddl {
-		ts, err := schema.ParseDDLFile(f)
-		appendErr(&errs, err)
-		tables = append(tables, ts...)
-	}
+	tables, err := schema.ParseDDLPaths(ddl) // files or migration directories, one schema
+	appendErr(&errs, err)
 	appendErr(&errs, schema.CheckDDL(cfg, tables))
 	if err := errs.Err(); err != nil {
 		printErrors(stderr, err)

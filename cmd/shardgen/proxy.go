@@ -36,7 +36,7 @@ func runProxyCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.SetOutput(stderr)
 	conf := fs.String("c", "", "ShardingSphere proxy database YAML with an authority section (required)")
 	var ddl stringList
-	fs.Var(&ddl, "ddl", "CREATE TABLE file of the logic tables (repeatable); without it the definitions are read from the data sources")
+	fs.Var(&ddl, "ddl", "CREATE TABLE file or migration directory of the logic tables (repeatable); without it the definitions are read from the data sources")
 	listen := fs.String("listen", proxy.DefaultListen, "TCP address to listen on")
 	insecure := fs.Bool("insecure", false, "start without configured users, accepting any user and password")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9307); off when empty")

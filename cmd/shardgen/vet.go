@@ -34,7 +34,7 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	config := fs.String("c", "", "ShardingSphere 5.x YAML `file` (JDBC config or proxy database-*.yaml)")
 	project := fs.String("f", "", "shardgen.yaml project `file`: vet its rules against its DDL")
 	var ddl stringList
-	fs.Var(&ddl, "ddl", "CREATE TABLE `file` to check the rules against (repeatable)")
+	fs.Var(&ddl, "ddl", "CREATE TABLE `file` or migration directory to check the rules against (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: shardgen vet -c rules.yaml [--ddl schema.sql]...  |  shardgen vet -f shardgen.yaml")
 		fs.PrintDefaults()
@@ -73,7 +73,7 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	// The DDL files are one schema, read in order as generate reads them:
 	// a goose file's Up part only, and an ALTER TABLE in a later migration
 	// changes a table an earlier one created.
-	tables, err := schema.ParseDDLFiles(ddl)
+	tables, err := schema.ParseDDLPaths(ddl)
 	if err != nil {
 		printErrors(stderr, err)
 		return 1
