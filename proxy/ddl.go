@@ -388,7 +388,7 @@ func (h *handler) showTable(ctx context.Context, c *mysql.Conn, q string) (*sqlt
 	} else if view != nil {
 		vals = view.columnRows(vals)
 	}
-	res, err := rowsResult(cols, vals, clientCollation(c.CharacterSet))
+	res, err := rowsResult(cols, vals, resultCollation(c))
 	return res, true, err
 }
 

@@ -44,7 +44,7 @@ func (h *handler) showShardingTableRules(c *mysql.Conn, q string) (*sqltypes.Res
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, true, err
 	}
-	charset := clientCollation(c.CharacterSet)
+	charset := resultCollation(c)
 	res := &sqltypes.Result{}
 	for _, name := range shardingTableRuleColumns {
 		res.Fields = append(res.Fields, &querypb.Field{Name: name, Type: sqltypes.VarChar, Charset: charset, ColumnLength: 65535})

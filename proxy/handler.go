@@ -61,6 +61,9 @@ type session struct {
 	// charsetDone is true once the handshake's character set was compared
 	// with the pools' (applyHandshakeCharset).
 	charsetDone bool
+	// results is the collation of result text columns after a SET NAMES
+	// (readResultsCharset); 0: the handshake's (resultCollation).
+	results uint32
 	// next are the characteristics of the next transaction only (SET
 	// TRANSACTION without SESSION), cleared when it begins.
 	next runtime.TxOptions
@@ -182,6 +185,7 @@ func (sess *session) reset() {
 	}
 	sess.held = nil
 	sess.charsetDone = false
+	sess.results = 0
 	sess.next = runtime.TxOptions{}
 	sess.noBackslash = false
 }
@@ -452,7 +456,7 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 	for i := range w.columns {
 		w.columns[i].name = originalName(p.LogicSQL, w.columns[i].name)
 	}
-	return rowsResult(w.columns, w.Rows, clientCollation(c.CharacterSet))
+	return rowsResult(w.columns, w.Rows, resultCollation(c))
 }
 
 // sessionTx is a client's open transaction: a runtime.DistTx of the
@@ -563,7 +567,7 @@ func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session,
 		if err != nil {
 			return nil, true, err
 		}
-		res, err := rowsResult(cols, vals, clientCollation(c.CharacterSet))
+		res, err := rowsResult(cols, vals, resultCollation(c))
 		return res, true, err
 	}
 	r, err := e.Exec(ctx, st, u)

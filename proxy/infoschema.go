@@ -175,7 +175,7 @@ func (h *handler) infoSchema(ctx context.Context, c *mysql.Conn, sess *session, 
 	// A user the logic database is not permitted to sees none of it, as
 	// a server shows no table a user has no privilege on.
 	visible := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName) == nil
-	res, err := h.s.runInfoSchema(ctx, stmt, names, sess.db, visible, clientCollation(c.CharacterSet))
+	res, err := h.s.runInfoSchema(ctx, stmt, names, sess.db, visible, resultCollation(c))
 	return res, true, err
 }
 
@@ -713,6 +713,6 @@ func (h *handler) showTables(ctx context.Context, c *mysql.Conn, sess *session, 
 	if err != nil {
 		return nil, true, err
 	}
-	res, err := h.s.runInfoSchema(ctx, stmt, []string{"TABLES"}, sess.db, true, clientCollation(c.CharacterSet))
+	res, err := h.s.runInfoSchema(ctx, stmt, []string{"TABLES"}, sess.db, true, resultCollation(c))
 	return res, true, err
 }

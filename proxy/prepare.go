@@ -100,7 +100,7 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	if err != nil {
 		return nil, 0, err
 	}
-	charset := clientCollation(c.CharacterSet)
+	charset := resultCollation(c)
 	fields := make([]*querypb.Field, len(cols))
 	for i := range cols {
 		fields[i] = cols[i].field(charset)

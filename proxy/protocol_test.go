@@ -416,3 +416,65 @@ func TestProxyBroadcastWarnings(t *testing.T) {
 	}
 	require.Equal(t, rowsOf(t, ref, "SELECT * FROM px_bcw ORDER BY code"), rowsOf(t, px, "SELECT * FROM px_bcw ORDER BY code"))
 }
+
+// columnCollations runs q with COM_QUERY and returns the collation id of
+// each column definition of its result set (nil for an OK).
+func (c *rawClient) columnCollations(t *testing.T, q string) []uint16 {
+	t.Helper()
+	c.command(t, append([]byte{0x03}, q...))
+	p := c.mustRead(t)
+	require.NotEqual(t, byte(mysql.ErrPacket), p[0], "%s", p)
+	if p[0] == mysql.OKPacket {
+		return nil
+	}
+	n, _, _ := lenEnc(p)
+	var ids []uint16
+	for i := uint64(0); i < n; i++ {
+		rest := c.mustRead(t)
+		for f := 0; f < 6; f++ { // catalog, schema, table, org_table, name, org_name
+			l, r, _ := lenEnc(rest)
+			rest = r[l:]
+		}
+		ids = append(ids, binary.LittleEndian.Uint16(rest[1:3]))
+	}
+	for p = c.mustRead(t); p[0] != mysql.EOFPacket; p = c.mustRead(t) {
+	}
+	for p = c.mustRead(t); p[0] != mysql.EOFPacket || len(p) >= 9; p = c.mustRead(t) {
+	}
+	return ids
+}
+
+// TestProxyResultCharsetAfterSetNames: after SET NAMES (or SET
+// character_set_results) the text columns of results carry the collation
+// of character_set_results, as the unsharded reference labels them, so a
+// client decoding by column character set reads latin1 bytes as latin1
+// (they said the handshake's utf8mb4_general_ci before).
+func TestProxyResultCharsetAfterSetNames(t *testing.T) {
+	e := newPxEnv(t)
+	px := e.client(t, "root", "secret", nil)
+	for _, db := range []*sql.DB{px, e.ref} {
+		execAll(t, db, "DELETE FROM px_item", "INSERT INTO px_item (id, name) VALUES (1, 'Åsa'), (2, 'Öst')")
+	}
+	rc := testdb.Config("reference")
+	proxied, direct := dialRaw(t, e.srv.Addr(), "root", "secret", "px_db", mysql.MysqlNativePassword),
+		dialRaw(t, rc.Addr, rc.User, rc.Passwd, "reference", mysql.MysqlNativePassword)
+	for _, q := range []string{
+		"SELECT id, name FROM px_item WHERE id = 1",
+		"SET NAMES latin1",
+		"SELECT id, name FROM px_item WHERE id = 1",
+		"SELECT name, COUNT(*) FROM px_item GROUP BY name ORDER BY name",
+		"SELECT 'x', 1",
+		"SHOW WARNINGS",
+		"SET character_set_results = cp1251",
+		"SELECT name FROM px_item ORDER BY id",
+		"SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci",
+		"SELECT name FROM px_item ORDER BY id",
+		"SET NAMES sjis",
+		"SELECT name FROM px_item ORDER BY id",
+	} {
+		require.Equal(t, direct.columnCollations(t, q), proxied.columnCollations(t, q), q)
+	}
+	got, err := proxied.query(t, "SELECT HEX(name) FROM px_item WHERE id = 1")
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"C3857361"}}, got, "stored as utf8mb4 through the latin1 session")
+}

@@ -116,7 +116,7 @@ func (h *handler) routine(ctx context.Context, c *mysql.Conn, sess *session, q s
 		return nil, err
 	}
 	defer rows.Close()
-	charset := clientCollation(c.CharacterSet)
+	charset := resultCollation(c)
 	var out []*sqltypes.Result
 	for {
 		cols, vals, err := readResultSet(rows)

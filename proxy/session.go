@@ -282,7 +282,7 @@ func (h *handler) runNoTable(ctx context.Context, c *mysql.Conn, sess *session, 
 	if err != nil {
 		return nil, err
 	}
-	return rowsResult(cols, vals, clientCollation(c.CharacterSet))
+	return rowsResult(cols, vals, resultCollation(c))
 }
 
 // noTableSQL returns the text selectNoTable runs for st, the SELECT
@@ -384,7 +384,7 @@ func nameAsWritten(q string, st sqlparser.Statement) {
 func (h *handler) show(c *mysql.Conn, q string) (*sqltypes.Result, error) {
 	words := strings.Fields(strings.ToLower(q))
 	if len(words) == 2 && (words[1] == "databases" || words[1] == "schemas") {
-		res := &sqltypes.Result{Fields: []*querypb.Field{{Name: "Database", Type: sqltypes.VarChar, Charset: clientCollation(c.CharacterSet),
+		res := &sqltypes.Result{Fields: []*querypb.Field{{Name: "Database", Type: sqltypes.VarChar, Charset: resultCollation(c),
 			ColumnLength: 256, Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG)}}}
 		if checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName) == nil {
 			res.Rows = []sqltypes.Row{{sqltypes.NewVarChar(h.s.cfg.Rules.DatabaseName)}}
@@ -405,7 +405,7 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 	if q == "" {
 		return nil, sqlerror.NewSQLError(sqlerror.ERParseError, sqlerror.SSClientError, "PREVIEW needs a statement")
 	}
-	charset := clientCollation(c.CharacterSet)
+	charset := resultCollation(c)
 	res := &sqltypes.Result{Fields: []*querypb.Field{
 		{Name: "data_source_name", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 256},
 		{Name: "actual_sql", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 65535},

@@ -200,6 +200,14 @@ func (h *handler) set(ctx context.Context, c *mysql.Conn, sess *session, st *sql
 			break
 		}
 	}
+	for _, e := range forward {
+		if n := e.Var.Name.Lowered(); (n == "names" || n == "charset" || n == "character_set_results") && e.Var.Scope != sqlparser.VariableScope {
+			if err := h.readResultsCharset(ctx, sess); err != nil {
+				return nil, true, err
+			}
+			break
+		}
+	}
 	switch autocommit {
 	case 0:
 		sess.manual = true
@@ -285,4 +293,39 @@ func parsingSQLMode(val string) string {
 		}
 	}
 	return ""
+}
+
+// readResultsCharset reads the session's character_set_results after a SET
+// NAMES / CHARACTER SET / character_set_results and keeps its collation
+// as the collation of the text columns of its results, as MySQL
+// labels them (the rows arrive converted to it): after SET NAMES latin1
+// they said the handshake's utf8mb4 over latin1 bytes, which clients that
+// decode by the column's character set (mysql2, Connector/J) garbled.
+// character_set_results NULL or binary (no conversion) keeps the
+// handshake's.
+func (h *handler) readResultsCharset(ctx context.Context, sess *session) error {
+	// MariaDB labels them with collation_connection when it is of that
+	// character set (SET NAMES x COLLATE y), else with its default.
+	const q = "SELECT ID FROM information_schema.COLLATIONS WHERE CHARACTER_SET_NAME = @@SESSION.character_set_results AND " +
+		"(COLLATION_NAME = @@SESSION.collation_connection OR IS_DEFAULT = 'Yes' AND @@SESSION.character_set_connection <> @@SESSION.character_set_results)"
+	var id sql.NullInt64
+	err := h.base(sess).QueryRow(ctx, &runtime.Stmt{Name: "character_set_results", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: q}).Scan(&id)
+	if err != nil && err != sql.ErrNoRows {
+		return err
+	}
+	sess.results = 0
+	if id.Valid && id.Int64 != collationBinary {
+		sess.results = uint32(id.Int64)
+	}
+	return nil
+}
+
+// resultCollation is the collation of the text fields of c's results: the
+// session's character_set_results after a SET NAMES, else the handshake's
+// (clientCollation).
+func resultCollation(c *mysql.Conn) uint32 {
+	if sess, ok := c.ClientData.(*session); ok && sess.results != 0 {
+		return sess.results
+	}
+	return clientCollation(c.CharacterSet)
 }

@@ -68,7 +68,7 @@ func (h *handler) showVariables(ctx context.Context, c *mysql.Conn, sess *sessio
 			}
 		}
 	}
-	res, err := rowsResult(cols, vals, clientCollation(c.CharacterSet))
+	res, err := rowsResult(cols, vals, resultCollation(c))
 	return res, true, err
 }
 

@@ -71,7 +71,7 @@ func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q str
 	for i := range w.columns {
 		w.columns[i].name = originalName(q, w.columns[i].name)
 	}
-	res, err := rowsResult(w.columns, w.Rows, clientCollation(c.CharacterSet))
+	res, err := rowsResult(w.columns, w.Rows, resultCollation(c))
 	return res, true, err
 }
 

@@ -458,7 +458,7 @@ func (h *handler) showWarnings(c *mysql.Conn, sess *session, q string) (*sqltype
 	if w[0] != "show" {
 		return nil, false
 	}
-	charset := clientCollation(c.CharacterSet)
+	charset := resultCollation(c)
 	if w[1] == "count" && w[2] == "(" && w[3] == "*" && w[4] == ")" && (w[5] == "warnings" || w[5] == "errors") {
 		n, name := sess.warn.count, "@@session.warning_count"
 		if w[5] == "errors" {
