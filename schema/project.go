@@ -26,6 +26,7 @@ const ProjectVersion = "1"
 //	queries: [queries/*.sql]        # sqlc-style annotated query files
 //	out: internal/db                # output directory
 //	package: db                     # Go package name (default: base name of out)
+//	migrations_project: shop        # shardgen migrate's record key (default: out's import path)
 //	overrides:                      # type overrides
 //	  - column: t_order.status      # a logic table column ...
 //	    go_type: github.com/acme/shop/types.OrderStatus
@@ -74,6 +75,17 @@ type Project struct {
 	// package name.
 	//	package: db
 	Package string
+
+	// MigrationsProject is `migrations_project:`, optional: the name under
+	// which `shardgen migrate` records this project's migrations in each
+	// data source's shardgen_schema_migrations table, so that two projects
+	// sharing data sources and migration file names (both with
+	// 00001_init.sql) keep apart. Default (empty here): the Go import path
+	// of Out (the module path of the nearest go.mod above it, then Out's
+	// path inside that module), or, with no go.mod, Out relative to Dir.
+	// Changing it makes every migration look unapplied.
+	//	migrations_project: github.com/acme/shop/internal/db
+	MigrationsProject string
 
 	// Overrides is `overrides:`, optional: Go types to use instead of the
 	// default mapping, in file order.
@@ -162,7 +174,7 @@ type GoType struct {
 }
 
 // projKeys are the top-level keys of a project file, in documentation order.
-var projKeys = []string{"version", "rules", "ddl", "queries", "out", "package", "overrides",
+var projKeys = []string{"version", "rules", "ddl", "queries", "out", "package", "migrations_project", "overrides",
 	"emit_interface", "emit_json_tags", "json_tags_case_style", "emit_empty_slices", "emit_exact_table_names", "emit_pointers_for_null_types", "query_parameter_limit"}
 
 // LoadProject reads and validates the project file at path (usually
@@ -300,6 +312,10 @@ func (l *projLoader) top(root *yaml.Node) {
 				} else {
 					l.p.Package = s
 				}
+			}
+		case "migrations_project":
+			if s, ok := l.scalar(k.Value, v); ok {
+				l.p.MigrationsProject = s
 			}
 		case "overrides":
 			l.overrides(v)

@@ -77,17 +77,20 @@ rules: sharding.yaml
 ddl: schema/10_orders.sql   # one file, no list
 out: gen/shop_db
 package: shopdb
+migrations_project: github.com/acme/shop/db
 overrides:
 `))
 	require.NoError(t, err)
 	require.Equal(t, []string{filepath.Join("testdata", "project", "schema", "10_orders.sql")}, p.DDL)
 	require.Nil(t, p.Queries)
 	require.Equal(t, "shopdb", p.Package)
+	require.Equal(t, "github.com/acme/shop/db", p.MigrationsProject)
 	require.Nil(t, p.Overrides)
 
 	p, err = loadProject(file, []byte("version: '1'\nrules: sharding.yaml\nddl: [schema/*.sql]\nout: gen/shop_db\n"))
 	require.NoError(t, err)
 	require.Equal(t, "shop_db", p.Package) // the base name of out
+	require.Empty(t, p.MigrationsProject)  // shardgen migrate derives it (migrate.ProjectKey)
 }
 
 func TestLoadProjectErrors(t *testing.T) {
@@ -113,7 +116,7 @@ func TestLoadProjectErrors(t *testing.T) {
 		{
 			name: "missing, unknown and duplicate keys",
 			yaml: "ddls: [schema/*.sql]\nrules: sharding.yaml\nrules: other.yaml\n",
-			err: `testdata/project/shardgen.yaml:1:1: unknown key "ddls" (known keys: version, rules, ddl, queries, out, package, overrides, emit_interface, emit_json_tags, json_tags_case_style, emit_empty_slices, emit_exact_table_names, emit_pointers_for_null_types, query_parameter_limit)
+			err: `testdata/project/shardgen.yaml:1:1: unknown key "ddls" (known keys: version, rules, ddl, queries, out, package, migrations_project, overrides, emit_interface, emit_json_tags, json_tags_case_style, emit_empty_slices, emit_exact_table_names, emit_pointers_for_null_types, query_parameter_limit)
 testdata/project/shardgen.yaml:1:1: missing key "version", e.g. version: "1"
 testdata/project/shardgen.yaml:1:1: missing key "ddl", e.g. ddl: [schema/*.sql]
 testdata/project/shardgen.yaml:1:1: missing key "out", e.g. out: internal/db
@@ -192,7 +195,7 @@ testdata/project/shardgen.yaml:19:5: nullable applies to db_type overrides only;
 testdata/project/shardgen.yaml:21:5: unknown key "color" in an override (known keys: column, db_type, go_type, nullable)
 testdata/project/shardgen.yaml:23:5: duplicate key "db_type" (first at testdata/project/shardgen.yaml:22:5)
 testdata/project/shardgen.yaml:25:5: an override must be a mapping with column: or db_type:, and go_type:, not the scalar "just a string"
-testdata/project/shardgen.yaml:26:1: unknown key "overrides_typo" (known keys: version, rules, ddl, queries, out, package, overrides, emit_interface, emit_json_tags, json_tags_case_style, emit_empty_slices, emit_exact_table_names, emit_pointers_for_null_types, query_parameter_limit)`,
+testdata/project/shardgen.yaml:26:1: unknown key "overrides_typo" (known keys: version, rules, ddl, queries, out, package, migrations_project, overrides, emit_interface, emit_json_tags, json_tags_case_style, emit_empty_slices, emit_exact_table_names, emit_pointers_for_null_types, query_parameter_limit)`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

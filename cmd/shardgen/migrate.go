@@ -38,6 +38,11 @@ func runMigrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shardgen migrate:", err)
 		return 1
 	}
+	project, err := migrate.ProjectKey(p.File)
+	if err != nil {
+		fmt.Fprintln(stderr, "shardgen migrate:", err)
+		return 1
+	}
 	if *dry {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -62,7 +67,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer rt.Close()
-	rep, err := migrate.Apply(context.Background(), rt.Pool, ms)
+	rep, err := migrate.Apply(context.Background(), rt.Pool, project, ms)
 	for _, a := range rep.Applied {
 		fmt.Fprintln(stdout, "applied", a)
 	}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -244,5 +247,93 @@ rules:
 		}
 		_, err := db.Exec("DROP TABLE shardgen_schema_migrations")
 		require.NoError(t, err)
+	}
+}
+
+// TestMigrateProjects: two projects whose migrations share a file name
+// (migrations/00001_init.sql) on the same data sources, one keyed by its
+// go.mod (example.com/shop-a/db), one by migrations_project:. A
+// shardgen_schema_migrations table of the old layout (no project column)
+// is upgraded and keeps its rows; its row of 00001_init.sql is refused to
+// the project whose file differs and taken by the one whose file matches;
+// then both projects apply their own 00001_init.sql and a second run of
+// each does nothing.
+func TestMigrateProjects(t *testing.T) {
+	rules, err := os.ReadFile(filepath.Join(example, "sharding.yaml"))
+	require.NoError(t, err)
+	head, _, ok := strings.Cut(string(rules), "\nrules:\n")
+	require.True(t, ok)
+	mkProject := func(table, extra string) string {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "sharding.yaml"), []byte(head+"\nrules:\n- !BROADCAST\n  tables: ["+table+"]\n"), 0o644))
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "migrations"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "migrations", "00001_init.sql"), []byte("CREATE TABLE "+table+" (code VARCHAR(32) NOT NULL PRIMARY KEY);\n"), 0o644))
+		project := filepath.Join(dir, "shardgen.yaml")
+		require.NoError(t, os.WriteFile(project, []byte("version: \"1\"\nrules: sharding.yaml\nddl: [migrations]\nout: db\n"+extra), 0o644))
+		return project
+	}
+	a := mkProject("mk_a_dict", "")
+	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(a), "go.mod"), []byte("module example.com/shop-a\n\ngo 1.24\n"), 0o644))
+	b := mkProject("mk_b_dict", "migrations_project: shop-b\n")
+	sumA := sha256.Sum256([]byte("CREATE TABLE mk_a_dict (code VARCHAR(32) NOT NULL PRIMARY KEY);\n"))
+	const applied = "applied ds_0: migrations/00001_init.sql (1 statements)\napplied ds_1: migrations/00001_init.sql (1 statements)\n"
+	const nothing = "shardgen migrate: nothing to do (2 migrations already applied)\n"
+	migrate := func(project, want string) {
+		t.Helper()
+		code, out, errOut := runCLI("migrate", "-f", project)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, want, out)
+	}
+	drop := func(db *sql.DB, ifExists string) {
+		for _, tb := range []string{"shardgen_schema_migrations", "mk_a_dict", "mk_b_dict"} {
+			_, err := db.Exec("DROP TABLE " + ifExists + tb)
+			require.NoError(t, err)
+		}
+	}
+
+	// Project a ran under the old layout: its table and its record exist,
+	// beside a record of some other file.
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		drop(db, "IF EXISTS ")
+		for _, q := range []string{
+			"CREATE TABLE shardgen_schema_migrations (id VARCHAR(255) NOT NULL PRIMARY KEY, checksum CHAR(64) NOT NULL, applied_at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP)",
+			"CREATE TABLE mk_a_dict (code VARCHAR(32) NOT NULL PRIMARY KEY)",
+			"INSERT INTO shardgen_schema_migrations (id, checksum, applied_at) VALUES ('migrations/00001_init.sql', '" + hex.EncodeToString(sumA[:]) + "', '2026-01-02 03:04:05'), ('schema.sql', '" + strings.Repeat("0", 64) + "', '2026-01-02 03:04:05')",
+		} {
+			_, err := db.Exec(q)
+			require.NoError(t, err)
+		}
+	}
+
+	// b first: the old row of its file name has another checksum; which
+	// project it is cannot be told, so b is refused, with what to do.
+	code, out, errOut := runCLI("migrate", "-f", b)
+	require.Equal(t, 1, code, out)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "data source ds_0: migration migrations/00001_init.sql: shardgen_schema_migrations records it from before migrations were kept per project")
+	require.Contains(t, errOut, "UPDATE shardgen_schema_migrations SET project = 'that project' WHERE project = '' AND id = 'migrations/00001_init.sql'")
+
+	// a takes the old row: nothing to do.
+	migrate(a, nothing)
+	// Now b applies its own 00001_init.sql; a second run of each does nothing.
+	migrate(b, applied)
+	migrate(a, nothing)
+	migrate(b, nothing)
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		var rows string
+		require.NoError(t, db.QueryRow("SELECT GROUP_CONCAT(CONCAT(project, '|', id, '|', applied_at < '2026-02-01') ORDER BY project, id SEPARATOR ', ') FROM shardgen_schema_migrations").Scan(&rows))
+		require.Equal(t, "|schema.sql|1, example.com/shop-a/db|migrations/00001_init.sql|1, shop-b|migrations/00001_init.sql|0", rows, ds)
+		drop(db, "")
+	}
+
+	// On empty data sources both projects apply their 00001_init.sql.
+	migrate(a, applied)
+	migrate(b, applied)
+	migrate(a, nothing)
+	migrate(b, nothing)
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		drop(testdb.Open(t, ds), "")
 	}
 }

@@ -16,9 +16,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/mod/modfile"
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/shardgen/shardgen/plan"
@@ -29,11 +31,24 @@ import (
 // migrations applied there.
 const Table = "shardgen_schema_migrations"
 
-// createTable creates Table.
+// createTable creates Table: one row per project and migration. Rows of
+// the layout before projects (no project column) are upgraded by upgrade.
 const createTable = "CREATE TABLE IF NOT EXISTS " + Table + " (" +
-	"id VARCHAR(255) NOT NULL PRIMARY KEY, " +
+	"project VARCHAR(255) NOT NULL DEFAULT '', " +
+	"id VARCHAR(255) NOT NULL, " +
 	"checksum CHAR(64) NOT NULL, " +
-	"applied_at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+	"applied_at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP, " +
+	"PRIMARY KEY (project, id))"
+
+// upgradeTable adds the project column to a Table of the old layout (keyed
+// by id alone); its rows get the empty project, LegacyProject.
+const upgradeTable = "ALTER TABLE " + Table + " ADD COLUMN project VARCHAR(255) NOT NULL DEFAULT '' FIRST, " +
+	"DROP PRIMARY KEY, ADD PRIMARY KEY (project, id)"
+
+// LegacyProject is the project of the rows recorded before Table had a
+// project column: they could belong to any project. Apply gives such a row
+// to the first project that has a migration of the same id and checksum.
+const LegacyProject = ""
 
 // Migration is one DDL file: its statements, routed.
 type Migration struct {
@@ -178,13 +193,21 @@ type Report struct {
 
 // Apply runs each migration, in order, on every data source it touches
 // where that data source's shardgen_schema_migrations table does not record
-// it yet: statement by statement in file order, then records it. A
-// migration recorded with another checksum is an error (the file changed
-// after it ran: write a new migration instead). DDL commits implicitly in
+// it yet for project (ProjectKey): statement by statement in file order,
+// then records it. A migration recorded with another checksum is an error
+// (the file changed after it ran: write a new migration instead). A table
+// of the old layout, without the project column, is upgraded first; a row
+// of it (project LegacyProject) with the migration's id and checksum is
+// taken as this project's and its project set, and one with the id and
+// another checksum is an error, since it may be this project's edited
+// migration or another project's (the error says how to assign it). DDL commits implicitly in
 // MySQL, so a statement that fails leaves the ones before it applied: the
 // error names the data node that failed and lists the data nodes this run
 // already changed; nothing later runs.
-func Apply(ctx context.Context, pools Pools, ms []Migration) (Report, error) {
+func Apply(ctx context.Context, pools Pools, project string, ms []Migration) (Report, error) {
+	if project == LegacyProject {
+		return Report{}, errors.New("migrate: empty project name")
+	}
 	var rep Report
 	sources := dataSources(ms)
 	dbs := make(map[string]*sql.DB, len(sources))
@@ -195,6 +218,9 @@ func Apply(ctx context.Context, pools Pools, ms []Migration) (Report, error) {
 		}
 		if _, err := db.ExecContext(ctx, createTable); err != nil {
 			return rep, fmt.Errorf("data source %s: creating %s: %w", ds, Table, err)
+		}
+		if err := upgrade(ctx, db); err != nil {
+			return rep, fmt.Errorf("data source %s: upgrading %s: %w", ds, Table, err)
 		}
 		dbs[ds] = db
 	}
@@ -211,16 +237,13 @@ func Apply(ctx context.Context, pools Pools, ms []Migration) (Report, error) {
 				continue
 			}
 			db := dbs[ds]
-			var sum string
-			err := db.QueryRowContext(ctx, "SELECT checksum FROM "+Table+" WHERE id = ?", m.ID).Scan(&sum)
-			switch {
-			case err == nil && sum == m.Checksum:
+			recorded, err := record(ctx, db, project, m)
+			if err != nil {
+				return rep, fmt.Errorf("data source %s: %w", ds, err)
+			}
+			if recorded {
 				rep.Skipped++
 				continue
-			case err == nil:
-				return rep, fmt.Errorf("data source %s: migration %s changed since it was applied (checksum %s, now %s); add a new migration instead of editing an applied one", ds, m.ID, sum, m.Checksum)
-			case err != sql.ErrNoRows:
-				return rep, fmt.Errorf("data source %s: reading %s: %w", ds, Table, err)
 			}
 			for _, s := range steps {
 				if _, err := db.ExecContext(ctx, s.SQL); err != nil {
@@ -228,13 +251,62 @@ func Apply(ctx context.Context, pools Pools, ms []Migration) (Report, error) {
 				}
 				done = append(done, ds+"."+s.Table)
 			}
-			if _, err := db.ExecContext(ctx, "INSERT INTO "+Table+" (id, checksum) VALUES (?, ?)", m.ID, m.Checksum); err != nil {
+			if _, err := db.ExecContext(ctx, "INSERT INTO "+Table+" (project, id, checksum) VALUES (?, ?, ?)", project, m.ID, m.Checksum); err != nil {
 				return rep, fmt.Errorf("data source %s: recording migration %s: %w", ds, m.ID, err)
 			}
 			rep.Applied = append(rep.Applied, fmt.Sprintf("%s: %s (%d statements)", ds, m.ID, len(steps)))
 		}
 	}
 	return rep, nil
+}
+
+// upgrade adds the project column to a Table of the old layout.
+func upgrade(ctx context.Context, db *sql.DB) error {
+	has := func() (bool, error) {
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? AND column_name = 'project'", Table).Scan(&n)
+		return n > 0, err
+	}
+	ok, err := has()
+	if err != nil || ok {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, upgradeTable); err != nil {
+		if ok, _ := has(); ok { // another run upgraded it meanwhile
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// record reports whether Table records migration m for project, claiming
+// a legacy row (project LegacyProject) of the same id and checksum. A
+// recorded checksum other than m's is an error.
+func record(ctx context.Context, db *sql.DB, project string, m Migration) (bool, error) {
+	for _, owner := range []string{project, LegacyProject} {
+		var sum string
+		err := db.QueryRowContext(ctx, "SELECT checksum FROM "+Table+" WHERE project = ? AND id = ?", owner, m.ID).Scan(&sum)
+		switch {
+		case err == sql.ErrNoRows:
+			continue
+		case err != nil:
+			return false, fmt.Errorf("reading %s: %w", Table, err)
+		case sum != m.Checksum && owner == project:
+			return false, fmt.Errorf("migration %s changed since it was applied (checksum %s, now %s); add a new migration instead of editing an applied one", m.ID, sum, m.Checksum)
+		case sum != m.Checksum:
+			return false, fmt.Errorf("migration %s: %s records it from before migrations were kept per project, with checksum %s, not this file's %s: "+
+				"if it is another project's, assign it (UPDATE %s SET project = 'that project' WHERE project = '' AND id = '%s') and run again; "+
+				"if it is this project's, the file changed since it was applied: add a new migration instead", m.ID, Table, sum, m.Checksum, Table, m.ID)
+		}
+		if owner == LegacyProject {
+			if _, err := db.ExecContext(ctx, "UPDATE "+Table+" SET project = ? WHERE project = ? AND id = ?", project, LegacyProject, m.ID); err != nil {
+				return false, fmt.Errorf("assigning migration %s recorded before projects to project %s: %w", m.ID, project, err)
+			}
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 func doneList(done []string) string {
@@ -258,4 +330,46 @@ func dataSources(ms []Migration) []string {
 		}
 	}
 	return out
+}
+
+// ProjectKey returns the name under which p's migrations are recorded:
+// p.MigrationsProject when set, else the Go import path of p.Out (the
+// module path of the nearest go.mod in or above Out's directory, joined
+// with Out's path inside that module), else, with no go.mod, Out relative
+// to the project file's directory in slash form. A go.mod that cannot be
+// read or has no module line is an error naming it.
+func ProjectKey(p *schema.Project) (string, error) {
+	if p.MigrationsProject != "" {
+		return p.MigrationsProject, nil
+	}
+	out, err := filepath.Abs(p.Out)
+	if err != nil {
+		return "", err
+	}
+	for dir := out; ; dir = filepath.Dir(dir) {
+		gomod := filepath.Join(dir, "go.mod")
+		src, err := os.ReadFile(gomod)
+		if err == nil {
+			mod := modfile.ModulePath(src)
+			if mod == "" {
+				return "", fmt.Errorf("%s: no module line; set migrations_project: in the project file", gomod)
+			}
+			rel, err := filepath.Rel(dir, out)
+			if err != nil {
+				return "", err
+			}
+			return path.Join(mod, filepath.ToSlash(rel)), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	rel, err := filepath.Rel(p.Dir, p.Out)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
 }
