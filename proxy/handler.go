@@ -12,6 +12,7 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/mysql/collations"
 	"vitess.io/vitess/go/mysql/replication"
 	"vitess.io/vitess/go/mysql/sqlerror"
 	"vitess.io/vitess/go/sqltypes"
@@ -421,6 +422,9 @@ func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *sessio
 // its normalized literals, written back into every unit's SQL.
 func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *plan.Plan, client []any, text bool) (*sqltypes.Result, error) {
 	if err := h.s.checkAutoIncZero(p, client); err != nil {
+		return nil, err
+	}
+	if err := checkEncryptCharset(c, p); err != nil {
 		return nil, err
 	}
 	params := make([]any, len(p.Params))
@@ -1036,4 +1040,34 @@ func nextWord(q string, i int) (string, int) {
 		j++
 	}
 	return q[i:j], j
+}
+
+// checkEncryptCharset refuses a statement that encrypts values or decrypts
+// columns (an !ENCRYPT rule) in a session whose character set is known and
+// is neither utf8mb4 nor utf8mb3 (the mariadb CLI with
+// --default-character-set=latin1, a cp932 client): the encryptors work on
+// the values' bytes as the client sent them and send decrypted bytes back
+// unconverted, while a cipher column's plain text is UTF-8 (as
+// ShardingSphere encrypts Java strings), so such a session would store
+// cipher text that UTF-8 sessions and generated code cannot find, and read
+// the wrong characters. A collation the proxy cannot name is let through.
+func checkEncryptCharset(c *mysql.Conn, p *plan.Plan) error {
+	uses := false
+	for _, na := range p.NodeArgs {
+		uses = uses || na.Encrypt != ""
+	}
+	for _, col := range p.Columns {
+		uses = uses || col.Decrypt != ""
+	}
+	if !uses {
+		return nil
+	}
+	name := collations.MySQL8().LookupName(collations.ID(resultCollation(c)))
+	if name == "" || name == "binary" || strings.HasPrefix(name, "utf8") || strings.HasPrefix(name, "ascii_") {
+		return nil
+	}
+	charset, _, _ := strings.Cut(name, "_")
+	return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000",
+		"the statement reads or writes an encrypted column in a session with character set "+charset+
+			": encryption works on UTF-8 text; connect with (or SET NAMES) utf8mb4")
 }

@@ -300,3 +300,30 @@ func TestProxyCreateEncryptedTable(t *testing.T) {
 	require.NoError(t, testdb.Open(t, "ds_1").QueryRow("SELECT COUNT(*) FROM e9_user WHERE phone_cipher IS NOT NULL AND phone_cipher <> '13800138000'").Scan(&n))
 	require.Equal(t, 1, n)
 }
+
+// TestProxyEncryptedLatin1Session: a session whose character set is latin1
+// (the mariadb CLI with --default-character-set=latin1) gets ERROR 1235 for
+// statements that encrypt values or decrypt columns, instead of storing the
+// latin1 bytes' cipher text, which a UTF-8 session could never find again
+// ('café' sent as caf\xe9); statements on the table's plain columns run,
+// and a utf8mb4 session still reads and writes the encrypted columns.
+func TestProxyEncryptedLatin1Session(t *testing.T) {
+	e := newEncEnv(t, encRules)
+	utf := e.client(t)
+	_, err := utf.Exec("INSERT INTO e9_user (id, name, phone, email) VALUES (1, 'a', 'café', 'x@y')")
+	require.NoError(t, err)
+	latin := (&pxEnv{srv: e.srv}).clientDB(t, "root", "secret", "e9_db", map[string]string{"charset": "latin1"})
+	_, err = latin.Exec("INSERT INTO e9_user (id, name, phone, email) VALUES (2, 'b', 'café', 'x@y')")
+	require.ErrorContains(t, err, "Error 1235 (42000): the statement reads or writes an encrypted column in a session with character set latin1")
+	err = latin.QueryRow("SELECT phone FROM e9_user WHERE id = 1").Scan(new(string))
+	require.ErrorContains(t, err, "Error 1235 (42000)")
+	var name string
+	require.NoError(t, latin.QueryRow("SELECT name FROM e9_user WHERE id = 1").Scan(&name))
+	require.Equal(t, "a", name)
+	var phone string
+	require.NoError(t, utf.QueryRow("SELECT phone FROM e9_user WHERE phone = 'café'").Scan(&phone))
+	require.Equal(t, "café", phone)
+	var n int
+	require.NoError(t, utf.QueryRow("SELECT COUNT(*) FROM e9_user").Scan(&n))
+	require.Equal(t, 1, n, "the refused INSERT wrote nothing")
+}
