@@ -15,7 +15,7 @@ type DataSourceConfig struct {
 	// Pool settings, mapped onto database/sql (zero: the database/sql default).
 	MaxPoolSize       int           // maxPoolSize → SetMaxOpenConns
 	MinPoolSize       int           // minPoolSize: see DataSourceConfig.Apply
-	ConnectionTimeout time.Duration // connectionTimeoutMilliseconds → DSN timeout, and a Reserved's wait for a free connection of a full pool (default 30 s)
+	ConnectionTimeout time.Duration // connectionTimeoutMilliseconds → DSN timeout, and the wait of a transaction or Reserved for a free connection of a full pool (takeConn, default 30 s)
 	IdleTimeout       time.Duration // idleTimeoutMilliseconds → SetConnMaxIdleTime
 	MaxLifetime       time.Duration // maxLifetimeMilliseconds → SetConnMaxLifetime
 }

@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 )
@@ -190,11 +189,12 @@ func (r *Reserved) conn(ctx context.Context, d int) (*sql.Conn, error) {
 	if c := r.conns[id]; c != nil {
 		return c, nil
 	}
-	wait, cancel := s.poolWait(ctx, id)
-	c, err := s.pools[d].Conn(wait)
-	cancel()
+	// A reserved connection is held for a whole client session: with
+	// maxPoolSize sessions holding one the next would wait for ever, so
+	// the wait is bounded (takeConn, connectionTimeoutMilliseconds).
+	c, err := s.takeConn(ctx, d)
 	if err != nil {
-		return nil, &NodeError{DataSource: s.names[d], SQL: connectSQL, Err: s.poolWaitError(ctx, id, err)}
+		return nil, err
 	}
 	r.conns[id] = c
 	r.stmts[id] = &connStmts{c: c}
@@ -347,39 +347,4 @@ func (r *Reserved) BeginDistributed(ctx context.Context, opts TxOptions) (*DistT
 	}
 	t.res = r
 	return t, nil
-}
-
-// defaultPoolWait is how long a reserved session waits for a free
-// connection of a data source whose pool is full when its config sets no
-// connectionTimeoutMilliseconds: HikariCP's default connectionTimeout.
-const defaultPoolWait = 30 * time.Second
-
-// poolWait bounds ctx by the wait for a free connection of pool id, as
-// HikariCP's connectionTimeout does: a reserved connection is held for a
-// whole client session, so with maxPoolSize sessions holding one the next
-// would wait for ever. The returned context is only for taking a
-// connection (sql.DB.Conn); call cancel once it is taken.
-func (s *Sources) poolWait(ctx context.Context, id int) (context.Context, context.CancelFunc) {
-	if s.db == nil || s.db.pools[id].Stats().MaxOpenConnections == 0 {
-		return ctx, func() {}
-	}
-	wait := s.db.configs[id].ConnectionTimeout
-	if wait <= 0 {
-		wait = defaultPoolWait
-	}
-	return context.WithTimeout(ctx, wait)
-}
-
-// poolWaitError says why a connection of pool id could not be taken: when
-// the wait of poolWait ran out (not the client's context), that the pool's
-// maxPoolSize connections are all in use.
-func (s *Sources) poolWaitError(ctx context.Context, id int, err error) error {
-	if ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) || s.db == nil {
-		return err
-	}
-	wait := s.db.configs[id].ConnectionTimeout
-	if wait <= 0 {
-		wait = defaultPoolWait
-	}
-	return fmt.Errorf("no connection free after %s (connectionTimeoutMilliseconds): all %d of maxPoolSize are in use, e.g. held by client sessions with their own settings, user variables or an open transaction; raise maxPoolSize", wait, s.db.pools[id].Stats().MaxOpenConnections)
 }
