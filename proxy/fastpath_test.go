@@ -96,6 +96,18 @@ func fpEnv(t *testing.T) (fast, slow *Server) {
 // multi-statements.
 func fpConn(t *testing.T, srv *Server, noDeprecateEOF, multi bool) *mysql.Conn {
 	t.Helper()
+	p := fpParams(srv)
+	p.Charset = collationUTF8MB4
+	p.DisableClientDeprecateEOF, p.EnableMultiStatements = noDeprecateEOF, multi
+	c, err := mysql.Connect(context.Background(), &p)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
+}
+
+// fpParams are the connection parameters of srv (nil: the reference
+// database).
+func fpParams(srv *Server) mysql.ConnParams {
 	var p mysql.ConnParams
 	if srv == nil {
 		c := testdb.Config("reference")
@@ -107,12 +119,7 @@ func fpConn(t *testing.T, srv *Server, noDeprecateEOF, multi bool) *mysql.Conn {
 		p = mysql.ConnParams{Host: host, Uname: "root", Pass: "secret", DbName: "fp_db"}
 		p.Port, _ = strconv.Atoi(port)
 	}
-	p.Charset = collationUTF8MB4
-	p.DisableClientDeprecateEOF, p.EnableMultiStatements = noDeprecateEOF, multi
-	c, err := mysql.Connect(context.Background(), &p)
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c
+	return p
 }
 
 // wireAnswer is a statement's answer as packets: the column definitions,
@@ -386,4 +393,25 @@ func TestFastPathShapes(t *testing.T) {
 func requirePassThrough(t *testing.T, srv *Server, want float64, msg string) {
 	t.Helper()
 	require.Eventually(t, func() bool { return passThroughCount(t, srv) == want }, 20*time.Second, time.Millisecond, "%s: %v", msg, passThroughCount(t, srv))
+}
+
+// TestFastPathAfterSlowResult: in a multi-statement, a statement after one
+// whose result set went out on the database/sql path answers in order
+// (that result's end packet first), with and without
+// CLIENT_DEPRECATE_EOF, as on the database/sql path alone.
+func TestFastPathAfterSlowResult(t *testing.T) {
+	fast, slow := fpEnv(t)
+	for _, noDeprecate := range []bool{false, true} {
+		for _, q := range []string{
+			"SELECT COUNT(*) AS n FROM fp_item WHERE id IN (1, 2); SELECT name FROM fp_item WHERE id = 3",
+			"SELECT COUNT(*) AS n FROM fp_item WHERE id IN (1, 2); SELECT name FROM fp_item WHERE id = 3; SELECT id FROM fp_item WHERE id = 1",
+			"SELECT name FROM fp_item WHERE id = 3; SELECT COUNT(*) AS n FROM fp_item WHERE id IN (1, 2); SELECT name FROM fp_item WHERE id = 1",
+		} {
+			fc, sc := fpConn(t, fast, noDeprecate, true), fpConn(t, slow, noDeprecate, true)
+			exchange(t, fc, "SELECT 1")
+			exchange(t, fc, q)
+			got, want := exchange(t, fc, q), exchange(t, sc, q)
+			require.Equal(t, want.other, got.other, "no CLIENT_DEPRECATE_EOF: %v; %s", noDeprecate, q)
+		}
+	}
 }

@@ -216,6 +216,11 @@ func (h *handler) ComQueryMulti(c *mysql.Conn, sql string, callback func(qr sqlt
 			q, rest = stmt, next
 		}
 	}
+	// pendingEnd: the last result went out on the database/sql path with
+	// columns, and vitess writes its end packet when the next result
+	// starts: a relay written now would come before it, so the next
+	// statement takes the database/sql path too.
+	pendingEnd := false
 	for {
 		// The fast path first (fastpath.go); a SELECT changes no sql_mode,
 		// so the next statement can be found before it runs.
@@ -223,14 +228,16 @@ func (h *handler) ComQueryMulti(c *mysql.Conn, sql string, callback func(qr sqlt
 		if multi {
 			peekNext, peekRest, peekHas = nextStatement(rest, sess.noBackslash)
 		}
-		if done, stop, err := h.fastStatement(c, q, peekHas, callback); done {
-			if stop || err != nil || !peekHas {
-				return err
+		if !pendingEnd {
+			if done, stop, err := h.fastStatement(c, q, peekHas, callback); done {
+				if stop || err != nil || !peekHas {
+					return err
+				}
+				q, rest = peekNext, peekRest
+				continue
 			}
-			q, rest = peekNext, peekRest
-			continue
 		}
-		sess.textQuery = true
+		sess.textQuery = !pendingEnd
 		results, err := h.statement(c, q)
 		sess.textQuery = false
 		if err == errFastNow {
@@ -255,6 +262,7 @@ func (h *handler) ComQueryMulti(c *mysql.Conn, sql string, callback func(qr sqlt
 			if err := callback(sqltypes.QueryResponse{QueryResult: r}, more, true); err != nil {
 				return err
 			}
+			pendingEnd = len(r.Fields) > 0
 		}
 		if err != nil {
 			return callback(sqltypes.QueryResponse{QueryError: err}, false, true)
