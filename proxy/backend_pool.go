@@ -66,6 +66,10 @@ type backendPool struct {
 	name   string // the data source's name, for errors
 	params mysql.ConnParams
 	init   string // run on every new connection first ("": nothing)
+	// setup are the settings statements a keyed pool's connections run
+	// after init, in order (backend_keyed.go); nil for a data source's
+	// own pool.
+	setup []string
 
 	max         int
 	wait        time.Duration // connect timeout and wait for a free connection
@@ -243,6 +247,12 @@ func (p *backendPool) dial() (*backendConn, error) {
 		if _, err := mc.ExecuteFetch(p.init, 0, false); err != nil {
 			mc.Close()
 			return nil, &runtime.NodeError{DataSource: p.name, Err: err}
+		}
+	}
+	for _, q := range p.setup {
+		if _, err := mc.ExecuteFetch(q, 0, false); err != nil {
+			mc.Close()
+			return nil, &runtime.NodeError{DataSource: p.name, SQL: q, Err: err}
 		}
 	}
 	now := time.Now()

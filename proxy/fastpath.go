@@ -41,10 +41,12 @@ import (
 // cached plan with one route unit on a data source that has a packet pool,
 // no merge, no decryption, no generated key, no read/write group, and not
 // a broadcast table (whose read picks a copy each time). Which sessions:
-// default settings (no reserved connections, no settings pools, the handshake's character
-// set already found to be the pools', no NO_BACKSLASH_ESCAPES), no transaction, autocommit on, no
+// no reserved connections (user variables), the handshake's character set
+// already applied, no NO_BACKSLASH_ESCAPES, no transaction, autocommit on, no
 // TLS (the relay's end packet is rewritten on the socket, clientConn), and
-// Options.DisableFastPath unset. Everything else, and a route whose result
+// Options.DisableFastPath unset. A session on settings pools runs on the
+// packet pools of its settings key (backend_keyed.go), the others on the
+// data sources' own packet pools. Everything else, and a route whose result
 // does not match the plan's columns, takes the database/sql path.
 //
 // Cancellation: no goroutine or context per statement. The session
@@ -57,9 +59,10 @@ import (
 
 // fastRoute is what a statement text runs on the fast path.
 type fastRoute struct {
-	pool  *backendPool
-	sql   string   // the data node's SQL
-	names []string // the result column names (originalName); nil: the back end's
+	pool  *backendPool // the data source's own packet pool
+	ds    int          // its data source (an index into the interpreter's names)
+	sql   string       // the data node's SQL
+	names []string     // the result column names (originalName); nil: the back end's
 	// tables maps an actual table of the data source, as the rules spell
 	// it and in lower case, to its logic table.
 	tables map[string]string
@@ -106,7 +109,7 @@ func (fc *fastCacheOf[T]) clear() {
 
 // fastSession reports whether sess may take the fast path (see above).
 func (h *handler) fastSession(c *mysql.Conn, sess *session) bool {
-	return h.s.backends != nil && sess.charsetDone && sess.res == nil && sess.set == nil && sess.tx == nil && !sess.manual && !sess.noBackslash &&
+	return h.s.backends != nil && sess.charsetDone && sess.res == nil && sess.tx == nil && !sess.manual && !sess.noBackslash &&
 		sess.cc != nil && !c.TLSEnabled()
 }
 
@@ -189,7 +192,7 @@ func (h *handler) learnFast(q string, p *plan.Plan) bool {
 	if err != nil {
 		return false
 	}
-	fr := &fastRoute{pool: s.backends[u.DataSource], sql: sql, db: s.cfg.Rules.DatabaseName,
+	fr := &fastRoute{pool: s.backends[u.DataSource], ds: u.DataSource, sql: sql, db: s.cfg.Rules.DatabaseName,
 		tables: s.actualTables(u.DataSource)}
 	for _, c := range p.Columns {
 		fr.names = append(fr.names, originalName(p.LogicSQL, c.Name))
@@ -213,7 +216,7 @@ func (h *handler) learnNoTable(q, text string) bool {
 	if len(s.backends) == 0 || s.backends[0] == nil || len(q) > s.opts.MaxCachedStatementSize || diagnostics(q) {
 		return false
 	}
-	s.fast.put(q, &fastRoute{pool: s.backends[0], sql: text, db: s.cfg.Rules.DatabaseName, tables: map[string]string{}})
+	s.fast.put(q, &fastRoute{pool: s.backends[0], ds: 0, sql: text, db: s.cfg.Rules.DatabaseName, tables: map[string]string{}})
 	return true
 }
 
@@ -264,7 +267,15 @@ func (h *handler) fastQuery(c *mysql.Conn, query string, callback func(*sqltypes
 	if checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName) != nil {
 		return false, nil
 	}
-	bc, err := fr.pool.get()
+	pool := fr.pool
+	if sess.set != nil {
+		var e *keyedBackend
+		if e, pool = h.s.acquireKeyed(sess.set, fr.ds); pool == nil {
+			return false, nil
+		}
+		defer h.s.releaseKeyed(e)
+	}
+	bc, err := pool.get()
 	if err != nil {
 		return false, nil // the database/sql path reports it
 	}

@@ -100,7 +100,7 @@ func (h *handler) learnShape(p *plan.Plan) *fastShape {
 		sh.routes = make([]*fastRoute, len(s.backends))
 		for ds, pool := range s.backends {
 			if pool != nil {
-				sh.routes[ds] = &fastRoute{pool: pool, names: names, tables: s.actualTables(ds), db: s.cfg.Rules.DatabaseName,
+				sh.routes[ds] = &fastRoute{pool: pool, ds: ds, names: names, tables: s.actualTables(ds), db: s.cfg.Rules.DatabaseName,
 					queries: s.metrics.queries.WithLabelValues(route), latency: s.metrics.latency.WithLabelValues(route)}
 			}
 		}

@@ -128,7 +128,10 @@ type Server struct {
 	// backends are the packet pools of the fast path (fastpath.go) by
 	// interpreter data source index, nil where a data source has none; nil
 	// when the fast path is off. fast holds the texts that take it.
-	backends  []*backendPool
+	backends []*backendPool
+	// keyed are the packet pools of sessions on settings pools, by
+	// settings key (backend_keyed.go).
+	keyed     keyedBackends
 	fast      fastCache
 	shapes    shapeCache
 	sweepStop chan struct{}
@@ -374,6 +377,7 @@ func (s *Server) Close() error {
 			p.close()
 		}
 	}
+	s.closeKeyed()
 	return errors.Join(s.db.Close(), s.foundRows.Close())
 }
 

@@ -74,6 +74,15 @@ func (st *Settings) Sources() *Sources { return st.view }
 // Setup returns the setup statements of the key, in order (a copy).
 func (st *Settings) Setup() []string { return append([]string(nil), st.e.setup...) }
 
+// Key returns the key of the pools: the setup statements joined with
+// ";\n", as SettingsStats names them ("" after Release).
+func (st *Settings) Key() string {
+	if st.e == nil {
+		return ""
+	}
+	return st.e.key
+}
+
 // Release ends the session's use of the pools: they stay open for the
 // next session with the same settings (see MaxSettingsPools). Release
 // after the first call does nothing.
