@@ -75,12 +75,13 @@ db-clean:
 
 ## generate: regenerate the committed generated code (examples, golden cases).
 generate:
-	$(GO) generate ./examples/...
+	$(GO) generate ./examples/... ./bench/...
 	$(GO) test ./gen_test -run Golden -update
 
-## check-generated: fail when committed generated code is stale.
+## check-generated: fail when committed generated code is stale (examples/orders, and bench/sbtest, which make bench runs).
 check-generated:
 	$(GO) run ./cmd/shardgen generate --check -f examples/orders/shardgen.yaml
+	$(GO) run ./cmd/shardgen generate --check -f bench/sbtest/shardgen.yaml
 
 ## demo: the main job on real MariaDB shards: generate examples/orders/db from
 ## its rules, DDL and queries, create its actual tables with shardgen migrate

@@ -1,7 +1,7 @@
 // Package load is the load harness of `make bench` (issue 8): it runs an
 // operation from N workers for a fixed time, the way sysbench runs a
 // scenario's event, and compares two implementations of the same scenario
-// in interleaved rounds (A B A B …), reporting the median throughput of each
+// in interleaved rounds (A B B A A B …), reporting the median throughput of each
 // and their ratio. It knows nothing about databases; bench/cmd/shardgen-bench
 // supplies the operations.
 //
@@ -122,10 +122,12 @@ func (c Comparison) Ratio() float64 {
 	return c.MedianB() / a
 }
 
-// Compare runs rounds rounds of A and of B interleaved (A B A B …), each a
-// Round of workers for d, after one unmeasured warm-up round of each of
-// warmup length (none when warmup <= 0). It stops at the first error, naming
-// the side and round.
+// Compare runs rounds rounds of A and of B interleaved, each a Round of
+// workers for d, after one unmeasured warm-up round of each of warmup length
+// (none when warmup <= 0). The order alternates (A B, B A, A B, …: ABBA
+// counterbalancing), so a drift of the servers over the run, such as purge
+// work that a side's updates leave for the next round, does not always fall
+// on the same side. It stops at the first error, naming the side and round.
 func Compare(ctx context.Context, rounds, workers int, d, warmup time.Duration, a, b Op) (Comparison, error) {
 	return CompareProbe(ctx, rounds, workers, d, warmup, a, b, nil)
 }
@@ -156,16 +158,21 @@ func CompareProbe(ctx context.Context, rounds, workers int, d, warmup time.Durat
 		}
 	}
 	for r := 1; r <= rounds; r++ {
-		s, err := measure(a)
-		if err != nil {
-			return c, errors.New("round " + strconv.Itoa(r) + " A: " + err.Error())
+		first, second := "A", "B"
+		if r%2 == 0 {
+			first, second = "B", "A"
 		}
-		c.A = append(c.A, s)
-		s, err = measure(b)
-		if err != nil {
-			return c, errors.New("round " + strconv.Itoa(r) + " B: " + err.Error())
+		for _, side := range []string{first, second} {
+			op, dst := a, &c.A
+			if side == "B" {
+				op, dst = b, &c.B
+			}
+			s, err := measure(op)
+			if err != nil {
+				return c, errors.New("round " + strconv.Itoa(r) + " " + side + ": " + err.Error())
+			}
+			*dst = append(*dst, s)
 		}
-		c.B = append(c.B, s)
 	}
 	return c, nil
 }

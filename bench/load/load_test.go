@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,9 +38,10 @@ func TestRoundErrors(t *testing.T) {
 	require.EqualError(t, err, "load: rounds must be >= 1, got 0")
 }
 
-// TestCompareInterleaves checks the order of the rounds (A B A B A B), that
-// every round counted events, and the ratio's arithmetic; it asserts
-// nothing about time, so a loaded machine cannot fail it.
+// TestCompareInterleaves checks the order of the rounds (warm-up A B, then
+// A B, B A, A B: ABBA counterbalancing), that every round counted events,
+// and the ratio's arithmetic; it asserts nothing about time, so a loaded
+// machine cannot fail it.
 func TestCompareInterleaves(t *testing.T) {
 	var order []string
 	mk := func(name string) Op {
@@ -50,9 +52,12 @@ func TestCompareInterleaves(t *testing.T) {
 			return nil
 		}
 	}
-	c, err := Compare(context.Background(), 3, 1, time.Millisecond, 0, mk("A"), mk("B"))
+	// The probe runs before and after every measured round: "|" marks the
+	// rounds' ends, so two rounds of one side in a row stay apart.
+	probe := func() float64 { order = append(order, "|"); return 0 }
+	c, err := CompareProbe(context.Background(), 3, 1, time.Millisecond, time.Millisecond, mk("A"), mk("B"), probe)
 	require.NoError(t, err)
-	require.Equal(t, []string{"A", "B", "A", "B", "A", "B"}, order)
+	require.Equal(t, "A B | A | | B | | B | | A | | A | | B |", strings.Join(order, " "))
 	require.Len(t, c.A, 3)
 	require.Len(t, c.B, 3)
 	for _, s := range append(c.A, c.B...) {

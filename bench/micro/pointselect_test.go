@@ -34,6 +34,9 @@ type sbtestEnv struct {
 	point  []*sql.Stmt // "SELECT c FROM sbtest WHERE id = ?" per data source
 	insert []*sql.Stmt
 	update []*sql.Stmt // "UPDATE sbtest SET k = k + 1 WHERE id = ?"
+	// updateNon and delete are the rest of read_write_pk's writes.
+	updateNon []*sql.Stmt // "UPDATE sbtest SET c = ? WHERE id = ?"
+	delete    []*sql.Stmt // "DELETE FROM sbtest WHERE id = ?"
 }
 
 func openSbtest(tb testing.TB) *sbtestEnv {
@@ -64,16 +67,21 @@ func openSbtest(tb testing.TB) *sbtestEnv {
 		require.NoError(tb, q.InsertRow(ctx, id, id, "c-value-of-a-sysbench-row-00000000000-00000000000-00000000000", "pad"))
 	}
 	for _, p := range e.pools {
-		st, err := p.PrepareContext(ctx, "SELECT c FROM sbtest WHERE id = ?")
-		require.NoError(tb, err)
-		e.point = append(e.point, st)
-		ins, err := p.PrepareContext(ctx, "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)")
-		require.NoError(tb, err)
-		e.insert = append(e.insert, ins)
-		upd, err := p.PrepareContext(ctx, "UPDATE sbtest SET k = k + 1 WHERE id = ?")
-		require.NoError(tb, err)
-		e.update = append(e.update, upd)
-		tb.Cleanup(func() { st.Close(); ins.Close(); upd.Close() })
+		for _, x := range []struct {
+			dst *[]*sql.Stmt
+			sql string
+		}{
+			{&e.point, "SELECT c FROM sbtest WHERE id = ?"},
+			{&e.insert, "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"},
+			{&e.update, "UPDATE sbtest SET k = k + 1 WHERE id = ?"},
+			{&e.updateNon, "UPDATE sbtest SET c = ? WHERE id = ?"},
+			{&e.delete, "DELETE FROM sbtest WHERE id = ?"},
+		} {
+			st, err := p.PrepareContext(ctx, x.sql)
+			require.NoError(tb, err)
+			tb.Cleanup(func() { st.Close() })
+			*x.dst = append(*x.dst, st)
+		}
 	}
 	return e
 }
@@ -231,6 +239,74 @@ func TestGeneratedAllocsNearDirect(t *testing.T) {
 			direct, generated := count(tc.direct), count(tc.generated)
 			t.Logf("allocs per call: direct %v, generated %v", direct, generated)
 			require.LessOrEqual(t, generated, direct+1)
+		})
+	}
+}
+
+// BenchmarkReadWritePK runs one event of the load harness's read_write_pk
+// scenario (10 point selects, index update, non-index update, delete +
+// insert of one id; no transaction, as the harness runs it) through the
+// generated calls and through the careful direct path on the same pools and
+// data nodes, so cpu-ns/op, B/op and allocs/op of the mix compare in one
+// run. -cpuprofile and -memprofile of `-bench ReadWritePK/generated` and
+// `/direct` show what the generated side pays.
+func BenchmarkReadWritePK(b *testing.B) {
+	e := openSbtest(b)
+	ctx := context.Background()
+	c := strings.Repeat("c", 119)
+	pad := strings.Repeat("p", 59)
+	for _, side := range []struct {
+		name  string
+		event func(id int32) error
+	}{
+		{"direct", func(id int32) error {
+			for i := int32(0); i < 10; i++ {
+				p := sbtestBase + (id+i)%sbtestRows + 1
+				if _, err := e.directPointSelect(ctx, p); err != nil {
+					return err
+				}
+			}
+			if _, err := e.update[id%4].ExecContext(ctx, id); err != nil {
+				return err
+			}
+			if _, err := e.updateNon[id%4].ExecContext(ctx, c, id); err != nil {
+				return err
+			}
+			if _, err := e.delete[id%4].ExecContext(ctx, id); err != nil {
+				return err
+			}
+			_, err := e.insert[id%4].ExecContext(ctx, id, id, c, pad)
+			return err
+		}},
+		{"generated", func(id int32) error {
+			for i := int32(0); i < 10; i++ {
+				p := sbtestBase + (id+i)%sbtestRows + 1
+				if _, err := e.q.PointSelect(ctx, p); err != nil {
+					return err
+				}
+			}
+			if _, err := e.q.UpdateIndex(ctx, id); err != nil {
+				return err
+			}
+			if _, err := e.q.UpdateNonIndex(ctx, c, id); err != nil {
+				return err
+			}
+			if _, err := e.q.DeleteRow(ctx, id); err != nil {
+				return err
+			}
+			return e.q.InsertRow(ctx, id, id, c, pad)
+		}},
+	} {
+		b.Run(side.name, func(b *testing.B) {
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			id := int32(0)
+			for b.Loop() {
+				id = sbtestBase + id%sbtestRows + 1
+				if err := side.event(id); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

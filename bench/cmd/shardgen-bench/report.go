@@ -181,7 +181,7 @@ func (r *report) markdown() (string, []load.Bar) {
 		b.WriteString("| haproxy | " + m.haproxy + " |\n")
 	}
 	b.WriteString("\n## Embedded load: generated code vs careful direct database/sql\n\n")
-	b.WriteString("Each scenario runs the same statements two ways, in interleaved rounds (reference, shardgen, reference, shardgen, …) " +
+	b.WriteString("Each scenario runs the same statements two ways, in interleaved rounds whose order alternates (reference then shardgen, shardgen then reference, …: ABBA, so a drift of the servers over the run does not always fall on one side) " +
 		"after one unmeasured warm-up round of each:\n\n" +
 		"- **reference**: the careful direct path (issue 14): plain `database/sql` + go-sql-driver/mysql with one `*sql.Stmt` per statement, " +
 		"prepared once and reused (what sqlc's `emit_prepared_queries` generates), either\n" +

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 

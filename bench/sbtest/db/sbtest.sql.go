@@ -8,209 +8,10 @@ package db
 import (
 	"context"
 	"database/sql"
-	shardrt "github.com/shardgen/shardgen/runtime"
 	"io"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
 )
-
-// deleteRowStmt is the logic statement of DeleteRow (queries/sbtest.sql:15).
-var deleteRowStmt = shardrt.Stmt{Name: "DeleteRow", LogicSQL: "DELETE FROM sbtest WHERE id = ?"}
-
-// deleteRowUnits are the route units of DeleteRow: one per data node of sbtest
-// in data node order. DataSource indexes dataSourceNames.
-var deleteRowUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "DELETE FROM sbtest WHERE id = ?"}, // ds_0.sbtest
-	{DataSource: 1, SQL: "DELETE FROM sbtest WHERE id = ?"}, // ds_1.sbtest
-	{DataSource: 2, SQL: "DELETE FROM sbtest WHERE id = ?"}, // ds_2.sbtest
-	{DataSource: 3, SQL: "DELETE FROM sbtest WHERE id = ?"}, // ds_3.sbtest
-}
-
-// DeleteRow runs the :execrows query at queries/sbtest.sql:15.
-//
-// Route: SingleNode on sbtest (database: id MOD), computed inline.
-func (q *Queries) DeleteRow(ctx context.Context, id int32) (int64, error) {
-	ds := shardrt.Mod(int64(id), 4)
-	res, err := q.ex.Exec(ctx, &deleteRowStmt, deleteRowUnits[ds], id)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// distinctRangeStmt is the logic statement of DistinctRange
-// (queries/sbtest.sql:30).
-var distinctRangeStmt = shardrt.Stmt{Name: "DistinctRange", LogicSQL: "SELECT DISTINCT c FROM sbtest WHERE id BETWEEN ? AND ? ORDER BY c"}
-
-// distinctRangeUnits are the route units of DistinctRange: one per data node of
-// sbtest in data node order. DataSource indexes dataSourceNames.
-var distinctRangeUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select distinct c from sbtest where id between ? and ? order by c asc"}, // ds_0.sbtest
-	{DataSource: 1, SQL: "select distinct c from sbtest where id between ? and ? order by c asc"}, // ds_1.sbtest
-	{DataSource: 2, SQL: "select distinct c from sbtest where id between ? and ? order by c asc"}, // ds_2.sbtest
-	{DataSource: 3, SQL: "select distinct c from sbtest where id between ? and ? order by c asc"}, // ds_3.sbtest
-}
-
-// distinctRangeMerge says how DistinctRange merges the rows of its data nodes
-// into the result one unsharded MySQL would return (DISTINCT, ORDER BY). Every
-// data node returns the 1 result columns.
-var distinctRangeMerge = shardrt.MergeSpec{
-	Columns: 1,
-	Visible: 1,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
-	},
-	OrderBy:     []shardrt.SortKey{{Column: 0}},
-	Distinct:    true,
-	Count:       shardrt.NoLimit,
-	StreamGroup: true,
-}
-
-// DistinctRangeRow is one row of DistinctRange.
-type DistinctRangeRow struct {
-	C string
-}
-
-// DistinctRange runs the :many query at queries/sbtest.sql:30.
-//
-// Route: MultiNode on sbtest (database: id MOD), computed by the sharding
-// algorithms over the conditions. The rows of its data nodes are merged as
-// distinctRangeMerge says.
-func (q *Queries) DistinctRange(ctx context.Context, id int32, id2 int32) ([]DistinctRangeRow, error) {
-	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id2)), HasUpper: true}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(distinctRangeUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &distinctRangeStmt, units, []any{id, id2}, &distinctRangeMerge, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer merged.Close()
-	var out []DistinctRangeRow
-	for {
-		row, err := merged.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var r DistinctRangeRow
-		if err := shardrt.ScanCells(row, &r.C); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-}
-
-// insertEncRowStmt is the logic statement of InsertEncRow
-// (queries/sbtest.sql:34).
-var insertEncRowStmt = shardrt.Stmt{Name: "InsertEncRow", LogicSQL: "INSERT INTO sbtest_enc (id, k, c, pad) VALUES (?, ?, ?, ?)"}
-
-// insertEncRowUnits are the route units of InsertEncRow: one per data node of
-// sbtest_enc in data node order. DataSource indexes dataSourceNames.
-var insertEncRowUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_0.sbtest_enc
-	{DataSource: 1, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_1.sbtest_enc
-	{DataSource: 2, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_2.sbtest_enc
-	{DataSource: 3, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_3.sbtest_enc
-}
-
-// InsertEncRow runs the :exec query at queries/sbtest.sql:34.
-//
-// Route: SingleNode on sbtest_enc (database: id MOD), computed inline.
-func (q *Queries) InsertEncRow(ctx context.Context, id int32, k int32, c string, pad string) error {
-	ds := shardrt.Mod(int64(id), 4)
-	_, err := q.ex.Exec(ctx, &insertEncRowStmt, insertEncRowUnits[ds], id, k, q.encAes.EncryptText(c), pad)
-	return err
-}
-
-// insertRowStmt is the logic statement of InsertRow (queries/sbtest.sql:6).
-var insertRowStmt = shardrt.Stmt{Name: "InsertRow", LogicSQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}
-
-// insertRowUnits are the route units of InsertRow: one per data node of sbtest
-// in data node order. DataSource indexes dataSourceNames.
-var insertRowUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}, // ds_0.sbtest
-	{DataSource: 1, SQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}, // ds_1.sbtest
-	{DataSource: 2, SQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}, // ds_2.sbtest
-	{DataSource: 3, SQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}, // ds_3.sbtest
-}
-
-// InsertRow runs the :exec query at queries/sbtest.sql:6.
-//
-// Route: SingleNode on sbtest (database: id MOD), computed inline.
-func (q *Queries) InsertRow(ctx context.Context, id int32, k int32, c string, pad string) error {
-	ds := shardrt.Mod(int64(id), 4)
-	_, err := q.ex.Exec(ctx, &insertRowStmt, insertRowUnits[ds], id, k, c, pad)
-	return err
-}
-
-// orderRangeStmt is the logic statement of OrderRange (queries/sbtest.sql:26).
-var orderRangeStmt = shardrt.Stmt{Name: "OrderRange", LogicSQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ? ORDER BY c"}
-
-// orderRangeUnits are the route units of OrderRange: one per data node of
-// sbtest in data node order. DataSource indexes dataSourceNames.
-var orderRangeUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select c from sbtest where id between ? and ? order by c asc"}, // ds_0.sbtest
-	{DataSource: 1, SQL: "select c from sbtest where id between ? and ? order by c asc"}, // ds_1.sbtest
-	{DataSource: 2, SQL: "select c from sbtest where id between ? and ? order by c asc"}, // ds_2.sbtest
-	{DataSource: 3, SQL: "select c from sbtest where id between ? and ? order by c asc"}, // ds_3.sbtest
-}
-
-// orderRangeMerge says how OrderRange merges the rows of its data nodes into
-// the result one unsharded MySQL would return (ORDER BY). Every data node
-// returns the 1 result columns.
-var orderRangeMerge = shardrt.MergeSpec{
-	Columns: 1,
-	Visible: 1,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
-	},
-	OrderBy: []shardrt.SortKey{{Column: 0}},
-	Count:   shardrt.NoLimit,
-}
-
-// OrderRangeRow is one row of OrderRange.
-type OrderRangeRow struct {
-	C string
-}
-
-// OrderRange runs the :many query at queries/sbtest.sql:26.
-//
-// Route: MultiNode on sbtest (database: id MOD), computed by the sharding
-// algorithms over the conditions. The rows of its data nodes are merged as
-// orderRangeMerge says.
-func (q *Queries) OrderRange(ctx context.Context, id int32, id2 int32) ([]OrderRangeRow, error) {
-	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id2)), HasUpper: true}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(orderRangeUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &orderRangeStmt, units, []any{id, id2}, &orderRangeMerge, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer merged.Close()
-	var out []OrderRangeRow
-	for {
-		row, err := merged.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var r OrderRangeRow
-		if err := shardrt.ScanCells(row, &r.C); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-}
 
 // pointSelectStmt is the logic statement of PointSelect (queries/sbtest.sql:3).
 var pointSelectStmt = shardrt.Stmt{Name: "PointSelect", LogicSQL: "SELECT c FROM sbtest WHERE id = ?"}
@@ -239,107 +40,25 @@ func (q *Queries) PointSelect(ctx context.Context, id int32) (PointSelectRow, er
 	return r, err
 }
 
-// simpleRangeStmt is the logic statement of SimpleRange
-// (queries/sbtest.sql:18).
-var simpleRangeStmt = shardrt.Stmt{Name: "SimpleRange", LogicSQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}
+// insertRowStmt is the logic statement of InsertRow (queries/sbtest.sql:6).
+var insertRowStmt = shardrt.Stmt{Name: "InsertRow", LogicSQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}
 
-// simpleRangeUnits are the route units of SimpleRange: one per data node of
-// sbtest in data node order. DataSource indexes dataSourceNames.
-var simpleRangeUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_0.sbtest
-	{DataSource: 1, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_1.sbtest
-	{DataSource: 2, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_2.sbtest
-	{DataSource: 3, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_3.sbtest
+// insertRowUnits are the route units of InsertRow: one per data node of sbtest
+// in data node order. DataSource indexes dataSourceNames.
+var insertRowUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}, // ds_0.sbtest
+	{DataSource: 1, SQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}, // ds_1.sbtest
+	{DataSource: 2, SQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}, // ds_2.sbtest
+	{DataSource: 3, SQL: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)"}, // ds_3.sbtest
 }
 
-// SimpleRangeRow is one row of SimpleRange.
-type SimpleRangeRow struct {
-	C string
-}
-
-// SimpleRange runs the :many query at queries/sbtest.sql:18.
+// InsertRow runs the :exec query at queries/sbtest.sql:6.
 //
-// Route: MultiNode on sbtest (database: id MOD), computed by the sharding
-// algorithms over the conditions.
-func (q *Queries) SimpleRange(ctx context.Context, id int32, id2 int32) ([]SimpleRangeRow, error) {
-	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id2)), HasUpper: true}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return nil, err
-	}
-	units := pickUnits(simpleRangeUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &simpleRangeStmt, units, []any{id, id2}, scanSimpleRangeRow)
-}
-
-// scanSimpleRangeRow scans one row of SimpleRange.
-func scanSimpleRangeRow(rows *sql.Rows) (SimpleRangeRow, error) {
-	var r SimpleRangeRow
-	err := rows.Scan(&r.C)
-	return r, err
-}
-
-// sumRangeStmt is the logic statement of SumRange (queries/sbtest.sql:22).
-var sumRangeStmt = shardrt.Stmt{Name: "SumRange", LogicSQL: "SELECT SUM(k) AS total FROM sbtest WHERE id BETWEEN ? AND ?"}
-
-// sumRangeUnits are the route units of SumRange: one per data node of sbtest in
-// data node order. DataSource indexes dataSourceNames.
-var sumRangeUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select sum(k) as total from sbtest where id between ? and ?"}, // ds_0.sbtest
-	{DataSource: 1, SQL: "select sum(k) as total from sbtest where id between ? and ?"}, // ds_1.sbtest
-	{DataSource: 2, SQL: "select sum(k) as total from sbtest where id between ? and ?"}, // ds_2.sbtest
-	{DataSource: 3, SQL: "select sum(k) as total from sbtest where id between ? and ?"}, // ds_3.sbtest
-}
-
-// sumRangeMerge says how SumRange merges the rows of its data nodes into the
-// result one unsharded MySQL would return (aggregates SUM). Every data node
-// returns the 1 result columns.
-var sumRangeMerge = shardrt.MergeSpec{
-	Columns: 1,
-	Visible: 1,
-	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnDecimal},
-	},
-	Aggregates: []shardrt.AggregateSpec{
-		{Column: 0, Func: shardrt.AggSum},
-	},
-	Count: shardrt.NoLimit,
-}
-
-// SumRangeRow is one row of SumRange.
-type SumRangeRow struct {
-	Total sql.NullString
-}
-
-// SumRange runs the :one query at queries/sbtest.sql:22.
-//
-// Route: MultiNode on sbtest (database: id MOD), computed by the sharding
-// algorithms over the conditions. The rows of its data nodes are merged as
-// sumRangeMerge says, and the first merged row is returned; sql.ErrNoRows when
-// there is none.
-func (q *Queries) SumRange(ctx context.Context, id int32, id2 int32) (SumRangeRow, error) {
-	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
-		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id2)), HasUpper: true}},
-	}}, shardrt.HintValues{})
-	if err != nil {
-		return SumRangeRow{}, err
-	}
-	units := pickUnits(sumRangeUnits[:], nodes)
-	merged, err := shardrt.QueryMerged(ctx, q.ex, &sumRangeStmt, units, []any{id, id2}, &sumRangeMerge, nil)
-	if err != nil {
-		return SumRangeRow{}, err
-	}
-	defer merged.Close()
-	row, err := merged.Next()
-	if err == io.EOF {
-		return SumRangeRow{}, sql.ErrNoRows
-	}
-	if err != nil {
-		return SumRangeRow{}, err
-	}
-	var r SumRangeRow
-	err = shardrt.ScanCells(row, &r.Total)
-	return r, err
+// Route: SingleNode on sbtest (database: id MOD), computed inline.
+func (q *Queries) InsertRow(ctx context.Context, id int32, k int32, c string, pad string) error {
+	ds := shardrt.Mod(int64(id), 4)
+	_, err := q.ex.Exec(ctx, &insertRowStmt, insertRowUnits[ds], id, k, c, pad)
+	return err
 }
 
 // updateIndexStmt is the logic statement of UpdateIndex (queries/sbtest.sql:9).
@@ -389,4 +108,294 @@ func (q *Queries) UpdateNonIndex(ctx context.Context, c string, id int32) (int64
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// deleteRowStmt is the logic statement of DeleteRow (queries/sbtest.sql:15).
+var deleteRowStmt = shardrt.Stmt{Name: "DeleteRow", LogicSQL: "DELETE FROM sbtest WHERE id = ?"}
+
+// deleteRowUnits are the route units of DeleteRow: one per data node of sbtest
+// in data node order. DataSource indexes dataSourceNames.
+var deleteRowUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "DELETE FROM sbtest WHERE id = ?"}, // ds_0.sbtest
+	{DataSource: 1, SQL: "DELETE FROM sbtest WHERE id = ?"}, // ds_1.sbtest
+	{DataSource: 2, SQL: "DELETE FROM sbtest WHERE id = ?"}, // ds_2.sbtest
+	{DataSource: 3, SQL: "DELETE FROM sbtest WHERE id = ?"}, // ds_3.sbtest
+}
+
+// DeleteRow runs the :execrows query at queries/sbtest.sql:15.
+//
+// Route: SingleNode on sbtest (database: id MOD), computed inline.
+func (q *Queries) DeleteRow(ctx context.Context, id int32) (int64, error) {
+	ds := shardrt.Mod(int64(id), 4)
+	res, err := q.ex.Exec(ctx, &deleteRowStmt, deleteRowUnits[ds], id)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// simpleRangeStmt is the logic statement of SimpleRange
+// (queries/sbtest.sql:18).
+var simpleRangeStmt = shardrt.Stmt{Name: "SimpleRange", LogicSQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}
+
+// simpleRangeUnits are the route units of SimpleRange: one per data node of
+// sbtest in data node order. DataSource indexes dataSourceNames.
+var simpleRangeUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_0.sbtest
+	{DataSource: 1, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_1.sbtest
+	{DataSource: 2, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_2.sbtest
+	{DataSource: 3, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_3.sbtest
+}
+
+// SimpleRangeRow is one row of SimpleRange.
+type SimpleRangeRow struct {
+	C string
+}
+
+// SimpleRange runs the :many query at queries/sbtest.sql:18.
+//
+// Route: MultiNode on sbtest (database: id MOD), computed by the sharding
+// algorithms over the conditions.
+func (q *Queries) SimpleRange(ctx context.Context, id int32, id_2 int32) ([]SimpleRangeRow, error) {
+	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(simpleRangeUnits[:], nodes)
+	return shardrt.QueryUnits(ctx, q.ex, &simpleRangeStmt, units, []any{id, id_2}, scanSimpleRangeRow)
+}
+
+// scanSimpleRangeRow scans one row of SimpleRange.
+func scanSimpleRangeRow(rows *sql.Rows) (SimpleRangeRow, error) {
+	var r SimpleRangeRow
+	err := rows.Scan(&r.C)
+	return r, err
+}
+
+// sumRangeStmt is the logic statement of SumRange (queries/sbtest.sql:22).
+var sumRangeStmt = shardrt.Stmt{Name: "SumRange", LogicSQL: "SELECT SUM(k) AS total FROM sbtest WHERE id BETWEEN ? AND ?"}
+
+// sumRangeUnits are the route units of SumRange: one per data node of sbtest in
+// data node order. DataSource indexes dataSourceNames.
+var sumRangeUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select sum(k) as total from sbtest where id between ? and ?"}, // ds_0.sbtest
+	{DataSource: 1, SQL: "select sum(k) as total from sbtest where id between ? and ?"}, // ds_1.sbtest
+	{DataSource: 2, SQL: "select sum(k) as total from sbtest where id between ? and ?"}, // ds_2.sbtest
+	{DataSource: 3, SQL: "select sum(k) as total from sbtest where id between ? and ?"}, // ds_3.sbtest
+}
+
+// sumRangeMerge says how SumRange merges the rows of its data nodes into the
+// result one unsharded MySQL would return (aggregates SUM). Every data node
+// returns the 1 result columns.
+var sumRangeMerge = shardrt.MergeSpec{
+	Columns: 1,
+	Visible: 1,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnDecimal},
+	},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 0, Func: shardrt.AggSum},
+	},
+	Count: shardrt.NoLimit,
+}
+
+// SumRangeRow is one row of SumRange.
+type SumRangeRow struct {
+	Total sql.NullString
+}
+
+// SumRange runs the :one query at queries/sbtest.sql:22.
+//
+// Route: MultiNode on sbtest (database: id MOD), computed by the sharding
+// algorithms over the conditions. The rows of its data nodes are merged as
+// sumRangeMerge says, and the first merged row is returned; sql.ErrNoRows when
+// there is none.
+func (q *Queries) SumRange(ctx context.Context, id int32, id_2 int32) (SumRangeRow, error) {
+	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return SumRangeRow{}, err
+	}
+	units := pickUnits(sumRangeUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &sumRangeStmt, units, []any{id, id_2}, &sumRangeMerge, nil)
+	if err != nil {
+		return SumRangeRow{}, err
+	}
+	defer merged.Close()
+	row, err := merged.Next()
+	if err == io.EOF {
+		return SumRangeRow{}, sql.ErrNoRows
+	}
+	if err != nil {
+		return SumRangeRow{}, err
+	}
+	var r SumRangeRow
+	err = shardrt.ScanCells(row, &r.Total)
+	return r, err
+}
+
+// orderRangeStmt is the logic statement of OrderRange (queries/sbtest.sql:26).
+var orderRangeStmt = shardrt.Stmt{Name: "OrderRange", LogicSQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ? ORDER BY c"}
+
+// orderRangeUnits are the route units of OrderRange: one per data node of
+// sbtest in data node order. DataSource indexes dataSourceNames.
+var orderRangeUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? order by c asc"}, // ds_0.sbtest
+	{DataSource: 1, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? order by c asc"}, // ds_1.sbtest
+	{DataSource: 2, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? order by c asc"}, // ds_2.sbtest
+	{DataSource: 3, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? order by c asc"}, // ds_3.sbtest
+}
+
+// orderRangeMerge says how OrderRange merges the rows of its data nodes into
+// the result one unsharded MySQL would return (ORDER BY). Every data node
+// returns the 1 result columns, then 2 the rewrite derived (AVG's SUM and
+// COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
+// text), which the merge drops.
+var orderRangeMerge = shardrt.MergeSpec{
+	Columns: 3,
+	Visible: 1,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Weight: 1},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	Count:   shardrt.NoLimit,
+}
+
+// OrderRangeRow is one row of OrderRange.
+type OrderRangeRow struct {
+	C string
+}
+
+// OrderRange runs the :many query at queries/sbtest.sql:26.
+//
+// Route: MultiNode on sbtest (database: id MOD), computed by the sharding
+// algorithms over the conditions. The rows of its data nodes are merged as
+// orderRangeMerge says.
+func (q *Queries) OrderRange(ctx context.Context, id int32, id_2 int32) ([]OrderRangeRow, error) {
+	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(orderRangeUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &orderRangeStmt, units, []any{id, id_2}, &orderRangeMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []OrderRangeRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r OrderRangeRow
+		if err := shardrt.ScanCells(row, &r.C); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+// distinctRangeStmt is the logic statement of DistinctRange
+// (queries/sbtest.sql:30).
+var distinctRangeStmt = shardrt.Stmt{Name: "DistinctRange", LogicSQL: "SELECT DISTINCT c FROM sbtest WHERE id BETWEEN ? AND ? ORDER BY c"}
+
+// distinctRangeUnits are the route units of DistinctRange: one per data node of
+// sbtest in data node order. DataSource indexes dataSourceNames.
+var distinctRangeUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_0.sbtest
+	{DataSource: 1, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_1.sbtest
+	{DataSource: 2, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_2.sbtest
+	{DataSource: 3, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_3.sbtest
+}
+
+// distinctRangeMerge says how DistinctRange merges the rows of its data nodes
+// into the result one unsharded MySQL would return (DISTINCT, ORDER BY). Every
+// data node returns the 1 result columns, then 2 the rewrite derived (AVG's SUM
+// and COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys
+// of text), which the merge drops.
+var distinctRangeMerge = shardrt.MergeSpec{
+	Columns: 3,
+	Visible: 1,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Weight: 1},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy:     []shardrt.SortKey{{Column: 0}},
+	Distinct:    true,
+	Count:       shardrt.NoLimit,
+	StreamGroup: true,
+}
+
+// DistinctRangeRow is one row of DistinctRange.
+type DistinctRangeRow struct {
+	C string
+}
+
+// DistinctRange runs the :many query at queries/sbtest.sql:30.
+//
+// Route: MultiNode on sbtest (database: id MOD), computed by the sharding
+// algorithms over the conditions. The rows of its data nodes are merged as
+// distinctRangeMerge says.
+func (q *Queries) DistinctRange(ctx context.Context, id int32, id_2 int32) ([]DistinctRangeRow, error) {
+	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, err
+	}
+	units := pickUnits(distinctRangeUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &distinctRangeStmt, units, []any{id, id_2}, &distinctRangeMerge, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []DistinctRangeRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r DistinctRangeRow
+		if err := shardrt.ScanCells(row, &r.C); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+// insertEncRowStmt is the logic statement of InsertEncRow
+// (queries/sbtest.sql:34).
+var insertEncRowStmt = shardrt.Stmt{Name: "InsertEncRow", LogicSQL: "INSERT INTO sbtest_enc (id, k, c, pad) VALUES (?, ?, ?, ?)"}
+
+// insertEncRowUnits are the route units of InsertEncRow: one per data node of
+// sbtest_enc in data node order. DataSource indexes dataSourceNames.
+var insertEncRowUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_0.sbtest_enc
+	{DataSource: 1, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_1.sbtest_enc
+	{DataSource: 2, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_2.sbtest_enc
+	{DataSource: 3, SQL: "insert into sbtest_enc(id, k, c_cipher, pad) values (?, ?, ?, ?)"}, // ds_3.sbtest_enc
+}
+
+// InsertEncRow runs the :exec query at queries/sbtest.sql:34.
+//
+// Route: SingleNode on sbtest_enc (database: id MOD), computed inline.
+func (q *Queries) InsertEncRow(ctx context.Context, id int32, k int32, c string, pad string) error {
+	ds := shardrt.Mod(int64(id), 4)
+	_, err := q.ex.Exec(ctx, &insertEncRowStmt, insertEncRowUnits[ds], id, k, q.encAes.EncryptText(c), pad)
+	return err
 }
