@@ -21,8 +21,8 @@ const (
 	// statement as literal values (Steps.Bind) and then runs the bound
 	// statement, which those values may route.
 	StepsSubqueries StepsKind = iota + 1
-	// StepsJoin is a nested-loop join of two table references that do not
-	// co-locate (Steps.Join).
+	// StepsJoin is a nested-loop join of table references that do not
+	// co-locate (Steps.Join): the last one joined to the join of the others.
 	StepsJoin
 	// StepsUnion runs each SELECT of a UNION on its own and concatenates
 	// (UNION ALL) or deduplicates (UNION) their rows (Steps.Union).
@@ -114,7 +114,7 @@ var ErrCrossNode = errors.New("the statement cannot be evaluated in steps across
 
 // BuildSteps splits a SELECT the planner refused (Build's error) into
 // steps, trying in order: uncorrelated subqueries bound as values, a
-// nested-loop join of two table references, a UNION of SELECTs. It
+// nested-loop join, a UNION of SELECTs. It
 // returns an error wrapping ErrCrossNode when none applies.
 func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 	stmt, err := b.parser.Parse(sql)
@@ -437,10 +437,18 @@ func (b *Builder) stepStatements(st *Steps, out *[]StepStatement, depth int) err
 		}
 		bound("the statement with the rows of "+steps+" bound as values, routed by them", st.SQL)
 	case StepsJoin:
+		first := len(*out) + 1
 		if err := add(st.Join.Outer.SQL, "outer side of the join"); err != nil {
 			return err
 		}
-		bound(fmt.Sprintf("inner side of the join, run with the key values of every %d rows of step %d bound as IN lists, routed by them", st.Join.Batch, len(*out)), st.Join.Inner.SQL)
+		if len(st.Join.Spec.InnerKeys) == 0 {
+			return add(st.Join.Inner.SQL, "inner side of the join, run once (no equality of a column of each side to bind), every row paired with every outer row")
+		}
+		steps := fmt.Sprintf("steps %d-%d", first, len(*out))
+		if first == len(*out) {
+			steps = fmt.Sprintf("step %d", first)
+		}
+		bound(fmt.Sprintf("inner side of the join, run with the key values of every %d rows of %s bound as IN lists, routed by them", st.Join.Batch, steps), st.Join.Inner.SQL)
 	case StepsUnion:
 		for i, part := range st.Union.Parts {
 			if err := add(part.SQL, fmt.Sprintf("SELECT %d of the UNION", i+1)); err != nil {

@@ -15,23 +15,30 @@ import (
 // statement binds (as IN lists).
 const JoinBatch = 500
 
-// JoinSteps is a nested-loop join of two table references that do not
-// co-locate (vtgate's join with bind variables, planned once):
+// JoinSteps is a nested-loop join of table references that do not
+// co-locate (vtgate's join with bind variables, planned once). The FROM
+// splits left-deep into two sides: the last table reference (a comma
+// list's last item, the right operand of the outermost JOIN) and
+// everything before it, so a join of n tables is a join of the first n-1
+// (one statement, pushed down whole where those co-locate, else evaluated
+// in steps again) with the last:
 //
 //  1. the outer side's statement runs (routed and merged like any
-//     SELECT): the left table of JOIN and LEFT JOIN, the right table of
+//     SELECT): the left side of JOIN and LEFT JOIN, the right side of
 //     RIGHT JOIN, with the WHERE and ON conditions on it alone;
 //  2. for every JoinBatch outer rows, the inner side's statement runs with
 //     each of its key columns compared with the batch's distinct key
-//     values (InnerSQL: `AND b.k IN (…)`), which may route it;
+//     values (InnerSQL: `AND b.k IN (…)`), which may route it; with no
+//     key (no equality of a column of each side) it runs once and every
+//     outer row pairs with every inner row;
 //  3. runtime.JoinRows pairs the rows by equal keys (Spec); then the
 //     joined rows are sorted (OrderBy), paginated (Offset, Count) and
 //     projected (Output).
 //
 // Every result column is computed by one side's statement, so a select
-// expression may use the columns of one table only; conditions other than
-// key equalities must be on one table (for an outer join, in ON on the
-// inner table or in WHERE on the outer one).
+// expression may use the columns of one side only; conditions other than
+// key equalities must be on one side (for an outer join, in ON on the
+// inner side or in WHERE on the outer one).
 type JoinSteps struct {
 	Outer *JoinSide        `json:"outer"`
 	Inner *JoinSide        `json:"inner"`
@@ -48,6 +55,10 @@ type JoinSteps struct {
 	Count  int64 `json:"count"`
 	// Batch is JoinBatch.
 	Batch int `json:"batch"`
+	// Null are columns of the joined row that must be NULL (WHERE b.x IS
+	// NULL on the inner side of an outer join): the other joined rows are
+	// dropped before OrderBy or Merge.
+	Null []int `json:"null,omitempty"`
 	// Merge is set for GROUP BY, DISTINCT or aggregates over the joined
 	// rows: every joined row becomes one row of MergeColumns (a partial
 	// aggregate of that row alone), which the merge groups, orders,
@@ -79,8 +90,11 @@ type JoinMergeColumn struct {
 	Name string `json:"name,omitempty"`
 }
 
-// JoinSide is one side of a JoinSteps: a SELECT of one logic table.
+// JoinSide is one side of a JoinSteps: a SELECT of one table reference,
+// or of several joined (the left side of a join of three or more).
 type JoinSide struct {
+	// Table names the side's logic tables, in FROM order, separated by
+	// ", ".
 	Table string `json:"table"`
 	// SQL is the side's statement; for the inner side without the IN
 	// lists InnerSQL adds.
@@ -121,8 +135,8 @@ func (j *JoinSteps) InnerSQL(keys [][]BoundValue, limit int) string {
 
 // joinDraft is one side while a join is planned.
 type joinDraft struct {
-	ref   *tableRef
-	from  *sqlparser.AliasedTableExpr
+	refs  map[*tableRef]bool
+	from  sqlparser.TableExprs
 	exprs []sqlparser.SelectExpr
 	kinds []mergeKind
 	conds []sqlparser.Expr
@@ -203,8 +217,10 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		return nil, joinRefusal("not a SELECT")
 	case strings.Contains(p.sql, "?"):
 		return nil, joinRefusal("a join across data nodes with placeholders (?) is not evaluated")
-	case len(p.allRefs) != 2 || len(p.refs) != 2:
-		return nil, joinRefusal("only a join of two tables is evaluated across data nodes")
+	case len(p.refs) < 2:
+		return nil, joinRefusal("not a join")
+	case len(p.allRefs) != len(p.refs):
+		return nil, joinRefusal("a join with a subquery or derived table across data nodes is not evaluated")
 	case sel.Having != nil:
 		return nil, joinRefusal("HAVING over the rows of a join across data nodes is not evaluated yet")
 	case sel.With != nil || sel.Into != nil || sel.Lock != sqlparser.NoLock || hasWindow(sel):
@@ -215,24 +231,26 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			return nil, joinRefusal("a join of a derived table across data nodes is not evaluated")
 		}
 	}
-	// The FROM: a JOIN of two tables, or two tables separated by a comma.
+	// The FROM splits into two sides, left-deep: everything but the last
+	// table reference (a comma list's last item, a JOIN's right operand)
+	// is the left side, itself a statement that may be pushed down whole
+	// or evaluated in steps again.
 	var (
-		from  [2]*sqlparser.AliasedTableExpr
+		from  [2]sqlparser.TableExprs
 		on    sqlparser.Expr
 		outer = 0
 		left  bool
 	)
 	switch {
-	case len(sel.From) == 2:
-		from[0], _ = sel.From[0].(*sqlparser.AliasedTableExpr)
-		from[1], _ = sel.From[1].(*sqlparser.AliasedTableExpr)
+	case len(sel.From) >= 2:
+		from[0] = append(sqlparser.TableExprs(nil), sel.From[:len(sel.From)-1]...)
+		from[1] = sqlparser.TableExprs{sel.From[len(sel.From)-1]}
 	case len(sel.From) == 1:
 		je, ok := sel.From[0].(*sqlparser.JoinTableExpr)
 		if !ok {
 			return nil, joinRefusal("not a join")
 		}
-		from[0], _ = je.LeftExpr.(*sqlparser.AliasedTableExpr)
-		from[1], _ = je.RightExpr.(*sqlparser.AliasedTableExpr)
+		from[0], from[1] = sqlparser.TableExprs{je.LeftExpr}, sqlparser.TableExprs{je.RightExpr}
 		switch je.Join {
 		case sqlparser.NormalJoinType, sqlparser.StraightJoinType:
 		case sqlparser.LeftJoinType:
@@ -249,11 +267,47 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			on = je.Condition.On
 		}
 	}
-	if from[0] == nil || from[1] == nil {
-		return nil, joinRefusal("only a join of two tables is evaluated across data nodes")
+	if len(from[0]) == 0 || len(from[1]) == 0 {
+		return nil, joinRefusal("not a join")
+	}
+	var sideRefs [2]map[*tableRef]bool
+	for pos := range from {
+		sideRefs[pos] = map[*tableRef]bool{}
+		names := map[string]bool{}
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			switch n := n.(type) {
+			case *sqlparser.AliasedTableExpr:
+				name := n.As.String()
+				if name == "" {
+					if tn, ok := n.Expr.(sqlparser.TableName); ok {
+						name = tn.Name.String()
+					}
+				}
+				names[strings.ToLower(name)] = true
+				return false, nil
+			case *sqlparser.JoinCondition:
+				return false, nil
+			}
+			return true, nil
+		}, from[pos])
+		for _, r := range p.refs {
+			name := r.alias
+			if name == "" {
+				name = r.info.name
+			}
+			if names[strings.ToLower(name)] {
+				sideRefs[pos][r] = true
+			}
+		}
+		if len(sideRefs[pos]) == 0 {
+			return nil, joinRefusal("not a join of tables")
+		}
+	}
+	if len(sideRefs[0])+len(sideRefs[1]) != len(p.refs) {
+		return nil, joinRefusal("the table references of the join could not be told apart")
 	}
 	inner := 1 - outer
-	d := [2]*joinDraft{{ref: p.refs[0], from: from[0]}, {ref: p.refs[1], from: from[1]}}
+	d := [2]*joinDraft{{refs: sideRefs[0], from: from[0]}, {refs: sideRefs[1], from: from[1]}}
 	// sides reports the FROM positions whose columns e names (bit 0: the
 	// first table, bit 1: the second); -1 when e names something else.
 	sides := func(e sqlparser.SQLNode) int {
@@ -269,9 +323,9 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 				case mask < 0:
 				case c == nil:
 					mask = -1
-				case c.ref == d[0].ref:
+				case d[0].refs[c.ref]:
 					mask |= 1
-				case c.ref == d[1].ref:
+				case d[1].refs[c.ref]:
 					mask |= 2
 				default:
 					mask = -1
@@ -292,14 +346,30 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		}
 		return 0, false
 	}
-	var keyPairs [][2]*sqlparser.ColName // outer, inner
+	// A WHERE condition that is never TRUE for NULL in a column of the
+	// inner side of an outer join (b.x = 1, b.x IN (…), b.x IS NOT NULL)
+	// drops the rows without a match: the join is an inner join, as MySQL
+	// rewrites it.
+	if left && sel.Where != nil {
+		for _, e := range conjuncts(sel.Where.Expr) {
+			if sides(e) == 1<<inner && nullRejecting(e) {
+				left = false
+				break
+			}
+		}
+	}
+	var (
+		keyPairs  [][2]*sqlparser.ColName // outer, inner
+		outerOn   []sqlparser.Expr        // ON conditions of an outer join on the outer side alone
+		innerNull []*sqlparser.ColName    // WHERE b.x IS NULL on the inner side of an outer join
+	)
 	condition := func(e sqlparser.Expr, inOn bool) error {
 		m := sides(e)
 		if c, ok := e.(*sqlparser.ComparisonExpr); ok && c.Operator == sqlparser.EqualOp && m == 3 && (inOn || !left) {
 			l, lok := c.Left.(*sqlparser.ColName)
 			r, rok := c.Right.(*sqlparser.ColName)
 			if lok && rok {
-				if p.cols[l].ref != d[outer].ref {
+				if !d[outer].refs[p.cols[l].ref] {
 					l, r = r, l
 				}
 				keyPairs = append(keyPairs, [2]*sqlparser.ColName{l, r})
@@ -316,11 +386,19 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		case m == 1<<inner && (!left || inOn):
 			d[inner].conds = append(d[inner].conds, e)
 		case m == 1<<outer:
-			return joinRefusal("the ON condition %s of an outer join is on the outer table alone; evaluating it across data nodes is not supported", sqlparser.String(e))
+			// The outer row is kept, but matches nothing unless the
+			// condition holds: the outer side computes it.
+			outerOn = append(outerOn, e)
 		case m == 1<<inner:
-			return joinRefusal("the WHERE condition %s of an outer join is on the inner table, which is NULL where no row matches; evaluating it across data nodes is not supported", sqlparser.String(e))
+			if is, ok := e.(*sqlparser.IsExpr); ok && is.Right == sqlparser.IsNullOp {
+				if cn, ok := is.Left.(*sqlparser.ColName); ok {
+					innerNull = append(innerNull, cn)
+					return nil
+				}
+			}
+			return joinRefusal("the WHERE condition %s of an outer join is on the inner side, which is NULL where no row matches; evaluating it across data nodes is not supported (only a column IS NULL is)", sqlparser.String(e))
 		default:
-			return joinRefusal("the condition %s compares columns of both tables other than by = of two columns; evaluating it across data nodes is not supported", sqlparser.String(e))
+			return joinRefusal("the condition %s compares columns of both sides of the join other than by = of two columns; evaluating it across data nodes is not supported", sqlparser.String(e))
 		}
 		return nil
 	}
@@ -336,9 +414,6 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			}
 		}
 	}
-	if len(keyPairs) == 0 {
-		return nil, joinRefusal("a join across data nodes needs an equality of a column of each table (ON a.x = b.y)")
-	}
 	// The select list: each expression computed by one side (grouped:
 	// the merge's columns, below).
 	grouping := sel.GroupBy != nil || sel.Distinct || containsAggregate(sel.SelectExprs) || containsAggregate(sel.OrderBy)
@@ -347,9 +422,13 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		for _, se := range sel.SelectExprs.Exprs {
 			switch se := se.(type) {
 			case *sqlparser.StarExpr:
-				for pos := range d {
-					for _, sc := range starColumns(se, d[pos].ref) {
-						c := d[pos].add(sc.expr, "", p.columnKind(d[pos].ref.info, sc.col.col))
+				for _, r := range p.refs {
+					pos := 0
+					if d[1].refs[r] {
+						pos = 1
+					}
+					for _, sc := range starColumns(se, r) {
+						c := d[pos].add(sc.expr, "", p.columnKind(r.info, sc.col.col))
 						output = append(output, [2]int{pos, c})
 					}
 				}
@@ -378,6 +457,22 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			}
 			d[pos].keys = append(d[pos].keys, c)
 		}
+	}
+	outerCond := -1
+	if len(outerOn) > 0 {
+		var e sqlparser.Expr
+		for _, c := range outerOn {
+			if e == nil {
+				e = sqlparser.Clone(c)
+			} else {
+				e = &sqlparser.AndExpr{Left: e, Right: sqlparser.Clone(c)}
+			}
+		}
+		outerCond = d[outer].add(e, "", mergeKind{Type: "int"})
+	}
+	var nullCols []int
+	for _, cn := range innerNull {
+		nullCols = append(nullCols, d[inner].add(cn, "", p.exprKind(cn)))
 	}
 	// ORDER BY over the joined rows.
 	type orderCol struct {
@@ -513,11 +608,17 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	}
 	// The side statements.
 	build := func(dr *joinDraft) *JoinSide {
-		s := &sqlparser.Select{From: sqlparser.TableExprs{sqlparser.Clone(dr.from)}, SelectExprs: &sqlparser.SelectExprs{Exprs: dr.exprs}}
+		s := &sqlparser.Select{From: sqlparser.Clone(dr.from), SelectExprs: &sqlparser.SelectExprs{Exprs: dr.exprs}}
 		for _, c := range dr.conds {
 			s.AddWhere(sqlparser.Clone(c))
 		}
-		return &JoinSide{Table: dr.ref.info.name, SQL: sqlparser.String(s), sel: s}
+		var names []string
+		for _, r := range p.refs {
+			if dr.refs[r] {
+				names = append(names, r.info.name)
+			}
+		}
+		return &JoinSide{Table: strings.Join(names, ", "), SQL: sqlparser.String(s), sel: s}
 	}
 	js.Outer, js.Inner = build(d[outer]), build(d[inner])
 	for _, c := range d[inner].keys {
@@ -525,7 +626,7 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	}
 	width := len(d[outer].exprs)
 	js.Spec = runtime.JoinSpec{Left: left, OuterKeys: d[outer].keys, InnerKeys: d[inner].keys,
-		OuterKinds: columnKinds(d[outer].kinds, 0), InnerKinds: columnKinds(d[inner].kinds, 0)}
+		OuterKinds: columnKinds(d[outer].kinds, 0), InnerKinds: columnKinds(d[inner].kinds, 0), OuterCond: outerCond + 1}
 	js.Kinds = append(columnKinds(d[outer].kinds, 0), columnKinds(d[inner].kinds, width)...)
 	at := func(side, col int) int {
 		if side == outer {
@@ -535,6 +636,9 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	}
 	for _, o := range output {
 		js.Output = append(js.Output, at(o[0], o[1]))
+	}
+	for _, c := range nullCols {
+		js.Null = append(js.Null, at(inner, c))
 	}
 	for _, o := range orders {
 		js.OrderBy = append(js.OrderBy, runtime.SortKey{Column: at(o.side, o.col), Desc: o.desc})
@@ -596,6 +700,22 @@ func starColumns(se *sqlparser.StarExpr, r *tableRef) []starColumn {
 		out = append(out, starColumn{expr: sqlparser.NewColNameWithQualifier(col.Name, sqlparser.NewTableName(qual)), col: &colRef{ref: r, col: col}})
 	}
 	return out
+}
+
+// nullRejecting reports whether the condition e is never TRUE when a
+// column it compares is NULL: a comparison (not <=>), IN, LIKE or BETWEEN
+// of a bare column, or IS NOT NULL / IS TRUE of one.
+func nullRejecting(e sqlparser.Expr) bool {
+	col := func(e sqlparser.Expr) bool { _, ok := e.(*sqlparser.ColName); return ok }
+	switch x := e.(type) {
+	case *sqlparser.ComparisonExpr:
+		return x.Operator != sqlparser.NullSafeEqualOp && (col(x.Left) || col(x.Right) && x.Operator != sqlparser.InOp && x.Operator != sqlparser.NotInOp)
+	case *sqlparser.BetweenExpr:
+		return col(x.Left)
+	case *sqlparser.IsExpr:
+		return col(x.Left) && (x.Right == sqlparser.IsNotNullOp || x.Right == sqlparser.IsTrueOp)
+	}
+	return false
 }
 
 // hasWindow reports whether sel has a window function (an OVER clause).

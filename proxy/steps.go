@@ -301,7 +301,13 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 	var (
 		joined [][]any
 		icols  []column
+		once   *wireResult // the inner side's rows when it binds no key
 	)
+	if len(j.Spec.OuterKeys) == 0 {
+		if once, err = r.query(ctx, j.Inner.LimitedSQL(r.max+1), true, depth); err != nil {
+			return nil, err
+		}
+	}
 	for start := 0; start == 0 || start < len(ow.Rows); start += j.Batch {
 		batch := ow.Rows[start:min(start+j.Batch, len(ow.Rows))]
 		keys := make([][]plan.BoundValue, len(j.Spec.OuterKeys))
@@ -318,9 +324,11 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 				}
 			}
 		}
-		iw, err := r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth)
-		if err != nil {
-			return nil, err
+		iw := once
+		if iw == nil {
+			if iw, err = r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth); err != nil {
+				return nil, err
+			}
 		}
 		icols = iw.columns
 		if len(iw.Rows) > r.max {
@@ -332,6 +340,19 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 				return nil, fmt.Errorf("the join %w (%d); raise it in props or narrow the join", ErrTooManyRows, r.max)
 			}
 			return nil, err
+		}
+		if len(j.Null) > 0 {
+			kept := rows[:0]
+		rows:
+			for _, row := range rows {
+				for _, c := range j.Null {
+					if row[c] != nil {
+						continue rows
+					}
+				}
+				kept = append(kept, row)
+			}
+			rows = kept
 		}
 		joined = append(joined, rows...)
 	}

@@ -225,11 +225,11 @@ func TestStepsJoin(t *testing.T) {
 		sameRows(t, px, e.ref, q)
 	}
 	for q, why := range map[string]string{
-		"SELECT a.k FROM xn_a a JOIN xn_b b ON a.id = b.a_id GROUP BY a.k HAVING COUNT(*) > 1": "HAVING over the rows of a join across data nodes is not evaluated yet",
-		"SELECT GROUP_CONCAT(b.name) FROM xn_a a JOIN xn_b b ON a.id = b.a_id":                 "group_concat(b.`name`) over the rows of a join across data nodes is not evaluated",
-		"SELECT a.id FROM xn_a a JOIN xn_b b ON a.id < b.a_id":                                 "the condition a.id < b.a_id compares columns of both tables other than by = of two columns",
-		"SELECT a.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.bid IS NULL":        "the WHERE condition b.bid is null of an outer join is on the inner table",
-		"SELECT a.id FROM xn_a a JOIN xn_b b ON a.name = b.lat":                                "join key columns xn_a.name (utf8mb4_general_ci) and xn_b.lat (latin1_swedish_ci) have different collations",
+		"SELECT a.k FROM xn_a a JOIN xn_b b ON a.id = b.a_id GROUP BY a.k HAVING COUNT(*) > 1":         "HAVING over the rows of a join across data nodes is not evaluated yet",
+		"SELECT GROUP_CONCAT(b.name) FROM xn_a a JOIN xn_b b ON a.id = b.a_id":                         "group_concat(b.`name`) over the rows of a join across data nodes is not evaluated",
+		"SELECT a.id FROM xn_a a JOIN xn_b b ON a.id < b.a_id":                                         "the condition a.id < b.a_id compares columns of both sides of the join other than by = of two columns",
+		"SELECT a.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.bid IS NULL OR b.bid > 104": "the WHERE condition b.bid is null or b.bid > 104 of an outer join is on the inner side",
+		"SELECT a.id FROM xn_a a JOIN xn_b b ON a.name = b.lat":                                        "join key columns xn_a.name (utf8mb4_general_ci) and xn_b.lat (latin1_swedish_ci) have different collations",
 	} {
 		_, err := px.Exec(q)
 		require.ErrorContains(t, err, "Error 1235 (42000): ", q)
@@ -237,6 +237,44 @@ func TestStepsJoin(t *testing.T) {
 		_, err = px.Exec("PREVIEW " + q)
 		require.ErrorContains(t, err, why, q)
 	}
+}
+
+// TestStepsJoinMany: joins of three and more table references evaluated
+// left-deep (the join of the first n-1 is the outer side of a nested-loop
+// join with the last; a co-located pair among them is pushed down whole),
+// INNER / LEFT / RIGHT and comma joins, outer joins whose WHERE rejects
+// NULL (run as inner joins), WHERE b.x IS NULL after an outer join (the
+// anti-join), ON conditions of an outer join on its outer side alone, and
+// cross joins without a key; compared with the unsharded reference
+// database. PREVIEW numbers the nested steps.
+func TestStepsJoinMany(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_a c ON c.k = a.k",
+		"SELECT a.id, b.bid, c.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id LEFT JOIN xn_a c ON c.name = b.name",
+		"SELECT a.id, b.bid, c.bid FROM xn_a a RIGHT JOIN xn_b b ON a.id = b.a_id RIGHT JOIN xn_b c ON c.a_id = b.a_id",
+		"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id RIGHT JOIN xn_a c ON c.lat = b.lat ORDER BY c.id, a.id, b.bid",
+		"SELECT * FROM xn_a a, xn_b b, xn_a c WHERE a.id = b.a_id AND c.id = b.a_id AND c.k > 5 ORDER BY b.bid",
+		"SELECT a.id, c.id, b.bid FROM xn_a a JOIN xn_a c ON a.id = c.id JOIN xn_b b ON b.a_id = c.id", // a, c pushed down
+		"SELECT a.id, b.bid, c.bid, d.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_b c ON c.name = a.name JOIN xn_a d ON d.k = a.k ORDER BY a.id, b.bid, c.bid, d.id LIMIT 7",
+		"SELECT a.k, COUNT(*), MAX(c.id) FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_a c ON c.k = a.k GROUP BY a.k ORDER BY a.k",
+		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.bid IS NULL",
+		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id AND a.k = 10",
+		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.price > 1",
+		"SELECT a.id, b.bid FROM xn_b b RIGHT JOIN xn_a a ON a.id = b.a_id AND a.k IN (10, 40) WHERE a.k > 1",
+		"SELECT a.id, b.bid, c.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id AND a.k <> 20 LEFT JOIN xn_a c ON c.k = b.a_id AND b.price IS NOT NULL WHERE c.id IS NULL",
+		"SELECT a.id, b.bid FROM xn_a a CROSS JOIN xn_b b WHERE a.k = 10 AND b.price > 2",
+		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON b.price > 7",
+		"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id, xn_a c WHERE c.id IN (2, 3)",
+	} {
+		sameRows(t, px, e.ref, q)
+	}
+	require.Equal(t, []string{
+		"string:ds_0 | string:/* step 1: outer side of the join */ select a.id, a.k, a.id from xn_a as a",
+		"string:ds_1 | string:/* step 1: outer side of the join */ select a.id, a.k, a.id from xn_a as a",
+		"string:(bound) | string:/* step 2: inner side of the join, run with the key values of every 500 rows of step 1 bound as IN lists, routed by them */ select b.bid, b.a_id from xn_b as b",
+		"string:(bound) | string:/* step 3: inner side of the join, run with the key values of every 500 rows of steps 1-2 bound as IN lists, routed by them */ select c.id, c.k from xn_a as c",
+	}, rowsOf(t, px, "PREVIEW SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_a c ON c.k = a.k"))
 }
 
 // TestStepsJoinBatches: an outer side of more rows than one batch binds

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 )
 
 // JoinSpec is a nested-loop join of two sides' rows on equal keys, the
@@ -29,6 +30,10 @@ type JoinSpec struct {
 	// (Weight indexes the side's own row).
 	OuterKinds []ColumnKind `json:"outer_kinds"`
 	InnerKinds []ColumnKind `json:"inner_kinds"`
+	// OuterCond, when not 0, is 1 + the outer column holding the outer
+	// side's own ON condition of an outer join (a.k = 1 in a LEFT JOIN's
+	// ON): an outer row matches only where it is TRUE (a non-zero number).
+	OuterCond int `json:"outer_cond,omitempty"`
 }
 
 // ErrJoinRows is wrapped by the error of a join whose result would hold
@@ -109,7 +114,7 @@ func JoinRows(spec *JoinSpec, outer, inner [][]any, max int) ([][]any, error) {
 		}
 		buf = key
 		var matches []int
-		if ok {
+		if ok && (spec.OuterCond == 0 || truthy(o[spec.OuterCond-1])) {
 			matches = byKey[string(key)]
 		}
 		if len(matches) == 0 && spec.Left {
@@ -188,4 +193,28 @@ func SortRows(kinds []ColumnKind, keys []SortKey, rows [][]any) error {
 	}
 	copy(rows, sorted)
 	return nil
+}
+
+// truthy reports whether v, a value of a condition as database/sql scans
+// it, is TRUE: a number other than 0 (NULL is not).
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case int64:
+		return x != 0
+	case uint64:
+		return x != 0
+	case float64:
+		return x != 0
+	case []byte:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return err == nil && f != 0
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return err == nil && f != 0
+	case bool:
+		return x
+	}
+	return false
 }
