@@ -26,8 +26,12 @@ type query struct {
 	mergeVar   string // e.g. topOrdersMerge: the MergeSpec of a merged SELECT; "" when none
 	insertVar  string // e.g. addOrdersInsert: the InsertSplit of a multi-row INSERT; "" when none
 	sliceAtVar string // e.g. listOrdersSliceAt: where each unit's SQL expands sqlc.slice; "" when none
-	rowType    string // e.g. GetOrderRow or the model's name; "" for writes
-	model      *model // the row model, or nil
+	rowType    string // e.g. GetOrderRow or the model's name; "" for writes and one-column reads
+	// scalar is set for a read with one result column (not sqlc.embed):
+	// as under sqlc, a row is that column's Go type, e.g. :one returns
+	// string and :many []string (rowCode).
+	scalar bool
+	model  *model // the row model, or nil
 	// embeds are the models of sqlc.embed(t) in the row, by the lower-case
 	// logic table name (plan.Column.Embed).
 	embeds     map[string]*model
@@ -182,14 +186,17 @@ func (g *generator) analyze(q *query) error {
 			}
 		}
 		add(g.embeds(q))
-		if p.RowModel != "" {
+		q.scalar = len(p.Columns) == 1 && p.Columns[0].Embed == ""
+		switch {
+		case q.scalar:
+		case p.RowModel != "":
 			m, err := g.model(q)
 			add(err)
 			q.model = m
 			if m != nil {
 				q.rowType = m.name
 			}
-		} else {
+		default:
 			q.rowType = p.Name + "Row"
 			add(g.declare(q.rowType, owner))
 		}
@@ -216,6 +223,9 @@ func (g *generator) analyze(q *query) error {
 			q.scanFunc = q.model.scan
 		} else {
 			q.scanFunc = "scan" + q.rowType
+			if q.scalar {
+				q.scanFunc = "scan" + p.Name
+			}
 			add(g.declare(q.scanFunc, owner))
 		}
 	}
@@ -258,6 +268,25 @@ func (g *generator) embeds(q *query) error {
 		i = j
 	}
 	return nil
+}
+
+// rowCode returns the Go type of one row of q: its row struct or model,
+// or, for a one-column read, the column's type (string, sql.NullString).
+func (q *query) rowCode() jen.Code {
+	if q.scalar {
+		t, _ := typeCode(q.p.Columns[0].Type) // checked by analyze
+		return t
+	}
+	return jen.Id(q.rowType)
+}
+
+// rowZero returns the zero value of one row of q: e.g. GetOrderRow{}, "",
+// 0, nil, sql.NullString{}.
+func (q *query) rowZero() jen.Code {
+	if q.scalar {
+		return zeroCode(q.p.Columns[0].Type)
+	}
+	return jen.Id(q.rowType).Values()
 }
 
 // fieldPath is how the row reaches column c: its field, or the embedded

@@ -373,7 +373,7 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 		mergeArgs = jen.Index().Any().Values(fc.params...)
 	}
 	scan := func() *jen.Statement {
-		return jen.Qual(rt, "ScanCells").Call(append([]jen.Code{jen.Id("row")}, scanDests(fieldsOf(q))...)...)
+		return jen.Qual(rt, "ScanCells").Call(append([]jen.Code{jen.Id("row")}, q.scanDests()...)...)
 	}
 	errNil := func() jen.Code { return jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))) }
 	out := append(pre,
@@ -404,7 +404,7 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 			jen.List(jen.Id("row"), jen.Id("err")).Op(fc.define("row", "err")).Id("merged").Dot("Next").Call(),
 			jen.If(jen.Id("err").Op("==").Qual("io", "EOF")).Block(fc.fail(jen.Qual("database/sql", "ErrNoRows"))),
 			errNil(),
-			jen.Var().Id("r").Id(q.rowType),
+			jen.Var().Id("r").Add(q.rowCode()),
 		)
 		if dec := g.decryptStatements(fc); len(dec) > 0 {
 			// e.g.:
@@ -440,12 +440,12 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 	//		out = append(out, r)
 	//	}
 	return append(out,
-		jen.Var().Id("out").Index().Id(q.rowType),
+		jen.Var().Id("out").Index().Add(q.rowCode()),
 		jen.For().Block(append(append([]jen.Code{
 			jen.List(jen.Id("row"), jen.Id("err")).Op(":=").Id("merged").Dot("Next").Call(),
 			jen.If(jen.Id("err").Op("==").Qual("io", "EOF")).Block(jen.Return(jen.Id("out"), jen.Nil())),
 			errNil(),
-			jen.Var().Id("r").Id(q.rowType),
+			jen.Var().Id("r").Add(q.rowCode()),
 			jen.If(jen.Id("err").Op(":=").Add(scan()), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 		}, g.decryptStatements(fc)...),
 			jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("r")),

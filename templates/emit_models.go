@@ -35,7 +35,7 @@ func (g *generator) modelsFile() ([]outFile, error) {
 			//		return r, err
 			//	}
 			f.Add(doc(m.scan + " scans one row of " + m.table + "."))
-			f.Add(scanFunc(m.scan, m.name, names))
+			f.Add(scanFunc(m.scan, jen.Id(m.name), fieldDests(names)))
 			f.Line()
 		}
 	}

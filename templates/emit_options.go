@@ -147,7 +147,7 @@ func emptySlices(fc *fnCtx, q *query, body []jen.Code) []jen.Code {
 	items := jen.Id(fc.resultRows)
 	fix := jen.Defer().Func().Params().Block(
 		jen.If(items.Clone().Op("==").Nil().Op("&&").Id("err").Op("==").Nil()).Block(
-			items.Clone().Op("=").Index().Id(q.rowType).Values(),
+			items.Clone().Op("=").Index().Add(q.rowCode()).Values(),
 		),
 	).Call()
 	return append([]jen.Code{fix}, body...)

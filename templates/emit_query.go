@@ -70,7 +70,7 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 		f.Type().Id(q.paramsType).Struct(fields...)
 		f.Line()
 	}
-	if q.isRead() && q.model == nil {
+	if q.isRead() && q.model == nil && !q.scalar {
 		// e.g.:
 		//	// ListOrdersRow is one row of ListOrders.
 		//	type ListOrdersRow struct {
@@ -110,32 +110,46 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 		//		err := rows.Scan(&r.OrderID, &r.Status)
 		//		return r, err
 		//	}
+		//
+		// or, for one column (q.scalar):
+		//	// scanListStatuses scans one row of ListStatuses.
+		//	func scanListStatuses(rows *sql.Rows) (string, error) {
+		//		var r string
+		//		err := rows.Scan(&r)
+		//		return r, err
+		//	}
 		f.Add(doc(q.scanFunc + " scans one row of " + p.Name + "."))
-		f.Add(scanFunc(q.scanFunc, q.rowType, fieldsOf(q)))
+		f.Add(scanFunc(q.scanFunc, q.rowCode(), q.scanDests()))
 		f.Line()
 	}
 	return nil
 }
 
-// scanFunc returns a function that scans one *sql.Rows row into a struct.
-func scanFunc(name, typ string, fields []string) jen.Code {
-	return jen.Func().Id(name).Params(jen.Id("rows").Op("*").Qual("database/sql", "Rows")).Params(jen.Id(typ), jen.Error()).Block(
-		jen.Var().Id("r").Id(typ),
-		jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(scanDests(fields)...),
+// scanFunc returns a function that scans one *sql.Rows row of type typ
+// into r through dests.
+func scanFunc(name string, typ jen.Code, dests []jen.Code) jen.Code {
+	return jen.Func().Id(name).Params(jen.Id("rows").Op("*").Qual("database/sql", "Rows")).Params(typ, jen.Error()).Block(
+		jen.Var().Id("r").Add(typ),
+		jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(dests...),
 		jen.Return(jen.Id("r"), jen.Id("err")),
 	)
 }
 
-func fieldsOf(q *query) []string {
+// scanDests returns where a row r of q is scanned to: &r.A, &r.B, ... for
+// a struct, &r for one column.
+func (q *query) scanDests() []jen.Code {
+	if q.scalar {
+		return []jen.Code{jen.Op("&").Id("r")}
+	}
 	out := make([]string, len(q.p.Columns))
 	for i, c := range q.p.Columns {
 		out[i] = q.fieldPath(c)
 	}
-	return out
+	return fieldDests(out)
 }
 
-// scanDests returns &r.A, &r.B, ...
-func scanDests(fields []string) []jen.Code {
+// fieldDests returns &r.A, &r.B, ...
+func fieldDests(fields []string) []jen.Code {
 	out := make([]jen.Code, len(fields))
 	for i, f := range fields {
 		out[i] = jen.Op("&").Id("r").Dot(f)
@@ -331,7 +345,14 @@ func (g *generator) decryptStatements(fc *fnCtx) []jen.Code {
 		if c.Decrypt == "" {
 			continue
 		}
-		fn, dest := "DecryptString", jen.Op("&").Id("r").Dot(fc.q.fieldPath(c))
+		fn, dest, val := "DecryptString", jen.Op("&").Id("r").Dot(fc.q.fieldPath(c)), jen.Id("r").Dot(fc.q.fieldPath(c))
+		switch {
+		case fc.q.scalar && fc.rowPtr:
+			// r := &rows[i] of a one-column row, e.g. *string.
+			dest, val = jen.Id("r"), jen.Op("*").Id("r")
+		case fc.q.scalar:
+			dest, val = jen.Op("&").Id("r"), jen.Id("r")
+		}
 		switch {
 		case isNullString(c.Type):
 			fn = "DecryptNullString"
@@ -342,7 +363,7 @@ func (g *generator) decryptStatements(fc *fnCtx) []jen.Code {
 			//			return nil, err
 			//		}
 			//	}
-			dest = jen.Id("r").Dot(fc.q.fieldPath(c))
+			dest = val
 			out = append(out, jen.If(jen.Add(dest).Op("!=").Nil()).Block(jen.If(
 				jen.Id("err").Op(":=").Qual(rt, fn).Call(jen.Id("q").Dot(g.encBy[c.Decrypt].field), jen.Lit(c.Name), dest),
 				jen.Id("err").Op("!=").Nil(),
@@ -364,9 +385,9 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 	var zero jen.Code // the zero value of the first result
 	switch p.Cmd {
 	case schema.CmdOne:
-		results, zero = []jen.Code{jen.Id(q.rowType), jen.Error()}, jen.Id(q.rowType).Values()
+		results, zero = []jen.Code{q.rowCode(), jen.Error()}, q.rowZero()
 	case schema.CmdMany:
-		results, zero = []jen.Code{jen.Index().Id(q.rowType), jen.Error()}, jen.Nil()
+		results, zero = []jen.Code{jen.Index().Add(q.rowCode()), jen.Error()}, jen.Nil()
 	case schema.CmdExec:
 		results = []jen.Code{jen.Error()}
 	case schema.CmdExecRows:
@@ -440,7 +461,7 @@ func (g *generator) emitMethod(f *jen.File, q *query) error {
 	q.methods = append(q.methods, jen.Id(p.Name).Params(sig...).Params(results...))
 	if p.Cmd == schema.CmdMany && g.in.Emit.EmptySlices {
 		body = emptySlices(fc, q, body)
-		results = []jen.Code{jen.Id(fc.resultRows).Index().Id(q.rowType), jen.Id("err").Error()}
+		results = []jen.Code{jen.Id(fc.resultRows).Index().Add(q.rowCode()), jen.Id("err").Error()}
 	}
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(p.Name).Params(sig...).Params(results...).Block(body...)
 	f.Line()
@@ -569,14 +590,14 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 				//	}
 				//	return r, nil
 				out := []jen.Code{
-					jen.Var().Id("r").Id(q.rowType),
-					jen.If(jen.Id("err").Op(":=").Add(call("QueryRow")).Dot("Scan").Call(scanDests(fieldsOf(q))...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+					jen.Var().Id("r").Add(q.rowCode()),
+					jen.If(jen.Id("err").Op(":=").Add(call("QueryRow")).Dot("Scan").Call(q.scanDests()...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 				}
 				return append(append(out, dec...), jen.Return(jen.Id("r"), jen.Nil())), nil
 			}
 			return []jen.Code{
-				jen.Var().Id("r").Id(q.rowType),
-				jen.Id("err").Op(fc.define("err")).Add(call("QueryRow")).Dot("Scan").Call(scanDests(fieldsOf(q))...),
+				jen.Var().Id("r").Add(q.rowCode()),
+				jen.Id("err").Op(fc.define("err")).Add(call("QueryRow")).Dot("Scan").Call(q.scanDests()...),
 				jen.Return(jen.Id("r"), jen.Id("err")),
 			}, nil
 		case schema.CmdMany:
@@ -605,10 +626,10 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 				jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(call("Query")),
 				errNil(),
 				jen.Defer().Id("rows").Dot("Close").Call(),
-				jen.Var().Id("out").Index().Id(q.rowType),
+				jen.Var().Id("out").Index().Add(q.rowCode()),
 				jen.For(jen.Id("rows").Dot("Next").Call()).Block(append(append([]jen.Code{
-					jen.Var().Id("r").Id(q.rowType),
-					jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(scanDests(fieldsOf(q))...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+					jen.Var().Id("r").Add(q.rowCode()),
+					jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(q.scanDests()...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 				}, g.decryptStatements(fc)...),
 					jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("r")),
 				)...),
@@ -712,7 +733,10 @@ func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement
 		}
 		return append(out, jen.Return(jen.Id("rows").Index(jen.Lit(0)), jen.Nil())), nil
 	case schema.CmdMany:
-		if dec := g.decryptStatements(fc); len(dec) > 0 {
+		fc.rowPtr = true // r := &rows[i]
+		dec := g.decryptStatements(fc)
+		fc.rowPtr = false
+		if len(dec) > 0 {
 			// e.g.:
 			//	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUsersStmt, units, []any{userID, userID_2}, scanListUsersRow)
 			//	if err != nil {
@@ -768,7 +792,7 @@ func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement
 func (g *generator) emitIter(f *jen.File, q *query) error {
 	p := q.p
 	fc, sig := g.newFnCtx(q, func(_ *fnCtx, err jen.Code) jen.Code {
-		return jen.Id("yield").Call(jen.Id(q.rowType).Values(), err).Line().Return()
+		return jen.Id("yield").Call(q.rowZero(), err).Line().Return()
 	})
 	rc, err := g.routeStatements(fc)
 	if err != nil {
@@ -806,21 +830,21 @@ func (g *generator) emitIter(f *jen.File, q *query) error {
 		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 		jen.Defer().Id("rows").Dot("Close").Call(),
 		jen.For(jen.Id("rows").Dot("Next").Call()).Block(append(append([]jen.Code{
-			jen.Var().Id("r").Id(q.rowType),
-			jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(scanDests(fieldsOf(q))...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
+			jen.Var().Id("r").Add(q.rowCode()),
+			jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Scan").Call(q.scanDests()...), jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 		}, g.decryptStatements(fc)...),
 			jen.If(jen.Op("!").Id("yield").Call(jen.Id("r"), jen.Nil())).Block(jen.Return()),
 		)...),
-		jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Err").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Id("yield").Call(jen.Id(q.rowType).Values(), jen.Id("err"))),
+		jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Err").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Id("yield").Call(q.rowZero(), jen.Id("err"))),
 	)
-	seq := jen.Qual("iter", "Seq2").Types(jen.Id(q.rowType), jen.Error())
+	seq := jen.Qual("iter", "Seq2").Types(q.rowCode(), jen.Error())
 	f.Add(doc(
 		q.iterMethod+" is "+p.Name+" as an iterator: it streams the rows of the one route unit",
 		"instead of collecting them. The first error is yielded with a zero row and ends the",
 		"iteration. Nothing runs until the iteration starts.",
 	))
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.iterMethod).Params(sig...).Add(seq).Block(
-		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(jen.Id(q.rowType), jen.Error()).Bool()).Block(body...)),
+		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(q.rowCode(), jen.Error()).Bool()).Block(body...)),
 	)
 	f.Line()
 	q.methods = append(q.methods, jen.Id(q.iterMethod).Params(sig...).Add(seq))

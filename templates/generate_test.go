@@ -368,6 +368,13 @@ func TestPointersForNullTypes(t *testing.T) {
 	require.Contains(t, users, "func (q *Queries) AddUser(ctx context.Context, userID int64, name string, phone *string, email string) error {")
 	require.Contains(t, users, `	if r.Phone != nil {
 		if err := shardrt.DecryptString(q.encAes, "phone", r.Phone); err != nil {`)
+	// A one-column read is the column's type, here *string, decrypted in
+	// place on one data node and, through r := &rows[i], over several.
+	require.Contains(t, users, "func (q *Queries) GetPhone(ctx context.Context, userID int64) (*string, error) {")
+	require.Contains(t, users, "func (q *Queries) PhonesOf(ctx context.Context, userID int64, userID_2 int64) ([]*string, error) {")
+	require.Contains(t, users, `		r := &rows[i]
+		if *r != nil {
+			if err := shardrt.DecryptString(q.encAes, "phone", *r); err != nil {`)
 	require.NotContains(t, users, "sql.Null")
 	if !testing.Short() {
 		goCmd(t, writeModule(t, out), nil, "vet", "./...")

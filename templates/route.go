@@ -402,6 +402,9 @@ type fnCtx struct {
 	// insertRow is the VALUES row being routed (1-based) in a multi-row
 	// INSERT, 0 otherwise: the NULL sharding value error names it.
 	insertRow int
+	// rowPtr tells decryptStatements that r is a pointer to the row
+	// (r := &rows[i]), not the row.
+	rowPtr bool
 	// resultRows is the named result of a :many method under
 	// emit_empty_slices (e.g. items), "" otherwise.
 	resultRows string

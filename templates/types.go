@@ -58,6 +58,29 @@ func typeCode(t plan.GoType) (jen.Code, error) {
 	return c.Types(targs...), nil
 }
 
+// zeroCode returns the zero value of t: nil for pointers, slices and
+// interfaces, "", false or 0 for the predeclared types, T{} for the
+// struct types of database/sql and time, and *new(T) for the types of
+// other packages, whose kind the generator does not know.
+func zeroCode(t plan.GoType) jen.Code {
+	name := t.Name
+	switch {
+	case strings.HasPrefix(name, "*"), strings.HasPrefix(name, "[]"), t.Pkg == "" && (name == "any" || name == "error"):
+		return jen.Nil()
+	case t.Pkg == "" && name == "string":
+		return jen.Lit("")
+	case t.Pkg == "" && name == "bool":
+		return jen.False()
+	case t.Pkg == "" && (isInteger(t) || name == "float32" || name == "float64" || name == "byte" || name == "rune"):
+		return jen.Lit(0)
+	}
+	c, _ := typeCode(t)
+	if t.Pkg == "database/sql" || t.Pkg == "time" {
+		return jen.Add(c).Values()
+	}
+	return jen.Op("*").New(c)
+}
+
 // isInteger reports whether t is one of Go's integer types.
 func isInteger(t plan.GoType) bool {
 	if t.Pkg != "" {

@@ -207,7 +207,7 @@ func run(ctx context.Context, nOrders, nUsers int) error {
 	if err != nil {
 		return err
 	}
-	step("CountOrdersOfUser", start, fmt.Sprintf("%d", cnt.Orders))
+	step("CountOrdersOfUser", start, fmt.Sprintf("%d", cnt))
 
 	start = time.Now()
 	big, err := q.ListAllOrdersForAudit(ctx, "99.00")

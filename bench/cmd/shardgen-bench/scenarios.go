@@ -520,8 +520,8 @@ func prepare(ctx context.Context, rt *shardrt.DB, q *db.Queries, ref *sql.DB, dd
 		if err != nil {
 			return err
 		}
-		if got.Total != want {
-			return fmt.Errorf("SumRange(%d, %d) = %v, reference %v", lo, hi, got.Total, want)
+		if got != want {
+			return fmt.Errorf("SumRange(%d, %d) = %v, reference %v", lo, hi, got, want)
 		}
 		ordered, err := q.OrderRange(ctx, lo, hi)
 		if err != nil {

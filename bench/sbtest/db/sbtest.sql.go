@@ -25,18 +25,13 @@ var pointSelectUnits = [...]shardrt.RouteUnit{
 	{DataSource: 3, SQL: "SELECT c FROM sbtest WHERE id = ?"}, // ds_3.sbtest
 }
 
-// PointSelectRow is one row of PointSelect.
-type PointSelectRow struct {
-	C string
-}
-
 // PointSelect runs the :one query at queries/sbtest.sql:3.
 //
 // Route: SingleNode on sbtest (database: id MOD), computed inline.
-func (q *Queries) PointSelect(ctx context.Context, id int32) (PointSelectRow, error) {
+func (q *Queries) PointSelect(ctx context.Context, id int32) (string, error) {
 	ds := shardrt.Mod(int64(id), 4)
-	var r PointSelectRow
-	err := q.ex.QueryRow(ctx, &pointSelectStmt, pointSelectUnits[ds], id).Scan(&r.C)
+	var r string
+	err := q.ex.QueryRow(ctx, &pointSelectStmt, pointSelectUnits[ds], id).Scan(&r)
 	return r, err
 }
 
@@ -147,16 +142,11 @@ var simpleRangeUnits = [...]shardrt.RouteUnit{
 	{DataSource: 3, SQL: "SELECT c FROM sbtest WHERE id BETWEEN ? AND ?"}, // ds_3.sbtest
 }
 
-// SimpleRangeRow is one row of SimpleRange.
-type SimpleRangeRow struct {
-	C string
-}
-
 // SimpleRange runs the :many query at queries/sbtest.sql:18.
 //
 // Route: MultiNode on sbtest (database: id MOD), computed by the sharding
 // algorithms over the conditions.
-func (q *Queries) SimpleRange(ctx context.Context, id int32, id_2 int32) ([]SimpleRangeRow, error) {
+func (q *Queries) SimpleRange(ctx context.Context, id int32, id_2 int32) ([]string, error) {
 	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
@@ -164,13 +154,13 @@ func (q *Queries) SimpleRange(ctx context.Context, id int32, id_2 int32) ([]Simp
 		return nil, err
 	}
 	units := pickUnits(simpleRangeUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &simpleRangeStmt, units, []any{id, id_2}, scanSimpleRangeRow)
+	return shardrt.QueryUnits(ctx, q.ex, &simpleRangeStmt, units, []any{id, id_2}, scanSimpleRange)
 }
 
-// scanSimpleRangeRow scans one row of SimpleRange.
-func scanSimpleRangeRow(rows *sql.Rows) (SimpleRangeRow, error) {
-	var r SimpleRangeRow
-	err := rows.Scan(&r.C)
+// scanSimpleRange scans one row of SimpleRange.
+func scanSimpleRange(rows *sql.Rows) (string, error) {
+	var r string
+	err := rows.Scan(&r)
 	return r, err
 }
 
@@ -201,39 +191,34 @@ var sumRangeMerge = shardrt.MergeSpec{
 	Count: shardrt.NoLimit,
 }
 
-// SumRangeRow is one row of SumRange.
-type SumRangeRow struct {
-	Total sql.NullString
-}
-
 // SumRange runs the :one query at queries/sbtest.sql:22.
 //
 // Route: MultiNode on sbtest (database: id MOD), computed by the sharding
 // algorithms over the conditions. The rows of its data nodes are merged as
 // sumRangeMerge says, and the first merged row is returned; sql.ErrNoRows when
 // there is none.
-func (q *Queries) SumRange(ctx context.Context, id int32, id_2 int32) (SumRangeRow, error) {
+func (q *Queries) SumRange(ctx context.Context, id int32, id_2 int32) (sql.NullString, error) {
 	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return SumRangeRow{}, err
+		return sql.NullString{}, err
 	}
 	units := pickUnits(sumRangeUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &sumRangeStmt, units, []any{id, id_2}, &sumRangeMerge, nil)
 	if err != nil {
-		return SumRangeRow{}, err
+		return sql.NullString{}, err
 	}
 	defer merged.Close()
 	row, err := merged.Next()
 	if err == io.EOF {
-		return SumRangeRow{}, sql.ErrNoRows
+		return sql.NullString{}, sql.ErrNoRows
 	}
 	if err != nil {
-		return SumRangeRow{}, err
+		return sql.NullString{}, err
 	}
-	var r SumRangeRow
-	err = shardrt.ScanCells(row, &r.Total)
+	var r sql.NullString
+	err = shardrt.ScanCells(row, &r)
 	return r, err
 }
 
@@ -266,17 +251,12 @@ var orderRangeMerge = shardrt.MergeSpec{
 	Count:   shardrt.NoLimit,
 }
 
-// OrderRangeRow is one row of OrderRange.
-type OrderRangeRow struct {
-	C string
-}
-
 // OrderRange runs the :many query at queries/sbtest.sql:26.
 //
 // Route: MultiNode on sbtest (database: id MOD), computed by the sharding
 // algorithms over the conditions. The rows of its data nodes are merged as
 // orderRangeMerge says.
-func (q *Queries) OrderRange(ctx context.Context, id int32, id_2 int32) ([]OrderRangeRow, error) {
+func (q *Queries) OrderRange(ctx context.Context, id int32, id_2 int32) ([]string, error) {
 	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
@@ -289,7 +269,7 @@ func (q *Queries) OrderRange(ctx context.Context, id int32, id_2 int32) ([]Order
 		return nil, err
 	}
 	defer merged.Close()
-	var out []OrderRangeRow
+	var out []string
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -298,8 +278,8 @@ func (q *Queries) OrderRange(ctx context.Context, id int32, id_2 int32) ([]Order
 		if err != nil {
 			return nil, err
 		}
-		var r OrderRangeRow
-		if err := shardrt.ScanCells(row, &r.C); err != nil {
+		var r string
+		if err := shardrt.ScanCells(row, &r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -338,17 +318,12 @@ var distinctRangeMerge = shardrt.MergeSpec{
 	StreamGroup: true,
 }
 
-// DistinctRangeRow is one row of DistinctRange.
-type DistinctRangeRow struct {
-	C string
-}
-
 // DistinctRange runs the :many query at queries/sbtest.sql:30.
 //
 // Route: MultiNode on sbtest (database: id MOD), computed by the sharding
 // algorithms over the conditions. The rows of its data nodes are merged as
 // distinctRangeMerge says.
-func (q *Queries) DistinctRange(ctx context.Context, id int32, id_2 int32) ([]DistinctRangeRow, error) {
+func (q *Queries) DistinctRange(ctx context.Context, id int32, id_2 int32) ([]string, error) {
 	nodes, err := q.sbtest.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
@@ -361,7 +336,7 @@ func (q *Queries) DistinctRange(ctx context.Context, id int32, id_2 int32) ([]Di
 		return nil, err
 	}
 	defer merged.Close()
-	var out []DistinctRangeRow
+	var out []string
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -370,8 +345,8 @@ func (q *Queries) DistinctRange(ctx context.Context, id int32, id_2 int32) ([]Di
 		if err != nil {
 			return nil, err
 		}
-		var r DistinctRangeRow
-		if err := shardrt.ScanCells(row, &r.C); err != nil {
+		var r string
+		if err := shardrt.ScanCells(row, &r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

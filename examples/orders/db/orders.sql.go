@@ -263,20 +263,15 @@ var countOrdersOfUserUnits = [...]shardrt.RouteUnit{
 	{DataSource: 1, SQL: "SELECT COUNT(*) AS orders FROM t_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.t_order_3
 }
 
-// CountOrdersOfUserRow is one row of CountOrdersOfUser.
-type CountOrdersOfUserRow struct {
-	Orders int64
-}
-
 // Routes to one data node only when both sharding values are given.
 //
 // Route: SingleNode on t_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed inline.
-func (q *Queries) CountOrdersOfUser(ctx context.Context, userID int64, orderID int64) (CountOrdersOfUserRow, error) {
+func (q *Queries) CountOrdersOfUser(ctx context.Context, userID int64, orderID int64) (int64, error) {
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.HashModLong(orderID, 4)
-	var r CountOrdersOfUserRow
-	err := q.ex.QueryRow(ctx, &countOrdersOfUserStmt, countOrdersOfUserUnits[ds*4+t], userID, orderID).Scan(&r.Orders)
+	var r int64
+	err := q.ex.QueryRow(ctx, &countOrdersOfUserStmt, countOrdersOfUserUnits[ds*4+t], userID, orderID).Scan(&r)
 	return r, err
 }
 

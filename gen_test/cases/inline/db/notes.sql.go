@@ -61,26 +61,21 @@ var getNoteUnits = [...]shardrt.RouteUnit{
 	{DataSource: 1, SQL: "SELECT body FROM g2_note_3 WHERE author_id = ? AND note_id = ?"}, // ds_1.g2_note_3
 }
 
-// GetNoteRow is one row of GetNote.
-type GetNoteRow struct {
-	Body sql.NullString
-}
-
 // GetNote runs the :one query at queries/notes.sql:4.
 //
 // Route: SingleNode on g2_note (database: author_id INLINE, table: note_id
 // INLINE), computed inline.
-func (q *Queries) GetNote(ctx context.Context, authorID int64, noteID int64) (GetNoteRow, error) {
+func (q *Queries) GetNote(ctx context.Context, authorID int64, noteID int64) (sql.NullString, error) {
 	ds := int(shardrt.JavaRem(authorID, 2))
 	if ds < 0 {
-		return GetNoteRow{}, noTarget("g2_note", "author_id", shardrt.Long(authorID))
+		return sql.NullString{}, noTarget("g2_note", "author_id", shardrt.Long(authorID))
 	}
 	t := int(shardrt.JavaRem(noteID, 4))
 	if t < 0 {
-		return GetNoteRow{}, noTarget("g2_note", "note_id", shardrt.Long(noteID))
+		return sql.NullString{}, noTarget("g2_note", "note_id", shardrt.Long(noteID))
 	}
-	var r GetNoteRow
-	err := q.ex.QueryRow(ctx, &getNoteStmt, getNoteUnits[ds*4+t], authorID, noteID).Scan(&r.Body)
+	var r sql.NullString
+	err := q.ex.QueryRow(ctx, &getNoteStmt, getNoteUnits[ds*4+t], authorID, noteID).Scan(&r)
 	return r, err
 }
 

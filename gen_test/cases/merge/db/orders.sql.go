@@ -887,17 +887,12 @@ var userStatusesMerge = shardrt.MergeSpec{
 	StreamGroup: true,
 }
 
-// UserStatusesRow is one row of UserStatuses.
-type UserStatusesRow struct {
-	Status sql.NullString
-}
-
 // DISTINCT over the data nodes of two users.
 //
 // Route: MultiNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows
 // of its data nodes are merged as userStatusesMerge says.
-func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID_2 int64) ([]UserStatusesRow, error) {
+func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID_2 int64) ([]sql.NullString, error) {
 	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
 	}}, shardrt.HintValues{})
@@ -910,7 +905,7 @@ func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID_2 int64
 		return nil, err
 	}
 	defer merged.Close()
-	var out []UserStatusesRow
+	var out []sql.NullString
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -919,8 +914,8 @@ func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID_2 int64
 		if err != nil {
 			return nil, err
 		}
-		var r UserStatusesRow
-		if err := shardrt.ScanCells(row, &r.Status); err != nil {
+		var r sql.NullString
+		if err := shardrt.ScanCells(row, &r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

@@ -142,17 +142,12 @@ var listOrdersNargOrMerge = shardrt.MergeSpec{
 	Count:   shardrt.NoLimit,
 }
 
-// ListOrdersNargOrRow is one row of ListOrdersNargOr.
-type ListOrdersNargOrRow struct {
-	OrderID int64
-}
-
 // ListOrdersNargOr runs the :many query at queries/orders_null.sql:9.
 //
 // Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions. The rows of its data
 // nodes are merged as listOrdersNargOrMerge says.
-func (q *Queries) ListOrdersNargOr(ctx context.Context, a sql.NullInt64, b sql.NullInt64, orderID int64) ([]ListOrdersNargOrRow, error) {
+func (q *Queries) ListOrdersNargOr(ctx context.Context, a sql.NullInt64, b sql.NullInt64, orderID int64) ([]int64, error) {
 	v0 := shardrt.Null
 	if a.Valid {
 		v0 = shardrt.Long(a.Int64)
@@ -176,7 +171,7 @@ func (q *Queries) ListOrdersNargOr(ctx context.Context, a sql.NullInt64, b sql.N
 		return nil, err
 	}
 	defer merged.Close()
-	var out []ListOrdersNargOrRow
+	var out []int64
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -185,8 +180,8 @@ func (q *Queries) ListOrdersNargOr(ctx context.Context, a sql.NullInt64, b sql.N
 		if err != nil {
 			return nil, err
 		}
-		var r ListOrdersNargOrRow
-		if err := shardrt.ScanCells(row, &r.OrderID); err != nil {
+		var r int64
+		if err := shardrt.ScanCells(row, &r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -358,32 +353,27 @@ var countOrdersNullSafeMerge = shardrt.MergeSpec{
 	Count: shardrt.NoLimit,
 }
 
-// CountOrdersNullSafeRow is one row of CountOrdersNullSafe.
-type CountOrdersNullSafeRow struct {
-	N int64
-}
-
 // CountOrdersNullSafe runs the :one query at queries/orders_null.sql:19.
 //
 // Route: AllNodes on g1_order (database: user_id MOD, table: order_id MOD); no
 // sharding condition; full route allowed by -- shardgen:allow-full-route. The
 // rows of its data nodes are merged as countOrdersNullSafeMerge says, and the
 // first merged row is returned; sql.ErrNoRows when there is none.
-func (q *Queries) CountOrdersNullSafe(ctx context.Context, userID sql.NullInt64) (CountOrdersNullSafeRow, error) {
+func (q *Queries) CountOrdersNullSafe(ctx context.Context, userID sql.NullInt64) (int64, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersNullSafeStmt, countOrdersNullSafeUnits[:], []any{userID}, &countOrdersNullSafeMerge, nil)
 	if err != nil {
-		return CountOrdersNullSafeRow{}, err
+		return 0, err
 	}
 	defer merged.Close()
 	row, err := merged.Next()
 	if err == io.EOF {
-		return CountOrdersNullSafeRow{}, sql.ErrNoRows
+		return 0, sql.ErrNoRows
 	}
 	if err != nil {
-		return CountOrdersNullSafeRow{}, err
+		return 0, err
 	}
-	var r CountOrdersNullSafeRow
-	err = shardrt.ScanCells(row, &r.N)
+	var r int64
+	err = shardrt.ScanCells(row, &r)
 	return r, err
 }
 

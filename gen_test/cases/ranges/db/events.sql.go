@@ -208,24 +208,19 @@ var eventsFromLiteralUnits = [...]shardrt.RouteUnit{
 	{DataSource: 1, SQL: "SELECT event_id FROM g4_event_3 WHERE event_id >= 20 AND event_id <= 29"}, // ds_1.g4_event_3
 }
 
-// EventsFromLiteralRow is one row of EventsFromLiteral.
-type EventsFromLiteralRow struct {
-	EventID int64
-}
-
 // Literal bounds: the route is fixed at generate time.
 //
 // Route: MultiNode on g4_event (database: user_id MOD, table: event_id
 // BOUNDARY_RANGE), fixed at generate time: ds_0.g4_event_2, ds_0.g4_event_3,
 // ds_1.g4_event_2, ds_1.g4_event_3.
-func (q *Queries) EventsFromLiteral(ctx context.Context) ([]EventsFromLiteralRow, error) {
-	return shardrt.QueryUnits(ctx, q.ex, &eventsFromLiteralStmt, eventsFromLiteralUnits[:], nil, scanEventsFromLiteralRow)
+func (q *Queries) EventsFromLiteral(ctx context.Context) ([]int64, error) {
+	return shardrt.QueryUnits(ctx, q.ex, &eventsFromLiteralStmt, eventsFromLiteralUnits[:], nil, scanEventsFromLiteral)
 }
 
-// scanEventsFromLiteralRow scans one row of EventsFromLiteral.
-func scanEventsFromLiteralRow(rows *sql.Rows) (EventsFromLiteralRow, error) {
-	var r EventsFromLiteralRow
-	err := rows.Scan(&r.EventID)
+// scanEventsFromLiteral scans one row of EventsFromLiteral.
+func scanEventsFromLiteral(rows *sql.Rows) (int64, error) {
+	var r int64
+	err := rows.Scan(&r)
 	return r, err
 }
 

@@ -286,17 +286,12 @@ var listOfUserByStatusMerge = shardrt.MergeSpec{
 	Count:   shardrt.NoLimit,
 }
 
-// ListOfUserByStatusRow is one row of ListOfUserByStatus.
-type ListOfUserByStatusRow struct {
-	OrderID int64
-}
-
 // ListOfUserByStatus runs the :many query at queries/slice.sql:17.
 //
 // Route: MultiNode on g40_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions. The rows of its data
 // nodes are merged as listOfUserByStatusMerge says.
-func (q *Queries) ListOfUserByStatus(ctx context.Context, userID int64, statuses []string) ([]ListOfUserByStatusRow, error) {
+func (q *Queries) ListOfUserByStatus(ctx context.Context, userID int64, statuses []string) ([]int64, error) {
 	if len(statuses) == 0 {
 		return nil, nil
 	}
@@ -323,7 +318,7 @@ func (q *Queries) ListOfUserByStatus(ctx context.Context, userID int64, statuses
 		return nil, err
 	}
 	defer merged.Close()
-	var out []ListOfUserByStatusRow
+	var out []int64
 	for {
 		row, err := merged.Next()
 		if err == io.EOF {
@@ -332,8 +327,8 @@ func (q *Queries) ListOfUserByStatus(ctx context.Context, userID int64, statuses
 		if err != nil {
 			return nil, err
 		}
-		var r ListOfUserByStatusRow
-		if err := shardrt.ScanCells(row, &r.OrderID); err != nil {
+		var r int64
+		if err := shardrt.ScanCells(row, &r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -450,25 +445,20 @@ var countOfUsersMerge = shardrt.MergeSpec{
 	Count: shardrt.NoLimit,
 }
 
-// CountOfUsersRow is one row of CountOfUsers.
-type CountOfUsersRow struct {
-	N int64
-}
-
 // CountOfUsers runs the :one query at queries/slice.sql:24.
 //
 // Route: MultiNode on g40_order (database: user_id MOD, table: order_id MOD),
 // computed by the sharding algorithms over the conditions. The rows of its data
 // nodes are merged as countOfUsersMerge says, and the first merged row is
 // returned; sql.ErrNoRows when there is none.
-func (q *Queries) CountOfUsers(ctx context.Context, userIds []int64) (CountOfUsersRow, error) {
+func (q *Queries) CountOfUsers(ctx context.Context, userIds []int64) (int64, error) {
 	var vals [4][]any
 	for _, v := range userIds {
 		nodes, err := q.g40Order.RouteConditions([][]shardrt.ShardingValues{{
 			{Column: "user_id", Values: []shardrt.Value{shardrt.Long(v)}},
 		}}, shardrt.HintValues{})
 		if err != nil {
-			return CountOfUsersRow{}, err
+			return 0, err
 		}
 		for _, n := range nodes {
 			vals[n] = append(vals[n], v)
@@ -479,22 +469,22 @@ func (q *Queries) CountOfUsers(ctx context.Context, userIds []int64) (CountOfUse
 	}
 	units, err := shardrt.SliceUnits(countOfUsersUnits[:], countOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
-		return CountOfUsersRow{}, err
+		return 0, err
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOfUsersStmt, units, nil, &countOfUsersMerge, nil)
 	if err != nil {
-		return CountOfUsersRow{}, err
+		return 0, err
 	}
 	defer merged.Close()
 	row, err := merged.Next()
 	if err == io.EOF {
-		return CountOfUsersRow{}, sql.ErrNoRows
+		return 0, sql.ErrNoRows
 	}
 	if err != nil {
-		return CountOfUsersRow{}, err
+		return 0, err
 	}
-	var r CountOfUsersRow
-	err = shardrt.ScanCells(row, &r.N)
+	var r int64
+	err = shardrt.ScanCells(row, &r)
 	return r, err
 }
 

@@ -196,17 +196,12 @@ var countOrdersUnits = [...]shardrt.RouteUnit{
 	{DataSource: 1, SQL: "SELECT COUNT(*) AS n FROM g20_orders WHERE user_id = ?"}, // ds_1.g20_orders
 }
 
-// CountOrdersRow is one row of CountOrders.
-type CountOrdersRow struct {
-	N int64 `json:"n"`
-}
-
 // CountOrders runs the :one query at queries/orders.sql:13.
 //
 // Route: SingleNode on g20_orders (database: user_id MOD), computed inline.
-func (q *Queries) CountOrders(ctx context.Context, userID int64) (CountOrdersRow, error) {
+func (q *Queries) CountOrders(ctx context.Context, userID int64) (int64, error) {
 	ds := shardrt.Mod(userID, 2)
-	var r CountOrdersRow
-	err := q.ex.QueryRow(ctx, &countOrdersStmt, countOrdersUnits[ds], userID).Scan(&r.N)
+	var r int64
+	err := q.ex.QueryRow(ctx, &countOrdersStmt, countOrdersUnits[ds], userID).Scan(&r)
 	return r, err
 }

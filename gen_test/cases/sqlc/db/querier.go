@@ -18,7 +18,7 @@ type Querier interface {
 	ListOrders(ctx context.Context, userID int64) ([]G20Order, error)
 	ListOrdersIter(ctx context.Context, userID int64) iter.Seq2[G20Order, error]
 	ListOrdersOf(ctx context.Context, arg ListOrdersOfParams) ([]ListOrdersOfRow, error)
-	CountOrders(ctx context.Context, userID int64) (CountOrdersRow, error)
+	CountOrders(ctx context.Context, userID int64) (int64, error)
 }
 
 // Queries implements Querier.

@@ -83,3 +83,18 @@ UPDATE t_user_plain SET name = ? WHERE email IN (sqlc.slice(emails)) AND name <>
 
 -- name: CopyUsers :copyfrom
 INSERT INTO t_user (user_id, name, phone, email) VALUES (?, ?, ?, ?);
+
+-- name: GetPhone :one
+SELECT phone FROM t_user WHERE user_id = ?;
+
+-- name: PhonesOf :many
+SELECT phone FROM t_user WHERE user_id IN (?, ?);
+
+-- name: FirstPhoneOf :one
+SELECT phone FROM t_user WHERE user_id IN (?, ?);
+
+-- name: EmailsOf :many
+SELECT email FROM t_user WHERE user_id IN (?, ?) ORDER BY user_id;
+
+-- name: NamesOfUser :many
+SELECT name FROM t_user WHERE user_id = ?;
