@@ -412,6 +412,10 @@ type planner struct {
 	// placeholders that rewrite added.
 	encStmt sqlparser.Statement
 	encArgs map[string]encArg
+	// shadowing is set when a derived table's alias is the name of a logic
+	// table: the rewrite then renames tables in the AST, where it can tell
+	// the alias from the table.
+	shadowing bool
 }
 
 type tableRef struct {

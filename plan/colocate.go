@@ -565,6 +565,10 @@ func (p *planner) notColocated(c *component, comps []*component, why string) err
 			return p.errorAt(b.name, "join of %q and %q must compare their sharding columns (e.g. ON %s.%s = %s.%s) so matching rows are on one data node, or compare each table's sharding columns with one value (=) so both route to the same data node; evaluating the join across data nodes is not supported yet",
 				a.name, b.name, a.name, first(ca), b.name, first(cb))
 		case shardedAlike(a, b):
+			if hint := p.bindingHint(a, b); hint != "" {
+				return p.errorAt(b.name, "join of sharded tables %q and %q that are not bound: %s, or compare each table's sharding columns with one value (=) so both route to the same data node; evaluating the join across data nodes is not supported yet",
+					a.name, b.name, hint)
+			}
 			return p.errorAt(b.name, "join of sharded tables %q and %q that are not bound: add bindingTables: [\"%s, %s\"] to the !SHARDING rule and join them on their sharding columns, or compare each table's sharding columns with one value (=) so both route to the same data node; evaluating the join across data nodes is not supported yet",
 				a.name, b.name, a.name, b.name)
 		default:
@@ -598,4 +602,61 @@ func shardedAlike(a, b *tableInfo) bool {
 		}
 	}
 	return true
+}
+
+// bindingHint is what would co-locate the join of a and b, two tables
+// sharded alike but not bound, when binding them would not: the join
+// compares a sharding column of one with a column of the other that is
+// not its sharding column (shard that table by the joined column, then
+// bind), or compares no sharding column at all (binding cannot help).
+// It is "" when the join compares sharding columns with sharding columns,
+// where bindingTables is the fix.
+func (p *planner) bindingHint(a, b *tableInfo) string {
+	ca, cb := ruleColumns(a.rule), ruleColumns(b.rule)
+	shardingCol := func(c *colRef) (int, bool) {
+		cols := ca
+		if c.ref.info == b {
+			cols = cb
+		}
+		for i, n := range cols {
+			if strings.EqualFold(n, c.col.Name) {
+				return i, true
+			}
+		}
+		return -1, false
+	}
+	var exprs []sqlparser.Expr
+	for _, sc := range p.scopes {
+		exprs = append(append(exprs, conjuncts(sc.where)...), sc.ons...)
+	}
+	sharding, other := false, ""
+	for _, e := range exprs {
+		for _, conj := range conjuncts(e) {
+			c, ok := conj.(*sqlparser.ComparisonExpr)
+			if !ok || c.Operator != sqlparser.EqualOp {
+				continue
+			}
+			l, r := p.colOf(c.Left), p.colOf(c.Right)
+			if l == nil || r == nil || l.ref.info == r.ref.info || (l.ref.info != a && l.ref.info != b) || (r.ref.info != a && r.ref.info != b) {
+				continue
+			}
+			il, sl := shardingCol(l)
+			ir, sr := shardingCol(r)
+			switch {
+			case sl && sr && il == ir:
+				sharding = true
+			case sl && !sr && other == "":
+				other = fmt.Sprintf("shard %q by %s (the column it joins with %s.%s) and bind the two (bindingTables)", r.ref.info.name, r.col.Name, l.ref.info.name, l.col.Name)
+			case sr && !sl && other == "":
+				other = fmt.Sprintf("shard %q by %s (the column it joins with %s.%s) and bind the two (bindingTables)", l.ref.info.name, l.col.Name, r.ref.info.name, r.col.Name)
+			}
+		}
+	}
+	switch {
+	case sharding:
+		return ""
+	case other != "":
+		return "binding them as they are would not co-locate matching rows (the join does not compare their sharding columns with each other): " + other
+	}
+	return fmt.Sprintf("the join compares no sharding column, so binding them would not co-locate matching rows: make %q or %q a broadcast table", a.name, b.name)
 }

@@ -187,7 +187,7 @@ func containsInfo(list []*tableInfo, t *tableInfo) bool {
 // spelled like a table, say), it falls back to renaming in the AST and
 // printing it.
 func (p *planner) rewriteWith(m map[string]string) (string, error) {
-	if p.nodeStmt != nil || p.encStmt != nil {
+	if p.nodeStmt != nil || p.encStmt != nil || p.shadowing {
 		return p.rewriteAST(m)
 	}
 	sql := p.sql
@@ -282,6 +282,9 @@ func (p *planner) rewriteAST(m map[string]string) (string, error) {
 			// would leak into the source statement and every other unit).
 			if n.Qualifier.Name.IsEmpty() {
 				return false
+			}
+			if r := p.cols[n]; r != nil && r.ref.info.derived != nil {
+				return false // a derived table's alias, spelled like a logic table
 			}
 			if t, changed := renameTable(n.Qualifier); changed {
 				c.Replace(&sqlparser.ColName{Name: n.Name, Qualifier: t})

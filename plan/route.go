@@ -19,6 +19,7 @@ import (
 // be merged; anything else is pushed down whole to the one data node every
 // table routes to.
 func (p *planner) route() error {
+	p.impliedConditions()
 	var sharded, singles []*tableRef
 	for _, r := range p.allRefs {
 		switch {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -21,6 +22,11 @@ type scope struct {
 	where    sqlparser.Expr
 	ons      []sqlparser.Expr
 	routeOns []sqlparser.Expr
+	// outerOns are the ON conditions of outer joins with the tables of
+	// their inner side; implied the sharding conditions the enclosing level
+	// of a derived table implies on its rows (implied.go).
+	outerOns []outerOn
+	implied  []sqlparser.Expr
 	// aliases are the level's select-list aliases (lower case), which
 	// ORDER BY, GROUP BY and HAVING may name.
 	aliases map[string]bool
@@ -43,7 +49,7 @@ const (
 // inner joins.
 func (s *scope) condition() sqlparser.Expr {
 	e := s.where
-	for _, on := range s.routeOns {
+	for _, on := range append(s.routeOns[:len(s.routeOns):len(s.routeOns)], s.implied...) {
 		if e == nil {
 			e = on
 		} else {
@@ -53,6 +59,13 @@ func (s *scope) condition() sqlparser.Expr {
 	return e
 }
 
+// outerOn is the ON condition of an outer join and the tables of its inner
+// side (the right of a LEFT JOIN), the rows that ON filters.
+type outerOn struct {
+	on    sqlparser.Expr
+	inner []*tableRef
+}
+
 // derivedTable is a derived table's columns: by lower-case name, the select
 // expression of its SELECT that gives the column.
 type derivedTable struct {
@@ -60,6 +73,11 @@ type derivedTable struct {
 	// base maps a column of a `*` in the derived SELECT to the table
 	// column it is.
 	base map[string]*colRef
+	// sel is the derived SELECT (the first of a UNION, then union is set)
+	// and scope its level.
+	sel   *sqlparser.Select
+	scope *scope
+	union bool
 }
 
 // collectTables resolves every table reference of every query level to a
@@ -241,15 +259,18 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr, sc *scope) error {
 		if err := p.addTableExpr(t.RightExpr, sc); err != nil {
 			return err
 		}
+		var inner []*tableRef
 		switch t.Join {
 		case sqlparser.LeftJoinType, sqlparser.NaturalLeftJoinType:
-			for _, r := range sc.refs[m:] {
-				r.outer = true
-			}
+			inner = sc.refs[m:]
 		case sqlparser.RightJoinType, sqlparser.NaturalRightJoinType:
-			for _, r := range sc.refs[n:m] {
-				r.outer = true
-			}
+			inner = sc.refs[n:m]
+		}
+		for _, r := range inner {
+			r.outer = true
+		}
+		if inner != nil && t.Condition != nil && t.Condition.On != nil {
+			sc.outerOns = append(sc.outerOns, outerOn{on: t.Condition.On, inner: slices.Clone(inner)})
 		}
 		if t.Condition != nil && t.Condition.On != nil {
 			sc.ons = append(sc.ons, t.Condition.On)
@@ -282,7 +303,11 @@ func (p *planner) addDerived(t *sqlparser.AliasedTableExpr, dt *sqlparser.Derive
 		return p.errorf(-1, "LATERAL derived tables are not supported")
 	}
 	if p.tables[strings.ToLower(alias)] != nil {
-		return p.errorAt(alias, "derived table alias %q is the name of a logic table; choose another alias", alias)
+		// go-tpc's checks name derived tables after the tables they read
+		// (`(SELECT … FROM order_line …) AS order_line`): the alias hides the
+		// logic table in this level, and the rewrite leaves it and the
+		// columns it qualifies as they are (rewriteWith).
+		p.shadowing = true
 	}
 	inner, err := p.level(dt.Select, nil, scopeDerived)
 	if err != nil {
@@ -300,7 +325,8 @@ func (p *planner) addDerived(t *sqlparser.AliasedTableExpr, dt *sqlparser.Derive
 	if !ok {
 		return p.errorf(-1, "unsupported derived table %s", sqlparser.String(dt))
 	}
-	d := &derivedTable{exprs: map[string]sqlparser.Expr{}, base: map[string]*colRef{}}
+	_, union := dt.Select.(*sqlparser.Union)
+	d := &derivedTable{exprs: map[string]sqlparser.Expr{}, base: map[string]*colRef{}, sel: sel, scope: inner, union: union}
 	tbl := &schema.Table{Name: alias}
 	add := func(name string, c schema.Column) {
 		if _, dup := d.exprs[strings.ToLower(name)]; dup {
