@@ -55,7 +55,13 @@ const (
 // = ANY and <> ALL, which are not evaluated in steps.
 const subqueryQuantified SubqueryKind = 4
 
-var subqueryNames = [...]string{"", "in", "exists", "scalar", "quantified"}
+// SubqueryLookup is a correlated scalar subquery of one aggregate,
+// decorrelated: its SQL groups the aggregate by the inner columns the
+// subquery compares with the outer query's, and its rows are bound as a
+// derived table the outer values are looked up in (steps_lookup.go).
+const SubqueryLookup SubqueryKind = 5
+
+var subqueryNames = [...]string{"", "in", "exists", "scalar", "quantified", "lookup"}
 
 // String returns the kind's name, e.g. "in".
 func (k SubqueryKind) String() string { return subqueryNames[k] }
@@ -92,7 +98,8 @@ type Subquery struct {
 	// one row at most (LIMIT 1 added when it has no LIMIT).
 	SQL string `json:"sql"`
 
-	sel sqlparser.TableStatement
+	sel    sqlparser.TableStatement
+	lookup *lookupSpec // SubqueryLookup
 }
 
 // LimitedSQL is SQL reading at most n rows (LIMIT n) when the subquery is
@@ -129,7 +136,16 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 				return nil, fmt.Errorf("%w: MySQL does not support LIMIT in an IN, ANY or ALL subquery", ErrCrossNode)
 			}
 			if b.correlated(sq.sub) {
-				return nil, fmt.Errorf("%w: the subquery %s refers to a column of the outer query (correlated)", ErrCrossNode, sqlparser.String(sq.sub))
+				why := "it is not a scalar subquery"
+				if sq.kind == SubqueryScalar {
+					lk, reason := b.decorrelate(sq.sub)
+					if lk != nil {
+						s.Subqueries = append(s.Subqueries, lk)
+						continue
+					}
+					why = reason
+				}
+				return nil, fmt.Errorf("%w: the subquery %s refers to a column of the outer query (correlated) and cannot be evaluated as a look-up: %s", ErrCrossNode, sqlparser.String(sq.sub), why)
 			}
 			if sq.kind == subqueryQuantified {
 				return nil, fmt.Errorf("%w: a comparison with ANY or ALL of a subquery (other than = ANY and <> ALL) is not evaluated across data nodes; write it with MIN or MAX of the subquery", ErrCrossNode)
@@ -177,14 +193,13 @@ type subqueryUse struct {
 }
 
 // topSubqueries returns the subqueries of stmt that are not inside another
-// subquery or a derived table, in statement order, with how each is used.
+// subquery (those of derived tables included), in statement order, with
+// how each is used.
 func topSubqueries(stmt sqlparser.Statement) []subqueryUse {
 	var out []subqueryUse
 	uses := map[*sqlparser.Subquery]SubqueryKind{}
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
-		case *sqlparser.DerivedTable:
-			return false, nil
 		case *sqlparser.ComparisonExpr:
 			if sq, ok := x.Right.(*sqlparser.Subquery); ok {
 				switch {
@@ -317,8 +332,6 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 	var err error
 	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
 		switch x := c.Node().(type) {
-		case *sqlparser.DerivedTable:
-			return false
 		case *sqlparser.AliasedExpr:
 			if _, ok := x.Expr.(*sqlparser.Subquery); ok && x.As.IsEmpty() {
 				// The result column keeps the subquery's name, not the
@@ -358,6 +371,10 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 		case *sqlparser.Subquery:
 			i, ok := index[x]
 			if !ok {
+				return false
+			}
+			if lk := s.Subqueries[i].lookup; lk != nil {
+				c.Replace(bindLookup(lk, rows[i]))
 				return false
 			}
 			switch {

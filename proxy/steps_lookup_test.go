@@ -1,0 +1,34 @@
+package proxy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestStepsLookup: a correlated scalar subquery of one aggregate whose
+// tables do not co-locate with the outer query (xn_b sharded by bid,
+// correlated on a_id) runs first grouped by its correlated columns, and
+// its rows are looked up by the outer values: NULL (COUNT: 0) where no row
+// matches, in the select list, WHERE and a derived table, compared with
+// the unsharded reference database. Correlations other than inner = outer
+// on non-text columns are refused with the reason.
+func TestStepsLookup(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT id, (SELECT COUNT(*) FROM xn_b WHERE xn_b.a_id = xn_a.id) AS n FROM xn_a",
+		"SELECT a.id, (SELECT SUM(b.price) FROM xn_b b WHERE b.a_id = a.id AND b.price > 1) s, (SELECT AVG(b.price) FROM xn_b b WHERE a.id = b.a_id) FROM xn_a a WHERE a.k = 10",
+		"SELECT id FROM xn_a a WHERE (SELECT MAX(b.bid) FROM xn_b b WHERE b.a_id = a.id) > 103 ORDER BY id",
+		"SELECT COUNT(*) FROM (SELECT a.id, (SELECT MIN(b.day) FROM xn_b b WHERE b.a_id = a.id) AS m FROM xn_a a WHERE a.id = 4) t WHERE m IS NOT NULL",
+	} {
+		sameRows(t, px, e.ref, q)
+	}
+	for q, want := range map[string]string{
+		"SELECT id, (SELECT COUNT(*) FROM xn_b b WHERE b.name = a.name) FROM xn_a a":    "correlates on text column b.`name`",
+		"SELECT id, (SELECT COUNT(*) FROM xn_b b WHERE b.a_id > a.id) FROM xn_a a":      "refers to the outer query other than as inner = outer",
+		"SELECT id, (SELECT b.bid FROM xn_b b WHERE b.a_id = a.id LIMIT 1) FROM xn_a a": "it has GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT or a window",
+	} {
+		_, err := px.Query(q)
+		require.ErrorContains(t, err, want, q)
+	}
+}
