@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: test-deps check-generated all build test test-unit bench db-up db-down db-status db-clean generate demo fuzz vet clean
+.PHONY: test-deps check-generated all build test test-unit bench tpcc db-up db-down db-status db-clean generate demo fuzz vet clean
 
 all: build
 
@@ -59,6 +59,16 @@ bench: db-up
 	$$(command -v taskset >/dev/null && echo taskset -c 0) bin/shardgen-bench $(BENCH_FLAGS) -sysbench -out docs/benchmarks.md -svg docs/benchmarks.svg
 	@# The benchmark writes some rows with sql_log_bin=0; re-seed the replica if that broke replication.
 	@bash scripts/db.sh up
+
+## tpcc: go-tpc v1.0.7 (TPC-C) unmodified through `shardgen proxy` with
+## examples/tpcc/proxy.yaml (sharded by warehouse over two data sources),
+## then against direct MariaDB: prepare (with every consistency check), a
+## TPCC_TIME (60s) run, check; prints both tpmC (scripts/tpcc.sh: ports,
+## TPCC_WAREHOUSES, TPCC_THREADS). Installs go-tpc with `go install`.
+## About 6 minutes for 1 warehouse. Not part of `make test` (TestTPCC runs
+## go-tpc's statements there against a tiny database).
+tpcc: db-up
+	@bash scripts/tpcc.sh
 
 ## db-up: install MariaDB if missing (root + apt), start the two local servers
 ## (127.0.0.1:13306 and :13307, data in .local/mariadb/); a no-op when they run.
