@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -9,6 +10,10 @@ import (
 // MaxPlaceholders is the most placeholders one prepared statement may have
 // (MySQL and MariaDB count them in 16 bits; ER_PS_MANY_PARAM).
 const MaxPlaceholders = 65535
+
+// ErrTooManyPlaceholders is wrapped by SliceUnits' error for a data node
+// whose statement would have more than MaxPlaceholders arguments.
+var ErrTooManyPlaceholders = errors.New("more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
 
 // SliceUnits returns the route units of a statement with a sqlc.slice
 // parameter, one per data node that gets values, in data node order.
@@ -22,12 +27,16 @@ const MaxPlaceholders = 65535
 // three values "IN (?, ?, ?)", and the unit's Args are before, the node's
 // values, then after.
 //
-// Errors: lengths that differ, an offset that is not a `?` of the unit's
-// SQL, more than MaxPlaceholders arguments for one data node once its
+// st is the statement, for errors. Errors: lengths that differ, an offset
+// that is not a `?` of the unit's SQL, a unit whose data source is not one
+// of s, more than MaxPlaceholders arguments for one data node once its
 // repeated values are dropped (a list over the limit keeps only the first of
 // equal values, which `IN` matches the same rows with: a slice of 300,000
-// ids of which 50 differ runs).
-func SliceUnits(all []RouteUnit, at []int, values [][]any, before, after []any) ([]RouteUnit, error) {
+// ids of which 50 differ runs): a *NodeError naming the data source, e.g.
+// "data node ds_1: query ListOrders: sqlc.slice list of 70000 distinct
+// values there, 70001 placeholders with the other arguments: more
+// placeholders than ...", wrapping ErrTooManyPlaceholders.
+func (s *Sources) SliceUnits(st *Stmt, all []RouteUnit, at []int, values [][]any, before, after []any) ([]RouteUnit, error) {
 	if len(at) != len(all) || len(values) != len(all) {
 		return nil, fmt.Errorf("slice units: %d units, %d offsets, %d value lists", len(all), len(at), len(values))
 	}
@@ -43,6 +52,9 @@ func SliceUnits(all []RouteUnit, at []int, values [][]any, before, after []any) 
 			continue
 		}
 		u := all[i]
+		if uint(u.DataSource) >= uint(len(s.names)) {
+			return nil, s.badUnit(&u)
+		}
 		if at[i] < 0 || at[i] >= len(u.SQL) || u.SQL[at[i]] != '?' {
 			return nil, fmt.Errorf("slice units: offset %d of unit %d is not a placeholder", at[i], i)
 		}
@@ -50,7 +62,7 @@ func SliceUnits(all []RouteUnit, at []int, values [][]any, before, after []any) 
 			vals = distinctValues(vals)
 		}
 		if k := len(before) + len(vals) + len(after); k > MaxPlaceholders {
-			return nil, fmt.Errorf("slice units: %d values for one data node make %d placeholders, over MySQL's limit of %d for one statement", len(vals), k, MaxPlaceholders)
+			return nil, &NodeError{DataSource: s.names[u.DataSource], SQL: u.SQL, Err: fmt.Errorf("query %s: sqlc.slice list of %d distinct values there, %d placeholders with the other arguments: %w", st.Name, len(vals), k, ErrTooManyPlaceholders)}
 		}
 		var b strings.Builder
 		b.Grow(len(u.SQL) + 3*len(vals) + 4)

@@ -9,26 +9,28 @@ import (
 // TestSliceUnits expands the list's `?` per data node: nil runs nothing, an
 // empty list becomes NULL, and the arguments are before, the values, after.
 func TestSliceUnits(t *testing.T) {
+	src := &Sources{names: []string{"ds_0", "ds_1"}}
+	st := &Stmt{Name: "ListA"}
 	all := []RouteUnit{
 		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?) LIMIT ?"},
 		{DataSource: 1, SQL: "SELECT a FROM t_1 WHERE b = ? AND a IN (?) LIMIT ?"},
 		{DataSource: 1, SQL: "SELECT a FROM t_2 WHERE b = ? AND a IN (?) LIMIT ?"},
 	}
 	at := []int{40, 40, 40}
-	units, err := SliceUnits(all, at, [][]any{{int64(1), int64(3)}, nil, {}}, []any{"x"}, []any{10})
+	units, err := src.SliceUnits(st, all, at, [][]any{{int64(1), int64(3)}, nil, {}}, []any{"x"}, []any{10})
 	require.NoError(t, err)
 	require.Equal(t, []RouteUnit{
 		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?, ?) LIMIT ?", Args: []any{"x", int64(1), int64(3), 10}},
 		{DataSource: 1, SQL: "SELECT a FROM t_2 WHERE b = ? AND a IN (NULL) LIMIT ?", Args: []any{"x", 10}},
 	}, units)
 
-	units, err = SliceUnits(all, at, make([][]any, 3), nil, nil)
+	units, err = src.SliceUnits(st, all, at, make([][]any, 3), nil, nil)
 	require.NoError(t, err)
 	require.Empty(t, units)
 
-	_, err = SliceUnits(all, []int{40, 41, 40}, [][]any{nil, {1}, nil}, nil, nil)
+	_, err = src.SliceUnits(st, all, []int{40, 41, 40}, [][]any{nil, {1}, nil}, nil, nil)
 	require.EqualError(t, err, "slice units: offset 41 of unit 1 is not a placeholder")
-	_, err = SliceUnits(all, at[:2], [][]any{nil, {1}, nil}, nil, nil)
+	_, err = src.SliceUnits(st, all, at[:2], [][]any{nil, {1}, nil}, nil, nil)
 	require.EqualError(t, err, "slice units: 3 units, 2 offsets, 3 value lists")
 
 	// Over the limit, repeated values are dropped first: 200,000 values of
@@ -44,7 +46,7 @@ func TestSliceUnits(t *testing.T) {
 			many = append(many, []byte{'7'})
 		}
 	}
-	units, err = SliceUnits(all, at, [][]any{many, nil, nil}, []any{"x"}, []any{10})
+	units, err = src.SliceUnits(st, all, at, [][]any{many, nil, nil}, []any{"x"}, []any{10})
 	require.NoError(t, err)
 	require.Equal(t, []RouteUnit{
 		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?, ?, ?) LIMIT ?", Args: []any{"x", int64(7), "7", []byte{'7'}, 10}},
@@ -53,8 +55,12 @@ func TestSliceUnits(t *testing.T) {
 	for i := range distinct {
 		distinct[i] = int64(i)
 	}
-	_, err = SliceUnits(all, at, [][]any{append(distinct, int64(0)), nil, nil}, nil, nil)
-	require.EqualError(t, err, "slice units: 65536 values for one data node make 65536 placeholders, over MySQL's limit of 65535 for one statement")
-	_, err = SliceUnits(all, at, [][]any{distinct[:MaxPlaceholders], nil, nil}, []any{1}, nil)
-	require.EqualError(t, err, "slice units: 65535 values for one data node make 65536 placeholders, over MySQL's limit of 65535 for one statement")
+	_, err = src.SliceUnits(st, all, at, [][]any{append(distinct, int64(0)), nil, nil}, nil, nil)
+	require.EqualError(t, err, "data node ds_0: query ListA: sqlc.slice list of 65536 distinct values there, 65536 placeholders with the other arguments: more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
+	require.ErrorIs(t, err, ErrTooManyPlaceholders)
+	_, err = src.SliceUnits(st, all, at, [][]any{nil, distinct[:MaxPlaceholders], nil}, []any{1}, nil)
+	require.EqualError(t, err, "data node ds_1: query ListA: sqlc.slice list of 65535 distinct values there, 65536 placeholders with the other arguments: more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
+	// A unit whose data source is not one of the Sources.
+	_, err = src.SliceUnits(st, []RouteUnit{{DataSource: 2, SQL: "SELECT ?"}}, []int{7}, [][]any{{1}}, nil, nil)
+	require.ErrorIs(t, err, ErrBadRouteUnit)
 }

@@ -63,7 +63,7 @@ func sliceName(q *query) string { return snakeName(q.p.Params[q.p.Slice.Param].N
 // sliceStatements emits the body of a method with a sqlc.slice parameter up
 // to its units: an empty slice returns at once, each value goes to the
 // data nodes it routes to (every unit of the route when the slice is not
-// on a sharding column), and shardrt.SliceUnits builds one statement per
+// on a sharding column), and Sources.SliceUnits builds one statement per
 // data node with only its values, e.g. for a slice on the sharding column:
 //
 //	if len(userIDs) == 0 {
@@ -74,7 +74,7 @@ func sliceName(q *query) string { return snakeName(q.p.Params[q.p.Slice.Param].N
 //		ds := shardrt.Mod(v, 2)
 //		vals[ds] = append(vals[ds], v)
 //	}
-//	units, err := shardrt.SliceUnits(listOrdersUnits[:], listOrdersSliceAt[:], vals[:], nil, nil)
+//	units, err := q.src.SliceUnits(&listOrdersStmt, listOrdersUnits[:], listOrdersSliceAt[:], vals[:], nil, nil)
 //	if err != nil {
 //		return nil, err
 //	}
@@ -192,8 +192,8 @@ func (g *generator) sliceStatements(fc *fnCtx) (*routeCode, error) {
 		return jen.Index().Any().Values(a...)
 	}
 	out = append(out,
-		jen.List(jen.Id("units"), jen.Err()).Op(fc.define("units", "err")).Qual(rt, "SliceUnits").Call(
-			jen.Id(q.unitsVar).Index(jen.Op(":")), jen.Id(q.sliceAtVar).Index(jen.Op(":")), jen.Id(vals).Index(jen.Op(":")),
+		jen.List(jen.Id("units"), jen.Err()).Op(fc.define("units", "err")).Id("q").Dot("src").Dot("SliceUnits").Call(
+			jen.Op("&").Id(q.stmtVar), jen.Id(q.unitsVar).Index(jen.Op(":")), jen.Id(q.sliceAtVar).Index(jen.Op(":")), jen.Id(vals).Index(jen.Op(":")),
 			part(args[:s.Arg]), part(args[s.Arg+1:])),
 		jen.If(jen.Err().Op("!=").Nil()).Block(fc.fail(jen.Err())),
 	)

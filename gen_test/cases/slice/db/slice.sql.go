@@ -91,7 +91,7 @@ func (q *Queries) ListOrdersOfUsers(ctx context.Context, userIds []int64) ([]G40
 			vals[n] = append(vals[n], v)
 		}
 	}
-	units, err := shardrt.SliceUnits(listOrdersOfUsersUnits[:], listOrdersOfUsersSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(&listOrdersOfUsersStmt, listOrdersOfUsersUnits[:], listOrdersOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (q *Queries) FindOrders(ctx context.Context, notStatus string, userID int64
 		t := shardrt.Mod(v, 2)
 		vals[ds*2+t] = append(vals[ds*2+t], v)
 	}
-	units, err := shardrt.SliceUnits(findOrdersUnits[:], findOrdersSliceAt[:], vals[:], []any{notStatus, userID}, []any{minAmount})
+	units, err := q.src.SliceUnits(&findOrdersStmt, findOrdersUnits[:], findOrdersSliceAt[:], vals[:], []any{notStatus, userID}, []any{minAmount})
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func (q *Queries) GetIfStatus(ctx context.Context, userID int64, orderID int64, 
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.Mod(orderID, 2)
 	vals[ds*2+t] = list
-	units, err := shardrt.SliceUnits(getIfStatusUnits[:], getIfStatusSliceAt[:], vals[:], []any{userID, orderID}, nil)
+	units, err := q.src.SliceUnits(&getIfStatusStmt, getIfStatusUnits[:], getIfStatusSliceAt[:], vals[:], []any{userID, orderID}, nil)
 	if err != nil {
 		return GetIfStatusRow{}, err
 	}
@@ -309,7 +309,7 @@ func (q *Queries) ListOfUserByStatus(ctx context.Context, userID int64, statuses
 	for _, n := range nodes {
 		vals[n] = list
 	}
-	units, err := shardrt.SliceUnits(listOfUserByStatusUnits[:], listOfUserByStatusSliceAt[:], vals[:], []any{userID}, nil)
+	units, err := q.src.SliceUnits(&listOfUserByStatusStmt, listOfUserByStatusUnits[:], listOfUserByStatusSliceAt[:], vals[:], []any{userID}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +391,7 @@ func (q *Queries) CountByStatus(ctx context.Context, statuses []string) (CountBy
 	for n := range vals {
 		vals[n] = list
 	}
-	units, err := shardrt.SliceUnits(countByStatusUnits[:], countByStatusSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(&countByStatusStmt, countByStatusUnits[:], countByStatusSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return CountByStatusRow{}, err
 	}
@@ -467,7 +467,7 @@ func (q *Queries) CountOfUsers(ctx context.Context, userIds []int64) (int64, err
 	if len(userIds) == 0 {
 		vals[0] = []any{}
 	}
-	units, err := shardrt.SliceUnits(countOfUsersUnits[:], countOfUsersSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(&countOfUsersStmt, countOfUsersUnits[:], countOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -550,7 +550,7 @@ func (q *Queries) TopOrdersOfUsers(ctx context.Context, userIds []int64, limit i
 			vals[n] = append(vals[n], v)
 		}
 	}
-	units, err := shardrt.SliceUnits(topOrdersOfUsersUnits[:], topOrdersOfUsersSliceAt[:], vals[:], nil, []any{limit})
+	units, err := q.src.SliceUnits(&topOrdersOfUsersStmt, topOrdersOfUsersUnits[:], topOrdersOfUsersSliceAt[:], vals[:], nil, []any{limit})
 	if err != nil {
 		return nil, err
 	}
@@ -606,7 +606,7 @@ func (q *Queries) SetStatus(ctx context.Context, status string, orderIds []int64
 		t := shardrt.Mod(v, 2)
 		vals[ds*2+t] = append(vals[ds*2+t], v)
 	}
-	units, err := shardrt.SliceUnits(setStatusUnits[:], setStatusSliceAt[:], vals[:], []any{status}, []any{userID})
+	units, err := q.src.SliceUnits(&setStatusStmt, setStatusUnits[:], setStatusSliceAt[:], vals[:], []any{status}, []any{userID})
 	if err != nil {
 		return 0, err
 	}
@@ -644,7 +644,7 @@ func (q *Queries) TouchOrders(ctx context.Context, userID int64, orderIds []int6
 		t := shardrt.Mod(v, 2)
 		vals[ds*2+t] = append(vals[ds*2+t], v)
 	}
-	units, err := shardrt.SliceUnits(touchOrdersUnits[:], touchOrdersSliceAt[:], vals[:], []any{userID}, nil)
+	units, err := q.src.SliceUnits(&touchOrdersStmt, touchOrdersUnits[:], touchOrdersSliceAt[:], vals[:], []any{userID}, nil)
 	if err != nil {
 		return err
 	}
@@ -690,7 +690,7 @@ func (q *Queries) DeleteOfUsers(ctx context.Context, userIds []int64, amount int
 			vals[n] = append(vals[n], v)
 		}
 	}
-	units, err := shardrt.SliceUnits(deleteOfUsersUnits[:], deleteOfUsersSliceAt[:], vals[:], nil, []any{amount})
+	units, err := q.src.SliceUnits(&deleteOfUsersStmt, deleteOfUsersUnits[:], deleteOfUsersSliceAt[:], vals[:], nil, []any{amount})
 	if err != nil {
 		return nil, err
 	}
@@ -766,7 +766,7 @@ func (q *Queries) ListItems(ctx context.Context, codes []string) ([]G40Item, err
 		ds := shardrt.HashModString(v, 2)
 		vals[ds] = append(vals[ds], v)
 	}
-	units, err := shardrt.SliceUnits(listItemsUnits[:], listItemsSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(&listItemsStmt, listItemsUnits[:], listItemsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -842,7 +842,7 @@ func (q *Queries) ListDicts(ctx context.Context, ids []int32) ([]G40Dict, error)
 		list[i] = v
 	}
 	vals[0] = list
-	units, err := shardrt.SliceUnits(listDictsUnits[:], listDictsSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(&listDictsStmt, listDictsUnits[:], listDictsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -882,7 +882,7 @@ func (q *Queries) DeleteDicts(ctx context.Context, ids []int32) (int64, error) {
 	for n := range vals {
 		vals[n] = list
 	}
-	units, err := shardrt.SliceUnits(deleteDictsUnits[:], deleteDictsSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(&deleteDictsStmt, deleteDictsUnits[:], deleteDictsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return 0, err
 	}
