@@ -390,8 +390,13 @@ type planner struct {
 	// singleJoined names a single table a sharded table is joined with
 	// (for messages).
 	singleJoined string
-	cols         map[*sqlparser.ColName]*colRef
-	plan         *Plan
+	// preservedBroadcast names a broadcast table on the preserved side of
+	// an outer join whose other side is sharded (and whose own side is
+	// not): run on several data nodes, every node would return its
+	// unmatched rows, so the statement may not spread.
+	preservedBroadcast string
+	cols               map[*sqlparser.ColName]*colRef
+	plan               *Plan
 	// hints types each ? (by 0-based ordinal) from its context.
 	hints    map[int]argHint
 	ons      []sqlparser.Expr // every JOIN ... ON condition

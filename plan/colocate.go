@@ -535,6 +535,8 @@ func (p *planner) pushdownWhy(comps []*component, singles []*tableRef) string {
 		return "the statement has a derived table"
 	case kinds[scopeSubquery]:
 		return "the statement has a subquery"
+	case p.preservedBroadcast != "":
+		return fmt.Sprintf("broadcast table %q is kept whole by an outer join with sharded table %q (every data node would return its unmatched rows)", p.preservedBroadcast, comps[0].anchor.info.name)
 	case len(comps) > 1:
 		return fmt.Sprintf("%q and %q are joined without comparing their sharding columns", comps[0].anchor.info.name, comps[1].anchor.info.name)
 	case len(singles) > 0:

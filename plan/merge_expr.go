@@ -357,6 +357,19 @@ func (p *planner) groupConcat(a *sqlparser.GroupConcatExpr, agg runtime.Aggregat
 		}
 		sep, sepLit = lit.Val, lit
 	}
+	if strings.IndexFunc(sep, func(r rune) bool { return r > 0x7f }) >= 0 {
+		// MySQL converts the separator to the value's character set,
+		// each character it cannot hold becoming '?'; the merge joins
+		// with the separator as written, which only utf8mb4 holds whole.
+		for _, e := range a.Exprs {
+			if _, lit := e.(*sqlparser.Literal); lit {
+				continue // a literal takes the other arguments' character set
+			}
+			if k := p.exprKind(e); k.Type == "string" && !strings.HasPrefix(strings.ToLower(k.Collation), "utf8mb4") {
+				return refuse("its SEPARATOR " + a.Separator + " is not ASCII and " + sqlparser.String(e) + " is not known to be utf8mb4 text (MySQL writes the characters of the separator its character set lacks as '?')")
+			}
+		}
+	}
 	value := func() sqlparser.Expr {
 		args := make([]sqlparser.Expr, len(a.Exprs))
 		for i, e := range a.Exprs {

@@ -47,7 +47,7 @@ func (p *planner) route() error {
 		}
 	}
 	comps := p.components(sharded)
-	if len(comps) == 1 && len(singles) == 0 && p.spreadable(comps[0]) {
+	if len(comps) == 1 && len(singles) == 0 && p.preservedBroadcast == "" && p.spreadable(comps[0]) {
 		return p.routeComponent(comps[0], sets)
 	}
 	if len(sets) > 0 {

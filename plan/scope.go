@@ -263,8 +263,10 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr, sc *scope) error {
 		switch t.Join {
 		case sqlparser.LeftJoinType, sqlparser.NaturalLeftJoinType:
 			inner = sc.refs[m:]
+			p.notePreservedBroadcast(sc.refs[n:m], sc.refs[m:])
 		case sqlparser.RightJoinType, sqlparser.NaturalRightJoinType:
 			inner = sc.refs[n:m]
+			p.notePreservedBroadcast(sc.refs[m:], sc.refs[n:m])
 		}
 		for _, r := range inner {
 			r.outer = true
@@ -487,4 +489,28 @@ func derivedExpr(c *colRef) sqlparser.Expr {
 		return d.exprs[strings.ToLower(c.col.Name)]
 	}
 	return nil
+}
+
+// notePreservedBroadcast records a broadcast table of the preserved side
+// of an outer join (preserved) that has no sharded table, when the other
+// side (inner) has one (planner.preservedBroadcast).
+func (p *planner) notePreservedBroadcast(preserved, inner []*tableRef) {
+	broadcast := ""
+	for _, r := range preserved {
+		switch {
+		case r.info.sharded():
+			return
+		case r.info.broadcast && broadcast == "":
+			broadcast = r.info.name
+		}
+	}
+	if broadcast == "" || p.preservedBroadcast != "" {
+		return
+	}
+	for _, r := range inner {
+		if r.info.sharded() {
+			p.preservedBroadcast = broadcast
+			return
+		}
+	}
 }

@@ -100,6 +100,78 @@ type Subquery struct {
 
 	sel    sqlparser.TableStatement
 	lookup *lookupSpec // SubqueryLookup
+	// texts are the character set and collation of each result column
+	// that is a plain text column of the DDL (zero where unknown): a
+	// value of it is bound as text of that character set and collation,
+	// so the statement compares it as it compared the column.
+	texts []boundText
+}
+
+// boundText is the character set and collation of a subquery's text
+// column.
+type boundText struct{ charset, collation string }
+
+// defaultCollations are MariaDB's default collations of the character
+// sets a text column is commonly declared in.
+var defaultCollations = map[string]string{
+	"latin1": "latin1_swedish_ci", "utf8mb4": "utf8mb4_general_ci", "utf8mb3": "utf8mb3_general_ci", "utf8": "utf8mb3_general_ci",
+	"ascii": "ascii_general_ci", "latin2": "latin2_general_ci", "cp1251": "cp1251_general_ci", "ucs2": "ucs2_general_ci",
+}
+
+// subqueryTexts returns the character set and collation of each result
+// column of the subquery sq that is a plain text column whose DDL (or
+// table) names them; nil when sq does not plan on its own.
+func (b *Builder) subqueryTexts(sq *sqlparser.Subquery) []boundText {
+	pos := schema.Pos{File: AdHocFile, Line: 1, Col: 1}
+	p, err := b.Build(&schema.Query{Name: "subquery", Cmd: schema.CmdMany, SQL: sqlparser.String(sq.Select), AllowFullRoute: true, Pos: pos, SQLPos: pos})
+	if err != nil {
+		return nil
+	}
+	out := make([]boundText, len(p.Columns))
+	for i, c := range p.Columns {
+		tname, cname, ok := strings.Cut(c.Origin, ".")
+		info := b.tables()[strings.ToLower(tname)]
+		if !ok || info == nil || info.enc != nil || info.derived != nil || info.ddl == nil {
+			continue
+		}
+		col := info.ddl.Column(cname)
+		if col == nil {
+			continue
+		}
+		cs, coll := strings.ToLower(col.Charset), strings.ToLower(col.Collation)
+		if cs == "" && coll == "" {
+			cs, coll = strings.ToLower(info.ddl.Charset), strings.ToLower(info.ddl.Collation)
+		}
+		if cs == "" && coll != "" {
+			cs, _, _ = strings.Cut(coll, "_")
+		}
+		if coll == "" {
+			coll = defaultCollations[cs]
+		}
+		if cs != "" && coll != "" && strings.HasPrefix(coll, cs+"_") {
+			out[i] = boundText{charset: cs, collation: coll}
+		}
+	}
+	return out
+}
+
+// exprAs is v's literal (Expr) typed as text of t: CONVERT(… USING cs),
+// which MariaDB derives as it derives a column (implicit), of cs's default
+// collation, and a utf8 text of another collation with COLLATE. A text of
+// an unknown or other character set stays a literal of the connection's.
+func (v BoundValue) exprAs(t boundText) sqlparser.Expr {
+	e := v.Expr()
+	if v.Kind != BoundString || t.charset == "" {
+		return e
+	}
+	conv := &sqlparser.ConvertUsingExpr{Expr: e, Type: t.charset}
+	switch {
+	case t.collation == defaultCollations[t.charset]:
+		return conv
+	case strings.HasPrefix(t.charset, "utf8"):
+		return &sqlparser.CollateExpr{Expr: conv, Collation: t.collation}
+	}
+	return e
 }
 
 // LimitedSQL is SQL reading at most n rows (LIMIT n) when the subquery is
@@ -150,7 +222,11 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 			if sq.kind == subqueryQuantified {
 				return nil, fmt.Errorf("%w: a comparison with ANY or ALL of a subquery (other than = ANY and <> ALL) is not evaluated across data nodes; write it with MIN or MAX of the subquery", ErrCrossNode)
 			}
-			s.Subqueries = append(s.Subqueries, subqueryStep(sq.sub, sq.kind))
+			step := subqueryStep(sq.sub, sq.kind)
+			if sq.kind == SubqueryIn {
+				step.texts = b.subqueryTexts(sq.sub)
+			}
+			s.Subqueries = append(s.Subqueries, step)
 		}
 		return s, nil
 	}
@@ -319,13 +395,20 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 	for i, u := range subs {
 		index[u.sub] = i
 	}
-	tuple := func(row []BoundValue) sqlparser.Expr {
+	tuple := func(sub int, row []BoundValue) sqlparser.Expr {
+		texts := s.Subqueries[sub].texts
+		expr := func(i int) sqlparser.Expr {
+			if i < len(texts) {
+				return row[i].exprAs(texts[i])
+			}
+			return row[i].Expr()
+		}
 		if len(row) == 1 {
-			return row[0].Expr()
+			return expr(0)
 		}
 		t := make(sqlparser.ValTuple, len(row))
-		for i, v := range row {
-			t[i] = v.Expr()
+		for i := range row {
+			t[i] = expr(i)
 		}
 		return t
 	}
@@ -351,9 +434,30 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 				c.Replace(sqlparser.BoolVal(x.Operator == sqlparser.NotInOp || x.Operator == sqlparser.NotEqualOp))
 				return false
 			}
+			if len(rows[i][0]) > 1 && hasText(rows[i]) {
+				// (a, b) IN ((…), (…)) as (a, b) = (…) OR (a, b) = (…), which
+				// SQL defines it to be: MariaDB 10.11's row IN over a list
+				// of constants misses rows when a text column and the list's
+				// text differ in character set ((lat, k) IN (('ä', 1),
+				// ('ß', 2)) of a latin1 lat over a utf8mb4 connection).
+				var or sqlparser.Expr
+				for _, row := range rows[i] {
+					eq := &sqlparser.ComparisonExpr{Operator: sqlparser.EqualOp, Left: sqlparser.Clone(x.Left), Right: tuple(i, row)}
+					if or == nil {
+						or = eq
+					} else {
+						or = &sqlparser.OrExpr{Left: or, Right: eq}
+					}
+				}
+				if x.Operator == sqlparser.NotInOp || x.Operator == sqlparser.NotEqualOp {
+					or = &sqlparser.NotExpr{Expr: or}
+				}
+				c.Replace(or)
+				return false
+			}
 			list := make(sqlparser.ValTuple, len(rows[i]))
 			for r, row := range rows[i] {
-				list[r] = tuple(row)
+				list[r] = tuple(i, row)
 			}
 			op := x.Operator
 			switch op {
@@ -383,7 +487,7 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 			case len(rows[i]) > 1:
 				err = SubqueryRowsError
 			default:
-				c.Replace(tuple(rows[i][0]))
+				c.Replace(tuple(i, rows[i][0]))
 			}
 			return false
 		}
@@ -393,6 +497,18 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 		return "", err
 	}
 	return sqlparser.String(out), nil
+}
+
+// hasText reports whether rows bind a text value.
+func hasText(rows [][]BoundValue) bool {
+	for _, row := range rows {
+		for _, v := range row {
+			if v.Kind == BoundString {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // StepStatement is one statement a Steps runs, as `shardgen preview` and

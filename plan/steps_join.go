@@ -363,6 +363,16 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		outerOn   []sqlparser.Expr        // ON conditions of an outer join on the outer side alone
 		innerNull []*sqlparser.ColName    // WHERE b.x IS NULL on the inner side of an outer join
 	)
+	// innerStrict refuses an expression of the inner side of an outer
+	// join that is not NULL for a NULL-extended row: the inner side
+	// computes it from its own rows, and a row that matched none has
+	// NULL in every column of it (COALESCE(b.x, 0) would read NULL).
+	innerStrict := func(pos int, e sqlparser.Expr) error {
+		if left && pos == inner && !nullStrict(e) {
+			return joinRefusal("the expression %s of the inner table of an outer join may not be NULL where no row matches; evaluating it across data nodes is not supported (select the column and compute it in the client)", sqlparser.String(e))
+		}
+		return nil
+	}
 	condition := func(e sqlparser.Expr, inOn bool) error {
 		m := sides(e)
 		if c, ok := e.(*sqlparser.ComparisonExpr); ok && c.Operator == sqlparser.EqualOp && m == 3 && (inOn || !left) {
@@ -436,6 +446,9 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 				pos, ok := sideOf(se.Expr)
 				if !ok {
 					return nil, joinRefusal("the select expression %s uses columns of both tables; evaluating it across data nodes is not supported", sqlparser.String(se.Expr))
+				}
+				if err := innerStrict(pos, se.Expr); err != nil {
+					return nil, err
 				}
 				c := d[pos].add(se.Expr, se.As.String(), p.exprKind(se.Expr))
 				output = append(output, [2]int{pos, c})
@@ -520,6 +533,9 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			return nil, joinRefusal("ORDER BY %s must be a column or an expression of one table to sort the rows of a join across data nodes", sqlparser.String(o.Expr))
 		}
 		pos := m - 1
+		if err := innerStrict(pos, o.Expr); err != nil {
+			return nil, err
+		}
 		k := p.exprKind(o.Expr)
 		if k.Type == "" {
 			return nil, joinRefusal("ORDER BY %s: the type of the expression is not known, so its values cannot be compared as MySQL does", sqlparser.String(o.Expr))
@@ -591,6 +607,9 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 				}
 				if containsAggregate(arg) {
 					return nil, joinRefusal("%s over the rows of a join across data nodes is not evaluated", sqlparser.String(ae.Expr))
+				}
+				if err := innerStrict(pos, arg); err != nil {
+					return nil, err
 				}
 				at = [2]int{pos, d[pos].add(arg, "", p.exprKind(arg))}
 			}
@@ -729,6 +748,22 @@ func hasWindow(sel *sqlparser.Select) bool {
 		return !found, nil
 	}, sel)
 	return found
+}
+
+// nullStrict reports whether e is NULL whenever the columns it names are:
+// a column, a literal, and arithmetic, signs and CASTs of them.
+func nullStrict(e sqlparser.Expr) bool {
+	switch x := e.(type) {
+	case *sqlparser.ColName, *sqlparser.Literal:
+		return true
+	case *sqlparser.BinaryExpr:
+		return nullStrict(x.Left) && nullStrict(x.Right)
+	case *sqlparser.UnaryExpr:
+		return nullStrict(x.Expr)
+	case *sqlparser.CastExpr:
+		return nullStrict(x.Expr)
+	}
+	return false
 }
 
 // sameKeyKind refuses join keys MySQL would compare other than the

@@ -332,3 +332,18 @@ func sorted(rows [][]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// startProxy starts a proxy over the first 4 data sources with rules and
+// ddl, listening on a free port of 127.0.0.1, closed by t.Cleanup.
+func startProxy(t testing.TB, rules, ddl string) *proxy.Server {
+	cfg, err := proxy.ParseConfig("difftest.yaml", []byte(rulesYAML(rules, 4)))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("difftest.sql", []byte(ddl))
+	require.NoError(t, err)
+	require.NoError(t, cfg.AttachDDL(tables))
+	srv, err := proxy.NewServer(cfg, proxy.Options{Listen: "127.0.0.1:0", Insecure: true})
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}

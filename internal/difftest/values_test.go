@@ -13,9 +13,6 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
-
-	"github.com/shardgen/shardgen/proxy"
-	"github.com/shardgen/shardgen/schema"
 )
 
 var valuesSize = flag.Int("values", 400, "number of sharding-value queries TestShardingValues runs on each path (the interpreter, the proxy's text protocol, its binary protocol)")
@@ -339,15 +336,7 @@ func TestShardingValues(t *testing.T) {
 	e := newEnv(t, valuesRules, valuesDDL)
 	e.adHoc = true
 	seedValues(t, e)
-	cfg, err := proxy.ParseConfig("values.yaml", []byte(rulesYAML(valuesRules, 4)))
-	require.NoError(t, err)
-	tables, err := schema.ParseDDL("values.sql", []byte(valuesDDL))
-	require.NoError(t, err)
-	require.NoError(t, cfg.AttachDDL(tables))
-	srv, err := proxy.NewServer(cfg, proxy.Options{Listen: "127.0.0.1:0", Insecure: true})
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() { srv.Close() })
+	srv := startProxy(t, valuesRules, valuesDDL)
 	open := func(interpolate bool) *sql.DB {
 		mc := gomysql.NewConfig()
 		mc.User, mc.Net, mc.Addr, mc.DBName, mc.ParseTime, mc.InterpolateParams = "any", "tcp", srv.Addr(), "difftest", true, interpolate
