@@ -367,6 +367,7 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	// join that is not NULL for a NULL-extended row: the inner side
 	// computes it from its own rows, and a row that matched none has
 	// NULL in every column of it (COALESCE(b.x, 0) would read NULL).
+	nullFrom := map[int]int{} // inner column: outer column of its value for NULL columns
 	innerStrict := func(pos int, e sqlparser.Expr) error {
 		if left && pos == inner && !nullStrict(e) {
 			return joinRefusal("the expression %s of the inner table of an outer join may not be NULL where no row matches; evaluating it across data nodes is not supported (select the column and compute it in the client)", sqlparser.String(e))
@@ -447,10 +448,13 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 				if !ok {
 					return nil, joinRefusal("the select expression %s uses columns of both tables; evaluating it across data nodes is not supported", sqlparser.String(se.Expr))
 				}
-				if err := innerStrict(pos, se.Expr); err != nil {
-					return nil, err
-				}
 				c := d[pos].add(se.Expr, se.As.String(), p.exprKind(se.Expr))
+				if left && pos == inner && !nullStrict(se.Expr) {
+					// Not NULL where no row matches (COALESCE(b.x, 0),
+					// b.x IS NULL): the outer side computes its value
+					// for NULL columns, which such a row takes.
+					nullFrom[c] = d[outer].add(nullColumns(se.Expr), "", p.exprKind(se.Expr))
+				}
 				output = append(output, [2]int{pos, c})
 			default:
 				return nil, joinRefusal("select expression %s", sqlparser.String(se))
@@ -505,6 +509,9 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 				return nil, joinRefusal("ORDER BY position %s", lit.Val)
 			}
 			oc := output[n-1]
+			if _, ok := nullFrom[oc[1]]; ok && oc[0] == inner {
+				return nil, joinRefusal("ORDER BY %s: an expression of the inner table of an outer join that is not NULL where no row matches cannot sort the rows of a join across data nodes", lit.Val)
+			}
 			if err := d[oc[0]].weigh(oc[1], d[oc[0]].exprs[oc[1]].(*sqlparser.AliasedExpr).Expr); err != nil {
 				return nil, joinRefusal("ORDER BY %s: %v", lit.Val, err)
 			}
@@ -516,6 +523,9 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			for i, se := range sel.SelectExprs.Exprs {
 				if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.EqualString(cn.Name.String()) {
 					oc := output[i]
+					if _, ok := nullFrom[oc[1]]; ok && oc[0] == inner {
+						return nil, joinRefusal("ORDER BY %s: an expression of the inner table of an outer join that is not NULL where no row matches cannot sort the rows of a join across data nodes", cn.Name.String())
+					}
 					if err := d[oc[0]].weigh(oc[1], ae.Expr); err != nil {
 						return nil, joinRefusal("ORDER BY %s: %v", cn.Name.String(), err)
 					}
@@ -646,6 +656,12 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	width := len(d[outer].exprs)
 	js.Spec = runtime.JoinSpec{Left: left, OuterKeys: d[outer].keys, InnerKeys: d[inner].keys,
 		OuterKinds: columnKinds(d[outer].kinds, 0), InnerKinds: columnKinds(d[inner].kinds, 0), OuterCond: outerCond + 1}
+	if len(nullFrom) > 0 {
+		js.Spec.NullFrom = make([]int, len(d[inner].exprs))
+		for c, oc := range nullFrom {
+			js.Spec.NullFrom[c] = oc + 1
+		}
+	}
 	js.Kinds = append(columnKinds(d[outer].kinds, 0), columnKinds(d[inner].kinds, width)...)
 	at := func(side, col int) int {
 		if side == outer {
@@ -764,6 +780,18 @@ func nullStrict(e sqlparser.Expr) bool {
 		return nullStrict(x.Expr)
 	}
 	return false
+}
+
+// nullColumns returns e with every column replaced by NULL: the value of
+// an expression of the inner side of an outer join for a row that matched
+// none.
+func nullColumns(e sqlparser.Expr) sqlparser.Expr {
+	return sqlparser.Rewrite(sqlparser.Clone(e), func(c *sqlparser.Cursor) bool {
+		if _, ok := c.Node().(*sqlparser.ColName); ok {
+			c.Replace(&sqlparser.NullVal{})
+		}
+		return true
+	}, nil).(sqlparser.Expr)
 }
 
 // sameKeyKind refuses join keys MySQL would compare other than the

@@ -34,6 +34,12 @@ type JoinSpec struct {
 	// side's own ON condition of an outer join (a.k = 1 in a LEFT JOIN's
 	// ON): an outer row matches only where it is TRUE (a non-zero number).
 	OuterCond int `json:"outer_cond,omitempty"`
+	// NullFrom, when set, has one entry per inner column: where not 0, an
+	// outer row without a match (Left) takes outer column NullFrom[i]-1
+	// for inner column i instead of NULL (the value of an inner-side
+	// expression such as COALESCE(b.x, 0) for NULL columns, which the
+	// outer side computes).
+	NullFrom []int `json:"null_from,omitempty"`
 }
 
 // ErrJoinRows is wrapped by the error of a join whose result would hold
@@ -120,6 +126,11 @@ func JoinRows(spec *JoinSpec, outer, inner [][]any, max int) ([][]any, error) {
 		if len(matches) == 0 && spec.Left {
 			row := make([]any, len(o)+width)
 			copy(row, o)
+			for i, f := range spec.NullFrom {
+				if f > 0 {
+					row[len(o)+i] = o[f-1]
+				}
+			}
 			out = append(out, row)
 		}
 		for _, m := range matches {

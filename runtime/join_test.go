@@ -30,6 +30,13 @@ func TestJoinRows(t *testing.T) {
 	require.Equal(t, []any{int64(3), []byte("7"), nil, nil}, rows[3])
 	_, err = JoinRows(spec, outer, inner, 3)
 	require.ErrorIs(t, err, ErrJoinRows)
+	// NullFrom: inner column 1 of an unmatched row is outer column 0's.
+	spec.NullFrom = []int{0, 1}
+	rows, err = JoinRows(spec, outer, inner, 10)
+	require.NoError(t, err)
+	require.Equal(t, []any{int64(2), nil, nil, int64(2)}, rows[2])
+	require.Equal(t, []any{int64(1), []byte("5.00"), int64(5), []byte("x")}, rows[0])
+	spec.NullFrom = nil
 
 	text := &JoinSpec{OuterKeys: []int{0}, InnerKeys: []int{0},
 		OuterKinds: []ColumnKind{{Type: ColumnString, Collation: gci}}, InnerKinds: []ColumnKind{{Type: ColumnString, Collation: gci}}}

@@ -753,9 +753,16 @@ func TestCrossNodeRegressions(t *testing.T) {
 		{sql: "SELECT b.bid, a.code FROM xd a JOIN xb b ON a.k = b.k"},
 		// An expression of the inner table of a cross-node outer join was
 		// computed on that table's rows, so a row that matched none read
-		// NULL for COALESCE(b.k, -100); refused.
-		{sql: "SELECT COALESCE(b.k, -100), b.id FROM xs a LEFT JOIN xa b ON a.amt = b.amt", refused: true},
+		// NULL for COALESCE(b.k, -100) and b.amt IS NULL; the outer side
+		// computes its value for NULL columns (runtime.JoinSpec.NullFrom).
+		// With three tables, the second join's ON b.amt IS NULL was NULL
+		// instead of TRUE for rows without a b (69 rows for 135).
+		{sql: "SELECT COALESCE(b.k, -100), b.id FROM xs a LEFT JOIN xa b ON a.amt = b.amt"},
+		{sql: "SELECT a.id, b.bid, b.amt IS NULL, CONCAT_WS('-', b.lat, 'x') FROM xa a LEFT JOIN xb b ON a.id = b.a_id"},
+		{sql: "SELECT a.id, b.bid, c.id FROM xa a LEFT JOIN xb b ON a.id = b.a_id LEFT JOIN xa c ON c.k = a.k AND b.amt IS NULL"},
 		{sql: "SELECT a.sid, b.k + 1 FROM xs a LEFT JOIN xa b ON a.amt = b.amt"},
+		{sql: "SELECT a.sid, COALESCE(b.k, 0) AS c FROM xs a LEFT JOIN xa b ON a.amt = b.amt ORDER BY c, a.sid", refused: true},
+		{sql: "SELECT a.sid, SUM(COALESCE(b.k, 1)) FROM xs a LEFT JOIN xa b ON a.amt = b.amt GROUP BY a.sid", refused: true},
 		// A GROUP_CONCAT separator latin1 cannot hold over latin1 text
 		// failed on the data nodes (1267, the merge's LENGTH(CONCAT(…,
 		// ' 中 '))); MySQL writes it as ' ? ', so it is refused.
