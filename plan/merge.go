@@ -540,7 +540,7 @@ func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, 
 		return agg, p.errorf(-1, "aggregate %s over several data nodes is not supported yet; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", strings.ToUpper(a.AggrName()), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	if o, ok := a.(interface{ GetOverClause() *sqlparser.OverClause }); ok && o.GetOverClause() != nil {
-		return agg, p.errorf(-1, "window functions over several data nodes are not supported")
+		return agg, p.errorf(-1, "an aggregate window function (%s) over several data nodes is not supported; compare the sharding columns (%s) with one value so the statement routes to one data node", sqlparser.String(a), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	return agg, nil
 }
@@ -555,13 +555,54 @@ func (p *planner) groupsColocated(sel *sqlparser.Select) bool {
 	if sel.GroupBy == nil || len(sel.GroupBy.Exprs) == 0 || sel.GroupBy.WithRollup || p.plan.Route == nil {
 		return false
 	}
-	route := p.tables[strings.ToLower(p.plan.Route.LogicTable)]
+	return p.keysColocated(p.tables[strings.ToLower(p.plan.Route.LogicTable)], sel.GroupBy.Exprs)
+}
+
+// windowsColocated reports whether every window of sel (not those of its
+// subqueries) partitions by every sharding column of route, the table a
+// multi-node SELECT is routed by (as groupsColocated groups): each
+// partition is then whole on one data node, which computes its window
+// functions exactly.
+func (p *planner) windowsColocated(sel *sqlparser.Select, route *tableInfo) bool {
+	named := map[string]*sqlparser.WindowSpecification{}
+	for _, nw := range sel.Windows {
+		for _, d := range nw.Windows {
+			named[d.Name.Lowered()] = d.WindowSpec
+		}
+	}
+	ok := true
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *sqlparser.Subquery, *sqlparser.DerivedTable:
+			return false, nil
+		case *sqlparser.OverClause:
+			spec := n.WindowSpec
+			if spec == nil {
+				spec = named[n.WindowName.Lowered()]
+			}
+			if spec != nil && len(spec.PartitionClause) == 0 && !spec.Name.IsEmpty() {
+				spec = named[spec.Name.Lowered()]
+			}
+			if spec == nil || !p.keysColocated(route, spec.PartitionClause) {
+				ok = false
+			}
+		}
+		return ok, nil
+	}, sel.SelectExprs, sel.OrderBy, sel.Having)
+	return ok
+}
+
+// keysColocated reports whether keys hold every sharding column of route
+// (or of a table bound to it at the statement's level), each of a type
+// whose equal values are one value, so rows with equal keys share a data
+// node.
+func (p *planner) keysColocated(route *tableInfo, keys []sqlparser.Expr) bool {
 	if route == nil || !route.sharded() {
 		return false
 	}
 	for i := range ruleColumns(route.rule) {
 		found := false
-		for _, g := range sel.GroupBy.Exprs {
+		for _, g := range keys {
 			c := p.colOf(g)
 			if c == nil || !c.ref.info.sharded() || c.ref.scope != p.root || !sameLayout(route, c.ref.info) {
 				continue
@@ -747,6 +788,21 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 		return k
 	case *sqlparser.BitAnd, *sqlparser.BitOr, *sqlparser.BitXor:
 		return mergeKind{Type: "uint"} // BIGINT UNSIGNED
+	case *sqlparser.ArgumentLessWindowExpr:
+		if e.Type == sqlparser.CumeDistExprType || e.Type == sqlparser.PercentRankExprType {
+			return mergeKind{Type: "float"}
+		}
+		return mergeKind{Type: "int"} // ROW_NUMBER, RANK, DENSE_RANK
+	case *sqlparser.NtileExpr:
+		return mergeKind{Type: "int"}
+	case *sqlparser.LagLeadExpr:
+		if e.Default == nil {
+			return p.exprKind(e.Expr)
+		}
+	case *sqlparser.FirstOrLastValueExpr:
+		return p.exprKind(e.Expr)
+	case *sqlparser.NTHValueExpr:
+		return p.exprKind(e.Expr)
 	case *sqlparser.GroupConcatExpr:
 		return mergeKind{Type: "bytes"} // not a key of a merge (groupConcat)
 	case *sqlparser.Subquery:

@@ -27,9 +27,14 @@ const (
 	// StepsUnion runs each SELECT of a UNION on its own and concatenates
 	// (UNION ALL) or deduplicates (UNION) their rows (Steps.Union).
 	StepsUnion
+	// StepsFederation loads the rows of every table of the statement into
+	// temporary tables of one connection and runs it there
+	// (Steps.Federation): derived tables, correlated subqueries, HAVING
+	// over a join and the other shapes the kinds above refuse.
+	StepsFederation
 )
 
-var stepsNames = [...]string{"", "subqueries", "join", "union"}
+var stepsNames = [...]string{"", "subqueries", "join", "union", "federation"}
 
 // String returns the kind's name, e.g. "subqueries".
 func (k StepsKind) String() string { return stepsNames[k] }
@@ -86,6 +91,8 @@ type Steps struct {
 	Join *JoinSteps `json:"join,omitempty"`
 	// Union is the UNION (StepsUnion).
 	Union *UnionSteps `json:"union,omitempty"`
+	// Federation is the statement over temporary tables (StepsFederation).
+	Federation *FederationSteps `json:"federation,omitempty"`
 
 	stmt sqlparser.Statement // the parsed SQL, never changed
 	b    *Builder
@@ -193,7 +200,8 @@ var ErrCrossNode = errors.New("the statement cannot be evaluated in steps across
 
 // BuildSteps splits a SELECT the planner refused (Build's error) into
 // steps, trying in order: uncorrelated subqueries bound as values, a
-// nested-loop join, a UNION of SELECTs. It
+// nested-loop join, a UNION of SELECTs, and for what those refuse the
+// statement over temporary tables (StepsFederation). It
 // returns an error wrapping ErrCrossNode when none applies.
 func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 	stmt, err := b.parser.Parse(sql)
@@ -201,6 +209,16 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCrossNode, err)
 	}
 	s := &Steps{SQL: sql, stmt: stmt, b: b}
+	// federated falls back on StepsFederation for a statement the other
+	// kinds refuse (err, which stands when it does not apply either).
+	federated := func(err error) (*Steps, error) {
+		fs, ferr := b.federationSteps(sql)
+		if ferr != nil {
+			return nil, err
+		}
+		s.Kind, s.Subqueries, s.Federation = StepsFederation, nil, fs
+		return s, nil
+	}
 	if subs := topSubqueries(stmt); len(subs) > 0 {
 		s.Kind = StepsSubqueries
 		for _, sq := range subs {
@@ -217,10 +235,10 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 					}
 					why = reason
 				}
-				return nil, fmt.Errorf("%w: the subquery %s refers to a column of the outer query (correlated) and cannot be evaluated as a look-up: %s", ErrCrossNode, sqlparser.String(sq.sub), why)
+				return federated(fmt.Errorf("%w: the subquery %s refers to a column of the outer query (correlated) and cannot be evaluated as a look-up: %s", ErrCrossNode, sqlparser.String(sq.sub), why))
 			}
 			if sq.kind == subqueryQuantified {
-				return nil, fmt.Errorf("%w: a comparison with ANY or ALL of a subquery (other than = ANY and <> ALL) is not evaluated across data nodes; write it with MIN or MAX of the subquery", ErrCrossNode)
+				return federated(fmt.Errorf("%w: a comparison with ANY or ALL of a subquery (other than = ANY and <> ALL) is not evaluated across data nodes; write it with MIN or MAX of the subquery", ErrCrossNode))
 			}
 			step := subqueryStep(sq.sub, sq.kind)
 			if sq.kind == SubqueryIn {
@@ -233,7 +251,7 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 	if _, ok := stmt.(*sqlparser.Union); ok {
 		us, err := b.unionSteps(sql)
 		if err != nil {
-			return nil, err
+			return federated(err)
 		}
 		s.Kind, s.Union = StepsUnion, us
 		return s, nil
@@ -241,7 +259,7 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 	if _, ok := stmt.(*sqlparser.Select); ok {
 		js, err := b.joinSteps(sql)
 		if err != nil {
-			return nil, err
+			return federated(err)
 		}
 		s.Kind, s.Join = StepsJoin, js
 		return s, nil
@@ -582,6 +600,14 @@ func (b *Builder) stepStatements(st *Steps, out *[]StepStatement, depth int) err
 			steps = fmt.Sprintf("step %d", first)
 		}
 		bound(fmt.Sprintf("inner side of the join, run with the key values of every %d rows of %s bound as IN lists, routed by them", st.Join.Batch, steps), st.Join.Inner.SQL)
+	case StepsFederation:
+		first := len(*out) + 1
+		for _, t := range st.Federation.Tables {
+			if err := add(t.SQL, "rows of "+t.Table+" for the temporary table "+t.Temp); err != nil {
+				return err
+			}
+		}
+		bound(fmt.Sprintf("the statement over the temporary tables of steps %d-%d, run on one connection of the first data source", first, len(*out)), st.Federation.SQL)
 	case StepsUnion:
 		for i, part := range st.Union.Parts {
 			if err := add(part.SQL, fmt.Sprintf("SELECT %d of the UNION", i+1)); err != nil {

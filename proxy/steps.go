@@ -86,9 +86,12 @@ func (s *Server) stepsOf(q string, planErr error) (st *plan.Steps, refused error
 	}
 	st, err := s.b.BuildSteps(q)
 	if err != nil {
-		if strings.Contains(pe.Msg, "across data nodes is not supported yet") && errors.Is(err, plan.ErrCrossNode) {
+		if crossNodeRefusal(pe.Msg) && errors.Is(err, plan.ErrCrossNode) {
 			return nil, &schema.Error{Pos: pe.Pos, Msg: pe.Msg + "; " + err.Error()}
 		}
+		return nil, nil
+	}
+	if st.Kind == plan.StepsFederation && !crossNodeRefusal(pe.Msg) {
 		return nil, nil
 	}
 	return st, nil
@@ -152,7 +155,7 @@ func (r *stepsRun) query(ctx context.Context, q string, cache bool, depth int) (
 		return nil, err
 	}
 	st, serr := r.h.s.b.BuildSteps(q)
-	if serr != nil {
+	if serr != nil || st.Kind == plan.StepsFederation && !crossNodeRefusal(pe.Msg) {
 		return nil, err
 	}
 	return r.run(ctx, st, depth+1)
@@ -170,6 +173,8 @@ func (r *stepsRun) run(ctx context.Context, st *plan.Steps, depth int) (*wireRes
 		return r.join(ctx, st.Join, depth)
 	case plan.StepsUnion:
 		return r.union(ctx, st.Union, depth)
+	case plan.StepsFederation:
+		return r.federation(ctx, st.Federation, depth)
 	}
 	return nil, fmt.Errorf("%s steps are not evaluated by the proxy", st.Kind)
 }

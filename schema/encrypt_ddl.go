@@ -176,12 +176,28 @@ func renameKeyColumn(t *Table, from, to string) {
 }
 
 // ColumnSQL renders a column definition for a CREATE TABLE or ALTER TABLE:
-// `phone_cipher VARCHAR(192) NULL`.
+// `phone_cipher VARCHAR(192) NULL`, `amount DECIMAL(12, 2) UNSIGNED NOT
+// NULL`, `kind ENUM('a', 'b') NULL`.
 func ColumnSQL(c *Column) string {
 	var b strings.Builder
 	b.WriteString("`" + strings.ReplaceAll(c.Name, "`", "``") + "` " + strings.ToUpper(c.Type))
-	if c.Length != nil {
+	switch {
+	case len(c.EnumValues) > 0:
+		vals := make([]string, len(c.EnumValues))
+		for i, v := range c.EnumValues {
+			vals[i] = "'" + strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), "'", "''") + "'"
+		}
+		b.WriteString("(" + strings.Join(vals, ", ") + ")")
+	case c.Length != nil && c.Scale != nil:
+		b.WriteString("(" + strconv.Itoa(*c.Length) + ", " + strconv.Itoa(*c.Scale) + ")")
+	case c.Length != nil:
 		b.WriteString("(" + strconv.Itoa(*c.Length) + ")")
+	}
+	if c.Unsigned {
+		b.WriteString(" UNSIGNED")
+	}
+	if c.Zerofill {
+		b.WriteString(" ZEROFILL")
 	}
 	if c.Charset != "" {
 		b.WriteString(" CHARACTER SET " + c.Charset)

@@ -1,0 +1,118 @@
+package proxy
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"strings"
+
+	"github.com/shardgen/shardgen/plan"
+)
+
+// federationBatch and federationBytes bound the rows one INSERT into a
+// temporary table of a federation carries, and their estimated text (well
+// under max_allowed_packet).
+const (
+	federationBatch = 500
+	federationBytes = 1 << 20
+)
+
+// crossNodeRefusal reports whether a planner refusal's message is the one
+// for tables that do not co-locate: only such a statement is evaluated
+// over temporary tables (plan.StepsFederation); the planner's other
+// refusals (an aggregate or window function over several data nodes, ...)
+// stand.
+func crossNodeRefusal(msg string) bool {
+	return strings.Contains(msg, "across data nodes is not supported yet")
+}
+
+// federation evaluates f: each table's rows read across data nodes (at
+// most max-cross-node-rows each) and loaded into a temporary table of one
+// connection of the first data source, then the statement over them
+// there; the temporary tables are dropped after.
+func (r *stepsRun) federation(ctx context.Context, f *plan.FederationSteps, depth int) (*wireResult, error) {
+	ds := r.h.s.db.DataSourceNames()
+	if len(ds) == 0 {
+		return nil, fmt.Errorf("no data source for the temporary tables")
+	}
+	pool, ok := r.h.s.db.Pool(ds[0])
+	if !ok {
+		return nil, fmt.Errorf("no pool for data source %s", ds[0])
+	}
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	var made []string
+	defer func() {
+		for _, t := range made {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), "DROP TEMPORARY TABLE IF EXISTS "+t); err != nil {
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never hand the connection on with the table
+			}
+		}
+	}()
+	for _, t := range f.Tables {
+		w, err := r.query(ctx, t.LimitedSQL(r.max+1), true, depth)
+		if err != nil {
+			return nil, err
+		}
+		if len(w.Rows) > r.max {
+			return nil, fmt.Errorf("table %s, read for a temporary table (%s), %w (%d); raise it in props or narrow the statement", t.Table, t.SQL, ErrTooManyRows, r.max)
+		}
+		if len(w.columns) != len(t.Columns) {
+			return nil, fmt.Errorf("the rows of %s have %d columns, not %d", t.Table, len(w.columns), len(t.Columns))
+		}
+		for _, q := range []string{"DROP TEMPORARY TABLE IF EXISTS " + t.Temp, t.Create} {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				return nil, fmt.Errorf("temporary table for %s: %w", t.Table, err)
+			}
+		}
+		made = append(made, t.Temp)
+		var (
+			vals [][]plan.BoundValue
+			size int
+		)
+		flush := func() error {
+			if len(vals) == 0 {
+				return nil
+			}
+			if _, err := conn.ExecContext(ctx, t.InsertSQL(vals)); err != nil {
+				return fmt.Errorf("temporary table for %s: %w", t.Table, err)
+			}
+			vals, size = vals[:0], 0
+			return nil
+		}
+		for _, row := range w.Rows {
+			bv := make([]plan.BoundValue, len(row))
+			for k := range row {
+				if bv[k], err = boundValue(&w.columns[k], row[k]); err != nil {
+					return nil, fmt.Errorf("table %s: %w", t.Table, err)
+				}
+				size += 2*len(bv[k].Text) + 16
+			}
+			vals = append(vals, bv)
+			if len(vals) == federationBatch || size >= federationBytes {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := conn.QueryContext(ctx, f.SQL)
+	if err != nil {
+		return nil, err
+	}
+	cols, vals, err := readRows(rows)
+	if err != nil {
+		return nil, err
+	}
+	res := &wireResult{Result: &Result{Rows: vals}, columns: cols}
+	for _, c := range cols {
+		res.Columns = append(res.Columns, c.name)
+	}
+	return res, nil
+}
