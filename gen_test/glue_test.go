@@ -13,6 +13,7 @@ import (
 	singledb "github.com/shardgen/shardgen/gen_test/cases/single/db"
 	slicedb "github.com/shardgen/shardgen/gen_test/cases/slice/db"
 	sqlcdb "github.com/shardgen/shardgen/gen_test/cases/sqlc/db"
+	stepsdb "github.com/shardgen/shardgen/gen_test/cases/steps/db"
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
@@ -32,4 +33,5 @@ var newQueries = map[string]func(*shardrt.DB) (any, error){
 	"single":   func(db *shardrt.DB) (any, error) { return singledb.New(db) },
 	"slice":    func(db *shardrt.DB) (any, error) { return slicedb.New(db) },
 	"sqlc":     func(db *shardrt.DB) (any, error) { return sqlcdb.New(db) },
+	"steps":    func(db *shardrt.DB) (any, error) { return stepsdb.New(db) },
 }

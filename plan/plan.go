@@ -70,7 +70,12 @@ type Plan struct {
 	// Slice is set when a parameter is sqlc.slice(name): where its list is
 	// expanded in each unit's SQL and how its values are routed.
 	Slice *SliceArg `json:"slice,omitempty"`
-	Doc   []string  `json:"-"`
+	// Steps is set for a SELECT whose tables do not co-locate, evaluated
+	// in steps across data nodes (Builder.BuildStepsPlan): every step's
+	// statement planned, with the operators that combine their rows.
+	// Route then only names the data sources the steps' units index.
+	Steps *runtime.Steps `json:"steps,omitempty"`
+	Doc   []string       `json:"-"`
 }
 
 // Param is one parameter of the generated function.

@@ -21,15 +21,17 @@ import (
 // number of rows a statement evaluated in steps across data nodes may hold
 // in the proxy at once: a subquery's rows, a join's outer side, a UNION's
 // rows. More fails the statement with ErrTooManyRows instead of
-// exhausting memory. Default DefaultMaxCrossNodeRows.
-const PropMaxCrossNodeRows = "max-cross-node-rows"
+// exhausting memory. Default DefaultMaxCrossNodeRows. Generated code reads
+// the same prop (runtime.PropMaxCrossNodeRows).
+const PropMaxCrossNodeRows = runtime.PropMaxCrossNodeRows
 
 // DefaultMaxCrossNodeRows is max-cross-node-rows when props does not set it.
-const DefaultMaxCrossNodeRows = 100000
+const DefaultMaxCrossNodeRows = runtime.DefaultMaxCrossNodeRows
 
 // ErrTooManyRows is wrapped by the error of a statement evaluated in steps
-// whose step holds more rows than max-cross-node-rows.
-var ErrTooManyRows = errors.New("holds more rows than " + PropMaxCrossNodeRows + " allows")
+// whose step holds more rows than max-cross-node-rows: the runtime's
+// ErrCrossNodeRows, which generated code returns too.
+var ErrTooManyRows = runtime.ErrCrossNodeRows
 
 // maxStepsDepth bounds the nesting of statements evaluated in steps (a
 // subquery of a subquery ...).

@@ -48,6 +48,7 @@ type DB struct {
 
 	hooks            *hooks // nil: no logging, no observer
 	maxConnsPerQuery int    // max-connections-size-per-query, >= 1
+	maxCrossNodeRows int    // max-cross-node-rows, >= 1
 
 	encryptors map[string]Encryptor // by name, from the !ENCRYPT rule
 
@@ -127,6 +128,14 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		return nil, errors.New("props: " + (&PropError{Prop: PropMaxConnectionsSizePerQuery,
 			Msg: "must be between 1 and 1048576, got " + strconv.FormatInt(maxConns, 10)}).Error())
 	}
+	maxRows, err := cfg.Props.Int64(PropMaxCrossNodeRows, DefaultMaxCrossNodeRows)
+	if err != nil {
+		return nil, errors.New("props: " + err.Error())
+	}
+	if maxRows < 1 || maxRows > 1<<40 {
+		return nil, errors.New("props: " + (&PropError{Prop: PropMaxCrossNodeRows,
+			Msg: "must be between 1 and 1099511627776, got " + strconv.FormatInt(maxRows, 10)}).Error())
+	}
 	if !o.loggerSet && sqlShow {
 		o.logger = slog.Default()
 	}
@@ -137,6 +146,7 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		pools:            make([]*sql.DB, 0, len(cfg.DataSources)),
 		index:            make(map[string]int, len(cfg.DataSources)),
 		maxConnsPerQuery: int(maxConns),
+		maxCrossNodeRows: int(maxRows),
 		txType:           cfg.TransactionType,
 		logger:           o.logger,
 	}

@@ -26,6 +26,7 @@ type query struct {
 	mergeVar   string // e.g. topOrdersMerge: the MergeSpec of a merged SELECT; "" when none
 	insertVar  string // e.g. addOrdersInsert: the InsertSplit of a multi-row INSERT; "" when none
 	sliceAtVar string // e.g. listOrdersSliceAt: where each unit's SQL expands sqlc.slice; "" when none
+	stepsVar   string // e.g. ordersWithUsersSteps: the shardrt.Steps of a statement evaluated in steps; "" when none
 	rowType    string // e.g. GetOrderRow or the model's name; "" for writes and one-column reads
 	// scalar is set for a read with one result column (not sqlc.embed):
 	// as under sqlc, a row is that column's Go type, e.g. :one returns
@@ -132,6 +133,10 @@ func (g *generator) analyze(q *query) error {
 	}
 	add(g.declareMember(p.Name, owner))
 	base := unexportedName(p.Name)
+	if p.Steps != nil {
+		add(g.analyzeSteps(q, base, owner))
+		return errors.Join(errs...)
+	}
 	q.stmtVar, q.unitsVar = base+"Stmt", base+"Units"
 	add(g.declare(q.stmtVar, owner))
 	add(g.declare(q.unitsVar, owner))

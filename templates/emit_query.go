@@ -32,6 +32,9 @@ func (g *generator) queryFiles() ([]outFile, error) {
 // its Params and Row types, its method (and iterator) and its scan function.
 func (g *generator) emitQuery(f *jen.File, q *query) error {
 	p := q.p
+	if q.stepsVar != "" {
+		return g.emitSteps(f, q)
+	}
 	// e.g.:
 	//	// getOrderStmt is the logic statement of GetOrder (queries/orders.sql:1:1).
 	//	var getOrderStmt = shardrt.Stmt{Name: "GetOrder", LogicSQL: "SELECT * FROM t_order WHERE order_id = ?"}

@@ -86,6 +86,10 @@ const maxUnitsShown = 8
 func writePlanText(b *strings.Builder, pl *plan.Plan) {
 	rt := pl.Route
 	fmt.Fprintf(b, "%s %s (%s)\n", pl.Name, pl.Cmd, pl.Source)
+	if pl.Steps != nil {
+		writeStepsText(b, pl)
+		return
+	}
 	fmt.Fprintf(b, "  route: %s on %s", rt.Kind, rt.LogicTable)
 	if rt.Reason != "" {
 		fmt.Fprintf(b, " — %s", rt.Reason)
@@ -161,6 +165,89 @@ func writePlanText(b *strings.Builder, pl *plan.Plan) {
 			continue
 		}
 		fmt.Fprintf(b, "  [%d] %s: %s\n", i, u.Node, oneLine(u.SQL))
+	}
+	b.WriteByte('\n')
+}
+
+// writeStepsText writes the steps of a statement evaluated across data
+// nodes (plan.Plan.Steps): each step's statement with its route units in
+// the order they run, then how their rows are combined.
+func writeStepsText(b *strings.Builder, pl *plan.Plan) {
+	s, ds := pl.Steps, pl.Route.DataSources
+	fmt.Fprintf(b, "  route: %s\n", pl.Route.Reason)
+	n := 0
+	step := func(what string, q *runtime.StepQuery) {
+		n++
+		fmt.Fprintf(b, "  step %d: %s\n", n, what)
+		if q.Merge != nil && len(q.Units) > 1 {
+			mp := &plan.Plan{Merge: q.Merge}
+			for i := range q.Merge.Visible {
+				mp.Columns = append(mp.Columns, &plan.Column{Name: fmt.Sprintf("#%d", i+1)})
+			}
+			fmt.Fprintf(b, "    merge: %s\n", mergeText(mp))
+		}
+		for i, u := range q.Units {
+			name := "?"
+			if u.DataSource < len(ds) {
+				name = ds[u.DataSource]
+			}
+			fmt.Fprintf(b, "    [%d] %s: %s\n", i, name, oneLine(u.SQL))
+		}
+	}
+	order := func(keys []runtime.SortKey) string {
+		if len(keys) == 0 {
+			return "none"
+		}
+		var out []string
+		for _, k := range keys {
+			t := fmt.Sprintf("#%d", k.Column+1)
+			if k.Desc {
+				t += " desc"
+			}
+			out = append(out, t)
+		}
+		return strings.Join(out, ", ")
+	}
+	cols := func(c []int) string {
+		var out []string
+		for _, i := range c {
+			out = append(out, fmt.Sprintf("#%d", i+1))
+		}
+		return strings.Join(out, ", ")
+	}
+	limit := func(offset, count int64) string {
+		switch {
+		case count < 0 && offset == 0:
+			return ""
+		case count < 0:
+			return fmt.Sprintf(", offset %d", offset)
+		}
+		return fmt.Sprintf(", limit %d, %d", offset, count)
+	}
+	switch {
+	case s.Bind != nil:
+		step("the IN subquery", s.Bind.Subquery)
+		step(fmt.Sprintf("the statement, its IN list (?) the values of step %d", n), s.Bind.Statement)
+	case s.Join != nil:
+		j := s.Join
+		step("outer side of the join", j.Outer)
+		step(fmt.Sprintf("inner side of the join, run for every %d rows of step %d with their key values as its IN list (?)", j.Batch, n), j.Inner)
+		kind := "inner"
+		if j.Spec.Left {
+			kind = "left outer"
+		}
+		fmt.Fprintf(b, "  then: %s join on outer %s = inner %s; joined rows (outer columns, then inner) ordered by %s%s; output %s\n",
+			kind, cols(j.Spec.OuterKeys), cols(j.Spec.InnerKeys), order(j.OrderBy), limit(j.Offset, j.Count), cols(j.Output))
+	case s.Union != nil:
+		u := s.Union
+		for i, part := range u.Parts {
+			step(fmt.Sprintf("SELECT %d of the UNION", i+1), part)
+		}
+		dedup := "UNION ALL"
+		if u.Distinct > 0 {
+			dedup = fmt.Sprintf("the rows of SELECTs 1-%d deduplicated", u.Distinct)
+		}
+		fmt.Fprintf(b, "  then: concatenated, %s; ordered by %s%s; output the first %d columns\n", dedup, order(u.OrderBy), limit(u.Offset, u.Count), u.Visible)
 	}
 	b.WriteByte('\n')
 }

@@ -72,6 +72,11 @@ func Load(path string) (*Project, error) {
 			seen[q.Name] = q.Pos
 			pl, err := b.Build(q)
 			if err != nil {
+				// Tables that do not co-locate: evaluated in steps
+				// across data nodes where it can be, else the reason.
+				pl, err = b.BuildStepsPlan(q, err)
+			}
+			if err != nil {
 				collect(&errs, err)
 				continue
 			}

@@ -1,0 +1,47 @@
+-- name: AddUser :exec
+INSERT INTO g50_user (user_id, name, city) VALUES (?, ?, ?);
+
+-- name: AddOrder :exec
+INSERT INTO g50_order (order_id, user_id, status, amount) VALUES (?, ?, ?, ?);
+
+-- name: AddCity :exec
+INSERT INTO g50_city (city, country) VALUES (?, ?);
+
+-- name: OrdersOfCity :many
+-- The users of one city, then their orders: the subquery's user ids are
+-- bound as the statement's IN list.
+SELECT order_id, amount FROM g50_order
+WHERE user_id IN (SELECT user_id FROM g50_user WHERE city = 'paris') AND amount > 2
+ORDER BY order_id;
+
+-- name: TotalOfCity :one
+-- An aggregate over the bound list: still one row when the subquery has none.
+SELECT COUNT(*) AS n, SUM(amount) AS total FROM g50_order
+WHERE user_id IN (SELECT user_id FROM g50_user WHERE city = 'nowhere');
+
+-- name: OrdersWithUsers :many
+-- A nested-loop join of tables sharded on different columns.
+SELECT o.order_id, o.status, u.name FROM g50_order o JOIN g50_user u ON o.user_id = u.user_id
+WHERE o.amount >= 3
+ORDER BY u.name, o.order_id;
+
+-- name: UsersWithOrders :many
+-- LEFT JOIN: users without orders keep NULLs.
+SELECT u.user_id, u.name, o.order_id, o.amount FROM g50_user u LEFT JOIN g50_order o ON o.user_id = u.user_id
+ORDER BY u.user_id, o.order_id;
+
+-- name: TopOrdersWithUsers :many
+SELECT o.order_id, u.name AS user_name FROM g50_order o JOIN g50_user u ON u.user_id = o.user_id
+ORDER BY o.amount DESC, o.order_id LIMIT 2, 4;
+
+-- name: UsersOfCountry :many
+-- shardgen:allow-full-route
+SELECT u.name, c.country FROM g50_user u JOIN g50_city c ON c.city = u.city
+ORDER BY u.name;
+
+-- name: NamesAndStatuses :many
+-- UNION removes duplicates under utf8mb4_general_ci ('S1' = 's1').
+SELECT name FROM g50_user UNION SELECT status FROM g50_order ORDER BY name;
+
+-- name: AllIDs :many
+SELECT user_id AS id FROM g50_user UNION ALL SELECT order_id FROM g50_order ORDER BY id DESC LIMIT 5;

@@ -1,0 +1,17 @@
+CREATE TABLE g50_user (
+  user_id BIGINT NOT NULL PRIMARY KEY,
+  name VARCHAR(32) NOT NULL,
+  city VARCHAR(16) NULL
+) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;
+
+CREATE TABLE g50_order (
+  order_id BIGINT NOT NULL PRIMARY KEY,
+  user_id BIGINT NULL,
+  status VARCHAR(16) NOT NULL,
+  amount INT NOT NULL
+) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;
+
+CREATE TABLE g50_city (
+  city VARCHAR(16) NOT NULL PRIMARY KEY,
+  country VARCHAR(16) NOT NULL
+) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;

@@ -1,0 +1,270 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// listMarker stands for the bound IN list while a step's statement is
+// planned: a literal no query contains, replaced by `?` in the planned SQL.
+const listMarker = "-7431952860147258369"
+
+// BuildStepsPlan plans a query-file SELECT q that Build refused because its
+// tables do not co-locate (planErr) as a statement evaluated in steps
+// across data nodes (Plan.Steps): every step's statement is planned here,
+// routes, rewritten per-node SQL and merges included, so that generated
+// code runs runtime.RunSteps without parsing SQL. Returned errors: planErr
+// when q is not refused for that reason, else planErr with the reason the
+// steps do not apply (what would make it run) added.
+//
+// Generated code evaluates: an uncorrelated `x IN (SELECT y …)` subquery
+// bound as the IN list of the statement; a join of two tables (a
+// nested-loop join binding the outer side's key values into the inner
+// side's statement as an IN list); a UNION or UNION ALL. Parameters, a
+// NOT IN, EXISTS or scalar subquery, and GROUP BY, DISTINCT or aggregates
+// over a join's rows are refused with the reason.
+func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) {
+	var pe *schema.Error
+	if !errors.As(planErr, &pe) || !strings.Contains(pe.Msg, "across data nodes is not supported yet") || !ReturnsRows(q.SQL) {
+		return nil, planErr
+	}
+	refuse := func(format string, args ...any) error {
+		return &schema.Error{Pos: pe.Pos, Msg: pe.Msg + "; " + fmt.Sprintf(format, args...)}
+	}
+	if q.Cmd != schema.CmdOne && q.Cmd != schema.CmdMany {
+		return nil, refuse("a %s query is not evaluated across data nodes; use :many or :one", q.Cmd)
+	}
+	if strings.Contains(q.SQL, "?") || strings.Contains(strings.ToLower(q.SQL), "sqlc.") {
+		return nil, refuse("generated code does not evaluate a statement with parameters across data nodes yet; write the values in the SQL or run it through the proxy")
+	}
+	st, err := b.BuildSteps(q.SQL)
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	sp := &stepsPlanner{b: b, q: q}
+	pl := &Plan{Name: q.Name, Cmd: q.Cmd, Statement: StmtSelect, LogicSQL: q.SQL, Doc: q.Doc}
+	var steps runtime.Steps
+	switch st.Kind {
+	case StepsSubqueries:
+		steps.Bind, pl.Columns, err = sp.bind(st)
+	case StepsJoin:
+		steps.Join, pl.Columns, err = sp.join(st.Join)
+	case StepsUnion:
+		steps.Union, pl.Columns, err = sp.union(st.Union)
+	default:
+		err = fmt.Errorf("%s steps", st.Kind)
+	}
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	pl.Steps = &steps
+	pl.Route = &Route{Kind: runtime.RouteMultiNode, Reason: "evaluated in steps across data nodes (" + st.Kind.String() + "); each step's statement has its own route units", DataSources: sp.dataSources}
+	return pl, nil
+}
+
+// stepsPlanner plans the statements of one query's steps.
+type stepsPlanner struct {
+	b *Builder
+	q *schema.Query
+	// dataSources are the data sources of every step's units, in order of
+	// first use: RouteUnit.DataSource indexes it (Plan.Route.DataSources).
+	dataSources []string
+}
+
+// dataSource returns the index of data source name in sp.dataSources,
+// adding it.
+func (sp *stepsPlanner) dataSource(name string) int {
+	for i, ds := range sp.dataSources {
+		if ds == name {
+			return i
+		}
+	}
+	sp.dataSources = append(sp.dataSources, name)
+	return len(sp.dataSources) - 1
+}
+
+// query plans one step's statement sql (with listMarker where the bound
+// IN list goes, when list): a route fixed at generate time (every unit of
+// its table when the route depends on the bound values), its merge.
+func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, *Plan, error) {
+	text := sql
+	if list {
+		text = strings.Replace(sql, listMarker, "?", 1)
+		if text == sql {
+			return nil, nil, fmt.Errorf("%s: no place for the bound values", what)
+		}
+	}
+	q := &schema.Query{Name: sp.q.Name, Cmd: schema.CmdMany, SQL: text, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
+	p, err := sp.b.Build(q)
+	if err != nil {
+		var se *schema.Error
+		if errors.As(err, &se) {
+			err = errors.New(se.Msg)
+		}
+		return nil, nil, fmt.Errorf("%s (%s): %v", what, text, err)
+	}
+	r := p.Route
+	switch {
+	case p.Statement != StmtSelect:
+		return nil, nil, fmt.Errorf("%s is not a SELECT", what)
+	case r.Pushdown && r.Fixed == nil, len(r.Agree) > 0:
+		return nil, nil, fmt.Errorf("%s routes by the bound values to one data node for several tables, which generated code does not evaluate yet", what)
+	case !plainNodeArgs(p) || p.Merge != nil && (p.Merge.Offset.Param || p.Merge.Count.Param):
+		return nil, nil, fmt.Errorf("%s has a LIMIT over several data nodes that depends on the bound values", what)
+	case list && len(p.Args) != 1, !list && len(p.Args) != 0:
+		return nil, nil, fmt.Errorf("%s has %d placeholders", what, len(p.Args))
+	}
+	idx := r.Fixed
+	if idx == nil {
+		for i := range r.Units {
+			idx = append(idx, i)
+		}
+	}
+	sq := &runtime.StepQuery{Stmt: runtime.Stmt{Name: sp.q.Name, LogicSQL: text}, Columns: len(p.Columns), Merge: p.Merge}
+	if p.Merge != nil {
+		sq.Columns = p.Merge.Columns
+	}
+	for _, i := range idx {
+		u := r.Units[i]
+		sq.Units = append(sq.Units, runtime.RouteUnit{DataSource: sp.dataSource(r.DataSources[u.DataSource]), SQL: u.SQL})
+		if list {
+			at := PlaceholderOffset(u.SQL, 0)
+			if at < 0 {
+				return nil, nil, fmt.Errorf("%s: the SQL of data node %s has no placeholder", what, u.Node)
+			}
+			sq.ListAt = append(sq.ListAt, at)
+		}
+	}
+	if len(sq.Units) == 0 {
+		return nil, nil, fmt.Errorf("%s routes to no data node", what)
+	}
+	return sq, p, nil
+}
+
+// plainNodeArgs reports whether the per-node statements of p take the
+// arguments of its placeholders as they are (no LIMIT computed, no value
+// encrypted).
+func plainNodeArgs(p *Plan) bool {
+	if p.NodeArgs == nil {
+		return true
+	}
+	if len(p.NodeArgs) != len(p.Args) {
+		return false
+	}
+	for i, a := range p.NodeArgs {
+		if a.LimitSum || a.Encrypt != "" || a.Literal != nil || a.Param != p.Args[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// bind plans a statement with one uncorrelated `x IN (SELECT y …)`.
+func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
+	if len(st.Subqueries) != 1 || st.Subqueries[0].Kind != SubqueryIn {
+		return nil, nil, errors.New("generated code evaluates one IN (SELECT …) subquery across data nodes; EXISTS, scalar subqueries and several subqueries run through the proxy")
+	}
+	stmt := sqlparser.Clone(st.stmt)
+	subs := topSubqueries(stmt)
+	var bad error
+	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
+		x, ok := c.Node().(*sqlparser.ComparisonExpr)
+		if !ok || x.Right != subs[0].sub {
+			return true
+		}
+		if x.Operator != sqlparser.InOp {
+			bad = fmt.Errorf("generated code evaluates IN (SELECT …) across data nodes, not %s", sqlparser.String(x))
+		}
+		if _, tuple := x.Left.(sqlparser.ValTuple); tuple {
+			bad = errors.New("generated code evaluates IN (SELECT …) of one column across data nodes, not of a row")
+		}
+		c.Replace(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: x.Left, Right: sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)}})
+		return false
+	}, nil)
+	if bad != nil {
+		return nil, nil, bad
+	}
+	sub, sp1, err := sp.query(st.Subqueries[0].SQL, "the subquery", false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(sp1.Columns) != 1 {
+		return nil, nil, errors.New("the subquery of IN must return one column")
+	}
+	stmtQ, p, err := sp.query(sqlparser.String(out), "the statement with the subquery's values bound", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &runtime.BindStep{Subquery: sub, Statement: stmtQ}, p.Columns, nil
+}
+
+// join plans a nested-loop join: the inner side gets its first key IN
+// the outer side's values (JoinRows compares every key).
+func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error) {
+	if j.Merge != nil {
+		return nil, nil, errors.New("generated code does not group the rows of a join across data nodes yet (GROUP BY, DISTINCT, aggregates); the proxy does")
+	}
+	outer, po, err := sp.query(j.Outer.SQL, "the outer side of the join", false)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := sqlparser.Clone(j.Inner.sel)
+	c.AddWhere(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: sqlparser.Clone(j.Inner.keys[0]), Right: sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)}})
+	inner, pi, err := sp.query(sqlparser.String(c), "the inner side of the join", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(po.Columns) != len(j.Spec.OuterKinds) || len(pi.Columns) != len(j.Spec.InnerKinds) {
+		return nil, nil, fmt.Errorf("the sides of the join return %d and %d columns, planned %d and %d", len(po.Columns), len(pi.Columns), len(j.Spec.OuterKinds), len(j.Spec.InnerKinds))
+	}
+	js := &runtime.JoinStep{Outer: outer, Inner: inner, Spec: j.Spec, Output: j.Output, Kinds: j.Kinds, OrderBy: j.OrderBy,
+		Offset: j.Offset, Count: j.Count, Batch: j.Batch}
+	joined := append(append([]*Column(nil), po.Columns...), pi.Columns...)
+	used := newNameSet()
+	var cols []*Column
+	for _, o := range j.Output {
+		c := *joined[o]
+		if o >= len(po.Columns) && j.Spec.Left && c.Type != typeAny {
+			c.Type = nullType(c.Type)
+		}
+		c.Field = used.unique(fieldName(c.Name))
+		cols = append(cols, &c)
+	}
+	return js, cols, nil
+}
+
+// union plans a UNION part by part; a column is nullable when any part's
+// is.
+func (sp *stepsPlanner) union(u *UnionSteps) (*runtime.UnionStep, []*Column, error) {
+	us := &runtime.UnionStep{Distinct: u.Distinct, Visible: u.Visible, Kinds: u.Kinds, OrderBy: u.OrderBy, Offset: u.Offset, Count: u.Count}
+	var cols []*Column
+	for i, part := range u.Parts {
+		sq, p, err := sp.query(part.SQL, fmt.Sprintf("SELECT %d of the UNION", i+1), false)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(p.Columns) < u.Visible {
+			return nil, nil, fmt.Errorf("SELECT %d of the UNION returns %d columns, the first %d", i+1, len(p.Columns), u.Visible)
+		}
+		us.Parts = append(us.Parts, sq)
+		if i == 0 {
+			for _, c := range p.Columns[:u.Visible] {
+				cc := *c
+				cols = append(cols, &cc)
+			}
+			continue
+		}
+		for k, c := range p.Columns[:u.Visible] {
+			if c.Type.Nullable && !cols[k].Type.Nullable && cols[k].Type != typeAny {
+				cols[k].Type = nullType(cols[k].Type)
+			}
+		}
+	}
+	return us, cols, nil
+}

@@ -1,0 +1,421 @@
+package runtime
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+)
+
+// PropMaxCrossNodeRows ("max-cross-node-rows", top-level props) is the
+// number of rows a statement evaluated in steps across data nodes may hold
+// in memory at once: a subquery's rows, a join's outer side, one batch of
+// its inner side, its joined rows, a UNION's rows. More fails the
+// statement with an error wrapping ErrCrossNodeRows instead of exhausting
+// memory. Default DefaultMaxCrossNodeRows. Generated code and the proxy
+// read the same prop.
+const PropMaxCrossNodeRows = "max-cross-node-rows"
+
+// DefaultMaxCrossNodeRows is max-cross-node-rows when props do not set it.
+const DefaultMaxCrossNodeRows = 100000
+
+// ErrCrossNodeRows is wrapped by the error of a statement evaluated in
+// steps whose step holds more rows than max-cross-node-rows.
+var ErrCrossNodeRows = errors.New("holds more rows than " + PropMaxCrossNodeRows + " allows")
+
+// Steps is a SELECT that no single route can run, planned at generate time
+// into statements that each run on route units fixed then, and the
+// operators that combine their rows in process with MySQL's semantics
+// (vtgate's join and concatenate primitives, planned once). Exactly one of
+// Bind, Join and Union is set. RunSteps evaluates it without parsing SQL:
+// the only SQL built at run time is an IN list of bound values expanded at
+// a placeholder offset planned at generate time (as for sqlc.slice, see
+// SliceUnits).
+type Steps struct {
+	Bind  *BindStep  `json:"bind,omitempty"`
+	Join  *JoinStep  `json:"join,omitempty"`
+	Union *UnionStep `json:"union,omitempty"`
+}
+
+// StepQuery is one SELECT of a Steps, planned whole: its route units with
+// their rewritten SQL, and the merge of their rows when they are several.
+type StepQuery struct {
+	Stmt Stmt `json:"stmt"`
+	// Units are the route units it runs on, chosen at generate time.
+	Units []RouteUnit `json:"units"`
+	// Columns is the number of columns each unit returns.
+	Columns int `json:"columns"`
+	// Merge merges the units' rows (ORDER BY, GROUP BY, aggregates,
+	// DISTINCT, LIMIT over several units); nil: the rows are concatenated
+	// in unit order.
+	Merge *MergeSpec `json:"merge,omitempty"`
+	// ListAt, when set, holds for each unit the byte offset in its SQL of
+	// the one `?` that becomes the IN list of the values bound from an
+	// earlier step (`?, ?, …`; `NULL` when there are none).
+	ListAt []int `json:"list_at,omitempty"`
+}
+
+// BindStep is a statement with an uncorrelated `IN (SELECT …)` subquery:
+// the Subquery runs first, and its values (distinct, in order, without
+// NULL) are bound as the IN list of Statement. With no value the list is
+// `NULL`: IN matches no row, and an aggregate without GROUP BY still
+// returns its row.
+type BindStep struct {
+	Subquery  *StepQuery `json:"subquery"`
+	Statement *StepQuery `json:"statement"`
+}
+
+// JoinStep is a nested-loop join of two table references that do not
+// co-locate: the Outer side's rows are read first; for every Batch of
+// them the Inner side runs with the batch's distinct non-NULL key values
+// (Spec.OuterKeys[0]) bound as its IN list (ListAt), and JoinRows pairs the
+// rows; the joined rows (the outer side's columns, then the inner side's)
+// are then sorted (OrderBy), paginated (Offset, Count) and projected
+// (Output).
+type JoinStep struct {
+	Outer *StepQuery `json:"outer"`
+	Inner *StepQuery `json:"inner"`
+	Spec  JoinSpec   `json:"spec"`
+	// Output are the visible result columns: indexes in the joined row.
+	Output []int `json:"output"`
+	// Kinds describe the joined row's columns (Weight indexes the joined
+	// row) for OrderBy.
+	Kinds   []ColumnKind `json:"kinds"`
+	OrderBy []SortKey    `json:"order_by,omitempty"`
+	// Offset and Count paginate the sorted rows; Count -1: no LIMIT.
+	Offset int64 `json:"offset,omitempty"`
+	Count  int64 `json:"count"`
+	// Batch is the number of outer rows whose key values one run of the
+	// inner side binds.
+	Batch int `json:"batch"`
+}
+
+// UnionStep runs each SELECT of a UNION on its own (Parts, each returning
+// the Visible columns and then the sort keys Kinds[i].Weight needs) and
+// concatenates their rows in order; the rows of the first Distinct parts
+// are deduplicated as MySQL's UNION DISTINCT compares rows (the first row
+// of a value class stays). Then the rows are sorted (OrderBy), paginated
+// (Offset, Count) and cut to the Visible columns.
+type UnionStep struct {
+	Parts    []*StepQuery `json:"parts"`
+	Distinct int          `json:"distinct,omitempty"`
+	Visible  int          `json:"visible"`
+	Kinds    []ColumnKind `json:"kinds"`
+	OrderBy  []SortKey    `json:"order_by,omitempty"`
+	// Offset and Count paginate the sorted rows; Count -1: no LIMIT.
+	Offset int64 `json:"offset,omitempty"`
+	Count  int64 `json:"count"`
+}
+
+// RunSteps evaluates st on e (s itself, or a transaction over s) and
+// returns its result rows, each value as database/sql scans it into *any
+// (int64, float64, []byte, time.Time or nil). Every step holds at most
+// s.MaxCrossNodeRows() rows: more is an error wrapping ErrCrossNodeRows
+// that names the step. Errors of a unit name its data node (NodeError).
+func (s *Sources) RunSteps(ctx context.Context, e Executor, st *Steps) ([][]any, error) {
+	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows()}
+	switch {
+	case st == nil:
+		return nil, errors.New("runtime.RunSteps: nil steps")
+	case st.Bind != nil:
+		return st.Bind.run(ctx, r)
+	case st.Join != nil:
+		return st.Join.run(ctx, r)
+	case st.Union != nil:
+		return st.Union.run(ctx, r)
+	}
+	return nil, errors.New("runtime.RunSteps: empty steps")
+}
+
+// stepsRun is one evaluation of a Steps.
+type stepsRun struct {
+	src   *Sources
+	e     Executor
+	limit int
+}
+
+// MaxCrossNodeRows returns the props' max-cross-node-rows of the DB s
+// belongs to (DefaultMaxCrossNodeRows when unset), the bound of RunSteps.
+func (s *Sources) MaxCrossNodeRows() int {
+	if s == nil || s.db == nil || s.db.maxCrossNodeRows < 1 {
+		return DefaultMaxCrossNodeRows
+	}
+	return s.db.maxCrossNodeRows
+}
+
+// tooMany is the error of a step holding more than max rows.
+func tooMany(what string, limit int) error {
+	return fmt.Errorf("%s %w (%d); raise it in props or narrow the statement", what, ErrCrossNodeRows, limit)
+}
+
+// rows runs q, with list as its IN list when q.ListAt is set, and returns
+// at most max rows (more: ErrCrossNodeRows naming what).
+func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what string) ([][]any, error) {
+	e, limit := r.e, r.limit
+	units := q.Units
+	if q.ListAt != nil {
+		if list == nil {
+			list = []any{}
+		}
+		vals := make([][]any, len(units))
+		for i := range vals {
+			vals[i] = list
+		}
+		var err error
+		if units, err = r.src.SliceUnits(&q.Stmt, units, q.ListAt, vals, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	if q.Merge != nil && len(units) > 1 {
+		merged, err := QueryMerged(ctx, e, &q.Stmt, units, nil, q.Merge, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer merged.Close()
+		var out [][]any
+		for {
+			row, err := merged.Next()
+			if err == io.EOF {
+				return out, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			if len(out) == limit {
+				return nil, tooMany(what, limit)
+			}
+			vals := make([]any, len(row))
+			for i, c := range row {
+				v := cellDriverValue(c)
+				if b, ok := v.([]byte); ok {
+					v = append([]byte(nil), b...)
+				}
+				vals[i] = v
+			}
+			out = append(out, vals)
+		}
+	}
+	var n atomic.Int64
+	rows, err := QueryUnits(ctx, e, &q.Stmt, units, nil, func(r *sql.Rows) ([]any, error) {
+		if n.Add(1) > int64(limit) {
+			return nil, tooMany(what, limit)
+		}
+		vals := make([]any, q.Columns)
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		return vals, r.Scan(ptrs...)
+	})
+	if errors.Is(err, ErrCrossNodeRows) {
+		return nil, tooMany(what, limit) // without the data node: the step, not the node, holds them
+	}
+	if q.Merge != nil && err == nil {
+		rows, err = mergeOne(q.Merge, rows)
+	}
+	return rows, err
+}
+
+// mergeOne applies a merge spec to the rows of one unit (the visible
+// columns, pagination), which a single unit's SQL already ordered.
+func mergeOne(spec *MergeSpec, rows [][]any) ([][]any, error) {
+	cells := make([][]Cell, len(rows))
+	for r, row := range rows {
+		cells[r] = make([]Cell, len(row))
+		for c, v := range row {
+			kind := ColumnKind{Type: ColumnBytes}
+			if c < len(spec.Kinds) {
+				kind = spec.Kinds[c]
+			}
+			var err error
+			if cells[r][c], err = DecodeCell(kind, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	src, err := Merge(spec, nil, []RowSource{NewBufferedRows(cells)})
+	if err != nil {
+		return nil, err
+	}
+	var out [][]any
+	for {
+		row, err := src.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]any, len(row))
+		for i, c := range row {
+			vals[i] = cellDriverValue(c.clone())
+		}
+		out = append(out, vals)
+	}
+}
+
+// listValues returns the distinct non-NULL values of column c of rows, as
+// arguments that compare as the column does: text (which database/sql
+// scans as []byte) as a string, so that it compares under the column's
+// collation, not as a binary string, unless kind says the column is
+// binary.
+func listValues(rows [][]any, c int, kind ColumnKind) []any {
+	vals := make([]any, 0, len(rows))
+	for _, row := range rows {
+		v := row[c]
+		if v == nil {
+			continue
+		}
+		if b, ok := v.([]byte); ok && kind.Type != ColumnBytes {
+			v = string(b)
+		}
+		vals = append(vals, v)
+	}
+	return distinctValues(vals)
+}
+
+func (b *BindStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
+	sub, err := b.Subquery.rows(ctx, r, nil, "the subquery")
+	if err != nil {
+		return nil, err
+	}
+	kind := ColumnKind{Type: ColumnString}
+	if b.Subquery.Merge != nil && len(b.Subquery.Merge.Kinds) > 0 && b.Subquery.Merge.Kinds[0].Type == ColumnBytes {
+		kind.Type = ColumnBytes
+	}
+	return b.Statement.rows(ctx, r, listValues(sub, 0, kind), "the statement")
+}
+
+func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
+	outer, err := j.Outer.rows(ctx, r, nil, "the outer side of the join")
+	if err != nil {
+		return nil, err
+	}
+	key := j.Spec.OuterKeys[0]
+	batch := max(j.Batch, 1)
+	var joined [][]any
+	for start := 0; start == 0 || start < len(outer); start += batch {
+		part := outer[start:min(start+batch, len(outer))]
+		inner, err := j.Inner.rows(ctx, r, listValues(part, key, j.Spec.OuterKinds[key]), "the inner side of the join")
+		if err != nil {
+			return nil, err
+		}
+		rows, err := JoinRows(&j.Spec, part, inner, r.limit-len(joined))
+		if errors.Is(err, ErrJoinRows) {
+			return nil, tooMany("the join", r.limit)
+		}
+		if err != nil {
+			return nil, err
+		}
+		joined = append(joined, rows...)
+	}
+	if err := SortRows(j.Kinds, j.OrderBy, joined); err != nil {
+		return nil, err
+	}
+	joined = paginateRows(joined, j.Offset, j.Count)
+	for i, row := range joined {
+		out := make([]any, len(j.Output))
+		for k, c := range j.Output {
+			out[k] = row[c]
+		}
+		joined[i] = out
+	}
+	return joined, nil
+}
+
+func (u *UnionStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
+	var (
+		rows [][]any
+		key  []byte
+	)
+	seen := map[string]bool{}
+	all := make([]int, u.Visible)
+	for i := range all {
+		all[i] = i
+	}
+	for i, part := range u.Parts {
+		prows, err := part.rows(ctx, r, nil, fmt.Sprintf("SELECT %d of the UNION", i+1))
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range prows {
+			if i < u.Distinct {
+				if key, err = RowKey(key[:0], u.Kinds, row, all); err != nil {
+					return nil, err
+				}
+				if seen[string(key)] {
+					continue
+				}
+				seen[string(key)] = true
+			}
+			if len(rows) == r.limit {
+				return nil, tooMany("the UNION", r.limit)
+			}
+			rows = append(rows, row)
+		}
+	}
+	if err := SortRows(u.Kinds, u.OrderBy, rows); err != nil {
+		return nil, err
+	}
+	rows = paginateRows(rows, u.Offset, u.Count)
+	for i, row := range rows {
+		rows[i] = row[:u.Visible]
+	}
+	return rows, nil
+}
+
+// paginateRows applies LIMIT offset, count to rows (count < 0: no LIMIT).
+func paginateRows(rows [][]any, offset, count int64) [][]any {
+	if offset > 0 {
+		rows = rows[min(int(offset), len(rows)):]
+	}
+	if count >= 0 && int64(len(rows)) > count {
+		rows = rows[:count]
+	}
+	return rows
+}
+
+// ScanValues copies a row of RunSteps into dest as ScanCells does, each
+// value decoded as a column of kind (nil: its Go type decides).
+func ScanValues(row []any, dest ...any) error {
+	if len(row) != len(dest) {
+		return fmt.Errorf("runtime.ScanValues: %d values into %d destinations", len(row), len(dest))
+	}
+	for i, v := range row {
+		if err := scanCell(valueCell(v), dest[i]); err != nil {
+			return fmt.Errorf("column %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// valueCell is the cell of a value as database/sql scans it.
+func valueCell(v any) Cell {
+	switch x := v.(type) {
+	case nil:
+		return Cell{}
+	case int64:
+		return IntCell(x)
+	case uint64:
+		return UintCell(x)
+	case float64:
+		return FloatCell(x)
+	case float32:
+		return Float32Cell(x)
+	case []byte:
+		return BytesCell(x)
+	case string:
+		return StringCell(x)
+	case bool:
+		if x {
+			return IntCell(1)
+		}
+		return IntCell(0)
+	case time.Time:
+		return TimeCell(x)
+	}
+	return StringCell(fmt.Sprint(v))
+}

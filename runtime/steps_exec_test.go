@@ -1,0 +1,110 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	shardrt "github.com/shardgen/shardgen/runtime"
+)
+
+// stepsTables fills steps_a (ids 1..6, v "a<id%3>") on ds_0..ds_3 by id%4
+// and steps_b (ids 2,4,…,12, v "b<id>") on ds_0, ds_1 by id%2.
+func stepsTables(t *testing.T, db *shardrt.DB) {
+	t.Helper()
+	createTestTable(t, db, "steps_a")
+	createTestTable(t, db, "steps_b")
+	ctx := context.Background()
+	for id := 1; id <= 6; id++ {
+		pool, _ := db.Pool(testDataSources[id%4])
+		_, err := pool.ExecContext(ctx, "INSERT INTO steps_a VALUES (?, ?)", id, fmt.Sprintf("a%d", id%3))
+		require.NoError(t, err)
+	}
+	for id := 2; id <= 12; id += 2 {
+		pool, _ := db.Pool(testDataSources[id/2%2])
+		_, err := pool.ExecContext(ctx, "INSERT INTO steps_b VALUES (?, ?)", id, fmt.Sprintf("b%d", id))
+		require.NoError(t, err)
+	}
+}
+
+// stepQuery runs sql on every unit of ds (indexes of testDataSources).
+func stepQuery(sql string, cols int, list bool, ds ...int) *shardrt.StepQuery {
+	q := &shardrt.StepQuery{Stmt: shardrt.Stmt{Name: "steps", LogicSQL: sql}, Columns: cols}
+	for _, d := range ds {
+		q.Units = append(q.Units, shardrt.RouteUnit{DataSource: d, SQL: sql})
+		if list {
+			at := 0
+			for sql[at] != '?' {
+				at++
+			}
+			q.ListAt = append(q.ListAt, at)
+		}
+	}
+	return q
+}
+
+var intKind = shardrt.ColumnKind{Type: shardrt.ColumnInt}
+
+func TestRunStepsJoinBindUnion(t *testing.T) {
+	db, src := openTestSources(t, "")
+	stepsTables(t, db)
+	ctx := context.Background()
+
+	join := &shardrt.Steps{Join: &shardrt.JoinStep{
+		Outer: stepQuery("SELECT id, v FROM steps_a", 2, false, 0, 1, 2, 3),
+		Inner: stepQuery("SELECT id, v FROM steps_b WHERE id IN (?)", 2, true, 0, 1),
+		Spec: shardrt.JoinSpec{Left: true, OuterKeys: []int{0}, InnerKeys: []int{0},
+			OuterKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}, InnerKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}},
+		Output:  []int{0, 3},
+		Kinds:   []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}, intKind, {Type: shardrt.ColumnBytes}},
+		OrderBy: []shardrt.SortKey{{Column: 0, Desc: true}},
+		Count:   -1,
+		Batch:   2, // three batches of the outer side's rows
+	}}
+	rows, err := src.RunSteps(ctx, src, join)
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(6), []byte("b6")}, {int64(5), nil}, {int64(4), []byte("b4")}, {int64(3), nil}, {int64(2), []byte("b2")}, {int64(1), nil}}, rows)
+
+	var id, v any
+	require.NoError(t, shardrt.ScanValues(rows[0], &id, &v))
+	require.Equal(t, int64(6), id)
+
+	bind := &shardrt.Steps{Bind: &shardrt.BindStep{
+		Subquery:  stepQuery("SELECT id FROM steps_b WHERE id > 7", 1, false, 0, 1),
+		Statement: stepQuery("SELECT COUNT(*) FROM steps_a WHERE id IN (?)", 1, true, 0),
+	}}
+	rows, err = src.RunSteps(ctx, src, bind)
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(0)}}, rows, "ids 8, 10, 12 are not in steps_a; an empty match still counts")
+
+	union := &shardrt.Steps{Union: &shardrt.UnionStep{
+		Parts:    []*shardrt.StepQuery{stepQuery("SELECT id FROM steps_a", 1, false, 0, 1, 2, 3), stepQuery("SELECT id FROM steps_b", 1, false, 0, 1)},
+		Distinct: 2, Visible: 1, Kinds: []shardrt.ColumnKind{intKind}, OrderBy: []shardrt.SortKey{{Column: 0}}, Offset: 4, Count: 3,
+	}}
+	rows, err = src.RunSteps(ctx, src, union)
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(5)}, {int64(6)}, {int64(8)}}, rows)
+
+	// The memory bound: 6 outer rows with max-cross-node-rows 5; the
+	// union's 9 distinct rows with 8.
+	_, src5 := openTestSources(t, "  max-cross-node-rows: 5\n")
+	_, err = src5.RunSteps(ctx, src5, join)
+	require.ErrorIs(t, err, shardrt.ErrCrossNodeRows)
+	require.EqualError(t, err, "the outer side of the join holds more rows than max-cross-node-rows allows (5); raise it in props or narrow the statement")
+	_, src8 := openTestSources(t, "  max-cross-node-rows: 8\n")
+	_, err = src8.RunSteps(ctx, src8, union)
+	require.EqualError(t, err, "the UNION holds more rows than max-cross-node-rows allows (8); raise it in props or narrow the statement")
+}
+
+func TestMaxCrossNodeRowsProp(t *testing.T) {
+	_, src := openTestSources(t, "  max-cross-node-rows: 7\n")
+	require.Equal(t, 7, src.MaxCrossNodeRows())
+	_, src = openTestSources(t, "")
+	require.Equal(t, shardrt.DefaultMaxCrossNodeRows, src.MaxCrossNodeRows())
+	cfg, err := shardrt.LoadConfig(writeTestYAML(t, "  max-cross-node-rows: 0\n"))
+	require.NoError(t, err)
+	_, err = shardrt.Open(cfg)
+	require.EqualError(t, err, `props: property "max-cross-node-rows" must be between 1 and 1099511627776, got 0`)
+}
