@@ -304,7 +304,7 @@ func (h *handler) statement(c *mysql.Conn, query string) ([]*sqltypes.Result, er
 	h.collectWarnings(sessionOf(c), query, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
-		return results, sqlError(err)
+		return results, sqlError(h.txAbort(c, sessionOf(c), err))
 	}
 	return results, nil
 }
@@ -362,7 +362,7 @@ func (h *handler) ComQuery(c *mysql.Conn, query string, callback func(*sqltypes.
 	h.collectWarnings(sessionOf(c), query, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
-		return sqlError(err)
+		return sqlError(h.txAbort(c, sessionOf(c), err))
 	}
 	return callback(res)
 }

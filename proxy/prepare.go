@@ -200,7 +200,7 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 	h.collectWarnings(sessionOf(c), prepare.PrepareStmt, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
-		return sqlError(err)
+		return sqlError(h.txAbort(c, sessionOf(c), err))
 	}
 	return callback(res)
 }

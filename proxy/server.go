@@ -115,6 +115,9 @@ type Server struct {
 	autoIncChecks sync.Map
 	autoIncCount  atomic.Int64
 
+	// deadlocks detects deadlocks across data sources (deadlock.go).
+	deadlocks *deadlockDetector
+
 	listener *mysql.Listener
 	acceptWG sync.WaitGroup
 
@@ -194,7 +197,8 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	warns := &warnStore{}
-	ropts := []runtime.Option{runtime.WithDialFunc(dialBackend(warns))}
+	deadlocks := newDeadlockDetector()
+	ropts := []runtime.Option{runtime.WithDialFunc(dialBackend(warns, deadlocks))}
 	if show, _ := deploy.Props.Bool(runtime.PropSQLShow, false); show {
 		ropts = append(ropts, runtime.WithLogger(opts.Logger))
 	}
@@ -218,7 +222,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 		_ = foundRows.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in, foundRows: foundRows, foundRowsSrc: foundRowsSrc, warns: warns,
+	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in, foundRows: foundRows, foundRowsSrc: foundRowsSrc, warns: warns, deadlocks: deadlocks,
 		cache: newPlanCache(opts.PlanCacheSize), keys: map[string]runtime.KeyGenerator{}, conns: map[*mysql.Conn]*session{}}
 	if cfg.Rules.Sharding != nil {
 		for name, spec := range cfg.Rules.Sharding.KeyGenerators {
@@ -325,6 +329,7 @@ func (s *Server) Start() error {
 			s.sweepFastPath()
 		}()
 	}
+	s.startDeadlockDetector()
 	s.acceptWG.Add(1)
 	go func() {
 		defer s.acceptWG.Done()
@@ -360,6 +365,7 @@ func (s *Server) Close() error {
 		if s.sweepStop != nil {
 			close(s.sweepStop)
 		}
+		s.stopDeadlockDetector()
 		s.acceptWG.Wait()
 	}
 	deadline := time.Now().Add(s.opts.ShutdownTimeout)

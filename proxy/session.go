@@ -142,6 +142,7 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		if err != nil {
 			return nil, true, err
 		}
+		h.txBegun(c)
 		sess.tx = tx
 		c.StatusFlags |= mysql.ServerStatusInTrans
 		return &sqltypes.Result{}, true, nil

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"vitess.io/vitess/go/mysql"
@@ -98,8 +99,9 @@ func (s *warnStore) take(tag string) warnings {
 }
 
 // dialBackend returns a dial function for runtime.WithDialFunc whose
-// connections record warnings in store.
-func dialBackend(store *warnStore) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// connections record warnings in store and register with the deadlock
+// detector dl (deadlock.go; nil: none).
+func dialBackend(store *warnStore, dl *deadlockDetector) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, network, addr)
@@ -109,7 +111,7 @@ func dialBackend(store *warnStore) func(ctx context.Context, network, addr strin
 		if tc, ok := conn.(*net.TCPConn); ok {
 			_ = tc.SetKeepAlive(true)
 		}
-		return &backConn{Conn: conn, store: store}, nil
+		return &backConn{Conn: conn, store: store, dl: dl, addr: addr}, nil
 	}
 }
 
@@ -146,6 +148,14 @@ type backConn struct {
 	stmts        map[uint32]string // tag of each prepared statement
 	lastTag      string            // the last tag read (tagOf)
 
+	// For the deadlock detector (deadlock.go): dl, the server's address
+	// and the thread id the greeting gave (0: not read); owner is the tag
+	// of the last tagged command sent, read by the detector.
+	dl     *deadlockDetector
+	addr   string
+	thread uint32
+	owner  atomic.Pointer[string]
+
 	// The response being followed (tag "": none).
 	tag     string
 	prepare bool
@@ -176,9 +186,49 @@ func (c *backConn) Write(b []byte) (int, error) {
 			}
 		case b[3] == 0:
 			c.command(b[4:])
+			if c.dl != nil && c.tag != "" {
+				if o := c.owner.Load(); o == nil || *o != c.tag {
+					t := c.tag
+					c.owner.Store(&t)
+				}
+			}
 		}
 	}
 	return c.Conn.Write(b)
+}
+
+// ownerTag is the tag of the last tagged command c sent ("" before one).
+func (c *backConn) ownerTag() string {
+	if o := c.owner.Load(); o != nil {
+		return *o
+	}
+	return ""
+}
+
+// greeting reads the thread id of the server's initial handshake packet
+// (protocol 10: version string, then the 4-byte connection id), when b
+// holds it whole, and registers c with the deadlock detector.
+func (c *backConn) greeting(b []byte) {
+	if len(b) < 5 || b[4] != 10 {
+		return
+	}
+	for i := 5; i < len(b); i++ {
+		if b[i] == 0 {
+			if i+5 <= len(b) {
+				c.thread = binary.LittleEndian.Uint32(b[i+1 : i+5])
+				c.dl.register(threadKey{c.addr, c.thread}, c)
+			}
+			return
+		}
+	}
+}
+
+// Close closes the connection and unregisters it.
+func (c *backConn) Close() error {
+	if c.thread != 0 {
+		c.dl.unregister(threadKey{c.addr, c.thread}, c)
+	}
+	return c.Conn.Close()
 }
 
 // command notes the command whose payload starts p.
@@ -224,6 +274,9 @@ func (c *backConn) tagOf(q []byte) string {
 // statement; see the comment at the top of the file.
 func (c *backConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
+	if n > 0 && !c.handshook && c.thread == 0 && c.dl != nil {
+		c.greeting(b[:n])
+	}
 	if n > 0 && c.tag != "" && !c.off {
 		if c.scan(b[:n]) && c.count > 0 {
 			c.fetchWarnings(c.tag, c.count)

@@ -89,6 +89,7 @@ func (w *stmtWatch) run() {
 	w.started = true
 	w.mu.Unlock()
 	defer close(w.exited)
+	defer w.s.deadlocks.statementLong()()
 	if !peekClosed(w.raw) {
 		return
 	}
