@@ -92,6 +92,9 @@ type backendConn struct {
 	// broken is set by the caller when the connection must not be put
 	// back (an I/O error, a statement cut off).
 	broken bool
+	// stmts are the statements prepared on it (fastpath_stmt.go); nil
+	// before the first.
+	stmts *backendStmts
 }
 
 // backendParams returns the vitess connection parameters of a data source

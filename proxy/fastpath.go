@@ -72,6 +72,9 @@ type fastRoute struct {
 	queries prometheus.Counter
 	latency prometheus.Observer
 	off     atomic.Bool // the back end's result did not match the plan
+	// write is set for an INSERT, UPDATE or DELETE (writeShape): its OK
+	// packet is relayed (relayOK), and it never runs twice.
+	write bool
 }
 
 // fastCache holds the fast routes by statement text.
@@ -261,8 +264,8 @@ func (h *handler) fastQuery(c *mysql.Conn, query string, callback func(*sqltypes
 			return false, nil
 		}
 	}
-	if fr.off.Load() {
-		return false, nil
+	if fr.off.Load() || fr.write && sess.foundRows {
+		return false, nil // foundRows: the packet pools count changed rows
 	}
 	if checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName) != nil {
 		return false, nil
@@ -323,15 +326,16 @@ func (h *handler) relay(c *mysql.Conn, sess *session, fr *fastRoute, sql string,
 	var n int
 	if buf, n, err = readBackend(bc, buf); err != nil {
 		bc.broken = true
+		if fr.write {
+			return true, err // it may have run: never twice
+		}
 		return false, nil // a SELECT: it may run again
 	}
 	switch buf[4] {
 	case mysql.ErrPacket:
 		return true, h.fastError(sess, backendError(buf[4:4+n]))
 	case mysql.OKPacket:
-		affected, insertID := okCounts(buf[4 : 4+n])
-		h.fastWarnings(sess, bc, okWarnings(buf[4:4+n]))
-		return true, callback(&sqltypes.Result{RowsAffected: affected, InsertID: insertID})
+		return true, h.relayOK(c, sess, bc, buf[4:4+n], callback)
 	case 0xfb: // LOCAL INFILE request: not for a SELECT
 		bc.broken = true
 		return true, errors.New("data source " + fr.pool.name + " asked for a local file")
@@ -792,6 +796,7 @@ func (s *Server) sweepFastPath() {
 func (c *clientConn) rewriteAt(at int64, seq int, rows, deprecateEOF bool) {
 	c.wmu.Lock()
 	c.endAt, c.endArmed, c.endSeq, c.endRows, c.deprecateEOF, c.end = at, true, seq, rows, deprecateEOF, c.end[:0]
+	c.repl = c.repl[:0]
 	c.wmu.Unlock()
 }
 
@@ -801,6 +806,7 @@ func (c *clientConn) rewriteAfter(pending []byte, seq int, rows, deprecateEOF bo
 	c.wmu.Lock()
 	c.pend = append(c.pend[:0], pending...)
 	c.endAt, c.endArmed, c.endSeq, c.endRows, c.deprecateEOF, c.end = c.out+int64(len(c.pend)), true, seq, rows, deprecateEOF, c.end[:0]
+	c.repl = c.repl[:0]
 	c.wmu.Unlock()
 }
 
@@ -845,13 +851,16 @@ func (c *clientConn) Write(p []byte) (int, error) {
 	}
 	c.endArmed = false
 	pkt := c.end
-	if c.endRows {
+	if len(c.repl) > 0 {
+		pkt = replacePacket(c.repl, c.end)
+	} else if c.endRows {
 		pkt = endOfRows(pkt, c.deprecateEOF, &c.eof)
 	}
 	if c.endSeq >= 0 {
 		pkt[3] = byte(c.endSeq)
 	}
 	c.end = c.end[:0]
+	c.repl = c.repl[:0]
 	// What the relay left, the rewritten packet and what follows it go
 	// out in one write.
 	c.pend = append(c.pend, pkt...)

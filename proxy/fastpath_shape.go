@@ -70,10 +70,22 @@ func (h *handler) shapeRoute(sess *session, q string) (*fastRoute, string, bool)
 
 // learnShape returns the fast route of the shape's plan p (planNormalized
 // gave it), deciding it the first time: nil when the fast path cannot take
-// p (the conditions of learnFast).
+// p (a SELECT under the conditions of learnFast, a write under
+// writeShape's).
 func (h *handler) learnShape(p *plan.Plan) *fastShape {
 	s := h.s
 	if sh := s.shapes.get(p); sh != nil {
+		if sh.routes == nil {
+			return nil
+		}
+		return sh
+	}
+	if p.Statement != plan.StmtSelect {
+		sh := h.writeShape(p)
+		if sh == nil {
+			sh = &fastShape{p: p}
+		}
+		s.shapes.m.Store(p, sh)
 		if sh.routes == nil {
 			return nil
 		}
@@ -122,6 +134,9 @@ func (h *handler) shapeUnit(sh *fastShape, args []any) (int, string, bool) {
 		if i < len(args) {
 			params[pi] = args[i]
 		}
+	}
+	if s.checkAutoIncZero(sh.p, args) != nil {
+		return 0, "", false // the database/sql path refuses it
 	}
 	params, values, _, err := prepareParams(sh.p, params, nil)
 	if err != nil {

@@ -672,6 +672,12 @@ func dialRaw(t *testing.T, addr, user, password, db string, method mysql.AuthMet
 // rawHandshake is dialRaw returning the server's error (e.g. the ERR packet
 // of a wrong password) instead of failing the test.
 func rawHandshake(addr, user, password, db string, method mysql.AuthMethodDescription) (*rawClient, error) {
+	return rawHandshakeCaps(addr, user, password, db, method, 0)
+}
+
+// rawHandshakeCaps is rawHandshake asking for the capability flags extra
+// too (CLIENT_DEPRECATE_EOF, ...).
+func rawHandshakeCaps(addr, user, password, db string, method mysql.AuthMethodDescription, extra uint32) (*rawClient, error) {
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		return nil, err
@@ -702,7 +708,7 @@ func rawHandshake(addr, user, password, db string, method mysql.AuthMethodDescri
 		conn.Close()
 		return nil, errors.New("rawClient: unsupported auth method " + string(method))
 	}
-	resp := binary.LittleEndian.AppendUint32(nil, rawCapLongPassword|rawCapConnectWithDB|rawCapProtocol41|rawCapTransactions|rawCapSecureConn|rawCapPluginAuth)
+	resp := binary.LittleEndian.AppendUint32(nil, rawCapLongPassword|rawCapConnectWithDB|rawCapProtocol41|rawCapTransactions|rawCapSecureConn|rawCapPluginAuth|extra)
 	resp = binary.LittleEndian.AppendUint32(resp, 1<<24)
 	resp = append(resp, 45) // utf8mb4_general_ci
 	resp = append(resp, make([]byte, 23)...)

@@ -184,6 +184,7 @@ func (s *Server) metadataChanged() {
 	s.cache.clear()
 	s.fast.clear()
 	s.shapes.clear()
+	s.stmts.clear()
 	ai := autoIncShardingColumns(s.cfg.Rules, s.b.Table)
 	s.autoInc.Store(&ai)
 	s.autoIncChecks.Clear()

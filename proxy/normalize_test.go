@@ -31,6 +31,9 @@ func TestNormalize(t *testing.T) {
 		{"SELECT * FROM t WHERE CAST(a AS CHAR) = '5' AND b = 6", "SELECT * FROM t WHERE CAST(a AS CHAR) = ? AND b = ?", []any{"5", int64(6)}},
 		{"SELECT * FROM t WHERE id = 1 FOR UPDATE", "SELECT * FROM t WHERE id = ? FOR UPDATE", []any{int64(1)}},
 		{"SELECT * FROM t WHERE name = 'é'", "SELECT * FROM t WHERE name = ?", []any{"é"}},
+		{"INSERT INTO sbtest1 (id, k, c, pad) VALUES (-2147000123, 4988, 'c', 'p')", "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)",
+			[]any{int64(-2147000123), int64(4988), "c", "p"}},
+		{"INSERT INTO t (a, b) VALUES (1 -5, - 2), (-0, -3)", "INSERT INTO t (a, b) VALUES (1 -5, - 2), (?, ?)", []any{int64(0), int64(-3)}},
 		// Kept as written.
 		{"SELECT 1, 'a' FROM t", "", nil},                                                                     // select list
 		{"SELECT a = 5 FROM t WHERE b = c", "", nil},                                                          // comparison in the select list

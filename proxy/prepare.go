@@ -185,8 +185,12 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 	// First: every execution takes its packet's types, so the connection's
 	// record stays in step even when the statement is refused.
 	var unsigned []bool
+	var raw, types []byte
 	if cc, ok := c.GetRawConn().(*clientConn); ok && !c.TLSEnabled() {
-		unsigned = cc.unsignedParams(prepare.StatementID, prepare.ParamsType)
+		unsigned, raw, types = cc.takeExecution(prepare.StatementID, prepare.ParamsType)
+	}
+	if done, err := h.fastExecute(c, prepare, unsigned, raw, types, callback); done {
+		return err
 	}
 	ctx, end, err := h.begin(c)
 	if err != nil {
@@ -418,6 +422,10 @@ type clientConn struct {
 	end          []byte
 	eof          [9]byte
 	pend         []byte // relayed bytes written with the rewritten packet
+	repl         []byte // the packet written instead of the armed one (replaceAfter); empty: rewritten as above
+
+	// exec and execTypes hold the execution takeExecution returned last.
+	exec, execTypes []byte
 }
 
 var _ net.Conn = (*clientConn)(nil)
@@ -492,6 +500,16 @@ func (c *clientConn) prepared(id uint32, n uint16) {
 // nil when none is, or when the execution is unknown or its types do not
 // map to vitess's types (each a querypb.Type, PrepareData.ParamsType).
 func (c *clientConn) unsignedParams(id uint32, types []int32) []bool {
+	out, _, _ := c.takeExecution(id, types)
+	return out
+}
+
+// takeExecution is unsignedParams that also returns the execution's
+// payload after its command byte and the parameter type pairs it runs
+// with, for the fast path (fastpath_stmt.go): valid until the next
+// execution is taken; nil when the payload was not kept whole (see
+// packetScanner.execute) or its types do not map to vitess's.
+func (c *clientConn) takeExecution(id uint32, types []int32) (unsigned []bool, raw, ptypes []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := &c.sc
@@ -503,13 +521,13 @@ func (c *clientConn) unsignedParams(id uint32, types []int32) []bool {
 			continue // an execution vitess refused before the handler
 		}
 		if !e.known || len(e.types) != 2*len(types) {
-			return nil
+			return nil, nil, nil
 		}
 		var out []bool
 		for i, t := range types {
 			vt, err := sqltypes.MySQLToType(e.types[2*i], int64(e.types[2*i+1]))
 			if err != nil || int32(vt) != t {
-				return nil
+				return nil, nil, nil
 			}
 			if e.types[2*i+1]&paramUnsigned != 0 {
 				if out == nil {
@@ -518,9 +536,15 @@ func (c *clientConn) unsignedParams(id uint32, types []int32) []bool {
 				out[i] = true
 			}
 		}
-		return out
+		if !e.whole {
+			return out, nil, nil
+		}
+		// Copied: the ring slot is reused by the executions read next.
+		c.exec = append(c.exec[:0], e.raw...)
+		c.execTypes = append(c.execTypes[:0], e.types...)
+		return out, c.exec, c.execTypes
 	}
-	return nil
+	return nil, nil, nil
 }
 
 // packetScanner follows the packets a client sends (see clientConn).
@@ -535,6 +559,7 @@ type packetScanner struct {
 	start   bool // the next payload byte is the first of a payload
 	cmd     byte // what the current payload is (scan* below)
 	buf     []byte
+	size    int                   // payload bytes of the current payload so far
 	stmts   map[uint32]*stmtTypes // by statement id
 	// pending is a ring of the executions read and not taken, the oldest
 	// at head.
@@ -549,12 +574,15 @@ const (
 	scanHandshake             // the handshake response (or SSL request)
 	scanExecute               // COM_STMT_EXECUTE
 	scanClose                 // COM_STMT_CLOSE
+	scanLongData              // COM_STMT_SEND_LONG_DATA
+	scanReset                 // COM_STMT_RESET
 )
 
 // stmtTypes is what the scanner knows of one prepared statement.
 type stmtTypes struct {
-	n     uint16
-	types []byte // the type pairs last sent, nil before any
+	n        uint16
+	types    []byte // the type pairs last sent, nil before any
+	longData bool   // COM_STMT_SEND_LONG_DATA since the last execution
 }
 
 // execTypes is one COM_STMT_EXECUTE read: the statement and the type
@@ -563,6 +591,11 @@ type execTypes struct {
 	stmt  uint32
 	known bool
 	types []byte
+	// whole says raw is the execution's payload after the command byte,
+	// for the fast path: kept when it is at most maxStmtPacket bytes and
+	// sends no parameter as long data.
+	whole bool
+	raw   []byte
 }
 
 // scan follows b, the next bytes from the client.
@@ -605,6 +638,7 @@ func (s *packetScanner) begin(n int, seq byte) {
 	if !s.more {
 		s.start = true
 		s.buf = s.buf[:0]
+		s.size = 0
 		switch {
 		case s.packets == 1:
 			s.cmd = scanHandshake
@@ -632,6 +666,10 @@ func (s *packetScanner) payload(p []byte) {
 				s.cmd = scanExecute
 			case comStmtClose:
 				s.cmd = scanClose
+			case comStmtSend:
+				s.cmd = scanLongData
+			case comStmtReset:
+				s.cmd = scanReset
 			}
 			p = p[1:]
 		}
@@ -639,9 +677,14 @@ func (s *packetScanner) payload(p []byte) {
 	if s.cmd == scanSkip {
 		return
 	}
-	if room := maxExecPrefix - len(s.buf); room > 0 {
+	limit := maxExecPrefix
+	if s.cmd == scanLongData || s.cmd == scanReset {
+		limit = 4 // the statement id
+	}
+	if room := limit - len(s.buf); room > 0 {
 		s.buf = append(s.buf, p[:min(room, len(p))]...)
 	}
+	s.size += len(p)
 }
 
 // end ends the current packet; a payload that the next packet does not
@@ -661,6 +704,14 @@ func (s *packetScanner) end() {
 	case scanClose:
 		if len(s.buf) >= 4 {
 			delete(s.stmts, binary.LittleEndian.Uint32(s.buf))
+		}
+	case scanLongData, scanReset:
+		// Long data goes with the next execution (vitess merges it into
+		// its values), which the fast path then leaves; a reset drops it.
+		if len(s.buf) >= 4 {
+			if st := s.stmts[binary.LittleEndian.Uint32(s.buf)]; st != nil {
+				st.longData = s.cmd == scanLongData
+			}
 		}
 	}
 	s.cmd = scanSkip
@@ -705,4 +756,10 @@ func (s *packetScanner) execute(p []byte) {
 	s.npending++
 	e.stmt, e.known = id, known
 	e.types = append(e.types[:0], st.types...)
+	e.whole = known && !st.longData && s.size == len(p) && len(p) <= maxStmtPacket
+	e.raw = e.raw[:0]
+	if e.whole {
+		e.raw = append(e.raw, p...)
+	}
+	st.longData = false
 }

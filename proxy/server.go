@@ -137,6 +137,7 @@ type Server struct {
 	keyed     keyedBackends
 	fast      fastCache
 	shapes    shapeCache
+	stmts     stmtCache // prepared statements on the fast path (fastpath_stmt.go)
 	sweepStop chan struct{}
 
 	mu    sync.Mutex
@@ -420,4 +421,5 @@ func (s *Server) openBackends() {
 		s.backends[i] = p
 	}
 	s.fast.max = int64(4 * s.opts.PlanCacheSize)
+	s.stmts.max = int64(4 * s.opts.PlanCacheSize)
 }

@@ -473,6 +473,14 @@ func clientCollation(id collations.ID) uint32 {
 // string literal (_latin1'w', 'a' 'b', 'it\'s') is named by its value and
 // NULL, TRUE and FALSE by the upper-cased keyword.
 func originalName(q, name string) string {
+	if strings.Contains(name, ":v") && strings.IndexByte(q, '?') >= 0 {
+		// The planner prints a ? placeholder as :vN ("? + 1" as ":v1 + 1").
+		if n := placeholderName.ReplaceAllString(name, "?"); n != name {
+			if got := originalName(q, n); got != n || strings.Contains(q, n) {
+				return got
+			}
+		}
+	}
 	if v, ok := literalName(name); ok {
 		return v
 	}
@@ -526,6 +534,9 @@ func originalName(q, name string) string {
 	}
 	return name
 }
+
+// placeholderName matches a ? placeholder as the planner prints it.
+var placeholderName = regexp.MustCompile(`:v[0-9]+\b`)
 
 // maxNameMatch is the longest column name originalName looks for in the
 // statement text with optional quotes and spacing (the match takes time

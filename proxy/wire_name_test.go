@@ -29,6 +29,7 @@ func TestOriginalName(t *testing.T) {
 		{"SELECT date '2020-01-01'", "date'2020-01-01'", "date '2020-01-01'"},
 		{"SELECT @@Session.time_zone", "@@time_zone", "@@Session.time_zone"},
 		{"SELECT @@global.time_zone", "@@global.time_zone", "@@global.time_zone"},
+		{"SELECT ?+1, id FROM t WHERE id = ?", ":v1 + 1", "?+1"},
 	} {
 		require.Equal(t, tc.want, originalName(tc.q, tc.name), tc.q)
 	}
