@@ -175,6 +175,15 @@ func (s *Server) ddlUnits(ctx context.Context, stmt sqlparser.Statement, logic s
 		}
 		stmt = ct
 	}
+	if at, ok := stmt.(*sqlparser.AlterTable); ok {
+		// ADD / MODIFY / DROP of a logic column change its physical
+		// columns, as under ShardingSphere-Proxy and `shardgen migrate`.
+		at = sqlparser.Clone(at)
+		if _, err := schema.EncryptAlterTable(s.cfg.Rules.Encrypt, at); err != nil {
+			return nil, nil, err
+		}
+		stmt = at
+	}
 	texts := make([]string, len(nodes))
 	for i, n := range nodes {
 		actual := sqlparser.TableName{Name: sqlparser.NewIdentifierCS(n.table)}

@@ -277,7 +277,8 @@ func TestProxyEncryptedMultiRowInsert(t *testing.T) {
 // like-query columns on every actual table (as ShardingSphere-Proxy and
 // `shardgen migrate` do), so rows written through the proxy then land
 // encrypted and read back; it created the logic column before, and every
-// INSERT failed with "Unknown column 'phone_cipher'".
+// INSERT failed with "Unknown column 'phone_cipher'". ALTER TABLE ...
+// MODIFY / DROP / ADD of the logic column then change the physical columns.
 func TestProxyCreateEncryptedTable(t *testing.T) {
 	e := newEncEnv(t, encRules)
 	db := e.client(t)
@@ -299,6 +300,23 @@ func TestProxyCreateEncryptedTable(t *testing.T) {
 	var n int
 	require.NoError(t, testdb.Open(t, "ds_1").QueryRow("SELECT COUNT(*) FROM e9_user WHERE phone_cipher IS NOT NULL AND phone_cipher <> '13800138000'").Scan(&n))
 	require.Equal(t, 1, n)
+
+	// ALTER TABLE on the logic column changes its physical columns: MODIFY
+	// widens each for 64 characters, DROP and ADD remove and add all three.
+	_, err = db.Exec("ALTER TABLE e9_user MODIFY COLUMN phone VARCHAR(64) NULL")
+	require.NoError(t, err)
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		require.Equal(t, []string{"string:phone_like varchar(128)"},
+			rowsOf(t, testdb.Open(t, ds), "SELECT CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'e9_user' AND COLUMN_NAME = 'phone_like'"), ds)
+	}
+	_, err = db.Exec("ALTER TABLE e9_user DROP COLUMN phone")
+	require.NoError(t, err)
+	_, err = db.Exec("ALTER TABLE e9_user ADD COLUMN phone VARCHAR(32) NULL AFTER name")
+	require.NoError(t, err)
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		require.Equal(t, []string{"string:id", "string:name", "string:phone_cipher", "string:phone_assisted", "string:phone_like", "string:email_cipher"},
+			rowsOf(t, testdb.Open(t, ds), "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'e9_user' ORDER BY ORDINAL_POSITION"), ds)
+	}
 }
 
 // TestProxyEncryptedLatin1Session: a session whose character set is latin1

@@ -696,20 +696,21 @@ func ddlUnquote(s string) string {
 	return b.String()
 }
 
-// alterTable applies ALTER TABLE ... ADD COLUMN / ADD INDEX and CREATE INDEX
-// (which vitess parses as an ALTER TABLE) to a table defined above.
+// alterTable applies ALTER TABLE ... ADD COLUMN / MODIFY COLUMN / DROP
+// COLUMN / ADD INDEX and CREATE INDEX (which vitess parses as an ALTER
+// TABLE) to a table defined above.
 func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, toks []ddlToken) {
 	start := off + toks[0].start
 	for _, o := range st.AlterOptions {
 		switch o.(type) {
-		case *sqlparser.AddColumns, *sqlparser.AddIndexDefinition, *sqlparser.AddConstraintDefinition, *sqlparser.DropColumn:
+		case *sqlparser.AddColumns, *sqlparser.ModifyColumn, *sqlparser.AddIndexDefinition, *sqlparser.AddConstraintDefinition, *sqlparser.DropColumn:
 		default:
-			d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
+			d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, MODIFY COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
 			return
 		}
 	}
 	if st.PartitionSpec != nil || st.PartitionOption != nil {
-		d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
+		d.unsupported(start, piece, toks, "ALTER TABLE may only ADD COLUMN, MODIFY COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead")
 		return
 	}
 	name := st.Table.Name.String()
@@ -738,6 +739,35 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 			next = d.addColumns(t, o.Columns, off, start, idents, next, at)
 			for _, c := range t.Columns {
 				ddlBinaryCollation(t, c)
+			}
+		case *sqlparser.ModifyColumn:
+			// The column's new definition, where it was or where FIRST /
+			// AFTER puts it; its keys keep it (same name).
+			col := o.NewColDefinition.Name.String()
+			i := ddlColumnIndex(t, col)
+			if i < 0 {
+				d.errorf(start, "ALTER TABLE %q MODIFY COLUMN %q: the table has no column %q", t.Name, col, col)
+				continue
+			}
+			t.Columns = slices.Delete(slices.Clone(t.Columns), i, i+1)
+			at := i
+			switch {
+			case o.First:
+				at = 0
+			case o.After != nil:
+				after := o.After.Name.String()
+				if at = ddlColumnIndex(t, after); at < 0 {
+					d.errorf(start, "ALTER TABLE %q MODIFY COLUMN %q ... AFTER %q: the table has no column %q", t.Name, col, after, after)
+					continue
+				}
+				at++
+			}
+			next = d.addColumns(t, []*sqlparser.ColumnDefinition{o.NewColDefinition}, off, start, idents, next, at)
+			for _, c := range t.Columns {
+				ddlBinaryCollation(t, c)
+			}
+			if slices.ContainsFunc(t.PrimaryKey, func(k string) bool { return strings.EqualFold(k, col) }) {
+				t.Column(col).Nullable = false // a primary key column is NOT NULL, as MySQL makes it
 			}
 		case *sqlparser.AddIndexDefinition:
 			d.addIndexes(t, []*sqlparser.IndexDefinition{o.IndexDefinition}, start)

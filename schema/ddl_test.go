@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -335,11 +336,11 @@ var ddlErrorCases = []struct {
 	},
 	{
 		name:   "unsupported statements, all reported",
-		sql:    "create table t (id int);\ninsert into t values (1);\n  CREATE VIEW v AS SELECT id FROM t WHERE id > 100 AND id < 200;\nALTER TABLE t MODIFY COLUMN id bigint;\nCREATE TEMPORARY TABLE tmp (x int);\nCREATE TABLE c AS SELECT 1;\nLOCK TABLES t WRITE;",
+		sql:    "create table t (id int);\ninsert into t values (1);\n  CREATE VIEW v AS SELECT id FROM t WHERE id > 100 AND id < 200;\nALTER TABLE t RENAME COLUMN id TO x;\nCREATE TEMPORARY TABLE tmp (x int);\nCREATE TABLE c AS SELECT 1;\nLOCK TABLES t WRITE;",
 		tables: []string{"t"},
 		err: `t.sql:2:1: unsupported statement in DDL: "insert into t values (1)"
 t.sql:3:3: unsupported statement in DDL: "CREATE VIEW v AS SELECT id FROM t WHERE..."
-t.sql:4:1: unsupported statement in DDL: "ALTER TABLE t MODIFY COLUMN id bigint" (ALTER TABLE may only ADD COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead)
+t.sql:4:1: unsupported statement in DDL: "ALTER TABLE t RENAME COLUMN id TO x" (ALTER TABLE may only ADD COLUMN, MODIFY COLUMN, DROP COLUMN, ADD INDEX/KEY or ADD CONSTRAINT; edit the CREATE TABLE instead)
 t.sql:5:1: unsupported statement in DDL: "CREATE TEMPORARY TABLE tmp (x int)" (a temporary table is not part of the schema)
 t.sql:6:1: unsupported statement in DDL: "CREATE TABLE c AS SELECT 1" (CREATE TABLE ... SELECT: write the columns out)
 t.sql:7:1: unsupported statement in DDL: "LOCK TABLES t WRITE"`,
@@ -438,4 +439,29 @@ func TestDDLDropColumn(t *testing.T) {
 
 	_, err = ParseDDL("t.sql", []byte("CREATE TABLE t (id INT PRIMARY KEY);\nALTER TABLE t DROP COLUMN nope;"))
 	require.EqualError(t, err, `t.sql:2:1: ALTER TABLE "t" DROP COLUMN "nope": the table has no column "nope"`)
+}
+
+// TestDDLModifyColumn: ALTER TABLE ... MODIFY COLUMN gives a column its new
+// definition where it was, or FIRST / AFTER another; its keys keep it.
+func TestDDLModifyColumn(t *testing.T) {
+	tables, err := ParseDDL("t.sql", []byte("CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(3), KEY kb (b));\nALTER TABLE t MODIFY COLUMN b VARCHAR(64) NOT NULL;\nALTER TABLE t MODIFY a BIGINT NULL FIRST;\nALTER TABLE t MODIFY id INT AFTER b;"))
+	require.NoError(t, err)
+	var cols []string
+	for _, c := range tables[0].Columns {
+		cols = append(cols, fmt.Sprintf("%s %s(%v) null=%v", c.Name, c.Type, ptrText(c.Length), c.Nullable))
+	}
+	require.Equal(t, []string{"a bigint(-) null=true", "b varchar(64) null=false", "id int(-) null=false"}, cols)
+	require.Equal(t, []string{"id"}, tables[0].PrimaryKey)
+	require.Equal(t, []string{"b"}, tables[0].Keys[0].Columns)
+
+	_, err = ParseDDL("t.sql", []byte("CREATE TABLE t (id INT PRIMARY KEY);\nALTER TABLE t MODIFY COLUMN nope INT;\nALTER TABLE t MODIFY id INT AFTER zip;"))
+	require.EqualError(t, err, `t.sql:2:1: ALTER TABLE "t" MODIFY COLUMN "nope": the table has no column "nope"
+t.sql:3:1: ALTER TABLE "t" MODIFY COLUMN "id" ... AFTER "zip": the table has no column "zip"`)
+}
+
+func ptrText(n *int) string {
+	if n == nil {
+		return "-"
+	}
+	return fmt.Sprint(*n)
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -225,15 +226,10 @@ func ColumnSQL(c *Column) string {
 // whether anything changed; a CREATE TABLE of another table, or one in
 // physical form, is left alone.
 func EncryptCreateTable(rule *EncryptRule, st *sqlparser.CreateTable) (bool, error) {
-	if rule == nil || st.TableSpec == nil {
+	if st.TableSpec == nil {
 		return false, nil
 	}
-	var et *EncryptTable
-	for _, t := range rule.Tables {
-		if strings.EqualFold(t.Name, st.Table.Name.String()) {
-			et = t
-		}
-	}
+	et := encryptTableOf(rule, st.Table.Name.String())
 	if et == nil {
 		return false, nil
 	}
@@ -251,38 +247,227 @@ func EncryptCreateTable(rule *EncryptRule, st *sqlparser.CreateTable) (bool, err
 			continue // physical form
 		}
 		for i, cd := range st.TableSpec.Columns {
-			phys := EncryptPhysicalColumns(rule, ec, ddlColumn(cd))
-			if phys == nil {
-				continue
-			}
-			defs := make([]string, len(phys))
-			for k, c := range phys {
-				defs[k] = ColumnSQL(c)
-			}
-			p, err := ddlParser()
+			cols, err := physicalDefs(rule, et, ec, cd)
 			if err != nil {
 				return false, err
 			}
-			parsed, err := p.ParseStrictDDL("CREATE TABLE x (" + strings.Join(defs, ", ") + ")")
-			if err != nil {
-				return false, fmt.Errorf("encrypt column %s.%s: deriving its physical columns: %w", et.Name, ec.Name, err)
+			if cols == nil {
+				continue
 			}
-			cols := parsed.(*sqlparser.CreateTable).TableSpec.Columns
 			st.TableSpec.Columns = append(st.TableSpec.Columns[:i], append(cols, st.TableSpec.Columns[i+1:]...)...)
-			keyCol := ec.Cipher.Column
-			if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
-				keyCol = ec.AssistedQuery.Column
-			}
 			for _, idx := range st.TableSpec.Indexes {
-				for _, ic := range idx.Columns {
-					if ic.Column.EqualString(ec.Name) {
-						ic.Column = sqlparser.NewIdentifierCI(keyCol)
-					}
-				}
+				indexOnKeyColumn(idx, ec)
 			}
 			changed = true
 			break
 		}
 	}
 	return changed, nil
+}
+
+// EncryptAlterTable rewrites, in place, the clauses of an ALTER TABLE (or
+// CREATE INDEX) of an encrypt table that name a logic column, as
+// ShardingSphere-Proxy rewrites them, with the physical columns of
+// EncryptPhysicalColumns (so the servers change the columns the generator
+// types from the same DDL):
+//
+//	ADD COLUMN phone VARCHAR(32) NULL   →  ADD COLUMN phone_cipher VARCHAR(192) NULL, ADD COLUMN phone_md5 VARCHAR(32) NULL, ADD COLUMN phone_like VARCHAR(64) NULL
+//	MODIFY COLUMN phone VARCHAR(64)     →  MODIFY COLUMN phone_cipher VARCHAR(344) NULL, MODIFY COLUMN phone_md5 ..., MODIFY COLUMN phone_like VARCHAR(128) NULL
+//	DROP COLUMN phone                   →  DROP COLUMN phone_cipher, DROP COLUMN phone_md5, DROP COLUMN phone_like
+//	ADD INDEX idx (phone)               →  ADD INDEX idx (phone_md5)  (the assisted query column, else the cipher column)
+//
+// FIRST or AFTER places the first physical column, the others follow it;
+// AFTER a logic column means after its last physical column. CHANGE COLUMN
+// and RENAME COLUMN of a logic column are refused: the !ENCRYPT rule names
+// the logic column, so renaming it is a change of the rule as well. It
+// reports whether anything changed; other tables and clauses are left
+// alone.
+func EncryptAlterTable(rule *EncryptRule, st *sqlparser.AlterTable) (bool, error) {
+	et := encryptTableOf(rule, st.Table.Name.String())
+	if et == nil {
+		return false, nil
+	}
+	// logic returns the encrypt column whose logic column is name, when it
+	// stands for physical columns of other names.
+	logic := func(name string) *EncryptColumn {
+		for _, ec := range et.Columns {
+			if strings.EqualFold(ec.Name, name) && !strings.EqualFold(ec.Name, ec.Cipher.Column) && !strings.EqualFold(ec.Name, ec.Plain) {
+				return ec
+			}
+		}
+		return nil
+	}
+	changed := false
+	// after maps AFTER a logic column to AFTER its last physical column.
+	after := func(c *sqlparser.ColName) *sqlparser.ColName {
+		if c == nil {
+			return nil
+		}
+		if ec := logic(c.Name.String()); ec != nil {
+			names := physicalNames(ec)
+			changed = true
+			return &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(names[len(names)-1])}
+		}
+		return c
+	}
+	// place gives the physical columns of one clause their positions: the
+	// first where the clause put the logic column, each next one after the
+	// one before (none when the clause gave no position).
+	place := func(cols []*sqlparser.ColumnDefinition, first bool, at *sqlparser.ColName, mk func(*sqlparser.ColumnDefinition, bool, *sqlparser.ColName) sqlparser.AlterOption) []sqlparser.AlterOption {
+		out := make([]sqlparser.AlterOption, len(cols))
+		for i, cd := range cols {
+			if i > 0 && (first || at != nil) {
+				first, at = false, &sqlparser.ColName{Name: cols[i-1].Name}
+			}
+			out[i] = mk(cd, first, at)
+		}
+		return out
+	}
+	var opts []sqlparser.AlterOption
+	for _, o := range st.AlterOptions {
+		switch o := o.(type) {
+		case *sqlparser.AddColumns:
+			o.After = after(o.After)
+			if !slices.ContainsFunc(o.Columns, func(cd *sqlparser.ColumnDefinition) bool { return logic(cd.Name.String()) != nil }) {
+				opts = append(opts, o)
+				continue
+			}
+			// One clause per column, each physical column in the place
+			// of its logic column; the columns of ADD COLUMN (a, b) follow
+			// each other.
+			pos, at := o.First, o.After
+			for _, cd := range o.Columns {
+				cols := []*sqlparser.ColumnDefinition{cd}
+				if ec := logic(cd.Name.String()); ec != nil {
+					var err error
+					if cols, err = physicalDefs(rule, et, ec, cd); err != nil {
+						return false, err
+					}
+				}
+				opts = append(opts, place(cols, pos, at, func(c *sqlparser.ColumnDefinition, first bool, at *sqlparser.ColName) sqlparser.AlterOption {
+					return &sqlparser.AddColumns{Columns: []*sqlparser.ColumnDefinition{c}, First: first, After: at}
+				})...)
+				if pos || at != nil {
+					pos, at = false, &sqlparser.ColName{Name: cols[len(cols)-1].Name}
+				}
+			}
+			changed = true
+		case *sqlparser.ModifyColumn:
+			ec := logic(o.NewColDefinition.Name.String())
+			if ec == nil {
+				o.After = after(o.After)
+				opts = append(opts, o)
+				continue
+			}
+			cols, err := physicalDefs(rule, et, ec, o.NewColDefinition)
+			if err != nil {
+				return false, err
+			}
+			opts = append(opts, place(cols, o.First, after(o.After), func(c *sqlparser.ColumnDefinition, first bool, at *sqlparser.ColName) sqlparser.AlterOption {
+				return &sqlparser.ModifyColumn{NewColDefinition: c, First: first, After: at}
+			})...)
+			changed = true
+		case *sqlparser.DropColumn:
+			ec := logic(o.Name.Name.String())
+			if ec == nil {
+				opts = append(opts, o)
+				continue
+			}
+			for _, n := range physicalNames(ec) {
+				opts = append(opts, &sqlparser.DropColumn{Name: &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(n)}})
+			}
+			changed = true
+		case *sqlparser.AddIndexDefinition:
+			for _, ec := range et.Columns {
+				if logic(ec.Name) != nil && indexOnKeyColumn(o.IndexDefinition, ec) {
+					changed = true
+				}
+			}
+			opts = append(opts, o)
+		case *sqlparser.ChangeColumn:
+			if ec := logic(o.OldColumn.Name.String()); ec != nil {
+				return false, fmt.Errorf("ALTER TABLE %s CHANGE COLUMN %s: %s is the logic column of an encrypt column, whose cipher column %s the !ENCRYPT rule names; write MODIFY COLUMN to change its type, and rename it in the rule and the DDL together", et.Name, ec.Name, ec.Name, ec.Cipher.Column)
+			}
+			o.After = after(o.After)
+			opts = append(opts, o)
+		case *sqlparser.RenameColumn:
+			if ec := logic(o.OldName.Name.String()); ec != nil {
+				return false, fmt.Errorf("ALTER TABLE %s RENAME COLUMN %s: %s is the logic column of an encrypt column, whose cipher column %s the !ENCRYPT rule names; rename it in the rule and the DDL together", et.Name, ec.Name, ec.Name, ec.Cipher.Column)
+			}
+			opts = append(opts, o)
+		default:
+			opts = append(opts, o)
+		}
+	}
+	st.AlterOptions = opts
+	return changed, nil
+}
+
+// encryptTableOf returns the encrypt table of rule named table, or nil.
+func encryptTableOf(rule *EncryptRule, table string) *EncryptTable {
+	if rule == nil {
+		return nil
+	}
+	for _, t := range rule.Tables {
+		if strings.EqualFold(t.Name, table) {
+			return t
+		}
+	}
+	return nil
+}
+
+// physicalDefs returns the column definitions that replace cd when it
+// defines the logic column of ec (EncryptPhysicalColumns), or nil.
+func physicalDefs(rule *EncryptRule, et *EncryptTable, ec *EncryptColumn, cd *sqlparser.ColumnDefinition) ([]*sqlparser.ColumnDefinition, error) {
+	phys := EncryptPhysicalColumns(rule, ec, ddlColumn(cd))
+	if phys == nil {
+		return nil, nil
+	}
+	defs := make([]string, len(phys))
+	for k, c := range phys {
+		defs[k] = ColumnSQL(c)
+	}
+	p, err := ddlParser()
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := p.ParseStrictDDL("CREATE TABLE x (" + strings.Join(defs, ", ") + ")")
+	if err != nil {
+		return nil, fmt.Errorf("encrypt column %s.%s: deriving its physical columns: %w", et.Name, ec.Name, err)
+	}
+	return parsed.(*sqlparser.CreateTable).TableSpec.Columns, nil
+}
+
+// physicalNames are the physical columns of ec in EncryptPhysicalColumns'
+// order: cipher, assisted query, like query, plain.
+func physicalNames(ec *EncryptColumn) []string {
+	out := []string{ec.Cipher.Column}
+	if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
+		out = append(out, ec.AssistedQuery.Column)
+	}
+	if ec.LikeQuery != nil && ec.LikeQuery.Column != "" {
+		out = append(out, ec.LikeQuery.Column)
+	}
+	if ec.Plain != "" {
+		out = append(out, ec.Plain)
+	}
+	return out
+}
+
+// indexOnKeyColumn makes the columns of idx that name the logic column of
+// ec name its assisted query column (or its cipher column) and reports
+// whether it changed any.
+func indexOnKeyColumn(idx *sqlparser.IndexDefinition, ec *EncryptColumn) bool {
+	keyCol := ec.Cipher.Column
+	if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
+		keyCol = ec.AssistedQuery.Column
+	}
+	changed := false
+	for _, ic := range idx.Columns {
+		if ic.Column.EqualString(ec.Name) {
+			ic.Column = sqlparser.NewIdentifierCI(keyCol)
+			changed = true
+		}
+	}
+	return changed
 }

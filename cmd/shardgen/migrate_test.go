@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/shardgen/shardgen/internal/pipeline"
 	"github.com/shardgen/shardgen/internal/testdb"
 	"github.com/shardgen/shardgen/proxy"
 )
@@ -171,34 +173,11 @@ func TestMigrateDirectory(t *testing.T) {
 // mode refuses a value that does not).
 func TestMigrateEncryptLogicDDL(t *testing.T) {
 	dir := t.TempDir()
-	rules, err := os.ReadFile(filepath.Join(example, "sharding.yaml"))
-	require.NoError(t, err)
-	head, _, ok := strings.Cut(string(rules), "\nrules:\n")
-	require.True(t, ok)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "sharding.yaml"), []byte(head+`
-rules:
-- !SHARDING
-  tables:
-    g21_user:
-      actualDataNodes: ds_${0..1}.g21_user_${0..1}
-      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: ds_mod}}
-      tableStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: t_inline}}
-  shardingAlgorithms:
-    ds_mod: {type: MOD, props: {sharding-count: 2}}
-    t_inline: {type: INLINE, props: {algorithm-expression: "g21_user_${user_id.intdiv(2) % 2}"}}
-- !ENCRYPT
-  tables:
-    g21_user:
-      columns:
-        phone:
+	writeEncryptRules(t, dir, "g21_user", `        phone:
           cipher: {name: phone_cipher, encryptorName: aes}
           assistedQuery: {name: phone_md5, encryptorName: md5}
           likeQuery: {name: phone_like, encryptorName: like}
-  encryptors:
-    aes: {type: AES, props: {aes-key-value: 123456abc}}
-    md5: {type: MD5}
-    like: {type: CHAR_DIGEST_LIKE}
-`), 0o644))
+`)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "schema.sql"), []byte("CREATE TABLE g21_user (\n  user_id BIGINT NOT NULL PRIMARY KEY,\n  phone VARCHAR(32) NULL,\n  KEY idx_phone (phone)\n);\n"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "queries"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries", "users.sql"), []byte("-- name: AddUser :exec\nINSERT INTO g21_user (user_id, phone) VALUES (?, ?);\n\n-- name: GetUser :one\nSELECT user_id, phone FROM g21_user WHERE user_id = ?;\n"), 0o644))
@@ -224,14 +203,7 @@ rules:
 	require.Equal(t, 0, code, errOut)
 
 	// The ciphertext of 32 four-byte characters fits phone_cipher.
-	code, out, errOut = runCLI("encrypt", "-c", filepath.Join(dir, "sharding.yaml"), "--table", "g21_user", "--column", "phone", strings.Repeat("😀", 32))
-	require.Equal(t, 0, code, errOut)
-	enc := map[string]string{} // VALUE\tcipher=...\tassisted=...\tlike=...
-	for _, f := range strings.Split(strings.TrimSpace(out), "\t")[1:] {
-		k, v, _ := strings.Cut(f, "=")
-		enc[k] = v
-	}
-	require.NotEmpty(t, enc["cipher"], out)
+	enc := encryptCLI(t, dir, "g21_user", "phone", strings.Repeat("😀", 32))
 	for _, ds := range []string{"ds_0", "ds_1"} {
 		db := testdb.Open(t, ds)
 		for _, tb := range []string{"g21_user_0", "g21_user_1"} {
@@ -248,6 +220,145 @@ rules:
 		_, err := db.Exec("DROP TABLE shardgen_schema_migrations")
 		require.NoError(t, err)
 	}
+}
+
+// TestMigrateEncryptAlterLogic: a migration directory whose later ALTER
+// TABLEs add, modify and drop logic columns of an encrypt table (phone:
+// cipher, assisted and like query columns; email: cipher and assisted;
+// ssn: cipher), with FIRST / AFTER and an index on a logic column. The
+// generator types the columns the last migration leaves, and migrate turns
+// each clause into clauses on the physical columns, so every actual table
+// on the servers ends with exactly the physical columns, in the order and
+// of the types the generator derived; the widened cipher column holds the
+// ciphertext of the longest value (strict mode); a second run does
+// nothing.
+func TestMigrateEncryptAlterLogic(t *testing.T) {
+	dir := t.TempDir()
+	writeEncryptRules(t, dir, "g22_user", `        phone:
+          cipher: {name: phone_cipher, encryptorName: aes}
+          assistedQuery: {name: phone_md5, encryptorName: md5}
+          likeQuery: {name: phone_like, encryptorName: like}
+        email:
+          cipher: {name: email_cipher, encryptorName: aes}
+          assistedQuery: {name: email_md5, encryptorName: md5}
+        ssn:
+          cipher: {name: ssn_cipher, encryptorName: aes}
+`)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "migrations"), 0o755))
+	write := func(name, src string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "migrations", name), []byte(src), 0o644))
+	}
+	write("00001_init.sql", "-- +goose Up\nCREATE TABLE g22_user (user_id BIGINT NOT NULL PRIMARY KEY, phone VARCHAR(32) NULL, note VARCHAR(10) NULL, ssn CHAR(11) NULL);\n")
+	write("00002_contact.sql", "-- +goose Up\n"+
+		"ALTER TABLE g22_user MODIFY COLUMN phone VARCHAR(64) NULL AFTER note, ADD COLUMN email VARCHAR(40) NOT NULL AFTER user_id, ADD INDEX idx_email (email);\n"+
+		"ALTER TABLE g22_user DROP COLUMN note, DROP COLUMN ssn;\n"+
+		"ALTER TABLE g22_user ADD COLUMN ssn CHAR(11) NULL;\n"+
+		"-- +goose Down\nALTER TABLE g22_user DROP COLUMN email;\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "queries"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries", "users.sql"), []byte("-- name: AddUser :exec\nINSERT INTO g22_user (user_id, email, phone, ssn) VALUES (?, ?, ?, ?);\n"), 0o644))
+	project := filepath.Join(dir, "shardgen.yaml")
+	require.NoError(t, os.WriteFile(project, []byte("version: \"1\"\nrules: sharding.yaml\nddl: [migrations]\nqueries: [queries/*.sql]\nout: db\n"), 0o644))
+
+	// The generator's columns after the migrations, as column_type reads.
+	p, err := pipeline.LoadSchema(project)
+	require.NoError(t, err)
+	var want []string
+	for _, c := range p.Config.Tables["g22_user"].Columns {
+		typ := c.Type
+		if c.Length != nil {
+			typ += "(" + strconv.Itoa(*c.Length) + ")"
+		}
+		want = append(want, c.Name+" "+typ)
+	}
+	require.Equal(t, "user_id bigint,email_cipher varchar(236),email_md5 varchar(32),phone_cipher varchar(364),phone_md5 varchar(32),phone_like varchar(128),ssn_cipher varchar(64)", strings.Join(want, ","))
+	code, out, errOut := runCLI("explain", "-f", project, "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "insert into g22_user_0(user_id, email_cipher, email_md5, phone_cipher, phone_md5, phone_like, ssn_cipher) values (?, ?, ?, ?, ?, ?, ?)")
+
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"shardgen_schema_migrations", "g22_user_0", "g22_user_1"} {
+			_, err := db.Exec("DROP TABLE IF EXISTS " + tb)
+			require.NoError(t, err)
+		}
+	}
+	code, out, errOut = runCLI("migrate", "-f", project, "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"sql":"alter table g22_user_0 modify column phone_cipher VARCHAR(364) null after note, modify column phone_md5 VARCHAR(32) null after phone_cipher, modify column phone_like VARCHAR(128) null after phone_md5, add column email_cipher VARCHAR(236) not null after user_id, add column email_md5 VARCHAR(32) not null after email_cipher, add key idx_email (email_md5)"`)
+	require.Contains(t, out, `"sql":"alter table g22_user_1 drop column note, drop column ssn_cipher"`)
+	code, _, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "nothing to do (4 migrations already applied)")
+
+	// The ciphertext of 64 four-byte characters fits the widened phone_cipher.
+	enc := encryptCLI(t, dir, "g22_user", "phone", strings.Repeat("😀", 64))
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"g22_user_0", "g22_user_1"} {
+			var cols, keys string
+			require.NoError(t, db.QueryRow("SELECT GROUP_CONCAT(CONCAT(column_name, ' ', REPLACE(column_type, 'bigint(20)', 'bigint')) ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", tb).Scan(&cols))
+			require.Equal(t, strings.Join(want, ","), cols, "%s.%s", ds, tb)
+			require.NoError(t, db.QueryRow("SELECT GROUP_CONCAT(CONCAT(index_name, ' ', column_name)) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name <> 'PRIMARY'", tb).Scan(&keys))
+			require.Equal(t, "idx_email email_md5", keys, "%s.%s", ds, tb)
+			_, err := db.Exec("SET SESSION sql_mode = 'STRICT_ALL_TABLES'")
+			require.NoError(t, err)
+			_, err = db.Exec("INSERT INTO "+tb+" (user_id, email_cipher, email_md5, phone_cipher, phone_md5, phone_like) VALUES (1, 'e', 'm', ?, ?, ?)", enc["cipher"], enc["assisted"], enc["like"])
+			require.NoError(t, err)
+			_, err = db.Exec("DROP TABLE " + tb)
+			require.NoError(t, err)
+		}
+		_, err := db.Exec("DROP TABLE shardgen_schema_migrations")
+		require.NoError(t, err)
+	}
+}
+
+// writeEncryptRules writes dir/sharding.yaml: the example's data sources,
+// table sharded by user_id (MOD 2 over ds_0, ds_1; two tables each) and
+// the !ENCRYPT rule of table with columns (YAML under "columns:", indented
+// 8) and the encryptors aes, md5 and like.
+func writeEncryptRules(t *testing.T, dir, table, columns string) {
+	t.Helper()
+	rules, err := os.ReadFile(filepath.Join(example, "sharding.yaml"))
+	require.NoError(t, err)
+	head, _, ok := strings.Cut(string(rules), "\nrules:\n")
+	require.True(t, ok)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sharding.yaml"), []byte(head+`
+rules:
+- !SHARDING
+  tables:
+    `+table+`:
+      actualDataNodes: ds_${0..1}.`+table+`_${0..1}
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: ds_mod}}
+      tableStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: t_inline}}
+  shardingAlgorithms:
+    ds_mod: {type: MOD, props: {sharding-count: 2}}
+    t_inline: {type: INLINE, props: {algorithm-expression: "`+table+`_${user_id.intdiv(2) % 2}"}}
+- !ENCRYPT
+  tables:
+    `+table+`:
+      columns:
+`+columns+`  encryptors:
+    aes: {type: AES, props: {aes-key-value: 123456abc}}
+    md5: {type: MD5}
+    like: {type: CHAR_DIGEST_LIKE}
+`), 0o644))
+}
+
+// encryptCLI runs `shardgen encrypt` for value and returns its outputs by
+// name (cipher, assisted, like).
+func encryptCLI(t *testing.T, dir, table, column, value string) map[string]string {
+	t.Helper()
+	code, out, errOut := runCLI("encrypt", "-c", filepath.Join(dir, "sharding.yaml"), "--table", table, "--column", column, value)
+	require.Equal(t, 0, code, errOut)
+	enc := map[string]string{} // VALUE\tcipher=...\tassisted=...\tlike=...
+	for _, f := range strings.Split(strings.TrimSpace(out), "\t")[1:] {
+		k, v, _ := strings.Cut(f, "=")
+		enc[k] = v
+	}
+	require.NotEmpty(t, enc["cipher"], out)
+	return enc
 }
 
 // TestMigrateProjects: two projects whose migrations share a file name

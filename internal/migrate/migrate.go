@@ -140,6 +140,11 @@ func route(cfg *schema.Config, b *plan.Builder, p *sqlparser.Parser, piece strin
 		}
 	case *sqlparser.AlterTable:
 		table = st.Table
+		// ADD / MODIFY / DROP of an encrypt table's logic column change
+		// its physical columns.
+		if _, err := schema.EncryptAlterTable(cfg.Encrypt, st); err != nil {
+			return nil, err
+		}
 	case *sqlparser.DropTable:
 		if len(st.FromTables) != 1 {
 			return nil, errors.New("DROP TABLE of several tables: drop one table per statement (each has its own data nodes)")

@@ -1,0 +1,65 @@
+package schema
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// TestEncryptAlterTable: the clauses of an ALTER TABLE that name a logic
+// column are rewritten to its physical columns (sized as for CREATE
+// TABLE), in place of the logic column; other clauses and tables stay as
+// written; renaming a logic column is refused.
+func TestEncryptAlterTable(t *testing.T) {
+	rule := &EncryptRule{
+		Tables: []*EncryptTable{{Name: "t_user", Columns: []*EncryptColumn{
+			{Name: "phone", Cipher: EncryptDerived{Column: "phone_cipher", Encryptor: "aes"}, AssistedQuery: &EncryptDerived{Column: "phone_md5", Encryptor: "md5"}, LikeQuery: &EncryptDerived{Column: "phone_like", Encryptor: "like"}},
+			{Name: "ssn", Cipher: EncryptDerived{Column: "ssn", Encryptor: "aes"}}, // the cipher column carries the logic name
+		}}},
+		Encryptors: map[string]*AlgorithmSpec{"aes": {Type: "AES"}, "md5": {Type: "MD5"}, "like": {Type: "CHAR_DIGEST_LIKE"}},
+	}
+	p, err := ddlParser()
+	require.NoError(t, err)
+	for _, tc := range []struct{ in, out, err string }{
+		{in: "ALTER TABLE t_user ADD COLUMN phone VARCHAR(32) NULL AFTER id, ADD COLUMN note INT, ADD INDEX idx_phone (phone)",
+			out: "alter table t_user add column phone_cipher VARCHAR(192) null after id, add column phone_md5 VARCHAR(32) null after phone_cipher, add column phone_like VARCHAR(64) null after phone_md5, add column note INT, add key idx_phone (phone_md5)"},
+		{in: "ALTER TABLE t_user ADD COLUMN (a INT, phone VARCHAR(8) NOT NULL, b INT)",
+			out: "alter table t_user add column a INT, add column phone_cipher VARCHAR(64) not null, add column phone_md5 VARCHAR(32) not null, add column phone_like VARCHAR(16) not null, add column b INT"},
+		{in: "ALTER TABLE t_user MODIFY COLUMN phone VARCHAR(64) NULL, MODIFY note BIGINT AFTER phone",
+			out: "alter table t_user modify column phone_cipher VARCHAR(364) null, modify column phone_md5 VARCHAR(32) null, modify column phone_like VARCHAR(128) null, modify column note BIGINT after phone_like"},
+		{in: "ALTER TABLE t_user MODIFY phone VARCHAR(16) FIRST",
+			out: "alter table t_user modify column phone_cipher VARCHAR(108) null first, modify column phone_md5 VARCHAR(32) null after phone_cipher, modify column phone_like VARCHAR(32) null after phone_md5"},
+		{in: "ALTER TABLE t_user DROP COLUMN phone, DROP COLUMN note",
+			out: "alter table t_user drop column phone_cipher, drop column phone_md5, drop column phone_like, drop column note"},
+		{in: "CREATE INDEX idx_phone ON t_user (phone)",
+			out: "alter table t_user add key idx_phone (phone_md5)"},
+		// Physical names, another table: as written.
+		{in: "ALTER TABLE t_user MODIFY ssn VARCHAR(64), DROP COLUMN phone_like", out: "alter table t_user modify column ssn VARCHAR(64), drop column phone_like"},
+		{in: "ALTER TABLE t_order ADD COLUMN phone INT", out: "alter table t_order add column phone INT"},
+		{in: "ALTER TABLE t_user CHANGE COLUMN phone mobile VARCHAR(32)",
+			err: "ALTER TABLE t_user CHANGE COLUMN phone: phone is the logic column of an encrypt column, whose cipher column phone_cipher the !ENCRYPT rule names; write MODIFY COLUMN to change its type, and rename it in the rule and the DDL together"},
+		{in: "ALTER TABLE t_user RENAME COLUMN phone TO mobile",
+			err: "ALTER TABLE t_user RENAME COLUMN phone: phone is the logic column of an encrypt column, whose cipher column phone_cipher the !ENCRYPT rule names; rename it in the rule and the DDL together"},
+	} {
+		stmt, err := p.Parse(tc.in)
+		require.NoError(t, err, tc.in)
+		st, ok := stmt.(*sqlparser.AlterTable)
+		require.True(t, ok, tc.in)
+		changed, err := EncryptAlterTable(rule, st)
+		if tc.err != "" {
+			require.EqualError(t, err, tc.err)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.out, sqlparser.String(st), tc.in)
+		require.Equal(t, tc.out != sqlparser.String(stmtOf(t, p, tc.in)), changed, tc.in)
+	}
+}
+
+func stmtOf(t *testing.T, p *sqlparser.Parser, sql string) sqlparser.Statement {
+	t.Helper()
+	stmt, err := p.Parse(sql)
+	require.NoError(t, err)
+	return stmt
+}
