@@ -59,12 +59,16 @@ done
 # summary goes to $LOG/NAME-run.log.
 tpcc() {
   local name=$1 args=(-H 127.0.0.1 -P "$2" -U "$3" -p "$4" -D "$5" --warehouses "$WAREHOUSES")
+  local t=$SECONDS
   echo "== $name: prepare ($WAREHOUSES warehouses)"
   "$BIN/go-tpc" tpcc "${args[@]}" -T 2 prepare >"$LOG/$name-prepare.log" 2>&1
+  echo "   $((SECONDS - t)) s"; t=$SECONDS
   echo "== $name: run ($THREADS threads, $DURATION)"
   "$BIN/go-tpc" tpcc "${args[@]}" -T "$THREADS" --time "$DURATION" run >"$LOG/$name-run.log" 2>&1
+  t=$SECONDS
   echo "== $name: check"
   "$BIN/go-tpc" tpcc "${args[@]}" -T 1 check >"$LOG/$name-check.log" 2>&1
+  echo "   $((SECONDS - t)) s"
   # go-tpc prints failures and goes on (exit status 0). A run stopped by
   # its deadline counts the transactions it interrupted as *_ERR without
   # printing them (direct MariaDB too): at most one per thread.
