@@ -65,8 +65,9 @@ bench: db-up
 ## then against direct MariaDB: prepare (with every consistency check), a
 ## TPCC_TIME (60s) run, check; prints both tpmC (scripts/tpcc.sh: ports,
 ## TPCC_WAREHOUSES, TPCC_THREADS). Installs go-tpc with `go install`.
-## About 6 minutes for 1 warehouse. Not part of `make test` (TestTPCC runs
-## go-tpc's statements there against a tiny database).
+## 1 warehouse took 43 minutes on the loaded 2-core machine, most of it
+## go-tpc's check 3.3.2.10 (in prepare and check, on both sides). Not part of
+## `make test` (TestTPCC runs go-tpc's statements there on a tiny database).
 tpcc: db-up
 	@bash scripts/tpcc.sh
 

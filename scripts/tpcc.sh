@@ -13,8 +13,9 @@
 #   TPCC_OUT: a file the two summaries are appended to
 #   SHARDGEN_DB_PORT_0 / _1 (13306 / 13307): the servers of `make db-up`
 # The databases are dropped and created anew; the go-tpc and shardgen
-# binaries go to .local/bin. A 1-warehouse prepare takes about 1.5 minutes
-# through the proxy on the 2-core dev machine.
+# binaries go to .local/bin. 1 warehouse took 43 minutes on the 2-core dev
+# machine under load (20-34), most of it go-tpc's check 3.3.2.10, which
+# prepare and check run on both sides (direct MariaDB: about 10 minutes each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
