@@ -29,7 +29,8 @@ func crossNodeRefusal(msg string) bool {
 // federation evaluates f: each table's rows read across data nodes (at
 // most max-cross-node-rows each) and loaded into a temporary table of one
 // connection of the first data source, then the statement over them
-// there; the temporary tables are dropped after.
+// there (its result too at most max-cross-node-rows rows); the temporary
+// tables are dropped after.
 func (r *stepsRun) federation(ctx context.Context, f *plan.FederationSteps, depth int) (*wireResult, error) {
 	ds := r.h.s.db.DataSourceNames()
 	if len(ds) == 0 {
@@ -106,8 +107,27 @@ func (r *stepsRun) federation(ctx context.Context, f *plan.FederationSteps, dept
 	if err != nil {
 		return nil, err
 	}
-	cols, vals, err := readRows(rows)
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
 	if err != nil {
+		return nil, err
+	}
+	cols := make([]column, len(types))
+	for i, t := range types {
+		cols[i] = columnOf(t.Name(), t)
+	}
+	var vals [][]any
+	for rows.Next() {
+		if len(vals) == r.max {
+			return nil, fmt.Errorf("the statement over temporary tables %w (%d); raise it in props or narrow the statement", ErrTooManyRows, r.max)
+		}
+		row, err := scanAll(rows)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, row)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	res := &wireResult{Result: &Result{Rows: vals}, columns: cols}

@@ -163,6 +163,8 @@ func TestStepsMaxRows(t *testing.T) {
 	_, err = px.Exec("SELECT id FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id = a.id AND b.bid IN (100, 101))")
 	require.EqualError(t, err, "Error 1105 (HY000): table xn_a, read for a temporary table (select id, k, `name`, lat, price, `day` from xn_a), holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the statement")
 	require.Equal(t, []string{"int64:1"}, rowsOf(t, px, "SELECT id FROM xn_a a WHERE a.id IN (1, 2) AND EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id = a.id AND b.bid IN (100, 101))"))
+	_, err = px.Exec("SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id < b.a_id WHERE a.id IN (1, 2) AND b.bid IN (103, 104, 105)")
+	require.EqualError(t, err, "Error 1105 (HY000): the statement over temporary tables holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the statement")
 }
 
 // TestStepsPreview: PREVIEW of a statement evaluated in steps shows each
