@@ -207,9 +207,6 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 // join plans a nested-loop join: the inner side gets its first key IN
 // the outer side's values (JoinRows compares every key).
 func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error) {
-	if j.Merge != nil {
-		return nil, nil, errors.New("generated code does not group the rows of a join across data nodes yet (GROUP BY, DISTINCT, aggregates); the proxy does")
-	}
 	outer, po, err := sp.query(j.Outer.SQL, "the outer side of the join", false)
 	if err != nil {
 		return nil, nil, err
@@ -226,13 +223,52 @@ func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error)
 	js := &runtime.JoinStep{Outer: outer, Inner: inner, Spec: j.Spec, Output: j.Output, Kinds: j.Kinds, OrderBy: j.OrderBy,
 		Offset: j.Offset, Count: j.Count, Batch: j.Batch}
 	joined := append(append([]*Column(nil), po.Columns...), pi.Columns...)
+	if j.Spec.Left {
+		for i := len(po.Columns); i < len(joined); i++ {
+			c := *joined[i]
+			if c.Type != typeAny {
+				c.Type = nullType(c.Type)
+			}
+			joined[i] = &c
+		}
+	}
 	used := newNameSet()
 	var cols []*Column
+	if j.Merge != nil {
+		js.Merge = j.Merge
+		funcs := map[int]runtime.AggFunc{}
+		for _, a := range j.Merge.Aggregates {
+			funcs[a.Column] = a.Func
+		}
+		for i, mc := range j.MergeColumns {
+			js.MergeColumns = append(js.MergeColumns, runtime.JoinMergeColumn{Op: runtime.JoinMergeOp(mc.Op), Column: mc.Column})
+			if i >= j.Merge.Visible {
+				continue
+			}
+			c := &Column{Name: mc.Name}
+			f, agg := funcs[i]
+			switch {
+			case !agg:
+				c.Type, c.Origin = joined[mc.Column].Type, joined[mc.Column].Origin
+			case f == runtime.AggCount || f == runtime.AggCountDistinct:
+				c.Type = typeInt64
+			case f == runtime.AggMin || f == runtime.AggMax:
+				c.Type = nullType(joined[mc.Column].Type)
+			case j.Merge.Kinds[i].Type == runtime.ColumnFloat:
+				c.Type = nullType(typeFloat64)
+			default: // SUM and AVG of exact values: DECIMAL
+				c.Type = typeNullStr
+			}
+			if c.Type == typeAny || c.Type.Name == "" {
+				return nil, nil, fmt.Errorf("the type of result column %s is not known", mc.Name)
+			}
+			c.Field = used.unique(fieldName(c.Name))
+			cols = append(cols, c)
+		}
+		return js, cols, nil
+	}
 	for _, o := range j.Output {
 		c := *joined[o]
-		if o >= len(po.Columns) && j.Spec.Left && c.Type != typeAny {
-			c.Type = nullType(c.Type)
-		}
 		c.Field = used.unique(fieldName(c.Name))
 		cols = append(cols, &c)
 	}

@@ -91,6 +91,58 @@ type JoinStep struct {
 	// Batch is the number of outer rows whose key values one run of the
 	// inner side binds.
 	Batch int `json:"batch"`
+	// Merge is set for GROUP BY, DISTINCT or aggregates over the joined
+	// rows: every joined row becomes one row of MergeColumns (the partial
+	// aggregates of that row alone), sorted by Merge.OrderBy and merged
+	// (grouped, ordered, paginated, cut to its visible columns); Output,
+	// OrderBy, Offset and Count are then unused.
+	Merge        *MergeSpec        `json:"merge,omitempty"`
+	MergeColumns []JoinMergeColumn `json:"merge_columns,omitempty"`
+}
+
+// JoinMergeOp is how a merge column of a grouped join is computed from one
+// joined row.
+type JoinMergeOp uint8
+
+const (
+	JoinValue   JoinMergeOp = iota // the joined row's column Column (a group key, SUM's, MIN's or MAX's argument)
+	JoinOne                        // 1: COUNT(*) of one row
+	JoinNotNull                    // 1 when column Column is not NULL, else 0: COUNT(x) of one row
+	JoinNull                       // NULL (AVG, which the merge computes from its SUM and COUNT columns)
+)
+
+// JoinMergeColumn is one column of the rows a grouped join feeds its merge.
+type JoinMergeColumn struct {
+	Op     JoinMergeOp `json:"op"`
+	Column int         `json:"column,omitempty"`
+}
+
+// MergeJoined groups joined rows as a grouped join's merge says (see
+// JoinStep.Merge): each row becomes a row of partial aggregates (cols),
+// sorted by m.OrderBy and merged.
+func MergeJoined(m *MergeSpec, cols []JoinMergeColumn, joined [][]any) ([][]any, error) {
+	rows := make([][]any, len(joined))
+	for r, jr := range joined {
+		row := make([]any, len(cols))
+		for i, mc := range cols {
+			switch mc.Op {
+			case JoinValue:
+				row[i] = jr[mc.Column]
+			case JoinOne:
+				row[i] = int64(1)
+			case JoinNotNull:
+				row[i] = int64(0)
+				if jr[mc.Column] != nil {
+					row[i] = int64(1)
+				}
+			}
+		}
+		rows[r] = row
+	}
+	if err := SortRows(m.Kinds, m.OrderBy, rows); err != nil {
+		return nil, err
+	}
+	return mergeOne(m, rows)
 }
 
 // UnionStep runs each SELECT of a UNION on its own (Parts, each returning
@@ -219,8 +271,8 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 	return rows, err
 }
 
-// mergeOne applies a merge spec to the rows of one unit (the visible
-// columns, pagination), which a single unit's SQL already ordered.
+// mergeOne applies a merge spec to the rows of one source, already in the
+// order the merge needs (a single unit's SQL ordered them).
 func mergeOne(spec *MergeSpec, rows [][]any) ([][]any, error) {
 	cells := make([][]Cell, len(rows))
 	for r, row := range rows {
@@ -311,6 +363,9 @@ func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 			return nil, err
 		}
 		joined = append(joined, rows...)
+	}
+	if j.Merge != nil {
+		return MergeJoined(j.Merge, j.MergeColumns, joined)
 	}
 	if err := SortRows(j.Kinds, j.OrderBy, joined); err != nil {
 		return nil, err

@@ -108,3 +108,30 @@ func TestMaxCrossNodeRowsProp(t *testing.T) {
 	_, err = shardrt.Open(cfg)
 	require.EqualError(t, err, `props: property "max-cross-node-rows" must be between 1 and 1099511627776, got 0`)
 }
+
+func TestMergeJoined(t *testing.T) {
+	// Joined rows (name, amount): GROUP BY name, COUNT(*), COUNT(amount),
+	// SUM(amount), ordered by name.
+	joined := [][]any{{[]byte("b"), int64(2)}, {[]byte("a"), nil}, {[]byte("b"), int64(5)}, {[]byte("a"), int64(1)}}
+	m := &shardrt.MergeSpec{
+		Columns: 4, Visible: 4,
+		Kinds:   []shardrt.ColumnKind{{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI}, intKind, intKind, intKind},
+		OrderBy: []shardrt.SortKey{{Column: 0}},
+		GroupBy: []int{0},
+		Aggregates: []shardrt.AggregateSpec{
+			{Column: 1, Func: shardrt.AggCount}, {Column: 2, Func: shardrt.AggCount}, {Column: 3, Func: shardrt.AggSum},
+		},
+		Count: shardrt.NoLimit,
+	}
+	cols := []shardrt.JoinMergeColumn{{Op: shardrt.JoinValue, Column: 0}, {Op: shardrt.JoinOne}, {Op: shardrt.JoinNotNull, Column: 1}, {Op: shardrt.JoinValue, Column: 1}}
+	rows, err := shardrt.MergeJoined(m, cols, joined)
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	var name string
+	var n, nn int64
+	var sum any
+	require.NoError(t, shardrt.ScanValues(rows[0], &name, &n, &nn, &sum))
+	require.Equal(t, []any{"a", int64(2), int64(1)}, []any{name, n, nn})
+	require.NoError(t, shardrt.ScanValues(rows[1], &name, &n, &nn, &sum))
+	require.Equal(t, []any{"b", int64(2), int64(2)}, []any{name, n, nn})
+}

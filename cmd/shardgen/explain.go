@@ -236,6 +236,12 @@ func writeStepsText(b *strings.Builder, pl *plan.Plan) {
 		if j.Spec.Left {
 			kind = "left outer"
 		}
+		if j.Merge != nil {
+			mp := &plan.Plan{Merge: j.Merge, Columns: pl.Columns}
+			fmt.Fprintf(b, "  then: %s join on outer %s = inner %s; each joined row (outer columns, then inner) a row of partial aggregates, merged: %s\n",
+				kind, cols(j.Spec.OuterKeys), cols(j.Spec.InnerKeys), mergeText(mp))
+			break
+		}
 		fmt.Fprintf(b, "  then: %s join on outer %s = inner %s; joined rows (outer columns, then inner) ordered by %s%s; output %s\n",
 			kind, cols(j.Spec.OuterKeys), cols(j.Spec.InnerKeys), order(j.OrderBy), limit(j.Offset, j.Count), cols(j.Output))
 	case s.Union != nil:

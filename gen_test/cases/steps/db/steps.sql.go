@@ -648,3 +648,306 @@ func (q *Queries) AllIDs(ctx context.Context) ([]int64, error) {
 	}
 	return out, nil
 }
+
+// orderTotalsByNameSteps are the steps of OrderTotalsByName
+// (queries/steps.sql:49), evaluated across data nodes as a nested-loop join:
+// the outer side's rows, then the inner side's for each batch of their key
+// values, bound as its IN list. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var orderTotalsByNameSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrderTotalsByName", LogicSQL: "select u.user_id, u.`name` from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id, u.`name` from g50_user as u"},
+				{DataSource: 1, SQL: "select u.user_id, u.`name` from g50_user as u"},
+			},
+			Columns: 2,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrderTotalsByName", LogicSQL: "select o.user_id, o.amount, o.amount from g50_order as o where o.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.user_id, o.amount, o.amount from g50_order_0 as o where o.user_id in (?)"},
+				{DataSource: 0, SQL: "select o.user_id, o.amount, o.amount from g50_order_1 as o where o.user_id in (?)"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount, o.amount from g50_order_0 as o where o.user_id in (?)"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount, o.amount from g50_order_1 as o where o.user_id in (?)"},
+			},
+			Columns: 3,
+			ListAt:  []int{79, 79, 79, 79},
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{0},
+			InnerKeys: []int{0},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		},
+		Count: -1,
+		Batch: 500,
+		Merge: &shardrt.MergeSpec{
+			Columns: 4,
+			Visible: 4,
+			Kinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnDecimal},
+				{Type: shardrt.ColumnInt},
+			},
+			OrderBy: []shardrt.SortKey{
+				{},
+			},
+			GroupBy: []int{0},
+			Aggregates: []shardrt.AggregateSpec{
+				{Column: 1, Func: shardrt.AggCount},
+				{Column: 2, Func: shardrt.AggSum},
+				{Column: 3, Func: shardrt.AggMax},
+			},
+			Count:       shardrt.NoLimit,
+			StreamGroup: true,
+		},
+		MergeColumns: []shardrt.JoinMergeColumn{
+			{Column: 1},
+			{Op: shardrt.JoinOne},
+			{Column: 3},
+			{Column: 4},
+		},
+	},
+}
+
+// OrderTotalsByNameRow is one row of OrderTotalsByName.
+type OrderTotalsByNameRow struct {
+	Name   string
+	Orders int64
+	Total  sql.NullString
+	Top    sql.NullInt32
+}
+
+// GROUP BY over the joined rows: each joined row a partial aggregate, merged.
+//
+// It is evaluated in steps across data nodes (orderTotalsByNameSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OrderTotalsByName(ctx context.Context) ([]OrderTotalsByNameRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &orderTotalsByNameSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrderTotalsByNameRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].Name, &out[i].Orders, &out[i].Total, &out[i].Top); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// busiestUsersSteps are the steps of BusiestUsers (queries/steps.sql:55),
+// evaluated across data nodes as a nested-loop join: the outer side's rows,
+// then the inner side's for each batch of their key values, bound as its IN
+// list. Every statement's route units were chosen at generate time; the IN list
+// is the only SQL built at run time. DataSource indexes dataSourceNames.
+var busiestUsersSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "BusiestUsers", LogicSQL: "select u.user_id, u.user_id from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id, u.user_id from g50_user as u"},
+				{DataSource: 1, SQL: "select u.user_id, u.user_id from g50_user as u"},
+			},
+			Columns: 2,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "BusiestUsers", LogicSQL: "select o.user_id, o.order_id from g50_order as o where o.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.user_id, o.order_id from g50_order_0 as o where o.user_id in (?)"},
+				{DataSource: 0, SQL: "select o.user_id, o.order_id from g50_order_1 as o where o.user_id in (?)"},
+				{DataSource: 1, SQL: "select o.user_id, o.order_id from g50_order_0 as o where o.user_id in (?)"},
+				{DataSource: 1, SQL: "select o.user_id, o.order_id from g50_order_1 as o where o.user_id in (?)"},
+			},
+			Columns: 2,
+			ListAt:  []int{71, 71, 71, 71},
+		},
+		Spec: shardrt.JoinSpec{
+			Left:      true,
+			OuterKeys: []int{0},
+			InnerKeys: []int{0},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		},
+		Count: 4,
+		Batch: 500,
+		Merge: &shardrt.MergeSpec{
+			Columns: 2,
+			Visible: 2,
+			Kinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			OrderBy: []shardrt.SortKey{
+				{Column: 1, Desc: true},
+				{},
+			},
+			GroupBy: []int{0},
+			Aggregates: []shardrt.AggregateSpec{
+				{Column: 1, Func: shardrt.AggCount},
+			},
+			Count: shardrt.LimitValue{Value: 4},
+		},
+		MergeColumns: []shardrt.JoinMergeColumn{
+			{Column: 1},
+			{Op: shardrt.JoinNotNull, Column: 3},
+		},
+	},
+}
+
+// BusiestUsersRow is one row of BusiestUsers.
+type BusiestUsersRow struct {
+	UserID int64
+	N      int64
+}
+
+// BusiestUsers runs the :many query at queries/steps.sql:55.
+//
+// It is evaluated in steps across data nodes (busiestUsersSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) BusiestUsers(ctx context.Context) ([]BusiestUsersRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &busiestUsersSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BusiestUsersRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].N); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// averageInParisSteps are the steps of AverageInParis (queries/steps.sql:59),
+// evaluated across data nodes as a nested-loop join: the outer side's rows,
+// then the inner side's for each batch of their key values, bound as its IN
+// list. Every statement's route units were chosen at generate time; the IN list
+// is the only SQL built at run time. DataSource indexes dataSourceNames.
+var averageInParisSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "AverageInParis", LogicSQL: "select o.user_id, o.amount, o.amount from g50_order as o"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.user_id, o.amount, o.amount from g50_order_0 as o"},
+				{DataSource: 0, SQL: "select o.user_id, o.amount, o.amount from g50_order_1 as o"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount, o.amount from g50_order_0 as o"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount, o.amount from g50_order_1 as o"},
+			},
+			Columns: 3,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "AverageInParis", LogicSQL: "select u.user_id from g50_user as u where u.city = 'paris' and u.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id from g50_user as u where u.city = 'paris' and u.user_id in (?)"},
+				{DataSource: 1, SQL: "select u.user_id from g50_user as u where u.city = 'paris' and u.user_id in (?)"},
+			},
+			Columns: 1,
+			ListAt:  []int{77, 77},
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{0},
+			InnerKeys: []int{0},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		},
+		Count: -1,
+		Batch: 500,
+		Merge: &shardrt.MergeSpec{
+			Columns: 4,
+			Visible: 2,
+			Kinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnDecimal},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnDecimal},
+			},
+			Aggregates: []shardrt.AggregateSpec{
+				{
+					Func:        shardrt.AggAvg,
+					SumColumn:   3,
+					CountColumn: 2,
+					Scale:       4,
+				},
+				{Column: 1, Func: shardrt.AggCount},
+			},
+			Count: shardrt.NoLimit,
+		},
+		MergeColumns: []shardrt.JoinMergeColumn{
+			{Op: shardrt.JoinNull},
+			{Op: shardrt.JoinOne},
+			{Op: shardrt.JoinNotNull, Column: 1},
+			{Column: 2},
+		},
+	},
+}
+
+// AverageInParisRow is one row of AverageInParis.
+type AverageInParisRow struct {
+	AvgAmount sql.NullString
+	N         int64
+}
+
+// AverageInParis runs the :one query at queries/steps.sql:59.
+//
+// It is evaluated in steps across data nodes (averageInParisSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows. The first row is returned; sql.ErrNoRows
+// when there is none.
+func (q *Queries) AverageInParis(ctx context.Context) (AverageInParisRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &averageInParisSteps)
+	if err != nil {
+		return AverageInParisRow{}, err
+	}
+	if len(rows) == 0 {
+		return AverageInParisRow{}, sql.ErrNoRows
+	}
+	var r AverageInParisRow
+	row := rows[0]
+	err = shardrt.ScanValues(row, &r.AvgAmount, &r.N)
+	return r, err
+}

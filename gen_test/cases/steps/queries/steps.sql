@@ -45,3 +45,17 @@ SELECT name FROM g50_user UNION SELECT status FROM g50_order ORDER BY name;
 
 -- name: AllIDs :many
 SELECT user_id AS id FROM g50_user UNION ALL SELECT order_id FROM g50_order ORDER BY id DESC LIMIT 5;
+
+-- name: OrderTotalsByName :many
+-- GROUP BY over the joined rows: each joined row a partial aggregate, merged.
+SELECT u.name, COUNT(*) AS orders, SUM(o.amount) AS total, MAX(o.amount) AS top
+FROM g50_user u JOIN g50_order o ON o.user_id = u.user_id
+GROUP BY u.name ORDER BY u.name;
+
+-- name: BusiestUsers :many
+SELECT u.user_id, COUNT(o.order_id) AS n FROM g50_user u LEFT JOIN g50_order o ON o.user_id = u.user_id
+GROUP BY u.user_id ORDER BY n DESC, u.user_id LIMIT 4;
+
+-- name: AverageInParis :one
+SELECT AVG(o.amount) AS avg_amount, COUNT(*) AS n FROM g50_order o JOIN g50_user u ON u.user_id = o.user_id
+WHERE u.city = 'paris';
