@@ -645,7 +645,7 @@ func (p *planner) checkCommand() error {
 }
 
 // checkCopyFrom checks the statement of a :copyfrom query: an INSERT (or
-// REPLACE) of one VALUES row into a sharded or single table, which
+// REPLACE) of one VALUES row into a sharded, broadcast or single table, which
 // generated code repeats once per row of its slice. A tail after the row
 // (ON DUPLICATE KEY UPDATE) may not take parameters: they would belong to
 // no row.
@@ -668,11 +668,6 @@ func (p *planner) checkCopyFrom() error {
 		}, ins.OnDup)
 		if bad {
 			return p.errorf(-1, ":copyfrom: ON DUPLICATE KEY UPDATE may not take parameters, which would belong to no row; use VALUES(col)")
-		}
-	}
-	for _, r := range p.refs {
-		if r.info.broadcast {
-			return p.errorf(-1, ":copyfrom into broadcast table %q is not supported yet; insert its rows with :exec", r.info.name)
 		}
 	}
 	return nil

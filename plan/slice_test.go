@@ -120,12 +120,17 @@ func TestCopyFromPlan(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, runtime.RouteSingleTable, p.Route.Kind)
 	require.Equal(t, []string{" ON DUPLICATE KEY UPDATE v = VALUES(v)"}, p.Insert.Split.Tails)
+	// A broadcast table: one split per copy (every row goes to each).
+	p, err = build(t, b, ":copyfrom", "INSERT INTO t_dict (code, label) VALUES (?, ?)")
+	require.NoError(t, err)
+	require.Equal(t, runtime.RouteBroadcast, p.Route.Kind)
+	require.Len(t, p.Insert.Split.Heads, len(p.Route.Units))
+	require.Equal(t, []string{"(?, ?)"}, p.Insert.Split.Rows)
 
 	for _, c := range []struct{ sql, err string }{
 		{"SELECT k FROM t_config WHERE k = ?", `q.sql:1:1: query "Q": :copyfrom needs an INSERT of one VALUES row, e.g. INSERT INTO t (a, b) VALUES (?, ?)`},
 		{"INSERT INTO t_config (k, v) VALUES (?, ?), (?, ?)", `q.sql:1:1: query "Q": :copyfrom needs an INSERT of one VALUES row (generated code repeats it once per row), not INSERT … SELECT or several rows`},
 		{"INSERT INTO t_config (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = ?", `q.sql:1:1: query "Q": :copyfrom: ON DUPLICATE KEY UPDATE may not take parameters, which would belong to no row; use VALUES(col)`},
-		{"INSERT INTO t_dict (code, label) VALUES (?, ?)", `q.sql:1:1: query "Q": :copyfrom into broadcast table "t_dict" is not supported yet; insert its rows with :exec`},
 	} {
 		_, err := build(t, b, ":copyfrom", c.sql)
 		require.EqualError(t, err, c.err, c.sql)

@@ -477,6 +477,28 @@ func ExecBroadcast(ctx context.Context, e Executor, st *Stmt, units []RouteUnit,
 	return first, nil
 }
 
+// ExecBroadcastUnits runs the statements of one write on every copy of a
+// broadcast table, several per copy (a bulk INSERT's batches:
+// InsertSplit.Batches with every row for every copy). It is all-or-nothing
+// as ExecUnits (one transaction per data source, or XA), so the copies
+// never differ after a failed write, and returns the rows affected on the
+// first copy, the data source of units[0] (one copy of the table, as one
+// unsharded MySQL would count them).
+func ExecBroadcastUnits(ctx context.Context, e Executor, st *Stmt, units []RouteUnit) (int64, error) {
+	var first atomic.Int64
+	err := e.runUnits(ctx, st, units, func(ctx context.Context, h *hooks, q target, name string, i int) error {
+		n, err := execUnit(ctx, h, q, st, name, &units[i], nil)
+		if units[i].DataSource == units[0].DataSource {
+			first.Add(n)
+		}
+		return err
+	}, true)
+	if err != nil {
+		return 0, finishWrite(ctx, err, nil)
+	}
+	return first.Load(), nil
+}
+
 // execUnit runs unit u of a write on q and returns its rows affected; the
 // error is a *NodeError.
 func execUnit(ctx context.Context, h *hooks, q target, st *Stmt, name string, u *RouteUnit, args []any) (int64, error) {

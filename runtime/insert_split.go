@@ -75,10 +75,11 @@ const (
 // the rows routed to it (rowNode[r] indexes Heads, Tails and all), in their
 // order, in as few statements as the bounds allow (BulkMaxRows rows,
 // BulkMaxBytes bytes, MaxPlaceholders placeholders; a single row over the
-// byte bound goes alone). rowArgs[r] are row r's arguments. Units come in
-// data node order, each node's statements in row order. Errors: mismatched
-// lengths, a node out of range, a row whose argument count differs from
-// its text's placeholders.
+// byte bound goes alone). rowArgs[r] are row r's arguments. A nil rowNode
+// sends every row to every data node of all: the copies of a broadcast
+// table. Units come in data node order, each node's statements in row
+// order. Errors: mismatched lengths, a node out of range, a row whose
+// argument count differs from its text's placeholders.
 func (s *InsertSplit) Batches(all []RouteUnit, rowNode []int, rowArgs [][]any) ([]RouteUnit, error) {
 	return s.batches(all, rowNode, rowArgs, BulkMaxRows, BulkMaxBytes)
 }
@@ -87,7 +88,7 @@ func (s *InsertSplit) batches(all []RouteUnit, rowNode []int, rowArgs [][]any, m
 	if len(s.Rows) != 1 {
 		return nil, fmt.Errorf("bulk insert: the split has %d row texts, not one", len(s.Rows))
 	}
-	if len(rowNode) != len(rowArgs) {
+	if rowNode != nil && len(rowNode) != len(rowArgs) {
 		return nil, fmt.Errorf("bulk insert: %d rows but %d argument lists", len(rowNode), len(rowArgs))
 	}
 	row := s.Rows[0]
@@ -96,6 +97,18 @@ func (s *InsertSplit) batches(all []RouteUnit, rowNode []int, rowArgs [][]any, m
 		perRow = 1 // rows of literals only: bound by rows and bytes
 	}
 	rowsOf := make([][]int, len(s.Heads))
+	if rowNode == nil { // every row on every copy
+		if len(all) > len(s.Heads) || len(all) > len(s.Tails) {
+			return nil, fmt.Errorf("bulk insert: %d data nodes but %d heads and %d tails", len(all), len(s.Heads), len(s.Tails))
+		}
+		every := make([]int, len(rowArgs))
+		for r := range every {
+			every[r] = r
+		}
+		for n := range all {
+			rowsOf[n] = every
+		}
+	}
 	for r, n := range rowNode {
 		if n < 0 || n >= len(s.Heads) || n >= len(s.Tails) || n >= len(all) {
 			return nil, fmt.Errorf("bulk insert: row %d routed to data node %d of %d", r+1, n, len(s.Heads))

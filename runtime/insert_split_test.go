@@ -41,6 +41,16 @@ func TestInsertSplitBatches(t *testing.T) {
 		{DataSource: 1, SQL: "INSERT INTO t_1 (a, b) VALUES (?, ?), (?, ?)", Args: []any{4, "dd", 5, "e"}},
 	}, units)
 
+	// A nil rowNode: every row on every data node (a broadcast table's copies).
+	units, err = s.batches(all, nil, rowArgs[:3], 2, 1<<20)
+	require.NoError(t, err)
+	require.Equal(t, []RouteUnit{
+		{DataSource: 0, SQL: "INSERT INTO t_0 (a, b) VALUES (?, ?), (?, ?)", Args: []any{1, "a", 2, "b"}},
+		{DataSource: 0, SQL: "INSERT INTO t_0 (a, b) VALUES (?, ?)", Args: []any{3, "c"}},
+		{DataSource: 1, SQL: "INSERT INTO t_1 (a, b) VALUES (?, ?), (?, ?)", Args: []any{1, "a", 2, "b"}},
+		{DataSource: 1, SQL: "INSERT INTO t_1 (a, b) VALUES (?, ?)", Args: []any{3, "c"}},
+	}, units)
+
 	// The byte bound: a row over it still goes, alone.
 	units, err = s.batches(all, []int{0, 0, 0}, [][]any{{1, "xxxxxxxxxxxxxxxxxxxx"}, {2, "y"}, {3, "z"}}, 100, 80)
 	require.NoError(t, err)

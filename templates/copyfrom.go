@@ -11,7 +11,8 @@ import (
 // planCopyFrom plans a :copyfrom query, a bulk INSERT: its one VALUES row
 // (Plan.Insert.Split.Rows[0]) is repeated per row of the slice; on a
 // sharded table each row finds its data node as a single-row INSERT does
-// (rows[0]), into a single table every row goes to its one unit.
+// (rows[0]), into a single table every row goes to its one unit, into a
+// broadcast table every row goes to every copy.
 func (g *generator) planCopyFrom(q *query) error {
 	r, ins, rp := q.p.Route, q.p.Insert, &q.route
 	switch {
@@ -27,6 +28,8 @@ func (g *generator) planCopyFrom(q *query) error {
 		rp.emitted = append(rp.emitted, i)
 	}
 	switch r.Kind {
+	case runtime.RouteBroadcast: // every row to every copy
+		return nil
 	case runtime.RouteSingleTable:
 		if len(r.Units) != 1 {
 			return fmt.Errorf(":copyfrom into single table %q with %d units", r.LogicTable, len(r.Units))
@@ -88,10 +91,13 @@ func (g *generator) emitCopyFrom(f *jen.File, q *query, fc *fnCtx, sig, results 
 		body = append(body, all[:2]...) // the generator, once
 		keyStmts = all[2:]              // the row's key
 	}
-	body = append(body,
-		jen.Id("rowNodes").Op(":=").Make(jen.Index().Int(), jen.Len(jen.Id("arg"))),
-		jen.Id("rowArgs").Op(":=").Make(jen.Index().Index().Any(), jen.Len(jen.Id("arg"))),
-	)
+	broadcast := p.Route.Kind == runtime.RouteBroadcast
+	var rowNodes jen.Code = jen.Nil() // broadcast: every row to every copy
+	if !broadcast {
+		rowNodes = jen.Id("rowNodes")
+		body = append(body, jen.Id("rowNodes").Op(":=").Make(jen.Index().Int(), jen.Len(jen.Id("arg"))))
+	}
+	body = append(body, jen.Id("rowArgs").Op(":=").Make(jen.Index().Index().Any(), jen.Len(jen.Id("arg"))))
 	loop := keyStmts
 	if len(q.route.rows) == 1 {
 		stmts, idx, err := g.nodeIndex(fc, &q.route.rows[0])
@@ -110,21 +116,35 @@ func (g *generator) emitCopyFrom(f *jen.File, q *query, fc *fnCtx, sig, results 
 		vals[i] = arg(a)
 	}
 	loop = append(loop, jen.Id("rowArgs").Index(jen.Id("i")).Op("=").Index().Any().Values(vals...))
+	// e.g.: return shardrt.ExecUnits(ctx, q.ex, &copyOrdersStmt, units, nil)
+	// or, into a broadcast table:
+	//	return shardrt.ExecBroadcastUnits(ctx, q.ex, &copyDictStmt, units)
+	exec := jen.Qual(rt, "ExecUnits").Call(jen.Id("ctx"), fc.executor(), jen.Op("&").Id(q.stmtVar), jen.Id("units"), jen.Nil())
+	if broadcast {
+		exec = jen.Qual(rt, "ExecBroadcastUnits").Call(jen.Id("ctx"), fc.executor(), jen.Op("&").Id(q.stmtVar), jen.Id("units"))
+	}
 	body = append(body,
 		jen.For(jen.List(jen.Id("i"), jen.Id("row")).Op(":=").Range().Id("arg")).Block(loop...),
 		jen.List(jen.Id("units"), jen.Err()).Op(fc.define("units", "err")).Id(q.insertVar).Dot("Batches").Call(
-			jen.Id(q.unitsVar).Index(jen.Op(":")), jen.Id("rowNodes"), jen.Id("rowArgs")),
+			jen.Id(q.unitsVar).Index(jen.Op(":")), rowNodes, jen.Id("rowArgs")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(fc.fail(jen.Err())),
-		jen.Return(jen.Qual(rt, "ExecUnits").Call(jen.Id("ctx"), fc.executor(), jen.Op("&").Id(q.stmtVar), jen.Id("units"), jen.Nil())),
+		jen.Return(exec),
 	)
-	what := "Each row goes to its own data node"
-	if len(q.route.rows) == 0 {
-		what = "Every row goes to " + p.Route.Units[0].Node
+	what := "Each row goes to its own data node; every data node gets its rows"
+	switch {
+	case broadcast:
+		what = "Every row goes to every copy of broadcast table " + p.Route.LogicTable + "; each data source gets the rows"
+	case len(q.route.rows) == 0:
+		what = "Every row goes to " + p.Route.Units[0].Node + "; every data node gets its rows"
+	}
+	done := "all or nothing across data nodes (shardrt.ExecUnits)."
+	if broadcast {
+		done = "in one transaction per data source, all or nothing across the copies, and the rows inserted into one copy are returned (shardrt.ExecBroadcastUnits)."
 	}
 	route := []string{
 		"",
 		routeDoc(q),
-		what + "; every data node gets its rows as multi-row INSERTs of at most shardrt.BulkMaxRows rows and shardrt.BulkMaxBytes bytes (InsertSplit.Batches), all or nothing across data nodes (shardrt.ExecUnits).",
+		what + " as multi-row INSERTs of at most shardrt.BulkMaxRows rows and shardrt.BulkMaxBytes bytes (InsertSplit.Batches), " + done,
 	}
 	if len(p.Doc) > 0 {
 		f.Add(comments(p.Doc...)).Line().Add(doc(route...))

@@ -419,3 +419,173 @@ func (q *Queries) ListLogsIter(ctx context.Context) iter.Seq2[G43Log, error] {
 		}
 	}
 }
+
+// copyDictStmt is the logic statement of CopyDict (queries/copyfrom.sql:25).
+var copyDictStmt = shardrt.Stmt{Name: "CopyDict", LogicSQL: "INSERT INTO g43_dict (id, name) VALUES (?, ?)"}
+
+// copyDictUnits are the route units of CopyDict: one per data node of g43_dict
+// in data node order; copyDictInsert builds their SQL. DataSource indexes
+// dataSourceNames.
+var copyDictUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0}, // ds_0.g43_dict
+	{DataSource: 1}, // ds_1.g43_dict
+}
+
+// copyDictInsert builds the statements of CopyDict: every data node of g43_dict
+// that receives rows gets one INSERT of its own rows, in their order. Heads and
+// Tails are per data node, in the order of copyDictUnits.
+var copyDictInsert = shardrt.InsertSplit{
+	Heads: []string{
+		"INSERT INTO g43_dict (id, name) VALUES ", // ds_0.g43_dict
+		"INSERT INTO g43_dict (id, name) VALUES ", // ds_1.g43_dict
+	},
+	Rows:  []string{"(?, ?)"},
+	Sep:   ", ",
+	Tails: []string{"", ""},
+}
+
+// CopyDictParams are the parameters of CopyDict.
+type CopyDictParams struct {
+	Id   int32
+	Name string
+}
+
+// CopyDict inserts dictionary entries into every copy of g43_dict.
+//
+// Route: Broadcast on g43_dict; broadcast table: writes go to every data
+// source. Every row goes to every copy of broadcast table g43_dict; each data
+// source gets the rows as multi-row INSERTs of at most shardrt.BulkMaxRows rows
+// and shardrt.BulkMaxBytes bytes (InsertSplit.Batches), in one transaction per
+// data source, all or nothing across the copies, and the rows inserted into one
+// copy are returned (shardrt.ExecBroadcastUnits).
+func (q *Queries) CopyDict(ctx context.Context, arg []CopyDictParams) (int64, error) {
+	if len(arg) == 0 {
+		return 0, nil
+	}
+	rowArgs := make([][]any, len(arg))
+	for i, row := range arg {
+		rowArgs[i] = []any{row.Id, row.Name}
+	}
+	units, err := copyDictInsert.Batches(copyDictUnits[:], nil, rowArgs)
+	if err != nil {
+		return 0, err
+	}
+	return shardrt.ExecBroadcastUnits(ctx, q.ex, &copyDictStmt, units)
+}
+
+// copyNewDictStmt is the logic statement of CopyNewDict
+// (queries/copyfrom.sql:29).
+var copyNewDictStmt = shardrt.Stmt{Name: "CopyNewDict", LogicSQL: "INSERT IGNORE INTO g43_dict (id, name) VALUES (?, ?)"}
+
+// copyNewDictUnits are the route units of CopyNewDict: one per data node of
+// g43_dict in data node order; copyNewDictInsert builds their SQL. DataSource
+// indexes dataSourceNames.
+var copyNewDictUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0}, // ds_0.g43_dict
+	{DataSource: 1}, // ds_1.g43_dict
+}
+
+// copyNewDictInsert builds the statements of CopyNewDict: every data node of
+// g43_dict that receives rows gets one INSERT of its own rows, in their order.
+// Heads and Tails are per data node, in the order of copyNewDictUnits.
+var copyNewDictInsert = shardrt.InsertSplit{
+	Heads: []string{
+		"INSERT IGNORE INTO g43_dict (id, name) VALUES ", // ds_0.g43_dict
+		"INSERT IGNORE INTO g43_dict (id, name) VALUES ", // ds_1.g43_dict
+	},
+	Rows:  []string{"(?, ?)"},
+	Sep:   ", ",
+	Tails: []string{"", ""},
+}
+
+// CopyNewDictParams are the parameters of CopyNewDict.
+type CopyNewDictParams struct {
+	Id   int32
+	Name string
+}
+
+// CopyNewDict inserts the rows of arg in bulk (the :copyfrom query at
+// queries/copyfrom.sql:29) and returns how many rows it inserted.
+//
+// Route: Broadcast on g43_dict; broadcast table: writes go to every data
+// source. Every row goes to every copy of broadcast table g43_dict; each data
+// source gets the rows as multi-row INSERTs of at most shardrt.BulkMaxRows rows
+// and shardrt.BulkMaxBytes bytes (InsertSplit.Batches), in one transaction per
+// data source, all or nothing across the copies, and the rows inserted into one
+// copy are returned (shardrt.ExecBroadcastUnits).
+func (q *Queries) CopyNewDict(ctx context.Context, arg []CopyNewDictParams) (int64, error) {
+	if len(arg) == 0 {
+		return 0, nil
+	}
+	rowArgs := make([][]any, len(arg))
+	for i, row := range arg {
+		rowArgs[i] = []any{row.Id, row.Name}
+	}
+	units, err := copyNewDictInsert.Batches(copyNewDictUnits[:], nil, rowArgs)
+	if err != nil {
+		return 0, err
+	}
+	return shardrt.ExecBroadcastUnits(ctx, q.ex, &copyNewDictStmt, units)
+}
+
+// listDictStmt is the logic statement of ListDict (queries/copyfrom.sql:32).
+var listDictStmt = shardrt.Stmt{Name: "ListDict", LogicSQL: "SELECT * FROM g43_dict ORDER BY id"}
+
+// listDictUnits are the route units of ListDict: its one route unit. DataSource
+// indexes dataSourceNames.
+var listDictUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT * FROM g43_dict ORDER BY id"}, // ds_0.g43_dict
+}
+
+// ListDict runs the :many query at queries/copyfrom.sql:32.
+//
+// Route: Broadcast on g43_dict; broadcast table: reads go to one data source.
+func (q *Queries) ListDict(ctx context.Context) ([]G43Dict, error) {
+	rows, err := q.ex.Query(ctx, &listDictStmt, listDictUnits[0])
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []G43Dict
+	for rows.Next() {
+		var r G43Dict
+		if err := rows.Scan(&r.ID, &r.Name); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListDictIter is ListDict as an iterator: it streams the rows of the one route
+// unit instead of collecting them. The first error is yielded with a zero row
+// and ends the iteration. Nothing runs until the iteration starts.
+func (q *Queries) ListDictIter(ctx context.Context) iter.Seq2[G43Dict, error] {
+	return func(yield func(G43Dict, error) bool) {
+		rows, err := q.ex.Query(ctx, &listDictStmt, listDictUnits[0])
+		if err != nil {
+			yield(G43Dict{}, err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r G43Dict
+			if err := rows.Scan(&r.ID, &r.Name); err != nil {
+				yield(G43Dict{}, err)
+				return
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(G43Dict{}, err)
+		}
+	}
+}

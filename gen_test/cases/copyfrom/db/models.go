@@ -7,6 +7,12 @@ package copydb
 
 import "database/sql"
 
+// G43Dict is a row of logic table g43_dict, columns in DDL order.
+type G43Dict struct {
+	ID   int32
+	Name string
+}
+
 // G43Item is a row of logic table g43_item, columns in DDL order.
 type G43Item struct {
 	Code string

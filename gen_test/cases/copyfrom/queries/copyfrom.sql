@@ -21,3 +21,13 @@ SELECT * FROM g43_item ORDER BY code;
 
 -- name: ListLogs :many
 SELECT * FROM g43_log ORDER BY id;
+
+-- name: CopyDict :copyfrom
+-- CopyDict inserts dictionary entries into every copy of g43_dict.
+INSERT INTO g43_dict (id, name) VALUES (?, ?);
+
+-- name: CopyNewDict :copyfrom
+INSERT IGNORE INTO g43_dict (id, name) VALUES (?, ?);
+
+-- name: ListDict :many
+SELECT * FROM g43_dict ORDER BY id;
