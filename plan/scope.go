@@ -78,6 +78,11 @@ type derivedTable struct {
 	sel   *sqlparser.Select
 	scope *scope
 	union bool
+	// everywhere is set when every table the derived SELECT names, at any
+	// depth, is a broadcast table or DUAL (or it names none: SELECT 1 UNION
+	// ALL SELECT 2): every data node computes the same rows, as for a
+	// broadcast table.
+	everywhere bool
 }
 
 // collectTables resolves every table reference of every query level to a
@@ -328,7 +333,8 @@ func (p *planner) addDerived(t *sqlparser.AliasedTableExpr, dt *sqlparser.Derive
 		return p.errorf(-1, "unsupported derived table %s", sqlparser.String(dt))
 	}
 	_, union := dt.Select.(*sqlparser.Union)
-	d := &derivedTable{exprs: map[string]sqlparser.Expr{}, base: map[string]*colRef{}, sel: sel, scope: inner, union: union}
+	d := &derivedTable{exprs: map[string]sqlparser.Expr{}, base: map[string]*colRef{}, sel: sel, scope: inner, union: union,
+		everywhere: p.namesOnlyBroadcast(dt.Select)}
 	tbl := &schema.Table{Name: alias}
 	add := func(name string, c schema.Column) {
 		if _, dup := d.exprs[strings.ToLower(name)]; dup {
@@ -502,6 +508,10 @@ func (p *planner) notePreservedBroadcast(preserved, inner []*tableRef) {
 			return
 		case r.info.broadcast && broadcast == "":
 			broadcast = r.info.name
+		case r.info.derived != nil && r.info.derived.everywhere && broadcast == "":
+			// (SELECT 1 AS a UNION ALL SELECT 2) t LEFT JOIN sharded: each
+			// data node would return t's unmatched rows too.
+			broadcast = r.alias
 		}
 	}
 	if broadcast == "" || p.preservedBroadcast != "" {
@@ -513,4 +523,27 @@ func (p *planner) notePreservedBroadcast(preserved, inner []*tableRef) {
 			return
 		}
 	}
+}
+
+// namesOnlyBroadcast reports whether every table that stmt names, in any
+// clause and subquery, is a broadcast table or DUAL (true when it names
+// none).
+func (p *planner) namesOnlyBroadcast(stmt sqlparser.SQLNode) bool {
+	only := true
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		tn, ok := n.(sqlparser.TableName)
+		if !ok || tn.Name.IsEmpty() {
+			return true, nil
+		}
+		name := tn.Name.String()
+		if info := p.tables[strings.ToLower(name)]; info != nil && info.broadcast {
+			return true, nil
+		}
+		if strings.EqualFold(name, "dual") && tn.Qualifier.IsEmpty() {
+			return true, nil
+		}
+		only = false
+		return false, nil
+	}, stmt)
+	return only
 }
