@@ -93,14 +93,19 @@ func (sp *stepsPlanner) dataSource(name string) int {
 // IN list goes, when list): a route fixed at generate time (every unit of
 // its table when the route depends on the bound values), its merge.
 func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, *Plan, error) {
-	text := sql
+	text, planned := sql, sql
 	if list {
 		text = strings.Replace(sql, listMarker, "?", 1)
 		if text == sql {
 			return nil, nil, fmt.Errorf("%s: no place for the bound values", what)
 		}
+		// The bound IN list holds any number of values at run time: it is
+		// planned as a sqlc.slice, so that `sharding column IN (list)`
+		// routes to (and merges the rows of) every data node its values
+		// may reach, not as one value's single data node.
+		planned = strings.Replace(sql, listMarker, "sqlc.slice(bound_values)", 1)
 	}
-	q := &schema.Query{Name: sp.q.Name, Cmd: schema.CmdMany, SQL: text, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
+	q := &schema.Query{Name: sp.q.Name, Cmd: schema.CmdMany, SQL: planned, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
 	p, err := sp.b.Build(q)
 	if err != nil {
 		var se *schema.Error

@@ -951,3 +951,138 @@ func (q *Queries) AverageInParis(ctx context.Context) (AverageInParisRow, error)
 	err = shardrt.ScanValues(row, &r.AvgAmount, &r.N)
 	return r, err
 }
+
+// usersOfBigOrdersSteps are the steps of UsersOfBigOrders
+// (queries/steps.sql:63), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var usersOfBigOrdersSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersOfBigOrders", LogicSQL: "select user_id from g50_order where amount > 5"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_order_0 where amount > 5"},
+				{DataSource: 0, SQL: "select user_id from g50_order_1 where amount > 5"},
+				{DataSource: 1, SQL: "select user_id from g50_order_0 where amount > 5"},
+				{DataSource: 1, SQL: "select user_id from g50_order_1 where amount > 5"},
+			},
+			Columns: 1,
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersOfBigOrders", LogicSQL: "select user_id, `name` from g50_user where user_id in (?) order by user_id desc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id, `name` from g50_user where user_id in (?) order by user_id desc"},
+				{DataSource: 1, SQL: "select user_id, `name` from g50_user where user_id in (?) order by user_id desc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Desc: true},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt: []int{55, 55},
+		},
+	},
+}
+
+// UsersOfBigOrdersRow is one row of UsersOfBigOrders.
+type UsersOfBigOrdersRow struct {
+	UserID int64
+	Name   string
+}
+
+// The IN list binds g50_user's sharding column: the statement runs on
+// every data node the values may reach and its rows are merged in order.
+//
+// It is evaluated in steps across data nodes (usersOfBigOrdersSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) UsersOfBigOrders(ctx context.Context) ([]UsersOfBigOrdersRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &usersOfBigOrdersSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UsersOfBigOrdersRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// countUsersOfBigOrdersSteps are the steps of CountUsersOfBigOrders
+// (queries/steps.sql:70), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var countUsersOfBigOrdersSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CountUsersOfBigOrders", LogicSQL: "select user_id from g50_order where amount > 5"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_order_0 where amount > 5"},
+				{DataSource: 0, SQL: "select user_id from g50_order_1 where amount > 5"},
+				{DataSource: 1, SQL: "select user_id from g50_order_0 where amount > 5"},
+				{DataSource: 1, SQL: "select user_id from g50_order_1 where amount > 5"},
+			},
+			Columns: 1,
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CountUsersOfBigOrders", LogicSQL: "select count(*) as n, max(`name`) as top from g50_user where user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select count(*) as n, max(`name`) as top from g50_user where user_id in (?)"},
+				{DataSource: 1, SQL: "select count(*) as n, max(`name`) as top from g50_user where user_id in (?)"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				},
+				Aggregates: []shardrt.AggregateSpec{
+					{Func: shardrt.AggCount},
+					{Column: 1, Func: shardrt.AggMax},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt: []int{73, 73},
+		},
+	},
+}
+
+// CountUsersOfBigOrdersRow is one row of CountUsersOfBigOrders.
+type CountUsersOfBigOrdersRow struct {
+	N   int64
+	Top sql.NullString
+}
+
+// An aggregate over a bound sharding column: one row, merged.
+//
+// It is evaluated in steps across data nodes (countUsersOfBigOrdersSteps); a
+// step holding more rows than the props' max-cross-node-rows fails with an
+// error wrapping shardrt.ErrCrossNodeRows. The first row is returned;
+// sql.ErrNoRows when there is none.
+func (q *Queries) CountUsersOfBigOrders(ctx context.Context) (CountUsersOfBigOrdersRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &countUsersOfBigOrdersSteps)
+	if err != nil {
+		return CountUsersOfBigOrdersRow{}, err
+	}
+	if len(rows) == 0 {
+		return CountUsersOfBigOrdersRow{}, sql.ErrNoRows
+	}
+	var r CountUsersOfBigOrdersRow
+	row := rows[0]
+	err = shardrt.ScanValues(row, &r.N, &r.Top)
+	return r, err
+}

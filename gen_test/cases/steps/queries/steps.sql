@@ -59,3 +59,15 @@ GROUP BY u.user_id ORDER BY n DESC, u.user_id LIMIT 4;
 -- name: AverageInParis :one
 SELECT AVG(o.amount) AS avg_amount, COUNT(*) AS n FROM g50_order o JOIN g50_user u ON u.user_id = o.user_id
 WHERE u.city = 'paris';
+
+-- name: UsersOfBigOrders :many
+-- The IN list binds g50_user's sharding column: the statement runs on
+-- every data node the values may reach and its rows are merged in order.
+SELECT user_id, name FROM g50_user
+WHERE user_id IN (SELECT user_id FROM g50_order WHERE amount > 5)
+ORDER BY user_id DESC;
+
+-- name: CountUsersOfBigOrders :one
+-- An aggregate over a bound sharding column: one row, merged.
+SELECT COUNT(*) AS n, MAX(name) AS top FROM g50_user
+WHERE user_id IN (SELECT user_id FROM g50_order WHERE amount > 5);
