@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"strings"
 
 	"github.com/shardgen/shardgen/runtime"
 )
@@ -25,6 +28,9 @@ func limitValue(v runtime.LimitValue, params []any) (int64, error) {
 	case int32:
 		return int64(x), nil
 	}
+	if n, ok := limitParam(params[v.Value]); ok {
+		return n, nil // text or a float, as MariaDB reads it
+	}
 	return 0, fmt.Errorf("LIMIT parameter must be an integer, got %T", params[v.Value])
 }
 
@@ -37,6 +43,9 @@ func limitSum(m *runtime.MergeSpec, params []any) (int64, error) {
 	cnt, err := limitValue(m.Count, params)
 	if err != nil {
 		return 0, err
+	}
+	if off > math.MaxInt64-cnt {
+		return math.MaxInt64, nil // limitParam's "no limit"
 	}
 	return off + cnt, nil
 }
@@ -64,7 +73,7 @@ func mergeRows(m *runtime.MergeSpec, params []any, perUnit [][][]any) ([][]any, 
 		}
 		sources[i] = runtime.NewBufferedRows(cells)
 	}
-	merged, err := runtime.Merge(m, params, sources)
+	merged, err := runtime.Merge(m, mergeParams(m, params), sources)
 	if err != nil {
 		return nil, err
 	}
@@ -90,4 +99,85 @@ func mergeRows(m *runtime.MergeSpec, params []any, perUnit [][][]any) ([][]any, 
 		}
 		out = append(out, vals)
 	}
+}
+
+// mergeParams returns params with the values of m's LIMIT parameters that
+// a client sent as text or a float converted to the integers MariaDB reads
+// from them (limitParam), which runtime.Merge takes (a copy: params is left
+// as it is).
+func mergeParams(m *runtime.MergeSpec, params []any) []any {
+	out, copied := params, false
+	for _, v := range []runtime.LimitValue{m.Offset, m.Count} {
+		if !v.Param || v.Value < 0 || int(v.Value) >= len(params) {
+			continue
+		}
+		n, ok := limitParam(params[v.Value])
+		if !ok {
+			continue
+		}
+		if !copied {
+			out, copied = slices.Clone(params), true
+		}
+		out[v.Value] = n
+	}
+	return out
+}
+
+// limitParam converts a LIMIT parameter a client sent as text or as a
+// float (go-sql-driver sends a Go string as MYSQL_TYPE_STRING) to the row
+// count MariaDB takes from it: text as a string converted to an integer
+// (leading spaces, an optional sign and the digits up to the first other
+// character: "4", " 4", "4abc" and "4.6" are 4, "abc" and "" 0), a float
+// rounded half away from zero (4.6 is 5). A negative value is, as MariaDB
+// reads it, an unsigned count beyond any table: math.MaxInt64. ok is false
+// for any other type (integers are taken as they are).
+func limitParam(a any) (int64, bool) {
+	var s string
+	switch x := a.(type) {
+	case string:
+		s = x
+	case []byte:
+		s = string(x)
+	case float64:
+		return limitFloat(x), true
+	case float32:
+		return limitFloat(float64(x)), true
+	default:
+		return 0, false
+	}
+	s = strings.TrimLeft(s, " \t\n\r\f\v")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var n uint64
+	digits := false
+	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits = true
+		if n > (math.MaxUint64-9)/10 {
+			n = math.MaxUint64
+			continue
+		}
+		n = n*10 + uint64(s[i]-'0')
+	}
+	switch {
+	case !digits || n == 0:
+		return 0, true
+	case neg || n > math.MaxInt64:
+		return math.MaxInt64, true
+	}
+	return int64(n), true
+}
+
+// limitFloat is limitParam of a float.
+func limitFloat(f float64) int64 {
+	f = math.Round(f)
+	switch {
+	case math.IsNaN(f) || f == 0:
+		return 0
+	case f < 0 || f >= math.MaxInt64:
+		return math.MaxInt64
+	}
+	return int64(f)
 }

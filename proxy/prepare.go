@@ -254,6 +254,7 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 		if err != nil {
 			return nil, err
 		}
+		h.s.limitValues(q, vals)
 		text, err := interpolate(q, vals)
 		if err != nil {
 			return nil, err

@@ -116,6 +116,38 @@ func (s *Server) crossNodePrepared(q string, planErr error) (n uint16, ok bool) 
 	return countArguments(stmt), true
 }
 
+// limitValues replaces, in vals (the values of q's placeholders in order),
+// each value of a LIMIT placeholder that a client sent as text or a float
+// (go-sql-driver sends a Go string as MYSQL_TYPE_STRING) by the integer
+// MariaDB reads from it (limitParam): q runs as text with its
+// values in place, where LIMIT '2' is a syntax error and MariaDB's own
+// execution of the prepared statement takes 2.
+func (s *Server) limitValues(q string, vals []any) {
+	stmt, err := s.b.Parser().Parse(q)
+	if err != nil {
+		return
+	}
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		l, ok := node.(*sqlparser.Limit)
+		if !ok {
+			return true, nil
+		}
+		for _, e := range []sqlparser.Expr{l.Offset, l.Rowcount} {
+			a, ok := e.(*sqlparser.Argument)
+			if !ok {
+				continue
+			}
+			// The parser names the placeholders v1, v2, … in order.
+			if i, err := strconv.Atoi(strings.TrimPrefix(a.Name, "v")); err == nil && i >= 1 && i <= len(vals) {
+				if v, ok := limitParam(vals[i-1]); ok {
+					vals[i-1] = v
+				}
+			}
+		}
+		return true, nil
+	}, stmt)
+}
+
 // countArguments returns the number of ? placeholders of stmt (at most
 // 65535, the protocol's limit).
 func countArguments(stmt sqlparser.Statement) uint16 {

@@ -369,7 +369,10 @@ func (c Cell) clone() Cell {
 //     the value would no longer be exact.
 //   - ColumnFloat: float64, float32 (a FLOAT, remembered as such), an
 //     integer, or text.
-//   - ColumnString, ColumnBytes: []byte or string.
+//   - ColumnString, ColumnBytes: []byte or string; an integer, a float or
+//     a time.Time (a column the planner could not type, such as POW(x, 2),
+//     which the driver returns typed) keeps its type: Value returns it
+//     unchanged.
 //   - ColumnTime: time.Time (DSN parseTime=true), or text "2006-01-02",
 //     "2006-01-02 15:04:05" with up to 6 fraction digits, the zero date
 //     "0000-00-00[ 00:00:00]" giving the zero time.Time.
@@ -449,6 +452,24 @@ func DecodeCell(kind ColumnKind, v any) (Cell, error) {
 	case ColumnString, ColumnBytes:
 		if b, ok := anyText(v); ok {
 			return Cell{kind: CellBytes, b: b}, nil
+		}
+		// A number or a time where the planner expected text: a column
+		// it could not type (POW(x, 2), a subquery's value), which
+		// go-sql-driver returns typed in both protocols. The cell keeps
+		// the value's own type, so Value gives it back as scanned and
+		// cells compare as the values do.
+		switch x := v.(type) {
+		case uint64:
+			return UintCell(x), nil
+		case float64:
+			return FloatCell(x), nil
+		case float32:
+			return Float32Cell(x), nil
+		case time.Time:
+			return TimeCell(x), nil
+		}
+		if n, ok := anyInt(v); ok {
+			return IntCell(n), nil
 		}
 	case ColumnTime:
 		if t, ok := v.(time.Time); ok {
