@@ -547,6 +547,9 @@ func (p *planner) bindStatement() error {
 		}
 		return p.errorf(off, "syntax error: %s", strings.TrimPrefix(err.Error(), "syntax error "))
 	}
+	if lostLimit(p.b.parser, p.sql, stmt) {
+		return p.errorf(-1, "%s", lostLimitReason)
+	}
 	p.stmt = stmt
 	p.plan = &Plan{Name: p.q.Name, Cmd: p.q.Cmd, Source: p.q.Pos.String(), LogicSQL: p.sql, Doc: p.q.Doc}
 	if err := p.checkSupported(); err != nil {

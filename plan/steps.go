@@ -208,6 +208,9 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCrossNode, err)
 	}
+	if lostLimit(b.parser, sql, stmt) {
+		return nil, fmt.Errorf("%w: %s", ErrCrossNode, lostLimitReason)
+	}
 	s := &Steps{SQL: sql, stmt: stmt, b: b}
 	// federated falls back on StepsFederation for a statement the other
 	// kinds refuse (err, which stands when it does not apply either).

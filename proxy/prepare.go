@@ -73,7 +73,9 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 		}
 		return nil, uint16(min(countPlaceholders(q), math.MaxUint16)), nil
 	}
-	if word, _ := firstWord(q); word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
+	// A parenthesized SELECT or UNION ("(SELECT …) UNION (SELECT …)")
+	// is a SELECT.
+	if word, _ := firstWord(strings.TrimLeft(q, "( \t\r\n")); word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
 		if err := unsupportedStatement(q); err != nil {
 			return nil, 0, err
 		}
