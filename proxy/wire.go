@@ -509,6 +509,14 @@ func originalName(q, name string) string {
 		start = 2
 	}
 	for i := start; i < len(name); i++ {
+		// Words the planner adds: ASC after an ORDER BY item
+		// (GROUP_CONCAT(x ORDER BY x) prints "order by x asc") and FROM
+		// DUAL after a SELECT without a table ("(select 5 from dual)").
+		if w, ok := addedWord(name[i:]); ok {
+			re.WriteString(`(?:\s+` + strings.ReplaceAll(w, " ", `\s+`) + `\b)?`)
+			i += len(w)
+			continue
+		}
 		switch c := name[i]; {
 		case c == '`':
 			j := strings.IndexByte(name[i+1:], '`')
@@ -533,6 +541,19 @@ func originalName(q, name string) string {
 		return strings.TrimSpace(q[loc[0]:loc[1]])
 	}
 	return name
+}
+
+// addedWord returns the word ("asc", "from dual") that s, the rest of a
+// planner-printed name, starts with after a space, when the planner prints
+// it whether or not the client wrote it.
+func addedWord(s string) (string, bool) {
+	for _, w := range []string{"asc", "from dual"} {
+		if len(s) > len(w) && s[0] == ' ' && strings.EqualFold(s[1:1+len(w)], w) &&
+			(len(s) == 1+len(w) || !isWordChar(rune(s[1+len(w)]))) {
+			return w, true
+		}
+	}
+	return "", false
 }
 
 // placeholderName matches a ? placeholder as the planner prints it.

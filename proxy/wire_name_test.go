@@ -29,6 +29,11 @@ func TestOriginalName(t *testing.T) {
 		{"SELECT date '2020-01-01'", "date'2020-01-01'", "date '2020-01-01'"},
 		{"SELECT @@Session.time_zone", "@@time_zone", "@@Session.time_zone"},
 		{"SELECT @@global.time_zone", "@@global.time_zone", "@@global.time_zone"},
+		{"SELECT k, GROUP_CONCAT(name ORDER BY name SEPARATOR ',') FROM t GROUP BY k", "group_concat(`name` order by `name` asc separator ',')", "GROUP_CONCAT(name ORDER BY name SEPARATOR ',')"},
+		{"SELECT GROUP_CONCAT(name ORDER BY name Asc, id DESC) FROM t", "group_concat(`name` order by `name` asc, id desc)", "GROUP_CONCAT(name ORDER BY name Asc, id DESC)"},
+		{"SELECT id, (SELECT 5) FROM t", "(select 5 from dual)", "(SELECT 5)"},
+		{"SELECT id, (select 5 FROM dual) FROM t", "(select 5 from dual)", "(select 5 FROM dual)"},
+		{"SELECT ascii(x) FROM t", "ascii(x)", "ascii(x)"},
 		{"SELECT ?+1, id FROM t WHERE id = ?", ":v1 + 1", "?+1"},
 	} {
 		require.Equal(t, tc.want, originalName(tc.q, tc.name), tc.q)
@@ -50,6 +55,8 @@ func TestProxyColumnNamesAsWritten(t *testing.T) {
 		"SELECT 'x', id FROM px_item WHERE id IN (1, 2) ORDER BY id",
 		"SELECT 'x', COUNT( * ), Max( id ), count(name) FROM px_item",
 		"SELECT 'x' AS y, COUNT(*) AS n FROM px_item",
+		"SELECT id, (SELECT 5) FROM px_item WHERE id IN (1, 2) ORDER BY id",
+		"SELECT name, GROUP_CONCAT(id ORDER BY id SEPARATOR ';') FROM px_item GROUP BY name ORDER BY name",
 	} {
 		require.Equal(t, columnsOf(t, e.ref, q), columnsOf(t, px, q), q)
 	}
