@@ -741,6 +741,20 @@ func (p *planner) columnKind(t *tableInfo, c *schema.Column) mergeKind {
 		return mergeKind{Type: "time"}
 	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob", "bit":
 		return mergeKind{Type: "bytes"}
+	case "":
+		// A derived table's column of an expression (no DDL type): the
+		// expression's kind when it is a number or a time (COUNT(*), a
+		// column's MAX), which MySQL does not compare as text. Text and
+		// unknown kinds, and the columns of a UNION (whose type MySQL
+		// derives from every SELECT), compare as text below.
+		if d := t.derived; d != nil && !d.union {
+			if e := d.exprs[strings.ToLower(c.Name)]; e != nil {
+				switch k := p.exprKind(e); k.Type {
+				case "int", "uint", "decimal", "float", "time":
+					return k
+				}
+			}
+		}
 	}
 	// The collation the DDL names: the column's, else the table's unless
 	// the column names another character set. "" when the DDL names none:

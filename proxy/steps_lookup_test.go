@@ -18,6 +18,7 @@ func TestStepsLookup(t *testing.T) {
 		"SELECT a.id, (SELECT SUM(b.price) FROM xn_b b WHERE b.a_id = a.id AND b.price > 1) s, (SELECT AVG(b.price) FROM xn_b b WHERE a.id = b.a_id) FROM xn_a a WHERE a.k = 10",
 		"SELECT id FROM xn_a a WHERE (SELECT MAX(b.bid) FROM xn_b b WHERE b.a_id = a.id) > 103 ORDER BY id",
 		"SELECT COUNT(*) FROM (SELECT a.id, (SELECT MIN(b.day) FROM xn_b b WHERE b.a_id = a.id) AS m FROM xn_a a WHERE a.id = 4) t WHERE m IS NOT NULL",
+		"SELECT id, (SELECT COUNT(*) FROM xn_b b WHERE b.a_id = a.id) AS n FROM xn_a a ORDER BY id",
 	} {
 		sameRows(t, px, e.ref, q)
 	}
