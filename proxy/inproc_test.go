@@ -107,6 +107,7 @@ type inprocConn struct {
 	in    []byte
 	out   []byte
 	seq   byte
+	hdr   [4]byte
 	stmts map[uint32]bool // prepared statements: true for the point select
 	next  uint32
 }
@@ -181,8 +182,8 @@ func (c *inprocConn) handshake(id uint32) error {
 // read returns the next packet's payload (below 16 MiB), valid until the
 // next read.
 func (c *inprocConn) read() ([]byte, error) {
-	var h [4]byte
-	if _, err := io.ReadFull(c.r, h[:]); err != nil {
+	h := c.hdr[:]
+	if _, err := io.ReadFull(c.r, h); err != nil {
 		return nil, err
 	}
 	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
@@ -380,25 +381,7 @@ func inprocYAML(addrs [2]string) string {
 	for i, a := range addrs {
 		y.WriteString("  ds_" + strconv.Itoa(i) + ":\n    url: jdbc:mysql://" + a + "/ds_" + strconv.Itoa(i) + "\n    username: u\n    password: p\n    maxPoolSize: 8\n")
 	}
-	y.WriteString(`rules:
-  - !SHARDING
-    tables:
-      sbtest1:
-        actualDataNodes: ds_${0..1}.sbtest1
-        databaseStrategy:
-          standard:
-            shardingColumn: id
-            shardingAlgorithmName: mod
-    shardingAlgorithms:
-      mod:
-        type: MOD
-        props:
-          sharding-count: 2
-authority:
-  users:
-    - user: sb@%
-      password: sb
-`)
+	y.WriteString(sbRulesYAML)
 	return y.String()
 }
 
@@ -425,6 +408,7 @@ func startInprocProxy(tb testing.TB) (*Server, [2]*inprocBackend) {
 type benchClient struct {
 	*rawClient
 	out, in []byte
+	hdr     [4]byte
 }
 
 // dialBench connects to srv as sysbench's user.
@@ -447,8 +431,8 @@ func (c *benchClient) send(p []byte) error {
 
 // next reads the next packet's payload into c.in.
 func (c *benchClient) next() ([]byte, error) {
-	var h [4]byte
-	if _, err := io.ReadFull(c.r, h[:]); err != nil {
+	h := c.hdr[:]
+	if _, err := io.ReadFull(c.r, h); err != nil {
 		return nil, err
 	}
 	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16

@@ -94,7 +94,13 @@ func sbYAML() string {
 		c := testdb.Config(ds)
 		fmt.Fprintf(&y, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n    maxPoolSize: 8\n", ds, c.Addr, ds, c.User, c.Passwd)
 	}
-	y.WriteString(`rules:
+	y.WriteString(sbRulesYAML)
+	return y.String()
+}
+
+// sbRulesYAML are the rules and users of sbYAML: sbtest1 sharded by id
+// MOD 2 over ds_0 and ds_1, the user sb (password sb).
+const sbRulesYAML = `rules:
   - !SHARDING
     tables:
       sbtest1:
@@ -112,9 +118,7 @@ authority:
   users:
     - user: sb@%
       password: sb
-`)
-	return y.String()
-}
+`
 
 // startSysbenchProxy drops sbtest1 from ds_0 and ds_1, starts a proxy
 // with cfg and returns it with a function that runs sysbench (one table of
