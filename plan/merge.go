@@ -820,6 +820,9 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 	case *sqlparser.GroupConcatExpr:
 		return mergeKind{Type: "bytes"} // not a key of a merge (groupConcat)
 	case *sqlparser.Subquery:
+		if k, ok := lookupKind(e); ok {
+			return k
+		}
 		if sel, ok := e.Select.(*sqlparser.Select); ok && sel.SelectExprs != nil && len(sel.SelectExprs.Exprs) == 1 {
 			if ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr); ok {
 				return p.exprKind(ae.Expr)

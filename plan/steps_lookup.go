@@ -231,3 +231,79 @@ func bindLookup(spec *lookupSpec, rows [][]BoundValue) sqlparser.Expr {
 	}
 	return e
 }
+
+// lookupKind is the merge kind of a bound lookup (bindLookup): the common
+// kind of its literal values, as MySQL types the column of the UNION ALL
+// of literal rows (integers; DECIMAL when one is DECIMAL; DOUBLE when one
+// is a DOUBLE; text in the connection's collation; DATE and DATETIME). ok is false when sq is
+// not a bound lookup; the kind is unknown (Type "") for values of other or
+// mixed kinds (dates, binary strings, text next to numbers).
+func lookupKind(sq *sqlparser.Subquery) (k mergeKind, ok bool) {
+	sel, isSel := sq.Select.(*sqlparser.Select)
+	if !isSel || sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) != 1 || len(sel.From) != 1 {
+		return mergeKind{}, false
+	}
+	at, isAT := sel.From[0].(*sqlparser.AliasedTableExpr)
+	if !isAT || at.As.String() != lookupAlias {
+		return mergeKind{}, false
+	}
+	dt, isDT := at.Expr.(*sqlparser.DerivedTable)
+	if !isDT {
+		return mergeKind{}, false
+	}
+	var rows []*sqlparser.Select
+	var walk func(sqlparser.TableStatement) bool
+	walk = func(t sqlparser.TableStatement) bool {
+		switch t := t.(type) {
+		case *sqlparser.Select:
+			rows = append(rows, t)
+			return true
+		case *sqlparser.Union:
+			return walk(t.Left) && walk(t.Right)
+		}
+		return false
+	}
+	if !walk(dt.Select) {
+		return mergeKind{}, false
+	}
+	for _, r := range rows {
+		exprs := r.SelectExprs.Exprs
+		ae, isAE := exprs[len(exprs)-1].(*sqlparser.AliasedExpr)
+		if !isAE {
+			return mergeKind{}, true
+		}
+		var t string
+		switch v := ae.Expr.(type) {
+		case *sqlparser.NullVal:
+			continue
+		case *sqlparser.Literal:
+			switch v.Type {
+			case sqlparser.IntVal:
+				t = "int"
+			case sqlparser.DecimalVal:
+				t = "decimal"
+			case sqlparser.FloatVal:
+				t = "float"
+			case sqlparser.StrVal:
+				t = "string"
+			}
+		case *sqlparser.CastExpr:
+			if n := strings.ToLower(v.Type.Type); n == "date" || n == "datetime" {
+				t = "time"
+			}
+		}
+		switch {
+		case t == "":
+			return mergeKind{}, true
+		case k.Type == "", k.Type == t:
+			k.Type = t
+		case k.Type == "string" || t == "string" || k.Type == "time" || t == "time":
+			return mergeKind{}, true
+		case k.Type == "float" || t == "float":
+			k.Type = "float"
+		default:
+			k.Type = "decimal"
+		}
+	}
+	return k, true
+}

@@ -32,3 +32,25 @@ func TestStepsLookup(t *testing.T) {
 		sameRows(t, px, e.ref, q)
 	}
 }
+
+// TestStepsLookupOrderByAlias: ORDER BY the alias of a correlated scalar
+// subquery of the select list is an expression of the row: looked up per
+// outer row (xn_b does not co-locate with xn_a) and merged by the
+// aggregate's type (SUM of DECIMAL compares as a number, not as its text),
+// or computed on each data node when the subquery co-locates; compared
+// with the unsharded reference database.
+func TestStepsLookupOrderByAlias(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT id, (SELECT COUNT(*) FROM xn_b b WHERE b.a_id = a.id) AS n FROM xn_a a ORDER BY n DESC, id",
+		"SELECT id, (SELECT SUM(b.price) FROM xn_b b WHERE b.a_id = a.id) AS s FROM xn_a a ORDER BY s, id",
+		"SELECT id, (SELECT SUM(b.price) FROM xn_b b WHERE b.a_id = a.id) AS s FROM xn_a a ORDER BY s DESC, id LIMIT 3",
+		"SELECT id, (SELECT MAX(b.bid) FROM xn_b b WHERE b.a_id = a.id) AS m FROM xn_a a ORDER BY m DESC, id",
+		"SELECT id, (SELECT AVG(b.price) FROM xn_b b WHERE b.a_id = a.id) AS v FROM xn_a a ORDER BY 2, 1",
+		"SELECT id, (SELECT MIN(b.day) FROM xn_b b WHERE b.a_id = a.id) AS d FROM xn_a a ORDER BY d, id",
+		"SELECT id, (SELECT COUNT(*) FROM xn_a a2 WHERE a2.id = a.id AND a2.k > 10) AS n FROM xn_a a ORDER BY n, id",
+		"SELECT id, (SELECT a2.price FROM xn_a a2 WHERE a2.id = a.id) AS p FROM xn_a a ORDER BY p DESC, id",
+	} {
+		sameRows(t, px, e.ref, q)
+	}
+}
