@@ -47,6 +47,21 @@ func (p *planner) resultColumns() error {
 		p.plan.Columns = append(p.plan.Columns, &Column{Name: name, Field: used.unique(fieldName(name)), Type: t, Origin: origin})
 	}
 	embedded := map[string]int{} // sqlc.embed name → its t.* expressions seen
+	// addCol adds column c of table r (a `*` column).
+	addCol := func(r *tableRef, c *schema.Column) error {
+		t, origin := p.resultType(r, c), r.info.name+"."+c.Name
+		if r.info.derived != nil {
+			var ok bool
+			if t, origin, ok = p.derivedType(&colRef{ref: r, col: c}); !ok {
+				if !p.adHoc() {
+					return p.errorf(-1, "cannot infer the Go type of column %q of derived table %q: give it a CAST(... AS type)", c.Name, r.info.name)
+				}
+				t = typeAny
+			}
+		}
+		add(c.Name, origin, t)
+		return nil
+	}
 	for i, se := range sel.SelectExprs.Exprs {
 		switch e := se.(type) {
 		case *sqlparser.StarExpr:
@@ -67,18 +82,20 @@ func (p *planner) resultColumns() error {
 					}
 					continue
 				}
+				if q == "" {
+					break // below, in the order of the level's `*`
+				}
 				for _, c := range r.info.ddl.VisibleColumns() {
-					t, origin := p.resultType(r, c), r.info.name+"."+c.Name
-					if r.info.derived != nil {
-						var ok bool
-						if t, origin, ok = p.derivedType(&colRef{ref: r, col: c}); !ok {
-							if !p.adHoc() {
-								return p.errorf(-1, "cannot infer the Go type of column %q of derived table %q: give it a CAST(... AS type)", c.Name, r.info.name)
-							}
-							t = typeAny
-						}
+					if err := addCol(r, c); err != nil {
+						return err
 					}
-					add(c.Name, origin, t)
+				}
+			}
+			if q == "" {
+				for _, c := range levelStarColumns(p.refs, "") {
+					if err := addCol(c.ref, c.col); err != nil {
+						return err
+					}
 				}
 			}
 			if !matched {

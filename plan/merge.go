@@ -86,20 +86,14 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	for _, se := range sel.SelectExprs.Exprs {
 		switch e := se.(type) {
 		case *sqlparser.StarExpr:
-			q := e.TableName.Name.String()
-			for _, r := range p.refs {
-				if q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
-					continue
-				}
-				qual := r.alias
+			for _, c := range levelStarColumns(p.refs, e.TableName.Name.String()) {
+				qual := c.ref.alias
 				if qual == "" {
-					qual = r.info.name
+					qual = c.ref.info.name
 				}
-				for _, c := range r.info.ddl.VisibleColumns() {
-					cn := sqlparser.NewColNameWithQualifier(c.Name, sqlparser.NewTableName(qual))
-					p.cols[cn] = &colRef{ref: r, col: c}
-					cols = append(cols, mergeCol{expr: cn, kind: p.columnKind(r.info, c)})
-				}
+				cn := sqlparser.NewColNameWithQualifier(c.col.Name, sqlparser.NewTableName(qual))
+				p.cols[cn] = c
+				cols = append(cols, mergeCol{expr: cn, kind: p.columnKind(c.ref.info, c.col)})
 			}
 		case *sqlparser.AliasedExpr:
 			cols = append(cols, mergeCol{expr: e.Expr, alias: e.As.String(), kind: p.exprKind(e.Expr)})

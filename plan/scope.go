@@ -32,6 +32,15 @@ type scope struct {
 	aliases map[string]bool
 	// kind says what the level is, for messages.
 	kind scopeKind
+	// using is set when the level's FROM has a JOIN … USING (using.go):
+	// star is then the list `*` expands to and by which unqualified names
+	// resolve, joinStar the list of each USING join, usingCols the
+	// columns of the equalities USING implies (in ons, not in the
+	// statement).
+	using     bool
+	star      []*colRef
+	joinStar  map[*sqlparser.JoinTableExpr][]*colRef
+	usingCols map[*sqlparser.ColName]*colRef
 }
 
 // scopeKind is what a query level is.
@@ -124,6 +133,7 @@ func (p *planner) collectTables() error {
 				return err
 			}
 		}
+		p.levelStar(s.TableExprs, p.root)
 		if s.Where != nil {
 			p.root.where = s.Where.Expr
 		}
@@ -134,6 +144,7 @@ func (p *planner) collectTables() error {
 				return err
 			}
 		}
+		p.levelStar(s.TableExprs, p.root)
 		if s.Where != nil {
 			p.root.where = s.Where.Expr
 		}
@@ -184,6 +195,7 @@ func (p *planner) fillSelect(s *sqlparser.Select, sc *scope) error {
 			return err
 		}
 	}
+	p.levelStar(s.From, sc)
 	if s.Where != nil {
 		sc.where = s.Where.Expr
 	}
@@ -278,6 +290,11 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr, sc *scope) error {
 		}
 		if inner != nil && t.Condition != nil && t.Condition.On != nil {
 			sc.outerOns = append(sc.outerOns, outerOn{on: t.Condition.On, inner: slices.Clone(inner)})
+		}
+		if t.Condition != nil && len(t.Condition.Using) > 0 {
+			if err := p.usingJoin(t, sc, sc.refs[n:m], sc.refs[m:]); err != nil {
+				return err
+			}
 		}
 		if t.Condition != nil && t.Condition.On != nil {
 			sc.ons = append(sc.ons, t.Condition.On)
@@ -377,6 +394,11 @@ func (p *planner) addDerived(t *sqlparser.AliasedTableExpr, dt *sqlparser.Derive
 // column (innermost level first).
 func (p *planner) resolveColumns() error {
 	p.cols = map[*sqlparser.ColName]*colRef{}
+	for _, sc := range p.scopes {
+		for cn, c := range sc.usingCols {
+			p.cols[cn] = c
+		}
+	}
 	p.aliases = map[string]sqlparser.Expr{}
 	if s, ok := p.stmt.(*sqlparser.Select); ok && s.SelectExprs != nil {
 		for _, se := range s.SelectExprs.Exprs {
@@ -442,6 +464,11 @@ func (p *planner) resolve(c *sqlparser.ColName, sc *scope) (*colRef, error) {
 				}
 			}
 			continue
+		}
+		if s.using {
+			if c, ok, err := p.usingColumn(s, name); ok {
+				return c, err
+			}
 		}
 		var found *colRef
 		for _, r := range s.refs {
