@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
@@ -372,12 +373,33 @@ func nameAsWritten(q string, st sqlparser.Statement) {
 		return
 	}
 	for _, se := range sel.GetColumns() {
-		if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.IsEmpty() {
-			if _, col := ae.Expr.(*sqlparser.ColName); !col {
-				ae.As = sqlparser.NewIdentifierCI(originalName(q, sqlparser.String(ae.Expr)))
-			}
+		ae, ok := se.(*sqlparser.AliasedExpr)
+		if !ok || !ae.As.IsEmpty() || namedByValue(ae.Expr) {
+			continue
+		}
+		if _, col := ae.Expr.(*sqlparser.ColName); col {
+			continue
+		}
+		// vitess prints an identifier rune by rune: text that is not
+		// UTF-8 (a latin1 session's 'caf\xe9') would reach the server as
+		// U+FFFD; such a column keeps the server's name for the text.
+		if name := originalName(q, sqlparser.String(ae.Expr)); utf8.ValidString(name) {
+			ae.As = sqlparser.NewIdentifierCI(name)
 		}
 	}
+}
+
+// namedByValue reports whether the server names a column of e by the
+// value of e whatever its spelling: a string literal, with or without an
+// introducer. Such a column needs no alias (which would carry the value in
+// UTF-8 into a session of another character set, whose server converts a
+// literal's value to character_set_results for its name).
+func namedByValue(e sqlparser.Expr) bool {
+	if in, ok := e.(*sqlparser.IntroducerExpr); ok {
+		e = in.Expr
+	}
+	l, ok := e.(*sqlparser.Literal)
+	return ok && l.Type == sqlparser.StrVal
 }
 
 // show answers SHOW DATABASES / SCHEMAS with the logic database (SHOW

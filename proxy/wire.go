@@ -466,6 +466,19 @@ func clientCollation(id collations.ID) uint32 {
 	return uint32(id)
 }
 
+// asciiLower is s with A-Z lowered and every other byte kept, so that an
+// index into it is an index into s (strings.ToLower changes the length of
+// text that is not UTF-8, such as a latin1 session's 'caf\xe9').
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 // originalName returns how the statement text q spells the result column
 // name (case-insensitively equal to it) when name is an expression such as
 // "count(*)": MySQL names such a column by the text the client wrote
@@ -491,7 +504,7 @@ func originalName(q, name string) string {
 	if !strings.ContainsAny(name, "( `'") && !strings.HasPrefix(name, "@@") {
 		return name // a column, a number, a placeholder: as written
 	}
-	if i := strings.Index(strings.ToLower(q), strings.ToLower(name)); i >= 0 {
+	if i := strings.Index(asciiLower(q), asciiLower(name)); i >= 0 {
 		return q[i : i+len(name)]
 	}
 	if len(name) > maxNameMatch {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"database/sql"
 
 	"testing"
@@ -65,6 +66,51 @@ func TestProxyColumnNamesAsWritten(t *testing.T) {
 // columnsOf returns the names of q's result columns on db.
 func columnsOf(t *testing.T, db *sql.DB, q string) []string {
 	rows, err := db.Query(q)
+	require.NoError(t, err, q)
+	defer rows.Close()
+	cols, err := rows.Columns()
+	require.NoError(t, err, q)
+	return cols
+}
+
+// TestProxyColumnNamesLatin1Session: after SET NAMES latin1 a column named
+// by non-ASCII text (a string literal, an expression holding one) has the
+// name MariaDB gives it in the same session — bytes of the session's
+// character set, no quotes — with or without a table, and the values are
+// MariaDB's. Text as latin1 bytes ('caf\xe9') and as UTF-8 bytes read as
+// latin1 ('café'), also under an introducer.
+func TestProxyColumnNamesLatin1Session(t *testing.T) {
+	e := newPxEnv(t)
+	ctx := context.Background()
+	pxc, err := e.client(t, "root", "secret", nil).Conn(ctx)
+	require.NoError(t, err)
+	defer pxc.Close()
+	refc, err := e.ref.Conn(ctx)
+	require.NoError(t, err)
+	defer refc.Close()
+	for _, c := range []*sql.Conn{pxc, refc} {
+		_, err := c.ExecContext(ctx, "SET NAMES latin1")
+		require.NoError(t, err)
+	}
+	for _, q := range []string{
+		"SELECT 'caf\xe9'",
+		"SELECT 'café'",
+		"SELECT _utf8mb4'café', _latin1'caf\xe9'",
+		"SELECT CONCAT('\xe9', 'a'), UPPER('café')",
+		"SELECT 'x\xe9' AS y",
+		"SELECT 'caf\xe9', id FROM px_item WHERE id = 1",
+		"SELECT 'café', COUNT(*) FROM px_item",
+		"SELECT 'caf\xe9' FROM px_item WHERE id IN (1, 2)",
+	} {
+		require.Equal(t, connColumns(t, refc, q), connColumns(t, pxc, q), "%q", q)
+		require.Equal(t, rowsOf(t, refc, q), rowsOf(t, pxc, q), "%q", q)
+	}
+}
+
+// connColumns returns the names of q's result columns on one session.
+func connColumns(t *testing.T, c *sql.Conn, q string) []string {
+	t.Helper()
+	rows, err := c.QueryContext(context.Background(), q)
 	require.NoError(t, err, q)
 	defer rows.Close()
 	cols, err := rows.Columns()
