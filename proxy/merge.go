@@ -20,6 +20,9 @@ func limitValue(v runtime.LimitValue, params []any) (int64, error) {
 	if v.Value < 0 || int(v.Value) >= len(params) {
 		return 0, fmt.Errorf("LIMIT parameter %d out of range", v.Value)
 	}
+	if n, ok := limitParam(params[v.Value]); ok {
+		return n, nil // text, a float or a negative integer, as MariaDB reads it
+	}
 	switch x := params[v.Value].(type) {
 	case int64:
 		return x, nil
@@ -27,9 +30,6 @@ func limitValue(v runtime.LimitValue, params []any) (int64, error) {
 		return int64(x), nil
 	case int32:
 		return int64(x), nil
-	}
-	if n, ok := limitParam(params[v.Value]); ok {
-		return n, nil // text or a float, as MariaDB reads it
 	}
 	return 0, fmt.Errorf("LIMIT parameter must be an integer, got %T", params[v.Value])
 }
@@ -129,11 +129,18 @@ func mergeParams(m *runtime.MergeSpec, params []any) []any {
 // (leading spaces, an optional sign and the digits up to the first other
 // character: "4", " 4", "4abc" and "4.6" are 4, "abc" and "" 0), a float
 // rounded half away from zero (4.6 is 5). A negative value is, as MariaDB
-// reads it, an unsigned count beyond any table: math.MaxInt64. ok is false
-// for any other type (integers are taken as they are).
+// reads it, an unsigned count beyond any table: math.MaxInt64 (also a
+// negative integer: limitInt). ok is false for any other type and for
+// integers ≥ 0, which are taken as they are.
 func limitParam(a any) (int64, bool) {
 	var s string
 	switch x := a.(type) {
+	case int64:
+		return limitInt(x)
+	case int:
+		return limitInt(int64(x))
+	case int32:
+		return limitInt(int64(x))
 	case string:
 		s = x
 	case []byte:
@@ -168,6 +175,17 @@ func limitParam(a any) (int64, bool) {
 		return math.MaxInt64, true
 	}
 	return int64(n), true
+}
+
+// limitInt is limitParam of an integer: a negative one, which MariaDB
+// reads from the binary protocol as an unsigned count (-1 is 2^64-1),
+// is a count beyond any table (math.MaxInt64); ok is false for the others,
+// which are taken as they are.
+func limitInt(n int64) (int64, bool) {
+	if n < 0 {
+		return math.MaxInt64, true
+	}
+	return n, false
 }
 
 // limitFloat is limitParam of a float.

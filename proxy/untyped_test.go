@@ -56,3 +56,22 @@ func sameRowsArgs(t *testing.T, px, ref querier, q string, args ...any) {
 	}
 	require.Equal(t, want, got, "%s %v", q, args)
 }
+
+// TestLimitNegativeParams: a negative LIMIT placeholder value of a
+// prepared statement is what MariaDB reads from the binary protocol, an
+// unsigned count (-1 is 2^64-1): every row as the row count, none as the
+// offset; no error. Merged, on one data node, through a correlated lookup,
+// a join and a UNION in steps. They failed with "runtime.Merge: LIMIT row
+// count parameter 0 is -1, want ≥ 0" and a syntax error near '-1'.
+func TestLimitNegativeParams(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, v := range []any{int64(-1), int64(-7), -1.5, "-2"} {
+		sameRowsArgs(t, px, e.ref, "SELECT id FROM xn_a ORDER BY id LIMIT ?", v)
+		sameRowsArgs(t, px, e.ref, "SELECT id FROM xn_a ORDER BY id LIMIT ?, 2", v)
+		sameRowsArgs(t, px, e.ref, "SELECT id FROM xn_a ORDER BY id LIMIT 2 OFFSET ?", v)
+		sameRowsArgs(t, px, e.ref, "SELECT id FROM xn_a WHERE id = 1 LIMIT ?", v)
+		sameRowsArgs(t, px, e.ref, "SELECT id, (SELECT COUNT(*) FROM xn_b b WHERE b.a_id = a.id) AS n FROM xn_a a ORDER BY id LIMIT ?", v)
+		sameRowsArgs(t, px, e.ref, "SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON b.a_id = a.id ORDER BY b.bid LIMIT ?", v)
+		sameRowsArgs(t, px, e.ref, "SELECT id FROM xn_a UNION ALL SELECT bid FROM xn_b ORDER BY 1 DESC LIMIT ?", v)
+	}
+}
