@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
@@ -714,5 +715,73 @@ func (h *handler) showTables(ctx context.Context, c *mysql.Conn, sess *session, 
 		return nil, true, err
 	}
 	res, err := h.s.runInfoSchema(ctx, stmt, []string{"TABLES"}, sess.db, true, resultCollation(c))
+	if err != nil && show.Command == sqlparser.Table && (show.Filter == nil || show.Filter.Filter == nil) {
+		// A data source is down (or failed otherwise): list the logic
+		// tables of the rules and DDL, as ShardingSphere-Proxy lists
+		// them from its metadata, needing no data source.
+		h.s.log.Warn("SHOW TABLES answered from the logic tables the proxy knows", "error", err)
+		res, err = h.s.showTablesFromRules(name, show, resultCollation(c))
+	}
 	return res, true, err
+}
+
+// showTablesFromRules answers SHOW [FULL] TABLES [LIKE 'p'] from the logic
+// tables the planner knows (no data source), in byte order as MariaDB
+// lists them; name is the first column's name.
+func (s *Server) showTablesFromRules(name string, show *sqlparser.ShowBasic, charset uint32) (*sqltypes.Result, error) {
+	cols := []column{{name: name, typ: sqltypes.VarChar, length: 64 * 3}}
+	if show.Full {
+		cols = append(cols, column{name: "Table_type", typ: sqltypes.VarChar, length: 64 * 3})
+	}
+	names := s.b.TableNames()
+	sort.Strings(names)
+	var rows [][]any
+	for _, t := range names {
+		if show.Filter != nil && !likeFold(show.Filter.Like, t) {
+			continue
+		}
+		row := []any{t}
+		if show.Full {
+			row = append(row, "BASE TABLE")
+		}
+		rows = append(rows, row)
+	}
+	return rowsResult(cols, rows, charset)
+}
+
+// likeFold reports whether s matches the LIKE pattern p (% any run, _ one
+// character, \ escaping the next) case-insensitively, as information_schema's
+// utf8mb3_general_ci names compare.
+func likeFold(p, s string) bool {
+	pr, sr := []rune(p), []rune(s)
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		for i < len(pr) {
+			switch c := pr[i]; {
+			case c == '%':
+				for k := j; k <= len(sr); k++ {
+					if match(i+1, k) {
+						return true
+					}
+				}
+				return false
+			case c == '_':
+				if j >= len(sr) {
+					return false
+				}
+			default:
+				if c == '\\' && i+1 < len(pr) {
+					i++
+					c = pr[i]
+				}
+				if j >= len(sr) || unicode.ToLower(c) != unicode.ToLower(sr[j]) {
+					return false
+				}
+			}
+			i++
+			j++
+		}
+		return j == len(sr)
+	}
+	return match(0, 0)
 }

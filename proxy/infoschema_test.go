@@ -248,3 +248,18 @@ func TestProxyBIMetadataBroadcast(t *testing.T) {
 	require.Len(t, status, 1)
 	require.Contains(t, status[0], "uint64:3 | uint64:5461 | uint64:16384", "Rows, Avg_row_length, Data_length of one copy")
 }
+
+// TestProxyShowTablesDataSourceDown: with data source ds_2 down, SHOW
+// [FULL] TABLES [LIKE] lists the logic tables the proxy knows, as
+// ShardingSphere-Proxy lists them from its metadata: the same rows as the
+// proxy with every data source up.
+func TestProxyShowTablesDataSourceDown(t *testing.T) {
+	up := (&pxEnv{srv: newAtomicProxy(t, false)}).clientDB(t, "root", "secret", "pa_db", nil)
+	down := (&pxEnv{srv: newAtomicProxy(t, true)}).clientDB(t, "root", "secret", "pa_db", nil)
+	for _, q := range []string{"SHOW TABLES", "SHOW FULL TABLES", "SHOW TABLES LIKE 'PA\\_I%'", "SHOW TABLES FROM pa_db LIKE 'pa_dic_'"} {
+		want := rowsOf(t, up, q)
+		require.NotEmpty(t, want, q)
+		require.Equal(t, want, rowsOf(t, down, q), q)
+		require.Equal(t, columnsOf(t, up, q), columnsOf(t, down, q), q)
+	}
+}
