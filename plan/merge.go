@@ -430,8 +430,12 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 	}
 	for _, a := range m.Aggregates {
 		switch a.Func {
-		case runtime.AggMin, runtime.AggMax, runtime.AggCountDistinct, runtime.AggSumDistinct, runtime.AggAvgDistinct:
+		case runtime.AggMin, runtime.AggMax:
 			keys[a.Column] = true
+		case runtime.AggCountDistinct, runtime.AggSumDistinct, runtime.AggAvgDistinct:
+			for _, c := range a.ArgColumns {
+				keys[c] = true
+			}
 		case runtime.AggGroupConcatDistinct:
 			keys[a.GroupConcat.ValueColumn] = true
 		}
@@ -506,15 +510,14 @@ func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, 
 	case *sqlparser.Count:
 		agg.Func = runtime.AggCount
 		if a.Distinct {
-			if len(a.Args) != 1 {
-				return agg, p.errorf(-1, "COUNT(DISTINCT a, b) over several data nodes is not supported")
-			}
 			agg.Func = runtime.AggCountDistinct
+			p.distinctArgs(&agg, a.Args, derived)
 		}
 	case *sqlparser.Sum:
 		agg.Func = runtime.AggSum
 		if a.Distinct {
 			agg.Func = runtime.AggSumDistinct
+			p.distinctArgs(&agg, []sqlparser.Expr{a.Arg}, derived)
 		}
 	case *sqlparser.Min:
 		agg.Func = runtime.AggMin
@@ -524,12 +527,19 @@ func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, 
 		agg.Func = runtime.AggAvg
 		if a.Distinct {
 			agg.Func = runtime.AggAvgDistinct
+			p.distinctArgs(&agg, []sqlparser.Expr{a.Arg}, derived)
 			break
 		}
 		agg.CountColumn = derived("AVG_DERIVED_COUNT", &sqlparser.Count{Args: []sqlparser.Expr{a.Arg}}, mergeKind{Type: "int"})
 		agg.SumColumn = derived("AVG_DERIVED_SUM", &sqlparser.Sum{Arg: a.Arg}, p.sumKind(a.Arg))
 	case *sqlparser.GroupConcatExpr:
 		return p.groupConcat(a, agg, derived)
+	case *sqlparser.BitAnd:
+		agg.Func = runtime.AggBitAnd
+	case *sqlparser.BitOr:
+		agg.Func = runtime.AggBitOr
+	case *sqlparser.BitXor:
+		agg.Func = runtime.AggBitXor
 	default:
 		return agg, p.errorf(-1, "aggregate %s over several data nodes is not supported yet; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", strings.ToUpper(a.AggrName()), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
@@ -537,6 +547,18 @@ func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, 
 		return agg, p.errorf(-1, "an aggregate window function (%s) over several data nodes is not supported; compare the sharding columns (%s) with one value so the statement routes to one data node", sqlparser.String(a), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	return agg, nil
+}
+
+// distinctArgs adds the derived columns of the arguments of an aggregate
+// over DISTINCT values (COUNT(DISTINCT a, b), SUM(DISTINCT a), AVG(DISTINCT
+// a)): each node returns them beside the aggregate itself, grouped by them
+// too (rewriteDistinctAggregates), and the merge collects the distinct
+// argument tuples (runtime.AggregateSpec.ArgColumns). The aggregate's own
+// column stays the aggregate, so its column definition is MariaDB's.
+func (p *planner) distinctArgs(agg *runtime.AggregateSpec, args []sqlparser.Expr, derived func(string, sqlparser.Expr, mergeKind) int) {
+	for _, arg := range args {
+		agg.ArgColumns = append(agg.ArgColumns, derived("DISTINCT_DERIVED", arg, p.exprKind(arg)))
+	}
 }
 
 // groupsColocated reports whether a multi-node SELECT groups by every
@@ -634,32 +656,19 @@ func containsAggregate(e sqlparser.SQLNode) bool {
 	return found
 }
 
-// rewriteDistinctAggregates turns each COUNT/SUM/AVG(DISTINCT x) of the
-// per-node statement into x itself, grouped per node by the statement's
-// keys and x, so the merge sees every distinct value once per node and
-// computes the aggregate over their union (adding per-node distinct counts
-// would count a value held by two nodes twice).
+// rewriteDistinctAggregates groups the per-node statement by its keys and
+// the arguments of each COUNT/SUM/AVG(DISTINCT x, …), which every node
+// returns in derived columns (distinctArgs), so the merge sees every
+// distinct argument tuple once per node and computes the aggregate over
+// their union (adding per-node distinct counts would count a value held by
+// two nodes twice). The arguments of the GROUP_CONCATs (concatGroup) are
+// grouped by likewise.
 func (p *planner) rewriteDistinctAggregates(node *sqlparser.Select, m *mergeDraft) error {
 	extra := p.concatGroup
 	for _, a := range m.Aggregates {
-		if a.Func != runtime.AggCountDistinct && a.Func != runtime.AggSumDistinct && a.Func != runtime.AggAvgDistinct {
-			continue
+		for _, c := range a.ArgColumns {
+			extra = append(extra, node.SelectExprs.Exprs[c].(*sqlparser.AliasedExpr).Expr)
 		}
-		ae := node.SelectExprs.Exprs[a.Column].(*sqlparser.AliasedExpr)
-		var arg sqlparser.Expr
-		switch f := ae.Expr.(type) {
-		case *sqlparser.Count:
-			arg = f.Args[0]
-		case *sqlparser.Sum:
-			arg = f.Arg
-		case *sqlparser.Avg:
-			arg = f.Arg
-		}
-		ae.Expr = arg
-		k := p.exprKind(arg) // the node returns the argument itself
-		k.Scale = m.Kinds[a.Column].Scale
-		m.Kinds[a.Column] = k
-		extra = append(extra, arg)
 	}
 	if len(extra) == 0 {
 		return nil
@@ -968,6 +977,11 @@ func (p *planner) checkMergeKeys(m *mergeDraft, cols []mergeCol) error {
 	for _, a := range m.Aggregates {
 		if err := check(a.Column, "the aggregate"); err != nil {
 			return err
+		}
+		for _, c := range a.ArgColumns {
+			if err := check(c, "the argument"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -35,8 +35,14 @@ func TestMergePlans(t *testing.T) {
 			`{"columns":6,"visible":1,"kinds":[{"type":"Decimal"},{"type":"String","weight":4},{"type":"Int"},{"type":"Decimal"},{"type":"Bytes"},{"type":"Bytes"}],"order_by":[{"column":1}],"group_by":[1],"aggregates":[{"column":0,"func":"Avg","sum_column":3,"count_column":2,"scale":6}],"offset":{"value":0},"count":{"value":-1},"stream_group":true}`, "[]"},
 		{"DISTINCT aggregates regroup per node (C03)",
 			"SELECT COUNT(DISTINCT status), COUNT(status), MAX(amount) FROM t_order WHERE user_id = 1",
-			"select `status`, count(`status`), max(amount), weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 where user_id = 1 group by `status`",
-			`{"columns":5,"visible":3,"kinds":[{"type":"String","weight":3},{"type":"Int"},{"type":"Decimal"},{"type":"Bytes"},{"type":"Bytes"}],"aggregates":[{"column":0,"func":"CountDistinct"},{"column":1,"func":"Count"},{"column":2,"func":"Max"}],"offset":{"value":0},"count":{"value":-1}}`, "[]"},
+			"select count(distinct `status`), count(`status`), max(amount), `status` as DISTINCT_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 where user_id = 1 group by `status`",
+			`{"columns":6,"visible":3,"kinds":[{"type":"Int"},{"type":"Int"},{"type":"Decimal"},{"type":"String","weight":4},{"type":"Bytes"},{"type":"Bytes"}],"aggregates":[{"column":0,"func":"CountDistinct","arg_columns":[3]},{"column":1,"func":"Count"},{"column":2,"func":"Max"}],"offset":{"value":0},"count":{"value":-1}}`, "[]"},
+		{"COUNT(DISTINCT a, b) and BIT_* merge per group",
+			"SELECT status, COUNT(DISTINCT order_id, amount), BIT_AND(order_id), BIT_OR(order_id), BIT_XOR(order_id) FROM t_order WHERE user_id = 1 GROUP BY status HAVING BIT_OR(order_id) > 1",
+			"select `status`, count(distinct order_id, amount), bit_and(order_id), bit_or(order_id), bit_xor(order_id), order_id as DISTINCT_DERIVED_0, amount as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 where user_id = 1 group by `status`, order_id, amount",
+			`{"columns":9,"visible":5,"kinds":[{"type":"String","weight":7},{"type":"Int"},{"type":"Uint"},{"type":"Uint"},{"type":"Uint"},{"type":"Int"},{"type":"Decimal"},{"type":"Bytes"},{"type":"Bytes"}],"group_by":[0],` +
+				`"aggregates":[{"column":1,"func":"CountDistinct","arg_columns":[5,6]},{"column":2,"func":"BitAnd"},{"column":3,"func":"BitOr"},{"column":4,"func":"BitXor"}],` +
+				`"having":{"op":"GT","args":[{"op":"Column","column":3},{"op":"Literal","type":"Int","value":"1"}]},"offset":{"value":0},"count":{"value":-1}}`, "[]"},
 		{"ORDER BY an aggregate with LIMIT merges all groups (C04)",
 			"SELECT status, COUNT(*) FROM t_order WHERE user_id = 1 GROUP BY status ORDER BY COUNT(*), status LIMIT 3",
 			"select `status`, count(*), weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 where user_id = 1 group by `status`",

@@ -172,9 +172,22 @@ const (
 	AggGroupConcat
 	// AggGroupConcatDistinct: GROUP_CONCAT(DISTINCT ...).
 	AggGroupConcatDistinct
+	// AggBitAnd: the bitwise AND of the nodes' BIT_AND values (each an
+	// unsigned 64-bit integer; a node's BIT_AND over no non-NULL value is
+	// all ones, which the AND leaves unchanged). Column must be Uint; the
+	// result is Uint, 18446744073709551615 when no node returned a row, as
+	// MySQL's BIT_AND of an empty set.
+	AggBitAnd
+	// AggBitOr: the bitwise OR of the nodes' BIT_OR values; Uint, 0 when
+	// no node returned a row.
+	AggBitOr
+	// AggBitXor: the bitwise XOR of the nodes' BIT_XOR values; Uint, 0
+	// when no node returned a row.
+	AggBitXor
 )
 
-var aggFuncNames = [...]string{"", "Count", "Sum", "Min", "Max", "Avg", "CountDistinct", "SumDistinct", "AvgDistinct", "GroupConcat", "GroupConcatDistinct"}
+var aggFuncNames = [...]string{"", "Count", "Sum", "Min", "Max", "Avg", "CountDistinct", "SumDistinct", "AvgDistinct", "GroupConcat", "GroupConcatDistinct",
+	"BitAnd", "BitOr", "BitXor"}
 
 // String returns the function's name, e.g. "CountDistinct".
 func (f AggFunc) String() string {
@@ -221,6 +234,14 @@ type AggregateSpec struct {
 	// GroupConcat describes an AggGroupConcat (CountColumn is then the
 	// number of rows of each value).
 	GroupConcat *GroupConcatSpec `json:"group_concat,omitempty"`
+	// ArgColumns are the columns of the arguments of an aggregate over
+	// DISTINCT values (AggCountDistinct, AggSumDistinct, AggAvgDistinct),
+	// e.g. the nodes' a and b of COUNT(DISTINCT a, b), whose Column then
+	// holds only the result (the nodes' own COUNT(DISTINCT a, b), ignored).
+	// A row counts when none of its arguments is NULL, once per distinct
+	// tuple (each value compared by its column's comparison); SUM and AVG
+	// take one argument. Empty: Column holds the one argument itself.
+	ArgColumns []int `json:"arg_columns,omitempty"`
 }
 
 // maxAvgScale is MariaDB's maximum DECIMAL scale.
@@ -575,6 +596,10 @@ func (s *MergeSpec) validateAggregate(i int, role []string) error {
 		if err := a.GroupConcat.validate(a, s.Columns); err != nil {
 			return bad("%v", err)
 		}
+	case AggBitAnd, AggBitOr, AggBitXor:
+		if typ != ColumnUint {
+			return bad("column %d is %s, want Uint", a.Column, typ)
+		}
 	case AggAvg:
 		for _, c := range [...]struct {
 			name string
@@ -598,6 +623,23 @@ func (s *MergeSpec) validateAggregate(i int, role []string) error {
 		if a.SumColumn == a.CountColumn {
 			return bad("SumColumn and CountColumn are both column %d", a.SumColumn)
 		}
+	}
+	switch {
+	case len(a.ArgColumns) > 0 && a.Func != AggCountDistinct && a.Func != AggSumDistinct && a.Func != AggAvgDistinct:
+		return bad("ArgColumns are only for an aggregate over DISTINCT values")
+	case len(a.ArgColumns) > 1 && a.Func != AggCountDistinct:
+		return bad("%d argument columns, want 1", len(a.ArgColumns))
+	case len(a.ArgColumns) == 1 && a.Func != AggCountDistinct && !numeric(s.Kinds[a.ArgColumns[0]].Type):
+		return bad("argument column %d is %s, want Int, Uint, Decimal or Float", a.ArgColumns[0], s.Kinds[a.ArgColumns[0]].Type)
+	}
+	for _, c := range a.ArgColumns {
+		if c < 0 || c >= s.Columns {
+			return bad("argument column %d out of range (%d columns)", c, s.Columns)
+		}
+		if role[c] != "" {
+			return bad("argument column %d is already %s", c, role[c])
+		}
+		role[c] = "argument of aggregate " + strconv.Itoa(i)
 	}
 	if a.Scale < 0 || a.Scale > maxAvgScale {
 		return bad("scale %d out of range 0..%d", a.Scale, maxAvgScale)

@@ -20,6 +20,8 @@ import (
 //   - MIN/MAX keep a copy of the best non-NULL value.
 //   - AVG adds the derived SUM and COUNT columns and divides at the end:
 //     ΣSUM/ΣCOUNT, HALF_UP to the spec's scale; ΣCOUNT = 0 gives NULL.
+//   - BIT_AND / BIT_OR / BIT_XOR combine the nodes' values bitwise; no
+//     input gives MySQL's empty-set value (all ones for AND, else 0).
 //   - the DISTINCT forms keep a set of the distinct non-NULL values (keyed
 //     by appendKey, so equality is the column's) and compute COUNT, SUM or
 //     AVG over it at the end.
@@ -33,6 +35,7 @@ type aggState struct {
 	// bestWeight and bestPad are best's server sort key and pad weight,
 	// for a text column compared by WEIGHT_STRING (ColumnKind.Weight).
 	bestWeight, bestPad Cell
+	bits                uint64 // BIT_AND / BIT_OR / BIT_XOR so far (when seen)
 	set                 map[string]struct{}
 	vals                []Cell       // the distinct values, first seen first
 	items               []concatItem // GROUP_CONCAT's sub-group rows
@@ -85,12 +88,38 @@ func (s *aggState) add(a *AggregateSpec, kinds []ColumnKind, row []Cell, buf []b
 		s.addNumber(&row[a.SumColumn])
 	case AggGroupConcat, AggGroupConcatDistinct:
 		s.addConcat(a, row)
-	case AggCountDistinct, AggSumDistinct, AggAvgDistinct:
+	case AggBitAnd, AggBitOr, AggBitXor:
 		if c.IsNull() {
-			return buf
+			return buf // never from a node: BIT_* is never NULL
 		}
-		o := keyOrder{col: a.Column, coll: kinds[a.Column].coll(), weight: kinds[a.Column].Weight}
-		buf = o.appendKey(buf[:0], row)
+		v := uint64(c.n)
+		switch {
+		case !s.seen:
+			s.bits = v
+		case a.Func == AggBitAnd:
+			s.bits &= v
+		case a.Func == AggBitOr:
+			s.bits |= v
+		default:
+			s.bits ^= v
+		}
+		s.seen = true
+	case AggCountDistinct, AggSumDistinct, AggAvgDistinct:
+		var one [1]int
+		args := a.ArgColumns
+		if len(args) == 0 { // a spec without ArgColumns: Column holds the argument
+			one[0] = a.Column
+			args = one[:]
+		}
+		c = &row[args[0]]
+		buf = buf[:0]
+		for _, col := range args {
+			if row[col].IsNull() {
+				return buf // MySQL counts no tuple with a NULL
+			}
+			o := keyOrder{col: col, coll: kinds[col].coll(), weight: kinds[col].Weight}
+			buf = o.appendKey(buf, row)
+		}
 		if _, dup := s.set[string(buf)]; dup {
 			return buf
 		}
@@ -145,6 +174,14 @@ func (s *aggState) result(a *AggregateSpec, kind ColumnType) Cell {
 		return s.sum.divide(&s.count, a.Scale)
 	case AggCountDistinct:
 		return IntCell(int64(len(s.vals)))
+	case AggBitAnd, AggBitOr, AggBitXor:
+		switch {
+		case s.seen:
+			return UintCell(s.bits)
+		case a.Func == AggBitAnd:
+			return UintCell(math.MaxUint64) // MySQL's BIT_AND of no row
+		}
+		return UintCell(0)
 	}
 	// SumDistinct, AvgDistinct: add up the set.
 	if len(s.vals) == 0 {

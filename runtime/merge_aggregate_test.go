@@ -97,6 +97,66 @@ func TestAggregates(t *testing.T) {
 	}
 }
 
+// TestAggregateBits checks BIT_AND / BIT_OR / BIT_XOR combined across
+// nodes, and MySQL's values over no row (18446744073709551615 for
+// BIT_AND, 0 for the others: checked on MariaDB 10.11).
+func TestAggregateBits(t *testing.T) {
+	none := [][]Cell{}
+	one := func(vals ...uint64) [][]Cell {
+		out := make([][]Cell, len(vals))
+		for i, v := range vals {
+			out[i] = []Cell{UintCell(v)}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		fn    AggFunc
+		nodes [][][]Cell
+		want  string
+	}{
+		{"and none", AggBitAnd, [][][]Cell{none, none}, "18446744073709551615"},
+		{"or none", AggBitOr, [][][]Cell{none}, "0"},
+		{"xor none", AggBitXor, nil, "0"},
+		{"and empty node keeps the others", AggBitAnd, [][][]Cell{one(math.MaxUint64), one(12)}, "12"},
+		{"and", AggBitAnd, [][][]Cell{one(0b1110), one(0b0111)}, "6"},
+		{"or", AggBitOr, [][][]Cell{one(0b1000), one(0b0001, 0b0100)}, "13"},
+		{"xor", AggBitXor, [][][]Cell{one(0b1100), one(0b1010), one(0)}, "6"},
+		{"xor high bit", AggBitXor, [][][]Cell{one(1 << 63), one(1)}, "9223372036854775809"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, aggCase(t, AggregateSpec{Column: 0, Func: tc.fn}, []ColumnKind{kUint}, tc.nodes...))
+		})
+	}
+}
+
+// TestAggregateCountDistinctTuples checks COUNT(DISTINCT a, b) over the
+// arguments' columns: tuples distinct across nodes, a tuple with a NULL
+// not counted, text compared by its column's collation; and SUM(DISTINCT)
+// reading its argument column while its own column is the nodes' value.
+func TestAggregateCountDistinctTuples(t *testing.T) {
+	row := func(vals ...any) []Cell { return mrow(append([]any{nil}, vals...)...) }
+	kinds := []ColumnKind{kInt, kInt, kGeneral}
+	count := AggregateSpec{Column: 0, Func: AggCountDistinct, ArgColumns: []int{1, 2}}
+	require.Equal(t, "0", aggCase(t, count, kinds, [][]Cell{}, [][]Cell{}))
+	require.Equal(t, "0", aggCase(t, count, kinds, [][]Cell{row(1, nil), row(nil, "a")}))
+	require.Equal(t, "3", aggCase(t, count, kinds,
+		[][]Cell{row(1, "a"), row(1, "b"), row(2, nil)},
+		[][]Cell{row(1, "A "), row(2, "a"), row(nil, nil)}))
+	sum := AggregateSpec{Column: 0, Func: AggSumDistinct, ArgColumns: []int{1}}
+	require.Equal(t, "5", aggCase(t, sum, []ColumnKind{kDec, kInt}, [][]Cell{mrow(mdec("99"), 2), mrow(nil, 3)}, [][]Cell{mrow(mdec("1"), 2)}))
+	// A spec that names ArgColumns for another function, or two for SUM,
+	// is refused.
+	for _, bad := range []AggregateSpec{
+		{Column: 0, Func: AggCount, ArgColumns: []int{1}},
+		{Column: 0, Func: AggSumDistinct, ArgColumns: []int{1, 2}},
+		{Column: 0, Func: AggCountDistinct, ArgColumns: []int{0}},
+	} {
+		spec := MergeSpec{Columns: 3, Visible: 1, Kinds: kinds, Aggregates: []AggregateSpec{bad}, Count: NoLimit}
+		require.Error(t, spec.Validate(), "%+v", bad)
+	}
+}
+
 // TestAggregateAvg checks AVG = ΣSUM / ΣCOUNT over the derived columns,
 // rounded HALF_UP to the scale as MySQL's decimal division does (checked
 // on MariaDB: 1/32 is 0.0313, -1/32 is -0.0313, 3/32 is 0.0938).

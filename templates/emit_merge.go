@@ -166,6 +166,14 @@ func (g *generator) emitMergeSpec(f *jen.File, q *query) error {
 					jen.Id("SeparatorLengthColumn").Op(":").Lit(g.SeparatorLengthColumn), jen.Id("MaxLengthColumn").Op(":").Lit(g.MaxLengthColumn))
 				items = append(items, jen.Id("CountColumn").Op(":").Lit(a.CountColumn), jen.Id("GroupConcat").Op(":").Op("&").Qual(rt, "GroupConcatSpec").Values(gi...))
 			}
+			if len(a.ArgColumns) > 0 {
+				// e.g.: ArgColumns: []int{5, 6}
+				cols := make([]jen.Code, len(a.ArgColumns))
+				for i, c := range a.ArgColumns {
+					cols[i] = jen.Lit(c)
+				}
+				items = append(items, jen.Id("ArgColumns").Op(":").Index().Int().Values(cols...))
+			}
 			if a.Scale != 0 {
 				items = append(items, jen.Id("Scale").Op(":").Lit(a.Scale))
 			}

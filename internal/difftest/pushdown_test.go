@@ -158,8 +158,8 @@ var queryName = regexp.MustCompile(`query "Q\d+":`)
 // TestColocatedGroups: grouped by every sharding column, each group is on
 // one data node, which computes HAVING, aggregates inside expressions,
 // COUNT(DISTINCT a, b), BIT_* and GROUP_CONCAT exactly; the merge orders and
-// pages. Grouped otherwise, HAVING runs on the merged groups and BIT_* is
-// refused with what would make it run.
+// pages. Grouped otherwise, HAVING, BIT_* and COUNT(DISTINCT a, b) run on
+// the merged groups.
 func TestColocatedGroups(t *testing.T) {
 	e := newEnv(t, pushdownRules, pushdownDDL)
 	seedPushdown(e)
@@ -174,11 +174,14 @@ func TestColocatedGroups(t *testing.T) {
 	} {
 		require.Empty(t, e.query(q.sql, q.ordered, nil, nil), q.sql)
 	}
-	// Grouped otherwise, HAVING runs on the merged groups.
-	q := "SELECT status, COUNT(*) FROM p_order GROUP BY status HAVING COUNT(*) > 1"
-	require.Empty(t, e.query(q, nil, nil, nil), q)
-	_, err := e.plan("SELECT user_id, BIT_XOR(qty) FROM p_item GROUP BY user_id")
-	require.ErrorContains(t, err, "aggregate BIT_XOR over several data nodes is not supported yet; GROUP BY every sharding column (user_id, order_id) so each group is on one data node, or route to one data node")
+	// Grouped otherwise, HAVING, BIT_* and COUNT(DISTINCT a, b) run on the
+	// merged groups.
+	for _, q := range []string{
+		"SELECT status, COUNT(*) FROM p_order GROUP BY status HAVING COUNT(*) > 1",
+		"SELECT user_id, BIT_XOR(qty), BIT_AND(qty), BIT_OR(qty), COUNT(DISTINCT order_id, qty) FROM p_item GROUP BY user_id HAVING BIT_OR(qty) > 0",
+	} {
+		require.Empty(t, e.query(q, nil, nil, nil), q)
+	}
 }
 
 // TestPushdownRefusals: a statement that would need evaluation across data

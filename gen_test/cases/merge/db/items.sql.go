@@ -124,27 +124,28 @@ var skuTotalsStmt = shardrt.Stmt{Name: "SkuTotals", LogicSQL: "SELECT sku, SUM(q
 // skuTotalsUnits are the route units of SkuTotals: its data nodes. DataSource
 // indexes dataSourceNames.
 var skuTotalsUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select sku, sum(qty) as qty, count(*) as items, user_id as users, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, user_id"}, // ds_0.g7_item_0
-	{DataSource: 0, SQL: "select sku, sum(qty) as qty, count(*) as items, user_id as users, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, user_id"}, // ds_0.g7_item_1
-	{DataSource: 1, SQL: "select sku, sum(qty) as qty, count(*) as items, user_id as users, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, user_id"}, // ds_1.g7_item_0
-	{DataSource: 1, SQL: "select sku, sum(qty) as qty, count(*) as items, user_id as users, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, user_id"}, // ds_1.g7_item_1
-	{DataSource: 2, SQL: "select sku, sum(qty) as qty, count(*) as items, user_id as users, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, user_id"}, // ds_2.g7_item_0
-	{DataSource: 2, SQL: "select sku, sum(qty) as qty, count(*) as items, user_id as users, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, user_id"}, // ds_2.g7_item_1
-	{DataSource: 3, SQL: "select sku, sum(qty) as qty, count(*) as items, user_id as users, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, user_id"}, // ds_3.g7_item_0
-	{DataSource: 3, SQL: "select sku, sum(qty) as qty, count(*) as items, user_id as users, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, user_id"}, // ds_3.g7_item_1
+	{DataSource: 0, SQL: "select sku, sum(qty) as qty, count(*) as items, count(distinct user_id) as users, user_id as DISTINCT_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, user_id"}, // ds_0.g7_item_0
+	{DataSource: 0, SQL: "select sku, sum(qty) as qty, count(*) as items, count(distinct user_id) as users, user_id as DISTINCT_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, user_id"}, // ds_0.g7_item_1
+	{DataSource: 1, SQL: "select sku, sum(qty) as qty, count(*) as items, count(distinct user_id) as users, user_id as DISTINCT_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, user_id"}, // ds_1.g7_item_0
+	{DataSource: 1, SQL: "select sku, sum(qty) as qty, count(*) as items, count(distinct user_id) as users, user_id as DISTINCT_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, user_id"}, // ds_1.g7_item_1
+	{DataSource: 2, SQL: "select sku, sum(qty) as qty, count(*) as items, count(distinct user_id) as users, user_id as DISTINCT_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, user_id"}, // ds_2.g7_item_0
+	{DataSource: 2, SQL: "select sku, sum(qty) as qty, count(*) as items, count(distinct user_id) as users, user_id as DISTINCT_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, user_id"}, // ds_2.g7_item_1
+	{DataSource: 3, SQL: "select sku, sum(qty) as qty, count(*) as items, count(distinct user_id) as users, user_id as DISTINCT_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku, user_id"}, // ds_3.g7_item_0
+	{DataSource: 3, SQL: "select sku, sum(qty) as qty, count(*) as items, count(distinct user_id) as users, user_id as DISTINCT_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku, user_id"}, // ds_3.g7_item_1
 }
 
 // skuTotalsMerge says how SkuTotals merges the rows of its data nodes into the
 // result one unsharded MySQL would return (GROUP BY, aggregates SUM, COUNT,
 // COUNT(DISTINCT), ORDER BY). Every data node returns the 4 result columns,
-// then 2 the rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items
+// then 3 the rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items
 // not selected, WEIGHT_STRING sort keys of text), which the merge drops.
 var skuTotalsMerge = shardrt.MergeSpec{
-	Columns: 6,
+	Columns: 7,
 	Visible: 4,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Weight: 4},
+		{Type: shardrt.ColumnString, Weight: 5},
 		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnBytes},
@@ -155,7 +156,7 @@ var skuTotalsMerge = shardrt.MergeSpec{
 	Aggregates: []shardrt.AggregateSpec{
 		{Column: 1, Func: shardrt.AggSum},
 		{Column: 2, Func: shardrt.AggCount},
-		{Column: 3, Func: shardrt.AggCountDistinct},
+		{Column: 3, Func: shardrt.AggCountDistinct, ArgColumns: []int{4}},
 	},
 	Count: shardrt.NoLimit,
 }

@@ -624,40 +624,43 @@ var statsByUserStmt = shardrt.Stmt{Name: "StatsByUser", LogicSQL: "SELECT user_i
 // statsByUserUnits are the route units of StatsByUser: its data nodes.
 // DataSource indexes dataSourceNames.
 var statsByUserUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select user_id, `status` as statuses, qty as qtys, amount as avg_amount, count(*) as n, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select user_id, count(distinct `status`) as statuses, sum(distinct qty) as qtys, avg(distinct amount) as avg_amount, count(*) as n, `status` as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, amount as DISTINCT_DERIVED_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select user_id, count(distinct `status`) as statuses, sum(distinct qty) as qtys, avg(distinct amount) as avg_amount, count(*) as n, `status` as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, amount as DISTINCT_DERIVED_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select user_id, count(distinct `status`) as statuses, sum(distinct qty) as qtys, avg(distinct amount) as avg_amount, count(*) as n, `status` as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, amount as DISTINCT_DERIVED_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select user_id, count(distinct `status`) as statuses, sum(distinct qty) as qtys, avg(distinct amount) as avg_amount, count(*) as n, `status` as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, amount as DISTINCT_DERIVED_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select user_id, count(distinct `status`) as statuses, sum(distinct qty) as qtys, avg(distinct amount) as avg_amount, count(*) as n, `status` as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, amount as DISTINCT_DERIVED_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select user_id, count(distinct `status`) as statuses, sum(distinct qty) as qtys, avg(distinct amount) as avg_amount, count(*) as n, `status` as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, amount as DISTINCT_DERIVED_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select user_id, count(distinct `status`) as statuses, sum(distinct qty) as qtys, avg(distinct amount) as avg_amount, count(*) as n, `status` as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, amount as DISTINCT_DERIVED_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select user_id, count(distinct `status`) as statuses, sum(distinct qty) as qtys, avg(distinct amount) as avg_amount, count(*) as n, `status` as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, amount as DISTINCT_DERIVED_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by user_id, `status`, qty, amount"}, // ds_3.g7_order_1
 }
 
 // statsByUserMerge says how StatsByUser merges the rows of its data nodes into
 // the result one unsharded MySQL would return (GROUP BY, aggregates
 // COUNT(DISTINCT), SUM(DISTINCT), AVG(DISTINCT), COUNT, ORDER BY). Every data
-// node returns the 5 result columns, then 2 the rewrite derived (AVG's SUM and
+// node returns the 5 result columns, then 5 the rewrite derived (AVG's SUM and
 // COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
 // text), which the merge drops.
 var statsByUserMerge = shardrt.MergeSpec{
-	Columns: 7,
+	Columns: 10,
 	Visible: 5,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Weight: 5},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Weight: 8},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 	},
 	OrderBy: []shardrt.SortKey{{Column: 0}},
 	GroupBy: []int{0},
 	Aggregates: []shardrt.AggregateSpec{
-		{Column: 1, Func: shardrt.AggCountDistinct},
-		{Column: 2, Func: shardrt.AggSumDistinct},
-		{Column: 3, Func: shardrt.AggAvgDistinct, Scale: 6},
+		{Column: 1, Func: shardrt.AggCountDistinct, ArgColumns: []int{5}},
+		{Column: 2, Func: shardrt.AggSumDistinct, ArgColumns: []int{6}},
+		{Column: 3, Func: shardrt.AggAvgDistinct, ArgColumns: []int{7}, Scale: 6},
 		{Column: 4, Func: shardrt.AggCount},
 	},
 	Count: shardrt.NoLimit,
@@ -701,7 +704,172 @@ func (q *Queries) StatsByUser(ctx context.Context, createdAt time.Time) ([]Stats
 	}
 }
 
-// topUsersStmt is the logic statement of TopUsers (queries/orders.sql:51).
+// statusBitsStmt is the logic statement of StatusBits (queries/orders.sql:51).
+var statusBitsStmt = shardrt.Stmt{Name: "StatusBits", LogicSQL: "SELECT status, COUNT(DISTINCT user_id, qty) AS pairs, BIT_AND(qty) AS qty_and,\n       BIT_OR(order_id) AS id_or, BIT_XOR(order_id) AS id_xor\nFROM g7_order WHERE created_at >= ? GROUP BY status\nHAVING BIT_OR(order_id) > ? ORDER BY status"}
+
+// statusBitsUnits are the route units of StatusBits: its data nodes. DataSource
+// indexes dataSourceNames.
+var statusBitsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select `status`, count(distinct user_id, qty) as pairs, bit_and(qty) as qty_and, bit_or(order_id) as id_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by `status`, user_id, qty"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select `status`, count(distinct user_id, qty) as pairs, bit_and(qty) as qty_and, bit_or(order_id) as id_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by `status`, user_id, qty"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select `status`, count(distinct user_id, qty) as pairs, bit_and(qty) as qty_and, bit_or(order_id) as id_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by `status`, user_id, qty"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select `status`, count(distinct user_id, qty) as pairs, bit_and(qty) as qty_and, bit_or(order_id) as id_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by `status`, user_id, qty"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select `status`, count(distinct user_id, qty) as pairs, bit_and(qty) as qty_and, bit_or(order_id) as id_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by `status`, user_id, qty"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select `status`, count(distinct user_id, qty) as pairs, bit_and(qty) as qty_and, bit_or(order_id) as id_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by `status`, user_id, qty"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select `status`, count(distinct user_id, qty) as pairs, bit_and(qty) as qty_and, bit_or(order_id) as id_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where created_at >= ? group by `status`, user_id, qty"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select `status`, count(distinct user_id, qty) as pairs, bit_and(qty) as qty_and, bit_or(order_id) as id_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, qty as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where created_at >= ? group by `status`, user_id, qty"}, // ds_3.g7_order_1
+}
+
+// statusBitsMerge says how StatusBits merges the rows of its data nodes into
+// the result one unsharded MySQL would return (GROUP BY, aggregates
+// COUNT(DISTINCT), BITAND, BITOR, BITXOR, HAVING, ORDER BY). Every data node
+// returns the 5 result columns, then 4 the rewrite derived (AVG's SUM and
+// COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
+// text), which the merge drops.
+var statusBitsMerge = shardrt.MergeSpec{
+	Columns: 9,
+	Visible: 5,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Weight: 7},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnUint},
+		{Type: shardrt.ColumnUint},
+		{Type: shardrt.ColumnUint},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 1, Func: shardrt.AggCountDistinct, ArgColumns: []int{5, 6}},
+		{Column: 2, Func: shardrt.AggBitAnd},
+		{Column: 3, Func: shardrt.AggBitOr},
+		{Column: 4, Func: shardrt.AggBitXor},
+	},
+	Count:  shardrt.NoLimit,
+	Having: &shardrt.Expr{Op: shardrt.ExprGT, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 3}, {Op: shardrt.ExprParam, Param: 1}}},
+}
+
+// StatusBitsRow is one row of StatusBits.
+type StatusBitsRow struct {
+	Status sql.NullString
+	Pairs  int64
+	QtyAnd uint64
+	IDOr   uint64
+	IDXor  uint64
+}
+
+// COUNT(DISTINCT a, b) (tuples distinct across data nodes, none with a
+// NULL counted) and BIT_AND / BIT_OR / BIT_XOR merged per group, HAVING
+// over them; no group at all gives no row.
+//
+// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// statusBitsMerge says.
+func (q *Queries) StatusBits(ctx context.Context, createdAt time.Time, arg uint64) ([]StatusBitsRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusBitsStmt, statusBitsUnits[:], []any{createdAt}, &statusBitsMerge, []any{createdAt, arg})
+	if err != nil {
+		return nil, err
+	}
+	defer merged.Close()
+	var out []StatusBitsRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r StatusBitsRow
+		if err := shardrt.ScanCells(row, &r.Status, &r.Pairs, &r.QtyAnd, &r.IDOr, &r.IDXor); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+// countBitsStmt is the logic statement of CountBits (queries/orders.sql:61).
+var countBitsStmt = shardrt.Stmt{Name: "CountBits", LogicSQL: "SELECT COUNT(DISTINCT user_id, status) AS pairs, BIT_AND(qty) AS qty_and,\n       BIT_OR(qty) AS qty_or, BIT_XOR(order_id) AS id_xor\nFROM g7_order WHERE amount > ?"}
+
+// countBitsUnits are the route units of CountBits: its data nodes. DataSource
+// indexes dataSourceNames.
+var countBitsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select count(distinct user_id, `status`) as pairs, bit_and(qty) as qty_and, bit_or(qty) as qty_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, `status` as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where amount > ? group by user_id, `status`"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select count(distinct user_id, `status`) as pairs, bit_and(qty) as qty_and, bit_or(qty) as qty_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, `status` as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where amount > ? group by user_id, `status`"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select count(distinct user_id, `status`) as pairs, bit_and(qty) as qty_and, bit_or(qty) as qty_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, `status` as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where amount > ? group by user_id, `status`"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select count(distinct user_id, `status`) as pairs, bit_and(qty) as qty_and, bit_or(qty) as qty_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, `status` as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where amount > ? group by user_id, `status`"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select count(distinct user_id, `status`) as pairs, bit_and(qty) as qty_and, bit_or(qty) as qty_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, `status` as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where amount > ? group by user_id, `status`"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select count(distinct user_id, `status`) as pairs, bit_and(qty) as qty_and, bit_or(qty) as qty_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, `status` as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where amount > ? group by user_id, `status`"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select count(distinct user_id, `status`) as pairs, bit_and(qty) as qty_and, bit_or(qty) as qty_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, `status` as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where amount > ? group by user_id, `status`"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select count(distinct user_id, `status`) as pairs, bit_and(qty) as qty_and, bit_or(qty) as qty_or, bit_xor(order_id) as id_xor, user_id as DISTINCT_DERIVED_0, `status` as DISTINCT_DERIVED_1, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where amount > ? group by user_id, `status`"}, // ds_3.g7_order_1
+}
+
+// countBitsMerge says how CountBits merges the rows of its data nodes into the
+// result one unsharded MySQL would return (aggregates COUNT(DISTINCT), BITAND,
+// BITOR, BITXOR). Every data node returns the 4 result columns, then 4 the
+// rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not
+// selected, WEIGHT_STRING sort keys of text), which the merge drops.
+var countBitsMerge = shardrt.MergeSpec{
+	Columns: 8,
+	Visible: 4,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnUint},
+		{Type: shardrt.ColumnUint},
+		{Type: shardrt.ColumnUint},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Weight: 6},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 0, Func: shardrt.AggCountDistinct, ArgColumns: []int{4, 5}},
+		{Column: 1, Func: shardrt.AggBitAnd},
+		{Column: 2, Func: shardrt.AggBitOr},
+		{Column: 3, Func: shardrt.AggBitXor},
+	},
+	Count: shardrt.NoLimit,
+}
+
+// CountBitsRow is one row of CountBits.
+type CountBitsRow struct {
+	Pairs  int64
+	QtyAnd uint64
+	QtyOr  uint64
+	IDXor  uint64
+}
+
+// Scalar COUNT(DISTINCT a, b) and BIT_*: over no row 0, and BIT_AND's
+// 18446744073709551615.
+//
+// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// countBitsMerge says, and the first merged row is returned; sql.ErrNoRows when
+// there is none.
+func (q *Queries) CountBits(ctx context.Context, amount string) (CountBitsRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &countBitsStmt, countBitsUnits[:], []any{amount}, &countBitsMerge, nil)
+	if err != nil {
+		return CountBitsRow{}, err
+	}
+	defer merged.Close()
+	row, err := merged.Next()
+	if err == io.EOF {
+		return CountBitsRow{}, sql.ErrNoRows
+	}
+	if err != nil {
+		return CountBitsRow{}, err
+	}
+	var r CountBitsRow
+	err = shardrt.ScanCells(row, &r.Pairs, &r.QtyAnd, &r.QtyOr, &r.IDXor)
+	return r, err
+}
+
+// topUsersStmt is the logic statement of TopUsers (queries/orders.sql:69).
 var topUsersStmt = shardrt.Stmt{Name: "TopUsers", LogicSQL: "SELECT user_id, SUM(amount) AS total, MAX(order_id) AS last_id FROM g7_order\nGROUP BY user_id ORDER BY total DESC, user_id LIMIT ?"}
 
 // topUsersUnits are the route units of TopUsers: its data nodes. DataSource
@@ -774,29 +942,29 @@ func (q *Queries) TopUsers(ctx context.Context, limit int64) ([]TopUsersRow, err
 }
 
 // countOrdersStmt is the logic statement of CountOrders
-// (queries/orders.sql:57).
+// (queries/orders.sql:75).
 var countOrdersStmt = shardrt.Stmt{Name: "CountOrders", LogicSQL: "SELECT COUNT(*) AS n, SUM(amount) AS total, AVG(amount) AS avg_amount,\n       MAX(order_id) AS max_id, COUNT(DISTINCT user_id) AS users\nFROM g7_order WHERE amount > ?"}
 
 // countOrdersUnits are the route units of CountOrders: its data nodes.
 // DataSource indexes dataSourceNames.
 var countOrdersUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_0 where amount > ? group by user_id"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, user_id as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g7_order_1 where amount > ? group by user_id"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, count(distinct user_id) as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, user_id as DISTINCT_DERIVED_0 from g7_order_0 where amount > ? group by user_id"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, count(distinct user_id) as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, user_id as DISTINCT_DERIVED_0 from g7_order_1 where amount > ? group by user_id"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, count(distinct user_id) as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, user_id as DISTINCT_DERIVED_0 from g7_order_0 where amount > ? group by user_id"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, count(distinct user_id) as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, user_id as DISTINCT_DERIVED_0 from g7_order_1 where amount > ? group by user_id"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, count(distinct user_id) as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, user_id as DISTINCT_DERIVED_0 from g7_order_0 where amount > ? group by user_id"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, count(distinct user_id) as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, user_id as DISTINCT_DERIVED_0 from g7_order_1 where amount > ? group by user_id"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, count(distinct user_id) as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, user_id as DISTINCT_DERIVED_0 from g7_order_0 where amount > ? group by user_id"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select count(*) as n, sum(amount) as total, avg(amount) as avg_amount, max(order_id) as max_id, count(distinct user_id) as users, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, user_id as DISTINCT_DERIVED_0 from g7_order_1 where amount > ? group by user_id"}, // ds_3.g7_order_1
 }
 
 // countOrdersMerge says how CountOrders merges the rows of its data nodes into
 // the result one unsharded MySQL would return (aggregates COUNT, SUM, AVG, MAX,
-// COUNT(DISTINCT)). Every data node returns the 5 result columns, then 2 the
+// COUNT(DISTINCT)). Every data node returns the 5 result columns, then 3 the
 // rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not
 // selected, WEIGHT_STRING sort keys of text), which the merge drops.
 var countOrdersMerge = shardrt.MergeSpec{
-	Columns: 7,
+	Columns: 8,
 	Visible: 5,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
@@ -806,13 +974,14 @@ var countOrdersMerge = shardrt.MergeSpec{
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
 	},
 	Aggregates: []shardrt.AggregateSpec{
 		{Column: 0, Func: shardrt.AggCount},
 		{Column: 1, Func: shardrt.AggSum},
 		{Column: 2, Func: shardrt.AggAvg, SumColumn: 6, CountColumn: 5, Scale: 6},
 		{Column: 3, Func: shardrt.AggMax},
-		{Column: 4, Func: shardrt.AggCountDistinct},
+		{Column: 4, Func: shardrt.AggCountDistinct, ArgColumns: []int{7}},
 	},
 	Count: shardrt.NoLimit,
 }
@@ -852,7 +1021,7 @@ func (q *Queries) CountOrders(ctx context.Context, amount string) (CountOrdersRo
 }
 
 // userStatusesStmt is the logic statement of UserStatuses
-// (queries/orders.sql:64).
+// (queries/orders.sql:82).
 var userStatusesStmt = shardrt.Stmt{Name: "UserStatuses", LogicSQL: "SELECT DISTINCT status FROM g7_order WHERE user_id IN (?, ?) ORDER BY status"}
 
 // userStatusesUnits are the route units of UserStatuses: one per data node of
@@ -922,7 +1091,7 @@ func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID_2 int64
 	}
 }
 
-// statusPageStmt is the logic statement of StatusPage (queries/orders.sql:68).
+// statusPageStmt is the logic statement of StatusPage (queries/orders.sql:86).
 var statusPageStmt = shardrt.Stmt{Name: "StatusPage", LogicSQL: "SELECT DISTINCT user_id, status FROM g7_order ORDER BY user_id, status LIMIT ?, ?"}
 
 // statusPageUnits are the route units of StatusPage: its data nodes. DataSource
@@ -995,41 +1164,42 @@ func (q *Queries) StatusPage(ctx context.Context, offset int64, limit int64) ([]
 }
 
 // countStatusesStmt is the logic statement of CountStatuses
-// (queries/orders.sql:73).
+// (queries/orders.sql:91).
 var countStatusesStmt = shardrt.Stmt{Name: "CountStatuses", LogicSQL: "SELECT COUNT(DISTINCT status) AS statuses, COUNT(*) AS n, MIN(note) AS first_note\nFROM g7_order WHERE user_id IN (?, ?)"}
 
 // countStatusesUnits are the route units of CountStatuses: one per data node of
 // g7_order in data node order. DataSource indexes dataSourceNames.
 var countStatusesUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select `status` as statuses, count(*) as n, min(note) as first_note, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select count(distinct `status`) as statuses, count(*) as n, min(note) as first_note, `status` as DISTINCT_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_0, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select count(distinct `status`) as statuses, count(*) as n, min(note) as first_note, `status` as DISTINCT_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_0, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select count(distinct `status`) as statuses, count(*) as n, min(note) as first_note, `status` as DISTINCT_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_0, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select count(distinct `status`) as statuses, count(*) as n, min(note) as first_note, `status` as DISTINCT_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_0, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select count(distinct `status`) as statuses, count(*) as n, min(note) as first_note, `status` as DISTINCT_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_0, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select count(distinct `status`) as statuses, count(*) as n, min(note) as first_note, `status` as DISTINCT_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_0, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select count(distinct `status`) as statuses, count(*) as n, min(note) as first_note, `status` as DISTINCT_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_0, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select count(distinct `status`) as statuses, count(*) as n, min(note) as first_note, `status` as DISTINCT_DERIVED_0, weight_string(min(note)) as WEIGHT_STRING_DERIVED_0, IF(LEFT(min(note), 0) = ' ', weight_string(CONCAT(LEFT(min(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where user_id in (?, ?) group by `status`"}, // ds_3.g7_order_1
 }
 
 // countStatusesMerge says how CountStatuses merges the rows of its data nodes
 // into the result one unsharded MySQL would return (aggregates COUNT(DISTINCT),
-// COUNT, MIN). Every data node returns the 3 result columns, then 4 the rewrite
+// COUNT, MIN). Every data node returns the 3 result columns, then 5 the rewrite
 // derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not selected,
 // WEIGHT_STRING sort keys of text), which the merge drops.
 var countStatusesMerge = shardrt.MergeSpec{
-	Columns: 7,
+	Columns: 8,
 	Visible: 3,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Weight: 3},
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Weight: 5},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Weight: 4},
+		{Type: shardrt.ColumnString, Weight: 6},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 	},
 	Aggregates: []shardrt.AggregateSpec{
-		{Column: 0, Func: shardrt.AggCountDistinct},
+		{Column: 0, Func: shardrt.AggCountDistinct, ArgColumns: []int{3}},
 		{Column: 1, Func: shardrt.AggCount},
 		{Column: 2, Func: shardrt.AggMin},
 	},
@@ -1043,7 +1213,7 @@ type CountStatusesRow struct {
 	FirstNote sql.NullString
 }
 
-// CountStatuses runs the :one query at queries/orders.sql:73.
+// CountStatuses runs the :one query at queries/orders.sql:91.
 //
 // Route: MultiNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), computed by the sharding algorithms over the conditions. The rows

@@ -48,6 +48,24 @@ SELECT user_id, COUNT(DISTINCT status) AS statuses, SUM(DISTINCT qty) AS qtys,
        AVG(DISTINCT amount) AS avg_amount, COUNT(*) AS n
 FROM g7_order WHERE created_at >= ? GROUP BY user_id ORDER BY user_id;
 
+-- name: StatusBits :many
+-- shardgen:allow-full-route
+-- COUNT(DISTINCT a, b) (tuples distinct across data nodes, none with a
+-- NULL counted) and BIT_AND / BIT_OR / BIT_XOR merged per group, HAVING
+-- over them; no group at all gives no row.
+SELECT status, COUNT(DISTINCT user_id, qty) AS pairs, BIT_AND(qty) AS qty_and,
+       BIT_OR(order_id) AS id_or, BIT_XOR(order_id) AS id_xor
+FROM g7_order WHERE created_at >= ? GROUP BY status
+HAVING BIT_OR(order_id) > ? ORDER BY status;
+
+-- name: CountBits :one
+-- shardgen:allow-full-route
+-- Scalar COUNT(DISTINCT a, b) and BIT_*: over no row 0, and BIT_AND's
+-- 18446744073709551615.
+SELECT COUNT(DISTINCT user_id, status) AS pairs, BIT_AND(qty) AS qty_and,
+       BIT_OR(qty) AS qty_or, BIT_XOR(order_id) AS id_xor
+FROM g7_order WHERE amount > ?;
+
 -- name: TopUsers :many
 -- shardgen:allow-full-route
 -- ORDER BY an aggregate, then LIMIT ?: groups are merged before paging.
