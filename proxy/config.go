@@ -115,7 +115,7 @@ func LoadConfig(path string, ddlFiles []string) (*Config, error) {
 		return nil, err
 	}
 	// Files or migration directories, read in order as one schema.
-	tables, err := schema.ParseDDLPaths(ddlFiles)
+	tables, err := schema.ParseDDLPaths(ddlFiles, cfg.Rules.Encrypt)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -78,8 +79,15 @@ func ParseDDL(file string, src []byte) ([]*Table, error) {
 // Each file's content is MigrationUp of it (a goose file's Up part). The
 // tables are returned in the order of their CREATE TABLE; errors of every
 // file are joined, each "file:line:col: message"; a read error stops.
-func ParseDDLFiles(paths []string) ([]*Table, error) {
-	set := &ddlSet{byName: map[string]*Table{}}
+//
+// With an !ENCRYPT rule (nil: none), the files may describe encrypt tables
+// in logic form, as shardgen migrate runs them: each CREATE TABLE naming a
+// logic column has its physical columns from then on (EncryptPhysicalColumns)
+// and each ALTER TABLE clause naming a logic column changes them
+// (EncryptAlterTable); a later ALTER TABLE may name a physical column
+// (MODIFY COLUMN phone_cipher ...) as well.
+func ParseDDLFiles(paths []string, rule *EncryptRule) ([]*Table, error) {
+	set := &ddlSet{byName: map[string]*Table{}, encrypt: rule}
 	var errs Errors
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
@@ -102,6 +110,11 @@ func ParseDDLFiles(paths []string) ([]*Table, error) {
 type ddlSet struct {
 	tables []*Table
 	byName map[string]*Table
+	// encrypt, when not nil, is the !ENCRYPT rule the DDL is read under: a
+	// CREATE TABLE of an encrypt table in logic form gets its physical
+	// columns at once, and an ALTER TABLE naming a logic column changes
+	// them (EncryptAlterTable), so later statements may name either.
+	encrypt *EncryptRule
 }
 
 // parse adds the statements of one file to the set.
@@ -380,6 +393,9 @@ func (d *ddlFile) createTable(st *sqlparser.CreateTable, off int, piece string, 
 	}
 	for _, c := range t.Columns {
 		ddlBinaryCollation(t, c)
+	}
+	if d.encrypt != nil {
+		deriveEncryptTable(d.encrypt, t) // logic form: the physical columns from here on
 	}
 	d.add(t)
 }
@@ -719,6 +735,27 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 		d.errorf(start, "ALTER TABLE / CREATE INDEX on table %q, which no CREATE TABLE above defines", name)
 		return
 	}
+	var droppedLogic []string
+	if d.encrypt != nil {
+		// Clauses on a logic column change its physical columns, as
+		// shardgen migrate sends them to the servers.
+		if et := encryptTableOf(d.encrypt, name); et != nil {
+			for _, o := range st.AlterOptions {
+				if o, ok := o.(*sqlparser.DropColumn); ok && logicColumn(et, o.Name.Name.String()) != nil {
+					droppedLogic = append(droppedLogic, o.Name.Name.String())
+				}
+			}
+		}
+		if _, err := EncryptAlterTable(d.encrypt, st); err != nil {
+			d.errorf(start, "%v", err)
+			return
+		}
+	}
+	defer func() {
+		for _, col := range droppedLogic {
+			d.dropped(t, col, start)
+		}
+	}()
 	idents, next := ddlIdents(toks), 0
 	for _, o := range st.AlterOptions {
 		switch o := o.(type) {
@@ -775,9 +812,22 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 			col := o.Name.Name.String()
 			if !dropColumn(t, col) {
 				d.errorf(start, "ALTER TABLE %q DROP COLUMN %q: the table has no column %q", t.Name, col, col)
+				continue
 			}
+			d.dropped(t, col, start)
 		}
 	}
+}
+
+// dropped records in t.Dropped that the statement at byte start dropped
+// column col.
+func (d *ddlFile) dropped(t *Table, col string, start int) {
+	dropped := maps.Clone(t.Dropped) // t's may be shared with a copy made before
+	if dropped == nil {
+		dropped = map[string]Pos{}
+	}
+	dropped[strings.ToLower(col)] = d.pos(start)
+	t.Dropped = dropped
 }
 
 // dropColumn removes column name from t as MySQL does: from its columns and

@@ -38,11 +38,16 @@ import (
 // application sees are then the physical ones minus the derived columns, plus
 // the logic columns.
 //
+// An encrypt column whose column (logic or cipher) an ALTER TABLE dropped
+// while the rule still lists it is not an error of CheckDDL but one of
+// cfg.DroppedEncryptColumns, naming the ALTER TABLE.
+//
 // CheckDDL reads only the rule fields of cfg (it does not need a loaded
 // algorithm), so a hand-built Config is enough.
 func CheckDDL(cfg *Config, tables []*Table) error {
 	c := &ddlChecker{cfg: cfg, seen: map[string]bool{}}
 	cfg.Tables = make(map[string]*Table, len(tables))
+	cfg.DroppedEncryptColumns = nil
 	for _, t := range tables {
 		key := strings.ToLower(t.Name)
 		if first, ok := cfg.Tables[key]; ok {
@@ -203,6 +208,13 @@ func (c *ddlChecker) encryptTable(et *EncryptTable) {
 		if ec.Plain != "" {
 			ds = append(ds, derived{"plain", ec.Plain, colPos})
 		}
+		if drop, col, ok := droppedLogic(t, ec); ok {
+			// One message for the column a migration dropped, not one per
+			// physical column the rule still names.
+			c.cfg.DroppedEncryptColumns.Add(colPos, fmt.Sprintf("encrypt column %q of table %q: %s drops it (ALTER TABLE %s DROP COLUMN %s), but the !ENCRYPT rule still lists it; remove %s from the rule's columns of %s (shardgen migrate drops its physical columns %s on every actual table while the rule lists it, so run it before removing it)",
+				ec.Name, et.Name, drop, et.Name, col, ec.Name, et.Name, strings.Join(physicalNames(ec), ", ")))
+			continue
+		}
 		for _, d := range ds {
 			if d.column == "" {
 				continue
@@ -224,4 +236,25 @@ func (c *ddlChecker) encryptTable(et *EncryptTable) {
 				ec.Name, et.Name, t.Pos)
 		}
 	}
+}
+
+// droppedLogic returns the ALTER TABLE that dropped the column ec stands
+// for from t, and that column's name, when t has none of ec's physical
+// columns left: the logic column (logic DDL) or its cipher column
+// (physical DDL).
+func droppedLogic(t *Table, ec *EncryptColumn) (Pos, string, bool) {
+	if t.Column(ec.Name) != nil {
+		return Pos{}, "", false
+	}
+	for _, n := range physicalNames(ec) {
+		if t.Column(n) != nil {
+			return Pos{}, "", false
+		}
+	}
+	for _, n := range []string{ec.Name, ec.Cipher.Column} {
+		if p, ok := t.Dropped[strings.ToLower(n)]; ok {
+			return p, n, true
+		}
+	}
+	return Pos{}, "", false
 }

@@ -130,32 +130,42 @@ func bytesPerChar(charset string) int {
 func base64Len(n int) int { return (n + 2) / 3 * 4 }
 
 // deriveEncryptColumns replaces, in each encrypt table's CREATE TABLE, the
-// logic columns with their physical columns (EncryptPhysicalColumns), and
-// keys on a logic column with keys on its assisted query column (or its
-// cipher column). Tables already in physical form are left alone.
+// logic columns with their physical columns (deriveEncryptTable). Tables
+// already in physical form are left alone.
 func deriveEncryptColumns(cfg *Config) {
 	if cfg.Encrypt == nil {
 		return
 	}
 	for _, et := range cfg.Encrypt.Tables {
-		t := cfg.Tables[strings.ToLower(et.Name)]
-		if t == nil {
-			continue
+		if t := cfg.Tables[strings.ToLower(et.Name)]; t != nil {
+			deriveEncryptTable(cfg.Encrypt, t)
 		}
-		for _, ec := range et.Columns {
-			for i, c := range t.Columns {
-				phys := EncryptPhysicalColumns(cfg.Encrypt, ec, c)
-				if phys == nil || t.Column(ec.Cipher.Column) != nil {
-					continue
-				}
-				t.Columns = append(t.Columns[:i], append(phys, t.Columns[i+1:]...)...)
-				keyCol := ec.Cipher.Column
-				if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
-					keyCol = ec.AssistedQuery.Column
-				}
-				renameKeyColumn(t, ec.Name, keyCol)
-				break
+	}
+}
+
+// deriveEncryptTable replaces, in t, the logic columns of its encrypt
+// table in rule with their physical columns (EncryptPhysicalColumns), and
+// keys on a logic column with keys on its assisted query column (or its
+// cipher column). Columns already in physical form are left alone, as is a
+// table rule does not name.
+func deriveEncryptTable(rule *EncryptRule, t *Table) {
+	et := encryptTableOf(rule, t.Name)
+	if et == nil {
+		return
+	}
+	for _, ec := range et.Columns {
+		for i, c := range t.Columns {
+			phys := EncryptPhysicalColumns(rule, ec, c)
+			if phys == nil || t.Column(ec.Cipher.Column) != nil {
+				continue
 			}
+			t.Columns = append(t.Columns[:i:i], append(phys, t.Columns[i+1:]...)...)
+			keyCol := ec.Cipher.Column
+			if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
+				keyCol = ec.AssistedQuery.Column
+			}
+			renameKeyColumn(t, ec.Name, keyCol)
+			break
 		}
 	}
 }
@@ -287,16 +297,7 @@ func EncryptAlterTable(rule *EncryptRule, st *sqlparser.AlterTable) (bool, error
 	if et == nil {
 		return false, nil
 	}
-	// logic returns the encrypt column whose logic column is name, when it
-	// stands for physical columns of other names.
-	logic := func(name string) *EncryptColumn {
-		for _, ec := range et.Columns {
-			if strings.EqualFold(ec.Name, name) && !strings.EqualFold(ec.Name, ec.Cipher.Column) && !strings.EqualFold(ec.Name, ec.Plain) {
-				return ec
-			}
-		}
-		return nil
-	}
+	logic := func(name string) *EncryptColumn { return logicColumn(et, name) }
 	changed := false
 	// after maps AFTER a logic column to AFTER its last physical column.
 	after := func(c *sqlparser.ColName) *sqlparser.ColName {
@@ -401,6 +402,17 @@ func EncryptAlterTable(rule *EncryptRule, st *sqlparser.AlterTable) (bool, error
 	}
 	st.AlterOptions = opts
 	return changed, nil
+}
+
+// logicColumn returns the encrypt column of et whose logic column is name,
+// when it stands for physical columns of other names, or nil.
+func logicColumn(et *EncryptTable, name string) *EncryptColumn {
+	for _, ec := range et.Columns {
+		if strings.EqualFold(ec.Name, name) && !strings.EqualFold(ec.Name, ec.Cipher.Column) && !strings.EqualFold(ec.Name, ec.Plain) {
+			return ec
+		}
+	}
+	return nil
 }
 
 // encryptTableOf returns the encrypt table of rule named table, or nil.

@@ -121,7 +121,7 @@ func blank(b []byte) {
 // one schema: each path is a DDL file or a directory of migrations
 // (MigrationFiles), all read in the order given by ParseDDLFiles. Errors are
 // ParseDDLFiles's, and a directory without migrations.
-func ParseDDLPaths(paths []string) ([]*Table, error) {
+func ParseDDLPaths(paths []string, rule *EncryptRule) ([]*Table, error) {
 	var files []string
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
@@ -134,5 +134,5 @@ func ParseDDLPaths(paths []string) ([]*Table, error) {
 		}
 		files = append(files, p)
 	}
-	return ParseDDLFiles(files)
+	return ParseDDLFiles(files, rule)
 }

@@ -21,7 +21,7 @@ func TestMigrationFilesAndUp(t *testing.T) {
 	files, err := MigrationFiles(dir)
 	require.NoError(t, err)
 	require.Equal(t, []string{filepath.Join(dir, "2_first.up.sql"), filepath.Join(dir, "10_later.up.sql")}, files)
-	tables, err := ParseDDLFiles(files)
+	tables, err := ParseDDLFiles(files, nil)
 	require.NoError(t, err)
 	require.Len(t, tables, 1)
 	require.Len(t, tables[0].Columns, 2, "the ALTER TABLE of the later file adds b")
@@ -35,7 +35,7 @@ func TestMigrationFilesAndUp(t *testing.T) {
 
 	// DROP TABLE in a later file removes the table.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "11_drop.up.sql"), []byte("DROP TABLE t;"), 0o644))
-	tables, err = ParseDDLFiles(append(files, filepath.Join(dir, "11_drop.up.sql")))
+	tables, err = ParseDDLFiles(append(files, filepath.Join(dir, "11_drop.up.sql")), nil)
 	require.NoError(t, err)
 	require.Empty(t, tables)
 }

@@ -50,6 +50,12 @@ type Config struct {
 	// Warnings are problems ShardingSphere accepts but that are probably
 	// mistakes, e.g. an algorithm defined but never used. Nil when none.
 	Warnings Errors
+	// DroppedEncryptColumns are the encrypt columns the !ENCRYPT rule
+	// lists whose column an ALTER TABLE of the DDL dropped (CheckDDL), one
+	// problem each, naming the statement. CheckDDL does not return them:
+	// shardgen migrate needs the rule as it is to drop the physical
+	// columns on the servers; the generator refuses them. Nil when none.
+	DroppedEncryptColumns Errors
 }
 
 // DataSource is one entry of dataSources: a MySQL database reached through

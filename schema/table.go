@@ -11,6 +11,10 @@ type Table struct {
 	Charset    string    // table default charset, lower case; empty when not given
 	Collation  string    // table default collation, lower case; empty when not given
 	Pos        Pos       // the CREATE TABLE statement
+	// Dropped maps the lower-case name of each column an ALTER TABLE ...
+	// DROP COLUMN removed to the last such statement (a later ADD COLUMN
+	// may have added it again: see Columns); nil when none was dropped.
+	Dropped map[string]Pos
 }
 
 // Column returns the column named name (case-insensitive, as MySQL compares

@@ -225,7 +225,8 @@ func TestMigrateEncryptLogicDDL(t *testing.T) {
 // TestMigrateEncryptAlterLogic: a migration directory whose later ALTER
 // TABLEs add, modify and drop logic columns of an encrypt table (phone:
 // cipher, assisted and like query columns; email: cipher and assisted;
-// ssn: cipher), with FIRST / AFTER and an index on a logic column. The
+// ssn: cipher), with FIRST / AFTER and an index on a logic column, then
+// modify a physical column (email_cipher) by its name. The
 // generator types the columns the last migration leaves, and migrate turns
 // each clause into clauses on the physical columns, so every actual table
 // on the servers ends with exactly the physical columns, in the order and
@@ -254,23 +255,16 @@ func TestMigrateEncryptAlterLogic(t *testing.T) {
 		"ALTER TABLE g22_user DROP COLUMN note, DROP COLUMN ssn;\n"+
 		"ALTER TABLE g22_user ADD COLUMN ssn CHAR(11) NULL;\n"+
 		"-- +goose Down\nALTER TABLE g22_user DROP COLUMN email;\n")
+	// A physical column of a logic-form table, by its own name.
+	write("00003_cipher.sql", "-- +goose Up\nALTER TABLE g22_user MODIFY email_cipher VARCHAR(300) NOT NULL;\n")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "queries"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries", "users.sql"), []byte("-- name: AddUser :exec\nINSERT INTO g22_user (user_id, email, phone, ssn) VALUES (?, ?, ?, ?);\n"), 0o644))
 	project := filepath.Join(dir, "shardgen.yaml")
 	require.NoError(t, os.WriteFile(project, []byte("version: \"1\"\nrules: sharding.yaml\nddl: [migrations]\nqueries: [queries/*.sql]\nout: db\n"), 0o644))
 
 	// The generator's columns after the migrations, as column_type reads.
-	p, err := pipeline.LoadSchema(project)
-	require.NoError(t, err)
-	var want []string
-	for _, c := range p.Config.Tables["g22_user"].Columns {
-		typ := c.Type
-		if c.Length != nil {
-			typ += "(" + strconv.Itoa(*c.Length) + ")"
-		}
-		want = append(want, c.Name+" "+typ)
-	}
-	require.Equal(t, "user_id bigint,email_cipher varchar(236),email_md5 varchar(32),phone_cipher varchar(364),phone_md5 varchar(32),phone_like varchar(128),ssn_cipher varchar(64)", strings.Join(want, ","))
+	want := strings.Split(generatorColumns(t, project, "g22_user"), ",")
+	require.Equal(t, "user_id bigint,email_cipher varchar(300),email_md5 varchar(32),phone_cipher varchar(364),phone_md5 varchar(32),phone_like varchar(128),ssn_cipher varchar(64)", strings.Join(want, ","))
 	code, out, errOut := runCLI("explain", "-f", project, "--format", "json")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "insert into g22_user_0(user_id, email_cipher, email_md5, phone_cipher, phone_md5, phone_like, ssn_cipher) values (?, ?, ?, ?, ?, ?, ?)")
@@ -286,11 +280,12 @@ func TestMigrateEncryptAlterLogic(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `"sql":"alter table g22_user_0 modify column phone_cipher VARCHAR(364) null after note, modify column phone_md5 VARCHAR(32) null after phone_cipher, modify column phone_like VARCHAR(128) null after phone_md5, add column email_cipher VARCHAR(236) not null after user_id, add column email_md5 VARCHAR(32) not null after email_cipher, add key idx_email (email_md5)"`)
 	require.Contains(t, out, `"sql":"alter table g22_user_1 drop column note, drop column ssn_cipher"`)
+	require.Contains(t, out, `{"data_source":"ds_1","table":"g22_user_0","sql":"alter table g22_user_0 modify column email_cipher VARCHAR(300) not null"}`)
 	code, _, errOut = runCLI("migrate", "-f", project)
 	require.Equal(t, 0, code, errOut)
 	code, out, errOut = runCLI("migrate", "-f", project)
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "nothing to do (4 migrations already applied)")
+	require.Contains(t, out, "nothing to do (6 migrations already applied)")
 
 	// The ciphertext of 64 four-byte characters fits the widened phone_cipher.
 	enc := encryptCLI(t, dir, "g22_user", "phone", strings.Repeat("😀", 64))
@@ -312,6 +307,124 @@ func TestMigrateEncryptAlterLogic(t *testing.T) {
 		_, err := db.Exec("DROP TABLE shardgen_schema_migrations")
 		require.NoError(t, err)
 	}
+}
+
+// TestMigrateEncryptModifyDropLogic: migrations after a logic-form CREATE
+// TABLE modify the logic column (phone: new sizes for its cipher, assisted
+// and like query columns), then drop it. While the !ENCRYPT rule still lists phone,
+// generate refuses with the DROP's file:line and migrate drops the physical
+// columns on every actual table (a second run does nothing); with phone
+// removed from the rule, generate types the table without it and migrate
+// has nothing to do.
+func TestMigrateEncryptModifyDropLogic(t *testing.T) {
+	dir := t.TempDir()
+	phone := `        phone:
+          cipher: {name: phone_cipher, encryptorName: aes}
+          assistedQuery: {name: phone_md5, encryptorName: md5}
+          likeQuery: {name: phone_like, encryptorName: like}
+`
+	email := `        email:
+          cipher: {name: email_cipher, encryptorName: aes}
+          assistedQuery: {name: email_md5, encryptorName: md5}
+`
+	writeEncryptRules(t, dir, "g23_user", phone+email)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "migrations"), 0o755))
+	write := func(name, src string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "migrations", name), []byte(src), 0o644))
+	}
+	write("00001_init.sql", "-- +goose Up\nCREATE TABLE g23_user (user_id BIGINT NOT NULL PRIMARY KEY, phone VARCHAR(32) NULL, email VARCHAR(40) NULL);\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "queries"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries", "users.sql"), []byte("-- name: AddUser :exec\nINSERT INTO g23_user (user_id, email) VALUES (?, ?);\n"), 0o644))
+	project := filepath.Join(dir, "shardgen.yaml")
+	require.NoError(t, os.WriteFile(project, []byte("version: \"1\"\nrules: sharding.yaml\nddl: [migrations]\nqueries: [queries/*.sql]\nout: db\n"), 0o644))
+	columns := func() string { return generatorColumns(t, project, "g23_user") }
+	require.Equal(t, "user_id bigint,phone_cipher varchar(192),phone_md5 varchar(32),phone_like varchar(64),email_cipher varchar(236),email_md5 varchar(32)", columns())
+	write("00002_phone.sql", "-- +goose Up\nALTER TABLE g23_user MODIFY phone VARCHAR(64) NULL;\n")
+	require.Equal(t, "user_id bigint,phone_cipher varchar(364),phone_md5 varchar(32),phone_like varchar(128),email_cipher varchar(236),email_md5 varchar(32)", columns())
+	write("00003_drop.sql", "-- +goose Up\n\nALTER TABLE g23_user DROP COLUMN phone;\n")
+	want := "user_id bigint,email_cipher varchar(236),email_md5 varchar(32)"
+	require.Equal(t, want, columns())
+
+	// The rule still lists phone: generate names the DROP and the rule.
+	code, _, errOut := runCLI("generate", "-f", project)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `sharding.yaml:32:9: encrypt column "phone" of table "g23_user": `+filepath.Join(dir, "migrations", "00003_drop.sql")+`:3:1 drops it (ALTER TABLE g23_user DROP COLUMN phone), but the !ENCRYPT rule still lists it; remove phone from the rule's columns of g23_user`)
+	require.NotContains(t, errOut, "is not a column of its CREATE TABLE")
+
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"shardgen_schema_migrations", "g23_user_0", "g23_user_1"} {
+			_, err := db.Exec("DROP TABLE IF EXISTS " + tb)
+			require.NoError(t, err)
+		}
+	}
+	code, out, errOut := runCLI("migrate", "-f", project, "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		for _, tb := range []string{"g23_user_0", "g23_user_1"} {
+			for _, sql := range []string{
+				"alter table " + tb + " modify column phone_cipher VARCHAR(364) null, modify column phone_md5 VARCHAR(32) null, modify column phone_like VARCHAR(128) null",
+				"alter table " + tb + " drop column phone_cipher, drop column phone_md5, drop column phone_like",
+			} {
+				require.Contains(t, out, `{"data_source":"`+ds+`","table":"`+tb+`","sql":"`+sql+`"}`)
+			}
+		}
+	}
+	check := func() {
+		t.Helper()
+		for _, ds := range []string{"ds_0", "ds_1"} {
+			db := testdb.Open(t, ds)
+			for _, tb := range []string{"g23_user_0", "g23_user_1"} {
+				var cols string
+				require.NoError(t, db.QueryRow("SELECT GROUP_CONCAT(CONCAT(column_name, ' ', REPLACE(column_type, 'bigint(20)', 'bigint')) ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", tb).Scan(&cols))
+				require.Equal(t, want, cols, "%s.%s", ds, tb)
+			}
+		}
+	}
+	code, out, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "applied")
+	check()
+	code, out, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "nothing to do (6 migrations already applied)")
+
+	// Without phone in the rule the table is typed without it, and the
+	// migrations (recorded by their text) stay applied.
+	writeEncryptRules(t, dir, "g23_user", email)
+	require.Equal(t, want, columns())
+	code, out, errOut = runCLI("explain", "-f", project, "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "insert into g23_user_0(user_id, email_cipher, email_md5) values (?, ?, ?)")
+	code, out, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "nothing to do (6 migrations already applied)")
+	check()
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"shardgen_schema_migrations", "g23_user_0", "g23_user_1"} {
+			_, err := db.Exec("DROP TABLE " + tb)
+			require.NoError(t, err)
+		}
+	}
+}
+
+// generatorColumns lists the columns the generator types for table of
+// project (pipeline.LoadSchema) as information_schema's column_type reads
+// them: "user_id bigint,phone_cipher varchar(192)".
+func generatorColumns(t *testing.T, project, table string) string {
+	t.Helper()
+	p, err := pipeline.LoadSchema(project)
+	require.NoError(t, err)
+	var cols []string
+	for _, c := range p.Config.Tables[table].Columns {
+		typ := c.Type
+		if c.Length != nil {
+			typ += "(" + strconv.Itoa(*c.Length) + ")"
+		}
+		cols = append(cols, c.Name+" "+typ)
+	}
+	return strings.Join(cols, ",")
 }
 
 // writeEncryptRules writes dir/sharding.yaml: the example's data sources,

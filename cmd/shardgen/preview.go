@@ -38,9 +38,10 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var errs schema.Errors
-	tables, err := schema.ParseDDLPaths(ddl) // files or migration directories, one schema
+	tables, err := schema.ParseDDLPaths(ddl, cfg.Encrypt) // files or migration directories, one schema
 	appendErr(&errs, err)
 	appendErr(&errs, schema.CheckDDL(cfg, tables))
+	appendErr(&errs, cfg.DroppedEncryptColumns.Err())
 	if err := errs.Err(); err != nil {
 		printErrors(stderr, err)
 		return 1

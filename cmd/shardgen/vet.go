@@ -73,7 +73,7 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	// The DDL files are one schema, read in order as generate reads them:
 	// a goose file's Up part only, and an ALTER TABLE in a later migration
 	// changes a table an earlier one created.
-	tables, err := schema.ParseDDLPaths(ddl)
+	tables, err := schema.ParseDDLPaths(ddl, cfg.Encrypt)
 	if err != nil {
 		printErrors(stderr, err)
 		return 1
@@ -81,7 +81,11 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	if len(ddl) > 0 {
 		// Every table the rules name needs its CREATE TABLE, with the
 		// sharding, key generate and encrypt columns.
-		if err := schema.CheckDDL(cfg, tables); err != nil {
+		err := schema.CheckDDL(cfg, tables)
+		if err == nil {
+			err = cfg.DroppedEncryptColumns.Err() // as generate refuses them
+		}
+		if err != nil {
 			printErrors(stderr, err)
 			return 1
 		}

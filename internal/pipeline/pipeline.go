@@ -40,7 +40,7 @@ type QueryFile struct {
 // file and line); planning stops only where a stage has nothing valid to
 // work on.
 func Load(path string) (*Project, error) {
-	pf, cfg, err := loadRulesAndDDL(path)
+	pf, cfg, err := loadRulesAndDDL(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func Load(path string) (*Project, error) {
 // pending migration adds, a typo) does not keep the migrations from running.
 // Errors are those of Load for the project file, the rules and the DDL.
 func LoadSchema(path string) (*Project, error) {
-	pf, cfg, err := loadRulesAndDDL(path)
+	pf, cfg, err := loadRulesAndDDL(path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +110,12 @@ func LoadSchema(path string) (*Project, error) {
 }
 
 // loadRulesAndDDL loads the project file, its ShardingSphere rules and its
-// DDL files, checking the DDL against the rules.
-func loadRulesAndDDL(path string) (*schema.Project, *schema.Config, error) {
+// DDL files, checking the DDL against the rules. An encrypt column the rule
+// lists but the DDL dropped (schema.Config.DroppedEncryptColumns) is an
+// error when typed is set (the generator would type a column the servers
+// no longer have), and not for migrate, which needs the rule as it is to
+// drop its physical columns.
+func loadRulesAndDDL(path string, typed bool) (*schema.Project, *schema.Config, error) {
 	pf, err := schema.LoadProject(path)
 	if err != nil {
 		return nil, nil, err
@@ -121,9 +125,12 @@ func loadRulesAndDDL(path string) (*schema.Project, *schema.Config, error) {
 		return nil, nil, err
 	}
 	var errs schema.Errors
-	tables, err := schema.ParseDDLFiles(pf.DDL)
+	tables, err := schema.ParseDDLFiles(pf.DDL, cfg.Encrypt)
 	collect(&errs, err)
 	collect(&errs, schema.CheckDDL(cfg, tables))
+	if typed {
+		errs = append(errs, cfg.DroppedEncryptColumns...)
+	}
 	if err := errs.Err(); err != nil {
 		return nil, nil, err
 	}
