@@ -176,8 +176,10 @@ func (p *planner) embedColumns(r *tableRef, name string) error {
 // exprType infers the Go type of a select expression: a column keeps its
 // column's (nullable) type, COUNT is int64, SUM and AVG are DECIMAL text
 // (sql.NullString; DOUBLE columns give sql.NullFloat64), MIN and MAX keep the
-// column's type made nullable, CAST gives the cast's type, literals their
-// own. ok is false when the type cannot be inferred.
+// column's type made nullable, string functions (UPPER, CONCAT, SUBSTRING,
+// TRIM, ...: stringFuncs) are text, nullable when an argument may be NULL,
+// CAST gives the cast's type, literals their own. ok is false when the type
+// cannot be inferred.
 func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) {
 	switch e := e.(type) {
 	case *sqlparser.ColName:
@@ -214,6 +216,14 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 				}
 			}
 		}
+	case *sqlparser.FuncExpr:
+		if always, ok := stringFuncs[e.Name.Lowered()]; ok && e.Qualifier.IsEmpty() {
+			return p.stringResult(always, e.Exprs...), "", true
+		}
+	case *sqlparser.SubstrExpr:
+		return p.stringResult(false, e.Name, e.From, e.To), "", true
+	case *sqlparser.TrimFuncExpr:
+		return p.stringResult(false, e.TrimArg, e.StringArg), "", true
 	case *sqlparser.CastExpr:
 		return nullType(convertType(e.Type)), "", true
 	case *sqlparser.ConvertExpr:
@@ -231,6 +241,47 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		}
 	}
 	return GoType{}, "", false
+}
+
+// stringFuncs are the string functions whose result exprType types as
+// text: the value is whether the result may be NULL even when no argument
+// is (LPAD / RPAD of a negative length). SUBSTRING and TRIM are
+// sqlparser nodes of their own.
+var stringFuncs = map[string]bool{
+	"upper": false, "lower": false, "ucase": false, "lcase": false,
+	"concat": false, "concat_ws": false, "replace": false, "reverse": false,
+	"left": false, "right": false, "repeat": false, "substring_index": false,
+	"ltrim": false, "rtrim": false, "space": false, "md5": false, "sha1": false,
+	"hex": false, "to_base64": false, "soundex": false, "quote": false,
+	"lpad": true, "rpad": true,
+}
+
+// stringResult is the type of a string function of args: string, or
+// sql.NullString when always is set or any argument may be NULL (a
+// nullable column, NULL, a parameter or an expression of unknown type).
+func (p *planner) stringResult(always bool, args ...sqlparser.Expr) GoType {
+	for _, a := range args {
+		if always {
+			break
+		}
+		switch a := a.(type) {
+		case nil:
+			continue
+		case *sqlparser.Literal:
+			continue // never NULL (NULL is a *sqlparser.NullVal)
+		case *sqlparser.ColName:
+			if c := p.cols[a]; c != nil && c.ref.info.derived == nil {
+				always = c.col.Nullable || c.ref.outer
+				continue
+			}
+		}
+		t, _, ok := p.exprType(a)
+		always = !ok || t.Nullable
+	}
+	if always {
+		return typeNullStr
+	}
+	return typeString
 }
 
 func (p *planner) sumType(arg sqlparser.Expr) GoType {
