@@ -167,7 +167,7 @@ func (p *planner) typeParams() error {
 			typ = p.b.goType(h.col.ref.info.name, h.col.col, h.null || p.nulls[i])
 		}
 		if p.nulls[i] {
-			typ = nullType(typ) // sqlc.narg: the caller may pass NULL
+			typ = nullType(valueType(typ)) // sqlc.narg: the caller may pass NULL
 		}
 		base := name
 		if base == "" {

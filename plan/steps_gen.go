@@ -40,6 +40,9 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 	if q.Cmd != schema.CmdOne && q.Cmd != schema.CmdMany {
 		return nil, refuse("a %s query is not evaluated across data nodes; use :many or :one", q.Cmd)
 	}
+	if _, _, _, _, embeds, _, _ := namedParams(q.SQL); len(embeds) > 0 {
+		return nil, refuse("sqlc.embed(%s) is not supported in a statement evaluated across data nodes (steps) yet; select the table's columns instead (%s.* or each column)", embeds[0], embeds[0])
+	}
 	if strings.Contains(q.SQL, "?") || strings.Contains(strings.ToLower(q.SQL), "sqlc.") {
 		return nil, refuse("generated code does not evaluate a statement with parameters across data nodes yet; write the values in the SQL or run it through the proxy")
 	}

@@ -98,6 +98,25 @@ func baseType(c *schema.Column) GoType {
 	return GoType{Name: "string", Kind: str}
 }
 
+// builtinValues are the Go types without a NULL of their own that an
+// override may name.
+var builtinValues = map[string]bool{
+	"bool": true, "string": true, "int": true, "int8": true, "int16": true, "int32": true, "int64": true,
+	"uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true, "float32": true, "float64": true,
+}
+
+// valueType is t, not nullable when t is a builtin value type: an override
+// naming int64 is marked nullable (an override's type is used as given,
+// NULL or not), yet sqlc.narg of its column needs int64's nullable form
+// (sql.NullInt64, or *int64 with emit_pointers_for_null_types), as sqlc
+// gives it.
+func valueType(t GoType) GoType {
+	if t.Pkg == "" && builtinValues[t.Name] {
+		t.Nullable = false
+	}
+	return t
+}
+
 func nullType(t GoType) GoType {
 	if t.Nullable {
 		return t

@@ -659,13 +659,13 @@ func (r *unitRun) work(ctx context.Context, g *unitGroup) {
 		if r.write {
 			if g.tx == nil {
 				c, err := r.s.takeConn(ctx, d)
-				var tx *sql.Tx
-				if err == nil {
-					if tx, err = c.BeginTx(ctx, nil); err != nil {
-						_ = c.Close()
-					}
-				}
 				if err != nil {
+					r.fail(i, err) // a *NodeError: the data node named once
+					return
+				}
+				tx, err := c.BeginTx(ctx, nil)
+				if err != nil {
+					_ = c.Close()
 					// The unit's SQL, so that the error says which unit of
 					// the route could not run; the cause says why.
 					r.fail(i, &NodeError{DataSource: r.s.names[d], SQL: r.units[i].SQL, Err: fmt.Errorf("START TRANSACTION: %w", err)})

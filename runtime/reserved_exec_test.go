@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/shardgen/shardgen/internal/testdb"
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
@@ -125,4 +126,35 @@ func TestReservedPoolFull(t *testing.T) {
 	var x string
 	require.NoError(t, second.QueryRow(ctx, &shardrt.Stmt{Name: "reserved"}, shardrt.RouteUnit{DataSource: 0, SQL: "SELECT @x"}).Scan(&x))
 	require.Equal(t, "2", x)
+}
+
+// TestExecUnitsDataSourceDown: a write over several data sources whose
+// transaction on one cannot start because its server is down fails naming
+// that data node once ("data node ds_down: START TRANSACTION: data node
+// ds_down: dial ..." before), and changes nothing on the others.
+func TestExecUnitsDataSourceDown(t *testing.T) {
+	ctx := context.Background()
+	port := strconv.Itoa(closedPort(t))
+	cfg, err := shardrt.LoadConfig(writeTestYAML(t, "", "ds_down",
+		"    url: jdbc:mysql://127.0.0.1:"+port+"/ds_0\n    username: u\n    connectionTimeoutMilliseconds: 2000\n"))
+	require.NoError(t, err)
+	db, err := shardrt.Open(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	src, err := db.Sources([]string{"ds_0", "ds_down"})
+	require.NoError(t, err)
+	ds0 := testdb.Open(t, "ds_0")
+	for _, q := range []string{"DROP TABLE IF EXISTS g23_down", "CREATE TABLE g23_down (id INT PRIMARY KEY)"} {
+		_, err := ds0.ExecContext(ctx, q)
+		require.NoError(t, err)
+	}
+	t.Cleanup(func() { _, _ = ds0.Exec("DROP TABLE g23_down") })
+	_, err = shardrt.ExecUnits(ctx, src, &shardrt.Stmt{Name: "down"}, []shardrt.RouteUnit{
+		{DataSource: 0, SQL: "INSERT INTO g23_down (id) VALUES (1)"},
+		{DataSource: 1, SQL: "INSERT INTO g23_down (id) VALUES (2)"},
+	}, nil)
+	require.EqualError(t, err, "data node ds_down: dial tcp 127.0.0.1:"+port+": connect: connection refused")
+	var n int
+	require.NoError(t, ds0.QueryRowContext(ctx, "SELECT COUNT(*) FROM g23_down").Scan(&n))
+	require.Zero(t, n)
 }

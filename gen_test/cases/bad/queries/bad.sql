@@ -29,3 +29,7 @@ SELECT payment_id FROM g6_payment WHERE amount > ?;
 
 -- name: GetCode :one
 SELECT code, label FROM g6_code WHERE code = ?;
+
+-- name: EmbedAcrossNodes :many
+-- expect: sqlc.embed(o) is not supported in a statement evaluated across data nodes (steps) yet
+SELECT sqlc.embed(o), p.amount FROM g6_order o JOIN g6_payment p ON p.order_id = o.order_id;
