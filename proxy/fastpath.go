@@ -321,45 +321,82 @@ func (h *handler) relay(c *mysql.Conn, sess *session, fr *fastRoute, sql string,
 		bc.broken = true
 		return false, nil
 	}
-	buf := sess.pkt
-	defer func() { sess.pkt = buf }()
+	a := answer{bc: bc}
 	var n int
-	if buf, n, err = readBackend(bc, buf); err != nil {
+	if sess.pkt, n, err = a.read(sess.pkt); err != nil {
 		bc.broken = true
 		if fr.write {
 			return true, err // it may have run: never twice
 		}
 		return false, nil // a SELECT: it may run again
 	}
+	done, mismatch, err := h.relayAnswer(c, sess, fr, a, n, len(sql), callback)
+	if mismatch {
+		fr.off.Store(true)
+	}
+	return done, err
+}
+
+// answer reads the packets of a statement's answer on bc: through vitess's
+// reader for COM_QUERY, through the connection's own (bs) for a prepared
+// statement (fastpath_stmt.go).
+type answer struct {
+	bc *backendConn
+	bs *backendStmts // nil: vitess's reader
+}
+
+// read reads the next packet into buf (see readBackend).
+func (a answer) read(buf []byte) ([]byte, int, error) {
+	if a.bs != nil {
+		return a.bs.read(a.bc, buf)
+	}
+	return readBackend(a.bc, buf)
+}
+
+// relayAnswer relays to the client c the answer whose first packet (n
+// bytes of payload) is in sess.pkt: an error, an OK packet, or a result
+// set whose column definitions are rewritten for fr and whose rows are
+// relayed as read (in the text or the binary protocol: a.bs is set for the
+// binary one, whose rows are numbered from 1 whatever the client's
+// capabilities). sqlLen is the length of the statement sent (text
+// protocol). mismatch is set when the result does not match the plan
+// (nothing was sent; done is false). It marks bc broken when it cannot be
+// reused.
+func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a answer, n, sqlLen int, callback func(*sqltypes.Result) error) (done, mismatch bool, err error) {
+	bc, buf := a.bc, sess.pkt
+	defer func() { sess.pkt = buf }()
 	switch buf[4] {
 	case mysql.ErrPacket:
-		return true, h.fastError(sess, backendError(buf[4:4+n]))
+		return true, false, h.fastError(sess, backendError(buf[4:4+n]))
 	case mysql.OKPacket:
-		return true, h.relayOK(c, sess, bc, buf[4:4+n], callback)
+		return true, false, h.relayOK(c, sess, bc, buf[4:4+n], callback)
 	case 0xfb: // LOCAL INFILE request: not for a SELECT
 		bc.broken = true
-		return true, errors.New("data source " + fr.pool.name + " asked for a local file")
+		return true, false, errors.New("data source " + fr.pool.name + " asked for a local file")
 	}
 	count, ok := lenEncInt(buf[4 : 4+n])
 	if !ok || fr.names != nil && count != uint64(len(fr.names)) {
-		fr.off.Store(true)
-		if buf, err = drainBackend(bc, buf); err != nil {
+		if buf, err = drainAnswer(a, buf); err != nil {
 			bc.broken = true
 		}
-		return false, nil
+		return false, true, nil
 	}
+	binaryRows := a.bs != nil
 	w := relayWriter{c: c, cc: sess.cc, buf: sess.out[:0]}
 	defer func() { sess.out = w.buf[:0] }()
-	if err := w.start(len(sql)); err != nil {
-		return true, h.clientGone(bc, err)
+	if err := w.start(sqlLen); err != nil {
+		return true, false, h.clientGone(bc, err)
+	}
+	if binaryRows {
+		w.direct = true // one result: numbered from 1, whatever the client's capabilities
 	}
 	if err := w.packet(buf[:4+n]); err != nil {
-		return true, h.clientGone(bc, err)
+		return true, false, h.clientGone(bc, err)
 	}
 	for i := 0; i < int(count); i++ {
-		if buf, n, err = readBackend(bc, buf); err != nil {
+		if buf, n, err = a.read(buf); err != nil {
 			bc.broken = true
-			return true, w.failed(err)
+			return true, false, w.failed(err)
 		}
 		pkt := buf[:4+n]
 		if fr.needsRewrite(buf[4:4+n], i) {
@@ -367,13 +404,13 @@ func (h *handler) relay(c *mysql.Conn, sess *session, fr *fastRoute, sql string,
 			pkt = sess.col
 		}
 		if err := w.packet(pkt); err != nil {
-			return true, h.clientGone(bc, err)
+			return true, false, h.clientGone(bc, err)
 		}
 	}
 	if bc.Capabilities&mysql.CapabilityClientDeprecateEOF == 0 {
-		if buf, n, err = readBackend(bc, buf); err != nil { // the EOF after the columns
+		if buf, _, err = a.read(buf); err != nil { // the EOF after the columns
 			bc.broken = true
-			return true, w.failed(err)
+			return true, false, w.failed(err)
 		}
 	}
 	if c.Capabilities&mysql.CapabilityClientDeprecateEOF == 0 {
@@ -382,33 +419,38 @@ func (h *handler) relay(c *mysql.Conn, sess *session, fr *fastRoute, sql string,
 		eof[4] = mysql.EOFPacket
 		binary.LittleEndian.PutUint16(eof[7:], c.StatusFlags)
 		if err := w.packet(eof); err != nil {
-			return true, h.clientGone(bc, err)
+			return true, false, h.clientGone(bc, err)
 		}
 	}
 	for {
-		if buf, n, err = readBackend(bc, buf); err != nil {
+		if buf, n, err = a.read(buf); err != nil {
 			bc.broken = true
-			return true, w.failed(err)
+			return true, false, w.failed(err)
 		}
 		switch {
 		case buf[4] == mysql.EOFPacket && n < mysql.MaxPacketSize:
-			// The end of the rows: vitess writes the end packet (an OK
-			// that clientConn turns into it) with the session's warning
-			// count.
+			warns := 0
 			if bc.Capabilities&mysql.CapabilityClientDeprecateEOF != 0 {
-				h.fastWarnings(sess, bc, okWarnings(buf[4:4+n]))
+				warns = okWarnings(buf[4 : 4+n])
 			} else if n >= 3 {
-				h.fastWarnings(sess, bc, int(binary.LittleEndian.Uint16(buf[5:7])))
+				warns = int(binary.LittleEndian.Uint16(buf[5:7]))
 			}
-			if err := w.end(true); err != nil {
-				return true, h.clientGone(bc, err)
+			h.fastWarnings(sess, bc, warns)
+			// vitess writes the end packet next (an OK that clientConn
+			// turns into it, or replaces) with the session's warning
+			// count.
+			if binaryRows {
+				sess.cc.replaceAfter(w.buf, int(w.seq), rowsEnd(sess.col[:0], c, uint16(min(sess.warn.count, 65535))))
+				w.buf = w.buf[:0]
+			} else if err := w.end(true); err != nil {
+				return true, false, h.clientGone(bc, err)
 			}
-			return true, callback(emptyResult)
+			return true, false, callback(emptyResult)
 		case buf[4] == mysql.ErrPacket && n < mysql.MaxPacketSize:
-			return true, w.failed(h.fastError(sess, backendError(buf[4:4+n])))
+			return true, false, w.failed(h.fastError(sess, backendError(buf[4:4+n])))
 		}
 		if err := w.packet(buf[:4+n]); err != nil {
-			return true, h.clientGone(bc, err)
+			return true, false, h.clientGone(bc, err)
 		}
 	}
 }
@@ -592,14 +634,14 @@ func readBackend(bc *backendConn, buf []byte) ([]byte, int, error) {
 	return buf, n, nil
 }
 
-// drainBackend reads the rest of a result set (after its column count) up
+// drainAnswer reads the rest of a result set (after its column count) up
 // to its end packet.
-func drainBackend(bc *backendConn, buf []byte) ([]byte, error) {
+func drainAnswer(a answer, buf []byte) ([]byte, error) {
 	eofs := 0
 	for {
 		var n int
 		var err error
-		if buf, n, err = readBackend(bc, buf); err != nil {
+		if buf, n, err = a.read(buf); err != nil {
 			return buf, err
 		}
 		switch {
@@ -607,7 +649,7 @@ func drainBackend(bc *backendConn, buf []byte) ([]byte, error) {
 			return buf, nil
 		case buf[4] == mysql.EOFPacket && n < mysql.MaxPacketSize:
 			eofs++
-			if bc.Capabilities&mysql.CapabilityClientDeprecateEOF != 0 || eofs == 2 {
+			if a.bc.Capabilities&mysql.CapabilityClientDeprecateEOF != 0 || eofs == 2 {
 				return buf, nil
 			}
 		}

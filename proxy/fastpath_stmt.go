@@ -444,113 +444,17 @@ func (h *handler) relayStmt(c *mysql.Conn, sess *session, ss *stmtShape, fr *fas
 		}
 		return false, nil // nothing relayed: it may run again
 	}
-	switch buf[4] {
-	case mysql.ErrPacket:
-		if n >= 3 && sqlerror.ErrorCode(binary.LittleEndian.Uint16(buf[5:7])) == sqlerror.ERUnknownStmtHandler {
-			bs.forget(sql)
-			return false, nil
-		}
-		return true, h.fastError(sess, backendError(buf[4:4+n]))
-	case mysql.OKPacket:
-		return true, h.relayOK(c, sess, bc, buf[4:4+n], callback)
-	case 0xfb:
-		bc.broken = true
-		return true, errors.New("data source " + fr.pool.name + " asked for a local file")
-	}
-	count, ok := lenEncInt(buf[4 : 4+n])
-	if !ok || fr.names != nil && count != uint64(len(fr.names)) {
-		ss.off = true
-		if buf, err = bs.drain(bc, buf); err != nil {
-			bc.broken = true
-		}
+	if buf[4] == mysql.ErrPacket && n >= 3 && sqlerror.ErrorCode(binary.LittleEndian.Uint16(buf[5:7])) == sqlerror.ERUnknownStmtHandler {
+		bs.forget(sql)
 		return false, nil
 	}
-	w := relayWriter{c: c, cc: sess.cc, buf: sess.out[:0]}
-	defer func() { sess.out = w.buf[:0] }()
-	if err := w.start(0); err != nil {
-		return true, h.clientGone(bc, err)
+	sess.pkt = buf
+	done, mismatch, err := h.relayAnswer(c, sess, fr, answer{bc: bc, bs: bs}, n, 0, callback)
+	buf = sess.pkt
+	if mismatch {
+		ss.off = true
 	}
-	w.direct = true // one result: numbered from 1, whatever the client's capabilities
-	if err := w.packet(buf[:4+n]); err != nil {
-		return true, h.clientGone(bc, err)
-	}
-	for i := 0; i < int(count); i++ {
-		if buf, n, err = bs.read(bc, buf); err != nil {
-			bc.broken = true
-			return true, w.failed(err)
-		}
-		pkt := buf[:4+n]
-		if fr.needsRewrite(buf[4:4+n], i) {
-			sess.col = fr.rewriteColumn(sess.col[:0], buf[4:4+n], i)
-			pkt = sess.col
-		}
-		if err := w.packet(pkt); err != nil {
-			return true, h.clientGone(bc, err)
-		}
-	}
-	if bc.Capabilities&mysql.CapabilityClientDeprecateEOF == 0 {
-		if buf, _, err = bs.read(bc, buf); err != nil { // the EOF after the columns
-			bc.broken = true
-			return true, w.failed(err)
-		}
-	}
-	if c.Capabilities&mysql.CapabilityClientDeprecateEOF == 0 {
-		eof := sess.eof[:]
-		clear(eof)
-		eof[4] = mysql.EOFPacket
-		binary.LittleEndian.PutUint16(eof[7:], c.StatusFlags)
-		if err := w.packet(eof); err != nil {
-			return true, h.clientGone(bc, err)
-		}
-	}
-	for {
-		if buf, n, err = bs.read(bc, buf); err != nil {
-			bc.broken = true
-			return true, w.failed(err)
-		}
-		switch {
-		case buf[4] == mysql.EOFPacket && n < mysql.MaxPacketSize:
-			warns := 0
-			if bc.Capabilities&mysql.CapabilityClientDeprecateEOF != 0 {
-				warns = okWarnings(buf[4 : 4+n])
-			} else if n >= 3 {
-				warns = int(binary.LittleEndian.Uint16(buf[5:7]))
-			}
-			h.fastWarnings(sess, bc, warns)
-			// vitess answers the empty result with an OK packet, which
-			// clientConn replaces by the end of the rows.
-			sess.cc.replaceAfter(w.buf, int(w.seq), rowsEnd(sess.col[:0], c, uint16(min(sess.warn.count, 65535))))
-			w.buf = w.buf[:0]
-			return true, callback(emptyResult)
-		case buf[4] == mysql.ErrPacket && n < mysql.MaxPacketSize:
-			return true, w.failed(h.fastError(sess, backendError(buf[4:4+n])))
-		}
-		if err := w.packet(buf[:4+n]); err != nil {
-			return true, h.clientGone(bc, err)
-		}
-	}
-}
-
-// drain reads the rest of a result set (after its column count) up to
-// its end packet, as drainBackend.
-func (bs *backendStmts) drain(bc *backendConn, buf []byte) ([]byte, error) {
-	eofs := 0
-	for {
-		var n int
-		var err error
-		if buf, n, err = bs.read(bc, buf); err != nil {
-			return buf, err
-		}
-		switch {
-		case buf[4] == mysql.ErrPacket && n < mysql.MaxPacketSize:
-			return buf, nil
-		case buf[4] == mysql.EOFPacket && n < mysql.MaxPacketSize:
-			eofs++
-			if bc.Capabilities&mysql.CapabilityClientDeprecateEOF != 0 || eofs == 2 {
-				return buf, nil
-			}
-		}
-	}
+	return done, err
 }
 
 // rowsEnd appends to b (empty) the end packet of rows for the client c

@@ -359,7 +359,10 @@ func TestFastPathNoAllocationPerRow(t *testing.T) {
 	many := one + strings.Repeat(" UNION ALL SELECT 2, 'row'", 199)
 	run(one)
 	run(many)
-	before := passThroughCount(t, fast)
+	// The proxy counts a statement after its answer went out: wait for
+	// the two (each learned, then relayed) before counting on.
+	requirePassThrough(t, fast, 2, "the first two statements")
+	before := 2.0
 	require.Equal(t, 1+2+1, run(one)) // column count, 2 columns, 1 row
 	require.Equal(t, 1+2+200, run(many))
 	requirePassThrough(t, fast, before+2, "")

@@ -496,9 +496,12 @@ func (c *backConn) readRaw() ([]byte, error) {
 // diagnostics (SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) ..., or a
 // statement naming @@warning_count or @@error_count), which keeps them.
 func diagnostics(q string) bool {
-	w := leadingWords(q, 4)
-	if w[0] == "show" && (w[1] == "warnings" || w[1] == "errors" || w[1] == "count") {
-		return true
+	// Every text-protocol statement asks (the fast path too): no
+	// allocation.
+	if w, i := nextWord(q, 0); eqFold(w, "show") {
+		if w, _ = nextWord(q, i); eqFold(w, "warnings") || eqFold(w, "errors") || eqFold(w, "count") {
+			return true
+		}
 	}
 	return containsFold(q, "warning_count") || containsFold(q, "error_count")
 }
