@@ -60,13 +60,21 @@ func (in *Interpreter) Execute(ctx context.Context, p *plan.Plan, params []any, 
 // Plan.NodeArgs with merged LIMIT counts and encrypted values computed.
 func (in *Interpreter) nodeArgs(p *plan.Plan, params []any) ([]any, error) {
 	if p.NodeArgs == nil {
-		args := make([]any, len(p.Args))
-		for i, pi := range p.Args {
-			args[i] = params[pi]
+		return in.nodeArgsInto(make([]any, 0, len(p.Args)), p, params)
+	}
+	return in.nodeArgsInto(make([]any, 0, len(p.NodeArgs)), p, params)
+}
+
+// nodeArgsInto is nodeArgs appending to args[:0], a buffer reused from
+// statement to statement.
+func (in *Interpreter) nodeArgsInto(args []any, p *plan.Plan, params []any) ([]any, error) {
+	args = args[:0]
+	if p.NodeArgs == nil {
+		for _, pi := range p.Args {
+			args = append(args, params[pi])
 		}
 		return args, nil
 	}
-	args := make([]any, 0, len(p.NodeArgs))
 	for _, na := range p.NodeArgs {
 		if na.LimitSum {
 			n, err := limitSum(p.Merge, params)
@@ -135,12 +143,7 @@ func (in *Interpreter) decrypt(p *plan.Plan, rows [][]any) error {
 func (in *Interpreter) units(p *plan.Plan, values []runtime.Value, params []any) ([]runtime.RouteUnit, error) {
 	all := make([]runtime.RouteUnit, len(p.Route.Units))
 	for i, u := range p.Route.Units {
-		ds := -1
-		for j, n := range in.names {
-			if n == p.Route.DataSources[u.DataSource] {
-				ds = j
-			}
-		}
+		ds := in.dataSource(p.Route.DataSources[u.DataSource])
 		if ds < 0 {
 			return nil, fmt.Errorf("data source %q is not configured", p.Route.DataSources[u.DataSource])
 		}
@@ -179,6 +182,38 @@ func (in *Interpreter) units(p *plan.Plan, values []runtime.Value, params []any)
 		units[i] = all[n]
 	}
 	return units, nil
+}
+
+// dataSource returns the index in in.names of the data source name, -1
+// when it is not configured.
+func (in *Interpreter) dataSource(name string) int {
+	ds := -1
+	for j, n := range in.names {
+		if n == name {
+			ds = j
+		}
+	}
+	return ds
+}
+
+// unit returns the data source (an index into in.names) and the SQL of
+// the route unit of p for values when the route selects exactly one; ok
+// is false otherwise, and for an INSERT's plan (whose rows units splits).
+// As units, without allocating: the fast path routes with it
+// (fastpath_shape.go).
+func (in *Interpreter) unit(p *plan.Plan, values []runtime.Value) (ds int, sql string, ok bool) {
+	if p.Insert != nil {
+		return 0, "", false
+	}
+	idx, err := in.b.Units(p, values)
+	if err != nil || len(idx) != 1 {
+		return 0, "", false
+	}
+	u := p.Route.Units[idx[0]]
+	if ds = in.dataSource(p.Route.DataSources[u.DataSource]); ds < 0 {
+		return 0, "", false
+	}
+	return ds, u.SQL, true
 }
 
 // scanAll reads the current row of rows as database/sql values. database/sql

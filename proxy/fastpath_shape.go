@@ -3,6 +3,7 @@ package proxy
 import (
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
@@ -21,7 +22,8 @@ import (
 
 // fastShape is the fast route of a shape's plan.
 type fastShape struct {
-	p *plan.Plan
+	p      *plan.Plan
+	client []int // clientParams(p)
 	// routes are the fast routes of the shape per data source (an index
 	// into the interpreter's names; nil where there is no packet pool),
 	// their sql unused.
@@ -58,10 +60,10 @@ func (h *handler) shapeRoute(sess *session, q string) (*fastRoute, string, bool)
 		return nil, "", false
 	}
 	sh := h.s.shapes.get(p)
-	if sh == nil || sh.routes == nil || len(clientParams(p)) != len(sess.norm.spans) {
+	if sh == nil || sh.routes == nil || len(sh.client) != len(sess.norm.spans) {
 		return nil, "", false
 	}
-	ds, sql, ok := h.shapeUnit(sh, sess.norm.values(q))
+	ds, sql, ok := h.shapeUnit(sess, sh, sess.norm.values(q))
 	if !ok || sh.routes[ds] == nil {
 		return nil, "", false
 	}
@@ -83,7 +85,7 @@ func (h *handler) learnShape(p *plan.Plan) *fastShape {
 	if p.Statement != plan.StmtSelect {
 		sh := h.writeShape(p)
 		if sh == nil {
-			sh = &fastShape{p: p}
+			sh = newFastShape(p)
 		}
 		s.shapes.m.Store(p, sh)
 		if sh.routes == nil {
@@ -91,7 +93,7 @@ func (h *handler) learnShape(p *plan.Plan) *fastShape {
 		}
 		return sh
 	}
-	sh := &fastShape{p: p}
+	sh := newFastShape(p)
 	ok := p.Statement == plan.StmtSelect && p.Merge == nil && p.Insert == nil && p.KeyGenerate == nil &&
 		p.Route != nil && p.Route.Kind != runtime.RouteBroadcast && !p.Route.Pushdown
 	for _, c := range p.Columns {
@@ -124,37 +126,69 @@ func (h *handler) learnShape(p *plan.Plan) *fastShape {
 	return sh
 }
 
+// newFastShape returns the fastShape of p without routes.
+func newFastShape(p *plan.Plan) *fastShape {
+	return &fastShape{p: p, client: clientParams(p)}
+}
+
+// routeScratch are a session's buffers for routing a statement on the
+// fast path (shapeUnit, stmtUnit), reused from statement to statement so
+// that routing allocates nothing once they have grown.
+type routeScratch struct {
+	client, params, args []any
+	values               []runtime.Value
+	sql                  []byte
+}
+
 // shapeUnit returns the data source and the actual SQL of the shape for
 // the client values args; ok is false unless it is one unit on a data
-// source with a packet pool.
-func (h *handler) shapeUnit(sh *fastShape, args []any) (int, string, bool) {
-	s := h.s
-	params := make([]any, len(sh.p.Params))
-	for i, pi := range clientParams(sh.p) {
+// source with a packet pool. The SQL is in the session's buffer: valid
+// until its next statement.
+func (h *handler) shapeUnit(sess *session, sh *fastShape, args []any) (int, string, bool) {
+	r := &sess.route
+	r.client = r.client[:0]
+	for range len(sh.p.Params) {
+		r.client = append(r.client, nil)
+	}
+	for i, pi := range sh.client {
 		if i < len(args) {
-			params[pi] = args[i]
+			r.client[pi] = args[i]
 		}
 	}
-	if s.checkAutoIncZero(sh.p, args) != nil {
+	if h.s.checkAutoIncZero(sh.p, args) != nil {
 		return 0, "", false // the database/sql path refuses it
 	}
-	params, values, _, err := prepareParams(sh.p, params, nil)
-	if err != nil {
+	ds, sql, ok := h.routeOf(sess, sh.p, r.client)
+	if !ok {
 		return 0, "", false
 	}
-	units, err := s.in.units(sh.p, values, params)
-	if err != nil || len(units) != 1 || units[0].DataSource >= len(s.backends) || s.backends[units[0].DataSource] == nil {
+	var err error
+	if r.args, err = h.s.in.nodeArgsInto(r.args, sh.p, r.params); err != nil {
 		return 0, "", false
 	}
-	uargs := units[0].Args
-	if uargs == nil {
-		if uargs, err = s.in.nodeArgs(sh.p, params); err != nil {
-			return 0, "", false
-		}
+	if len(r.args) == 0 {
+		return ds, sql, true
 	}
-	sql, err := interpolate(units[0].SQL, uargs)
-	if err != nil {
+	if r.sql, err = appendInterpolated(r.sql[:0], sql, r.args); err != nil {
 		return 0, "", false
 	}
-	return units[0].DataSource, sql, true
+	return ds, unsafe.String(unsafe.SliceData(r.sql), len(r.sql)), true
+}
+
+// routeOf returns the data source and the data node SQL (with its ?
+// placeholders) of p for the parameters params (not sharing the
+// session's buffers), leaving their values in the session's buffers
+// (routeScratch.params); ok is false unless it is one unit on a data
+// source with a packet pool.
+func (h *handler) routeOf(sess *session, p *plan.Plan, params []any) (int, string, bool) {
+	s, r := h.s, &sess.route
+	var err error
+	if r.params, r.values, _, err = prepareParamsInto(p, params, nil, r.params, r.values); err != nil {
+		return 0, "", false
+	}
+	ds, sql, ok := s.in.unit(p, r.values)
+	if !ok || ds >= len(s.backends) || s.backends[ds] == nil {
+		return 0, "", false
+	}
+	return ds, sql, true
 }

@@ -131,7 +131,8 @@ func (h *handler) writeShape(p *plan.Plan) *fastShape {
 		}
 	}
 	route := p.Route.Kind.String()
-	sh := &fastShape{p: p, routes: make([]*fastRoute, len(s.backends))}
+	sh := newFastShape(p)
+	sh.routes = make([]*fastRoute, len(s.backends))
 	for ds, pool := range s.backends {
 		if pool != nil {
 			sh.routes[ds] = &fastRoute{pool: pool, ds: ds, write: true, tables: s.actualTables(ds), db: s.cfg.Rules.DatabaseName,
@@ -205,7 +206,7 @@ func (h *handler) fastExecute(c *mysql.Conn, prepare *mysql.PrepareData, unsigne
 	if h.s.checkAutoIncZero(ss.sh.p, vals) != nil {
 		return false, nil // the database/sql path refuses it
 	}
-	ds, sql, ok := h.stmtUnit(ss.sh, vals)
+	ds, sql, ok := h.stmtUnit(sess, ss.sh, vals)
 	if !ok {
 		return false, nil
 	}
@@ -249,21 +250,12 @@ func (h *handler) fastExecute(c *mysql.Conn, prepare *mysql.PrepareData, unsigne
 // placeholders) of sh's plan for the client values args; ok is false
 // unless it is one unit with the plan's parameters on a data source with a
 // packet pool.
-func (h *handler) stmtUnit(sh *fastShape, args []any) (int, string, bool) {
-	s := h.s
-	params, values, _, err := prepareParams(sh.p, args, nil)
-	if err != nil {
+func (h *handler) stmtUnit(sess *session, sh *fastShape, args []any) (int, string, bool) {
+	ds, sql, ok := h.routeOf(sess, sh.p, args)
+	if !ok || ds >= len(sh.routes) || sh.routes[ds] == nil {
 		return 0, "", false
 	}
-	units, err := s.in.units(sh.p, values, params)
-	if err != nil || len(units) != 1 || units[0].Args != nil {
-		return 0, "", false
-	}
-	ds := units[0].DataSource
-	if ds >= len(sh.routes) || sh.routes[ds] == nil {
-		return 0, "", false
-	}
-	return ds, units[0].SQL, true
+	return ds, sql, true
 }
 
 // backendStmts are the statements a back-end connection has prepared, by

@@ -97,6 +97,9 @@ type session struct {
 	pkt, col []byte
 	out      []byte
 	eof      [9]byte
+	// route are the buffers the fast path routes a statement with
+	// (fastpath_shape.go).
+	route routeScratch
 }
 
 // NewConnection registers c (Close closes it).

@@ -175,7 +175,16 @@ func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan
 // to its sharding value. lastKey is the first integer key generated (the
 // insert id a client sees), 0 when none.
 func prepareParams(p *plan.Plan, in []any, keys runtime.KeyGenerator) (params []any, values []runtime.Value, lastKey int64, err error) {
-	params = append([]any(nil), in...)
+	return prepareParamsInto(p, in, keys, nil, nil)
+}
+
+// prepareParamsInto is prepareParams writing params and values into the
+// buffers given (their contents replaced; nil: new ones), for callers
+// that reuse them from statement to statement. in must not share params'
+// backing array.
+func prepareParamsInto(p *plan.Plan, in []any, keys runtime.KeyGenerator, params []any, values []runtime.Value) ([]any, []runtime.Value, int64, error) {
+	var lastKey int64
+	params = append(params[:0], in...)
 	for len(params) < len(p.Params) {
 		params = append(params, nil)
 	}
@@ -198,7 +207,10 @@ func prepareParams(p *plan.Plan, in []any, keys runtime.KeyGenerator) (params []
 			}
 		}
 	}
-	values = make([]runtime.Value, len(p.Params))
+	if cap(values) < len(p.Params) {
+		values = make([]runtime.Value, len(p.Params))
+	}
+	values = values[:len(p.Params)]
 	for i, prm := range p.Params {
 		v, err := ValueOf(prm.Type, params[i])
 		if err != nil {

@@ -381,7 +381,16 @@ func interpolate(query string, args []any) (string, error) {
 	if len(args) == 0 {
 		return query, nil
 	}
-	b := make([]byte, 0, len(query)+16*len(args))
+	b, err := appendInterpolated(make([]byte, 0, len(query)+16*len(args)), query, args)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// appendInterpolated appends to b the query of interpolate with its
+// placeholders replaced.
+func appendInterpolated(b []byte, query string, args []any) ([]byte, error) {
 	n := 0
 	for i := 0; i < len(query); i++ {
 		c := query[i]
@@ -438,11 +447,11 @@ func interpolate(query string, args []any) (string, error) {
 			}
 		case '?':
 			if n >= len(args) {
-				return "", errors.New("the statement has more placeholders than arguments (" + strconv.Itoa(len(args)) + ")")
+				return b, errors.New("the statement has more placeholders than arguments (" + strconv.Itoa(len(args)) + ")")
 			}
 			var err error
 			if b, err = appendLiteral(b, args[n]); err != nil {
-				return "", err
+				return b, err
 			}
 			n++
 			continue
@@ -450,9 +459,9 @@ func interpolate(query string, args []any) (string, error) {
 		b = append(b, c)
 	}
 	if n != len(args) {
-		return "", errors.New("the statement has " + strconv.Itoa(n) + " placeholders but " + strconv.Itoa(len(args)) + " arguments")
+		return b, errors.New("the statement has " + strconv.Itoa(n) + " placeholders but " + strconv.Itoa(len(args)) + " arguments")
 	}
-	return string(b), nil
+	return b, nil
 }
 
 // clientCollation is the collation of text fields: the one the client
