@@ -382,8 +382,14 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 		return false, true, nil
 	}
 	binaryRows := a.bs != nil
-	w := relayWriter{c: c, cc: sess.cc, buf: sess.out[:0]}
-	defer func() { sess.out = w.buf[:0] }()
+	w := relayWriter{c: c, cc: sess.cc, buf: sess.out[:0], own: sess.direct}
+	defer func() {
+		if w.own {
+			sess.out, sess.seq = w.buf, w.seq // written by directQuery
+		} else {
+			sess.out = w.buf[:0]
+		}
+	}()
 	if err := w.start(sqlLen); err != nil {
 		return true, false, h.clientGone(bc, err)
 	}
@@ -436,6 +442,15 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 				warns = int(binary.LittleEndian.Uint16(buf[5:7]))
 			}
 			h.fastWarnings(sess, bc, warns)
+			if w.own {
+				// Answered before vitess (fastpath_direct.go): the end
+				// packet too.
+				sess.col = rowsEnd(sess.col[:0], c, uint16(min(sess.warn.count, 65535)))
+				if err := w.packet(sess.col); err != nil {
+					return true, false, h.clientGone(bc, err)
+				}
+				return true, false, nil
+			}
 			// vitess writes the end packet next (an OK that clientConn
 			// turns into it, or replaces) with the session's warning
 			// count.
@@ -465,8 +480,12 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 // 0. Other clients get them through vitess's WritePacket, which keeps its
 // sequence for the next statement of the same COM_QUERY.
 type relayWriter struct {
-	c      *mysql.Conn
-	cc     *clientConn
+	c  *mysql.Conn
+	cc *clientConn
+	// own is set when the relay makes the whole answer itself, vitess
+	// writing nothing after it (fastpath_direct.go): numbered from 1,
+	// through the buffer, whose last bytes directQuery writes.
+	own    bool
 	direct bool
 	seq    byte
 	buf    []byte
@@ -479,6 +498,10 @@ const relayFlushSize = 16 << 10
 
 // start begins a relay of a statement of n bytes.
 func (w *relayWriter) start(n int) error {
+	if w.own {
+		w.direct, w.seq = true, 1
+		return nil
+	}
 	w.direct = w.c.Capabilities&mysql.CapabilityClientMultiStatements == 0 && n < mysql.MaxPacketSize-1
 	w.seq = 1
 	if err := w.c.FlushWriteBuffer(); err != nil {
@@ -537,8 +560,12 @@ func (w *relayWriter) end(rows bool) error {
 	return nil
 }
 
-// failed ends the relay before vitess writes the error err.
+// failed ends the relay before vitess (or, when w.own, the caller)
+// writes the error err.
 func (w *relayWriter) failed(err error) error {
+	if w.own {
+		return err
+	}
 	if ferr := w.end(false); ferr != nil {
 		return ferr
 	}

@@ -481,7 +481,7 @@ func (h *handler) relayOK(c *mysql.Conn, sess *session, bc *backendConn, p []byt
 	if insertID != 0 {
 		sess.lastInsertID = insertID
 	}
-	if sess.cc != nil && !c.TLSEnabled() && c.FlushWriteBuffer() == nil {
+	if sess.direct || sess.cc != nil && !c.TLSEnabled() && c.FlushWriteBuffer() == nil {
 		b := append(sess.col[:0], 0, 0, 0, 0, mysql.OKPacket)
 		b = appendLenEncInt(b, affected)
 		b = appendLenEncInt(b, insertID)
@@ -497,8 +497,15 @@ func (h *handler) relayOK(c *mysql.Conn, sess *session, bc *backendConn, p []byt
 				b = append(b, info...)
 			}
 		}
-		sess.col = b
-		sess.cc.replaceAfter(nil, -1, setPacketLen(b))
+		sess.col = setPacketLen(b)
+		if sess.direct {
+			// Answered before vitess (fastpath_direct.go), which writes
+			// it.
+			b[3] = sess.seq
+			sess.out = append(sess.out, b...)
+			return nil
+		}
+		sess.cc.replaceAfter(nil, -1, b)
 	}
 	return callback(&sqltypes.Result{RowsAffected: affected, InsertID: insertID})
 }

@@ -100,6 +100,11 @@ type session struct {
 	// route are the buffers the fast path routes a statement with
 	// (fastpath_shape.go).
 	route routeScratch
+	// direct is set while the fast path answers a statement before vitess
+	// (fastpath_direct.go); seq is then the sequence id of the next packet
+	// to the client.
+	direct bool
+	seq    byte
 }
 
 // NewConnection registers c (Close closes it).

@@ -435,7 +435,8 @@ var _ net.Conn = (*clientConn)(nil)
 
 // Read reads from the client and follows the packets read. A
 // COM_CHANGE_USER packet at the start of a read is answered here
-// (changeUser) and never reaches vitess.
+// (changeUser) and never reaches vitess, nor does a COM_QUERY that the
+// fast path answers (directQuery).
 func (c *clientConn) Read(b []byte) (int, error) {
 	for {
 		var n int
@@ -448,6 +449,9 @@ func (c *clientConn) Read(b []byte) (int, error) {
 		}
 		if n == 0 {
 			return n, err
+		}
+		if err == nil && c.directQuery(b[:n]) {
+			continue // answered before vitess (fastpath_direct.go)
 		}
 		c.mu.Lock()
 		change := c.h != nil && n >= 5 && b[3] == 0 && b[4] == comChangeUser && c.sc.idle()
