@@ -28,7 +28,9 @@ fuzz:
 ## bench: algorithm and routing micro-benchmarks (ns/op, allocs/op; short
 ## -benchtime: runtime algorithms, the generated route of examples/orders, the
 ## proxy planner's miss and per-execution route and the generated sbtest calls
-## next to careful direct database/sql in bench/micro), then the load harness
+## next to careful direct database/sql in bench/micro, one proxy session's
+## point select over in-process data sources, text and binary protocol:
+## proxy/inproc_bench_test.go), then the load harness
 ## (bench/cmd/shardgen-bench, pinned to CPU 0 with taskset): generated code
 ## over 4 data nodes vs the careful direct path (prepared statements, reused),
 ## then sysbench direct / through haproxy / through `shardgen proxy` (sharded,
@@ -55,6 +57,7 @@ bench: db-up
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(if $(BENCH_QUICK),20ms,100ms) ./runtime/...
 	$(GO) test -run '^$$' -bench 'Route(GetOrder|PreciseNode)$$' -benchmem -benchtime $(if $(BENCH_QUICK),20ms,200ms) ./examples/orders/
 	$(GO) test -run . -bench . -benchmem -benchtime $(if $(BENCH_QUICK),20ms,200ms) ./bench/micro/
+	$(GO) test -run '^$$' -bench 'SessionPointSelect' -benchmem -benchtime $(if $(BENCH_QUICK),2000x,20000x) ./proxy/
 	$(GO) build -o bin/shardgen-bench ./bench/cmd/shardgen-bench
 	$$(command -v taskset >/dev/null && echo taskset -c 0) bin/shardgen-bench $(BENCH_FLAGS) -sysbench -out docs/benchmarks.md -svg docs/benchmarks.svg
 	@# The benchmark writes some rows with sql_log_bin=0; re-seed the replica if that broke replication.

@@ -1,11 +1,14 @@
 package proxy
 
 import (
+	"encoding/binary"
 	"errors"
 	"unsafe"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
+	"vitess.io/vitess/go/sqltypes"
+	querypb "vitess.io/vitess/go/vt/proto/query"
 )
 
 // The fast path before vitess (issue 13: a point select allocates at most
@@ -20,6 +23,14 @@ import (
 // included, to the socket itself. When fastQuery does not take it, the
 // bytes go on to vitess as they came, and the statement runs as before
 // (ComQueryMulti, which tries the fast path first too).
+//
+// A COM_STMT_EXECUTE likewise (directExecute): one whole packet of a
+// statement vitess prepared, whose parameter types are the ones vitess
+// recorded from the executions it read (so that its record stays right
+// for the executions it reads later), of integer, string or NULL values.
+// The packet is followed by the scanner as any other (its types recorded
+// for the statement), and its values are decoded here as vitess and
+// bindArgs decode them, for the route only: the packet is forwarded.
 
 // directQuery answers the client's packet p (all the bytes of one read)
 // on the fast path when it is one whole COM_QUERY the fast path takes,
@@ -77,3 +88,148 @@ func appendError(b []byte, seq byte, err error) []byte {
 	setPacketLen(b[at:])
 	return b
 }
+
+// directExecute answers the client's packet p (all the bytes of one read)
+// on the fast path when it is one whole COM_STMT_EXECUTE the fast path
+// takes (see the top of the file), and reports whether it did; followed is
+// set when the scanner has followed p (the caller then hands it to vitess
+// without following it again).
+func (c *clientConn) directExecute(p []byte) (done, followed bool) {
+	if c.h == nil || c.mc == nil || len(p) < 4+1+9 || p[3] != 0 || p[4] != mysql.ComStmtExecute ||
+		int(p[0])|int(p[1])<<8|int(p[2])<<16 != len(p)-4 || len(p)-4 > maxStmtPacket {
+		return false, false
+	}
+	mc := c.mc
+	sess, ok := mc.ClientData.(*session)
+	if !ok || sess.cc != c {
+		return false, false
+	}
+	id := binary.LittleEndian.Uint32(p[5:])
+	prepare := mc.PrepareData[id]
+	if prepare == nil || len(prepare.ParamsType) != int(prepare.ParamsCount) {
+		return false, false
+	}
+	c.mu.Lock()
+	if !c.sc.idle() {
+		c.mu.Unlock()
+		return false, false
+	}
+	c.sc.scan(p)
+	s := &c.sc
+	var e *execTypes
+	if s.npending == 1 {
+		e = &s.pending[s.head]
+	}
+	c.mu.Unlock()
+	if e == nil || e.stmt != id || !e.known || !e.whole || len(e.types) != 2*len(prepare.ParamsType) {
+		return false, true
+	}
+	unsigned, vals, ok := decodeParams(sess, e.raw, e.types, prepare.ParamsType)
+	if !ok {
+		return false, true
+	}
+	sess.direct, sess.seq, sess.out = true, 1, sess.out[:0]
+	done, err := c.h.fastExecuteArgs(mc, prepare, unsigned, e.raw, e.types, vals, nil)
+	sess.direct = false
+	if !done {
+		return false, true // vitess runs it, and takes the execution
+	}
+	// As vitess after an execution: the execution taken, no bind
+	// variable (long data) left for the next one.
+	c.mu.Lock()
+	s.head = (s.head + 1) % len(s.pending)
+	s.npending--
+	c.mu.Unlock()
+	clear(prepare.BindVars)
+	if err != nil {
+		sess.out = appendError(sess.out, sess.seq, err)
+	}
+	_, _ = c.Write(sess.out)
+	sess.out = sess.out[:0]
+	return true, true
+}
+
+// decodeParams returns the parameter values of the execution payload raw
+// (after its command byte) with the type pairs types, as bindArgs gets
+// them from vitess's bind variables (vitess decodes each by its recorded
+// type vt; an integer flagged unsigned is then read unsigned, as
+// asUnsigned does), in the session's buffer, and which were flagged
+// unsigned (nil: none); ok is false for a value of another type, when a
+// pair does not map to vt, or when raw is cut short.
+func decodeParams(sess *session, raw, types []byte, vt []int32) (unsigned []bool, vals []any, ok bool) {
+	n := len(vt)
+	vals = sess.route.exec[:0]
+	if n == 0 {
+		return nil, vals, true
+	}
+	nulls := 9
+	pos := nulls + (n+7)/8
+	if pos >= len(raw) {
+		return nil, nil, false
+	}
+	if raw[pos] == 1 {
+		pos += 2 * n
+	}
+	pos++
+	for i := range n {
+		t, flags := types[2*i], types[2*i+1]
+		if typ, err := sqltypes.MySQLToType(t, int64(flags)); err != nil || int32(typ) != vt[i] {
+			return nil, nil, false
+		}
+		uns := flags&paramUnsigned != 0
+		if uns {
+			if unsigned == nil {
+				unsigned = sess.route.unsigned[:0]
+				for range n {
+					unsigned = append(unsigned, false)
+				}
+				sess.route.unsigned = unsigned
+			}
+			unsigned[i] = true
+		}
+		if raw[nulls+i/8]&(1<<(i%8)) != 0 || querypbType(vt[i]) == sqltypes.Null {
+			vals = append(vals, nil)
+			continue
+		}
+		var size int
+		switch querypbType(vt[i]) {
+		case sqltypes.Int8, sqltypes.Uint8:
+			size = 1
+		case sqltypes.Int16, sqltypes.Uint16:
+			size = 2
+		case sqltypes.Int24, sqltypes.Int32, sqltypes.Uint24, sqltypes.Uint32:
+			size = 4
+		case sqltypes.Int64, sqltypes.Uint64:
+			size = 8
+		case sqltypes.VarChar, sqltypes.Char, sqltypes.VarBinary, sqltypes.Binary, sqltypes.Text, sqltypes.Blob:
+			s, next := lenEncField(raw, pos)
+			if next > len(raw) {
+				return nil, nil, false
+			}
+			vals = append(vals, string(s))
+			pos = next
+			continue
+		default:
+			return nil, nil, false
+		}
+		if pos+size > len(raw) {
+			return nil, nil, false
+		}
+		var u uint64
+		for k := size - 1; k >= 0; k-- {
+			u = u<<8 | uint64(raw[pos+k])
+		}
+		pos += size
+		if uns || sqltypes.IsUnsigned(querypbType(vt[i])) {
+			vals = append(vals, u)
+			continue
+		}
+		shift := 64 - 8*size
+		vals = append(vals, int64(u<<shift)>>shift)
+	}
+	sess.route.exec = vals // reused by the next execution
+	return unsigned, vals, true
+}
+
+// querypbType is vitess's type of a PrepareData.ParamsType entry.
+func querypbType(t int32) querypb.Type { return querypb.Type(t) }

@@ -138,6 +138,10 @@ type routeScratch struct {
 	client, params, args []any
 	values               []runtime.Value
 	sql                  []byte
+	// exec and unsigned are an execution's values and unsigned flags
+	// decoded before vitess (fastpath_direct.go).
+	exec     []any
+	unsigned []bool
 }
 
 // shapeUnit returns the data source and the actual SQL of the shape for

@@ -181,6 +181,12 @@ func stmtForwardable(p *plan.Plan) bool {
 // is false when nothing went to the client and the execution must take
 // the database/sql path; otherwise err is its error (sent by vitess) or nil.
 func (h *handler) fastExecute(c *mysql.Conn, prepare *mysql.PrepareData, unsigned []bool, raw, types []byte, callback func(*sqltypes.Result) error) (done bool, err error) {
+	return h.fastExecuteArgs(c, prepare, unsigned, raw, types, nil, callback)
+}
+
+// fastExecuteArgs is fastExecute with the parameters' values already
+// decoded (vals, one per parameter; nil: from vitess's bind variables).
+func (h *handler) fastExecuteArgs(c *mysql.Conn, prepare *mysql.PrepareData, unsigned []bool, raw, types []byte, vals []any, callback func(*sqltypes.Result) error) (done bool, err error) {
 	sess, ok := c.ClientData.(*session)
 	if !ok || raw == nil || !h.fastSession(c, sess) || h.s.closing.Load() {
 		return false, nil
@@ -199,8 +205,12 @@ func (h *handler) fastExecute(c *mysql.Conn, prepare *mysql.PrepareData, unsigne
 	if ss.write && sess.foundRows {
 		return false, nil // the packet pools count changed rows, not found ones
 	}
-	vals, err := bindArgs(prepare, unsigned, ss.n)
-	if err != nil {
+	if vals == nil {
+		if vals, err = bindArgs(prepare, unsigned, ss.n); err != nil {
+			return false, nil
+		}
+	}
+	if len(vals) != ss.n {
 		return false, nil
 	}
 	if h.s.checkAutoIncZero(ss.sh.p, vals) != nil {

@@ -453,6 +453,15 @@ func (c *clientConn) Read(b []byte) (int, error) {
 		if err == nil && c.directQuery(b[:n]) {
 			continue // answered before vitess (fastpath_direct.go)
 		}
+		if err == nil {
+			done, followed := c.directExecute(b[:n])
+			if done {
+				continue
+			}
+			if followed {
+				return n, err // read by the scanner already
+			}
+		}
 		c.mu.Lock()
 		change := c.h != nil && n >= 5 && b[3] == 0 && b[4] == comChangeUser && c.sc.idle()
 		if !change {
