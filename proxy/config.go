@@ -194,9 +194,14 @@ func blankLines(src []byte, from, to int) []byte {
 }
 
 // AttachDDL attaches the logic tables' DDL to the rules (schema.CheckDDL)
-// and sets HasDDL.
+// and sets HasDDL. An encrypt column the rule lists though the DDL dropped
+// its column is refused, as generate refuses it
+// (schema.Config.DroppedEncryptColumns).
 func (c *Config) AttachDDL(tables []*schema.Table) error {
 	if err := schema.CheckDDL(c.Rules, tables); err != nil {
+		return err
+	}
+	if err := c.Rules.DroppedEncryptColumns.Err(); err != nil {
 		return err
 	}
 	c.HasDDL = true

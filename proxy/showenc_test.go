@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -344,4 +346,30 @@ func TestProxyEncryptedLatin1Session(t *testing.T) {
 	var n int
 	require.NoError(t, utf.QueryRow("SELECT COUNT(*) FROM e9_user").Scan(&n))
 	require.Equal(t, 1, n, "the refused INSERT wrote nothing")
+}
+
+// TestLoadConfigDroppedEncryptColumn: --ddl migrations in logic form that
+// drop phone while the !ENCRYPT rule still lists it are refused when the
+// proxy loads them, naming the DROP, as generate refuses them; without the
+// DROP they load, the logic columns read as their physical columns.
+func TestLoadConfigDroppedEncryptColumn(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("databaseName: e9_db\ndataSources:\n")
+	for _, ds := range testdb.DataSources()[:2] {
+		c := testdb.Config(ds)
+		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n", ds, c.Addr, ds, c.User, c.Passwd)
+	}
+	b.WriteString(encRules)
+	rules := filepath.Join(dir, "e9.yaml")
+	require.NoError(t, os.WriteFile(rules, []byte(b.String()), 0o644))
+	mig := filepath.Join(dir, "migrations")
+	require.NoError(t, os.Mkdir(mig, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mig, "1_init.up.sql"), []byte(encLogicDDL), 0o644))
+	cfg, err := LoadConfig(rules, []string{mig})
+	require.NoError(t, err)
+	require.NotNil(t, cfg.Rules.Tables["e9_user"].Column("phone_like"))
+	require.NoError(t, os.WriteFile(filepath.Join(mig, "2_drop.up.sql"), []byte("ALTER TABLE e9_user DROP COLUMN phone;"), 0o644))
+	_, err = LoadConfig(rules, []string{mig})
+	require.ErrorContains(t, err, `encrypt column "phone" of table "e9_user": `+filepath.Join(mig, "2_drop.up.sql")+`:1:1 drops it (ALTER TABLE e9_user DROP COLUMN phone), but the !ENCRYPT rule still lists it`)
 }
