@@ -96,14 +96,10 @@ func newEncEnv(t *testing.T, rules string) *encEnv {
 	return newEncEnvWith(t, nil, rules)
 }
 
-// encDataSource is the proxy's data source ds (ds_0 or ds_1): the test
-// server's address, database and account, as a change may alter them.
-type encDataSource struct{ addr, db, user, password string }
-
-// newEncEnvWith is newEncEnv with each data source's settings passed
-// through change (nil: as they are).
-func newEncEnvWith(t *testing.T, change func(name string, ds *encDataSource), rules string) *encEnv {
-	t.Helper()
+// encConfigYAML is the proxy configuration of e9_db: data sources ds_0 and
+// ds_1 of the test servers (as change alters them; nil: as they are), then
+// rules.
+func encConfigYAML(change func(name string, ds *encDataSource), rules string) string {
 	var b strings.Builder
 	b.WriteString("databaseName: e9_db\ndataSources:\n")
 	for _, ds := range testdb.DataSources()[:2] {
@@ -114,8 +110,18 @@ func newEncEnvWith(t *testing.T, change func(name string, ds *encDataSource), ru
 		}
 		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n", ds, d.addr, d.db, d.user, d.password)
 	}
-	b.WriteString(rules)
-	cfg, err := ParseConfig("e9.yaml", []byte(b.String()))
+	return b.String() + rules
+}
+
+// encDataSource is the proxy's data source ds (ds_0 or ds_1): the test
+// server's address, database and account, as a change may alter them.
+type encDataSource struct{ addr, db, user, password string }
+
+// newEncEnvWith is newEncEnv with each data source's settings passed
+// through change (nil: as they are).
+func newEncEnvWith(t *testing.T, change func(name string, ds *encDataSource), rules string) *encEnv {
+	t.Helper()
+	cfg, err := ParseConfig("e9.yaml", []byte(encConfigYAML(change, rules)))
 	require.NoError(t, err)
 	tables, err := schema.ParseDDL("e9.sql", []byte(encDDL))
 	require.NoError(t, err)
@@ -354,15 +360,8 @@ func TestProxyEncryptedLatin1Session(t *testing.T) {
 // DROP they load, the logic columns read as their physical columns.
 func TestLoadConfigDroppedEncryptColumn(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("databaseName: e9_db\ndataSources:\n")
-	for _, ds := range testdb.DataSources()[:2] {
-		c := testdb.Config(ds)
-		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n", ds, c.Addr, ds, c.User, c.Passwd)
-	}
-	b.WriteString(encRules)
 	rules := filepath.Join(dir, "e9.yaml")
-	require.NoError(t, os.WriteFile(rules, []byte(b.String()), 0o644))
+	require.NoError(t, os.WriteFile(rules, []byte(encConfigYAML(nil, encRules)), 0o644))
 	mig := filepath.Join(dir, "migrations")
 	require.NoError(t, os.Mkdir(mig, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(mig, "1_init.up.sql"), []byte(encLogicDDL), 0o644))
