@@ -228,8 +228,6 @@ func (h *handler) changedUser(c *mysql.Conn, pkt changeUserPacket, ud mysql.Gett
 	}
 	sess := sessionOf(c)
 	h.ComResetConnection(c)
-	h.s.in.db.ForgetStatements(sess.tag)
-	h.s.foundRows.ForgetStatements(sess.tag)
 	c.PrepareData = map[uint32]*mysql.PrepareData{}
 	c.User, c.UserData = pkt.user, ud
 	sess.db = ""

@@ -146,14 +146,12 @@ func (h *handler) sources(sess *session) *runtime.Sources {
 
 // ConnectionClosed rolls back an open transaction, discards the session's
 // reserved connections (or leaves its settings pools to the next session
-// with the same settings), closes the back-end prepared statements of the
-// session (their text starts with its tag), drops the warnings recorded
-// for it and forgets c.
+// with the same settings), drops the warnings recorded for it and forgets
+// c. The back-end prepared statements stay: every session shares them
+// (owner.go).
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	if sess, ok := c.ClientData.(*session); ok {
 		sess.reset()
-		h.s.in.db.ForgetStatements(sess.tag)
-		h.s.foundRows.ForgetStatements(sess.tag)
 		h.s.warns.take(sess.tag) // what its last statement left, if it ended early
 	}
 	h.s.mu.Lock()
@@ -577,7 +575,8 @@ func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session,
 		return nil, true, err
 	}
 	st := &runtime.Stmt{Name: "pass-through", LogicSQL: q}
-	u := runtime.RouteUnit{DataSource: ds, SQL: sess.tag + sess.toBackend(q)}
+	u := runtime.RouteUnit{DataSource: ds, SQL: sess.toBackend(q)}
+	ctx = withOwner(ctx, sess.tag)
 	if plan.ReturnsRows(q) {
 		rows, err := e.Query(ctx, st, u)
 		if err != nil {

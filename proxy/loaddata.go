@@ -368,8 +368,8 @@ func (h *handler) loadData(ctx context.Context, c *mysql.Conn, sess *session, q 
 // source ds (MySQL reads the file in the database's character set).
 func (h *handler) loadCharset(ctx context.Context, sess *session, name string, ds int) (fileCharset, error) {
 	if name == "" {
-		rows, err := h.base(sess).Query(ctx, &runtime.Stmt{Name: "load-data-charset", LogicSQL: "SELECT @@character_set_database"},
-			runtime.RouteUnit{DataSource: ds, SQL: sess.tag + "SELECT @@character_set_database"})
+		rows, err := h.base(sess).Query(withOwner(ctx, sess.tag), &runtime.Stmt{Name: "load-data-charset", LogicSQL: "SELECT @@character_set_database"},
+			runtime.RouteUnit{DataSource: ds, SQL: "SELECT @@character_set_database"})
 		if err != nil {
 			return fileCharset{}, err
 		}

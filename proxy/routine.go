@@ -102,7 +102,8 @@ func (h *handler) routine(ctx context.Context, c *mysql.Conn, sess *session, q s
 		return nil, err
 	}
 	st := &runtime.Stmt{Name: "pass-through", LogicSQL: q}
-	u := runtime.RouteUnit{DataSource: ds, SQL: sess.tag + q} // q as the client wrote it: the back end runs in the session's sql_mode
+	u := runtime.RouteUnit{DataSource: ds, SQL: q} // q as the client wrote it: the back end runs in the session's sql_mode
+	ctx = withOwner(ctx, sess.tag)
 	if kind != "CALL" {
 		r, err := e.Exec(ctx, st, u)
 		if err != nil {

@@ -36,7 +36,8 @@ type wireResult struct {
 //
 // The column types of the first unit that returned rows (or of a re-run of
 // the first unit when none did) describe the result. A non-empty tag (the
-// session's SQL comment, see watchStatement) is put before every unit's SQL.
+// session's, see watchStatement) owns every unit's back-end command
+// (owner.go).
 func (in *Interpreter) executeWire(ctx context.Context, e runtime.Executor, p *plan.Plan, params []any, keys runtime.KeyGenerator, tag string, text, noBackslash bool) (*wireResult, error) {
 	return in.run(ctx, e, p, params, keys, tag, text || len(clientParams(p)) == 0, true, noBackslash)
 }
@@ -75,12 +76,13 @@ func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan
 		if noBackslash {
 			u.SQL = standardToNoBackslash(u.SQL)
 		}
-		// A broadcast write's copies after the first go untagged: the
+		// A broadcast write's copies after the first are marked: the
 		// statement's warnings are one copy's, as one MySQL reports them.
-		if tag != "" && (i == 0 || p.Statement == plan.StmtSelect || p.Route.Kind != runtime.RouteBroadcast) {
-			u.SQL = tag + u.SQL
+		if tag != "" && i > 0 && p.Statement != plan.StmtSelect && p.Route.Kind == runtime.RouteBroadcast {
+			u.SQL = copyMark + u.SQL
 		}
 	}
+	ctx = withOwner(ctx, tag)
 	st := &runtime.Stmt{Name: p.Name, LogicSQL: p.LogicSQL}
 	if p.Statement != plan.StmtSelect {
 		if p.Route.Kind == runtime.RouteBroadcast {

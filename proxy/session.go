@@ -194,7 +194,7 @@ func (h *handler) do(ctx context.Context, c *mysql.Conn, sess *session, q, rest 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.Exec(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: sess.tag + sess.toBackend(q)}); err != nil {
+	if _, err := e.Exec(withOwner(ctx, sess.tag), &runtime.Stmt{Name: "proxy", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: sess.toBackend(q)}); err != nil {
 		return nil, err
 	}
 	return &sqltypes.Result{}, nil
@@ -276,7 +276,7 @@ func (h *handler) runNoTable(ctx context.Context, c *mysql.Conn, sess *session, 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := e.Query(ctx, &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: sess.tag + sess.toBackend(text)})
+	rows, err := e.Query(withOwner(ctx, sess.tag), &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: sess.toBackend(text)})
 	if err != nil {
 		return nil, err
 	}

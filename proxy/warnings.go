@@ -24,13 +24,14 @@ import (
 // ERRORS, SHOW COUNT(*) WARNINGS|ERRORS, @@warning_count and @@error_count
 // read the messages of the session's last statement. go-sql-driver keeps
 // neither, so every back-end connection is read through a backConn
-// (runtime.WithDialFunc): for a statement that starts with a session's
-// tag (COM_QUERY, and COM_STMT_EXECUTE of a statement prepared with the
-// tag) it follows the response's packets, and when the last one reports
-// warnings it runs SHOW WARNINGS on the same connection before the driver
-// sees that packet, recording the count and the messages under the tag
-// (warnStore). A statement without warnings costs no round trip. A
-// back-end connection over TLS or with compression is not followed.
+// (runtime.WithDialFunc): for a command that a session owns (owner.go:
+// COM_QUERY and COM_STMT_EXECUTE run under a context naming the session;
+// not a COM_QUERY that starts with copyMark) it follows the response's
+// packets, and when the last one reports warnings it runs SHOW WARNINGS on
+// the same connection before the driver sees that packet, recording the
+// count and the messages under the session's tag (warnStore). A statement
+// without warnings costs no round trip. A back-end connection over TLS or
+// with compression is not followed.
 
 // maxWarnings is how many messages a session keeps (MySQL's default
 // max_error_count); the count goes on.
@@ -111,16 +112,18 @@ func dialBackend(store *warnStore, dl *deadlockDetector) func(ctx context.Contex
 		if tc, ok := conn.(*net.TCPConn); ok {
 			_ = tc.SetKeepAlive(true)
 		}
-		return &backConn{Conn: conn, store: store, dl: dl, addr: addr}, nil
+		bc := &backConn{Conn: conn, store: store, dl: dl, addr: addr}
+		if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
+			slot.bc = bc
+		}
+		return bc, nil
 	}
 }
 
 // Commands and capability flags backConn reads.
 const (
 	comQuery       = 0x03
-	comPrepare     = 0x16
 	comExecute     = 0x17
-	comClose       = 0x19
 	capCompress    = 1 << 5
 	capSSL         = 1 << 11
 	capDeprecateEO = 1 << 24
@@ -145,23 +148,24 @@ type backConn struct {
 	handshook    bool // the handshake response was written
 	off          bool // TLS or compression: not followed
 	deprecateEOF bool
-	stmts        map[uint32]string // tag of each prepared statement
-	lastTag      string            // the last tag read (tagOf)
+	cur          string // the owner of the next command (ownerConn.own); "": none
 
 	// For the deadlock detector (deadlock.go): dl, the server's address
 	// and the thread id the greeting gave (0: not read); owner is the tag
-	// of the last tagged command sent, read by the detector.
+	// of the last command a session owned, read by the detector; last is
+	// the owner of the last command (nil: none), read by the disconnect
+	// watch (Server.killOwned).
 	dl     *deadlockDetector
 	addr   string
 	thread uint32
 	owner  atomic.Pointer[string]
+	last   atomic.Pointer[string]
 
 	// The response being followed (tag "": none).
-	tag     string
-	prepare bool
-	state   int
-	cols    uint64 // column definitions still to come
-	count   int    // warnings so far
+	tag   string
+	state int
+	cols  uint64 // column definitions still to come
+	count int    // warnings so far
 
 	// The packet being read.
 	hdr  [4]byte
@@ -186,18 +190,40 @@ func (c *backConn) Write(b []byte) (int, error) {
 			}
 		case b[3] == 0:
 			c.command(b[4:])
-			if c.dl != nil && c.tag != "" {
-				if o := c.owner.Load(); o == nil || *o != c.tag {
-					t := c.tag
-					c.owner.Store(&t)
-				}
-			}
 		}
 	}
 	return c.Conn.Write(b)
 }
 
-// ownerTag is the tag of the last tagged command c sent ("" before one).
+// own records tag as the owner of the next command ("": none); see owner.go.
+func (c *backConn) own(tag string) {
+	c.cur = tag
+	if tag == "" {
+		if c.last.Load() != nil {
+			c.last.Store(nil)
+		}
+		return
+	}
+	o := c.owner.Load()
+	if o == nil || *o != tag {
+		o = &tag
+		c.owner.Store(o)
+	}
+	if l := c.last.Load(); l != o {
+		c.last.Store(o)
+	}
+}
+
+// lastOwner is the owner of the last command c sent ("": none).
+func (c *backConn) lastOwner() string {
+	if l := c.last.Load(); l != nil {
+		return *l
+	}
+	return ""
+}
+
+// ownerTag is the tag of the last command a session owned on c ("" before
+// one).
 func (c *backConn) ownerTag() string {
 	if o := c.owner.Load(); o != nil {
 		return *o
@@ -231,47 +257,33 @@ func (c *backConn) Close() error {
 	return c.Conn.Close()
 }
 
-// command notes the command whose payload starts p.
+// copyMark starts the SQL of a command that a session owns but whose
+// warnings are not the statement's (a broadcast write's copies after the
+// first, whose warnings one MySQL would report once): the same text for
+// every session, so prepared statements stay shared.
+const copyMark = "/* shardgen-proxy copy */ "
+
+// command notes the command whose payload starts p: a COM_QUERY (unless
+// it starts with copyMark) or COM_STMT_EXECUTE that a session owns is
+// followed.
 func (c *backConn) command(p []byte) {
-	c.tag, c.prepare, c.state, c.count = "", false, respStart, 0
+	c.tag, c.state, c.count = "", respStart, 0
 	c.nhdr, c.left, c.more, c.plen, c.head = 0, 0, false, 0, c.head[:0]
+	if c.cur == "" {
+		return
+	}
 	switch p[0] {
-	case comQuery, comPrepare:
-		c.tag = c.tagOf(p[1:])
-		c.prepare = p[0] == comPrepare
-	case comExecute, comClose:
-		if len(p) >= 5 {
-			id := binary.LittleEndian.Uint32(p[1:5])
-			if p[0] == comClose {
-				delete(c.stmts, id)
-			} else {
-				c.tag = c.stmts[id]
-			}
+	case comQuery:
+		if q := p[1:]; len(q) < len(copyMark) || string(q[:len(copyMark)]) != copyMark {
+			c.tag = c.cur
 		}
+	case comExecute:
+		c.tag = c.cur
 	}
 }
 
-// tagOf returns the session tag ("/* shardgen-proxy c<N> */ ") that the
-// statement text q starts with, or ""; the last tag seen is kept, so that a
-// connection's statements of one session allocate nothing.
-func (c *backConn) tagOf(q []byte) string {
-	const prefix = "/* shardgen-proxy c"
-	if len(q) < len(prefix) || string(q[:len(prefix)]) != prefix {
-		return ""
-	}
-	for i := len(prefix); i+3 < len(q) && i < 40; i++ {
-		if q[i] == ' ' && q[i+1] == '*' && q[i+2] == '/' && q[i+3] == ' ' {
-			if string(q[:i+4]) != c.lastTag {
-				c.lastTag = string(q[:i+4])
-			}
-			return c.lastTag
-		}
-	}
-	return ""
-}
-
-// Read reads from the server, following the response of a tagged
-// statement; see the comment at the top of the file.
+// Read reads from the server, following the response of an owned
+// command; see the comment at the top of the file.
 func (c *backConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 && !c.handshook && c.thread == 0 && c.dl != nil {
@@ -336,15 +348,6 @@ func (c *backConn) packet() bool {
 	switch c.state {
 	case respStart:
 		switch {
-		case c.prepare:
-			if p[0] == 0x00 && len(p) >= 5 {
-				if c.stmts == nil {
-					c.stmts = map[uint32]string{}
-				}
-				c.stmts[binary.LittleEndian.Uint32(p[1:5])] = c.tag
-			}
-			c.tag = "" // the definitions that follow need no following
-			return false
 		case p[0] == 0x00:
 			return c.end(p, true)
 		case p[0] == 0xff, p[0] == 0xfb: // an error; LOCAL INFILE (never sent)

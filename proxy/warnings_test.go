@@ -30,22 +30,23 @@ func pointSelectResponse() []byte {
 	return out
 }
 
-// BenchmarkBackConnRead: what following a tagged statement's response
+// BenchmarkBackConnRead: what following a session's statement's response
 // costs a back-end read (a point select's response, one read each), side
-// by side with an untagged one, which backConn passes through.
+// by side with an ownerless one, which backConn passes through.
 func BenchmarkBackConnRead(b *testing.B) {
 	resp := pointSelectResponse()
-	query := append([]byte{0, 0, 0, 0, comQuery}, "/* shardgen-proxy c1 */ SELECT c FROM sbtest WHERE id = 1"...)
+	query := append([]byte{0, 0, 0, 0, comQuery}, "SELECT c FROM sbtest WHERE id = 1"...)
 	buf := make([]byte, 4096)
 	for _, tc := range []struct {
-		name string
-		q    []byte
-	}{{"untagged", append([]byte{0, 0, 0, 0, comQuery}, "SELECT c FROM sbtest WHERE id = 1"...)}, {"tagged", query}} {
+		name  string
+		owner string
+	}{{"ownerless", ""}, {"owned", "/* shardgen-proxy c1 */ "}} {
 		b.Run(tc.name, func(b *testing.B) {
 			c := &backConn{Conn: &replayConn{resp: resp}, store: &warnStore{}, handshook: true, deprecateEOF: true}
 			b.ReportAllocs()
 			for b.Loop() {
-				_, _ = c.Write(tc.q)
+				c.own(tc.owner)
+				_, _ = c.Write(query)
 				if _, err := c.Read(buf); err != nil {
 					b.Fatal(err)
 				}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"vitess.io/vitess/go/mysql"
 )
 
@@ -17,19 +18,18 @@ import (
 // connection on a cancelled context). Every statement therefore
 //
 //   - runs under its own context, cancelled when the client disconnects;
-//   - is tagged: each actual SQL the proxy sends starts with the comment
-//     "/* shardgen-proxy c<N> */" (N the client connection's id, unique in
-//     the server; a session runs one statement at a time, so the tag names
-//     its running statement, and a prepared statement's text stays the same
-//     from one execution to the next, which lets the back end keep it
-//     prepared);
+//   - is owned: its back-end commands run under a context naming the
+//     session's tag "/* shardgen-proxy c<N> */ " (N the client connection's
+//     id, unique in the server), and every back-end connection records the
+//     owner of its last command (owner.go); a session runs one statement at
+//     a time, so the connections whose last command it owned run that
+//     statement or are idle (where KILL QUERY does nothing);
 //   - once it has run for watchDelay, a goroutine waits on the client's
 //     socket (a non-blocking MSG_PEEK of one byte: no data is consumed,
 //     vitess reads it later). End of file or a reset means the client is
-//     gone: the context is cancelled and, on every data source, the
-//     back-end threads whose statement carries the tag are stopped with
-//     KILL QUERY (found in information_schema.PROCESSLIST; the pool's own
-//     user may always see and kill its threads). Data arriving from the
+//     gone: the context is cancelled and the back-end threads whose last
+//     command the session owned are stopped with KILL QUERY (killThreads;
+//     the pool's own user may always kill its threads). Data arriving from the
 //     client (a pipelined command) ends the watch without cancelling.
 //
 // When the statement ends first, the watch is woken by a read deadline in
@@ -93,9 +93,12 @@ func (w *stmtWatch) run() {
 	if !peekClosed(w.raw) {
 		return
 	}
+	// The threads first: the cancel makes go-sql-driver close its
+	// connections, which leaves their statements running on the server.
+	threads := w.s.ownedThreads(w.tag)
 	w.cancel()
 	w.s.log.Info("client disconnected during a statement; stopping its back-end work", "remote", w.raw.RemoteAddr().String(), "tag", w.tag)
-	w.s.killTagged(w.tag)
+	w.s.killThreads(threads)
 }
 
 // end stops the watch and cancels the statement's context.
@@ -115,33 +118,51 @@ func (w *stmtWatch) end() {
 	w.cancel()
 }
 
-// killTagged stops, on every data source, the back-end statements whose
-// text starts with tag.
-func (s *Server) killTagged(tag string) {
+// ownedThreads returns the back-end threads whose connection's last
+// command tag owned (owner.go).
+func (s *Server) ownedThreads(tag string) []threadKey {
+	var threads []threadKey
+	d := s.deadlocks
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for k, bc := range d.conns {
+		if bc.lastOwner() == tag {
+			threads = append(threads, k)
+		}
+	}
+	return threads
+}
+
+// killThreads stops the statements of threads: KILL QUERY for each, sent
+// through the pool of a data source on its server (the first whose user
+// may).
+func (s *Server) killThreads(threads []threadKey) {
+	if len(threads) == 0 {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
 	defer cancel()
-	for _, ds := range s.db.DataSourceNames() {
-		pool, ok := s.db.Pool(ds)
-		if !ok {
-			continue
+	for _, th := range threads {
+		var err error
+		for _, ds := range s.cfg.Deploy.DataSources {
+			dsn, derr := ds.Config.DriverDSN()
+			if derr != nil {
+				continue
+			}
+			mc, derr := gomysql.ParseDSN(dsn)
+			if derr != nil || mc.Addr != th.addr {
+				continue
+			}
+			pool, ok := s.db.Pool(ds.Name)
+			if !ok {
+				continue
+			}
+			if _, err = pool.ExecContext(ctx, "KILL QUERY "+strconv.FormatUint(uint64(th.id), 10)); err == nil {
+				break
+			}
 		}
-		rows, err := pool.QueryContext(ctx, "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ?", tag+"%")
 		if err != nil {
-			s.log.Warn("cannot list back-end threads", "data_source", ds, "error", err.Error())
-			continue
-		}
-		var ids []uint64
-		for rows.Next() {
-			var id uint64
-			if rows.Scan(&id) == nil {
-				ids = append(ids, id)
-			}
-		}
-		_ = rows.Close()
-		for _, id := range ids {
-			if _, err := pool.ExecContext(ctx, "KILL QUERY "+strconv.FormatUint(id, 10)); err != nil {
-				s.log.Warn("cannot stop a back-end statement", "data_source", ds, "thread", id, "error", err.Error())
-			}
+			s.log.Warn("cannot stop a back-end statement", "server", th.addr, "thread", th.id, "error", err.Error())
 		}
 	}
 }

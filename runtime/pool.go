@@ -69,6 +69,7 @@ type openOptions struct {
 	loggerSet bool
 	observer  Observer
 	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
+	wrap      func(driver.Connector) driver.Connector
 }
 
 // WithLogger sends sql-show output to logger: one "Logic SQL" record per
@@ -87,6 +88,16 @@ func WithLogger(logger *slog.Logger) Option {
 // it. nil: net.Dial.
 func WithDialFunc(dial func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
 	return func(o *openOptions) { o.dial = dial }
+}
+
+// WithConnector makes every pool, the keyed pools of settings.go
+// included, connect through wrap(c), c being the data source's
+// go-sql-driver connector: a proxy wraps the driver's connections to learn
+// which session each command runs for. wrap must return a connector whose
+// connections implement every optional database/sql/driver interface the
+// driver's do. nil: the driver's connector.
+func WithConnector(wrap func(driver.Connector) driver.Connector) Option {
+	return func(o *openOptions) { o.wrap = wrap }
 }
 
 // WithObserver reports every executed route unit to obs (nil: none).
@@ -154,7 +165,7 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		db.hooks = &hooks{logger: o.logger, observer: o.observer}
 	}
 	for _, ds := range cfg.DataSources {
-		pool, conn, addr, err := openPool(ds, db.index, o.dial)
+		pool, conn, addr, err := openPool(ds, db.index, o.dial, o.wrap)
 		if err != nil {
 			_ = db.Close()
 			return nil, err
@@ -198,7 +209,8 @@ func (db *DB) Encryptor(name string) (Encryptor, error) {
 
 // openPool opens the pool of one data source and returns it with its
 // connector and its "host:port/db" address.
-func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*sql.DB, driver.Connector, string, error) {
+func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Context, network, addr string) (net.Conn, error),
+	wrap func(driver.Connector) driver.Connector) (*sql.DB, driver.Connector, string, error) {
 	if ds.Name == "" {
 		return nil, nil, "", errors.New("runtime.Open: a data source has an empty name")
 	}
@@ -217,9 +229,12 @@ func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Con
 	if mc.DialFunc == nil {
 		mc.DialFunc = dial
 	}
-	conn, err := mysql.NewConnector(mc)
-	if err != nil {
+	var conn driver.Connector
+	if conn, err = mysql.NewConnector(mc); err != nil {
 		return nil, nil, "", errors.New(where + err.Error())
+	}
+	if wrap != nil {
+		conn = wrap(conn)
 	}
 	pool := sql.OpenDB(conn)
 	ds.Config.Apply(pool)
