@@ -110,11 +110,14 @@ type deadlockDetector struct {
 		Info(string, ...any)
 		Warn(string, ...any)
 	}
-	kick    chan struct{} // a statement has run for watchDelay
-	long    atomic.Int64  // statements running longer than watchDelay
-	stop    chan struct{}
-	found   atomic.Int64 // deadlocks broken
-	enabled atomic.Bool
+	kick chan struct{} // a statement has run for watchDelay
+	long atomic.Int64  // statements running longer than watchDelay
+	// fastLong is how many fast-path statements (which have no watch)
+	// the sweeper last saw running longer than watchDelay.
+	fastLong atomic.Int64
+	stop     chan struct{}
+	found    atomic.Int64 // deadlocks broken
+	enabled  atomic.Bool
 }
 
 func newDeadlockDetector() *deadlockDetector {
@@ -155,6 +158,22 @@ func (d *deadlockDetector) statementLong() func() {
 	default:
 	}
 	return func() { d.long.Add(-1) }
+}
+
+// fastStatementsLong records that n fast-path statements run longer than
+// watchDelay (sweepFastPath, every watchDelay): a relayed statement of a
+// transaction may wait for a lock too (txfast.go). The first one kicks the
+// detector, as statementLong does.
+func (d *deadlockDetector) fastStatementsLong(n int64) {
+	if d == nil || !d.enabled.Load() {
+		return
+	}
+	if d.fastLong.Swap(n) <= 0 && n > 0 {
+		select {
+		case d.kick <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // takeVictim reports whether client connection id was chosen as the victim
@@ -222,7 +241,7 @@ func (d *deadlockDetector) run(ctx context.Context) {
 			return
 		case <-d.kick:
 		case <-t.C:
-			if d.long.Load() <= 0 {
+			if d.long.Load() <= 0 && d.fastLong.Load() <= 0 {
 				continue
 			}
 		}

@@ -42,7 +42,8 @@ import (
 // no merge, no decryption, no generated key, no read/write group, and not
 // a broadcast table (whose read picks a copy each time). Which sessions:
 // no reserved connections (user variables), the handshake's character set
-// already applied, no NO_BACKSLASH_ESCAPES, no transaction, autocommit on, no
+// already applied, no NO_BACKSLASH_ESCAPES, no transaction or a LOCAL one
+// (txfast.go: relayed on the transaction's own back-end connection), no
 // TLS (the relay's end packet is rewritten on the socket, clientConn), and
 // Options.DisableFastPath unset. A session on settings pools runs on the
 // packet pools of its settings key (backend_keyed.go), the others on the
@@ -112,8 +113,8 @@ func (fc *fastCacheOf[T]) clear() {
 
 // fastSession reports whether sess may take the fast path (see above).
 func (h *handler) fastSession(c *mysql.Conn, sess *session) bool {
-	return h.s.backends != nil && sess.charsetDone && sess.res == nil && sess.tx == nil && !sess.manual && !sess.noBackslash &&
-		sess.cc != nil && !c.TLSEnabled()
+	return h.s.backends != nil && sess.charsetDone && sess.res == nil && (sess.tx == nil && !sess.manual || h.fastTx(sess)) &&
+		!sess.noBackslash && sess.cc != nil && !c.TLSEnabled()
 }
 
 // fastStatement runs q, one statement of a COM_QUERY, on the fast path
@@ -278,25 +279,12 @@ func (h *handler) fastQuery(c *mysql.Conn, query string, callback func(*sqltypes
 		}
 		defer h.s.releaseKeyed(e)
 	}
-	bc, err := pool.get()
-	if err != nil {
-		return false, nil // the database/sql path reports it
-	}
 	h.s.inflight.Add(1)
 	defer h.s.inflight.Add(-1)
 	start := time.Now()
-	sess.runStart.Store(start.UnixNano())
-	sess.running.Store(bc)
-	done, err = h.relay(c, sess, fr, sql, bc, callback)
-	if !sess.running.CompareAndSwap(bc, nil) {
-		// The sweeper killed the statement: the connection may still see
-		// the KILL; never reuse it.
-		bc.pool.discard(bc)
-	} else if bc.broken {
-		bc.pool.discard(bc)
-	} else {
-		bc.pool.put(bc)
-	}
+	done, err = h.onFastBackend(c, sess, fr.ds, pool, func(bc *backendConn) (bool, error) {
+		return h.relay(c, sess, fr, sql, bc, callback)
+	})
 	if !done {
 		return false, nil
 	}
@@ -307,6 +295,7 @@ func (h *handler) fastQuery(c *mysql.Conn, query string, callback func(*sqltypes
 	}
 	if err != nil {
 		h.s.metrics.errors.Inc()
+		err = h.txAbort(c, sess, err)
 	}
 	return true, err
 }
@@ -835,10 +824,15 @@ func (s *Server) sweepFastPath() {
 			return
 		case now := <-t.C:
 			gone = gone[:0]
+			long := int64(0)
 			s.mu.Lock()
 			for _, sess := range s.conns {
 				bc := sess.running.Load()
-				if bc == nil || now.UnixNano()-sess.runStart.Load() < int64(watchDelay) || !peekClosedNow(sess.cc.Conn) {
+				if bc == nil || now.UnixNano()-sess.runStart.Load() < int64(watchDelay) {
+					continue
+				}
+				long++
+				if !peekClosedNow(sess.cc.Conn) {
 					continue
 				}
 				if sess.running.CompareAndSwap(bc, nil) {
@@ -846,6 +840,7 @@ func (s *Server) sweepFastPath() {
 				}
 			}
 			s.mu.Unlock()
+			s.deadlocks.fastStatementsLong(long)
 			for _, bc := range gone {
 				s.log.Info("client disconnected during a statement; stopping it on its back-end connection", "data_source", bc.pool.name, "thread", bc.ConnectionID)
 				if err := bc.pool.killQuery(bc.ConnectionID); err != nil {

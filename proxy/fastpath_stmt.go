@@ -229,21 +229,12 @@ func (h *handler) fastExecuteArgs(c *mysql.Conn, prepare *mysql.PrepareData, uns
 		}
 		defer h.s.releaseKeyed(e)
 	}
-	bc, err := pool.get()
-	if err != nil {
-		return false, nil
-	}
 	h.s.inflight.Add(1)
 	defer h.s.inflight.Add(-1)
 	start := time.Now()
-	sess.runStart.Store(start.UnixNano())
-	sess.running.Store(bc)
-	done, err = h.relayStmt(c, sess, ss, fr, sql, raw, types, bc, callback)
-	if !sess.running.CompareAndSwap(bc, nil) || bc.broken {
-		bc.pool.discard(bc)
-	} else {
-		bc.pool.put(bc)
-	}
+	done, err = h.onFastBackend(c, sess, ds, pool, func(bc *backendConn) (bool, error) {
+		return h.relayStmt(c, sess, ss, fr, sql, raw, types, bc, callback)
+	})
 	if !done {
 		return false, nil
 	}
@@ -252,6 +243,7 @@ func (h *handler) fastExecuteArgs(c *mysql.Conn, prepare *mysql.PrepareData, uns
 	fr.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
 		h.s.metrics.errors.Inc()
+		err = h.txAbort(c, sess, err)
 	}
 	return true, err
 }

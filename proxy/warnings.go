@@ -148,7 +148,9 @@ type backConn struct {
 	handshook    bool // the handshake response was written
 	off          bool // TLS or compression: not followed
 	deprecateEOF bool
-	cur          string // the owner of the next command (ownerConn.own); "": none
+	cur          string       // the owner of the next command (ownerConn.own); "": none
+	caps         uint32       // the capability flags of the handshake response
+	relay        *backendConn // the fast path's view of the socket (relayConn); nil until used
 
 	// For the deadlock detector (deadlock.go): dl, the server's address
 	// and the thread id the greeting gave (0: not read); owner is the tag
@@ -185,6 +187,7 @@ func (c *backConn) Write(b []byte) (int, error) {
 			c.handshook = true
 			if len(b) >= 8 {
 				caps := binary.LittleEndian.Uint32(b[4:8])
+				c.caps = caps
 				c.off = caps&(capSSL|capCompress) != 0
 				c.deprecateEOF = caps&capDeprecateEO != 0
 			}
@@ -231,9 +234,20 @@ func (c *backConn) ownerTag() string {
 	return ""
 }
 
+// mariaDBCacheMetadata is MariaDB's extended capability
+// MARIADB_CLIENT_CACHE_METADATA: the column count packet of a result
+// carries a "metadata follows" byte, and a prepared statement's execution
+// may omit its column definitions.
+const mariaDBCacheMetadata = 1 << 4
+
 // greeting reads the thread id of the server's initial handshake packet
 // (protocol 10: version string, then the 4-byte connection id), when b
-// holds it whole, and registers c with the deadlock detector.
+// holds it whole, and registers c with the deadlock detector. It clears
+// MariaDB's MARIADB_CLIENT_CACHE_METADATA from the extended capabilities
+// the greeting offers (the last 4 of its 10 reserved bytes, when the
+// server is not MySQL), so that go-sql-driver does not ask for it: the
+// fast path relays a transaction's statements on this socket (txfast.go)
+// and reads results in the plain protocol, as the packet pools get them.
 func (c *backConn) greeting(b []byte) {
 	if len(b) < 5 || b[4] != 10 {
 		return
@@ -243,6 +257,12 @@ func (c *backConn) greeting(b []byte) {
 			if i+5 <= len(b) {
 				c.thread = binary.LittleEndian.Uint32(b[i+1 : i+5])
 				c.dl.register(threadKey{c.addr, c.thread}, c)
+			}
+			// thread id 4, auth data 8, filler 1, capabilities 2,
+			// charset 1, status 2, capabilities 2, auth length 1,
+			// reserved 6, MariaDB's extended capabilities 4.
+			if i+32 <= len(b) && b[i+14]&1 == 0 { // CLIENT_MYSQL unset: MariaDB
+				b[i+28] &^= mariaDBCacheMetadata
 			}
 			return
 		}
@@ -286,7 +306,7 @@ func (c *backConn) command(p []byte) {
 // command; see the comment at the top of the file.
 func (c *backConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	if n > 0 && !c.handshook && c.thread == 0 && c.dl != nil {
+	if n > 0 && !c.handshook && c.thread == 0 {
 		c.greeting(b[:n])
 	}
 	if n > 0 && c.tag != "" && !c.off {

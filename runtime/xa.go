@@ -266,6 +266,32 @@ func (t *DistTx) branch(d int) (target, error) {
 	return b.target(s.stmts[d]), nil
 }
 
+// Local reports whether t is a LOCAL transaction.
+func (t *DistTx) Local() bool { return t.opts.Type == TxLocal }
+
+// LocalConn returns the connection on which the LOCAL branch of source
+// index d runs, beginning the branch (START TRANSACTION with t's options)
+// when it has not begun: a proxy relays statements of the transaction on
+// it (sql.Conn.Raw) between the branch's own statements, which then see
+// each other's uncommitted writes. The connection stays the branch's: the
+// caller must not close it, nor use it while another call of t runs.
+// ok is false for an XA transaction and for a reserved session's branch
+// (whose connection is the session's); err is the branch's begin error.
+func (t *DistTx) LocalConn(d int) (conn *sql.Conn, ok bool, err error) {
+	if t.opts.Type != TxLocal || t.res != nil {
+		return nil, false, nil
+	}
+	if err := t.acquire(); err != nil {
+		return nil, false, err
+	}
+	defer t.release()
+	if _, err := t.branch(d); err != nil {
+		return nil, false, err
+	}
+	b := t.byID[t.src.ids[d]]
+	return b.local, b.local != nil, nil
+}
+
 // target is what a unit of branch b runs on; stmts is the pool's statement
 // cache (used by LOCAL branches).
 func (b *txBranch) target(stmts *stmtCache) target {
