@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
+
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
 )
 
 // txStep is one statement of a transaction test: fast is whether it must
@@ -153,4 +157,37 @@ func TestFastPathTransactionPrepared(t *testing.T) {
 	require.Equal(t, before+3, passThroughCount(t, fast), "the INSERT and both SELECTs take the fast path")
 	require.NoError(t, tx.Rollback())
 	require.Equal(t, "none", name(conn, 520))
+}
+
+// TestFastPathTransactionXA: under an XA transaction type a transaction's
+// statements keep the database/sql path (its branches end with XA END,
+// PREPARE and COMMIT there), while outside a transaction they take the
+// fast path.
+func TestFastPathTransactionXA(t *testing.T) {
+	fpEnv(t) // the tables and rows
+	y := fpYAML() + "transaction:\n  defaultType: XA\n"
+	cfg, err := ParseConfig("fp.yaml", []byte(y))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("fp.sql", []byte(fpDDL))
+	require.NoError(t, err)
+	require.NoError(t, cfg.AttachDDL(tables))
+	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	require.Equal(t, runtime.TxXA, srv.in.src.TransactionType())
+	fc, rc := fpConn(t, srv, false, false), fpConn(t, nil, false, false)
+	exchange(t, fc, "SELECT 1")
+	runTxSteps(t, srv, fc, rc, []txStep{
+		{"SELECT id, name FROM fp_item WHERE id = 1", true},
+		{"BEGIN", false},
+		{"INSERT INTO fp_item (id, name) VALUES (530, 'x')", false},
+		{"SELECT id, name FROM fp_item WHERE id = 530", false},
+		{"ROLLBACK", false},
+		{"SET autocommit = 0", false},
+		{"SELECT id, name FROM fp_item WHERE id = 530", false},
+		{"COMMIT", false},
+		{"SET autocommit = 1", false},
+		{"SELECT id, name FROM fp_item WHERE id = 530", true},
+	})
 }
