@@ -293,7 +293,7 @@ func TestFastPathRelaysSlowPath(t *testing.T) {
 }
 
 // passThroughCount reads shardgen_proxy_pass_through_total of srv.
-func passThroughCount(t *testing.T, srv *Server) float64 {
+func passThroughCount(t testing.TB, srv *Server) float64 {
 	t.Helper()
 	mfs, err := srv.metrics.reg.Gather()
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"vitess.io/vitess/go/mysql"
 )
 
 // inprocIDs is how many ids the benchmarks cycle through (both data
@@ -89,5 +90,61 @@ func BenchmarkSessionPointSelect(b *testing.B) {
 				b.Fatal(rows, err)
 			}
 		}
+	})
+}
+
+// BenchmarkSessionPointSelectTx is BenchmarkSessionPointSelect inside one
+// session transaction (BEGIN once, the point selects, COMMIT at the end):
+// each statement takes the fast path on the transaction's go-sql-driver
+// connection (txfast.go). allocs/op are the proxy's.
+func BenchmarkSessionPointSelectTx(b *testing.B) {
+	srv, _ := startInprocProxy(b)
+	begin := func(b *testing.B, c *benchClient, q string) {
+		c.out = append(append(c.out[:0], 0, 0, 0, 0, mysql.ComQuery), q...)
+		require.NoError(b, c.send(c.out))
+		_, _, err := c.result()
+		require.NoError(b, err)
+	}
+	b.Run("text", func(b *testing.B) {
+		c := dialBench(b, srv)
+		for i := range inprocIDs { // learn the routes
+			if _, _, err := c.query(1000 + i); err != nil {
+				b.Fatal(err)
+			}
+		}
+		begin(b, c, "BEGIN")
+		before := passThroughCount(b, srv)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			if rows, _, err := c.query(1000 + i%inprocIDs); err != nil || rows != 1 {
+				b.Fatal(rows, err)
+			}
+		}
+		b.StopTimer()
+		require.Equal(b, before+float64(b.N), passThroughCount(b, srv), "every statement took the fast path")
+		begin(b, c, "COMMIT")
+	})
+	b.Run("binary", func(b *testing.B) {
+		c := dialBench(b, srv)
+		stmt, err := c.prepareStmt("SELECT c FROM sbtest1 WHERE id=?")
+		require.NoError(b, err)
+		for i := range inprocIDs {
+			if _, _, err := c.execute(stmt, int64(1000+i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		begin(b, c, "BEGIN")
+		before := passThroughCount(b, srv)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			if rows, _, err := c.execute(stmt, int64(1000+i%inprocIDs)); err != nil || rows != 1 {
+				b.Fatal(rows, err)
+			}
+		}
+		b.StopTimer()
+		require.Equal(b, before+float64(b.N), passThroughCount(b, srv), "every execution took the fast path")
+		begin(b, c, "COMMIT")
 	})
 }
