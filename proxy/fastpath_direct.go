@@ -3,6 +3,7 @@ package proxy
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"unsafe"
 
 	"vitess.io/vitess/go/mysql"
@@ -27,7 +28,8 @@ import (
 // A COM_STMT_EXECUTE likewise (directExecute): one whole packet of a
 // statement vitess prepared, whose parameter types are the ones vitess
 // recorded from the executions it read (so that its record stays right
-// for the executions it reads later), of integer, string or NULL values.
+// for the executions it reads later), of integer, floating-point, string
+// or NULL values.
 // The packet is followed by the scanner as any other (its types recorded
 // for the statement), and its values are decoded here as vitess and
 // bindArgs decode them, for the route only: the packet is forwarded.
@@ -199,8 +201,15 @@ func decodeParams(sess *session, raw, types []byte, vt []int32) (unsigned []bool
 			size = 2
 		case sqltypes.Int24, sqltypes.Int32, sqltypes.Uint24, sqltypes.Uint32:
 			size = 4
-		case sqltypes.Int64, sqltypes.Uint64:
+		case sqltypes.Int64, sqltypes.Uint64, sqltypes.Float64:
 			size = 8
+		case sqltypes.Float32:
+			if pos+4 > len(raw) {
+				return nil, nil, false
+			}
+			vals = append(vals, float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[pos:]))))
+			pos += 4
+			continue
 		case sqltypes.VarChar, sqltypes.Char, sqltypes.VarBinary, sqltypes.Binary, sqltypes.Text, sqltypes.Blob:
 			s, next := lenEncField(raw, pos)
 			if next > len(raw) {
@@ -220,6 +229,10 @@ func decodeParams(sess *session, raw, types []byte, vt []int32) (unsigned []bool
 			u = u<<8 | uint64(raw[pos+k])
 		}
 		pos += size
+		if querypbType(vt[i]) == sqltypes.Float64 {
+			vals = append(vals, math.Float64frombits(u))
+			continue
+		}
 		if uns || sqltypes.IsUnsigned(querypbType(vt[i])) {
 			vals = append(vals, u)
 			continue
