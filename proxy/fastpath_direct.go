@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -18,9 +19,9 @@ import (
 // shares, the OK packet it writes), so a text-protocol statement the fast
 // path takes is answered where the client's packet is read
 // (clientConn.Read) and never reaches vitess: when one read holds exactly
-// one whole COM_QUERY packet at a packet boundary, from a client without
-// CLIENT_MULTI_STATEMENTS, fastQuery runs it on the text as read (no
-// copy) and the relay writes the whole answer, its end or error packet
+// one whole COM_QUERY packet at a packet boundary, of one statement (from a
+// client with CLIENT_MULTI_STATEMENTS, a text without ';'), fastQuery runs
+// it on the text as read (no copy) and the relay writes the whole answer, its end or error packet
 // included, to the socket itself. When fastQuery does not take it, the
 // bytes go on to vitess as they came, and the statement runs as before
 // (ComQueryMulti, which tries the fast path first too).
@@ -47,10 +48,10 @@ func (c *clientConn) directQuery(p []byte) bool {
 	c.mu.Unlock()
 	mc := c.mc
 	sess, ok := mc.ClientData.(*session)
-	if !idle || !ok || sess.cc != c || mc.Capabilities&mysql.CapabilityClientMultiStatements != 0 {
-		return false
-	}
 	text := p[5:]
+	if !idle || !ok || sess.cc != c || mc.Capabilities&mysql.CapabilityClientMultiStatements != 0 && bytes.IndexByte(text, ';') >= 0 {
+		return false // several statements, maybe: ComQueryMulti splits them
+	}
 	// The text lives while the statement runs; nothing the fast path keeps
 	// refers to it (learning a route happens on vitess's path, with its own
 	// copy).

@@ -415,10 +415,11 @@ type benchClient struct {
 	hdr     [4]byte
 }
 
-// dialBench connects to srv as sysbench's user.
-func dialBench(tb testing.TB, srv *Server) *benchClient {
+// dialBench connects to srv as sysbench's user, asking for the
+// capability flags caps too.
+func dialBench(tb testing.TB, srv *Server, caps uint32) *benchClient {
 	tb.Helper()
-	c, err := rawHandshake(srv.Addr(), "sb", "sb", "sbtest", mysql.MysqlNativePassword)
+	c, err := rawHandshakeCaps(srv.Addr(), "sb", "sb", "sbtest", mysql.MysqlNativePassword, caps)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { c.conn.Close() })
 	require.NoError(tb, c.conn.SetDeadline(time.Time{}))
