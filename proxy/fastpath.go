@@ -356,7 +356,7 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 	defer func() { sess.pkt = buf }()
 	switch buf[4] {
 	case mysql.ErrPacket:
-		return true, false, h.fastError(sess, backendError(buf[4:4+n]))
+		return true, false, h.fastError(sess, h.s.backendNodeError(bc.pool.name, backendError(buf[4:4+n])))
 	case mysql.OKPacket:
 		return true, false, h.relayOK(c, sess, bc, buf[4:4+n], callback)
 	case 0xfb: // LOCAL INFILE request: not for a SELECT
@@ -451,7 +451,7 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 			}
 			return true, false, callback(emptyResult)
 		case buf[4] == mysql.ErrPacket && n < mysql.MaxPacketSize:
-			return true, false, w.failed(h.fastError(sess, backendError(buf[4:4+n])))
+			return true, false, w.failed(h.fastError(sess, h.s.backendNodeError(bc.pool.name, backendError(buf[4:4+n]))))
 		}
 		if err := w.packet(buf[:4+n]); err != nil {
 			return true, false, h.clientGone(bc, err)

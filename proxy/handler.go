@@ -310,7 +310,7 @@ func (h *handler) statement(c *mysql.Conn, query string) ([]*sqltypes.Result, er
 	h.collectWarnings(sessionOf(c), query, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
-		return results, sqlError(h.txAbort(c, sessionOf(c), err))
+		return results, sqlError(h.s.nodeError(h.txAbort(c, sessionOf(c), err)))
 	}
 	return results, nil
 }
@@ -368,7 +368,7 @@ func (h *handler) ComQuery(c *mysql.Conn, query string, callback func(*sqltypes.
 	h.collectWarnings(sessionOf(c), query, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
-		return sqlError(h.txAbort(c, sessionOf(c), err))
+		return sqlError(h.s.nodeError(h.txAbort(c, sessionOf(c), err)))
 	}
 	return callback(res)
 }

@@ -37,7 +37,7 @@ func (h *handler) ComPrepare(c *mysql.Conn, query string) ([]*querypb.Field, uin
 	fields, n, err := h.prepare(ctx, c, query)
 	if err != nil {
 		h.s.metrics.errors.Inc()
-		return nil, 0, sqlError(err)
+		return nil, 0, sqlError(h.s.nodeError(err))
 	}
 	if cc, ok := c.GetRawConn().(*clientConn); ok {
 		// vitess numbers the statement c.StatementID+1 as soon as this
@@ -206,7 +206,7 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 	h.collectWarnings(sessionOf(c), prepare.PrepareStmt, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
-		return sqlError(h.txAbort(c, sessionOf(c), err))
+		return sqlError(h.s.nodeError(h.txAbort(c, sessionOf(c), err)))
 	}
 	return callback(res)
 }
@@ -238,7 +238,7 @@ func (h *handler) stmtExecuteRoutine(ctx context.Context, c *mysql.Conn, prepare
 	}
 	if err != nil {
 		h.s.metrics.errors.Inc()
-		return sqlError(err)
+		return sqlError(h.s.nodeError(err))
 	}
 	return callback(results[sent])
 }

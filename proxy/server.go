@@ -115,6 +115,10 @@ type Server struct {
 	autoIncChecks sync.Map
 	autoIncCount  atomic.Int64
 
+	// actualDB are the databases of the data sources whose URL names one
+	// other than the data source (nodeerr.go).
+	actualDB map[string]string
+
 	// deadlocks detects deadlocks across data sources (deadlock.go).
 	deadlocks *deadlockDetector
 
@@ -239,6 +243,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 	ai := autoIncShardingColumns(cfg.Rules, b.Table)
 	s.autoInc.Store(&ai)
 	s.metrics = newMetrics(s)
+	s.actualDB = actualDatabases(cfg)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if show, _ := deploy.Props.Bool(runtime.PropSQLShow, false); !show && !opts.DisableFastPath {
 		s.openBackends()
