@@ -28,7 +28,8 @@ var unsupportedRuleTags = []string{
 
 // globalRuleKeys are the 5.4+ global rules a JDBC YAML may hold at its top
 // level (YamlJDBCConfiguration). None decides where a row lives, so shardgen
-// accepts them with a warning and ignores them.
+// accepts them with a warning and ignores them; authority (users and
+// privilege) is read by the proxy, and accepted without a warning.
 var globalRuleKeys = []string{
 	"authority", "transaction", "sqlParser", "sqlFederation", "sqlTranslator", "traffic", "logging", "globalClock",
 }
@@ -125,7 +126,10 @@ func (l *loader) load(doc *yaml.Node) *Config {
 		return cfg
 	}
 	for _, k := range globalRuleKeys {
-		if top.present(k) {
+		// authority is ShardingSphere-Proxy's users and privilege, which
+		// `shardgen proxy` honours (proxy.ParseConfig): no warning for a
+		// file copied from a proxy's server.yaml.
+		if top.present(k) && k != "authority" {
 			l.warnf(top.key(k), "top level: %s is a global rule that shardgen ignores", k)
 		}
 	}

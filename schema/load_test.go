@@ -333,9 +333,11 @@ func TestLoadDefaultsAndInheritance(t *testing.T) {
 }
 
 // TestLoadWarnings: unused algorithms and global rules are accepted, as
-// ShardingSphere accepts them, and reported as warnings.
+// ShardingSphere accepts them, and reported as warnings; authority, which
+// the proxy honours (its users and privilege), is accepted without one.
 func TestLoadWarnings(t *testing.T) {
 	cfg, err := Load("t.yaml", []byte(ds2+`transaction: {defaultType: LOCAL}
+authority: {users: [{user: "root@%", password: secret}], privilege: {type: ALL_PERMITTED}}
 rules:
 - !SHARDING
   tables:
@@ -351,9 +353,9 @@ rules:
 `))
 	require.NoError(t, err)
 	require.EqualError(t, cfg.Warnings, `t.yaml:4:1: top level: transaction is a global rule that shardgen ignores
-t.yaml:10:5: sharding algorithm "mod2" is defined but no strategy uses it
-t.yaml:14:5: key generator "snowflake" is defined but no keyGenerateStrategy uses it
-t.yaml:19:5: load balancer "lb" is defined but no group uses it`)
+t.yaml:11:5: sharding algorithm "mod2" is defined but no strategy uses it
+t.yaml:15:5: key generator "snowflake" is defined but no keyGenerateStrategy uses it
+t.yaml:20:5: load balancer "lb" is defined but no group uses it`)
 }
 
 // TestLoadAliasBomb: a "billion laughs" file (merge keys that each merge
