@@ -95,8 +95,16 @@ func (b *Builder) federationSteps(sql string) (*FederationSteps, error) {
 	var bad string
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch n := n.(type) {
+		case *sqlparser.AssignmentExpr:
+			bad = "a variable assignment (" + sqlparser.String(n) + ")"
 		case *sqlparser.Variable:
-			bad = "a user or system variable (" + sqlparser.String(n) + ")"
+			// The statement over the temporary tables runs with the
+			// session's settings and variables (the proxy replays them on
+			// its connection); the variables the proxy answers itself
+			// are not that connection's.
+			if n.Scope != sqlparser.VariableScope && proxyAnswered[n.Name.Lowered()] {
+				bad = "the variable " + sqlparser.String(n)
+			}
 		case *sqlparser.FuncExpr:
 			switch n.Name.Lowered() {
 			case "database", "schema", "last_insert_id", "found_rows", "row_count", "connection_id", "user", "current_user", "session_user", "system_user":
@@ -283,4 +291,12 @@ func temporaryTable(name string, t *schema.Table) (string, []string, error) {
 		b.WriteString(" COLLATE=" + t.Collation)
 	}
 	return b.String(), cols, nil
+}
+
+// proxyAnswered are the system variables whose session value the proxy
+// answers itself rather than a back end's connection: the proxy's version,
+// the session's autocommit, last insert id and diagnostics counts.
+var proxyAnswered = map[string]bool{
+	"version": true, "version_comment": true, "autocommit": true, "last_insert_id": true, "identity": true,
+	"warning_count": true, "error_count": true, "in_transaction": true,
 }

@@ -45,6 +45,19 @@ func (r *stepsRun) federation(ctx context.Context, f *plan.FederationSteps, dept
 		return nil, err
 	}
 	defer conn.Close()
+	// The statement runs with the session's settings (time_zone,
+	// sql_mode, character set, user variables), as its reads do: the
+	// session's setup runs on the connection, which is then never handed
+	// on (a connection with a session's settings goes to no other).
+	setup := r.sess.setup()
+	if len(setup) > 0 {
+		defer func() { _ = conn.Raw(func(any) error { return driver.ErrBadConn }) }()
+	}
+	for _, q := range setup {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("the session's settings for the temporary tables (%s): %w", q, err)
+		}
+	}
 	var made []string
 	defer func() {
 		for _, t := range made {
@@ -135,4 +148,17 @@ func (r *stepsRun) federation(ctx context.Context, f *plan.FederationSteps, dept
 		res.Columns = append(res.Columns, c.name)
 	}
 	return res, nil
+}
+
+// setup returns the statements that give a back-end connection the
+// session's settings and user variables (none for a session with the
+// pools' defaults).
+func (sess *session) setup() []string {
+	switch {
+	case sess.res != nil:
+		return sess.res.Setup()
+	case sess.set != nil:
+		return sess.set.Setup()
+	}
+	return nil
 }

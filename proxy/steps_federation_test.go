@@ -1,0 +1,44 @@
+package proxy
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestStepsFederationSession: a statement evaluated over temporary tables
+// (the federation's connection of the first data source) runs with the
+// session's settings, as each of its reads does: time_zone (UNIX_TIMESTAMP
+// of a DATE), SET NAMES latin1 (text loaded and returned in the session's
+// character set), sql_mode, and the session's user and system variables
+// named by the statement. Compared with the reference database in a
+// session with the same settings; a variable assignment in the statement
+// (which would not reach the session) is still refused.
+func TestStepsFederationSession(t *testing.T) {
+	e, px := newXnEnv(t)
+	ctx := context.Background()
+	pxc, err := px.Conn(ctx)
+	require.NoError(t, err)
+	defer pxc.Close()
+	refc, err := e.ref.Conn(ctx)
+	require.NoError(t, err)
+	defer refc.Close()
+	for _, c := range []*sql.Conn{pxc, refc} {
+		for _, s := range []string{"SET time_zone = '+05:00'", "SET NAMES latin1", "SET sql_mode = 'NO_UNSIGNED_SUBTRACTION'", "SET @lim = 2"} {
+			_, err := c.ExecContext(ctx, s)
+			require.NoError(t, err, s)
+		}
+	}
+	for _, q := range []string{
+		"SELECT a.id, UNIX_TIMESTAMP(a.day) FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id > a.id) ORDER BY a.id",
+		"SELECT a.id, a.name, a.lat, CONCAT(a.lat, 'é') FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id > a.id) ORDER BY a.id",
+		"SELECT a.id, CAST(0 AS UNSIGNED) - 1 FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id > a.id) ORDER BY a.id",
+		"SELECT a.id, @@time_zone, @lim FROM xn_a a WHERE a.id > @lim AND EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id > a.id) ORDER BY a.id",
+	} {
+		require.Equal(t, rowsOf(t, refc, q), rowsOf(t, pxc, q), q)
+	}
+	_, err = pxc.QueryContext(ctx, "SELECT a.id, @x := a.id FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id > a.id)")
+	require.ErrorContains(t, err, "Error 1235 (42000)")
+}
