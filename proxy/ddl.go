@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"vitess.io/vitess/go/sqltypes"
 	"vitess.io/vitess/go/vt/sqlparser"
 
+	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
@@ -32,26 +34,33 @@ type node struct {
 // source). sharded is true for a sharding rule's table. A table in no
 // rule without a single data source is an ERROR 1235 naming the fix.
 func (s *Server) tableNodes(name string) (nodes []node, sharded bool, err error) {
-	dsIndex := func(ds string) (int, error) {
-		for i, n := range s.in.names {
-			if n == ds {
-				return i, nil
-			}
-		}
-		return 0, errors.New("data source " + ds + " of table " + name + " is not configured")
+	named, sharded, err := dataNodesOf(s.cfg.Rules, s.b, name)
+	if err != nil {
+		return nil, sharded, err
 	}
-	r := s.cfg.Rules
+	for _, dn := range named {
+		i := slices.Index(s.in.names, dn.ds)
+		if i < 0 {
+			return nil, sharded, errors.New("data source " + dn.ds + " of table " + name + " is not configured")
+		}
+		nodes = append(nodes, node{ds: i, table: dn.table})
+	}
+	return nodes, sharded, nil
+}
+
+// namedNode is a data node by data source name: where an actual table is.
+type namedNode struct{ ds, table string }
+
+// dataNodesOf returns the data nodes of logic table name under rules r
+// (tableNodes), by data source name.
+func dataNodesOf(r *schema.Config, b *plan.Builder, name string) (nodes []namedNode, sharded bool, err error) {
 	if r.Sharding != nil {
 		for _, tr := range r.Sharding.Tables {
 			if !strings.EqualFold(tr.LogicTable, name) {
 				continue
 			}
 			for _, dn := range tr.DataNodes {
-				i, err := dsIndex(dn.DataSource)
-				if err != nil {
-					return nil, true, err
-				}
-				nodes = append(nodes, node{ds: i, table: dn.Table})
+				nodes = append(nodes, namedNode{ds: dn.DataSource, table: dn.Table})
 			}
 			return nodes, true, nil
 		}
@@ -62,26 +71,18 @@ func (s *Server) tableNodes(name string) (nodes []node, sharded bool, err error)
 				// Every logic data source: read/write groups stand for
 				// their members (a replica is never written directly).
 				for _, ds := range r.LogicDataSources {
-					i, err := dsIndex(ds)
-					if err != nil {
-						return nil, false, err
-					}
-					nodes = append(nodes, node{ds: i, table: name})
+					nodes = append(nodes, namedNode{ds: ds, table: name})
 				}
 				return nodes, false, nil
 			}
 		}
 	}
-	ds := s.b.SingleDataSource(name)
+	ds := b.SingleDataSource(name)
 	if ds == "" {
 		return nil, false, sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000",
 			"table "+name+" is in no rule and there are several data sources: list it in !SINGLE (e.g. tables: [\"ds_0."+name+"\"]) or set a defaultDataSource")
 	}
-	i, err := dsIndex(ds)
-	if err != nil {
-		return nil, false, err
-	}
-	return []node{{ds: i, table: name}}, false, nil
+	return []namedNode{{ds: ds, table: name}}, false, nil
 }
 
 // ddl fans a CREATE TABLE, ALTER TABLE (and CREATE/DROP INDEX), DROP TABLE
@@ -279,69 +280,101 @@ type showUnit struct {
 // it runs on (the logic table's first actual table) and the statement sent
 // there, which PREVIEW shows. ok is false for other statements.
 func (h *handler) showTableUnit(ctx context.Context, c *mysql.Conn, q string) (*showUnit, bool, error) {
-	unquote := func(s string) string { return strings.ReplaceAll(strings.Trim(s, "`"), "``", "`") }
-	// table returns the logic table of a "name" or "db.name" match.
-	table := func(a, b, db string) (string, error) {
-		name := unquote(a)
-		if b != "" {
-			db, name = a, unquote(b)
-		}
-		if db != "" {
-			if err := checkDatabase(h.s.cfg, c.UserData, unquote(db)); err != nil {
-				return "", err
-			}
-		}
-		return name, nil
-	}
-	var logic, text, rest string
-	var err error
-	create, describe, index := false, false, false
-	if m := showCreateRE.FindStringSubmatch(q); m != nil {
-		create = true
-		logic, err = table(m[1], m[2], "")
-		text = "SHOW CREATE TABLE "
-	} else if m := showColumnsRE.FindStringSubmatch(q); m != nil {
-		logic, err = table(m[2], m[3], m[4])
-		text = "SHOW " + strings.ToUpper(strings.TrimSpace(m[1])) + " COLUMNS FROM "
-		rest = m[5]
-	} else if m := showIndexRE.FindStringSubmatch(q); m != nil {
-		logic, err = table(m[1], m[2], m[3])
-		text = "SHOW INDEX FROM "
-		rest = m[4]
-		index = true
-	} else if m := describeRE.FindStringSubmatch(q); m != nil {
-		logic, err = table(m[1], m[2], "")
-		text = "DESCRIBE "
-		rest = m[3]
-		describe = true
-	} else {
+	t, ok := parseShowTable(q)
+	if !ok {
 		return nil, false, nil
 	}
-	if err != nil {
-		return nil, true, err
+	for _, db := range t.dbs {
+		if err := checkDatabase(h.s.cfg, c.UserData, db); err != nil {
+			return nil, true, err
+		}
 	}
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, true, err
 	}
-	if h.s.b.Table(logic) == nil && !h.s.rereadTable(ctx, logic) {
-		return nil, true, sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", "Table '"+h.s.cfg.Rules.DatabaseName+"."+logic+"' doesn't exist")
+	if h.s.b.Table(t.logic) == nil && !h.s.rereadTable(ctx, t.logic) {
+		return nil, true, sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", "Table '"+h.s.cfg.Rules.DatabaseName+"."+t.logic+"' doesn't exist")
 	}
-	nodes, _, err := h.s.tableNodes(logic)
+	nodes, _, err := h.s.tableNodes(t.logic)
 	if err != nil {
 		return nil, true, err
 	}
 	n := nodes[0]
-	view := encryptedViewOf(h.s.cfg.Rules, logic)
-	if view != nil && !create && !index {
-		if describe {
-			text = "SHOW COLUMNS FROM " // the same columns as DESCRIBE, and it takes a WHERE
+	text, view, err := t.actualText(h.s.cfg.Rules, h.s.b.Parser(), n.table)
+	if err != nil {
+		return nil, true, err
+	}
+	return &showUnit{logic: t.logic, n: n, text: text, view: view, create: t.create, describe: t.describe, index: t.index}, true, nil
+}
+
+// showTarget is a SHOW CREATE TABLE, SHOW COLUMNS, SHOW INDEX or DESCRIBE
+// of one logic table, parsed (parseShowTable).
+type showTarget struct {
+	logic string
+	// dbs are the databases the statement names (t's qualifier, FROM db).
+	dbs []string
+	// text is the statement up to the table's name, rest what follows it
+	// (LIKE, WHERE, DESCRIBE's column).
+	text, rest              string
+	create, describe, index bool
+}
+
+// parseShowTable parses SHOW CREATE TABLE t, SHOW [FULL] COLUMNS|FIELDS
+// FROM t [FROM db] [LIKE ...|WHERE ...], SHOW INDEX|INDEXES|KEYS FROM t
+// [FROM db] [WHERE ...] and DESCRIBE t [column]; ok is false for other
+// statements.
+func parseShowTable(q string) (t showTarget, ok bool) {
+	unquote := func(s string) string { return strings.ReplaceAll(strings.Trim(s, "`"), "``", "`") }
+	// table sets t.logic from a "name" or "db.name" match.
+	table := func(a, b, db string) {
+		t.logic = unquote(a)
+		if b != "" {
+			db, t.logic = a, unquote(b)
 		}
-		if rest, err = view.columnsWhere(h.s.b.Parser(), rest, describe); err != nil {
-			return nil, true, err
+		if db != "" {
+			t.dbs = append(t.dbs, unquote(db))
 		}
 	}
-	text += "`" + strings.ReplaceAll(n.table, "`", "``") + "`" + rest
-	return &showUnit{logic: logic, n: n, text: text, view: view, create: create, describe: describe, index: index}, true, nil
+	if m := showCreateRE.FindStringSubmatch(q); m != nil {
+		t.create = true
+		table(m[1], m[2], "")
+		t.text = "SHOW CREATE TABLE "
+	} else if m := showColumnsRE.FindStringSubmatch(q); m != nil {
+		table(m[2], m[3], m[4])
+		t.text = "SHOW " + strings.ToUpper(strings.TrimSpace(m[1])) + " COLUMNS FROM "
+		t.rest = m[5]
+	} else if m := showIndexRE.FindStringSubmatch(q); m != nil {
+		table(m[1], m[2], m[3])
+		t.text = "SHOW INDEX FROM "
+		t.rest = m[4]
+		t.index = true
+	} else if m := describeRE.FindStringSubmatch(q); m != nil {
+		table(m[1], m[2], "")
+		t.text = "DESCRIBE "
+		t.rest = m[3]
+		t.describe = true
+	} else {
+		return t, false
+	}
+	return t, true
+}
+
+// actualText is the statement t runs as on the actual table named table:
+// on a table with an !ENCRYPT rule of cfg, SHOW COLUMNS with its LIKE,
+// WHERE or DESCRIBE column read over the logic columns (encryptedView).
+func (t showTarget) actualText(cfg *schema.Config, parser *sqlparser.Parser, table string) (string, *encryptedView, error) {
+	text, rest := t.text, t.rest
+	view := encryptedViewOf(cfg, t.logic)
+	if view != nil && !t.create && !t.index {
+		if t.describe {
+			text = "SHOW COLUMNS FROM " // the same columns as DESCRIBE, and it takes a WHERE
+		}
+		var err error
+		if rest, err = view.columnsWhere(parser, rest, t.describe); err != nil {
+			return "", nil, err
+		}
+	}
+	return text + "`" + strings.ReplaceAll(table, "`", "``") + "`" + rest, view, nil
 }
 
 // showTable answers SHOW CREATE TABLE, SHOW COLUMNS, SHOW INDEX and

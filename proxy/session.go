@@ -497,30 +497,46 @@ func (h *handler) preview(ctx context.Context, c *mysql.Conn, sess *session, q s
 // own metadata: refused, saying so.
 func (h *handler) previewShow(ctx context.Context, c *mysql.Conn, sess *session, q string) ([]sqltypes.Row, error) {
 	names := h.s.in.names
-	text := q
-	if w := leadingWords(q, 1)[0]; w == "explain" {
-		text = "DESCRIBE " + strings.TrimSpace(q[len("explain"):])
-	}
-	if u, ok, err := h.showTableUnit(ctx, c, text); ok || err != nil {
+	if u, ok, err := h.showTableUnit(ctx, c, describeText(q)); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}
 		return []sqltypes.Row{{sqltypes.NewVarChar(names[u.n.ds]), sqltypes.NewVarChar(u.text)}}, nil
 	}
-	if stmt, err := h.s.b.Parser().Parse(q); err == nil {
+	text, err := showOnFirstSource(h.s.b.Parser(), q)
+	if err != nil {
+		return nil, err
+	}
+	return []sqltypes.Row{{sqltypes.NewVarChar(names[0]), sqltypes.NewVarChar(sess.toBackend(text))}}, nil
+}
+
+// describeText is q with EXPLAIN t spelled DESCRIBE t (the same statement
+// in MySQL).
+func describeText(q string) string {
+	if w := leadingWords(q, 1)[0]; w == "explain" {
+		return "DESCRIBE " + strings.TrimSpace(q[len("explain"):])
+	}
+	return q
+}
+
+// showOnFirstSource returns the statement the proxy runs on the first data
+// source for SHOW [SESSION|GLOBAL] VARIABLES or STATUS q; SHOW TABLES,
+// TABLE STATUS and DATABASES, which the proxy answers from its logic
+// tables, and other SHOW statements are refused (ERROR 1235).
+func showOnFirstSource(parser *sqlparser.Parser, q string) (string, error) {
+	if stmt, err := parser.Parse(q); err == nil {
 		if show, ok := stmt.(*sqlparser.Show); ok {
 			if basic, ok := show.Internal.(*sqlparser.ShowBasic); ok {
 				switch basic.Command {
 				case sqlparser.VariableSession, sqlparser.VariableGlobal, sqlparser.StatusSession, sqlparser.StatusGlobal:
-					s := sqlparser.String(&sqlparser.Show{Internal: basic})
-					return []sqltypes.Row{{sqltypes.NewVarChar(names[0]), sqltypes.NewVarChar(sess.toBackend(s))}}, nil
+					return sqlparser.String(&sqlparser.Show{Internal: basic}), nil
 				case sqlparser.Table, sqlparser.TableStatus, sqlparser.Database:
-					return nil, notSupported("PREVIEW of SHOW " + strings.ToUpper(strings.TrimSpace(basic.Command.ToString())) + ": the proxy answers it from its logic tables, not by running it on a data node")
+					return "", notSupported("PREVIEW of SHOW " + strings.ToUpper(strings.TrimSpace(basic.Command.ToString())) + ": the proxy answers it from its logic tables, not by running it on a data node")
 				}
 			}
 		}
 	}
-	return nil, notSupported("PREVIEW of this SHOW statement")
+	return "", notSupported("PREVIEW of this SHOW statement")
 }
 
 // previewPlan returns the PREVIEW rows of p: one per route unit, with

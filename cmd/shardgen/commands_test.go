@@ -260,3 +260,33 @@ func TestExplainPointerNulls(t *testing.T) {
 		require.Equal(t, pointers, strings.Contains(out, `"*string"`), out)
 	}
 }
+
+// TestPreviewShow: preview of SHOW and DESCRIBE statements shows where the
+// proxy runs them and what it sends, as its PREVIEW does: a table's SHOW
+// on its first actual table, SHOW VARIABLES on the first data source;
+// SHOW TABLES (answered from the logic tables), a table the DDL lacks and
+// another database are refused with the reason (issue 16).
+func TestPreviewShow(t *testing.T) {
+	base := []string{"preview", "-c", example + "/sharding.yaml", "--ddl", example + "/schema.sql"}
+	for q, want := range map[string]string{
+		"SHOW CREATE TABLE t_order":                  `{"data_source":"ds_0","sql":"SHOW CREATE TABLE ` + "`t_order_0`" + `","params":[]}`,
+		"show full columns from t_order like 'st%';": `{"data_source":"ds_0","sql":"SHOW FULL COLUMNS FROM ` + "`t_order_0`" + ` like 'st%'","params":[]}`,
+		"SHOW INDEX FROM t_order_item FROM shop":     `{"data_source":"ds_0","sql":"SHOW INDEX FROM ` + "`t_order_item_0`" + `","params":[]}`,
+		"DESCRIBE t_order status":                    `{"data_source":"ds_0","sql":"DESCRIBE ` + "`t_order_0`" + ` status","params":[]}`,
+		"EXPLAIN t_dict":                             `{"data_source":"ds_0","sql":"DESCRIBE ` + "`t_dict`" + `","params":[]}`,
+		"SHOW SESSION VARIABLES LIKE 'time_zone'":    `{"data_source":"ds_0","sql":"show variables like 'time_zone'","params":[]}`,
+	} {
+		code, stdout, stderr := runCLI(append(base, q)...)
+		require.Equal(t, 0, code, "%s: %s", q, stderr)
+		require.Equal(t, want+"\n", stdout, q)
+	}
+	for q, want := range map[string]string{
+		"SHOW TABLES":                      "shardgen preview: This version of the shardgen proxy doesn't yet support PREVIEW of SHOW TABLES: the proxy answers it from its logic tables, not by running it on a data node\n",
+		"SHOW CREATE TABLE t_nope":         "shardgen preview: table \"t_nope\" is not defined: no CREATE TABLE for it in the DDL\n",
+		"SHOW COLUMNS FROM t_order FROM x": "shardgen preview: database \"x\" is not the logic database \"shop\"\n",
+	} {
+		code, _, stderr := runCLI(append(base, q)...)
+		require.Equal(t, 1, code, q)
+		require.Equal(t, want, stderr, q)
+	}
+}

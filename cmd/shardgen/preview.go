@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardgen/shardgen/internal/migrate"
 	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/proxy"
 	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
@@ -67,6 +68,19 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, "shardgen preview:", err)
 				return 1
 			}
+		}
+		return 0
+	}
+	// SHOW and DESCRIBE, which the proxy runs on a data node: where and
+	// what, as the proxy's PREVIEW shows them.
+	if ds, text, ok, err := proxy.PreviewShow(cfg, b, sql); ok {
+		if err != nil {
+			fmt.Fprintf(stderr, "shardgen preview: %v\n", err)
+			return 1
+		}
+		if err := enc.Encode(previewLine{ds, text, []string{}}); err != nil {
+			fmt.Fprintln(stderr, "shardgen preview:", err)
+			return 1
 		}
 		return 0
 	}
