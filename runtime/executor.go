@@ -660,7 +660,15 @@ func (r *unitRun) work(ctx context.Context, g *unitGroup) {
 			if g.tx == nil {
 				c, err := r.s.takeConn(ctx, d)
 				if err != nil {
-					r.fail(i, err) // a *NodeError: the data node named once
+					// The unit's SQL, so that the error says which unit of
+					// the route could not run, and takeConn's cause
+					// (its error is already this data node's *NodeError:
+					// the data node is named once).
+					var ne *NodeError
+					if errors.As(err, &ne) {
+						err = ne.Err
+					}
+					r.fail(i, &NodeError{DataSource: r.s.names[d], SQL: r.units[i].SQL, Err: err})
 					return
 				}
 				tx, err := c.BeginTx(ctx, nil)
