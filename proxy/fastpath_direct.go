@@ -44,12 +44,12 @@ func (c *clientConn) directQuery(p []byte) bool {
 		return false
 	}
 	c.mu.Lock()
-	idle := c.sc.idle()
+	idle := c.commandNext()
 	c.mu.Unlock()
 	mc := c.mc
 	sess, ok := mc.ClientData.(*session)
 	text := p[5:]
-	if !idle || !ok || sess.cc != c || mc.Capabilities&mysql.CapabilityClientMultiStatements != 0 && bytes.IndexByte(text, ';') >= 0 {
+	if !idle || !ok || sess.cc != c || sess.direct || mc.Capabilities&mysql.CapabilityClientMultiStatements != 0 && bytes.IndexByte(text, ';') >= 0 {
 		return false // several statements, maybe: ComQueryMulti splits them
 	}
 	// The text lives while the statement runs; nothing the fast path keeps
@@ -113,7 +113,7 @@ func (c *clientConn) directExecute(p []byte) (done, followed bool) {
 		return false, false
 	}
 	c.mu.Lock()
-	if !c.sc.idle() {
+	if !c.commandNext() || sess.direct {
 		c.mu.Unlock()
 		return false, false
 	}
@@ -247,3 +247,9 @@ func decodeParams(sess *session, raw, types []byte, vt []int32) (unsigned []bool
 
 // querypbType is vitess's type of a PrepareData.ParamsType entry.
 func querypbType(t int32) querypb.Type { return querypb.Type(t) }
+
+// commandNext reports whether the next byte from the client starts a
+// command: at a packet boundary, not in a LOCAL INFILE file (whose packets
+// are read while a statement runs, their sequence numbers wrapping to 0).
+// c.mu is held.
+func (c *clientConn) commandNext() bool { return c.sc.idle() && !c.sc.data }
