@@ -420,6 +420,9 @@ func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *sessio
 		if res, ok, serr := h.steps(ctx, c, sess, q, err); ok {
 			return res, serr
 		}
+		if res, ok, werr := h.limitedWrite(ctx, c, sess, q, err); ok {
+			return res, werr
+		}
 		return nil, err
 	}
 	if len(clientParams(p)) != 0 {

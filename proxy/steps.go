@@ -216,6 +216,16 @@ func (r *stepsRun) run(ctx context.Context, st *plan.Steps, depth int) (*wireRes
 // subqueries evaluates each subquery of st, binds its rows into the
 // statement as values and runs the bound statement.
 func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*wireResult, error) {
+	bound, err := r.bind(ctx, st, depth)
+	if err != nil {
+		return nil, err
+	}
+	return r.query(ctx, bound, false, depth)
+}
+
+// bind evaluates each subquery of st and returns the statement with their
+// rows bound into it as values.
+func (r *stepsRun) bind(ctx context.Context, st *plan.Steps, depth int) (string, error) {
 	rows := make([][][]plan.BoundValue, len(st.Subqueries))
 	for i, sq := range st.Subqueries {
 		n := r.max + 1
@@ -224,13 +234,13 @@ func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*
 		}
 		w, err := r.query(ctx, sq.LimitedSQL(n), true, depth)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if len(w.Rows) > r.max {
-			return nil, fmt.Errorf("subquery %s: the subquery %w (%d); raise it in props or narrow the subquery", sq.SQL, ErrTooManyRows, r.max)
+			return "", fmt.Errorf("subquery %s: the subquery %w (%d); raise it in props or narrow the subquery", sq.SQL, ErrTooManyRows, r.max)
 		}
 		if sq.Kind == plan.SubqueryScalar && len(w.Rows) > 1 {
-			return nil, sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
+			return "", sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
 		}
 		rows[i] = make([][]plan.BoundValue, len(w.Rows))
 		for j, row := range w.Rows {
@@ -238,7 +248,7 @@ func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*
 			for k := range w.columns {
 				v, err := boundValue(&w.columns[k], row[k])
 				if err != nil {
-					return nil, fmt.Errorf("subquery %s: %w", sq.SQL, err)
+					return "", fmt.Errorf("subquery %s: %w", sq.SQL, err)
 				}
 				rows[i][j][k] = v
 			}
@@ -247,11 +257,11 @@ func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*
 	bound, err := st.Bind(rows)
 	if err != nil {
 		if errors.Is(err, plan.SubqueryRowsError) {
-			return nil, sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
+			return "", sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
 		}
-		return nil, err
+		return "", err
 	}
-	return r.query(ctx, bound, false, depth)
+	return bound, nil
 }
 
 // boundValue converts a value read for column c into the literal it is

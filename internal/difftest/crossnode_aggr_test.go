@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"testing"
@@ -57,5 +58,74 @@ func TestCrossNodeAggregates(t *testing.T) {
 		require.Empty(t, refused, q)
 		require.Empty(t, mismatch, q)
 		require.Equal(t, columnDefs(t, x.e.ref, q), columnDefs(t, x.px, q), q)
+	}
+}
+
+// TestCrossNodeLimitedWrites: UPDATE and DELETE with ORDER BY … LIMIT n
+// over several data nodes change exactly the n rows the unsharded
+// reference changes (the keys selected in the merged order, by the text
+// columns' collations, then those rows written in one all-or-nothing
+// write): the same affected-row counts and then the same table contents.
+// A write that fails on one data node changes nothing, as on the
+// reference. An ORDER BY that is not total (no unique key in it), or no
+// ORDER BY, is refused naming the key to add.
+func TestCrossNodeLimitedWrites(t *testing.T) {
+	x := newXnodeEnv(t)
+	same := func(q string) {
+		t.Helper()
+		for _, tbl := range []string{"SELECT * FROM xa", "SELECT * FROM xb"} {
+			mismatch, refused := x.run(xQuery{sql: tbl})
+			require.Empty(t, refused, tbl)
+			require.Empty(t, mismatch, "after %s: %s", q, tbl)
+		}
+	}
+	for _, q := range []string{
+		"UPDATE xa SET k = k + 100 WHERE k > 0 ORDER BY k DESC, id LIMIT 5",
+		"UPDATE xb SET lat = 'zz' ORDER BY uni, bid DESC LIMIT 7",
+		"UPDATE xb SET k = -k WHERE uni IS NOT NULL ORDER BY lat DESC, uni, bid LIMIT 9",
+		"DELETE FROM xb WHERE a_id IS NOT NULL ORDER BY lat, bid LIMIT 4",
+		"DELETE FROM xa ORDER BY uni DESC, id LIMIT 3",
+		"UPDATE xa SET k = 1 WHERE id > 1000 ORDER BY id LIMIT 2",
+		"UPDATE xa SET k = k ORDER BY id LIMIT 3",
+		"UPDATE xa t SET t.g = 9 WHERE t.k IS NULL ORDER BY t.amt, t.id LIMIT 2",
+		"DELETE FROM xb ORDER BY bid DESC LIMIT 1",
+		"UPDATE xb SET k = 7 WHERE bid = 3 ORDER BY k LIMIT 1", // one data node
+	} {
+		got, gerr := x.px.Exec(q)
+		want, werr := x.e.ref.Exec(q)
+		require.NoError(t, werr, q)
+		require.NoError(t, gerr, q)
+		gn, _ := got.RowsAffected()
+		wn, _ := want.RowsAffected()
+		require.Equal(t, wn, gn, q)
+		same(q)
+	}
+	// One row's value overflows INT on its data node: the reference
+	// changes nothing, and neither do the other data nodes.
+	ctx := context.Background()
+	strict := func(db *sql.DB) *sql.Conn {
+		conn, err := db.Conn(ctx)
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		_, err = conn.ExecContext(ctx, "SET SESSION sql_mode = 'STRICT_ALL_TABLES'")
+		require.NoError(t, err)
+		return conn
+	}
+	pc, rc := strict(x.px), strict(x.e.ref)
+	var fifth int64 // a row among the 12 written, on one data node
+	require.NoError(t, x.e.ref.QueryRow("SELECT id FROM xa ORDER BY id LIMIT 4, 1").Scan(&fifth))
+	q := fmt.Sprintf("UPDATE xa SET k = IF(id = %d, 3000000000, 5) ORDER BY id LIMIT 12", fifth)
+	_, gerr := pc.ExecContext(ctx, q)
+	_, werr := rc.ExecContext(ctx, q)
+	require.Error(t, werr, q)
+	require.Error(t, gerr, q)
+	same(q)
+	for _, c := range []struct{ sql, err string }{
+		{"UPDATE xa SET k = 1 ORDER BY k LIMIT 2", "the ORDER BY must include every column of the primary key (id) or of a unique key of NOT NULL columns"},
+		{"DELETE FROM xb LIMIT 2", "the ORDER BY must include every column of the primary key (bid)"},
+	} {
+		_, err := x.px.Exec(c.sql)
+		require.ErrorContains(t, err, c.err, c.sql)
+		same(c.sql)
 	}
 }

@@ -1,0 +1,46 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/sqltypes"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// limitedWrite answers an UPDATE or DELETE with ORDER BY … LIMIT n that the
+// planner refused because it reaches several data nodes (planErr names
+// plan.LimitedWriteRefusal): the keys of the n rows one MySQL would change
+// are selected across data nodes in the statement's order
+// (plan.LimitedWriteSteps), then exactly those rows are written in one
+// all-or-nothing write over the data nodes they are on. ok is false when
+// planErr is another refusal (it stands); when the statement cannot be
+// split so, planErr is returned with the reason added.
+func (h *handler) limitedWrite(ctx context.Context, c *mysql.Conn, sess *session, q string, planErr error) (*sqltypes.Result, bool, error) {
+	var pe *schema.Error
+	if !errors.As(planErr, &pe) || !strings.Contains(pe.Msg, plan.LimitedWriteRefusal) {
+		return nil, false, nil
+	}
+	st, err := h.s.b.LimitedWriteSteps(q)
+	if err != nil {
+		return nil, true, &schema.Error{Pos: pe.Pos, Msg: pe.Msg + "; " + err.Error()}
+	}
+	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows()}
+	bound, err := r.bind(ctx, st, 1)
+	if err != nil {
+		return nil, true, err
+	}
+	if err := h.s.checkSize(bound); err != nil {
+		return nil, true, err
+	}
+	p, err := h.s.buildUncached(bound)
+	if err != nil {
+		return nil, true, err
+	}
+	res, err := h.execute(ctx, c, sess, p, nil, true)
+	return res, true, err
+}
