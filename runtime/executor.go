@@ -13,8 +13,9 @@ import (
 
 // Executor runs route units: *Sources directly on the pools (auto-commit),
 // *Tx inside one single-shard transaction. Generated code takes an Executor
-// so that one function serves both. It never parses SQL: each RouteUnit
-// carries its actual SQL, precomputed.
+// so that one function serves both (its single-unit statements through a
+// Runner, which calls *Sources directly). It never parses SQL: each
+// RouteUnit carries its actual SQL, precomputed.
 //
 // The single-unit methods are the hot path of a single-node route: they run
 // on the calling goroutine, start no goroutine and, when neither a logger

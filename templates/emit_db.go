@@ -32,6 +32,7 @@ func (g *generator) dbFile() ([]outFile, error) {
 	//	type Queries struct {
 	//		src     *shardrt.Sources
 	//		ex      shardrt.Executor
+	//		run     shardrt.Runner         // single-unit statements on ex
 	//		primary shardrt.Executor       // locking reads and -- shardgen:primary queries
 	//		encAes  shardrt.Encryptor      // encryptor "aes" of the !ENCRYPT rule
 	//		tOrder  *shardrt.ShardingTable // routes t_order at run time
@@ -39,6 +40,9 @@ func (g *generator) dbFile() ([]outFile, error) {
 	fields := []jen.Code{
 		jen.Id("src").Op("*").Qual(rt, "Sources"),
 		jen.Id("ex").Qual(rt, "Executor"),
+		// Single-unit statements call *Sources directly outside a
+		// transaction (no heap copy of the argument slice).
+		jen.Id("run").Qual(rt, "Runner").Comment("single-unit statements on ex (shardrt.RunnerOf(ex))"),
 	}
 	if g.needPrimary {
 		fields = append(fields, jen.Id("primary").Qual(rt, "Executor").Comment("reads that must see the primary: locking reads, -- shardgen:primary"))
@@ -66,7 +70,7 @@ func (g *generator) dbFile() ([]outFile, error) {
 	//		if err != nil {
 	//			return nil, err
 	//		}
-	//		q := &Queries{src: src, ex: src, primary: src.Primary()}
+	//		q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src), primary: src.Primary()}
 	//		if q.encAes, err = db.Encryptor("aes"); err != nil {
 	//			return nil, err
 	//		}
@@ -75,7 +79,7 @@ func (g *generator) dbFile() ([]outFile, error) {
 	//		}
 	//		return q, nil
 	//	}
-	init := []jen.Code{jen.Id("src").Op(":").Id("src"), jen.Id("ex").Op(":").Id("src")}
+	init := []jen.Code{jen.Id("src").Op(":").Id("src"), jen.Id("ex").Op(":").Id("src"), jen.Id("run").Op(":").Qual(rt, "RunnerOf").Call(jen.Id("src"))}
 	if g.needPrimary {
 		init = append(init, jen.Id("primary").Op(":").Id("src").Dot("Primary").Call())
 	}
@@ -116,6 +120,7 @@ func (g *generator) dbFile() ([]outFile, error) {
 	//	func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	//		c := *q
 	//		c.ex = tx
+	//		c.run = shardrt.RunnerOf(tx)
 	//		return &c
 	//	}
 	f.Add(doc("WithTx returns a copy of q whose queries run in tx, a single-shard transaction",
@@ -123,7 +128,7 @@ func (g *generator) dbFile() ([]outFile, error) {
 	// bind makes c, a copy of q running in tx; primary is what its reads
 	// that must see the primary run on.
 	bind := func(tx string, primary *jen.Statement) []jen.Code {
-		out := []jen.Code{jen.Id("c").Op(":=").Op("*").Id("q"), jen.Id("c").Dot("ex").Op("=").Id(tx)}
+		out := []jen.Code{jen.Id("c").Op(":=").Op("*").Id("q"), jen.Id("c").Dot("ex").Op("=").Id(tx), jen.Id("c").Dot("run").Op("=").Qual(rt, "RunnerOf").Call(jen.Id(tx))}
 		if g.needPrimary {
 			out = append(out, jen.Id("c").Dot("primary").Op("=").Add(primary))
 		}
@@ -141,6 +146,7 @@ func (g *generator) dbFile() ([]outFile, error) {
 	//		return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
 	//			c := *q
 	//			c.ex = tx
+	//			c.run = shardrt.RunnerOf(tx)
 	//			return fn(&c)
 	//		})
 	//	}

@@ -536,7 +536,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 	stmt := jen.Op("&").Id(q.stmtVar)
 	errNil := func() jen.Code { return jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))) }
 	call := func(method string) *jen.Statement {
-		return fc.executor().Dot(method).Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), rc.unit}, fc.args()...)...)
+		return fc.runner().Dot(method).Call(append([]jen.Code{jen.Id("ctx"), stmt.Clone(), rc.unit}, fc.args()...)...)
 	}
 	if q.route.shape == shapeBroadcastWrite {
 		// All-or-nothing on every copy (runtime ExecBroadcast), e.g.:
@@ -580,12 +580,12 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		case schema.CmdOne:
 			// e.g.:
 			//	var r TOrder
-			//	err := q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID)
+			//	err := q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID)
 			//	return r, err
 			if dec := g.decryptStatements(fc); len(dec) > 0 {
 				// e.g.:
 				//	var r GetUserRow
-				//	if err := q.ex.QueryRow(ctx, &getUserStmt, getUserUnits[ds], userID).Scan(&r.UserID, &r.Phone); err != nil {
+				//	if err := q.run.QueryRow(ctx, &getUserStmt, getUserUnits[ds], userID).Scan(&r.UserID, &r.Phone); err != nil {
 				//		return GetUserRow{}, err
 				//	}
 				//	if err := shardrt.DecryptNullString(q.encAes, "phone", &r.Phone); err != nil {
@@ -605,7 +605,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 			}, nil
 		case schema.CmdMany:
 			// e.g.:
-			//	rows, err := q.ex.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
+			//	rows, err := q.run.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
 			//	if err != nil {
 			//		return nil, err
 			//	}
@@ -642,7 +642,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 			}, nil
 		case schema.CmdExec:
 			// e.g.:
-			//	_, err := q.ex.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
+			//	_, err := q.run.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
 			//	return err
 			return []jen.Code{
 				jen.List(jen.Id("_"), jen.Id("err")).Op(fc.define("_", "err")).Add(call("Exec")),
@@ -650,7 +650,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 			}, nil
 		case schema.CmdExecRows:
 			// e.g.:
-			//	res, err := q.ex.Exec(ctx, &updateOrderStmt, updateOrderUnits[ds*4+t], status, userID, orderID)
+			//	res, err := q.run.Exec(ctx, &updateOrderStmt, updateOrderUnits[ds*4+t], status, userID, orderID)
 			//	if err != nil {
 			//		return 0, err
 			//	}
@@ -663,11 +663,11 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		case schema.CmdExecResult:
 			id := lastInsertID(q)
 			if id == nil {
-				// e.g.: return q.ex.Exec(ctx, &insertDictStmt, insertDictUnits[0], id, name)
+				// e.g.: return q.run.Exec(ctx, &insertDictStmt, insertDictUnits[0], id, name)
 				return []jen.Code{jen.Return(call("Exec"))}, nil
 			}
 			// e.g.:
-			//	res, err := q.ex.Exec(ctx, &insertOrderStmt, insertOrderUnits[ds*4+t], userID, status, orderID)
+			//	res, err := q.run.Exec(ctx, &insertOrderStmt, insertOrderUnits[ds*4+t], userID, status, orderID)
 			//	if err != nil {
 			//		return nil, err
 			//	}
@@ -805,7 +805,7 @@ func (g *generator) emitIter(f *jen.File, q *query) error {
 	//	func (q *Queries) ListOrdersIter(ctx context.Context, userID int64) iter.Seq2[ListOrdersRow, error] {
 	//		return func(yield func(ListOrdersRow, error) bool) {
 	//			ds := shardrt.Mod(userID, 2)
-	//			rows, err := q.ex.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
+	//			rows, err := q.run.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
 	//			if err != nil {
 	//				yield(ListOrdersRow{}, err)
 	//				return
@@ -829,7 +829,7 @@ func (g *generator) emitIter(f *jen.File, q *query) error {
 	body := append([]jen.Code(nil), rc.stmts...)
 	body = append(body, g.nodeArgStatements(fc)...)
 	body = append(body,
-		jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(fc.executor()).Dot("Query").Call(append([]jen.Code{jen.Id("ctx"), jen.Op("&").Id(q.stmtVar), rc.unit}, fc.args()...)...),
+		jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(fc.runner()).Dot("Query").Call(append([]jen.Code{jen.Id("ctx"), jen.Op("&").Id(q.stmtVar), rc.unit}, fc.args()...)...),
 		jen.If(jen.Id("err").Op("!=").Nil()).Block(fc.fail(jen.Id("err"))),
 		jen.Defer().Id("rows").Dot("Close").Call(),
 		jen.For(jen.Id("rows").Dot("Next").Call()).Block(append(append([]jen.Code{

@@ -234,7 +234,7 @@ func newGenerator(in Input) (*generator, error) {
 	for _, n := range []string{"Queries", "New", "dataSourceNames", "noTarget", "pickUnits"} {
 		g.names[n] = "db.go"
 	}
-	for _, n := range []string{"src", "ex", "primary", "WithTx", "Tx", "Sources"} {
+	for _, n := range []string{"src", "ex", "run", "primary", "WithTx", "Tx", "Sources"} {
 		g.members[n] = "Queries"
 	}
 	outs := map[string]string{"db.go": "", "models.go": ""}

@@ -421,6 +421,16 @@ func (fc *fnCtx) executor() *jen.Statement {
 	return jen.Id("q").Dot("ex")
 }
 
+// runner returns what a single-unit statement of the query runs on:
+// q.primary for a read that must see the primary (see executor), else
+// q.run, which calls *shardrt.Sources directly outside a transaction.
+func (fc *fnCtx) runner() *jen.Statement {
+	if fc.q.p.Primary && fc.q.isRead() {
+		return jen.Id("q").Dot("primary")
+	}
+	return jen.Id("q").Dot("run")
+}
+
 // define returns ":=" when one of names is not yet declared in the
 // function (and declares them), else "=".
 func (fc *fnCtx) define(names ...string) string {

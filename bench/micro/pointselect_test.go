@@ -200,9 +200,10 @@ func BenchmarkWrites(b *testing.B) {
 }
 
 // TestGeneratedAllocsNearDirect holds issue 14's allocation target: a call
-// of the generated point select, insert and update allocates at most one
-// object more than the careful direct path on the same pools (the argument
-// slice that escapes through the Executor interface), counted by
+// of the generated point select, insert and update allocates no more than
+// the careful direct path on the same pools (the generated call reaches
+// *shardrt.Sources through shardrt.Runner, not through the Executor
+// interface, so its argument slice stays on the stack), counted by
 // testing.AllocsPerRun, not timed.
 func TestGeneratedAllocsNearDirect(t *testing.T) {
 	e := openSbtest(t)
@@ -238,7 +239,7 @@ func TestGeneratedAllocsNearDirect(t *testing.T) {
 			}
 			direct, generated := count(tc.direct), count(tc.generated)
 			t.Logf("allocs per call: direct %v, generated %v", direct, generated)
-			require.LessOrEqual(t, generated, direct+1)
+			require.LessOrEqual(t, generated, direct)
 		})
 	}
 }

@@ -3,8 +3,8 @@ package main
 // Performance measurements of the generated package in ./db (issue 3);
 // docs/performance.md records the figures and the commands.
 //
-// The generated methods call a shardrt.Executor, a sealed interface, so a
-// test cannot put a fake executor under them. Three honest ways in are used
+// The generated methods call a shardrt.Runner over a shardrt.Executor, a
+// sealed interface, so a test cannot put a fake executor under them. Three honest ways in are used
 // instead:
 //
 //   - BenchmarkRoute*/route... run copies of the generated statements (the
@@ -117,25 +117,27 @@ func pickUnits(all []shardrt.RouteUnit, nodes []int) []shardrt.RouteUnit {
 }
 
 // rowExecutor has the method of shardrt.Executor that GetOrder calls, with
-// the same signature; replicaQueries.ex holds it in an interface, as
-// db.Queries.ex holds a shardrt.Executor, so the call site compiles the same
-// way (variadic ...any through an interface method).
+// the same signature: the Executor-cancelled benchmark calls it through an
+// interface.
 type rowExecutor interface {
 	QueryRow(ctx context.Context, st *shardrt.Stmt, u shardrt.RouteUnit, args ...any) shardrt.Row
 }
 
-// nopExecutor returns a zero Row: it stands for the executor without
-// reaching a driver.
-type nopExecutor struct{}
+// nopRunner has the method of shardrt.Runner that GetOrder calls, with the
+// same signature, as a concrete value in replicaQueries.run, as db.Queries.run
+// holds a shardrt.Runner, so the call site compiles the same way (variadic
+// ...any to a method of a concrete type). It returns a zero Row: it stands
+// for the executor without reaching a driver.
+type nopRunner struct{}
 
-func (nopExecutor) QueryRow(context.Context, *shardrt.Stmt, shardrt.RouteUnit, ...any) shardrt.Row {
+func (nopRunner) QueryRow(context.Context, *shardrt.Stmt, shardrt.RouteUnit, ...any) shardrt.Row {
 	return shardrt.Row{}
 }
 
 // replicaQueries has the two fields of db.Queries that the copied
-// statements use, under the same names, so they read q.ex and q.tOrder.
+// statements use, under the same names, so they read q.run and q.tOrder.
 type replicaQueries struct {
-	ex     rowExecutor
+	run    nopRunner
 	tOrder *shardrt.ShardingTable
 }
 
@@ -152,7 +154,7 @@ func (q *replicaQueries) getOrderUnit(userID int64, orderID int64) shardrt.Route
 func (q *replicaQueries) getOrderCall(ctx context.Context, userID int64, orderID int64) shardrt.Row {
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.HashModLong(orderID, 4)
-	return q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID)
+	return q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID)
 }
 
 // getOrdersRoute is GetOrders up to its units: RouteConditions over the IN list and
@@ -198,12 +200,12 @@ func benchKeys() []benchKey {
 
 // benchReplica is the replica Queries of the benchmarks; a package variable,
 // so the compiler cannot see the executor's concrete type at the call.
-var benchReplica = &replicaQueries{ex: nopExecutor{}}
+var benchReplica = &replicaQueries{}
 
 // benchExecutor holds the *shardrt.Sources of BenchmarkRouteGetOrder as an
 // interface value in a package variable, as db.Queries.ex does in a field, so
 // that the compiler cannot devirtualize the call.
-var benchExecutor shardrt.Executor
+var benchExecutor rowExecutor
 
 // openOrders opens the example's data sources from sharding.yaml (without
 // connecting) and returns the generated queries over them and the pools by
@@ -278,9 +280,10 @@ func BenchmarkRouteGetOrder(b *testing.B) {
 		}
 	})
 	// The same route and call as generated-cancelled, on the executor held
-	// as a concrete *shardrt.Sources and as a shardrt.Executor interface
-	// value (as db.Queries holds it): the difference is the escape of the
-	// variadic argument slice through the interface call.
+	// as a concrete *shardrt.Sources (as db.Queries.run calls it outside a
+	// transaction) and as a shardrt.Executor interface value: the
+	// difference is the escape of the variadic argument slice through the
+	// interface call.
 	src, err := rt.Sources([]string{"ds_0", "ds_1"})
 	require.NoError(b, err)
 	benchExecutor = src
@@ -590,11 +593,11 @@ func TestReplicaMatchesGenerated(t *testing.T) {
 		require.Equal(t, gen.texts(t, gen.fn(t, name)), rep.texts(t, rep.fn(t, name)), name)
 	}
 
-	// GetOrder: ds := ...; t := ...; var r TOrder; err := q.ex.QueryRow(...).Scan(...); return r, err
+	// GetOrder: ds := ...; t := ...; var r TOrder; err := q.run.QueryRow(...).Scan(...); return r, err
 	getOrder := gen.fn(t, "GetOrder")
 	require.Len(t, getOrder, 5)
 	call := getOrder[3].(*ast.AssignStmt).Rhs[0].(*ast.CallExpr).Fun.(*ast.SelectorExpr).X.(*ast.CallExpr)
-	require.Equal(t, "q.ex.QueryRow", gen.text(t, call.Fun))
+	require.Equal(t, "q.run.QueryRow", gen.text(t, call.Fun))
 	unitOnly := rep.fn(t, "getOrderUnit")
 	withCall := rep.fn(t, "getOrderCall")
 	require.Equal(t, gen.texts(t, getOrder[:2]), rep.texts(t, unitOnly[:len(unitOnly)-1]))

@@ -23,6 +23,7 @@ var dataSourceNames = []string{"ds_0", "ds_1", "ds_2", "ds_3"}
 type Queries struct {
 	src    *shardrt.Sources
 	ex     shardrt.Executor
+	run    shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	encAes shardrt.Encryptor      // encryptor "aes" of the !ENCRYPT rule
 	sbtest *shardrt.ShardingTable // routes sbtest at run time
 }
@@ -41,7 +42,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queries{src: src, ex: src}
+	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
 	if q.encAes, err = db.Encryptor("aes"); err != nil {
 		return nil, fmt.Errorf("db.New: %w", err)
 	}
@@ -57,6 +58,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	c := *q
 	c.ex = tx
+	c.run = shardrt.RunnerOf(tx)
 	return &c
 }
 
@@ -71,6 +73,7 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 	return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
 		c := *q
 		c.ex = tx
+		c.run = shardrt.RunnerOf(tx)
 		return fn(&c)
 	})
 }

@@ -31,7 +31,7 @@ var pointSelectUnits = [...]shardrt.RouteUnit{
 func (q *Queries) PointSelect(ctx context.Context, id int32) (string, error) {
 	ds := shardrt.Mod(int64(id), 4)
 	var r string
-	err := q.ex.QueryRow(ctx, &pointSelectStmt, pointSelectUnits[ds], id).Scan(&r)
+	err := q.run.QueryRow(ctx, &pointSelectStmt, pointSelectUnits[ds], id).Scan(&r)
 	return r, err
 }
 
@@ -52,7 +52,7 @@ var insertRowUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on sbtest (database: id MOD), computed inline.
 func (q *Queries) InsertRow(ctx context.Context, id int32, k int32, c string, pad string) error {
 	ds := shardrt.Mod(int64(id), 4)
-	_, err := q.ex.Exec(ctx, &insertRowStmt, insertRowUnits[ds], id, k, c, pad)
+	_, err := q.run.Exec(ctx, &insertRowStmt, insertRowUnits[ds], id, k, c, pad)
 	return err
 }
 
@@ -73,7 +73,7 @@ var updateIndexUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on sbtest (database: id MOD), computed inline.
 func (q *Queries) UpdateIndex(ctx context.Context, id int32) (int64, error) {
 	ds := shardrt.Mod(int64(id), 4)
-	res, err := q.ex.Exec(ctx, &updateIndexStmt, updateIndexUnits[ds], id)
+	res, err := q.run.Exec(ctx, &updateIndexStmt, updateIndexUnits[ds], id)
 	if err != nil {
 		return 0, err
 	}
@@ -98,7 +98,7 @@ var updateNonIndexUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on sbtest (database: id MOD), computed inline.
 func (q *Queries) UpdateNonIndex(ctx context.Context, c string, id int32) (int64, error) {
 	ds := shardrt.Mod(int64(id), 4)
-	res, err := q.ex.Exec(ctx, &updateNonIndexStmt, updateNonIndexUnits[ds], c, id)
+	res, err := q.run.Exec(ctx, &updateNonIndexStmt, updateNonIndexUnits[ds], c, id)
 	if err != nil {
 		return 0, err
 	}
@@ -122,7 +122,7 @@ var deleteRowUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on sbtest (database: id MOD), computed inline.
 func (q *Queries) DeleteRow(ctx context.Context, id int32) (int64, error) {
 	ds := shardrt.Mod(int64(id), 4)
-	res, err := q.ex.Exec(ctx, &deleteRowStmt, deleteRowUnits[ds], id)
+	res, err := q.run.Exec(ctx, &deleteRowStmt, deleteRowUnits[ds], id)
 	if err != nil {
 		return 0, err
 	}
@@ -371,6 +371,6 @@ var insertEncRowUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on sbtest_enc (database: id MOD), computed inline.
 func (q *Queries) InsertEncRow(ctx context.Context, id int32, k int32, c string, pad string) error {
 	ds := shardrt.Mod(int64(id), 4)
-	_, err := q.ex.Exec(ctx, &insertEncRowStmt, insertEncRowUnits[ds], id, k, q.encAes.EncryptText(c), pad)
+	_, err := q.run.Exec(ctx, &insertEncRowStmt, insertEncRowUnits[ds], id, k, q.encAes.EncryptText(c), pad)
 	return err
 }

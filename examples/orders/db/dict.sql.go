@@ -49,6 +49,6 @@ var getDictUnits = [...]shardrt.RouteUnit{
 // Route: Broadcast on t_dict; broadcast table: reads go to one data source.
 func (q *Queries) GetDict(ctx context.Context, code string) (TDict, error) {
 	var r TDict
-	err := q.ex.QueryRow(ctx, &getDictStmt, getDictUnits[0], code).Scan(&r.Code, &r.Label)
+	err := q.run.QueryRow(ctx, &getDictStmt, getDictUnits[0], code).Scan(&r.Code, &r.Label)
 	return r, err
 }

@@ -53,7 +53,7 @@ func (q *Queries) AddItem(ctx context.Context, arg AddItemParams) error {
 	orderItemID := key.Int
 	ds := shardrt.Mod(arg.UserID, 2)
 	t := shardrt.HashModLong(arg.OrderID, 4)
-	_, err = q.ex.Exec(ctx, &addItemStmt, addItemUnits[ds*4+t], arg.OrderID, arg.UserID, arg.Sku, arg.Quantity, arg.Price, orderItemID)
+	_, err = q.run.Exec(ctx, &addItemStmt, addItemUnits[ds*4+t], arg.OrderID, arg.UserID, arg.Sku, arg.Quantity, arg.Price, orderItemID)
 	return err
 }
 
@@ -180,7 +180,7 @@ type ListOrderItemsRow struct {
 func (q *Queries) ListOrderItems(ctx context.Context, userID int64, orderID int64) ([]ListOrderItemsRow, error) {
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.HashModLong(orderID, 4)
-	rows, err := q.ex.Query(ctx, &listOrderItemsStmt, listOrderItemsUnits[ds*4+t], userID, orderID)
+	rows, err := q.run.Query(ctx, &listOrderItemsStmt, listOrderItemsUnits[ds*4+t], userID, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (q *Queries) ListOrderItemsIter(ctx context.Context, userID int64, orderID 
 	return func(yield func(ListOrderItemsRow, error) bool) {
 		ds := shardrt.Mod(userID, 2)
 		t := shardrt.HashModLong(orderID, 4)
-		rows, err := q.ex.Query(ctx, &listOrderItemsStmt, listOrderItemsUnits[ds*4+t], userID, orderID)
+		rows, err := q.run.Query(ctx, &listOrderItemsStmt, listOrderItemsUnits[ds*4+t], userID, orderID)
 		if err != nil {
 			yield(ListOrderItemsRow{}, err)
 			return

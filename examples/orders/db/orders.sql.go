@@ -56,7 +56,7 @@ func (q *Queries) CreateOrder(ctx context.Context, arg CreateOrderParams) (sql.R
 	orderID := key.Int
 	ds := shardrt.Mod(arg.UserID, 2)
 	t := shardrt.HashModLong(orderID, 4)
-	res, err := q.ex.Exec(ctx, &createOrderStmt, createOrderUnits[ds*4+t], arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt, orderID)
+	res, err := q.run.Exec(ctx, &createOrderStmt, createOrderUnits[ds*4+t], arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (q *Queries) GetOrder(ctx context.Context, userID int64, orderID int64) (TO
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.HashModLong(orderID, 4)
 	var r TOrder
-	err := q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount, &r.Note, &r.CreatedAt)
+	err := q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount, &r.Note, &r.CreatedAt)
 	return r, err
 }
 
@@ -211,7 +211,7 @@ var updateOrderStatusUnits = [...]shardrt.RouteUnit{
 func (q *Queries) UpdateOrderStatus(ctx context.Context, status string, userID int64, orderID int64) (int64, error) {
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.HashModLong(orderID, 4)
-	res, err := q.ex.Exec(ctx, &updateOrderStatusStmt, updateOrderStatusUnits[ds*4+t], status, userID, orderID)
+	res, err := q.run.Exec(ctx, &updateOrderStatusStmt, updateOrderStatusUnits[ds*4+t], status, userID, orderID)
 	if err != nil {
 		return 0, err
 	}
@@ -242,7 +242,7 @@ var deleteOrderUnits = [...]shardrt.RouteUnit{
 func (q *Queries) DeleteOrder(ctx context.Context, userID int64, orderID int64) error {
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.HashModLong(orderID, 4)
-	_, err := q.ex.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
+	_, err := q.run.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
 	return err
 }
 
@@ -271,7 +271,7 @@ func (q *Queries) CountOrdersOfUser(ctx context.Context, userID int64, orderID i
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.HashModLong(orderID, 4)
 	var r int64
-	err := q.ex.QueryRow(ctx, &countOrdersOfUserStmt, countOrdersOfUserUnits[ds*4+t], userID, orderID).Scan(&r)
+	err := q.run.QueryRow(ctx, &countOrdersOfUserStmt, countOrdersOfUserUnits[ds*4+t], userID, orderID).Scan(&r)
 	return r, err
 }
 

@@ -24,6 +24,7 @@ var dataSourceNames = []string{"ds_2", "ds_3"}
 type Queries struct {
 	src         *shardrt.Sources
 	ex          shardrt.Executor
+	run         shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	g3Order     *shardrt.ShardingTable // routes g3_order at run time
 	g3OrderItem *shardrt.ShardingTable // routes g3_order_item at run time
 }
@@ -40,7 +41,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queries{src: src, ex: src}
+	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
 	if q.g3Order, err = newG3OrderTable(); err != nil {
 		return nil, err
 	}
@@ -56,6 +57,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	c := *q
 	c.ex = tx
+	c.run = shardrt.RunnerOf(tx)
 	return &c
 }
 
@@ -70,6 +72,7 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 	return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
 		c := *q
 		c.ex = tx
+		c.run = shardrt.RunnerOf(tx)
 		return fn(&c)
 	})
 }

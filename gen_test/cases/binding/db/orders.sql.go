@@ -34,7 +34,7 @@ func (q *Queries) PutOrder(ctx context.Context, orderID int64, userID int64, reg
 	if err != nil {
 		return err
 	}
-	_, err = q.ex.Exec(ctx, &putOrderStmt, putOrderUnits[node], orderID, userID, regionCode, total)
+	_, err = q.run.Exec(ctx, &putOrderStmt, putOrderUnits[node], orderID, userID, regionCode, total)
 	return err
 }
 
@@ -68,7 +68,7 @@ func (q *Queries) CreateOrder(ctx context.Context, userID int64, regionCode sql.
 	if err != nil {
 		return nil, err
 	}
-	res, err := q.ex.Exec(ctx, &createOrderStmt, createOrderUnits[node], userID, regionCode, total, orderID)
+	res, err := q.run.Exec(ctx, &createOrderStmt, createOrderUnits[node], userID, regionCode, total, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (q *Queries) AddItem(ctx context.Context, orderID int64, userID int64, sku 
 	if err != nil {
 		return nil, err
 	}
-	res, err := q.ex.Exec(ctx, &addItemStmt, addItemUnits[node], orderID, userID, sku, qty, itemID)
+	res, err := q.run.Exec(ctx, &addItemStmt, addItemUnits[node], orderID, userID, sku, qty, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (q *Queries) GetOrderItems(ctx context.Context, userID int64, orderID int64
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.ex.Query(ctx, &getOrderItemsStmt, getOrderItemsUnits[node], userID, orderID)
+	rows, err := q.run.Query(ctx, &getOrderItemsStmt, getOrderItemsUnits[node], userID, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func (q *Queries) GetOrderItemsIter(ctx context.Context, userID int64, orderID i
 			yield(GetOrderItemsRow{}, err)
 			return
 		}
-		rows, err := q.ex.Query(ctx, &getOrderItemsStmt, getOrderItemsUnits[node], userID, orderID)
+		rows, err := q.run.Query(ctx, &getOrderItemsStmt, getOrderItemsUnits[node], userID, orderID)
 		if err != nil {
 			yield(GetOrderItemsRow{}, err)
 			return
@@ -362,7 +362,7 @@ func (q *Queries) GetOrderRegion(ctx context.Context, userID int64, orderID int6
 		return GetOrderRegionRow{}, err
 	}
 	var r GetOrderRegionRow
-	err = q.ex.QueryRow(ctx, &getOrderRegionStmt, getOrderRegionUnits[node], userID, orderID).Scan(&r.RegionName, &r.Total)
+	err = q.run.QueryRow(ctx, &getOrderRegionStmt, getOrderRegionUnits[node], userID, orderID).Scan(&r.RegionName, &r.Total)
 	return r, err
 }
 
@@ -387,7 +387,7 @@ func (q *Queries) MoveItems(ctx context.Context, userID int64, orderID int64) (i
 	if err != nil {
 		return 0, err
 	}
-	res, err := q.ex.Exec(ctx, &moveItemsStmt, moveItemsUnits[node], userID, orderID)
+	res, err := q.run.Exec(ctx, &moveItemsStmt, moveItemsUnits[node], userID, orderID)
 	if err != nil {
 		return 0, err
 	}

@@ -50,7 +50,7 @@ var getRegionUnits = [...]shardrt.RouteUnit{
 // Route: Broadcast on g3_region; broadcast table: reads go to one data source.
 func (q *Queries) GetRegion(ctx context.Context, code string) (G3Region, error) {
 	var r G3Region
-	err := q.ex.QueryRow(ctx, &getRegionStmt, getRegionUnits[0], code).Scan(&r.Code, &r.Name)
+	err := q.run.QueryRow(ctx, &getRegionStmt, getRegionUnits[0], code).Scan(&r.Code, &r.Name)
 	return r, err
 }
 
@@ -68,7 +68,7 @@ var listRegionsUnits = [...]shardrt.RouteUnit{
 //
 // Route: Broadcast on g3_region; broadcast table: reads go to one data source.
 func (q *Queries) ListRegions(ctx context.Context) ([]G3Region, error) {
-	rows, err := q.ex.Query(ctx, &listRegionsStmt, listRegionsUnits[0])
+	rows, err := q.run.Query(ctx, &listRegionsStmt, listRegionsUnits[0])
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (q *Queries) ListRegions(ctx context.Context) ([]G3Region, error) {
 // row and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) ListRegionsIter(ctx context.Context) iter.Seq2[G3Region, error] {
 	return func(yield func(G3Region, error) bool) {
-		rows, err := q.ex.Query(ctx, &listRegionsStmt, listRegionsUnits[0])
+		rows, err := q.run.Query(ctx, &listRegionsStmt, listRegionsUnits[0])
 		if err != nil {
 			yield(G3Region{}, err)
 			return

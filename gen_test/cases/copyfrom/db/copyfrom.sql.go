@@ -371,7 +371,7 @@ var listLogsUnits = [...]shardrt.RouteUnit{
 //
 // Route: SingleTable on g43_log; single table on data source ds_1.
 func (q *Queries) ListLogs(ctx context.Context) ([]G43Log, error) {
-	rows, err := q.ex.Query(ctx, &listLogsStmt, listLogsUnits[0])
+	rows, err := q.run.Query(ctx, &listLogsStmt, listLogsUnits[0])
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +398,7 @@ func (q *Queries) ListLogs(ctx context.Context) ([]G43Log, error) {
 // and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) ListLogsIter(ctx context.Context) iter.Seq2[G43Log, error] {
 	return func(yield func(G43Log, error) bool) {
-		rows, err := q.ex.Query(ctx, &listLogsStmt, listLogsUnits[0])
+		rows, err := q.run.Query(ctx, &listLogsStmt, listLogsUnits[0])
 		if err != nil {
 			yield(G43Log{}, err)
 			return
@@ -541,7 +541,7 @@ var listDictUnits = [...]shardrt.RouteUnit{
 //
 // Route: Broadcast on g43_dict; broadcast table: reads go to one data source.
 func (q *Queries) ListDict(ctx context.Context) ([]G43Dict, error) {
-	rows, err := q.ex.Query(ctx, &listDictStmt, listDictUnits[0])
+	rows, err := q.run.Query(ctx, &listDictStmt, listDictUnits[0])
 	if err != nil {
 		return nil, err
 	}
@@ -568,7 +568,7 @@ func (q *Queries) ListDict(ctx context.Context) ([]G43Dict, error) {
 // and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) ListDictIter(ctx context.Context) iter.Seq2[G43Dict, error] {
 	return func(yield func(G43Dict, error) bool) {
-		rows, err := q.ex.Query(ctx, &listDictStmt, listDictUnits[0])
+		rows, err := q.run.Query(ctx, &listDictStmt, listDictUnits[0])
 		if err != nil {
 			yield(G43Dict{}, err)
 			return

@@ -22,6 +22,7 @@ var dataSourceNames = []string{"ds_0", "ds_1"}
 type Queries struct {
 	src *shardrt.Sources
 	ex  shardrt.Executor
+	run shardrt.Runner // single-unit statements on ex (shardrt.RunnerOf(ex))
 }
 
 // New returns the queries over db: it resolves the data sources the queries run
@@ -36,7 +37,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queries{src: src, ex: src}
+	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
 	return q, nil
 }
 
@@ -46,6 +47,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	c := *q
 	c.ex = tx
+	c.run = shardrt.RunnerOf(tx)
 	return &c
 }
 
@@ -60,6 +62,7 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 	return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
 		c := *q
 		c.ex = tx
+		c.run = shardrt.RunnerOf(tx)
 		return fn(&c)
 	})
 }

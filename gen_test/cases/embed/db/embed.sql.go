@@ -29,7 +29,7 @@ var addUserUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g41_user (database: user_id MOD), computed inline.
 func (q *Queries) AddUser(ctx context.Context, userID int64, name string, cityID sql.NullInt32) error {
 	ds := shardrt.Mod(userID, 2)
-	_, err := q.ex.Exec(ctx, &addUserStmt, addUserUnits[ds], userID, name, cityID)
+	_, err := q.run.Exec(ctx, &addUserStmt, addUserUnits[ds], userID, name, cityID)
 	return err
 }
 
@@ -48,7 +48,7 @@ var addOrderUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g41_order (database: user_id MOD), computed inline.
 func (q *Queries) AddOrder(ctx context.Context, orderID int64, userID int64, amount int32) error {
 	ds := shardrt.Mod(userID, 2)
-	_, err := q.ex.Exec(ctx, &addOrderStmt, addOrderUnits[ds], orderID, userID, amount)
+	_, err := q.run.Exec(ctx, &addOrderStmt, addOrderUnits[ds], orderID, userID, amount)
 	return err
 }
 
@@ -100,7 +100,7 @@ type GetUserWithCityRow struct {
 func (q *Queries) GetUserWithCity(ctx context.Context, userID int64) (GetUserWithCityRow, error) {
 	ds := shardrt.Mod(userID, 2)
 	var r GetUserWithCityRow
-	err := q.ex.QueryRow(ctx, &getUserWithCityStmt, getUserWithCityUnits[ds], userID).Scan(&r.G41User.UserID, &r.G41User.Name, &r.G41User.CityID, &r.G41City.CityID, &r.G41City.Name, &r.UserName)
+	err := q.run.QueryRow(ctx, &getUserWithCityStmt, getUserWithCityUnits[ds], userID).Scan(&r.G41User.UserID, &r.G41User.Name, &r.G41User.CityID, &r.G41City.CityID, &r.G41City.Name, &r.UserName)
 	return r, err
 }
 
@@ -126,7 +126,7 @@ type OrdersOfUserRow struct {
 // Route: SingleNode on g41_order (database: user_id MOD), computed inline.
 func (q *Queries) OrdersOfUser(ctx context.Context, userID int64) ([]OrdersOfUserRow, error) {
 	ds := shardrt.Mod(userID, 2)
-	rows, err := q.ex.Query(ctx, &ordersOfUserStmt, ordersOfUserUnits[ds], userID)
+	rows, err := q.run.Query(ctx, &ordersOfUserStmt, ordersOfUserUnits[ds], userID)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (q *Queries) OrdersOfUser(ctx context.Context, userID int64) ([]OrdersOfUse
 func (q *Queries) OrdersOfUserIter(ctx context.Context, userID int64) iter.Seq2[OrdersOfUserRow, error] {
 	return func(yield func(OrdersOfUserRow, error) bool) {
 		ds := shardrt.Mod(userID, 2)
-		rows, err := q.ex.Query(ctx, &ordersOfUserStmt, ordersOfUserUnits[ds], userID)
+		rows, err := q.run.Query(ctx, &ordersOfUserStmt, ordersOfUserUnits[ds], userID)
 		if err != nil {
 			yield(OrdersOfUserRow{}, err)
 			return

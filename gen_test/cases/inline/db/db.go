@@ -23,6 +23,7 @@ var dataSourceNames = []string{"ds_0", "ds_1"}
 type Queries struct {
 	src    *shardrt.Sources
 	ex     shardrt.Executor
+	run    shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	g2Note *shardrt.ShardingTable // routes g2_note at run time
 	g2Tag  *shardrt.ShardingTable // routes g2_tag at run time
 	g2User *shardrt.ShardingTable // routes g2_user at run time
@@ -40,7 +41,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queries{src: src, ex: src}
+	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
 	if q.g2Note, err = newG2NoteTable(); err != nil {
 		return nil, err
 	}
@@ -59,6 +60,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	c := *q
 	c.ex = tx
+	c.run = shardrt.RunnerOf(tx)
 	return &c
 }
 
@@ -73,6 +75,7 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 	return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
 		c := *q
 		c.ex = tx
+		c.run = shardrt.RunnerOf(tx)
 		return fn(&c)
 	})
 }

@@ -41,7 +41,7 @@ func (q *Queries) InsertNote(ctx context.Context, noteID int64, authorID int64, 
 	if t < 0 {
 		return noTarget("g2_note", "note_id", shardrt.Long(noteID))
 	}
-	_, err := q.ex.Exec(ctx, &insertNoteStmt, insertNoteUnits[ds*4+t], noteID, authorID, body)
+	_, err := q.run.Exec(ctx, &insertNoteStmt, insertNoteUnits[ds*4+t], noteID, authorID, body)
 	return err
 }
 
@@ -75,7 +75,7 @@ func (q *Queries) GetNote(ctx context.Context, authorID int64, noteID int64) (sq
 		return sql.NullString{}, noTarget("g2_note", "note_id", shardrt.Long(noteID))
 	}
 	var r sql.NullString
-	err := q.ex.QueryRow(ctx, &getNoteStmt, getNoteUnits[ds*4+t], authorID, noteID).Scan(&r)
+	err := q.run.QueryRow(ctx, &getNoteStmt, getNoteUnits[ds*4+t], authorID, noteID).Scan(&r)
 	return r, err
 }
 
@@ -198,7 +198,7 @@ func (q *Queries) DeleteNote(ctx context.Context, authorID int64, noteID int64) 
 	if t < 0 {
 		return 0, noTarget("g2_note", "note_id", shardrt.Long(noteID))
 	}
-	res, err := q.ex.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[ds*4+t], authorID, noteID)
+	res, err := q.run.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[ds*4+t], authorID, noteID)
 	if err != nil {
 		return 0, err
 	}

@@ -35,7 +35,7 @@ func (q *Queries) InsertTag(ctx context.Context, name string, label string, weig
 	if err != nil {
 		return err
 	}
-	_, err = q.ex.Exec(ctx, &insertTagStmt, insertTagUnits[node], name, label, weight)
+	_, err = q.run.Exec(ctx, &insertTagStmt, insertTagUnits[node], name, label, weight)
 	return err
 }
 
@@ -63,7 +63,7 @@ func (q *Queries) GetTag(ctx context.Context, name string) (G2Tag, error) {
 		return G2Tag{}, err
 	}
 	var r G2Tag
-	err = q.ex.QueryRow(ctx, &getTagStmt, getTagUnits[node], name).Scan(&r.Name, &r.Label, &r.Weight)
+	err = q.run.QueryRow(ctx, &getTagStmt, getTagUnits[node], name).Scan(&r.Name, &r.Label, &r.Weight)
 	return r, err
 }
 
@@ -132,7 +132,7 @@ func (q *Queries) RelabelTag(ctx context.Context, label string, weight sql.NullI
 	if err != nil {
 		return 0, err
 	}
-	res, err := q.ex.Exec(ctx, &relabelTagStmt, relabelTagUnits[node], label, weight, name)
+	res, err := q.run.Exec(ctx, &relabelTagStmt, relabelTagUnits[node], label, weight, name)
 	if err != nil {
 		return 0, err
 	}
@@ -162,7 +162,7 @@ func (q *Queries) DeleteTag(ctx context.Context, name string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := q.ex.Exec(ctx, &deleteTagStmt, deleteTagUnits[node], name)
+	res, err := q.run.Exec(ctx, &deleteTagStmt, deleteTagUnits[node], name)
 	if err != nil {
 		return 0, err
 	}

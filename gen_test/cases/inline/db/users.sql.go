@@ -37,7 +37,7 @@ func (q *Queries) InsertUser(ctx context.Context, userID int64, name string, ema
 	if err != nil {
 		return err
 	}
-	_, err = q.ex.Exec(ctx, &insertUserStmt, insertUserUnits[node], userID, name, email, score)
+	_, err = q.run.Exec(ctx, &insertUserStmt, insertUserUnits[node], userID, name, email, score)
 	return err
 }
 
@@ -67,7 +67,7 @@ func (q *Queries) GetUser(ctx context.Context, userID int64) (G2User, error) {
 		return G2User{}, err
 	}
 	var r G2User
-	err = q.ex.QueryRow(ctx, &getUserStmt, getUserUnits[node], userID).Scan(&r.UserID, &r.Name, &r.Email, &r.Score)
+	err = q.run.QueryRow(ctx, &getUserStmt, getUserUnits[node], userID).Scan(&r.UserID, &r.Name, &r.Email, &r.Score)
 	return r, err
 }
 
@@ -177,7 +177,7 @@ func (q *Queries) UpdateUserScore(ctx context.Context, score int32, userID int64
 	if err != nil {
 		return 0, err
 	}
-	res, err := q.ex.Exec(ctx, &updateUserScoreStmt, updateUserScoreUnits[node], score, userID)
+	res, err := q.run.Exec(ctx, &updateUserScoreStmt, updateUserScoreUnits[node], score, userID)
 	if err != nil {
 		return 0, err
 	}
@@ -209,7 +209,7 @@ func (q *Queries) DeleteUser(ctx context.Context, userID int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := q.ex.Exec(ctx, &deleteUserStmt, deleteUserUnits[node], userID)
+	res, err := q.run.Exec(ctx, &deleteUserStmt, deleteUserUnits[node], userID)
 	if err != nil {
 		return 0, err
 	}

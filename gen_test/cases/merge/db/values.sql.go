@@ -125,7 +125,7 @@ type OrderBinaryRow struct {
 func (q *Queries) OrderBinary(ctx context.Context, userID int64, orderID int64) ([]OrderBinaryRow, error) {
 	ds := shardrt.Mod(userID, 4)
 	t := shardrt.HashModLong(orderID, 2)
-	rows, err := q.ex.Query(ctx, &orderBinaryStmt, orderBinaryUnits[ds*2+t], userID, orderID)
+	rows, err := q.run.Query(ctx, &orderBinaryStmt, orderBinaryUnits[ds*2+t], userID, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (q *Queries) OrderBinaryIter(ctx context.Context, userID int64, orderID int
 	return func(yield func(OrderBinaryRow, error) bool) {
 		ds := shardrt.Mod(userID, 4)
 		t := shardrt.HashModLong(orderID, 2)
-		rows, err := q.ex.Query(ctx, &orderBinaryStmt, orderBinaryUnits[ds*2+t], userID, orderID)
+		rows, err := q.run.Query(ctx, &orderBinaryStmt, orderBinaryUnits[ds*2+t], userID, orderID)
 		if err != nil {
 			yield(OrderBinaryRow{}, err)
 			return
@@ -200,7 +200,7 @@ var putOrderTextUnits = [...]shardrt.RouteUnit{
 func (q *Queries) PutOrderText(ctx context.Context, orderID int64) error {
 	ds := shardrt.Mod(3, 4)
 	t := shardrt.HashModLong(orderID, 2)
-	_, err := q.ex.Exec(ctx, &putOrderTextStmt, putOrderTextUnits[ds*2+t], orderID)
+	_, err := q.run.Exec(ctx, &putOrderTextStmt, putOrderTextUnits[ds*2+t], orderID)
 	return err
 }
 
@@ -219,6 +219,6 @@ var putOrderLiteralsUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), fixed at generate time: ds_0.g7_order_1.
 func (q *Queries) PutOrderLiterals(ctx context.Context) error {
-	_, err := q.ex.Exec(ctx, &putOrderLiteralsStmt, putOrderLiteralsUnits[0])
+	_, err := q.run.Exec(ctx, &putOrderLiteralsStmt, putOrderLiteralsUnits[0])
 	return err
 }

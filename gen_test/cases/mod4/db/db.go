@@ -24,6 +24,7 @@ var dataSourceNames = []string{"ds_0", "ds_1", "ds_2", "ds_3"}
 type Queries struct {
 	src     *shardrt.Sources
 	ex      shardrt.Executor
+	run     shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	g1Order *shardrt.ShardingTable // routes g1_order at run time
 }
 
@@ -39,7 +40,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queries{src: src, ex: src}
+	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
 	if q.g1Order, err = newG1OrderTable(); err != nil {
 		return nil, err
 	}
@@ -52,6 +53,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	c := *q
 	c.ex = tx
+	c.run = shardrt.RunnerOf(tx)
 	return &c
 }
 
@@ -66,6 +68,7 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 	return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
 		c := *q
 		c.ex = tx
+		c.run = shardrt.RunnerOf(tx)
 		return fn(&c)
 	})
 }

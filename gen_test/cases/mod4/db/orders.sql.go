@@ -63,7 +63,7 @@ func (q *Queries) CreateOrder(ctx context.Context, arg CreateOrderParams) (sql.R
 	orderID := key.Int
 	ds := shardrt.Mod(arg.UserID, 4)
 	t := shardrt.Mod(orderID, 4)
-	res, err := q.ex.Exec(ctx, &createOrderStmt, createOrderUnits[ds*4+t], arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt, orderID)
+	res, err := q.run.Exec(ctx, &createOrderStmt, createOrderUnits[ds*4+t], arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt, orderID)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ type PutOrderParams struct {
 func (q *Queries) PutOrder(ctx context.Context, arg PutOrderParams) error {
 	ds := shardrt.Mod(arg.UserID, 4)
 	t := shardrt.Mod(arg.OrderID, 4)
-	_, err := q.ex.Exec(ctx, &putOrderStmt, putOrderUnits[ds*4+t], arg.OrderID, arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt)
+	_, err := q.run.Exec(ctx, &putOrderStmt, putOrderUnits[ds*4+t], arg.OrderID, arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt)
 	return err
 }
 
@@ -151,7 +151,7 @@ func (q *Queries) GetOrder(ctx context.Context, userID int64, orderID int64) (G1
 	ds := shardrt.Mod(userID, 4)
 	t := shardrt.Mod(orderID, 4)
 	var r G1Order
-	err := q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount, &r.Note, &r.CreatedAt)
+	err := q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount, &r.Note, &r.CreatedAt)
 	return r, err
 }
 
@@ -194,7 +194,7 @@ type GetOrderSortedRow struct {
 func (q *Queries) GetOrderSorted(ctx context.Context, orderID int64, userID int64) ([]GetOrderSortedRow, error) {
 	ds := shardrt.Mod(userID, 4)
 	t := shardrt.Mod(orderID, 4)
-	rows, err := q.ex.Query(ctx, &getOrderSortedStmt, getOrderSortedUnits[ds*4+t], orderID, userID)
+	rows, err := q.run.Query(ctx, &getOrderSortedStmt, getOrderSortedUnits[ds*4+t], orderID, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (q *Queries) GetOrderSortedIter(ctx context.Context, orderID int64, userID 
 	return func(yield func(GetOrderSortedRow, error) bool) {
 		ds := shardrt.Mod(userID, 4)
 		t := shardrt.Mod(orderID, 4)
-		rows, err := q.ex.Query(ctx, &getOrderSortedStmt, getOrderSortedUnits[ds*4+t], orderID, userID)
+		rows, err := q.run.Query(ctx, &getOrderSortedStmt, getOrderSortedUnits[ds*4+t], orderID, userID)
 		if err != nil {
 			yield(GetOrderSortedRow{}, err)
 			return
@@ -486,7 +486,7 @@ var updateOrderStatusUnits = [...]shardrt.RouteUnit{
 func (q *Queries) UpdateOrderStatus(ctx context.Context, status string, userID int64, orderID int64) (int64, error) {
 	ds := shardrt.Mod(userID, 4)
 	t := shardrt.Mod(orderID, 4)
-	res, err := q.ex.Exec(ctx, &updateOrderStatusStmt, updateOrderStatusUnits[ds*4+t], status, userID, orderID)
+	res, err := q.run.Exec(ctx, &updateOrderStatusStmt, updateOrderStatusUnits[ds*4+t], status, userID, orderID)
 	if err != nil {
 		return 0, err
 	}
@@ -565,7 +565,7 @@ var deleteOrderUnits = [...]shardrt.RouteUnit{
 func (q *Queries) DeleteOrder(ctx context.Context, userID int64, orderID int64) (int64, error) {
 	ds := shardrt.Mod(userID, 4)
 	t := shardrt.Mod(orderID, 4)
-	res, err := q.ex.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
+	res, err := q.run.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
 	if err != nil {
 		return 0, err
 	}

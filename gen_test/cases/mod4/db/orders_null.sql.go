@@ -553,6 +553,6 @@ func (q *Queries) PutOrderNarg(ctx context.Context, orderID int64, userID sql.Nu
 	if err != nil {
 		return err
 	}
-	_, err = q.ex.Exec(ctx, &putOrderNargStmt, putOrderNargUnits[node], orderID, userID)
+	_, err = q.run.Exec(ctx, &putOrderNargStmt, putOrderNargUnits[node], orderID, userID)
 	return err
 }

@@ -42,7 +42,7 @@ type AddPersonParams struct {
 // Route: SingleNode on g42_person (database: id MOD), computed inline.
 func (q *Queries) AddPerson(ctx context.Context, arg AddPersonParams) error {
 	ds := shardrt.Mod(arg.Id, 2)
-	_, err := q.ex.Exec(ctx, &addPersonStmt, addPersonUnits[ds], arg.Id, arg.Name, arg.Age, arg.Born, arg.Score, arg.Active, arg.Small, arg.Note)
+	_, err := q.run.Exec(ctx, &addPersonStmt, addPersonUnits[ds], arg.Id, arg.Name, arg.Age, arg.Born, arg.Score, arg.Active, arg.Small, arg.Note)
 	return err
 }
 
@@ -62,7 +62,7 @@ var getPersonUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetPerson(ctx context.Context, id int64) (G42Person, error) {
 	ds := shardrt.Mod(id, 2)
 	var r G42Person
-	err := q.ex.QueryRow(ctx, &getPersonStmt, getPersonUnits[ds], id).Scan(&r.ID, &r.Name, &r.Age, &r.Born, &r.Score, &r.Active, &r.Small, &r.Note)
+	err := q.run.QueryRow(ctx, &getPersonStmt, getPersonUnits[ds], id).Scan(&r.ID, &r.Name, &r.Age, &r.Born, &r.Score, &r.Active, &r.Small, &r.Note)
 	return r, err
 }
 
@@ -157,7 +157,7 @@ var setNameUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g42_person (database: id MOD), computed inline.
 func (q *Queries) SetName(ctx context.Context, name *string, age *int32, id int64) (int64, error) {
 	ds := shardrt.Mod(id, 2)
-	res, err := q.ex.Exec(ctx, &setNameStmt, setNameUnits[ds], name, age, id)
+	res, err := q.run.Exec(ctx, &setNameStmt, setNameUnits[ds], name, age, id)
 	if err != nil {
 		return 0, err
 	}
@@ -250,7 +250,7 @@ func (q *Queries) AddEvent(ctx context.Context, eventID int64, personID *int64, 
 	if err != nil {
 		return err
 	}
-	_, err = q.ex.Exec(ctx, &addEventStmt, addEventUnits[node], eventID, personID, kind)
+	_, err = q.run.Exec(ctx, &addEventStmt, addEventUnits[node], eventID, personID, kind)
 	return err
 }
 

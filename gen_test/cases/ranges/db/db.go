@@ -23,6 +23,7 @@ var dataSourceNames = []string{"ds_0", "ds_1"}
 type Queries struct {
 	src      *shardrt.Sources
 	ex       shardrt.Executor
+	run      shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	g4Event  *shardrt.ShardingTable // routes g4_event at run time
 	g4Log    *shardrt.ShardingTable // routes g4_log at run time
 	g4Metric *shardrt.ShardingTable // routes g4_metric at run time
@@ -41,7 +42,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queries{src: src, ex: src}
+	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
 	if q.g4Event, err = newG4EventTable(); err != nil {
 		return nil, err
 	}
@@ -63,6 +64,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	c := *q
 	c.ex = tx
+	c.run = shardrt.RunnerOf(tx)
 	return &c
 }
 
@@ -77,6 +79,7 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 	return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
 		c := *q
 		c.ex = tx
+		c.run = shardrt.RunnerOf(tx)
 		return fn(&c)
 	})
 }

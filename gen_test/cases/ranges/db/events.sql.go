@@ -37,7 +37,7 @@ func (q *Queries) PutEvent(ctx context.Context, eventID int64, userID int64, kin
 	if err != nil {
 		return err
 	}
-	_, err = q.ex.Exec(ctx, &putEventStmt, putEventUnits[node], eventID, userID, kind)
+	_, err = q.run.Exec(ctx, &putEventStmt, putEventUnits[node], eventID, userID, kind)
 	return err
 }
 
@@ -67,7 +67,7 @@ func (q *Queries) GetEvent(ctx context.Context, userID int64, eventID int64) (G4
 		return G4Event{}, err
 	}
 	var r G4Event
-	err = q.ex.QueryRow(ctx, &getEventStmt, getEventUnits[node], userID, eventID).Scan(&r.EventID, &r.UserID, &r.Kind)
+	err = q.run.QueryRow(ctx, &getEventStmt, getEventUnits[node], userID, eventID).Scan(&r.EventID, &r.UserID, &r.Kind)
 	return r, err
 }
 
@@ -290,7 +290,7 @@ func (q *Queries) MoveEvent(ctx context.Context, userID int64, kind string, user
 	}}); err != nil {
 		return 0, err
 	}
-	res, err := q.ex.Exec(ctx, &moveEventStmt, moveEventUnits[node], userID, kind, userID_2, eventID)
+	res, err := q.run.Exec(ctx, &moveEventStmt, moveEventUnits[node], userID, kind, userID_2, eventID)
 	if err != nil {
 		return 0, err
 	}
@@ -331,7 +331,7 @@ func (q *Queries) RenumberEvent(ctx context.Context, eventID int64, userID int64
 	}}); err != nil {
 		return 0, err
 	}
-	res, err := q.ex.Exec(ctx, &renumberEventStmt, renumberEventUnits[node], eventID, userID, eventID_2)
+	res, err := q.run.Exec(ctx, &renumberEventStmt, renumberEventUnits[node], eventID, userID, eventID_2)
 	if err != nil {
 		return 0, err
 	}
@@ -394,7 +394,7 @@ var swapLiteralUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g4_event (database: user_id MOD, table: event_id
 // BOUNDARY_RANGE), fixed at generate time: ds_0.g4_event_1.
 func (q *Queries) SwapLiteral(ctx context.Context) (int64, error) {
-	res, err := q.ex.Exec(ctx, &swapLiteralStmt, swapLiteralUnits[0])
+	res, err := q.run.Exec(ctx, &swapLiteralStmt, swapLiteralUnits[0])
 	if err != nil {
 		return 0, err
 	}

@@ -36,7 +36,7 @@ func (q *Queries) PutLog(ctx context.Context, logID int64, loggedAt time.Time, m
 	if err != nil {
 		return err
 	}
-	_, err = q.ex.Exec(ctx, &putLogStmt, putLogUnits[node], logID, loggedAt, message)
+	_, err = q.run.Exec(ctx, &putLogStmt, putLogUnits[node], logID, loggedAt, message)
 	return err
 }
 
@@ -64,7 +64,7 @@ func (q *Queries) GetLog(ctx context.Context, loggedAt time.Time, logID int64) (
 		return G4Log{}, err
 	}
 	var r G4Log
-	err = q.ex.QueryRow(ctx, &getLogStmt, getLogUnits[node], loggedAt, logID).Scan(&r.LogID, &r.LoggedAt, &r.Message)
+	err = q.run.QueryRow(ctx, &getLogStmt, getLogUnits[node], loggedAt, logID).Scan(&r.LogID, &r.LoggedAt, &r.Message)
 	return r, err
 }
 

@@ -26,7 +26,7 @@ var putNoteUnits = [...]shardrt.RouteUnit{
 //
 // Route: SingleTable on g12_note; single table on data source rw_ds.
 func (q *Queries) PutNote(ctx context.Context, noteID int64, owner string, body sql.NullString) error {
-	_, err := q.ex.Exec(ctx, &putNoteStmt, putNoteUnits[0], noteID, owner, body)
+	_, err := q.run.Exec(ctx, &putNoteStmt, putNoteUnits[0], noteID, owner, body)
 	return err
 }
 
@@ -44,7 +44,7 @@ var getNoteUnits = [...]shardrt.RouteUnit{
 // Route: SingleTable on g12_note; single table on data source rw_ds.
 func (q *Queries) GetNote(ctx context.Context, noteID int64) (G12Note, error) {
 	var r G12Note
-	err := q.ex.QueryRow(ctx, &getNoteStmt, getNoteUnits[0], noteID).Scan(&r.NoteID, &r.Owner, &r.Body)
+	err := q.run.QueryRow(ctx, &getNoteStmt, getNoteUnits[0], noteID).Scan(&r.NoteID, &r.Owner, &r.Body)
 	return r, err
 }
 
@@ -67,7 +67,7 @@ type OwnerNotesRow struct {
 //
 // Route: SingleTable on g12_note; single table on data source rw_ds.
 func (q *Queries) OwnerNotes(ctx context.Context, owner string) ([]OwnerNotesRow, error) {
-	rows, err := q.ex.Query(ctx, &ownerNotesStmt, ownerNotesUnits[0], owner)
+	rows, err := q.run.Query(ctx, &ownerNotesStmt, ownerNotesUnits[0], owner)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (q *Queries) OwnerNotes(ctx context.Context, owner string) ([]OwnerNotesRow
 // row and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) OwnerNotesIter(ctx context.Context, owner string) iter.Seq2[OwnerNotesRow, error] {
 	return func(yield func(OwnerNotesRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &ownerNotesStmt, ownerNotesUnits[0], owner)
+		rows, err := q.run.Query(ctx, &ownerNotesStmt, ownerNotesUnits[0], owner)
 		if err != nil {
 			yield(OwnerNotesRow{}, err)
 			return
@@ -136,7 +136,7 @@ type CountByOwnerRow struct {
 //
 // Route: SingleTable on g12_note; single table on data source rw_ds.
 func (q *Queries) CountByOwner(ctx context.Context) ([]CountByOwnerRow, error) {
-	rows, err := q.ex.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
+	rows, err := q.run.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (q *Queries) CountByOwner(ctx context.Context) ([]CountByOwnerRow, error) {
 // zero row and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) CountByOwnerIter(ctx context.Context) iter.Seq2[CountByOwnerRow, error] {
 	return func(yield func(CountByOwnerRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
+		rows, err := q.run.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
 		if err != nil {
 			yield(CountByOwnerRow{}, err)
 			return
@@ -198,7 +198,7 @@ var editNotesUnits = [...]shardrt.RouteUnit{
 //
 // Route: SingleTable on g12_note; single table on data source rw_ds.
 func (q *Queries) EditNotes(ctx context.Context, body sql.NullString, owner string) (int64, error) {
-	res, err := q.ex.Exec(ctx, &editNotesStmt, editNotesUnits[0], body, owner)
+	res, err := q.run.Exec(ctx, &editNotesStmt, editNotesUnits[0], body, owner)
 	if err != nil {
 		return 0, err
 	}
@@ -218,7 +218,7 @@ var deleteNoteUnits = [...]shardrt.RouteUnit{
 //
 // Route: SingleTable on g12_note; single table on data source rw_ds.
 func (q *Queries) DeleteNote(ctx context.Context, noteID int64) (int64, error) {
-	res, err := q.ex.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[0], noteID)
+	res, err := q.run.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[0], noteID)
 	if err != nil {
 		return 0, err
 	}

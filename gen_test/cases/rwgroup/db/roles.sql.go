@@ -25,7 +25,7 @@ var putRoleUnits = [...]shardrt.RouteUnit{
 //
 // Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
 func (q *Queries) PutRole(ctx context.Context, roleID int64, name string) error {
-	_, err := q.ex.Exec(ctx, &putRoleStmt, putRoleUnits[0], roleID, name)
+	_, err := q.run.Exec(ctx, &putRoleStmt, putRoleUnits[0], roleID, name)
 	return err
 }
 
@@ -44,7 +44,7 @@ var putRoleAdminUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g12_role_admin, fixed at generate time:
 // rw_ds.g12_role_admin_0.
 func (q *Queries) PutRoleAdmin(ctx context.Context, adminID int64, roleID int64, owner string) error {
-	_, err := q.ex.Exec(ctx, &putRoleAdminStmt, putRoleAdminUnits[0], adminID, roleID, owner)
+	_, err := q.run.Exec(ctx, &putRoleAdminStmt, putRoleAdminUnits[0], adminID, roleID, owner)
 	return err
 }
 
@@ -70,7 +70,7 @@ type RoleAdminsRow struct {
 // comparing their sharding columns): every table routes to one data node, where
 // the statement runs whole.
 func (q *Queries) RoleAdmins(ctx context.Context, roleID int64) ([]RoleAdminsRow, error) {
-	rows, err := q.ex.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
+	rows, err := q.run.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (q *Queries) RoleAdmins(ctx context.Context, roleID int64) ([]RoleAdminsRow
 // row and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) RoleAdminsIter(ctx context.Context, roleID int64) iter.Seq2[RoleAdminsRow, error] {
 	return func(yield func(RoleAdminsRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
+		rows, err := q.run.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
 		if err != nil {
 			yield(RoleAdminsRow{}, err)
 			return
@@ -142,7 +142,7 @@ type AdminsPerRoleRow struct {
 // comparing their sharding columns): every table routes to one data node, where
 // the statement runs whole.
 func (q *Queries) AdminsPerRole(ctx context.Context) ([]AdminsPerRoleRow, error) {
-	rows, err := q.ex.Query(ctx, &adminsPerRoleStmt, adminsPerRoleUnits[0])
+	rows, err := q.run.Query(ctx, &adminsPerRoleStmt, adminsPerRoleUnits[0])
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func (q *Queries) AdminsPerRole(ctx context.Context) ([]AdminsPerRoleRow, error)
 // zero row and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) AdminsPerRoleIter(ctx context.Context) iter.Seq2[AdminsPerRoleRow, error] {
 	return func(yield func(AdminsPerRoleRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &adminsPerRoleStmt, adminsPerRoleUnits[0])
+		rows, err := q.run.Query(ctx, &adminsPerRoleStmt, adminsPerRoleUnits[0])
 		if err != nil {
 			yield(AdminsPerRoleRow{}, err)
 			return
@@ -214,7 +214,7 @@ type AdminNotesRow struct {
 // is joined with single table "g12_note"): every table routes to one data node,
 // where the statement runs whole.
 func (q *Queries) AdminNotes(ctx context.Context, roleID int64) ([]AdminNotesRow, error) {
-	rows, err := q.ex.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
+	rows, err := q.run.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func (q *Queries) AdminNotes(ctx context.Context, roleID int64) ([]AdminNotesRow
 // row and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) AdminNotesIter(ctx context.Context, roleID int64) iter.Seq2[AdminNotesRow, error] {
 	return func(yield func(AdminNotesRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
+		rows, err := q.run.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
 		if err != nil {
 			yield(AdminNotesRow{}, err)
 			return
@@ -276,7 +276,7 @@ var renameRoleUnits = [...]shardrt.RouteUnit{
 //
 // Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
 func (q *Queries) RenameRole(ctx context.Context, name string, roleID int64) (int64, error) {
-	res, err := q.ex.Exec(ctx, &renameRoleStmt, renameRoleUnits[0], name, roleID)
+	res, err := q.run.Exec(ctx, &renameRoleStmt, renameRoleUnits[0], name, roleID)
 	if err != nil {
 		return 0, err
 	}

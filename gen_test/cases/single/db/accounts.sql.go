@@ -44,7 +44,7 @@ type CreateAccountParams struct {
 // Route: SingleNode on g5_account (database: account_id MOD), computed inline.
 func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) error {
 	ds := shardrt.Mod(arg.AccountID, 4)
-	_, err := q.ex.Exec(ctx, &createAccountStmt, createAccountUnits[ds], arg.AccountID, arg.Owner, arg.Nickname, arg.Balance, arg.Credits, arg.LimitCents, arg.OpenedAt, arg.ClosedAt, arg.Score)
+	_, err := q.run.Exec(ctx, &createAccountStmt, createAccountUnits[ds], arg.AccountID, arg.Owner, arg.Nickname, arg.Balance, arg.Credits, arg.LimitCents, arg.OpenedAt, arg.ClosedAt, arg.Score)
 	return err
 }
 
@@ -66,7 +66,7 @@ var getAccountUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetAccount(ctx context.Context, id int64) (G5Account, error) {
 	ds := shardrt.Mod(id, 4)
 	var r G5Account
-	err := q.ex.QueryRow(ctx, &getAccountStmt, getAccountUnits[ds], id).Scan(&r.AccountID, &r.Owner, &r.Nickname, &r.Balance, &r.Credits, &r.LimitCents, &r.OpenedAt, &r.ClosedAt, &r.Score)
+	err := q.run.QueryRow(ctx, &getAccountStmt, getAccountUnits[ds], id).Scan(&r.AccountID, &r.Owner, &r.Nickname, &r.Balance, &r.Credits, &r.LimitCents, &r.OpenedAt, &r.ClosedAt, &r.Score)
 	return r, err
 }
 
@@ -97,7 +97,7 @@ type GetAccountByNicknameRow struct {
 func (q *Queries) GetAccountByNickname(ctx context.Context, accountID int64, nickname sql.NullString) (GetAccountByNicknameRow, error) {
 	ds := shardrt.Mod(accountID, 4)
 	var r GetAccountByNicknameRow
-	err := q.ex.QueryRow(ctx, &getAccountByNicknameStmt, getAccountByNicknameUnits[ds], accountID, nickname).Scan(&r.AccountID, &r.Nickname, &r.LimitCents)
+	err := q.run.QueryRow(ctx, &getAccountByNicknameStmt, getAccountByNicknameUnits[ds], accountID, nickname).Scan(&r.AccountID, &r.Nickname, &r.LimitCents)
 	return r, err
 }
 
@@ -218,7 +218,7 @@ type UpdateAccountParams struct {
 // Route: SingleNode on g5_account (database: account_id MOD), computed inline.
 func (q *Queries) UpdateAccount(ctx context.Context, arg UpdateAccountParams) (int64, error) {
 	ds := shardrt.Mod(arg.AccountID, 4)
-	res, err := q.ex.Exec(ctx, &updateAccountStmt, updateAccountUnits[ds], arg.Nickname, arg.Delta, arg.LimitCents, arg.ClosedAt, arg.Score, arg.AccountID)
+	res, err := q.run.Exec(ctx, &updateAccountStmt, updateAccountUnits[ds], arg.Nickname, arg.Delta, arg.LimitCents, arg.ClosedAt, arg.Score, arg.AccountID)
 	if err != nil {
 		return 0, err
 	}
@@ -243,7 +243,7 @@ var deleteAccountUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g5_account (database: account_id MOD), computed inline.
 func (q *Queries) DeleteAccount(ctx context.Context, accountID int64) (int64, error) {
 	ds := shardrt.Mod(accountID, 4)
-	res, err := q.ex.Exec(ctx, &deleteAccountStmt, deleteAccountUnits[ds], accountID)
+	res, err := q.run.Exec(ctx, &deleteAccountStmt, deleteAccountUnits[ds], accountID)
 	if err != nil {
 		return 0, err
 	}

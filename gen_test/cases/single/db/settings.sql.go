@@ -26,7 +26,7 @@ var putSettingUnits = [...]shardrt.RouteUnit{
 //
 // Route: SingleTable on g5_setting; single table on data source ds_1.
 func (q *Queries) PutSetting(ctx context.Context, name string, value sql.NullString, version uint32, updatedAt sql.NullTime) (int64, error) {
-	res, err := q.ex.Exec(ctx, &putSettingStmt, putSettingUnits[0], name, value, version, updatedAt)
+	res, err := q.run.Exec(ctx, &putSettingStmt, putSettingUnits[0], name, value, version, updatedAt)
 	if err != nil {
 		return 0, err
 	}
@@ -47,7 +47,7 @@ var getSettingUnits = [...]shardrt.RouteUnit{
 // Route: SingleTable on g5_setting; single table on data source ds_1.
 func (q *Queries) GetSetting(ctx context.Context, name string) (G5Setting, error) {
 	var r G5Setting
-	err := q.ex.QueryRow(ctx, &getSettingStmt, getSettingUnits[0], name).Scan(&r.Name, &r.Value, &r.Version, &r.UpdatedAt)
+	err := q.run.QueryRow(ctx, &getSettingStmt, getSettingUnits[0], name).Scan(&r.Name, &r.Value, &r.Version, &r.UpdatedAt)
 	return r, err
 }
 
@@ -72,7 +72,7 @@ type ListSettingsRow struct {
 //
 // Route: SingleTable on g5_setting; single table on data source ds_1.
 func (q *Queries) ListSettings(ctx context.Context, version uint32) ([]ListSettingsRow, error) {
-	rows, err := q.ex.Query(ctx, &listSettingsStmt, listSettingsUnits[0], version)
+	rows, err := q.run.Query(ctx, &listSettingsStmt, listSettingsUnits[0], version)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (q *Queries) ListSettings(ctx context.Context, version uint32) ([]ListSetti
 // zero row and ends the iteration. Nothing runs until the iteration starts.
 func (q *Queries) ListSettingsIter(ctx context.Context, version uint32) iter.Seq2[ListSettingsRow, error] {
 	return func(yield func(ListSettingsRow, error) bool) {
-		rows, err := q.ex.Query(ctx, &listSettingsStmt, listSettingsUnits[0], version)
+		rows, err := q.run.Query(ctx, &listSettingsStmt, listSettingsUnits[0], version)
 		if err != nil {
 			yield(ListSettingsRow{}, err)
 			return
@@ -135,7 +135,7 @@ var deleteSettingUnits = [...]shardrt.RouteUnit{
 //
 // Route: SingleTable on g5_setting; single table on data source ds_1.
 func (q *Queries) DeleteSetting(ctx context.Context, name string) (int64, error) {
-	res, err := q.ex.Exec(ctx, &deleteSettingStmt, deleteSettingUnits[0], name)
+	res, err := q.run.Exec(ctx, &deleteSettingStmt, deleteSettingUnits[0], name)
 	if err != nil {
 		return 0, err
 	}

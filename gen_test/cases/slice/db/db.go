@@ -23,6 +23,7 @@ var dataSourceNames = []string{"ds_0", "ds_1"}
 type Queries struct {
 	src      *shardrt.Sources
 	ex       shardrt.Executor
+	run      shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	g40Order *shardrt.ShardingTable // routes g40_order at run time
 }
 
@@ -38,7 +39,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queries{src: src, ex: src}
+	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
 	if q.g40Order, err = newG40OrderTable(); err != nil {
 		return nil, err
 	}
@@ -51,6 +52,7 @@ func New(db *shardrt.DB) (*Queries, error) {
 func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	c := *q
 	c.ex = tx
+	c.run = shardrt.RunnerOf(tx)
 	return &c
 }
 
@@ -65,6 +67,7 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 	return q.src.WithDistributed(ctx, opts, func(tx *shardrt.DistTx) error {
 		c := *q
 		c.ex = tx
+		c.run = shardrt.RunnerOf(tx)
 		return fn(&c)
 	})
 }

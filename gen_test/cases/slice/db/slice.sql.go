@@ -32,7 +32,7 @@ var addOrderUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddOrder(ctx context.Context, orderID int64, userID int64, status string, amount int32) error {
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.Mod(orderID, 2)
-	_, err := q.ex.Exec(ctx, &addOrderStmt, addOrderUnits[ds*2+t], orderID, userID, status, amount)
+	_, err := q.run.Exec(ctx, &addOrderStmt, addOrderUnits[ds*2+t], orderID, userID, status, amount)
 	return err
 }
 
@@ -716,7 +716,7 @@ var addItemUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g40_item (database: code HASH_MOD), computed inline.
 func (q *Queries) AddItem(ctx context.Context, code string, name string) error {
 	ds := shardrt.HashModString(code, 2)
-	_, err := q.ex.Exec(ctx, &addItemStmt, addItemUnits[ds], code, name)
+	_, err := q.run.Exec(ctx, &addItemStmt, addItemUnits[ds], code, name)
 	return err
 }
 

@@ -35,7 +35,7 @@ type AddOrderParams struct {
 // Route: SingleNode on g20_orders (database: user_id MOD), computed inline.
 func (q *Queries) AddOrder(ctx context.Context, arg AddOrderParams) error {
 	ds := shardrt.Mod(arg.UserID, 2)
-	_, err := q.ex.Exec(ctx, &addOrderStmt, addOrderUnits[ds], arg.OrderID, arg.UserID, arg.Status)
+	_, err := q.run.Exec(ctx, &addOrderStmt, addOrderUnits[ds], arg.OrderID, arg.UserID, arg.Status)
 	return err
 }
 
@@ -61,7 +61,7 @@ type GetOrderParams struct {
 func (q *Queries) GetOrder(ctx context.Context, arg GetOrderParams) (G20Order, error) {
 	ds := shardrt.Mod(arg.UserID, 2)
 	var r G20Order
-	err := q.ex.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds], arg.UserID, arg.OrderID).Scan(&r.OrderID, &r.UserID, &r.Status)
+	err := q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds], arg.UserID, arg.OrderID).Scan(&r.OrderID, &r.UserID, &r.Status)
 	return r, err
 }
 
@@ -85,7 +85,7 @@ func (q *Queries) ListOrders(ctx context.Context, userID int64) (items []G20Orde
 		}
 	}()
 	ds := shardrt.Mod(userID, 2)
-	rows, err := q.ex.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
+	rows, err := q.run.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (q *Queries) ListOrders(ctx context.Context, userID int64) (items []G20Orde
 func (q *Queries) ListOrdersIter(ctx context.Context, userID int64) iter.Seq2[G20Order, error] {
 	return func(yield func(G20Order, error) bool) {
 		ds := shardrt.Mod(userID, 2)
-		rows, err := q.ex.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
+		rows, err := q.run.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
 		if err != nil {
 			yield(G20Order{}, err)
 			return
@@ -202,6 +202,6 @@ var countOrdersUnits = [...]shardrt.RouteUnit{
 func (q *Queries) CountOrders(ctx context.Context, userID int64) (int64, error) {
 	ds := shardrt.Mod(userID, 2)
 	var r int64
-	err := q.ex.QueryRow(ctx, &countOrdersStmt, countOrdersUnits[ds], userID).Scan(&r)
+	err := q.run.QueryRow(ctx, &countOrdersStmt, countOrdersUnits[ds], userID).Scan(&r)
 	return r, err
 }

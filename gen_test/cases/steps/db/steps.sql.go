@@ -28,7 +28,7 @@ var addUserUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g50_user (database: user_id MOD), computed inline.
 func (q *Queries) AddUser(ctx context.Context, userID int64, name string, city sql.NullString) error {
 	ds := shardrt.Mod(userID, 2)
-	_, err := q.ex.Exec(ctx, &addUserStmt, addUserUnits[ds], userID, name, city)
+	_, err := q.run.Exec(ctx, &addUserStmt, addUserUnits[ds], userID, name, city)
 	return err
 }
 
@@ -53,7 +53,7 @@ func (q *Queries) AddOrder(ctx context.Context, orderID int64, userID sql.NullIn
 	if err != nil {
 		return err
 	}
-	_, err = q.ex.Exec(ctx, &addOrderStmt, addOrderUnits[node], orderID, userID, status, amount)
+	_, err = q.run.Exec(ctx, &addOrderStmt, addOrderUnits[node], orderID, userID, status, amount)
 	return err
 }
 
