@@ -174,8 +174,8 @@ func (s *Sources) queryMergedStreaming(ctx context.Context, st *Stmt, units []Ro
 // ScanCells copies a merged row into dest, like (*sql.Rows).Scan: one
 // destination per cell. Supported destinations: sql.Scanner
 // implementations (sql.NullString, sql.Null[T], user types), *any, *string,
-// *[]byte, *bool, signed and unsigned integers, *float32, *float64 and
-// *time.Time. NULL into a destination that cannot hold it is an error, as
+// *[]byte, *bool, signed and unsigned integers, *float32, *float64,
+// *time.Time and named types of these kinds (type Email string). NULL into a destination that cannot hold it is an error, as
 // database/sql reports it.
 func ScanCells(row []Cell, dest ...any) error {
 	if len(row) != len(dest) {
@@ -294,6 +294,38 @@ func scanCell(c Cell, dest any) error {
 			return fmt.Errorf("value %d overflows %s", n, ev.Type())
 		}
 		ev.SetUint(uint64(n))
+		return nil
+	// Named types of a column override (type Email string), as database/sql's
+	// convertAssign scans them.
+	case reflect.String:
+		if c.Kind() == CellNull {
+			return fmt.Errorf("converting NULL to %s is unsupported", ev.Type())
+		}
+		ev.SetString(c.String())
+		return nil
+	case reflect.Slice:
+		if ev.Type().Elem().Kind() != reflect.Uint8 {
+			break
+		}
+		if c.Kind() == CellNull {
+			ev.SetZero()
+			return nil
+		}
+		ev.SetBytes([]byte(c.String()))
+		return nil
+	case reflect.Bool:
+		n, err := cellInt(c)
+		if err != nil {
+			return err
+		}
+		ev.SetBool(n != 0)
+		return nil
+	case reflect.Float32, reflect.Float64:
+		f, err := cellFloat(c)
+		if err != nil {
+			return err
+		}
+		ev.SetFloat(f)
 		return nil
 	}
 	return fmt.Errorf("unsupported destination %T", dest)

@@ -53,4 +53,26 @@ func TestScanCells(t *testing.T) {
 	require.NoError(t, ScanCells([]Cell{StringCell("ann")}, &pname))
 	require.Equal(t, "ann", *pname)
 	require.EqualError(t, ScanCells([]Cell{IntCell(300)}, &[]*int8{nil}[0]), "column 1: value 300 overflows int8")
+
+	// Named types of a column override scan as database/sql scans them.
+	type email string
+	type flag bool
+	type score float64
+	type blob []byte
+	var (
+		e  email
+		fl flag
+		sc score
+		bl blob
+		pe *email
+	)
+	require.NoError(t, ScanCells([]Cell{StringCell("a@b.c"), IntCell(1), dec, StringCell("xy"), StringCell("p@q.r")}, &e, &fl, &sc, &bl, &pe))
+	require.Equal(t, email("a@b.c"), e)
+	require.Equal(t, flag(true), fl)
+	require.Equal(t, score(18.3333), sc)
+	require.Equal(t, blob("xy"), bl)
+	require.Equal(t, email("p@q.r"), *pe)
+	require.EqualError(t, ScanCells([]Cell{NullCell()}, &e), "column 1: converting NULL to runtime.email is unsupported")
+	require.NoError(t, ScanCells([]Cell{NullCell()}, &bl))
+	require.Nil(t, bl)
 }
