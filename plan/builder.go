@@ -360,6 +360,14 @@ func (b *Builder) Build(q *schema.Query) (*Plan, error) {
 	return pl, nil
 }
 
+// buildStep is Build for a statement of a step (stepsPlanner.query): an
+// ad-hoc one (the proxy's) may hold the one sqlc.slice that stands for
+// the values bound from an earlier step.
+func (b *Builder) buildStep(q *schema.Query) (*Plan, error) {
+	p := &planner{b: b, tables: b.tables(), q: q, stepList: true}
+	return p.build()
+}
+
 // planner holds the state of planning one statement.
 type planner struct {
 	b      *Builder
@@ -371,7 +379,10 @@ type planner struct {
 	nulls  []bool   // per ?, sqlc.narg
 	slices []bool   // per ?, sqlc.slice
 	embeds []string // the tables of sqlc.embed(t), in order
-	stmt   sqlparser.Statement
+	// stepList allows an ad-hoc statement its sqlc.slice: the list of
+	// values a step binds from an earlier one (buildStep).
+	stepList bool
+	stmt     sqlparser.Statement
 	// hint is the statement's SHARDINGSPHERE_HINT comment (nil: none).
 	hint *sqlHint
 	// refs are the table references of the statement's own level (its

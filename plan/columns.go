@@ -220,6 +220,14 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		if always, ok := stringFuncs[e.Name.Lowered()]; ok && e.Qualifier.IsEmpty() {
 			return p.stringResult(always, e.Exprs...), "", true
 		}
+		// The pad weight of a sort key (weightExprs): IF(…, WEIGHT_STRING(…), '').
+		if e.Name.EqualString("if") && len(e.Exprs) == 3 {
+			if _, ok := e.Exprs[1].(*sqlparser.WeightStringFuncExpr); ok {
+				if l, ok := e.Exprs[2].(*sqlparser.Literal); ok && l.Type == sqlparser.StrVal && l.Val == "" {
+					return GoType{Name: "[]byte", Kind: runtime.KindNull, Nullable: true}, "", true
+				}
+			}
+		}
 	case *sqlparser.SubstrExpr:
 		return p.stringResult(false, e.Name, e.From, e.To), "", true
 	case *sqlparser.TrimFuncExpr:
@@ -228,6 +236,9 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		return nullType(convertType(e.Type)), "", true
 	case *sqlparser.ConvertExpr:
 		return nullType(convertType(e.Type)), "", true
+	case *sqlparser.WeightStringFuncExpr:
+		// A sort key the planner adds (weightExprs): bytes, never shown.
+		return GoType{Name: "[]byte", Kind: runtime.KindNull, Nullable: true}, "", true
 	case *sqlparser.Literal:
 		switch e.Type {
 		case sqlparser.IntVal:

@@ -44,7 +44,7 @@ func (p *planner) checkSlices() error {
 		if !s {
 			continue
 		}
-		if p.adHoc() {
+		if p.adHoc() && !p.stepList {
 			return p.errorf(p.placeholderOffset(i), "sqlc.slice is a query-file form: list the values as IN (?, ?, ...)")
 		}
 		if ord >= 0 {

@@ -26,9 +26,15 @@ const listMarker = "-7431952860147258369"
 // Generated code evaluates: an uncorrelated `x IN (SELECT y …)` subquery
 // bound as the IN list of the statement; a join of two tables (a
 // nested-loop join binding the outer side's key values into the inner
-// side's statement as an IN list); a UNION or UNION ALL. Parameters, a
-// NOT IN, EXISTS or scalar subquery, and GROUP BY, DISTINCT or aggregates
-// over a join's rows are refused with the reason.
+// side's statement as an IN list, or running it once when the join has
+// no key column), with GROUP BY, DISTINCT or aggregates over the joined
+// rows; a UNION or UNION ALL. Parameters, a NOT IN, EXISTS or scalar
+// subquery, several subqueries and joins of three or more tables are
+// refused with the reason.
+//
+// The proxy plans the shapes this accepts with this same function (an
+// ad-hoc q, Pos.File plan.AdHocFile) and runs them with
+// runtime.RunStepsWith: one operator set for both.
 func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) {
 	var pe *schema.Error
 	if !errors.As(planErr, &pe) || !strings.Contains(pe.Msg, "across data nodes is not supported yet") || !ReturnsRows(q.SQL) {
@@ -109,7 +115,7 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 		planned = strings.Replace(sql, listMarker, "sqlc.slice(bound_values)", 1)
 	}
 	q := &schema.Query{Name: sp.q.Name, Cmd: schema.CmdMany, SQL: planned, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
-	p, err := sp.b.Build(q)
+	p, err := sp.b.buildStep(q)
 	if err != nil {
 		var se *schema.Error
 		if errors.As(err, &se) {
@@ -219,9 +225,14 @@ func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The inner side binds the outer side's values of its first key (JoinRows
+	// compares every key); without a key it runs once, whole.
 	c := sqlparser.Clone(j.Inner.sel)
-	c.AddWhere(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: sqlparser.Clone(j.Inner.keys[0]), Right: sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)}})
-	inner, pi, err := sp.query(sqlparser.String(c), "the inner side of the join", true)
+	keyed := len(j.Inner.keys) > 0
+	if keyed {
+		c.AddWhere(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: sqlparser.Clone(j.Inner.keys[0]), Right: sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)}})
+	}
+	inner, pi, err := sp.query(sqlparser.String(c), "the inner side of the join", keyed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +240,7 @@ func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error)
 		return nil, nil, fmt.Errorf("the sides of the join return %d and %d columns, planned %d and %d", len(po.Columns), len(pi.Columns), len(j.Spec.OuterKinds), len(j.Spec.InnerKinds))
 	}
 	js := &runtime.JoinStep{Outer: outer, Inner: inner, Spec: j.Spec, Output: j.Output, Kinds: j.Kinds, OrderBy: j.OrderBy,
-		Offset: j.Offset, Count: j.Count, Batch: j.Batch}
+		Offset: j.Offset, Count: j.Count, Batch: j.Batch, Null: j.Null}
 	joined := append(append([]*Column(nil), po.Columns...), pi.Columns...)
 	if j.Spec.Left {
 		for i := len(po.Columns); i < len(joined); i++ {

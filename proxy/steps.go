@@ -58,12 +58,18 @@ func (s *Server) maxCrossNodeRows() int {
 }
 
 // steps answers a SELECT q the planner refused (planErr) by evaluating it
-// in steps across data nodes (plan.BuildSteps). ok is false when q has no
-// shape that can be evaluated so: planErr then stands.
+// in steps across data nodes: as generated code does when
+// plan.BuildStepsPlan plans it (stepsPlan), else with the proxy's own
+// operators over plan.BuildSteps. ok is false when q has no shape that can
+// be evaluated so: planErr then stands.
 func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q string, planErr error) (*sqltypes.Result, bool, error) {
 	st, refused := h.s.stepsOf(q, planErr)
 	if st == nil {
 		return nil, refused != nil, refused
+	}
+	if pl := h.s.stepsPlan(q, planErr); pl != nil {
+		res, err := h.runStepsPlan(ctx, c, sess, q, pl)
+		return res, true, err
 	}
 	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows()}
 	w, err := r.run(ctx, st, 1)
@@ -307,7 +313,9 @@ func boundValue(c *column, v any) (plan.BoundValue, error) {
 
 // previewSteps returns the PREVIEW rows of a SELECT the planner refused
 // (planErr) that is evaluated in steps: every step's per-node SQL in the
-// order they run, each after a /* step N: … */ comment; a statement
+// order they run, each after a /* step N: … */ comment. A statement run
+// as generated code runs it (stepsPlan) shows its IN list of values bound
+// from an earlier step as `?`; of the proxy's own operators, a statement
 // whose values come from earlier steps (and which they may route) is shown
 // as written, with data source "(bound)". ok is false when q is not
 // evaluated in steps.
@@ -315,6 +323,16 @@ func (h *handler) previewSteps(q string, planErr error) ([]sqltypes.Row, bool, e
 	st, refused := h.s.stepsOf(q, planErr)
 	if st == nil {
 		return nil, refused != nil, refused
+	}
+	if pl := h.s.stepsPlan(q, planErr); pl != nil {
+		var rows []sqltypes.Row
+		for i, sq := range pl.Steps.Queries() {
+			prefix := fmt.Sprintf("/* step %d: %s */ ", i+1, sq.What)
+			for _, u := range sq.Query.Units {
+				rows = append(rows, sqltypes.Row{sqltypes.NewVarChar(h.s.in.names[u.DataSource]), sqltypes.NewVarChar(prefix + u.SQL)})
+			}
+		}
+		return rows, true, nil
 	}
 	list, err := h.s.b.StepStatements(st)
 	if err != nil {
@@ -390,20 +408,7 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 			}
 			return nil, err
 		}
-		if len(j.Null) > 0 {
-			kept := rows[:0]
-		rows:
-			for _, row := range rows {
-				for _, c := range j.Null {
-					if row[c] != nil {
-						continue rows
-					}
-				}
-				kept = append(kept, row)
-			}
-			rows = kept
-		}
-		joined = append(joined, rows...)
+		joined = append(joined, runtime.NullRows(rows, j.Null)...)
 	}
 	cols := append(append([]column(nil), ow.columns...), icols...)
 	if j.Spec.Left {
@@ -534,35 +539,14 @@ func mergeJoined(j *plan.JoinSteps, joined [][]any, cols []column) (*wireResult,
 	if err != nil {
 		return nil, err
 	}
-	res := &wireResult{Result: &Result{Rows: merged}}
-	funcs := map[int]runtime.AggregateSpec{}
-	for _, a := range j.Merge.Aggregates {
-		funcs[a.Column] = a
+	mcs := make([]runtime.JoinMergeColumn, len(j.MergeColumns))
+	names := make([]string, len(j.MergeColumns))
+	for i, mc := range j.MergeColumns {
+		mcs[i] = runtime.JoinMergeColumn{Op: runtime.JoinMergeOp(mc.Op), Column: mc.Column}
+		names[i] = mc.Name
 	}
-	for i := 0; i < j.Merge.Visible; i++ {
-		mc := j.MergeColumns[i]
-		a, agg := funcs[i]
-		var c column
-		switch {
-		case !agg || a.Func == runtime.AggMin || a.Func == runtime.AggMax:
-			c = cols[mc.Column]
-		case a.Func == runtime.AggCount || a.Func == runtime.AggCountDistinct:
-			c = column{typ: sqltypes.Int64, length: 21}
-		case j.Merge.Kinds[i].Type == runtime.ColumnFloat || mc.Op == plan.JoinValue && cols[mc.Column].typ == sqltypes.Float64:
-			c = column{typ: sqltypes.Float64, length: 23, decimals: notFixedDec}
-		default: // SUM and AVG of exact values: DECIMAL
-			c = column{typ: sqltypes.Decimal, length: 66}
-			if a.Func == runtime.AggAvg || a.Func == runtime.AggAvgDistinct {
-				c.decimals = a.Scale
-			} else if mc.Op == plan.JoinValue {
-				c.decimals = cols[mc.Column].decimals
-			}
-		}
-		c.name, c.nullable = mc.Name, true
-		if mc.Op == plan.JoinOne || mc.Op == plan.JoinNotNull {
-			c.nullable = false
-		}
-		res.columns = append(res.columns, c)
+	res := &wireResult{Result: &Result{Rows: merged}, columns: mergedColumns(j.Merge, mcs, names, cols)}
+	for _, c := range res.columns {
 		res.Columns = append(res.Columns, c.name)
 	}
 	return res, nil

@@ -158,7 +158,7 @@ func TestStepsMaxRows(t *testing.T) {
 	execAll(t, px, xnRows...)
 	require.Equal(t, []string{"int64:1", "int64:4"}, rowsOf(t, px, "SELECT id FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid IN (100, 101, 103)) ORDER BY id"))
 	_, err := px.Exec("SELECT id FROM xn_a WHERE id IN (SELECT a_id FROM xn_b)")
-	require.EqualError(t, err, "Error 1105 (HY000): subquery select a_id from xn_b: the subquery holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the subquery")
+	require.EqualError(t, err, "Error 1105 (HY000): the subquery (select a_id from xn_b) holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the statement")
 	// Over temporary tables each table holds at most that many rows.
 	_, err = px.Exec("SELECT id FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id = a.id AND b.bid IN (100, 101))")
 	require.EqualError(t, err, "Error 1105 (HY000): table xn_a, read for a temporary table (select id, k, `name`, lat, price, `day` from xn_a), holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the statement")
@@ -370,7 +370,8 @@ func TestStepsJoinBatches(t *testing.T) {
 	require.Equal(t, []string{
 		"string:ds_0 | string:/* step 1: outer side of the join */ select a.id, a.`name`, a.id from xn_a as a where a.k = 3",
 		"string:ds_1 | string:/* step 1: outer side of the join */ select a.id, a.`name`, a.id from xn_a as a where a.k = 3",
-		"string:(bound) | string:/* step 2: inner side of the join, run with the key values of every 500 rows of step 1 bound as IN lists, routed by them */ select b.bid, b.a_id from xn_b as b",
+		"string:ds_0 | string:/* step 2: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?) */ select b.bid, b.a_id from xn_b as b where b.a_id in (?)",
+		"string:ds_1 | string:/* step 2: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?) */ select b.bid, b.a_id from xn_b as b where b.a_id in (?)",
 	}, rowsOf(t, px, "PREVIEW SELECT a.id, a.name, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = 3"))
 }
 

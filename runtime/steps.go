@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -72,7 +73,8 @@ type BindStep struct {
 // co-locate: the Outer side's rows are read first; for every Batch of
 // them the Inner side runs with the batch's distinct non-NULL key values
 // (Spec.OuterKeys[0]) bound as its IN list (ListAt), and JoinRows pairs the
-// rows; the joined rows (the outer side's columns, then the inner side's)
+// rows (a join without key columns runs the inner side once, without a
+// list, and pairs every row with every row); the joined rows (the outer side's columns, then the inner side's)
 // are then sorted (OrderBy), paginated (Offset, Count) and projected
 // (Output).
 type JoinStep struct {
@@ -91,6 +93,10 @@ type JoinStep struct {
 	// Batch is the number of outer rows whose key values one run of the
 	// inner side binds.
 	Batch int `json:"batch"`
+	// Null are columns of the joined row that must be NULL (WHERE b.x IS
+	// NULL on the inner side of an outer join): the other joined rows are
+	// dropped before OrderBy or Merge.
+	Null []int `json:"null,omitempty"`
 	// Merge is set for GROUP BY, DISTINCT or aggregates over the joined
 	// rows: every joined row becomes one row of MergeColumns (the partial
 	// aggregates of that row alone), sorted by Merge.OrderBy and merged
@@ -168,7 +174,33 @@ type UnionStep struct {
 // s.MaxCrossNodeRows() rows: more is an error wrapping ErrCrossNodeRows
 // that names the step. Errors of a unit name its data node (NodeError).
 func (s *Sources) RunSteps(ctx context.Context, e Executor, st *Steps) ([][]any, error) {
-	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows()}
+	return s.RunStepsWith(ctx, e, st, nil)
+}
+
+// StepsOptions are what a caller other than generated code adds to
+// RunStepsWith: the proxy, which answers on the wire.
+type StepsOptions struct {
+	// UnitSQL, when set, returns the SQL a route unit runs instead of its
+	// own (after the bound IN list is expanded): the proxy puts its
+	// session's tag before it.
+	UnitSQL func(sql string) string
+	// Columns, when set, receives the back end's column types of each
+	// StepQuery after it ran (of its first unit that returned a row, or of
+	// its first unit run again when none did).
+	Columns func(q *StepQuery, types []*sql.ColumnType)
+	// MaxRows, when positive, replaces the max-cross-node-rows of s.
+	MaxRows int
+}
+
+// RunStepsWith is RunSteps with the options o (nil: none).
+func (s *Sources) RunStepsWith(ctx context.Context, e Executor, st *Steps, o *StepsOptions) ([][]any, error) {
+	if o == nil {
+		o = &StepsOptions{}
+	}
+	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows(), opt: o}
+	if o.MaxRows > 0 {
+		r.limit = o.MaxRows
+	}
 	switch {
 	case st == nil:
 		return nil, errors.New("runtime.RunSteps: nil steps")
@@ -187,6 +219,7 @@ type stepsRun struct {
 	src   *Sources
 	e     Executor
 	limit int
+	opt   *StepsOptions
 }
 
 // MaxCrossNodeRows returns the props' max-cross-node-rows of the DB s
@@ -204,9 +237,10 @@ func tooMany(what string, limit int) error {
 }
 
 // rows runs q, with list as its IN list when q.ListAt is set, and returns
-// at most max rows (more: ErrCrossNodeRows naming what).
+// at most max rows (more: ErrCrossNodeRows naming what and q's SQL).
 func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what string) ([][]any, error) {
 	e, limit := r.e, r.limit
+	what += " (" + q.Stmt.LogicSQL + ")"
 	units := q.Units
 	if q.ListAt != nil {
 		if list == nil {
@@ -221,7 +255,13 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			return nil, err
 		}
 	}
-	if q.Merge != nil && len(units) > 1 {
+	if r.opt.UnitSQL != nil {
+		units = append([]RouteUnit(nil), units...)
+		for i := range units {
+			units[i].SQL = r.opt.UnitSQL(units[i].SQL)
+		}
+	}
+	if q.Merge != nil && len(units) > 1 && r.opt.Columns == nil {
 		merged, err := QueryMerged(ctx, e, &q.Stmt, units, nil, q.Merge, nil)
 		if err != nil {
 			return nil, err
@@ -250,45 +290,87 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			out = append(out, vals)
 		}
 	}
-	var n atomic.Int64
-	rows, err := QueryUnits(ctx, e, &q.Stmt, units, nil, func(r *sql.Rows) ([]any, error) {
+	var (
+		n     atomic.Int64
+		once  sync.Once
+		types []*sql.ColumnType
+		terr  error
+	)
+	perUnit, err := QueryUnitsEach(ctx, e, &q.Stmt, units, nil, func(rs *sql.Rows) ([]any, error) {
 		if n.Add(1) > int64(limit) {
 			return nil, tooMany(what, limit)
+		}
+		if r.opt.Columns != nil {
+			once.Do(func() { types, terr = rs.ColumnTypes() })
 		}
 		vals := make([]any, q.Columns)
 		ptrs := make([]any, len(vals))
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
-		return vals, r.Scan(ptrs...)
+		return vals, rs.Scan(ptrs...)
 	})
 	if errors.Is(err, ErrCrossNodeRows) {
 		return nil, tooMany(what, limit) // without the data node: the step, not the node, holds them
 	}
-	if q.Merge != nil && err == nil {
-		rows, err = mergeOne(q.Merge, rows)
+	if err != nil {
+		return nil, err
 	}
-	return rows, err
+	if r.opt.Columns != nil {
+		if types == nil && terr == nil && len(units) > 0 {
+			// No unit returned a row: ask the first unit again for its columns.
+			rs, err := e.Query(ctx, &q.Stmt, units[0])
+			if err != nil {
+				return nil, err
+			}
+			types, terr = rs.ColumnTypes()
+			if cerr := rs.Close(); terr == nil {
+				terr = cerr
+			}
+		}
+		if terr != nil {
+			return nil, terr
+		}
+		r.opt.Columns(q, types)
+	}
+	if q.Merge != nil {
+		return mergeUnits(q.Merge, perUnit)
+	}
+	var rows [][]any
+	for _, u := range perUnit {
+		rows = append(rows, u...)
+	}
+	return rows, nil
 }
 
 // mergeOne applies a merge spec to the rows of one source, already in the
 // order the merge needs (a single unit's SQL ordered them).
 func mergeOne(spec *MergeSpec, rows [][]any) ([][]any, error) {
-	cells := make([][]Cell, len(rows))
-	for r, row := range rows {
-		cells[r] = make([]Cell, len(row))
-		for c, v := range row {
-			kind := ColumnKind{Type: ColumnBytes}
-			if c < len(spec.Kinds) {
-				kind = spec.Kinds[c]
-			}
-			var err error
-			if cells[r][c], err = DecodeCell(kind, v); err != nil {
-				return nil, err
+	return mergeUnits(spec, [][][]any{rows})
+}
+
+// mergeUnits applies a merge spec to the rows of each unit, each already
+// in the order the merge needs (the unit's SQL ordered them).
+func mergeUnits(spec *MergeSpec, perUnit [][][]any) ([][]any, error) {
+	sources := make([]RowSource, len(perUnit))
+	for u, rows := range perUnit {
+		cells := make([][]Cell, len(rows))
+		for r, row := range rows {
+			cells[r] = make([]Cell, len(row))
+			for c, v := range row {
+				kind := ColumnKind{Type: ColumnBytes}
+				if c < len(spec.Kinds) {
+					kind = spec.Kinds[c]
+				}
+				var err error
+				if cells[r][c], err = DecodeCell(kind, v); err != nil {
+					return nil, err
+				}
 			}
 		}
+		sources[u] = NewBufferedRows(cells)
 	}
-	src, err := Merge(spec, nil, []RowSource{NewBufferedRows(cells)})
+	src, err := Merge(spec, nil, sources)
 	if err != nil {
 		return nil, err
 	}
@@ -346,14 +428,25 @@ func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := j.Spec.OuterKeys[0]
 	batch := max(j.Batch, 1)
-	var joined [][]any
+	var (
+		joined [][]any
+		once   [][]any // the inner side's rows when it binds no key
+	)
+	keyed := len(j.Spec.OuterKeys) > 0
+	if !keyed {
+		if once, err = j.Inner.rows(ctx, r, nil, "the inner side of the join"); err != nil {
+			return nil, err
+		}
+	}
 	for start := 0; start == 0 || start < len(outer); start += batch {
 		part := outer[start:min(start+batch, len(outer))]
-		inner, err := j.Inner.rows(ctx, r, listValues(part, key, j.Spec.OuterKinds[key]), "the inner side of the join")
-		if err != nil {
-			return nil, err
+		inner := once
+		if keyed {
+			key := j.Spec.OuterKeys[0]
+			if inner, err = j.Inner.rows(ctx, r, listValues(part, key, j.Spec.OuterKinds[key]), "the inner side of the join"); err != nil {
+				return nil, err
+			}
 		}
 		rows, err := JoinRows(&j.Spec, part, inner, r.limit-len(joined))
 		if errors.Is(err, ErrJoinRows) {
@@ -362,7 +455,7 @@ func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		joined = append(joined, rows...)
+		joined = append(joined, NullRows(rows, j.Null)...)
 	}
 	if j.Merge != nil {
 		return MergeJoined(j.Merge, j.MergeColumns, joined)
@@ -473,4 +566,55 @@ func valueCell(v any) Cell {
 		return TimeCell(x)
 	}
 	return StringCell(fmt.Sprint(v))
+}
+
+// StepsQuery is one statement of a Steps with what it is, as explain and
+// the proxy's PREVIEW show it.
+type StepsQuery struct {
+	// What says what the statement is, e.g. "outer side of the join".
+	What  string
+	Query *StepQuery
+}
+
+// Queries returns the statements of st in the order RunSteps first runs
+// them.
+func (st *Steps) Queries() []StepsQuery {
+	switch {
+	case st.Bind != nil:
+		return []StepsQuery{{"the IN subquery", st.Bind.Subquery},
+			{"the statement, its IN list (?) the values of step 1", st.Bind.Statement}}
+	case st.Join != nil:
+		j := st.Join
+		what := fmt.Sprintf("inner side of the join, run for every %d rows of step 1 with their key values as its IN list (?)", j.Batch)
+		if j.Inner.ListAt == nil {
+			what = "inner side of the join, run once (no key columns): every outer row pairs with every inner row"
+		}
+		return []StepsQuery{{"outer side of the join", j.Outer}, {what, j.Inner}}
+	case st.Union != nil:
+		out := make([]StepsQuery, len(st.Union.Parts))
+		for i, part := range st.Union.Parts {
+			out[i] = StepsQuery{fmt.Sprintf("SELECT %d of the UNION", i+1), part}
+		}
+		return out
+	}
+	return nil
+}
+
+// NullRows keeps the rows whose columns cols are all NULL (JoinStep.Null),
+// in place; every row when cols is empty.
+func NullRows(rows [][]any, cols []int) [][]any {
+	if len(cols) == 0 {
+		return rows
+	}
+	kept := rows[:0]
+rows:
+	for _, row := range rows {
+		for _, c := range cols {
+			if row[c] != nil {
+				continue rows
+			}
+		}
+		kept = append(kept, row)
+	}
+	return kept
 }

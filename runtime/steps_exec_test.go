@@ -92,7 +92,7 @@ func TestRunStepsJoinBindUnion(t *testing.T) {
 	_, src5 := openTestSources(t, "  max-cross-node-rows: 5\n")
 	_, err = src5.RunSteps(ctx, src5, join)
 	require.ErrorIs(t, err, shardrt.ErrCrossNodeRows)
-	require.EqualError(t, err, "the outer side of the join holds more rows than max-cross-node-rows allows (5); raise it in props or narrow the statement")
+	require.EqualError(t, err, "the outer side of the join (SELECT id, v FROM steps_a) holds more rows than max-cross-node-rows allows (5); raise it in props or narrow the statement")
 	_, src8 := openTestSources(t, "  max-cross-node-rows: 8\n")
 	_, err = src8.RunSteps(ctx, src8, union)
 	require.EqualError(t, err, "the UNION holds more rows than max-cross-node-rows allows (8); raise it in props or narrow the statement")

@@ -224,31 +224,32 @@ func writeStepsText(b *strings.Builder, pl *plan.Plan) {
 		}
 		return fmt.Sprintf(", limit %d, %d", offset, count)
 	}
+	for _, q := range s.Queries() {
+		step(q.What, q.Query)
+	}
 	switch {
-	case s.Bind != nil:
-		step("the IN subquery", s.Bind.Subquery)
-		step(fmt.Sprintf("the statement, its IN list (?) the values of step %d", n), s.Bind.Statement)
 	case s.Join != nil:
 		j := s.Join
-		step("outer side of the join", j.Outer)
-		step(fmt.Sprintf("inner side of the join, run for every %d rows of step %d with their key values as its IN list (?)", j.Batch, n), j.Inner)
 		kind := "inner"
 		if j.Spec.Left {
 			kind = "left outer"
 		}
+		on := fmt.Sprintf("on outer %s = inner %s", cols(j.Spec.OuterKeys), cols(j.Spec.InnerKeys))
+		if len(j.Spec.OuterKeys) == 0 {
+			on = "without key columns"
+		}
+		if len(j.Null) > 0 {
+			on += fmt.Sprintf(", only the joined rows where %s IS NULL", cols(j.Null))
+		}
 		if j.Merge != nil {
 			mp := &plan.Plan{Merge: j.Merge, Columns: pl.Columns}
-			fmt.Fprintf(b, "  then: %s join on outer %s = inner %s; each joined row (outer columns, then inner) a row of partial aggregates, merged: %s\n",
-				kind, cols(j.Spec.OuterKeys), cols(j.Spec.InnerKeys), mergeText(mp))
+			fmt.Fprintf(b, "  then: %s join %s; each joined row (outer columns, then inner) a row of partial aggregates, merged: %s\n", kind, on, mergeText(mp))
 			break
 		}
-		fmt.Fprintf(b, "  then: %s join on outer %s = inner %s; joined rows (outer columns, then inner) ordered by %s%s; output %s\n",
-			kind, cols(j.Spec.OuterKeys), cols(j.Spec.InnerKeys), order(j.OrderBy), limit(j.Offset, j.Count), cols(j.Output))
+		fmt.Fprintf(b, "  then: %s join %s; joined rows (outer columns, then inner) ordered by %s%s; output %s\n",
+			kind, on, order(j.OrderBy), limit(j.Offset, j.Count), cols(j.Output))
 	case s.Union != nil:
 		u := s.Union
-		for i, part := range u.Parts {
-			step(fmt.Sprintf("SELECT %d of the UNION", i+1), part)
-		}
 		dedup := "UNION ALL"
 		if u.Distinct > 0 {
 			dedup = fmt.Sprintf("the rows of SELECTs 1-%d deduplicated", u.Distinct)

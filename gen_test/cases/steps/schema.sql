@@ -15,3 +15,10 @@ CREATE TABLE g50_city (
   city VARCHAR(16) NOT NULL PRIMARY KEY,
   country VARCHAR(16) NOT NULL
 ) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;
+
+CREATE TABLE g50_tag (
+  tag_id BIGINT NOT NULL PRIMARY KEY,
+  user_id BIGINT NULL,
+  label VARCHAR(16) CHARACTER SET latin1 NULL,
+  note VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NULL
+) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;

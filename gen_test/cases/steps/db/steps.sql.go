@@ -1086,3 +1086,707 @@ func (q *Queries) CountUsersOfBigOrders(ctx context.Context) (CountUsersOfBigOrd
 	err = shardrt.ScanValues(row, &r.N, &r.Top)
 	return r, err
 }
+
+// addTagStmt is the logic statement of AddTag (queries/steps.sql:75).
+var addTagStmt = shardrt.Stmt{Name: "AddTag", LogicSQL: "INSERT INTO g50_tag (tag_id, user_id, label, note) VALUES (?, ?, ?, ?)"}
+
+// addTagUnits are the route units of AddTag: one per data node of g50_tag in
+// data node order. DataSource indexes dataSourceNames.
+var addTagUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g50_tag (tag_id, user_id, label, note) VALUES (?, ?, ?, ?)"}, // ds_0.g50_tag
+	{DataSource: 1, SQL: "INSERT INTO g50_tag (tag_id, user_id, label, note) VALUES (?, ?, ?, ?)"}, // ds_1.g50_tag
+}
+
+// AddTag runs the :exec query at queries/steps.sql:75.
+//
+// Route: SingleNode on g50_tag (database: tag_id MOD), computed inline.
+func (q *Queries) AddTag(ctx context.Context, tagID int64, userID sql.NullInt64, label sql.NullString, note sql.NullString) error {
+	ds := shardrt.Mod(tagID, 2)
+	_, err := q.ex.Exec(ctx, &addTagStmt, addTagUnits[ds], tagID, userID, label, note)
+	return err
+}
+
+// tagsOfSameNoteSteps are the steps of TagsOfSameNote (queries/steps.sql:78),
+// evaluated across data nodes as a nested-loop join: the outer side's rows,
+// then the inner side's for each batch of their key values, bound as its IN
+// list. Every statement's route units were chosen at generate time; the IN list
+// is the only SQL built at run time. DataSource indexes dataSourceNames.
+var tagsOfSameNoteSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfSameNote", LogicSQL: "select a.tag_id, a.note, a.note, weight_string(a.note) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.note, 0) = ' ', weight_string(CONCAT(LEFT(a.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3, a.tag_id from g50_tag as a"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select a.tag_id, a.note, a.note, weight_string(a.note) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.note, 0) = ' ', weight_string(CONCAT(LEFT(a.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3, a.tag_id from g50_tag as a"},
+				{DataSource: 1, SQL: "select a.tag_id, a.note, a.note, weight_string(a.note) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.note, 0) = ' ', weight_string(CONCAT(LEFT(a.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3, a.tag_id from g50_tag as a"},
+			},
+			Columns: 6,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfSameNote", LogicSQL: "select b.tag_id as other_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b where b.note in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select b.tag_id as other_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b where b.note in (?)"},
+				{DataSource: 1, SQL: "select b.tag_id as other_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b where b.note in (?)"},
+			},
+			Columns: 4,
+			ListAt:  []int{221, 221},
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{2},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnString, Weight: 3},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Weight: 2},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+			},
+		},
+		Output: []int{0, 6, 1},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnString, Weight: 3},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Weight: 8},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 5},
+			{Column: 6},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// TagsOfSameNoteRow is one row of TagsOfSameNote.
+type TagsOfSameNoteRow struct {
+	TagID   int64
+	OtherID int64
+	Note    sql.NullString
+}
+
+// A self-join on a utf8mb4_unicode_ci column: JoinRows compares the keys
+// under that collation (every emoji equal, ss = ß).
+//
+// It is evaluated in steps across data nodes (tagsOfSameNoteSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) TagsOfSameNote(ctx context.Context) ([]TagsOfSameNoteRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &tagsOfSameNoteSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TagsOfSameNoteRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].OtherID, &out[i].Note); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// tagsOfSameLabelSteps are the steps of TagsOfSameLabel (queries/steps.sql:84),
+// evaluated across data nodes as a nested-loop join: the outer side's rows,
+// then the inner side's for each batch of their key values, bound as its IN
+// list. Every statement's route units were chosen at generate time; the IN list
+// is the only SQL built at run time. DataSource indexes dataSourceNames.
+var tagsOfSameLabelSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfSameLabel", LogicSQL: "select a.tag_id, a.label, a.label, weight_string(a.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.label, 0) = ' ', weight_string(CONCAT(LEFT(a.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3, a.tag_id from g50_tag as a"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select a.tag_id, a.label, a.label, weight_string(a.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.label, 0) = ' ', weight_string(CONCAT(LEFT(a.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3, a.tag_id from g50_tag as a"},
+				{DataSource: 1, SQL: "select a.tag_id, a.label, a.label, weight_string(a.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.label, 0) = ' ', weight_string(CONCAT(LEFT(a.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3, a.tag_id from g50_tag as a"},
+			},
+			Columns: 6,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfSameLabel", LogicSQL: "select b.tag_id as other_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b where b.label in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select b.tag_id as other_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b where b.label in (?)"},
+				{DataSource: 1, SQL: "select b.tag_id as other_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b where b.label in (?)"},
+			},
+			Columns: 4,
+			ListAt:  []int{226, 226},
+		},
+		Spec: shardrt.JoinSpec{
+			Left:      true,
+			OuterKeys: []int{2},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnString, Weight: 3},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Weight: 2},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+			},
+		},
+		Output: []int{0, 1, 6},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnString, Weight: 3},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Weight: 8},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 5},
+			{Column: 6},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// TagsOfSameLabelRow is one row of TagsOfSameLabel.
+type TagsOfSameLabelRow struct {
+	TagID   int64
+	Label   sql.NullString
+	OtherID sql.NullInt64
+}
+
+// LEFT JOIN on a latin1 column (latin1_swedish_ci: y = ü, Ä = Æ).
+//
+// It is evaluated in steps across data nodes (tagsOfSameLabelSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) TagsOfSameLabel(ctx context.Context) ([]TagsOfSameLabelRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &tagsOfSameLabelSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TagsOfSameLabelRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].Label, &out[i].OtherID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// labelsSteps are the steps of Labels (queries/steps.sql:89), evaluated across
+// data nodes as a UNION. Every statement's route units were chosen at generate
+// time; the IN list is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
+var labelsSteps = shardrt.Steps{
+	Union: &shardrt.UnionStep{
+		Parts: []*shardrt.StepQuery{
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "Labels", LogicSQL: "select label, weight_string(label) as WEIGHT_STRING_DERIVED_0, IF(LEFT(label, 0) = ' ', weight_string(CONCAT(LEFT(label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id in (1, 2, 3)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select label, weight_string(label) as WEIGHT_STRING_DERIVED_0, IF(LEFT(label, 0) = ' ', weight_string(CONCAT(LEFT(label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id in (1, 2, 3)"},
+					{DataSource: 1, SQL: "select label, weight_string(label) as WEIGHT_STRING_DERIVED_0, IF(LEFT(label, 0) = ' ', weight_string(CONCAT(LEFT(label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id in (1, 2, 3)"},
+				},
+				Columns: 3,
+			},
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "Labels", LogicSQL: "select label, weight_string(label) as WEIGHT_STRING_DERIVED_0, IF(LEFT(label, 0) = ' ', weight_string(CONCAT(LEFT(label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id not in (1, 2, 3)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select label, weight_string(label) as WEIGHT_STRING_DERIVED_0, IF(LEFT(label, 0) = ' ', weight_string(CONCAT(LEFT(label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id not in (1, 2, 3)"},
+					{DataSource: 1, SQL: "select label, weight_string(label) as WEIGHT_STRING_DERIVED_0, IF(LEFT(label, 0) = ' ', weight_string(CONCAT(LEFT(label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id not in (1, 2, 3)"},
+				},
+				Columns: 3,
+			},
+		},
+		Distinct: 2,
+		Visible:  1,
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnString, Weight: 1},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+		},
+		OrderBy: []shardrt.SortKey{
+			{},
+		},
+		Count: -1,
+	},
+}
+
+// UNION deduplicates latin1 values under latin1_swedish_ci; the first
+// SELECT's value of each class stays.
+//
+// It is evaluated in steps across data nodes (labelsSteps); a step holding more
+// rows than the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows.
+func (q *Queries) Labels(ctx context.Context) ([]sql.NullString, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &labelsSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sql.NullString, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// notesSteps are the steps of Notes (queries/steps.sql:94), evaluated across
+// data nodes as a UNION. Every statement's route units were chosen at generate
+// time; the IN list is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
+var notesSteps = shardrt.Steps{
+	Union: &shardrt.UnionStep{
+		Parts: []*shardrt.StepQuery{
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "Notes", LogicSQL: "select note, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id in (1, 2, 3)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select note, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id in (1, 2, 3)"},
+					{DataSource: 1, SQL: "select note, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id in (1, 2, 3)"},
+				},
+				Columns: 3,
+			},
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "Notes", LogicSQL: "select note, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id not in (1, 2, 3)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select note, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id not in (1, 2, 3)"},
+					{DataSource: 1, SQL: "select note, weight_string(note) as WEIGHT_STRING_DERIVED_0, IF(LEFT(note, 0) = ' ', weight_string(CONCAT(LEFT(note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag where tag_id not in (1, 2, 3)"},
+				},
+				Columns: 3,
+			},
+		},
+		Distinct: 2,
+		Visible:  1,
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnString, Weight: 1},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+		},
+		OrderBy: []shardrt.SortKey{
+			{},
+		},
+		Count: -1,
+	},
+}
+
+// Notes runs the :many query at queries/steps.sql:94.
+//
+// It is evaluated in steps across data nodes (notesSteps); a step holding more
+// rows than the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows.
+func (q *Queries) Notes(ctx context.Context) ([]sql.NullString, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &notesSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sql.NullString, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// tagsWithNoteOfSteps are the steps of TagsWithNoteOf (queries/steps.sql:97),
+// evaluated across data nodes as its IN (SELECT …) subquery, whose values are
+// bound as the statement's IN list. Every statement's route units were chosen
+// at generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var tagsWithNoteOfSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsWithNoteOf", LogicSQL: "select note from g50_tag where tag_id in (1, 2)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select note from g50_tag where tag_id in (1, 2)"},
+				{DataSource: 1, SQL: "select note from g50_tag where tag_id in (1, 2)"},
+			},
+			Columns: 1,
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsWithNoteOf", LogicSQL: "select tag_id, note from g50_tag where note in (?) order by tag_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select tag_id, note from g50_tag where note in (?) order by tag_id asc"},
+				{DataSource: 1, SQL: "select tag_id, note from g50_tag where note in (?) order by tag_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt: []int{48, 48},
+		},
+	},
+}
+
+// TagsWithNoteOfRow is one row of TagsWithNoteOf.
+type TagsWithNoteOfRow struct {
+	TagID int64
+	Note  sql.NullString
+}
+
+// The bound IN list compares under the column's collation (unicode_ci).
+//
+// It is evaluated in steps across data nodes (tagsWithNoteOfSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) TagsWithNoteOf(ctx context.Context) ([]TagsWithNoteOfRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &tagsWithNoteOfSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TagsWithNoteOfRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].Note); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// tagsWithLabelOfSteps are the steps of TagsWithLabelOf
+// (queries/steps.sql:102), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var tagsWithLabelOfSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsWithLabelOf", LogicSQL: "select label from g50_tag where tag_id in (1, 3)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 1, SQL: "select label from g50_tag where tag_id in (1, 3)"},
+			},
+			Columns: 1,
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsWithLabelOf", LogicSQL: "select tag_id, label from g50_tag where label in (?) order by tag_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select tag_id, label from g50_tag where label in (?) order by tag_id asc"},
+				{DataSource: 1, SQL: "select tag_id, label from g50_tag where label in (?) order by tag_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt: []int{50, 50},
+		},
+	},
+}
+
+// TagsWithLabelOfRow is one row of TagsWithLabelOf.
+type TagsWithLabelOfRow struct {
+	TagID int64
+	Label sql.NullString
+}
+
+// TagsWithLabelOf runs the :many query at queries/steps.sql:102.
+//
+// It is evaluated in steps across data nodes (tagsWithLabelOfSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) TagsWithLabelOf(ctx context.Context) ([]TagsWithLabelOfRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &tagsWithLabelOfSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TagsWithLabelOfRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].Label); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// usersWithoutTagsSteps are the steps of UsersWithoutTags
+// (queries/steps.sql:106), evaluated across data nodes as a nested-loop join:
+// the outer side's rows, then the inner side's for each batch of their key
+// values, bound as its IN list. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var usersWithoutTagsSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersWithoutTags", LogicSQL: "select u.user_id, u.`name`, u.user_id, u.user_id from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id, u.`name`, u.user_id, u.user_id from g50_user as u"},
+				{DataSource: 1, SQL: "select u.user_id, u.`name`, u.user_id, u.user_id from g50_user as u"},
+			},
+			Columns: 4,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersWithoutTags", LogicSQL: "select t.user_id, t.tag_id from g50_tag as t where t.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select t.user_id, t.tag_id from g50_tag as t where t.user_id in (?)"},
+				{DataSource: 1, SQL: "select t.user_id, t.tag_id from g50_tag as t where t.user_id in (?)"},
+			},
+			Columns: 2,
+			ListAt:  []int{65, 65},
+		},
+		Spec: shardrt.JoinSpec{
+			Left:      true,
+			OuterKeys: []int{2},
+			InnerKeys: []int{0},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Output: []int{0, 1},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 3},
+		},
+		Count: -1,
+		Batch: 500,
+		Null:  []int{5},
+	},
+}
+
+// UsersWithoutTagsRow is one row of UsersWithoutTags.
+type UsersWithoutTagsRow struct {
+	UserID int64
+	Name   string
+}
+
+// An anti-join: WHERE t.x IS NULL on the inner side of a LEFT JOIN keeps
+// the users no tag joins.
+//
+// It is evaluated in steps across data nodes (usersWithoutTagsSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) UsersWithoutTags(ctx context.Context) ([]UsersWithoutTagsRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &usersWithoutTagsSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UsersWithoutTagsRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// tagsOfUsersByNoteSteps are the steps of TagsOfUsersByNote
+// (queries/steps.sql:112), evaluated across data nodes as a nested-loop join:
+// the outer side's rows, then the inner side's for each batch of their key
+// values, bound as its IN list. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var tagsOfUsersByNoteSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfUsersByNote", LogicSQL: "select t.user_id, t.tag_id, t.note, weight_string(t.note), IF(LEFT(t.note, 0) = ' ', weight_string(CONCAT(LEFT(t.note, 0), ' ')), '') from g50_tag as t"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select t.user_id, t.tag_id, t.note, weight_string(t.note), IF(LEFT(t.note, 0) = ' ', weight_string(CONCAT(LEFT(t.note, 0), ' ')), '') from g50_tag as t"},
+				{DataSource: 1, SQL: "select t.user_id, t.tag_id, t.note, weight_string(t.note), IF(LEFT(t.note, 0) = ' ', weight_string(CONCAT(LEFT(t.note, 0), ' ')), '') from g50_tag as t"},
+			},
+			Columns: 5,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfUsersByNote", LogicSQL: "select u.user_id from g50_user as u where u.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id from g50_user as u where u.user_id in (?)"},
+				{DataSource: 1, SQL: "select u.user_id from g50_user as u where u.user_id in (?)"},
+			},
+			Columns: 1,
+			ListAt:  []int{56, 56},
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{0},
+			InnerKeys: []int{0},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnInt},
+		},
+		Count: -1,
+		Batch: 500,
+		Merge: &shardrt.MergeSpec{
+			Columns: 5,
+			Visible: 2,
+			Kinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Weight: 3},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+			},
+			OrderBy: []shardrt.SortKey{
+				{},
+			},
+			GroupBy: []int{2},
+			Aggregates: []shardrt.AggregateSpec{
+				{Func: shardrt.AggMin},
+				{Column: 1, Func: shardrt.AggCount},
+			},
+			Count: shardrt.NoLimit,
+		},
+		MergeColumns: []shardrt.JoinMergeColumn{
+			{Column: 1},
+			{Op: shardrt.JoinOne},
+			{Column: 2},
+			{Column: 3},
+			{Column: 4},
+		},
+	},
+}
+
+// TagsOfUsersByNoteRow is one row of TagsOfUsersByNote.
+type TagsOfUsersByNoteRow struct {
+	FirstTag sql.NullInt64
+	N        int64
+}
+
+// GROUP BY a unicode_ci column over joined rows.
+//
+// It is evaluated in steps across data nodes (tagsOfUsersByNoteSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) TagsOfUsersByNote(ctx context.Context) ([]TagsOfUsersByNoteRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &tagsOfUsersByNoteSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TagsOfUsersByNoteRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].FirstTag, &out[i].N); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// tagsTimesBigUsersSteps are the steps of TagsTimesBigUsers
+// (queries/steps.sql:117), evaluated across data nodes as a nested-loop join:
+// the outer side's rows, then the inner side's for each batch of their key
+// values, bound as its IN list. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var tagsTimesBigUsersSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsTimesBigUsers", LogicSQL: "select t.tag_id, t.tag_id from g50_tag as t where t.tag_id in (1, 2, 3)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select t.tag_id, t.tag_id from g50_tag as t where t.tag_id in (1, 2, 3)"},
+				{DataSource: 1, SQL: "select t.tag_id, t.tag_id from g50_tag as t where t.tag_id in (1, 2, 3)"},
+			},
+			Columns: 2,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsTimesBigUsers", LogicSQL: "select u.user_id, u.user_id from g50_user as u where u.city = 'paris'"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id, u.user_id from g50_user as u where u.city = 'paris'"},
+				{DataSource: 1, SQL: "select u.user_id, u.user_id from g50_user as u where u.city = 'paris'"},
+			},
+			Columns: 2,
+		},
+		Spec: shardrt.JoinSpec{OuterKinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		}, InnerKinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		}},
+		Output: []int{0, 2},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 1},
+			{Column: 3},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// TagsTimesBigUsersRow is one row of TagsTimesBigUsers.
+type TagsTimesBigUsersRow struct {
+	TagID  int64
+	UserID int64
+}
+
+// No key column: the inner side runs once, every outer row pairs with
+// every inner row.
+//
+// It is evaluated in steps across data nodes (tagsTimesBigUsersSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) TagsTimesBigUsers(ctx context.Context) ([]TagsTimesBigUsersRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &tagsTimesBigUsersSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TagsTimesBigUsersRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].UserID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -71,3 +71,51 @@ ORDER BY user_id DESC;
 -- An aggregate over a bound sharding column: one row, merged.
 SELECT COUNT(*) AS n, MAX(name) AS top FROM g50_user
 WHERE user_id IN (SELECT user_id FROM g50_order WHERE amount > 5);
+
+-- name: AddTag :exec
+INSERT INTO g50_tag (tag_id, user_id, label, note) VALUES (?, ?, ?, ?);
+
+-- name: TagsOfSameNote :many
+-- A self-join on a utf8mb4_unicode_ci column: JoinRows compares the keys
+-- under that collation (every emoji equal, ss = ß).
+SELECT a.tag_id, b.tag_id AS other_id, a.note FROM g50_tag a JOIN g50_tag b ON b.note = a.note
+ORDER BY a.tag_id, other_id;
+
+-- name: TagsOfSameLabel :many
+-- LEFT JOIN on a latin1 column (latin1_swedish_ci: y = ü, Ä = Æ).
+SELECT a.tag_id, a.label, b.tag_id AS other_id FROM g50_tag a LEFT JOIN g50_tag b ON b.label = a.label
+ORDER BY a.tag_id, other_id;
+
+-- name: Labels :many
+-- UNION deduplicates latin1 values under latin1_swedish_ci; the first
+-- SELECT's value of each class stays.
+SELECT label FROM g50_tag WHERE tag_id IN (1, 2, 3) UNION SELECT label FROM g50_tag WHERE tag_id NOT IN (1, 2, 3) ORDER BY label;
+
+-- name: Notes :many
+SELECT note FROM g50_tag WHERE tag_id IN (1, 2, 3) UNION SELECT note FROM g50_tag WHERE tag_id NOT IN (1, 2, 3) ORDER BY note;
+
+-- name: TagsWithNoteOf :many
+-- The bound IN list compares under the column's collation (unicode_ci).
+SELECT tag_id, note FROM g50_tag WHERE note IN (SELECT note FROM g50_tag WHERE tag_id IN (1, 2))
+ORDER BY tag_id;
+
+-- name: TagsWithLabelOf :many
+SELECT tag_id, label FROM g50_tag WHERE label IN (SELECT label FROM g50_tag WHERE tag_id IN (1, 3))
+ORDER BY tag_id;
+
+-- name: UsersWithoutTags :many
+-- An anti-join: WHERE t.x IS NULL on the inner side of a LEFT JOIN keeps
+-- the users no tag joins.
+SELECT u.user_id, u.name FROM g50_user u LEFT JOIN g50_tag t ON t.user_id = u.user_id
+WHERE t.tag_id IS NULL ORDER BY u.user_id;
+
+-- name: TagsOfUsersByNote :many
+-- GROUP BY a unicode_ci column over joined rows.
+SELECT MIN(t.tag_id) AS first_tag, COUNT(*) AS n FROM g50_tag t JOIN g50_user u ON u.user_id = t.user_id
+GROUP BY t.note ORDER BY first_tag;
+
+-- name: TagsTimesBigUsers :many
+-- No key column: the inner side runs once, every outer row pairs with
+-- every inner row.
+SELECT t.tag_id, u.user_id FROM g50_tag t JOIN g50_user u ON u.city = 'paris'
+WHERE t.tag_id IN (1, 2, 3) ORDER BY t.tag_id, u.user_id;

@@ -1,0 +1,243 @@
+package proxy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/sqltypes"
+
+	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/runtime"
+	"github.com/shardgen/shardgen/schema"
+)
+
+// One operator set. A SELECT the planner refuses because its tables do
+// not co-locate is planned first as generated code plans it
+// (plan.BuildStepsPlan: every step's statement planned whole, routes and
+// per-node SQL included) and run by runtime.RunStepsWith, the operators
+// generated code runs; the rows become the wire result here. The
+// proxy's own operators (steps.go: bound literals, statements planned at
+// run time from earlier steps' values; steps_federation.go) remain for
+// the shapes runtime.Steps cannot express yet, which BuildStepsPlan
+// refuses with the reason:
+//
+//   - a NOT IN, EXISTS or scalar subquery, several subqueries, a row
+//     constructor IN (SELECT …), a subquery bound into a statement that
+//     itself needs steps;
+//   - a join of three or more tables (the outer side is itself a join
+//     evaluated in steps), a join whose side routes by the bound values to
+//     one data node for several tables, HAVING or a correlated subquery;
+//   - a UNION whose SELECT needs steps of its own;
+//   - a statement with a ? inside a literal (BuildStepsPlan refuses any ?)
+//     and every shape federation answers (derived tables, correlated
+//     subqueries).
+
+// stepsPlan returns the plan of the SELECT q the planner refused (planErr)
+// evaluated in steps as generated code evaluates it, its route units'
+// data sources numbered as the interpreter's; nil when BuildStepsPlan
+// refuses q (the proxy's own operators then evaluate it).
+func (s *Server) stepsPlan(q string, planErr error) *plan.Plan {
+	pos := schema.Pos{File: plan.AdHocFile, Line: 1, Col: 1}
+	pl, err := s.b.BuildStepsPlan(&schema.Query{Name: "steps", Cmd: schema.CmdMany, SQL: q, AllowFullRoute: true, Pos: pos, SQLPos: pos}, planErr)
+	if err != nil || pl.Steps == nil {
+		return nil
+	}
+	ds := make([]int, len(pl.Route.DataSources))
+	for i, name := range pl.Route.DataSources {
+		ds[i] = -1
+		for j, n := range s.in.names {
+			if n == name {
+				ds[i] = j
+			}
+		}
+		if ds[i] < 0 {
+			return nil
+		}
+	}
+	st := *pl.Steps
+	remap := func(q *runtime.StepQuery) *runtime.StepQuery {
+		c := *q
+		c.Units = append([]runtime.RouteUnit(nil), q.Units...)
+		for i := range c.Units {
+			c.Units[i].DataSource = ds[c.Units[i].DataSource]
+		}
+		return &c
+	}
+	switch {
+	case st.Bind != nil:
+		b := *st.Bind
+		b.Subquery, b.Statement = remap(b.Subquery), remap(b.Statement)
+		st.Bind = &b
+	case st.Join != nil:
+		j := *st.Join
+		j.Outer, j.Inner = remap(j.Outer), remap(j.Inner)
+		st.Join = &j
+	case st.Union != nil:
+		u := *st.Union
+		u.Parts = make([]*runtime.StepQuery, len(st.Union.Parts))
+		for i, p := range st.Union.Parts {
+			u.Parts[i] = remap(p)
+		}
+		st.Union = &u
+	}
+	pl.Steps = &st
+	return pl
+}
+
+// runStepsPlan answers the SELECT q with its plan pl (stepsPlan): the
+// steps run by runtime.RunStepsWith on the session's executor (its
+// transaction, when open), each unit tagged as executeWire tags it, and
+// the rows are sent with the column types the back ends gave the steps'
+// statements.
+func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session, q string, pl *plan.Plan) (*sqltypes.Result, error) {
+	e, err := h.executor(c, sess)
+	if err != nil {
+		return nil, err
+	}
+	types := map[*runtime.StepQuery][]*sql.ColumnType{}
+	opt := &runtime.StepsOptions{
+		MaxRows: h.s.maxCrossNodeRows(),
+		Columns: func(q *runtime.StepQuery, t []*sql.ColumnType) { types[q] = t },
+		UnitSQL: func(u string) string {
+			if sess.noBackslash {
+				u = standardToNoBackslash(u)
+			}
+			return sess.tag + u
+		},
+	}
+	rows, err := h.s.in.src.RunStepsWith(ctx, e, pl.Steps, opt)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := stepsColumns(pl, types)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cols {
+		cols[i].name = originalName(q, cols[i].name)
+	}
+	return rowsResult(cols, rows, resultCollation(c))
+}
+
+// stepsColumns returns the wire columns of the result of pl.Steps from
+// the back ends' column types of its statements (types): the statement's
+// of a bound subquery; a join's projected from the outer side's and the
+// inner side's (nullable on the inner side of an outer join), or computed
+// for its aggregates; a UNION's first SELECT's, nullable where any
+// SELECT's is.
+func stepsColumns(pl *plan.Plan, types map[*runtime.StepQuery][]*sql.ColumnType) ([]column, error) {
+	st := pl.Steps
+	read := func(q *runtime.StepQuery, n int) ([]column, error) {
+		t := types[q]
+		if len(t) < n {
+			return nil, fmt.Errorf("a step of the statement returned %d columns, want %d", len(t), n)
+		}
+		cols := make([]column, n)
+		for i := range cols {
+			cols[i] = columnOf(t[i].Name(), t[i])
+		}
+		return cols, nil
+	}
+	var (
+		cols []column
+		err  error
+	)
+	switch {
+	case st.Bind != nil:
+		cols, err = read(st.Bind.Statement, len(pl.Columns))
+	case st.Union != nil:
+		u := st.Union
+		for i, part := range u.Parts {
+			pc, perr := read(part, u.Visible)
+			if perr != nil {
+				return nil, perr
+			}
+			if i == 0 {
+				cols = pc
+				continue
+			}
+			for k := range cols {
+				cols[k].nullable = cols[k].nullable || pc[k].nullable
+			}
+		}
+	case st.Join != nil:
+		j := st.Join
+		oc, oerr := read(j.Outer, len(j.Spec.OuterKinds))
+		if oerr != nil {
+			return nil, oerr
+		}
+		ic, ierr := read(j.Inner, len(j.Spec.InnerKinds))
+		if ierr != nil {
+			return nil, ierr
+		}
+		if j.Spec.Left {
+			for i := range ic {
+				ic[i].nullable = true
+			}
+		}
+		joined := append(oc, ic...)
+		if j.Merge != nil {
+			names := make([]string, len(pl.Columns))
+			for i, c := range pl.Columns {
+				names[i] = c.Name
+			}
+			cols = mergedColumns(j.Merge, j.MergeColumns, names, joined)
+			break
+		}
+		for _, o := range j.Output {
+			cols = append(cols, joined[o])
+		}
+	default:
+		return nil, fmt.Errorf("empty steps")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) != len(pl.Columns) {
+		return nil, fmt.Errorf("the steps return %d columns, planned %d", len(cols), len(pl.Columns))
+	}
+	for i, c := range pl.Columns {
+		cols[i].name = c.Name
+	}
+	return cols, nil
+}
+
+// mergedColumns returns the visible columns of a join grouped over its
+// joined rows (m, mcs: runtime.JoinStep.Merge and MergeColumns), named
+// names, from the columns of the joined row: a group key's and MIN's or
+// MAX's argument's own, COUNT's BIGINT, SUM's and AVG's DOUBLE or DECIMAL.
+func mergedColumns(m *runtime.MergeSpec, mcs []runtime.JoinMergeColumn, names []string, joined []column) []column {
+	funcs := map[int]runtime.AggregateSpec{}
+	for _, a := range m.Aggregates {
+		funcs[a.Column] = a
+	}
+	var out []column
+	for i := 0; i < m.Visible; i++ {
+		mc := mcs[i]
+		a, agg := funcs[i]
+		var c column
+		switch {
+		case !agg || a.Func == runtime.AggMin || a.Func == runtime.AggMax:
+			c = joined[mc.Column]
+		case a.Func == runtime.AggCount || a.Func == runtime.AggCountDistinct:
+			c = column{typ: sqltypes.Int64, length: 21}
+		case m.Kinds[i].Type == runtime.ColumnFloat || mc.Op == runtime.JoinValue && joined[mc.Column].typ == sqltypes.Float64:
+			c = column{typ: sqltypes.Float64, length: 23, decimals: notFixedDec}
+		default: // SUM and AVG of exact values: DECIMAL
+			c = column{typ: sqltypes.Decimal, length: 66}
+			if a.Func == runtime.AggAvg || a.Func == runtime.AggAvgDistinct {
+				c.decimals = a.Scale
+			} else if mc.Op == runtime.JoinValue {
+				c.decimals = joined[mc.Column].decimals
+			}
+		}
+		if i < len(names) {
+			c.name = names[i]
+		}
+		c.nullable = mc.Op != runtime.JoinOne && mc.Op != runtime.JoinNotNull
+		out = append(out, c)
+	}
+	return out
+}
