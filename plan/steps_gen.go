@@ -3,6 +3,8 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -28,9 +30,14 @@ const listMarker = "-7431952860147258369"
 // nested-loop join binding the outer side's key values into the inner
 // side's statement as an IN list, or running it once when the join has
 // no key column), with GROUP BY, DISTINCT or aggregates over the joined
-// rows; a UNION or UNION ALL. Parameters, a NOT IN, EXISTS or scalar
-// subquery, several subqueries and joins of three or more tables are
-// refused with the reason.
+// rows; a UNION or UNION ALL. Parameters (? and sqlc.arg / sqlc.narg) may
+// stand in any step: each step's plan binds them into its per-node SQL
+// (StepQuery.Args), and the plan's Params are the function's; each step
+// runs on every route unit its plan may reach (a parameter on a sharding
+// column does not narrow them at run time yet). sqlc.slice, a LIMIT ? of
+// a join or UNION, a NOT IN, EXISTS or scalar subquery, several
+// subqueries and joins of three or more tables are refused with the
+// reason.
 //
 // The proxy plans the shapes this accepts with this same function (an
 // ad-hoc q, Pos.File plan.AdHocFile) and runs them with
@@ -46,18 +53,36 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 	if q.Cmd != schema.CmdOne && q.Cmd != schema.CmdMany {
 		return nil, refuse("a %s query is not evaluated across data nodes; use :many or :one", q.Cmd)
 	}
-	if _, _, _, _, embeds, _, _ := namedParams(q.SQL); len(embeds) > 0 {
+	logic, names, nulls, isSlice, embeds, _, bad := namedParams(q.SQL)
+	switch {
+	case len(embeds) > 0:
 		return nil, refuse("sqlc.embed(%s) is not supported in a statement evaluated across data nodes (steps) yet; select the table's columns instead (%s.* or each column)", embeds[0], embeds[0])
+	case len(bad) > 0:
+		return nil, refuse("sqlc.embed takes one table name or alias")
+	case slices.Contains(isSlice, true):
+		return nil, refuse("a sqlc.slice parameter is not evaluated across data nodes yet; list the values as IN (?, ?, ...)")
 	}
-	if strings.Contains(q.SQL, "?") || strings.Contains(strings.ToLower(q.SQL), "sqlc.") {
-		return nil, refuse("generated code does not evaluate a statement with parameters across data nodes yet; write the values in the SQL or run it through the proxy")
+	// Each placeholder becomes a parameter of its own, named by its
+	// position (stepParamName), so that every step's statement says which
+	// of the statement's parameters its placeholders take.
+	stepsSQL := logic
+	for i := len(names) - 1; i >= 0; i-- {
+		at := PlaceholderOffset(logic, i)
+		if at < 0 {
+			return nil, refuse("parameter %d has no placeholder", i+1)
+		}
+		form := "sqlc.arg"
+		if nulls[i] {
+			form = "sqlc.narg"
+		}
+		stepsSQL = stepsSQL[:at] + form + "(" + stepParamName(i) + ")" + stepsSQL[at+1:]
 	}
-	st, err := b.BuildSteps(q.SQL)
+	st, err := b.BuildSteps(stepsSQL)
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
-	sp := &stepsPlanner{b: b, q: q}
-	pl := &Plan{Name: q.Name, Cmd: q.Cmd, Statement: StmtSelect, LogicSQL: q.SQL, Doc: q.Doc}
+	sp := &stepsPlanner{b: b, q: q, params: make([]*Param, len(names))}
+	pl := &Plan{Name: q.Name, Cmd: q.Cmd, Statement: StmtSelect, LogicSQL: logic, Doc: q.Doc}
 	var steps runtime.Steps
 	switch st.Kind {
 	case StepsSubqueries:
@@ -72,6 +97,31 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
+	// The function's parameters: one per placeholder, or per name of
+	// sqlc.arg, typed as the step that takes it compares it.
+	byName := map[string]int{}
+	used := newNameSet("ctx", "q", "err")
+	for i, prm := range sp.params {
+		if prm == nil {
+			return nil, refuse("parameter %d is in no step's statement (a parameter in a join's ORDER BY or LIMIT, or a UNION's, is not evaluated across data nodes yet)", i+1)
+		}
+		if names[i] != "" {
+			if k, ok := byName[names[i]]; ok {
+				pl.Args = append(pl.Args, k)
+				continue
+			}
+			byName[names[i]] = len(pl.Params)
+		}
+		base := names[i]
+		if base == "" {
+			base = "arg"
+			if _, col, ok := strings.Cut(prm.Column, "."); ok {
+				base = col
+			}
+		}
+		pl.Args = append(pl.Args, len(pl.Params))
+		pl.Params = append(pl.Params, &Param{Name: used.unique(lowerCamel(base)), Type: prm.Type, Column: prm.Column})
+	}
 	pl.Steps = &steps
 	pl.Route = &Route{Kind: runtime.RouteMultiNode, Reason: "evaluated in steps across data nodes (" + st.Kind.String() + "); each step's statement has its own route units", DataSources: sp.dataSources}
 	return pl, nil
@@ -81,6 +131,9 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 type stepsPlanner struct {
 	b *Builder
 	q *schema.Query
+	// params are the statement's parameters by placeholder, as the first
+	// step that takes each plans it (nil: none yet).
+	params []*Param
 	// dataSources are the data sources of every step's units, in order of
 	// first use: RouteUnit.DataSource indexes it (Plan.Route.DataSources).
 	dataSources []string
@@ -131,8 +184,27 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 		return nil, nil, fmt.Errorf("%s routes by the bound values to one data node for several tables, which generated code does not evaluate yet", what)
 	case !plainNodeArgs(p) || p.Merge != nil && (p.Merge.Offset.Param || p.Merge.Count.Param):
 		return nil, nil, fmt.Errorf("%s has a LIMIT over several data nodes that depends on the bound values", what)
-	case list && len(p.Args) != 1, !list && len(p.Args) != 0:
-		return nil, nil, fmt.Errorf("%s has %d placeholders", what, len(p.Args))
+	}
+	sq := &runtime.StepQuery{Stmt: runtime.Stmt{Name: sp.q.Name, LogicSQL: text}, Columns: len(p.Columns), Merge: p.Merge}
+	lists := 0
+	for _, a := range p.Args {
+		prm := p.Params[a]
+		if prm.Slice {
+			lists++
+			sq.ListArg = len(sq.Args)
+			continue
+		}
+		i, ok := stepParamIndex(prm.Name)
+		if !ok || i >= len(sp.params) {
+			return nil, nil, fmt.Errorf("%s has a placeholder that is no parameter of the statement", what)
+		}
+		if sp.params[i] == nil {
+			sp.params[i] = prm
+		}
+		sq.Args = append(sq.Args, i)
+	}
+	if list && lists != 1 || !list && lists != 0 {
+		return nil, nil, fmt.Errorf("%s has %d lists of bound values", what, lists)
 	}
 	idx := r.Fixed
 	if idx == nil {
@@ -140,7 +212,6 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 			idx = append(idx, i)
 		}
 	}
-	sq := &runtime.StepQuery{Stmt: runtime.Stmt{Name: sp.q.Name, LogicSQL: text}, Columns: len(p.Columns), Merge: p.Merge}
 	if p.Merge != nil {
 		sq.Columns = p.Merge.Columns
 	}
@@ -148,7 +219,7 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 		u := r.Units[i]
 		sq.Units = append(sq.Units, runtime.RouteUnit{DataSource: sp.dataSource(r.DataSources[u.DataSource]), SQL: u.SQL})
 		if list {
-			at := PlaceholderOffset(u.SQL, 0)
+			at := PlaceholderOffset(u.SQL, sq.ListArg)
 			if at < 0 {
 				return nil, nil, fmt.Errorf("%s: the SQL of data node %s has no placeholder", what, u.Node)
 			}
@@ -322,4 +393,58 @@ func (sp *stepsPlanner) union(u *UnionSteps) (*runtime.UnionStep, []*Column, err
 		}
 	}
 	return us, cols, nil
+}
+
+// stepParamName is the name placeholder i of a statement evaluated in
+// steps takes in its steps' statements (stepParamIndex reads it back from
+// the Go name the planner gives it).
+func stepParamName(i int) string { return "shardgenstep" + strconv.Itoa(i) }
+
+// stepParamIndex returns the placeholder index of a step's parameter
+// named stepParamName(i).
+func stepParamIndex(goName string) (int, bool) {
+	n, ok := strings.CutPrefix(goName, "shardgenstep")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(n)
+	return i, err == nil && i >= 0
+}
+
+// stepParams reports whether every placeholder of the statement being
+// split into steps is a parameter BuildStepsPlan named (stepParamName),
+// whose placeholders stepArguments can name again in each step's SQL; a
+// plain ? is not (the proxy binds values in place).
+func (p *planner) stepParams() bool {
+	for _, n := range p.names {
+		if _, ok := stepParamIndex(n); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// stepArguments turns the placeholders of node, a statement of one step
+// (a join side, a UNION part), back into the parameters BuildStepsPlan
+// named (sqlc.arg(shardgenstepI)), so that its SQL says which parameter
+// each takes, and returns the SQL.
+func (p *planner) stepArguments(node sqlparser.SQLNode) string {
+	sqlparser.Rewrite(node, func(c *sqlparser.Cursor) bool {
+		a, isArg := c.Node().(*sqlparser.Argument)
+		if !isArg {
+			return true
+		}
+		k, err := strconv.Atoi(strings.TrimPrefix(a.Name, "v")) // the parser names them v1, v2, …
+		if err != nil || k < 1 || k > len(p.names) {
+			return false // planned as it is: the step's plan then has a placeholder of no parameter
+		}
+		form := "arg"
+		if p.nulls[k-1] {
+			form = "narg"
+		}
+		c.Replace(&sqlparser.FuncExpr{Qualifier: sqlparser.NewIdentifierCS("sqlc"), Name: sqlparser.NewIdentifierCI(form),
+			Exprs: []sqlparser.Expr{sqlparser.NewColName(p.names[k-1])}})
+		return false
+	}, nil)
+	return sqlparser.String(node)
 }

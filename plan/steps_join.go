@@ -215,7 +215,7 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	switch {
 	case !ok:
 		return nil, joinRefusal("not a SELECT")
-	case strings.Contains(p.sql, "?"):
+	case strings.Contains(p.sql, "?") && !p.stepParams():
 		return nil, joinRefusal("a join across data nodes with placeholders (?) is not evaluated")
 	case len(p.refs) < 2:
 		return nil, joinRefusal("not a join")
@@ -650,6 +650,9 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		return &JoinSide{Table: strings.Join(names, ", "), SQL: sqlparser.String(s), sel: s}
 	}
 	js.Outer, js.Inner = build(d[outer]), build(d[inner])
+	if len(p.names) > 0 {
+		js.Outer.SQL, js.Inner.SQL = p.stepArguments(js.Outer.sel), p.stepArguments(js.Inner.sel)
+	}
 	for _, c := range d[inner].keys {
 		js.Inner.keys = append(js.Inner.keys, d[inner].exprs[c].(*sqlparser.AliasedExpr).Expr)
 	}
@@ -695,6 +698,9 @@ func literalLimit(l *sqlparser.Limit) (offset, count int64, err error) {
 		return 0, -1, nil
 	}
 	lim := func(e sqlparser.Expr) (int64, error) {
+		if _, ok := e.(*sqlparser.Argument); ok {
+			return 0, joinRefusal("a LIMIT of a join or UNION across data nodes is not taken from a parameter yet; write the number in the SQL")
+		}
 		lit, ok := e.(*sqlparser.Literal)
 		if !ok || lit.Type != sqlparser.IntVal {
 			return 0, joinRefusal("LIMIT %s must be an integer literal", sqlparser.String(e))

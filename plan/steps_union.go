@@ -83,7 +83,7 @@ func (b *Builder) unionSteps(sql string) (*UnionSteps, error) {
 	switch {
 	case !ok:
 		return nil, joinRefusal("not a UNION")
-	case strings.Contains(p.sql, "?"):
+	case strings.Contains(p.sql, "?") && !p.stepParams():
 		return nil, joinRefusal("a UNION across data nodes with placeholders (?) is not evaluated")
 	case u.With != nil || u.Into != nil || u.Lock != sqlparser.NoLock:
 		return nil, joinRefusal("WITH, INTO and locking reads are not evaluated across data nodes")
@@ -237,6 +237,9 @@ func (b *Builder) unionSteps(sql string) (*UnionSteps, error) {
 			}
 			c.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
 			part = &UnionPart{SQL: sqlparser.String(c), sel: c}
+		}
+		if len(p.names) > 0 {
+			part.SQL = p.stepArguments(part.sel)
 		}
 		us.Parts = append(us.Parts, part)
 	}

@@ -30,8 +30,7 @@ import (
 //     evaluated in steps), a join whose side routes by the bound values to
 //     one data node for several tables, HAVING or a correlated subquery;
 //   - a UNION whose SELECT needs steps of its own;
-//   - a statement with a ? inside a literal (BuildStepsPlan refuses any ?)
-//     and every shape federation answers (derived tables, correlated
+//   - every shape federation answers (derived tables, correlated
 //     subqueries).
 
 // stepsPlan returns the plan of the SELECT q the planner refused (planErr)
@@ -41,7 +40,9 @@ import (
 func (s *Server) stepsPlan(q string, planErr error) *plan.Plan {
 	pos := schema.Pos{File: plan.AdHocFile, Line: 1, Col: 1}
 	pl, err := s.b.BuildStepsPlan(&schema.Query{Name: "steps", Cmd: schema.CmdMany, SQL: q, AllowFullRoute: true, Pos: pos, SQLPos: pos}, planErr)
-	if err != nil || pl.Steps == nil {
+	if err != nil || pl.Steps == nil || len(pl.Params) > 0 {
+		// A statement with placeholders reaches here only as a prepared
+		// statement's text with its values in place (crossNodePrepared).
 		return nil
 	}
 	ds := make([]int, len(pl.Route.DataSources))

@@ -57,6 +57,12 @@ type StepQuery struct {
 	// the one `?` that becomes the IN list of the values bound from an
 	// earlier step (`?, ?, …`; `NULL` when there are none).
 	ListAt []int `json:"list_at,omitempty"`
+	// Args are the arguments of the units' other placeholders, in order:
+	// indexes in the arguments of RunSteps (the statement's parameters).
+	Args []int `json:"args,omitempty"`
+	// ListArg is the number of Args whose placeholders come before the IN
+	// list (ListAt).
+	ListArg int `json:"list_arg,omitempty"`
 }
 
 // BindStep is a statement with an uncorrelated `IN (SELECT …)` subquery:
@@ -173,8 +179,10 @@ type UnionStep struct {
 // (int64, float64, []byte, time.Time or nil). Every step holds at most
 // s.MaxCrossNodeRows() rows: more is an error wrapping ErrCrossNodeRows
 // that names the step. Errors of a unit name its data node (NodeError).
-func (s *Sources) RunSteps(ctx context.Context, e Executor, st *Steps) ([][]any, error) {
-	return s.RunStepsWith(ctx, e, st, nil)
+// args are the statement's parameters, in the order of its placeholders
+// (StepQuery.Args index them).
+func (s *Sources) RunSteps(ctx context.Context, e Executor, st *Steps, args ...any) ([][]any, error) {
+	return s.RunStepsWith(ctx, e, st, nil, args...)
 }
 
 // StepsOptions are what a caller other than generated code adds to
@@ -193,11 +201,11 @@ type StepsOptions struct {
 }
 
 // RunStepsWith is RunSteps with the options o (nil: none).
-func (s *Sources) RunStepsWith(ctx context.Context, e Executor, st *Steps, o *StepsOptions) ([][]any, error) {
+func (s *Sources) RunStepsWith(ctx context.Context, e Executor, st *Steps, o *StepsOptions, args ...any) ([][]any, error) {
 	if o == nil {
 		o = &StepsOptions{}
 	}
-	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows(), opt: o}
+	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows(), opt: o, args: args}
 	if o.MaxRows > 0 {
 		r.limit = o.MaxRows
 	}
@@ -220,6 +228,7 @@ type stepsRun struct {
 	e     Executor
 	limit int
 	opt   *StepsOptions
+	args  []any // the statement's parameters (StepQuery.Args)
 }
 
 // MaxCrossNodeRows returns the props' max-cross-node-rows of the DB s
@@ -242,18 +251,29 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 	e, limit := r.e, r.limit
 	what += " (" + q.Stmt.LogicSQL + ")"
 	units := q.Units
+	var args []any
+	for _, a := range q.Args {
+		if a < 0 || a >= len(r.args) {
+			return nil, fmt.Errorf("%s: argument %d of %d", what, a+1, len(r.args))
+		}
+		args = append(args, r.args[a])
+	}
 	if q.ListAt != nil {
 		if list == nil {
 			list = []any{}
+		}
+		if q.ListArg < 0 || q.ListArg > len(args) {
+			return nil, fmt.Errorf("%s: %d arguments before the IN list of %d", what, q.ListArg, len(args))
 		}
 		vals := make([][]any, len(units))
 		for i := range vals {
 			vals[i] = list
 		}
 		var err error
-		if units, err = r.src.SliceUnits(&q.Stmt, units, q.ListAt, vals, nil, nil); err != nil {
+		if units, err = r.src.SliceUnits(&q.Stmt, units, q.ListAt, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
 			return nil, err
 		}
+		args = nil // each unit carries its own (RouteUnit.Args)
 	}
 	if r.opt.UnitSQL != nil {
 		units = append([]RouteUnit(nil), units...)
@@ -262,7 +282,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 		}
 	}
 	if q.Merge != nil && len(units) > 1 && r.opt.Columns == nil {
-		merged, err := QueryMerged(ctx, e, &q.Stmt, units, nil, q.Merge, nil)
+		merged, err := QueryMerged(ctx, e, &q.Stmt, units, args, q.Merge, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -296,7 +316,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 		types []*sql.ColumnType
 		terr  error
 	)
-	perUnit, err := QueryUnitsEach(ctx, e, &q.Stmt, units, nil, func(rs *sql.Rows) ([]any, error) {
+	perUnit, err := QueryUnitsEach(ctx, e, &q.Stmt, units, args, func(rs *sql.Rows) ([]any, error) {
 		if n.Add(1) > int64(limit) {
 			return nil, tooMany(what, limit)
 		}
@@ -319,7 +339,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 	if r.opt.Columns != nil {
 		if types == nil && terr == nil && len(units) > 0 {
 			// No unit returned a row: ask the first unit again for its columns.
-			rs, err := e.Query(ctx, &q.Stmt, units[0])
+			rs, err := e.Query(ctx, &q.Stmt, units[0], args...)
 			if err != nil {
 				return nil, err
 			}

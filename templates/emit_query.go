@@ -56,23 +56,7 @@ func (g *generator) emitQuery(f *jen.File, q *query) error {
 	if q.insertVar != "" {
 		g.emitInsertSplit(f, q)
 	}
-	if q.paramsType != "" {
-		// e.g.:
-		//	// ListOrdersParams are the parameters of ListOrders.
-		//	type ListOrdersParams struct {
-		//		UserID  int64
-		//		Status  string
-		//	}
-		var fields []jen.Code
-		for _, i := range q.visible() {
-			prm := p.Params[i]
-			t := paramType(prm)
-			fields = append(fields, jen.Id(fieldName(prm.Name)).Add(t).Add(g.jsonTag(snakeName(prm.Name))))
-		}
-		f.Add(doc(q.paramsType + " are the parameters of " + p.Name + "."))
-		f.Type().Id(q.paramsType).Struct(fields...)
-		f.Line()
-	}
+	g.emitParamsType(f, q)
 	if q.isRead() && q.model == nil && !q.scalar {
 		// e.g.:
 		//	// ListOrdersRow is one row of ListOrders.
@@ -852,4 +836,27 @@ func (g *generator) emitIter(f *jen.File, q *query) error {
 	f.Line()
 	q.methods = append(q.methods, jen.Id(q.iterMethod).Params(sig...).Add(seq))
 	return nil
+}
+
+// emitParamsType emits the Params struct of q when it takes one.
+func (g *generator) emitParamsType(f *jen.File, q *query) {
+	p := q.p
+	if q.paramsType == "" {
+		return
+	}
+	// e.g.:
+	//	// ListOrdersParams are the parameters of ListOrders.
+	//	type ListOrdersParams struct {
+	//		UserID  int64
+	//		Status  string
+	//	}
+	var fields []jen.Code
+	for _, i := range q.visible() {
+		prm := p.Params[i]
+		t := paramType(prm)
+		fields = append(fields, jen.Id(fieldName(prm.Name)).Add(t).Add(g.jsonTag(snakeName(prm.Name))))
+	}
+	f.Add(doc(q.paramsType + " are the parameters of " + p.Name + "."))
+	f.Type().Id(q.paramsType).Struct(fields...)
+	f.Line()
 }

@@ -23,11 +23,20 @@ func (g *generator) analyzeSteps(q *query, base, owner string) error {
 			errs = append(errs, err)
 		}
 	}
-	if len(p.Params) > 0 || p.Cmd != schema.CmdOne && p.Cmd != schema.CmdMany {
-		add(fmt.Errorf("a %s query with %d parameters evaluated in steps; only :one and :many SELECTs without parameters are", p.Cmd, len(p.Params)))
+	if p.Cmd != schema.CmdOne && p.Cmd != schema.CmdMany {
+		add(fmt.Errorf("a %s query evaluated in steps; only :one and :many SELECTs are", p.Cmd))
+	}
+	for _, prm := range p.Params {
+		if prm.Slice || prm.Generated {
+			add(fmt.Errorf("parameter %s: sqlc.slice and generated keys are not evaluated in steps", prm.Name))
+		}
 	}
 	q.stepsVar = base + "Steps"
 	add(g.declare(q.stepsVar, owner))
+	if len(q.visible()) > g.parameterLimit() {
+		q.paramsType = p.Name + "Params"
+		add(g.declare(q.paramsType, owner))
+	}
 	if len(p.Columns) == 0 {
 		add(errors.New("a SELECT without result columns"))
 	}
@@ -105,8 +114,10 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 		}
 		return out
 	}
+	g.emitParamsType(f, q)
+	fc, sig := g.newFnCtx(q, func(_ *fnCtx, err jen.Code) jen.Code { return err })
 	run := jen.List(jen.Id("rows"), jen.Id("err")).Op(":=").Id("q").Dot("src").Dot("RunSteps").Call(
-		jen.Id("ctx"), jen.Id("q").Dot("ex"), jen.Op("&").Id(q.stepsVar))
+		append([]jen.Code{jen.Id("ctx"), jen.Id("q").Dot("ex"), jen.Op("&").Id(q.stepsVar)}, fc.args()...)...)
 	var results, body []jen.Code
 	route := "It is evaluated in steps across data nodes (" + q.stepsVar + "); a step holding more rows than the props' max-cross-node-rows fails with an error wrapping shardrt.ErrCrossNodeRows."
 	if p.Cmd == schema.CmdOne {
@@ -140,7 +151,6 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 	} else {
 		f.Add(doc(p.Name+" runs the "+p.Cmd.String()+" query at "+p.Source+".", "", route))
 	}
-	sig := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
 	q.methods = append(q.methods, jen.Id(p.Name).Params(sig...).Params(results...))
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(p.Name).Params(sig...).Params(results...).Block(body...)
 	f.Line()

@@ -19,9 +19,11 @@ SELECT order_id FROM g6_order WHERE user_id = ? AND order_id = ?;
 
 -- name: UnboundJoin :many
 -- expect: not bound
+-- (evaluated in steps across data nodes but for its LIMIT ?, which steps
+-- do not take from a parameter)
 SELECT o.order_id, p.amount
 FROM g6_order o JOIN g6_payment p ON p.order_id = o.order_id
-WHERE o.user_id = ? AND o.order_id = ?;
+WHERE o.user_id = ? AND o.order_id = ? ORDER BY o.order_id LIMIT ?;
 
 -- name: FullRoute :many
 -- expect: no sharding condition on table "g6_payment"

@@ -1790,3 +1790,463 @@ func (q *Queries) TagsTimesBigUsers(ctx context.Context) ([]TagsTimesBigUsersRow
 	}
 	return out, nil
 }
+
+// ordersOfCityAboveSteps are the steps of OrdersOfCityAbove
+// (queries/steps.sql:123), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var ordersOfCityAboveSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfCityAbove", LogicSQL: "select user_id from g50_user where city = sqlc.narg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_user where city = ?"},
+				{DataSource: 1, SQL: "select user_id from g50_user where city = ?"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfCityAbove", LogicSQL: "select order_id, amount from g50_order where user_id in (?) and amount > sqlc.arg(shardgenstep1) order by order_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select order_id, amount from g50_order_0 where user_id in (?) and amount > ? order by order_id asc"},
+				{DataSource: 0, SQL: "select order_id, amount from g50_order_1 where user_id in (?) and amount > ? order by order_id asc"},
+				{DataSource: 1, SQL: "select order_id, amount from g50_order_0 where user_id in (?) and amount > ? order by order_id asc"},
+				{DataSource: 1, SQL: "select order_id, amount from g50_order_1 where user_id in (?) and amount > ? order by order_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt: []int{59, 59, 59, 59},
+			Args:   []int{1},
+		},
+	},
+}
+
+// OrdersOfCityAboveRow is one row of OrdersOfCityAbove.
+type OrdersOfCityAboveRow struct {
+	OrderID int64
+	Amount  int32
+}
+
+// Parameters in the subquery and in the statement, bound into the per-node
+// SQL planned at generate time.
+//
+// It is evaluated in steps across data nodes (ordersOfCityAboveSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OrdersOfCityAbove(ctx context.Context, city sql.NullString, minAmount int32) ([]OrdersOfCityAboveRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfCityAboveSteps, city, minAmount)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrdersOfCityAboveRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ordersOfUserByIDSteps are the steps of OrdersOfUserByID
+// (queries/steps.sql:130), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var ordersOfUserByIDSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfUserByID", LogicSQL: "select user_id from g50_user where user_id = sqlc.arg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_user where user_id = ?"},
+				{DataSource: 1, SQL: "select user_id from g50_user where user_id = ?"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfUserByID", LogicSQL: "select order_id, `status` from g50_order where user_id in (?) order by order_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select order_id, `status` from g50_order_0 where user_id in (?) order by order_id asc"},
+				{DataSource: 0, SQL: "select order_id, `status` from g50_order_1 where user_id in (?) order by order_id asc"},
+				{DataSource: 1, SQL: "select order_id, `status` from g50_order_0 where user_id in (?) order by order_id asc"},
+				{DataSource: 1, SQL: "select order_id, `status` from g50_order_1 where user_id in (?) order by order_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt: []int{61, 61, 61, 61},
+		},
+	},
+}
+
+// OrdersOfUserByIDRow is one row of OrdersOfUserByID.
+type OrdersOfUserByIDRow struct {
+	OrderID int64
+	Status  string
+}
+
+// The subquery compares the sharding column with a parameter.
+//
+// It is evaluated in steps across data nodes (ordersOfUserByIDSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OrdersOfUserByID(ctx context.Context, userID int64) ([]OrdersOfUserByIDRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfUserByIDSteps, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrdersOfUserByIDRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Status); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ordersWithUsersOfSteps are the steps of OrdersWithUsersOf
+// (queries/steps.sql:135), evaluated across data nodes as a nested-loop join:
+// the outer side's rows, then the inner side's for each batch of their key
+// values, bound as its IN list. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var ordersWithUsersOfSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersWithUsersOf", LogicSQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order as o where o.amount >= sqlc.arg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order_0 as o where o.amount >= ?"},
+				{DataSource: 0, SQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order_1 as o where o.amount >= ?"},
+				{DataSource: 1, SQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order_0 as o where o.amount >= ?"},
+				{DataSource: 1, SQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order_1 as o where o.amount >= ?"},
+			},
+			Columns: 4,
+			Args:    []int{0},
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersWithUsersOf", LogicSQL: "select u.`name`, u.user_id from g50_user as u where u.city = sqlc.arg(shardgenstep1) and u.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id from g50_user as u where u.city = ? and u.user_id in (?)"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id from g50_user as u where u.city = ? and u.user_id in (?)"},
+			},
+			Columns: 2,
+			ListAt:  []int{81, 81},
+			Args:    []int{1},
+			ListArg: 1,
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{2},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Output: []int{0, 1, 4},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 3},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// OrdersWithUsersOfRow is one row of OrdersWithUsersOf.
+type OrdersWithUsersOfRow struct {
+	OrderID int64
+	Amount  int32
+	Name    string
+}
+
+// A parameter on each side of the join.
+//
+// It is evaluated in steps across data nodes (ordersWithUsersOfSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OrdersWithUsersOf(ctx context.Context, amount int32, city string) ([]OrdersWithUsersOfRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &ordersWithUsersOfSteps, amount, city)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrdersWithUsersOfRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount, &out[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ordersOfOneUserSteps are the steps of OrdersOfOneUser
+// (queries/steps.sql:141), evaluated across data nodes as a nested-loop join:
+// the outer side's rows, then the inner side's for each batch of their key
+// values, bound as its IN list. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var ordersOfOneUserSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfOneUser", LogicSQL: "select o.order_id, o.user_id, o.order_id from g50_order as o where o.user_id = sqlc.arg(shardgenstep1)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.order_id, o.user_id, o.order_id from g50_order_0 as o where o.user_id = ?"},
+				{DataSource: 0, SQL: "select o.order_id, o.user_id, o.order_id from g50_order_1 as o where o.user_id = ?"},
+				{DataSource: 1, SQL: "select o.order_id, o.user_id, o.order_id from g50_order_0 as o where o.user_id = ?"},
+				{DataSource: 1, SQL: "select o.order_id, o.user_id, o.order_id from g50_order_1 as o where o.user_id = ?"},
+			},
+			Columns: 3,
+			Args:    []int{1},
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfOneUser", LogicSQL: "select u.`name`, u.user_id from g50_user as u where u.user_id = sqlc.arg(shardgenstep0) and u.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id from g50_user as u where u.user_id = ? and u.user_id in (?)"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id from g50_user as u where u.user_id = ? and u.user_id in (?)"},
+			},
+			Columns: 2,
+			ListAt:  []int{84, 84},
+			Args:    []int{0},
+			ListArg: 1,
+		},
+		Spec: shardrt.JoinSpec{
+			Left:      true,
+			OuterKeys: []int{1},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Output: []int{0, 3},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 2},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// OrdersOfOneUserRow is one row of OrdersOfOneUser.
+type OrdersOfOneUserRow struct {
+	OrderID int64
+	Name    sql.NullString
+}
+
+// One named parameter on both sides, the inner side's sharding column.
+//
+// It is evaluated in steps across data nodes (ordersOfOneUserSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OrdersOfOneUser(ctx context.Context, userID int64) ([]OrdersOfOneUserRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfOneUserSteps, userID, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrdersOfOneUserRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// countOrdersAboveSteps are the steps of CountOrdersAbove
+// (queries/steps.sql:147), evaluated across data nodes as a nested-loop join:
+// the outer side's rows, then the inner side's for each batch of their key
+// values, bound as its IN list. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var countOrdersAboveSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CountOrdersAbove", LogicSQL: "select u.user_id from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id from g50_user as u"},
+				{DataSource: 1, SQL: "select u.user_id from g50_user as u"},
+			},
+			Columns: 1,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CountOrdersAbove", LogicSQL: "select o.user_id, o.amount from g50_order as o where o.amount > sqlc.arg(shardgenstep0) and o.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.user_id, o.amount from g50_order_0 as o where o.amount > ? and o.user_id in (?)"},
+				{DataSource: 0, SQL: "select o.user_id, o.amount from g50_order_1 as o where o.amount > ? and o.user_id in (?)"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount from g50_order_0 as o where o.amount > ? and o.user_id in (?)"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount from g50_order_1 as o where o.amount > ? and o.user_id in (?)"},
+			},
+			Columns: 2,
+			ListAt:  []int{86, 86, 86, 86},
+			Args:    []int{0},
+			ListArg: 1,
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{0},
+			InnerKeys: []int{0},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		},
+		Count: -1,
+		Batch: 500,
+		Merge: &shardrt.MergeSpec{
+			Columns: 2,
+			Visible: 2,
+			Kinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnDecimal},
+			},
+			Aggregates: []shardrt.AggregateSpec{
+				{Func: shardrt.AggCount},
+				{Column: 1, Func: shardrt.AggSum},
+			},
+			Count: shardrt.NoLimit,
+		},
+		MergeColumns: []shardrt.JoinMergeColumn{
+			{Op: shardrt.JoinOne},
+			{Column: 2},
+		},
+	},
+}
+
+// CountOrdersAboveRow is one row of CountOrdersAbove.
+type CountOrdersAboveRow struct {
+	N     int64
+	Total sql.NullString
+}
+
+// Grouping over the joined rows with a parameter.
+//
+// It is evaluated in steps across data nodes (countOrdersAboveSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows. The first row is returned; sql.ErrNoRows
+// when there is none.
+func (q *Queries) CountOrdersAbove(ctx context.Context, amount int32) (CountOrdersAboveRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &countOrdersAboveSteps, amount)
+	if err != nil {
+		return CountOrdersAboveRow{}, err
+	}
+	if len(rows) == 0 {
+		return CountOrdersAboveRow{}, sql.ErrNoRows
+	}
+	var r CountOrdersAboveRow
+	row := rows[0]
+	err = shardrt.ScanValues(row, &r.N, &r.Total)
+	return r, err
+}
+
+// namesOrStatusesSteps are the steps of NamesOrStatuses
+// (queries/steps.sql:152), evaluated across data nodes as a UNION. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var namesOrStatusesSteps = shardrt.Steps{
+	Union: &shardrt.UnionStep{
+		Parts: []*shardrt.StepQuery{
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "NamesOrStatuses", LogicSQL: "select `name` from g50_user where city = sqlc.arg(shardgenstep0)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select `name` from g50_user where city = ?"},
+					{DataSource: 1, SQL: "select `name` from g50_user where city = ?"},
+				},
+				Columns: 1,
+				Args:    []int{0},
+			},
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "NamesOrStatuses", LogicSQL: "select `status` from g50_order where amount > sqlc.arg(shardgenstep1)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select `status` from g50_order_0 where amount > ?"},
+					{DataSource: 0, SQL: "select `status` from g50_order_1 where amount > ?"},
+					{DataSource: 1, SQL: "select `status` from g50_order_0 where amount > ?"},
+					{DataSource: 1, SQL: "select `status` from g50_order_1 where amount > ?"},
+				},
+				Columns: 1,
+				Args:    []int{1},
+			},
+		},
+		Distinct: 2,
+		Visible:  1,
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+		},
+		OrderBy: []shardrt.SortKey{
+			{},
+		},
+		Count: -1,
+	},
+}
+
+// A parameter in each SELECT of the UNION.
+//
+// It is evaluated in steps across data nodes (namesOrStatusesSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) NamesOrStatuses(ctx context.Context, city string, amount int32) ([]string, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &namesOrStatusesSteps, city, amount)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -119,3 +119,36 @@ GROUP BY t.note ORDER BY first_tag;
 -- every inner row.
 SELECT t.tag_id, u.user_id FROM g50_tag t JOIN g50_user u ON u.city = 'paris'
 WHERE t.tag_id IN (1, 2, 3) ORDER BY t.tag_id, u.user_id;
+
+-- name: OrdersOfCityAbove :many
+-- Parameters in the subquery and in the statement, bound into the per-node
+-- SQL planned at generate time.
+SELECT order_id, amount FROM g50_order
+WHERE user_id IN (SELECT user_id FROM g50_user WHERE city = sqlc.narg(city)) AND amount > sqlc.arg(min_amount)
+ORDER BY order_id;
+
+-- name: OrdersOfUserByID :many
+-- The subquery compares the sharding column with a parameter.
+SELECT order_id, status FROM g50_order WHERE user_id IN (SELECT user_id FROM g50_user WHERE user_id = ?)
+ORDER BY order_id;
+
+-- name: OrdersWithUsersOf :many
+-- A parameter on each side of the join.
+SELECT o.order_id, o.amount, u.name FROM g50_order o JOIN g50_user u ON o.user_id = u.user_id
+WHERE o.amount >= ? AND u.city = ?
+ORDER BY o.order_id;
+
+-- name: OrdersOfOneUser :many
+-- One named parameter on both sides, the inner side's sharding column.
+SELECT o.order_id, u.name FROM g50_order o LEFT JOIN g50_user u ON o.user_id = u.user_id AND u.user_id = sqlc.arg(user_id)
+WHERE o.user_id = sqlc.arg(user_id)
+ORDER BY o.order_id;
+
+-- name: CountOrdersAbove :one
+-- Grouping over the joined rows with a parameter.
+SELECT COUNT(*) AS n, SUM(o.amount) AS total FROM g50_user u JOIN g50_order o ON o.user_id = u.user_id
+WHERE o.amount > ?;
+
+-- name: NamesOrStatuses :many
+-- A parameter in each SELECT of the UNION.
+SELECT name FROM g50_user WHERE city = ? UNION SELECT status FROM g50_order WHERE amount > ? ORDER BY name;
