@@ -89,9 +89,9 @@ func (s *Server) stepsPlan(q string, planErr error) *plan.Plan {
 
 // runStepsPlan answers the SELECT q with its plan pl (stepsPlan): the
 // steps run by runtime.RunStepsWith on the session's executor (its
-// transaction, when open), each unit tagged as executeWire tags it, and
-// the rows are sent with the column types the back ends gave the steps'
-// statements.
+// transaction, when open), owned by the session as executeWire's
+// statements are (withOwner), and the rows are sent with the column types
+// the back ends gave the steps' statements.
 func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session, q string, pl *plan.Plan) (*sqltypes.Result, error) {
 	e, err := h.executor(c, sess)
 	if err != nil {
@@ -101,14 +101,11 @@ func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session
 	opt := &runtime.StepsOptions{
 		MaxRows: h.s.maxCrossNodeRows(),
 		Columns: func(q *runtime.StepQuery, t []*sql.ColumnType) { types[q] = t },
-		UnitSQL: func(u string) string {
-			if sess.noBackslash {
-				u = standardToNoBackslash(u)
-			}
-			return sess.tag + u
-		},
 	}
-	rows, err := h.s.in.src.RunStepsWith(ctx, e, pl.Steps, opt)
+	if sess.noBackslash {
+		opt.UnitSQL = standardToNoBackslash
+	}
+	rows, err := h.s.in.src.RunStepsWith(withOwner(ctx, sess.tag), e, pl.Steps, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -189,8 +189,8 @@ func (s *Sources) RunSteps(ctx context.Context, e Executor, st *Steps, args ...a
 // RunStepsWith: the proxy, which answers on the wire.
 type StepsOptions struct {
 	// UnitSQL, when set, returns the SQL a route unit runs instead of its
-	// own (after the bound IN list is expanded): the proxy puts its
-	// session's tag before it.
+	// own (after the bound IN list is expanded): the proxy's session with
+	// NO_BACKSLASH_ESCAPES rewrites its string literals.
 	UnitSQL func(sql string) string
 	// Columns, when set, receives the back end's column types of each
 	// StepQuery after it ran (of its first unit that returned a row, or of
