@@ -20,7 +20,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("f", "shardgen.yaml", "project file")
-	dry := fs.Bool("dry-run", false, "print each statement per data node as a JSON line; change nothing")
+	dry := fs.Bool("dry-run", false, "print each statement of every migration (applied ones too) per data node as a JSON line; connect to no database")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
