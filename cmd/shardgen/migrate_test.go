@@ -151,6 +151,18 @@ func TestMigrateDirectory(t *testing.T) {
 	code, _, errOut = runCLI("migrate", "-f", project)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "migration migrations/00003_extra.sql failed on data node ds_1.t_dict: Error 1060 (42S21): Duplicate column name 'extra' (data nodes already changed by this run: ds_0.t_dict)")
+	require.NotContains(t, errOut, "undo", "nothing of it ran on ds_1")
+	// A migration whose second statement fails on ds_1: the first ran there,
+	// and ds_1 records nothing, so the error lists it to undo; every data
+	// node changed is listed once.
+	_, err = db1.Exec("ALTER TABLE t_dict DROP COLUMN extra, ADD COLUMN extra2 INT NULL")
+	require.NoError(t, err)
+	write("00004_extra2.sql", "ALTER TABLE t_dict ADD COLUMN extra3 INT NULL;\nALTER TABLE t_dict ADD COLUMN extra2 INT NULL;\n")
+	code, _, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "migration migrations/00004_extra2.sql failed on data node ds_1.t_dict: Error 1060 (42S21): Duplicate column name 'extra2' (data nodes already changed by this run: ds_1.t_dict, ds_0.t_dict); "+
+		"ds_1 does not record the migration and the next run applies all of it there again, so first undo the statements of it that ran there: alter table t_dict add column extra3 INT null on ds_1.t_dict\n")
+	require.NoError(t, os.Remove(filepath.Join(dir, "migrations", "00004_extra2.sql")))
 
 	// An applied migration that changes is refused.
 	write("00001_init.sql", "CREATE TABLE t_dict (code VARCHAR(40) NOT NULL PRIMARY KEY, label VARCHAR(64) NOT NULL);\n")

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -207,8 +208,10 @@ type Report struct {
 // another checksum is an error, since it may be this project's edited
 // migration or another project's (the error says how to assign it). DDL commits implicitly in
 // MySQL, so a statement that fails leaves the ones before it applied: the
-// error names the data node that failed and lists the data nodes this run
-// already changed; nothing later runs.
+// error names the data node that failed, lists the data nodes this run
+// already changed and the statements of the migration that ran on the failed
+// data source (which records nothing, so they must be undone before the next
+// run); nothing later runs.
 func Apply(ctx context.Context, pools Pools, project string, ms []Migration) (Report, error) {
 	if project == LegacyProject {
 		return Report{}, errors.New("migrate: empty project name")
@@ -250,11 +253,21 @@ func Apply(ctx context.Context, pools Pools, project string, ms []Migration) (Re
 				rep.Skipped++
 				continue
 			}
+			var ran []string // the statements of m that ran on ds
 			for _, s := range steps {
 				if _, err := db.ExecContext(ctx, s.SQL); err != nil {
-					return rep, fmt.Errorf("migration %s failed on data node %s.%s: %w (data nodes already changed by this run: %s)", m.ID, ds, s.Table, err, doneList(done))
+					err = fmt.Errorf("migration %s failed on data node %s.%s: %w (data nodes already changed by this run: %s)", m.ID, ds, s.Table, err, doneList(done))
+					if len(ran) > 0 {
+						// ds does not record m, so the next run starts m
+						// from its first statement there again.
+						err = fmt.Errorf("%w; %s does not record the migration and the next run applies all of it there again, so first undo the statements of it that ran there: %s", err, ds, strings.Join(ran, "; "))
+					}
+					return rep, err
 				}
-				done = append(done, ds+"."+s.Table)
+				if n := ds + "." + s.Table; !slices.Contains(done, n) {
+					done = append(done, n)
+				}
+				ran = append(ran, fmt.Sprintf("%s on %s.%s", s.SQL, ds, s.Table))
 			}
 			if _, err := db.ExecContext(ctx, "INSERT INTO "+Table+" (project, id, checksum) VALUES (?, ?, ?)", project, m.ID, m.Checksum); err != nil {
 				return rep, fmt.Errorf("data source %s: recording migration %s: %w", ds, m.ID, err)
