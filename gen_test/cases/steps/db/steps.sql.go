@@ -1102,7 +1102,7 @@ var addTagUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g50_tag (database: tag_id MOD), computed inline.
 func (q *Queries) AddTag(ctx context.Context, tagID int64, userID sql.NullInt64, label sql.NullString, note sql.NullString) error {
 	ds := shardrt.Mod(tagID, 2)
-	_, err := q.ex.Exec(ctx, &addTagStmt, addTagUnits[ds], tagID, userID, label, note)
+	_, err := q.run.Exec(ctx, &addTagStmt, addTagUnits[ds], tagID, userID, label, note)
 	return err
 }
 
