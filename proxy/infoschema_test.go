@@ -254,6 +254,7 @@ func TestProxyBIMetadataBroadcast(t *testing.T) {
 // ShardingSphere-Proxy lists them from its metadata: the same rows as the
 // proxy with every data source up.
 func TestProxyShowTablesDataSourceDown(t *testing.T) {
+	paReset(t) // the logic tables' actual tables on ds_0 and ds_1, whatever ran before
 	up := (&pxEnv{srv: newAtomicProxy(t, false)}).clientDB(t, "root", "secret", "pa_db", nil)
 	down := (&pxEnv{srv: newAtomicProxy(t, true)}).clientDB(t, "root", "secret", "pa_db", nil)
 	for _, q := range []string{"SHOW TABLES", "SHOW FULL TABLES", "SHOW TABLES LIKE 'PA\\_I%'", "SHOW TABLES FROM pa_db LIKE 'pa_dic_'"} {
