@@ -96,6 +96,9 @@ type Steps struct {
 
 	stmt sqlparser.Statement // the parsed SQL, never changed
 	b    *Builder
+	// federatedBy is why the other kinds refused the statement
+	// (StepsFederation).
+	federatedBy error
 }
 
 // Subquery is one uncorrelated subquery of a StepsSubqueries statement.
@@ -219,7 +222,7 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 		if ferr != nil {
 			return nil, err
 		}
-		s.Kind, s.Subqueries, s.Federation = StepsFederation, nil, fs
+		s.Kind, s.Subqueries, s.Federation, s.federatedBy = StepsFederation, nil, fs, err
 		return s, nil
 	}
 	if subs := topSubqueries(stmt); len(subs) > 0 {

@@ -91,6 +91,10 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 		steps.Join, pl.Columns, err = sp.join(st.Join)
 	case StepsUnion:
 		steps.Union, pl.Columns, err = sp.union(st.Union)
+	case StepsFederation:
+		// The proxy evaluates it over temporary tables; generated code
+		// does not. Say why the other kinds refused it.
+		err = fmt.Errorf("it is evaluated only over temporary tables (SQL federation), which the proxy runs and generated code does not: %w", st.federatedBy)
 	default:
 		err = fmt.Errorf("%s steps", st.Kind)
 	}

@@ -35,3 +35,7 @@ SELECT code, label FROM g6_code WHERE code = ?;
 -- name: EmbedAcrossNodes :many
 -- expect: sqlc.embed(o) is not supported in a statement evaluated across data nodes (steps) yet
 SELECT sqlc.embed(o), p.amount FROM g6_order o JOIN g6_payment p ON p.order_id = o.order_id;
+
+-- name: FederatedUnion :many
+-- expect: it is evaluated only over temporary tables (SQL federation), which the proxy runs and generated code does not: the statement cannot be evaluated in steps across data nodes: column 1 of the UNION has different types in its SELECTs
+SELECT note FROM g6_order WHERE user_id IN (1, 2) UNION ALL SELECT amount FROM g6_payment WHERE user_id IN (1, 2);
