@@ -39,3 +39,7 @@ SELECT sqlc.embed(o), p.amount FROM g6_order o JOIN g6_payment p ON p.order_id =
 -- name: FederatedUnion :many
 -- expect: it is evaluated only over temporary tables (SQL federation), which the proxy runs and generated code does not: the statement cannot be evaluated in steps across data nodes: column 1 of the UNION has different types in its SELECTs
 SELECT note FROM g6_order WHERE user_id IN (1, 2) UNION ALL SELECT amount FROM g6_payment WHERE user_id IN (1, 2);
+
+-- name: JoinMaxText :many
+-- expect: max(o.note) of text compared by its collation's WEIGHT_STRING over the rows of a join across data nodes is not evaluated
+SELECT p.amount, MAX(o.note) AS mx FROM g6_order o JOIN g6_payment p ON p.order_id = o.order_id WHERE o.user_id IN (1, 2) GROUP BY p.amount;
