@@ -281,23 +281,47 @@ func (h *handler) fastQuery(c *mysql.Conn, query string, callback func(*sqltypes
 	}
 	h.s.inflight.Add(1)
 	defer h.s.inflight.Add(-1)
-	start := time.Now()
+	sess.count = fastCount{fr: fr, start: time.Now()}
 	done, err = h.onFastBackend(c, sess, fr.ds, pool, func(bc *backendConn) (bool, error) {
 		return h.relay(c, sess, fr, sql, bc, callback)
 	})
 	if !done {
 		return false, nil
 	}
-	h.s.metrics.passThrough.Inc()
-	if fr.queries != nil { // a planned statement, counted as on the database/sql path
-		fr.queries.Inc()
-		fr.latency.Observe(time.Since(start).Seconds())
-	}
+	h.countFast(sess)
 	if err != nil {
 		h.s.metrics.errors.Inc()
 		err = h.txAbort(c, sess, err)
 	}
 	return true, err
+}
+
+// fastCount is the accounting of a statement the fast path runs, from
+// start: once its answer is certain to be the fast path's, it is counted
+// (the pass-through metric; for fr, when planned, its route's queries and
+// latency) before the last packet of the answer is written, so that a
+// client that has read the answer finds the metrics up to date (vitess
+// flushes what the relay writes through it on its own timer, before the
+// command ends).
+type fastCount struct {
+	fr      *fastRoute
+	start   time.Time
+	counted bool
+}
+
+// countFast counts the session's running fast-path statement once (see
+// fastCount).
+func (h *handler) countFast(sess *session) {
+	fc := &sess.count
+	if fc.counted || fc.fr == nil {
+		return
+	}
+	fc.counted = true
+	h.s.metrics.passThrough.Inc()
+	if fc.fr.queries != nil { // a planned statement, counted as on the database/sql path
+		fc.fr.queries.Inc()
+		fc.fr.latency.Observe(time.Since(fc.start).Seconds())
+	}
 }
 
 // relay sends sql (fr's, or its shape's for the statement's values) on
@@ -449,6 +473,7 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 			} else if err := w.end(true); err != nil {
 				return true, false, h.clientGone(bc, err)
 			}
+			h.countFast(sess) // before vitess writes the end packet
 			return true, false, callback(emptyResult)
 		case buf[4] == mysql.ErrPacket && n < mysql.MaxPacketSize:
 			return true, false, w.failed(h.fastError(sess, h.s.backendNodeError(bc.pool.name, backendError(buf[4:4+n]))))

@@ -231,16 +231,14 @@ func (h *handler) fastExecuteArgs(c *mysql.Conn, prepare *mysql.PrepareData, uns
 	}
 	h.s.inflight.Add(1)
 	defer h.s.inflight.Add(-1)
-	start := time.Now()
+	sess.count = fastCount{fr: fr, start: time.Now()}
 	done, err = h.onFastBackend(c, sess, ds, pool, func(bc *backendConn) (bool, error) {
 		return h.relayStmt(c, sess, ss, fr, sql, raw, types, bc, callback)
 	})
 	if !done {
 		return false, nil
 	}
-	h.s.metrics.passThrough.Inc()
-	fr.queries.Inc()
-	fr.latency.Observe(time.Since(start).Seconds())
+	h.countFast(sess)
 	if err != nil {
 		h.s.metrics.errors.Inc()
 		err = h.txAbort(c, sess, err)
@@ -509,6 +507,7 @@ func (h *handler) relayOK(c *mysql.Conn, sess *session, bc *backendConn, p []byt
 		}
 		sess.cc.replaceAfter(nil, -1, b)
 	}
+	h.countFast(sess) // before vitess writes the OK packet
 	return callback(&sqltypes.Result{RowsAffected: affected, InsertID: insertID})
 }
 

@@ -105,6 +105,9 @@ type session struct {
 	// to the client.
 	direct bool
 	seq    byte
+	// count is the accounting of the running fast-path statement
+	// (countFast).
+	count fastCount
 }
 
 // NewConnection registers c (Close closes it).
