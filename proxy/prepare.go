@@ -450,6 +450,12 @@ func (c *clientConn) Read(b []byte) (int, error) {
 		if n == 0 {
 			return n, err
 		}
+		if err == nil {
+			// A COM_STMT_RESET first (stmtreset.go).
+			if n, err = c.resetFirst(b, n); n == 0 && err == nil {
+				continue
+			}
+		}
 		if err == nil && c.directQuery(b[:n]) {
 			continue // answered before vitess (fastpath_direct.go)
 		}
@@ -465,7 +471,12 @@ func (c *clientConn) Read(b []byte) (int, error) {
 		c.mu.Lock()
 		change := c.h != nil && n >= 5 && b[3] == 0 && b[4] == comChangeUser && c.sc.idle()
 		if !change {
-			c.sc.scan(b[:n])
+			// A COM_STMT_RESET after other commands waits for the next
+			// read (stmtreset.go).
+			if k := c.sc.scanTo(b[:n], c.mc != nil && err == nil); k < n {
+				c.hold(b[k:n])
+				n = k
+			}
 		}
 		c.mu.Unlock()
 		if !change {
@@ -616,13 +627,24 @@ type execTypes struct {
 
 // scan follows b, the next bytes from the client.
 func (s *packetScanner) scan(b []byte) {
+	s.scanTo(b, false)
+}
+
+// scanTo follows b and returns how many of its bytes it followed: all,
+// or with stopAtReset, those before the first command after the start of
+// b that may be a COM_STMT_RESET (stmtreset.go).
+func (s *packetScanner) scanTo(b []byte, stopAtReset bool) int {
+	all := len(b)
 	for len(b) > 0 && !s.off {
 		if s.left == 0 {
+			if stopAtReset && len(b) < all && s.nhdr == 0 && !s.more && !s.data && s.packets > 0 && maybeReset(b) {
+				return all - len(b)
+			}
 			k := copy(s.hdr[s.nhdr:], b)
 			s.nhdr += k
 			b = b[k:]
 			if s.nhdr < len(s.hdr) {
-				return
+				return all
 			}
 			s.nhdr = 0
 			n := int(s.hdr[0]) | int(s.hdr[1])<<8 | int(s.hdr[2])<<16
@@ -640,6 +662,7 @@ func (s *packetScanner) scan(b []byte) {
 			s.end()
 		}
 	}
+	return all
 }
 
 // idle reports whether the next byte read starts a packet that begins a
