@@ -913,6 +913,7 @@ func (c *clientConn) Write(p []byte) (int, error) {
 	if !c.endArmed || c.out+int64(len(c.pend))+int64(len(p)) <= c.endAt && len(c.end) == 0 {
 		n, err := c.Conn.Write(p)
 		c.out += int64(n)
+		c.writes++
 		return n, err
 	}
 	total := len(p)
@@ -956,6 +957,7 @@ func (c *clientConn) Write(p []byte) (int, error) {
 	c.pend = append(c.pend, p...)
 	n, err := c.Conn.Write(c.pend)
 	c.out += int64(n)
+	c.writes++
 	if cap(c.pend) > relayFlushSize {
 		c.pend = nil
 	} else {

@@ -70,25 +70,29 @@ func fpEnv(t *testing.T) (fast, slow *Server) {
 	require.NoError(t, err)
 	_, err = ref.ExecContext(ctx, "INSERT INTO fp_item VALUES "+strings.Join(fpRows, ", "))
 	require.NoError(t, err)
-	start := func(disable bool) *Server {
-		cfg, err := ParseConfig("fp.yaml", []byte(fpYAML()))
-		require.NoError(t, err)
-		tables, err := schema.ParseDDL("fp.sql", []byte(fpDDL))
-		require.NoError(t, err)
-		require.NoError(t, cfg.AttachDDL(tables))
-		srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second, DisableFastPath: disable})
-		require.NoError(t, err)
-		require.NoError(t, srv.Start())
-		t.Cleanup(func() { require.NoError(t, srv.Close()) })
-		return srv
-	}
-	fast, slow = start(false), start(true)
+	fast, slow = fpServer(t, false), fpServer(t, true)
 	require.NotNil(t, fast.backends)
 	require.Nil(t, slow.backends)
 	px := fpConn(t, slow, false, false)
 	_, err = px.ExecuteFetch("INSERT INTO fp_item VALUES "+strings.Join(fpRows, ", "), 0, false)
 	require.NoError(t, err)
 	return fast, slow
+}
+
+// fpServer starts a proxy on fpEnv's tables, without the fast path when
+// disable is set.
+func fpServer(t *testing.T, disable bool) *Server {
+	t.Helper()
+	cfg, err := ParseConfig("fp.yaml", []byte(fpYAML()))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("fp.sql", []byte(fpDDL))
+	require.NoError(t, err)
+	require.NoError(t, cfg.AttachDDL(tables))
+	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second, DisableFastPath: disable})
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	return srv
 }
 
 // fpConn connects vitess's client to srv (or, when srv is nil, to the

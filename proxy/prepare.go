@@ -413,10 +413,11 @@ type clientConn struct {
 
 	// The fast path's rewrite of vitess's packet after a relay
 	// (fastpath.go, rewriteAt): out counts the bytes written to the
-	// client; the packet at endAt is collected in end and rewritten when
-	// endArmed.
+	// client, writes the writes to its socket; the packet at endAt is
+	// collected in end and rewritten when endArmed.
 	wmu          sync.Mutex
 	out          int64
+	writes       int64
 	endAt        int64
 	endArmed     bool
 	endSeq       int

@@ -294,6 +294,20 @@ func withFoundRows(c *runtime.Config) *runtime.Config {
 	return &out
 }
 
+// clientFlushDelay is how long vitess's connection to a client waits
+// after a packet written within a command's answer before it writes out
+// its buffer (its flush timer). The end of every answer is written
+// without it: vitess flushes when each command that buffers ends
+// (endWriterBuffering: COM_QUERY, COM_STMT_PREPARE, COM_STMT_EXECUTE),
+// writes the other commands' answers unbuffered, and the proxy flushes
+// before it waits for the client (LOAD DATA LOCAL, loaddata.go) or writes
+// around vitess (the fast path's relay). So the delay only holds back the
+// first packets of a statement still running (and a buffer of 16 KiB
+// goes out when full). With 0, every packet reset a timer that fired at
+// once: the answer was written from the timer's goroutine, often in
+// several writes (TestClientFlushDelay).
+var clientFlushDelay = 100 * time.Millisecond
+
 // Start reads the logic tables' metadata from the data sources (see
 // loadMetadata: without DDL files every table's definition, with them a
 // check that logs each difference), then listens on Options.Listen and
@@ -317,7 +331,7 @@ func (s *Server) Start() error {
 	if secure {
 		auth = newSecureAuth(auth)
 	}
-	l, err := mysql.NewListener("tcp", s.opts.Listen, auth, &handler{s: s}, 0, 0, false, false, 0, 0, true) // multiQuery: ComQueryMulti splits statements
+	l, err := mysql.NewListener("tcp", s.opts.Listen, auth, &handler{s: s}, 0, 0, false, false, 0, clientFlushDelay, true) // multiQuery: ComQueryMulti splits statements
 	if err != nil {
 		return errors.New("proxy: listen on " + s.opts.Listen + ": " + err.Error())
 	}
