@@ -37,6 +37,7 @@ type mergeDraft struct {
 	StreamGroup bool
 	Computed    []runtime.ComputedColumn
 	Having      *runtime.Expr
+	FirstColumn int
 }
 
 // mergeNeeded reports why a SELECT needs merging across nodes ("" when rows
@@ -265,6 +266,10 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		}
 		m.Count = &c
 	}
+	firstDistinct := false
+	if grouping && !colocated {
+		m.FirstColumn, firstDistinct = p.firstRowColumn(m, cols, hasAgg, derived)
+	}
 	if err := p.checkMergeKeys(m, cols); err != nil {
 		return err
 	}
@@ -286,6 +291,17 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		m.Kinds = append(m.Kinds, k)
 	}
 	node.SelectExprs = &sqlparser.SelectExprs{Exprs: exprs}
+	if firstDistinct {
+		// SELECT DISTINCT x, MIN(pk) would be one row: group by the
+		// selected columns instead, so each node returns each value class
+		// once, with its least primary key.
+		node.Distinct = false
+		var keys []sqlparser.Expr
+		for _, se := range exprs[:m.Visible] {
+			keys = append(keys, sqlparser.Clone(se.(*sqlparser.AliasedExpr).Expr))
+		}
+		node.GroupBy = &sqlparser.GroupBy{Exprs: keys}
+	}
 	if err := p.rewriteDistinctAggregates(node, m); err != nil {
 		return err
 	}
@@ -311,6 +327,72 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	p.plan.Merge = spec
 	p.nodeStmt = node
 	return nil
+}
+
+// firstRowColumn adds, for a merge whose groups (GROUP BY or DISTINCT)
+// are keyed by text or show a column that is neither a key nor an
+// aggregate, the derived column MIN(pk) of the table's primary key
+// (runtime.MergeSpec.FirstColumn): values a collation calls equal but
+// spells differently ('a', 'A ', 'á') then merge into the spelling of the
+// group's row with the least primary key, the first row one MySQL reads
+// in a full scan and so the one it shows (each node shows its own first
+// row likewise). Only for one table with a one-column primary key, and a
+// DISTINCT without aggregates (distinct is true: the nodes then group by
+// the selected columns). It returns 0 when it adds none.
+func (p *planner) firstRowColumn(m *mergeDraft, cols []mergeCol, hasAgg bool, derived func(string, sqlparser.Expr, mergeKind) int) (col int, distinct bool) {
+	if len(p.refs) != 1 || p.refs[0].info.ddl == nil || len(p.refs[0].info.ddl.PrimaryKey) != 1 || p.refs[0].info.enc != nil {
+		return 0, false
+	}
+	keys := m.GroupBy
+	if len(keys) == 0 {
+		if !m.Distinct || hasAgg {
+			return 0, false
+		}
+		for i := 0; i < m.Visible; i++ {
+			keys = append(keys, i)
+		}
+		distinct = true
+	}
+	for _, a := range m.Aggregates {
+		switch a.Func {
+		case runtime.AggCountDistinct, runtime.AggSumDistinct, runtime.AggAvgDistinct, runtime.AggGroupConcat, runtime.AggGroupConcatDistinct:
+			// MariaDB groups these by sorting: its first row of a group
+			// is the sort's, not the scan's.
+			return 0, false
+		}
+	}
+	// A text key, or a column neither a key nor an aggregate (any value
+	// of the group), shows a row's own value.
+	shown := false
+	isKey := map[int]bool{}
+	for _, k := range keys {
+		isKey[k] = true
+		shown = shown || k < m.Visible && cols[k].kind.Type == "string"
+	}
+	for i := 0; i < m.Visible; i++ {
+		shown = shown || !isKey[i] && !containsAggregate(cols[i].expr)
+	}
+	if !shown {
+		return 0, false
+	}
+	r := p.refs[0]
+	qual := r.alias
+	if qual == "" {
+		qual = r.info.name
+	}
+	pk := r.info.ddl.Column(r.info.ddl.PrimaryKey[0])
+	if pk == nil {
+		return 0, false
+	}
+	cn := sqlparser.NewColNameWithQualifier(pk.Name, sqlparser.NewTableName(qual))
+	p.cols[cn] = &colRef{ref: r, col: pk}
+	k := p.columnKind(r.info, pk)
+	switch k.Type {
+	case "int", "uint", "decimal", "time", "bytes": // compared exactly in process
+	default:
+		return 0, false
+	}
+	return derived("GROUP_FIRST_DERIVED", &sqlparser.Min{Arg: cn}, k), distinct
 }
 
 // sortsGroups reports whether MariaDB groups sel by sorting (an aggregate
@@ -364,7 +446,7 @@ func (p *planner) mergeSpec(m *mergeDraft, columns int) (*runtime.MergeSpec, err
 		Columns: columns, Visible: m.Visible, OrderBy: m.OrderBy, GroupBy: m.GroupBy,
 		Aggregates: m.Aggregates, Distinct: m.Distinct, StreamGroup: m.StreamGroup,
 		Offset: runtime.LimitValue{}, Count: runtime.NoLimit,
-		Computed: m.Computed, Having: m.Having,
+		Computed: m.Computed, Having: m.Having, FirstColumn: m.FirstColumn,
 	}
 	for _, k := range m.Kinds {
 		ck := runtime.ColumnKind{Type: columnTypes[k.Type]}

@@ -93,6 +93,14 @@ type MergeSpec struct {
 	// (not 0, not NULL): the statement's HAVING, evaluated after Computed
 	// on the merged values (the nodes do not filter their partial groups).
 	Having *Expr `json:"having,omitempty"`
+	// FirstColumn, when > 0, is a column (beyond Visible) that orders a
+	// group's node rows as the server reads them: each node's least
+	// primary key of the group, MIN(pk). A merged group's non-aggregate
+	// columns are then those of its node row with the least value, the
+	// spelling one MySQL shows for values its collation calls equal ('a',
+	// 'A ', 'á'), as it reads a table in primary key order. 0: the first
+	// row the merge reads.
+	FirstColumn int `json:"first_column,omitempty"`
 }
 
 // UsesArgs reports whether Merge reads the statement's arguments: a LIMIT
@@ -497,6 +505,9 @@ func (s *MergeSpec) Validate() error {
 		if !inRange(k.Column) {
 			return bad("ORDER BY key %d: column %d out of range (%d columns)", i, k.Column, s.Columns)
 		}
+	}
+	if s.FirstColumn != 0 && (s.FirstColumn < s.Visible || s.FirstColumn >= s.Columns) {
+		return bad("FirstColumn %d out of range %d..%d", s.FirstColumn, s.Visible, s.Columns-1)
 	}
 	role := make([]string, s.Columns) // what each column already is, for duplicates
 	for i, c := range s.GroupBy {

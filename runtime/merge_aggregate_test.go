@@ -247,3 +247,19 @@ func TestAggregateAllocs(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() { g.add(&gr, r) })
 	require.Zero(t, allocs)
 }
+
+// TestFirstColumn: a group's non-aggregate columns are those of its node
+// row with the least FirstColumn (MIN(pk)), whichever node is read first;
+// without FirstColumn, the first row read.
+func TestFirstColumn(t *testing.T) {
+	kinds := []ColumnKind{kGeneral, kInt, kInt}
+	node0 := [][]Cell{mrow("A ", 2, 30), mrow("b", 1, 5)}
+	node1 := [][]Cell{mrow("a", 3, 10), mrow("B", 1, 2)}
+	spec := MergeSpec{Columns: 3, Visible: 2, Kinds: kinds, GroupBy: []int{0}, OrderBy: []SortKey{{Column: 0}},
+		Aggregates: []AggregateSpec{{Column: 1, Func: AggCount}}, Count: NoLimit, FirstColumn: 2}
+	require.Equal(t, [][]string{{"a", "5"}, {"B", "2"}}, mergeText(t, &spec, nil, msrc(node0...), msrc(node1...)))
+	spec.FirstColumn = 0
+	require.Equal(t, [][]string{{"A ", "5"}, {"b", "2"}}, mergeText(t, &spec, nil, msrc(node0...), msrc(node1...)))
+	spec.FirstColumn = 1
+	require.Error(t, spec.Validate(), "FirstColumn must be beyond the visible columns")
+}

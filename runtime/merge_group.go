@@ -50,8 +50,14 @@ func (g *grouper) start(gr *group, row []Cell) {
 	g.add(gr, row)
 }
 
-// add accumulates row into gr's aggregates.
+// add accumulates row into gr's aggregates. With a FirstColumn, a row
+// read earlier by its server (a lesser MIN(pk)) becomes the group's row.
 func (g *grouper) add(gr *group, row []Cell) {
+	if f := g.spec.FirstColumn; f > 0 && compareCells(&row[f], &gr.row[f], g.spec.Kinds[f].coll()) < 0 {
+		for i := range row {
+			gr.row[i] = row[i].clone()
+		}
+	}
 	for i := range g.spec.Aggregates {
 		g.buf = gr.aggs[i].add(&g.spec.Aggregates[i], g.spec.Kinds, row, g.buf)
 	}

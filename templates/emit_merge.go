@@ -204,6 +204,10 @@ func (g *generator) emitMergeSpec(f *jen.File, q *query) error {
 	if m.StreamGroup {
 		fields = append(fields, jen.Id("StreamGroup").Op(":").True().Op(","))
 	}
+	if m.FirstColumn > 0 {
+		// e.g.: FirstColumn: 4,
+		fields = append(fields, jen.Id("FirstColumn").Op(":").Lit(m.FirstColumn).Op(","))
+	}
 	if len(m.Computed) > 0 {
 		// e.g.: Computed: []shardrt.ComputedColumn{{Column: 1, Expr: shardrt.Expr{Op: shardrt.ExprDiv, Args: ...}}},
 		cs := make([]jen.Code, len(m.Computed))

@@ -293,22 +293,23 @@ var distinctRangeStmt = shardrt.Stmt{Name: "DistinctRange", LogicSQL: "SELECT DI
 // distinctRangeUnits are the route units of DistinctRange: one per data node of
 // sbtest in data node order. DataSource indexes dataSourceNames.
 var distinctRangeUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_0.sbtest
-	{DataSource: 1, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_1.sbtest
-	{DataSource: 2, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_2.sbtest
-	{DataSource: 3, SQL: "select c, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_3.sbtest
+	{DataSource: 0, SQL: "select c, min(sbtest.id) as GROUP_FIRST_DERIVED_0, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_0.sbtest
+	{DataSource: 1, SQL: "select c, min(sbtest.id) as GROUP_FIRST_DERIVED_0, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_1.sbtest
+	{DataSource: 2, SQL: "select c, min(sbtest.id) as GROUP_FIRST_DERIVED_0, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_2.sbtest
+	{DataSource: 3, SQL: "select c, min(sbtest.id) as GROUP_FIRST_DERIVED_0, weight_string(c) as WEIGHT_STRING_DERIVED_0, IF(LEFT(c, 0) = ' ', weight_string(CONCAT(LEFT(c, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from sbtest where id between ? and ? group by c order by c asc"}, // ds_3.sbtest
 }
 
 // distinctRangeMerge says how DistinctRange merges the rows of its data nodes
 // into the result one unsharded MySQL would return (DISTINCT, ORDER BY). Every
-// data node returns the 1 result columns, then 2 the rewrite derived (AVG's SUM
+// data node returns the 1 result columns, then 3 the rewrite derived (AVG's SUM
 // and COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys
 // of text), which the merge drops.
 var distinctRangeMerge = shardrt.MergeSpec{
-	Columns: 3,
+	Columns: 4,
 	Visible: 1,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Weight: 1},
+		{Type: shardrt.ColumnString, Weight: 2},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 	},
@@ -316,6 +317,7 @@ var distinctRangeMerge = shardrt.MergeSpec{
 	Distinct:    true,
 	Count:       shardrt.NoLimit,
 	StreamGroup: true,
+	FirstColumn: 1,
 }
 
 // DistinctRange runs the :many query at queries/sbtest.sql:30.

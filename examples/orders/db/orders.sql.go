@@ -399,29 +399,30 @@ var countOrdersByStatusStmt = shardrt.Stmt{Name: "CountOrdersByStatus", LogicSQL
 // countOrdersByStatusUnits are the route units of CountOrdersByStatus: its data
 // nodes. DataSource indexes dataSourceNames.
 var countOrdersByStatusUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 group by `status` order by `status` asc"}, // ds_0.t_order_0
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_1 group by `status` order by `status` asc"}, // ds_0.t_order_1
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_2 group by `status` order by `status` asc"}, // ds_0.t_order_2
-	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_3 group by `status` order by `status` asc"}, // ds_0.t_order_3
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 group by `status` order by `status` asc"}, // ds_1.t_order_0
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_1 group by `status` order by `status` asc"}, // ds_1.t_order_1
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_2 group by `status` order by `status` asc"}, // ds_1.t_order_2
-	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_3 group by `status` order by `status` asc"}, // ds_1.t_order_3
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, min(t_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 group by `status` order by `status` asc"}, // ds_0.t_order_0
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, min(t_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_1 group by `status` order by `status` asc"}, // ds_0.t_order_1
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, min(t_order_2.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_2 group by `status` order by `status` asc"}, // ds_0.t_order_2
+	{DataSource: 0, SQL: "select `status`, count(*) as orders, sum(amount) as total, min(t_order_3.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_3 group by `status` order by `status` asc"}, // ds_0.t_order_3
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, min(t_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_0 group by `status` order by `status` asc"}, // ds_1.t_order_0
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, min(t_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_1 group by `status` order by `status` asc"}, // ds_1.t_order_1
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, min(t_order_2.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_2 group by `status` order by `status` asc"}, // ds_1.t_order_2
+	{DataSource: 1, SQL: "select `status`, count(*) as orders, sum(amount) as total, min(t_order_3.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from t_order_3 group by `status` order by `status` asc"}, // ds_1.t_order_3
 }
 
 // countOrdersByStatusMerge says how CountOrdersByStatus merges the rows of its
 // data nodes into the result one unsharded MySQL would return (GROUP BY,
 // aggregates COUNT, SUM, ORDER BY). Every data node returns the 3 result
-// columns, then 2 the rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP
+// columns, then 3 the rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP
 // BY items not selected, WEIGHT_STRING sort keys of text), which the merge
 // drops.
 var countOrdersByStatusMerge = shardrt.MergeSpec{
-	Columns: 5,
+	Columns: 6,
 	Visible: 3,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Weight: 3},
+		{Type: shardrt.ColumnString, Weight: 4},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 	},
@@ -433,6 +434,7 @@ var countOrdersByStatusMerge = shardrt.MergeSpec{
 	},
 	Count:       shardrt.NoLimit,
 	StreamGroup: true,
+	FirstColumn: 3,
 }
 
 // CountOrdersByStatusRow is one row of CountOrdersByStatus.

@@ -204,31 +204,32 @@ var busySkusStmt = shardrt.Stmt{Name: "BusySkus", LogicSQL: "SELECT sku, CAST(SU
 // busySkusUnits are the route units of BusySkus: its data nodes. DataSource
 // indexes dataSourceNames.
 var busySkusUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_0.g7_item_0
-	{DataSource: 0, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_0.g7_item_1
-	{DataSource: 1, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_1.g7_item_0
-	{DataSource: 1, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_1.g7_item_1
-	{DataSource: 2, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_2.g7_item_0
-	{DataSource: 2, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_2.g7_item_1
-	{DataSource: 3, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_3.g7_item_0
-	{DataSource: 3, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_3.g7_item_1
+	{DataSource: 0, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, min(g7_item_0.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_0.g7_item_0
+	{DataSource: 0, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, min(g7_item_1.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_0.g7_item_1
+	{DataSource: 1, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, min(g7_item_0.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_1.g7_item_0
+	{DataSource: 1, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, min(g7_item_1.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_1.g7_item_1
+	{DataSource: 2, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, min(g7_item_0.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_2.g7_item_0
+	{DataSource: 2, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, min(g7_item_1.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_2.g7_item_1
+	{DataSource: 3, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, min(g7_item_0.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku"}, // ds_3.g7_item_0
+	{DataSource: 3, SQL: "select sku, cast(sum(qty) / count(*) as DECIMAL(10, 4)) as per_item, count(*) as items, cast(avg(qty) * 3 as DECIMAL(12, 6)) as avg3, sum(qty) as AGG_DERIVED_0, count(qty) as AGG_DERIVED_1, min(g7_item_1.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku"}, // ds_3.g7_item_1
 }
 
 // busySkusMerge says how BusySkus merges the rows of its data nodes into the
 // result one unsharded MySQL would return (GROUP BY, aggregates COUNT, SUM,
 // COUNT, expressions over the merged aggregates, HAVING, ORDER BY). Every data
-// node returns the 4 result columns, then 4 the rewrite derived (AVG's SUM and
+// node returns the 4 result columns, then 5 the rewrite derived (AVG's SUM and
 // COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
 // text), which the merge drops.
 var busySkusMerge = shardrt.MergeSpec{
-	Columns: 8,
+	Columns: 9,
 	Visible: 4,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Weight: 6},
+		{Type: shardrt.ColumnString, Weight: 7},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
@@ -240,7 +241,8 @@ var busySkusMerge = shardrt.MergeSpec{
 		{Column: 4, Func: shardrt.AggSum},
 		{Column: 5, Func: shardrt.AggCount},
 	},
-	Count: shardrt.NoLimit,
+	Count:       shardrt.NoLimit,
+	FirstColumn: 6,
 	Computed: []shardrt.ComputedColumn{
 		{Column: 1, Expr: shardrt.Expr{Op: shardrt.ExprCast, Type: shardrt.ColumnDecimal, Scale: 4, Args: []shardrt.Expr{{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprColumn, Column: 2}}}}}},
 		{Column: 3, Expr: shardrt.Expr{Op: shardrt.ExprCast, Type: shardrt.ColumnDecimal, Scale: 6, Args: []shardrt.Expr{{Op: shardrt.ExprMul, Args: []shardrt.Expr{{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprColumn, Column: 5}}}, {Op: shardrt.ExprLiteral, Value: "3", Type: shardrt.ColumnInt}}}}}},

@@ -509,27 +509,27 @@ var statsByStatusStmt = shardrt.Stmt{Name: "StatsByStatus", LogicSQL: "SELECT st
 // statsByStatusUnits are the route units of StatsByStatus: its data nodes.
 // DataSource indexes dataSourceNames.
 var statsByStatusUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_0 where created_at >= ? group by `status`"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select `status`, count(*) as n, count(amount) as n_amount, sum(amount) as total, min(amount) as lo, max(amount) as hi, avg(amount) as avg_amount, sum(qty) as qty, avg(qty) as avg_qty, sum(rate) as rate, avg(rate) as avg_rate, min(created_at) as first_at, max(note) as last_note, count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0, count(qty) as AVG_DERIVED_COUNT_1, sum(qty) as AVG_DERIVED_SUM_1, count(rate) as AVG_DERIVED_COUNT_2, sum(rate) as AVG_DERIVED_SUM_2, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(max(note)) as WEIGHT_STRING_DERIVED_1, IF(LEFT(max(note), 0) = ' ', weight_string(CONCAT(LEFT(max(note), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g7_order_1 where created_at >= ? group by `status`"}, // ds_3.g7_order_1
 }
 
 // statsByStatusMerge says how StatsByStatus merges the rows of its data nodes
 // into the result one unsharded MySQL would return (GROUP BY, aggregates COUNT,
 // COUNT, SUM, MIN, MAX, AVG, SUM, AVG, SUM, AVG, MIN, MAX). Every data node
-// returns the 13 result columns, then 10 the rewrite derived (AVG's SUM and
+// returns the 13 result columns, then 11 the rewrite derived (AVG's SUM and
 // COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys of
 // text), which the merge drops.
 var statsByStatusMerge = shardrt.MergeSpec{
-	Columns: 23,
+	Columns: 24,
 	Visible: 13,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Weight: 19},
+		{Type: shardrt.ColumnString, Weight: 20},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
@@ -541,13 +541,14 @@ var statsByStatusMerge = shardrt.MergeSpec{
 		{Type: shardrt.ColumnFloat},
 		{Type: shardrt.ColumnFloat},
 		{Type: shardrt.ColumnTime},
-		{Type: shardrt.ColumnString, Weight: 21},
+		{Type: shardrt.ColumnString, Weight: 22},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnDecimal},
 		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnFloat},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
@@ -568,7 +569,8 @@ var statsByStatusMerge = shardrt.MergeSpec{
 		{Column: 11, Func: shardrt.AggMin},
 		{Column: 12, Func: shardrt.AggMax},
 	},
-	Count: shardrt.NoLimit,
+	Count:       shardrt.NoLimit,
+	FirstColumn: 19,
 }
 
 // StatsByStatusRow is one row of StatsByStatus.
@@ -1027,26 +1029,27 @@ var userStatusesStmt = shardrt.Stmt{Name: "UserStatuses", LogicSQL: "SELECT DIST
 // userStatusesUnits are the route units of UserStatuses: one per data node of
 // g7_order in data node order. DataSource indexes dataSourceNames.
 var userStatusesUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select `status`, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select `status`, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select `status`, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select `status`, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select `status`, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select `status`, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select `status`, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select `status`, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 where user_id in (?, ?) group by `status` order by `status` asc"}, // ds_3.g7_order_1
 }
 
 // userStatusesMerge says how UserStatuses merges the rows of its data nodes
 // into the result one unsharded MySQL would return (DISTINCT, ORDER BY). Every
-// data node returns the 1 result columns, then 2 the rewrite derived (AVG's SUM
+// data node returns the 1 result columns, then 3 the rewrite derived (AVG's SUM
 // and COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING sort keys
 // of text), which the merge drops.
 var userStatusesMerge = shardrt.MergeSpec{
-	Columns: 3,
+	Columns: 4,
 	Visible: 1,
 	Kinds: []shardrt.ColumnKind{
-		{Type: shardrt.ColumnString, Weight: 1},
+		{Type: shardrt.ColumnString, Weight: 2},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 	},
@@ -1054,6 +1057,7 @@ var userStatusesMerge = shardrt.MergeSpec{
 	Distinct:    true,
 	Count:       shardrt.NoLimit,
 	StreamGroup: true,
+	FirstColumn: 1,
 }
 
 // DISTINCT over the data nodes of two users.
@@ -1097,27 +1101,28 @@ var statusPageStmt = shardrt.Stmt{Name: "StatusPage", LogicSQL: "SELECT DISTINCT
 // statusPageUnits are the route units of StatusPage: its data nodes. DataSource
 // indexes dataSourceNames.
 var statusPageUnits = [...]shardrt.RouteUnit{
-	{DataSource: 0, SQL: "select user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_0
-	{DataSource: 0, SQL: "select user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_1
-	{DataSource: 1, SQL: "select user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_0
-	{DataSource: 1, SQL: "select user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_1
-	{DataSource: 2, SQL: "select user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_0
-	{DataSource: 2, SQL: "select user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_1
-	{DataSource: 3, SQL: "select user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_0
-	{DataSource: 3, SQL: "select user_id, `status`, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_1
+	{DataSource: 0, SQL: "select user_id, `status`, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select user_id, `status`, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select user_id, `status`, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select user_id, `status`, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select user_id, `status`, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select user_id, `status`, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select user_id, `status`, min(g7_order_0.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select user_id, `status`, min(g7_order_1.order_id) as GROUP_FIRST_DERIVED_0, weight_string(`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(`status`, 0) = ' ', weight_string(CONCAT(LEFT(`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 group by user_id, `status` order by user_id asc, `status` asc limit ?"}, // ds_3.g7_order_1
 }
 
 // statusPageMerge says how StatusPage merges the rows of its data nodes into
 // the result one unsharded MySQL would return (DISTINCT, ORDER BY, LIMIT).
-// Every data node returns the 2 result columns, then 2 the rewrite derived
+// Every data node returns the 2 result columns, then 3 the rewrite derived
 // (AVG's SUM and COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING
 // sort keys of text), which the merge drops.
 var statusPageMerge = shardrt.MergeSpec{
-	Columns: 4,
+	Columns: 5,
 	Visible: 2,
 	Kinds: []shardrt.ColumnKind{
 		{Type: shardrt.ColumnInt},
-		{Type: shardrt.ColumnString, Weight: 2},
+		{Type: shardrt.ColumnString, Weight: 3},
+		{Type: shardrt.ColumnInt},
 		{Type: shardrt.ColumnBytes},
 		{Type: shardrt.ColumnBytes},
 	},
@@ -1126,6 +1131,7 @@ var statusPageMerge = shardrt.MergeSpec{
 	Offset:      shardrt.LimitValue{Value: 0, Param: true}, // offset
 	Count:       shardrt.LimitValue{Value: 1, Param: true}, // limit
 	StreamGroup: true,
+	FirstColumn: 2,
 }
 
 // StatusPageRow is one row of StatusPage.
