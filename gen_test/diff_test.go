@@ -98,11 +98,14 @@ type diffEnv struct {
 	plans map[string]*plan.Plan
 	// pointers is emit_pointers_for_null_types: nullable types are *T.
 	pointers bool
-	queries  reflect.Value // *Queries of the generated package
-	rt       *shardrt.DB
-	ref      *sql.DB
-	tables   []*tableLayout
-	keys     map[string]int64 // saved generated keys
+	// emptySlices is emit_empty_slices: a :many of no row returns []T{},
+	// else nil (as sqlc's).
+	emptySlices bool
+	queries     reflect.Value // *Queries of the generated package
+	rt          *shardrt.DB
+	ref         *sql.DB
+	tables      []*tableLayout
+	keys        map[string]int64 // saved generated keys
 
 	calls, rows, compares int // for the summary line
 
@@ -158,7 +161,7 @@ func runDiffCase(t *testing.T, c goldenCase, leg diffLeg) {
 
 	p, err := pipeline.Load(c.project())
 	require.NoError(t, err)
-	env := &diffEnv{t: t, ctx: ctx, plans: map[string]*plan.Plan{}, keys: map[string]int64{}, failures: map[string]int{}, leg: leg, pointers: p.File.Emit.PointersForNullTypes}
+	env := &diffEnv{t: t, ctx: ctx, plans: map[string]*plan.Plan{}, keys: map[string]int64{}, failures: map[string]int{}, leg: leg, pointers: p.File.Emit.PointersForNullTypes, emptySlices: p.File.Emit.EmptySlices}
 	defer func() { // also after a t.Fatal
 		for _, name := range slices.Sorted(maps.Keys(env.failures)) {
 			if n := env.failures[name]; n > maxReports {
@@ -664,6 +667,9 @@ func (e *diffEnv) compareRead(pl *plan.Plan, repro string, out []reflect.Value, 
 	case schema.CmdMany:
 		for i := 0; i < out[0].Len(); i++ {
 			got = append(got, rowText(out[0].Index(i)))
+		}
+		if out[0].Len() == 0 && out[0].IsNil() == e.emptySlices {
+			e.fail(pl.Name, "%s: no row returns a nil slice %v, want %v (emit_empty_slices: %v)", repro, out[0].IsNil(), !e.emptySlices, e.emptySlices)
 		}
 	default:
 		t.Fatalf("%s: a SELECT with %s", repro, pl.Cmd)

@@ -303,8 +303,8 @@ func exec(ctx context.Context, h *hooks, q target, st *Stmt, name string, u *Rou
 // QueryUnits runs the route units of one statement and returns the rows of
 // all of them, scanned by scan (called once per row, on the goroutine that
 // read the unit), concatenated in unit order: ShardingSphere's iterator
-// merge, the route order. e may be *Sources or *Tx. args are passed to every
-// unit that has no Args of its own.
+// merge, the route order (nil when no unit returns a row). e may be
+// *Sources or *Tx. args are passed to every unit that has no Args of its own.
 //
 // On *Sources the units run in parallel: at most
 // max-connections-size-per-query units at once on one data source (the
@@ -326,12 +326,15 @@ func QueryUnits[T any](ctx context.Context, e Executor, st *Stmt, units []RouteU
 	if err != nil || len(results) == 0 {
 		return nil, err
 	}
-	if len(results) == 1 {
-		return results[0], nil
-	}
 	total := 0
 	for _, r := range results {
 		total += len(r)
+	}
+	if total == 0 {
+		return nil, nil // no row: nil, as sqlc's :many returns it
+	}
+	if len(results) == 1 {
+		return results[0], nil
 	}
 	out := make([]T, 0, total)
 	for _, r := range results {

@@ -137,6 +137,13 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 		body = []jen.Code{
 			run,
 			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("err"))),
+		}
+		if !g.in.Emit.EmptySlices {
+			// nil when no row matches, as the other :many methods (and
+			// sqlc) return it; make's empty slice with emit_empty_slices.
+			body = append(body, jen.If(jen.Len(jen.Id("rows")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())))
+		}
+		body = append(body,
 			jen.Id("out").Op(":=").Make(jen.Index().Add(q.rowCode()), jen.Len(jen.Id("rows"))),
 			jen.For(jen.List(jen.Id("i"), jen.Id("row")).Op(":=").Range().Id("rows")).Block(
 				jen.If(jen.Id("err").Op(":=").Qual(rt, "ScanValues").Call(dests(jen.Id("out").Index(jen.Id("i")))...), jen.Id("err").Op("!=").Nil()).Block(
@@ -144,7 +151,7 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 				),
 			),
 			jen.Return(jen.Id("out"), jen.Nil()),
-		}
+		)
 	}
 	if len(p.Doc) > 0 {
 		f.Add(comments(p.Doc...)).Line().Add(doc("", route))

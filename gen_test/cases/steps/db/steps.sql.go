@@ -139,6 +139,9 @@ func (q *Queries) OrdersOfCity(ctx context.Context) ([]OrdersOfCityRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]OrdersOfCityRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount); err != nil {
@@ -293,6 +296,9 @@ func (q *Queries) OrdersWithUsers(ctx context.Context) ([]OrdersWithUsersRow, er
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]OrdersWithUsersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Status, &out[i].Name); err != nil {
@@ -383,6 +389,9 @@ func (q *Queries) UsersWithOrders(ctx context.Context) ([]UsersWithOrdersRow, er
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]UsersWithOrdersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name, &out[i].OrderID, &out[i].Amount); err != nil {
@@ -467,6 +476,9 @@ func (q *Queries) TopOrdersWithUsers(ctx context.Context) ([]TopOrdersWithUsersR
 	rows, err := q.src.RunSteps(ctx, q.ex, &topOrdersWithUsersSteps)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]TopOrdersWithUsersRow, len(rows))
 	for i, row := range rows {
@@ -584,6 +596,9 @@ func (q *Queries) NamesAndStatuses(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]string, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
@@ -639,6 +654,9 @@ func (q *Queries) AllIDs(ctx context.Context) ([]int64, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &allIDsSteps)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]int64, len(rows))
 	for i, row := range rows {
@@ -746,6 +764,9 @@ func (q *Queries) OrderTotalsByName(ctx context.Context) ([]OrderTotalsByNameRow
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]OrderTotalsByNameRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].Name, &out[i].Orders, &out[i].Total, &out[i].Top); err != nil {
@@ -841,6 +862,9 @@ func (q *Queries) BusiestUsers(ctx context.Context) ([]BusiestUsersRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &busiestUsersSteps)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]BusiestUsersRow, len(rows))
 	for i, row := range rows {
@@ -1009,6 +1033,9 @@ func (q *Queries) UsersOfBigOrders(ctx context.Context) ([]UsersOfBigOrdersRow, 
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersOfBigOrdersSteps)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]UsersOfBigOrdersRow, len(rows))
 	for i, row := range rows {
@@ -1188,6 +1215,9 @@ func (q *Queries) TagsOfSameNote(ctx context.Context) ([]TagsOfSameNoteRow, erro
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]TagsOfSameNoteRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].OtherID, &out[i].Note); err != nil {
@@ -1279,6 +1309,9 @@ func (q *Queries) TagsOfSameLabel(ctx context.Context) ([]TagsOfSameLabelRow, er
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]TagsOfSameLabelRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].Label, &out[i].OtherID); err != nil {
@@ -1337,6 +1370,9 @@ func (q *Queries) Labels(ctx context.Context) ([]sql.NullString, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]sql.NullString, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
@@ -1393,6 +1429,9 @@ func (q *Queries) Notes(ctx context.Context) ([]sql.NullString, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &notesSteps)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]sql.NullString, len(rows))
 	for i, row := range rows {
@@ -1458,6 +1497,9 @@ func (q *Queries) TagsWithNoteOf(ctx context.Context) ([]TagsWithNoteOfRow, erro
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]TagsWithNoteOfRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].Note); err != nil {
@@ -1520,6 +1562,9 @@ func (q *Queries) TagsWithLabelOf(ctx context.Context) ([]TagsWithLabelOfRow, er
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsWithLabelOfSteps)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]TagsWithLabelOfRow, len(rows))
 	for i, row := range rows {
@@ -1604,6 +1649,9 @@ func (q *Queries) UsersWithoutTags(ctx context.Context) ([]UsersWithoutTagsRow, 
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersWithoutTagsSteps)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]UsersWithoutTagsRow, len(rows))
 	for i, row := range rows {
@@ -1709,6 +1757,9 @@ func (q *Queries) TagsOfUsersByNote(ctx context.Context) ([]TagsOfUsersByNoteRow
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]TagsOfUsersByNoteRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].FirstTag, &out[i].N); err != nil {
@@ -1782,6 +1833,9 @@ func (q *Queries) TagsTimesBigUsers(ctx context.Context) ([]TagsTimesBigUsersRow
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]TagsTimesBigUsersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].UserID); err != nil {
@@ -1851,6 +1905,9 @@ func (q *Queries) OrdersOfCityAbove(ctx context.Context, city sql.NullString, mi
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]OrdersOfCityAboveRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount); err != nil {
@@ -1917,6 +1974,9 @@ func (q *Queries) OrdersOfUserByID(ctx context.Context, userID int64) ([]OrdersO
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfUserByIDSteps, userID)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]OrdersOfUserByIDRow, len(rows))
 	for i, row := range rows {
@@ -2005,6 +2065,9 @@ func (q *Queries) OrdersWithUsersOf(ctx context.Context, amount int32, city stri
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]OrdersWithUsersOfRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount, &out[i].Name); err != nil {
@@ -2089,6 +2152,9 @@ func (q *Queries) OrdersOfOneUser(ctx context.Context, userID int64) ([]OrdersOf
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfOneUserSteps, userID, userID)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]OrdersOfOneUserRow, len(rows))
 	for i, row := range rows {
@@ -2241,6 +2307,9 @@ func (q *Queries) NamesOrStatuses(ctx context.Context, city string, amount int32
 	rows, err := q.src.RunSteps(ctx, q.ex, &namesOrStatusesSteps, city, amount)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]string, len(rows))
 	for i, row := range rows {
