@@ -206,6 +206,8 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		return GoType{Name: "uint64", Kind: runtime.KindLong}, "", true
 	case *sqlparser.GroupConcatExpr:
 		return typeNullStr, "", true
+	case *sqlparser.ExistsExpr:
+		return typeInt64, "", true // 1 or 0, never NULL
 	case *sqlparser.Subquery:
 		// A scalar subquery: its one column's type, NULL when it finds no
 		// row.

@@ -199,17 +199,25 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 			continue
 		}
 		i, ok := stepParamIndex(prm.Name)
-		if !ok || i >= len(sp.params) {
+		if ok && i == len(sp.params)+1 {
+			// NOT IN's list (bind), planned as one parameter.
+			lists++
+			sq.ListArg = len(sq.Args)
+			continue
+		}
+		if !ok || i > len(sp.params) {
 			return nil, nil, fmt.Errorf("%s has a placeholder that is no parameter of the statement", what)
 		}
-		if sp.params[i] == nil {
+		if i < len(sp.params) && sp.params[i] == nil {
 			sp.params[i] = prm
 		}
-		sq.Args = append(sq.Args, i)
+		sq.Args = append(sq.Args, i) // i == len(sp.params): a BindStep's flag
+
 	}
-	if list && lists != 1 || !list && lists != 0 {
+	if list && lists != 1 || lists > 1 {
 		return nil, nil, fmt.Errorf("%s has %d lists of bound values", what, lists)
 	}
+	list = lists == 1
 	idx := r.Fixed
 	if idx == nil {
 		for i := range r.Units {
@@ -254,43 +262,77 @@ func plainNodeArgs(p *Plan) bool {
 	return true
 }
 
-// bind plans a statement with one uncorrelated `x IN (SELECT y …)`.
+// bind plans a statement with one uncorrelated subquery: `x IN (SELECT y
+// …)` (or `= ANY`), `x NOT IN (SELECT y …)` (or `<> ALL`), `EXISTS (SELECT
+// …)` (runtime.BindOp).
 func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
-	if len(st.Subqueries) != 1 || st.Subqueries[0].Kind != SubqueryIn {
-		return nil, nil, errors.New("generated code evaluates one IN (SELECT …) subquery across data nodes; EXISTS, scalar subqueries and several subqueries run through the proxy")
+	if len(st.Subqueries) != 1 || st.Subqueries[0].Kind != SubqueryIn && st.Subqueries[0].Kind != SubqueryExists {
+		return nil, nil, errors.New("generated code evaluates one IN, NOT IN or EXISTS subquery across data nodes; scalar subqueries and several subqueries run through the proxy")
 	}
 	stmt := sqlparser.Clone(st.stmt)
 	subs := topSubqueries(stmt)
+	// flag is the argument after the statement's parameters (BindStep.Op).
+	flag := &sqlparser.CastExpr{Expr: &sqlparser.FuncExpr{Qualifier: sqlparser.NewIdentifierCS("sqlc"), Name: sqlparser.NewIdentifierCI("arg"),
+		Exprs: []sqlparser.Expr{sqlparser.NewColName(stepParamName(len(sp.params)))}}, Type: &sqlparser.ConvertType{Type: "signed"}}
+	list := func() sqlparser.ValTuple { return sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)} }
+	op := runtime.BindIn
 	var bad error
+	found := false
 	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
-		x, ok := c.Node().(*sqlparser.ComparisonExpr)
-		if !ok || x.Right != subs[0].sub {
-			return true
+		switch x := c.Node().(type) {
+		case *sqlparser.ExistsExpr:
+			if x.Subquery != subs[0].sub {
+				return true
+			}
+			op, found = runtime.BindExists, true
+			c.Replace(flag)
+			return false
+		case *sqlparser.ComparisonExpr:
+			if x.Right != subs[0].sub {
+				return true
+			}
+			found = true
+			if _, tuple := x.Left.(sqlparser.ValTuple); tuple {
+				bad = errors.New("generated code evaluates IN (SELECT …) of one column across data nodes, not of a row")
+			}
+			switch {
+			case x.Operator == sqlparser.InOp, x.Operator == sqlparser.EqualOp && x.Modifier == sqlparser.Any:
+				c.Replace(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: x.Left, Right: list()})
+			case x.Operator == sqlparser.NotInOp, x.Operator == sqlparser.NotEqualOp && x.Modifier == sqlparser.All:
+				// NOT IN does not route: its list is planned as one
+				// parameter, which the values replace.
+				op = runtime.BindNotIn
+				notIn := &sqlparser.ValTuple{&sqlparser.FuncExpr{Qualifier: sqlparser.NewIdentifierCS("sqlc"), Name: sqlparser.NewIdentifierCI("arg"),
+					Exprs: []sqlparser.Expr{sqlparser.NewColName(stepParamName(len(sp.params) + 1))}}}
+				c.Replace(&sqlparser.OrExpr{Left: flag, Right: &sqlparser.ComparisonExpr{Operator: sqlparser.NotInOp, Left: x.Left, Right: *notIn}})
+			default:
+				bad = fmt.Errorf("generated code evaluates IN, NOT IN and EXISTS of a subquery across data nodes, not %s", sqlparser.String(x))
+			}
+			return false
 		}
-		if x.Operator != sqlparser.InOp {
-			bad = fmt.Errorf("generated code evaluates IN (SELECT …) across data nodes, not %s", sqlparser.String(x))
-		}
-		if _, tuple := x.Left.(sqlparser.ValTuple); tuple {
-			bad = errors.New("generated code evaluates IN (SELECT …) of one column across data nodes, not of a row")
-		}
-		c.Replace(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: x.Left, Right: sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)}})
-		return false
+		return true
 	}, nil)
 	if bad != nil {
 		return nil, nil, bad
+	}
+	if !found {
+		return nil, nil, errors.New("the subquery is no operand of IN, NOT IN or EXISTS")
 	}
 	sub, sp1, err := sp.query(st.Subqueries[0].SQL, "the subquery", false)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(sp1.Columns) != 1 {
+	if op != runtime.BindExists && len(sp1.Columns) != 1 {
 		return nil, nil, errors.New("the subquery of IN must return one column")
 	}
-	stmtQ, p, err := sp.query(sqlparser.String(out), "the statement with the subquery's values bound", true)
+	stmtQ, p, err := sp.query(sqlparser.String(out), "the statement with the subquery's values bound", op == runtime.BindIn)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &runtime.BindStep{Subquery: sub, Statement: stmtQ}, p.Columns, nil
+	if op != runtime.BindIn && !slices.Contains(stmtQ.Args, len(sp.params)) {
+		return nil, nil, errors.New("the statement with the subquery's values bound does not take its flag")
+	}
+	return &runtime.BindStep{Subquery: sub, Statement: stmtQ, Op: op}, p.Columns, nil
 }
 
 // join plans a nested-loop join: the inner side gets its first key IN

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,7 +74,29 @@ type StepQuery struct {
 type BindStep struct {
 	Subquery  *StepQuery `json:"subquery"`
 	Statement *StepQuery `json:"statement"`
+	// Op is how the statement takes the subquery's rows. For BindNotIn
+	// and BindExists the statement takes a flag (0 or 1) as the argument
+	// after the statement's parameters: index len(args) of RunSteps, which
+	// Statement.Args names.
+	Op BindOp `json:"op,omitempty"`
 }
+
+// BindOp is how the statement of a BindStep takes its subquery's rows.
+type BindOp uint8
+
+const (
+	// BindIn: `x IN (list)`, the distinct non-NULL values as the list.
+	BindIn BindOp = iota
+	// BindNotIn: `(flag OR x NOT IN (list))`: the flag is 1 when the
+	// subquery returned no row (NOT IN of no row is TRUE, even for a NULL
+	// x); the list holds the distinct non-NULL values and one NULL when
+	// the subquery returned one (then NOT IN is never TRUE), as MySQL
+	// evaluates NOT IN.
+	BindNotIn
+	// BindExists: the flag is 1 when the subquery returned a row, else 0
+	// (`EXISTS (…)` is the flag, `NOT EXISTS (…)` NOT the flag); no list.
+	BindExists
+)
 
 // JoinStep is a nested-loop join of two table references that do not
 // co-locate: the Outer side's rows are read first; for every Batch of
@@ -436,11 +459,25 @@ func (b *BindStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.Op == BindExists || b.Op == BindNotIn {
+		flag := int64(0)
+		if (len(sub) > 0) == (b.Op == BindExists) {
+			flag = 1
+		}
+		r.args = append(r.args[:len(r.args):len(r.args)], flag)
+	}
+	if b.Op == BindExists {
+		return b.Statement.rows(ctx, r, nil, "the statement")
+	}
 	kind := ColumnKind{Type: ColumnString}
 	if b.Subquery.Merge != nil && len(b.Subquery.Merge.Kinds) > 0 && b.Subquery.Merge.Kinds[0].Type == ColumnBytes {
 		kind.Type = ColumnBytes
 	}
-	return b.Statement.rows(ctx, r, listValues(sub, 0, kind), "the statement")
+	list := listValues(sub, 0, kind)
+	if b.Op == BindNotIn && slices.ContainsFunc(sub, func(row []any) bool { return row[0] == nil }) {
+		list = append(list, nil)
+	}
+	return b.Statement.rows(ctx, r, list, "the statement")
 }
 
 func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
@@ -600,6 +637,12 @@ type StepsQuery struct {
 // them.
 func (st *Steps) Queries() []StepsQuery {
 	switch {
+	case st.Bind != nil && st.Bind.Op == BindExists:
+		return []StepsQuery{{"the EXISTS subquery (one row at most)", st.Bind.Subquery},
+			{"the statement, its last ? 1 when step 1 returned a row, else 0", st.Bind.Statement}}
+	case st.Bind != nil && st.Bind.Op == BindNotIn:
+		return []StepsQuery{{"the NOT IN subquery", st.Bind.Subquery},
+			{"the statement, its IN list (?) the values of step 1 (NULL among them when it returned one), its last ? 1 when step 1 returned no row", st.Bind.Statement}}
 	case st.Bind != nil:
 		return []StepsQuery{{"the IN subquery", st.Bind.Subquery},
 			{"the statement, its IN list (?) the values of step 1", st.Bind.Statement}}

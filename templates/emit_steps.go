@@ -180,6 +180,12 @@ func (g *generator) stepsLit(v reflect.Value, dataSources []string) (jen.Code, e
 				return nil, fmt.Errorf("collation %s cannot be spelled", v)
 			}
 			return jen.Qual(rt, name), nil
+		case runtime.BindOp:
+			names := [...]string{"BindIn", "BindNotIn", "BindExists"}
+			if int(v) >= len(names) {
+				return nil, fmt.Errorf("bind op %d", v)
+			}
+			return jen.Qual(rt, names[v]), nil
 		case runtime.JoinMergeOp:
 			names := [...]string{"JoinValue", "JoinOne", "JoinNotNull", "JoinNull"}
 			if int(v) >= len(names) {

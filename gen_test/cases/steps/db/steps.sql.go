@@ -2319,3 +2319,424 @@ func (q *Queries) NamesOrStatuses(ctx context.Context, city string, amount int32
 	}
 	return out, nil
 }
+
+// usersWithoutOrdersAboveSteps are the steps of UsersWithoutOrdersAbove
+// (queries/steps.sql:156), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var usersWithoutOrdersAboveSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersWithoutOrdersAbove", LogicSQL: "select user_id from g50_order where amount >= sqlc.arg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_order_0 where amount >= ?"},
+				{DataSource: 0, SQL: "select user_id from g50_order_1 where amount >= ?"},
+				{DataSource: 1, SQL: "select user_id from g50_order_0 where amount >= ?"},
+				{DataSource: 1, SQL: "select user_id from g50_order_1 where amount >= ?"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersWithoutOrdersAbove", LogicSQL: "select user_id, `name` from g50_user where cast(sqlc.arg(shardgenstep1) as signed) or user_id not in (sqlc.arg(shardgenstep2)) order by user_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id, `name` from g50_user where cast(? as signed) or user_id not in (?) order by user_id asc"},
+				{DataSource: 1, SQL: "select user_id, `name` from g50_user where cast(? as signed) or user_id not in (?) order by user_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt:  []int{80, 80},
+			Args:    []int{1},
+			ListArg: 1,
+		},
+		Op: shardrt.BindNotIn,
+	},
+}
+
+// UsersWithoutOrdersAboveRow is one row of UsersWithoutOrdersAbove.
+type UsersWithoutOrdersAboveRow struct {
+	UserID int64
+	Name   string
+}
+
+// NOT IN: a NULL among the subquery's values makes it never TRUE; no
+// value at all makes it TRUE.
+//
+// It is evaluated in steps across data nodes (usersWithoutOrdersAboveSteps); a
+// step holding more rows than the props' max-cross-node-rows fails with an
+// error wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) UsersWithoutOrdersAbove(ctx context.Context, amount int32) ([]UsersWithoutOrdersAboveRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &usersWithoutOrdersAboveSteps, amount)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UsersWithoutOrdersAboveRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ordersOfUsersNotInSteps are the steps of OrdersOfUsersNotIn
+// (queries/steps.sql:162), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var ordersOfUsersNotInSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfUsersNotIn", LogicSQL: "select user_id from g50_user where city = sqlc.arg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_user where city = ?"},
+				{DataSource: 1, SQL: "select user_id from g50_user where city = ?"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfUsersNotIn", LogicSQL: "select order_id, user_id from g50_order where cast(sqlc.arg(shardgenstep1) as signed) or user_id not in (sqlc.arg(shardgenstep2)) order by order_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select order_id, user_id from g50_order_0 where cast(? as signed) or user_id not in (?) order by order_id asc"},
+				{DataSource: 0, SQL: "select order_id, user_id from g50_order_1 where cast(? as signed) or user_id not in (?) order by order_id asc"},
+				{DataSource: 1, SQL: "select order_id, user_id from g50_order_0 where cast(? as signed) or user_id not in (?) order by order_id asc"},
+				{DataSource: 1, SQL: "select order_id, user_id from g50_order_1 where cast(? as signed) or user_id not in (?) order by order_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt:  []int{85, 85, 85, 85},
+			Args:    []int{1},
+			ListArg: 1,
+		},
+		Op: shardrt.BindNotIn,
+	},
+}
+
+// OrdersOfUsersNotInRow is one row of OrdersOfUsersNotIn.
+type OrdersOfUsersNotInRow struct {
+	OrderID int64
+	UserID  sql.NullInt64
+}
+
+// A NULL on the left of NOT IN: TRUE only when the subquery has no row.
+//
+// It is evaluated in steps across data nodes (ordersOfUsersNotInSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OrdersOfUsersNotIn(ctx context.Context, city string) ([]OrdersOfUsersNotInRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfUsersNotInSteps, city)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrdersOfUsersNotInRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].UserID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// tagsNotAllNotesSteps are the steps of TagsNotAllNotes
+// (queries/steps.sql:167), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var tagsNotAllNotesSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsNotAllNotes", LogicSQL: "select note from g50_tag where tag_id in (1, 2)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select note from g50_tag where tag_id in (1, 2)"},
+				{DataSource: 1, SQL: "select note from g50_tag where tag_id in (1, 2)"},
+			},
+			Columns: 1,
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsNotAllNotes", LogicSQL: "select tag_id from g50_tag where cast(sqlc.arg(shardgenstep0) as signed) or note not in (sqlc.arg(shardgenstep1)) order by tag_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select tag_id from g50_tag where cast(? as signed) or note not in (?) order by tag_id asc"},
+				{DataSource: 1, SQL: "select tag_id from g50_tag where cast(? as signed) or note not in (?) order by tag_id asc"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt:  []int{67, 67},
+			Args:    []int{0},
+			ListArg: 1,
+		},
+		Op: shardrt.BindNotIn,
+	},
+}
+
+// <> ALL is NOT IN; the values compare under the column's collation.
+//
+// It is evaluated in steps across data nodes (tagsNotAllNotesSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) TagsNotAllNotes(ctx context.Context) ([]int64, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &tagsNotAllNotesSteps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// usersIfOrderAboveSteps are the steps of UsersIfOrderAbove
+// (queries/steps.sql:172), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var usersIfOrderAboveSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersIfOrderAbove", LogicSQL: "select 1 from g50_order where amount > sqlc.arg(shardgenstep0) limit 1"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select 1 from g50_order_0 where amount > ? limit 1"},
+				{DataSource: 0, SQL: "select 1 from g50_order_1 where amount > ? limit 1"},
+				{DataSource: 1, SQL: "select 1 from g50_order_0 where amount > ? limit 1"},
+				{DataSource: 1, SQL: "select 1 from g50_order_1 where amount > ? limit 1"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+				},
+				Count: shardrt.LimitValue{Value: 1},
+			},
+			Args: []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersIfOrderAbove", LogicSQL: "select user_id from g50_user where cast(sqlc.arg(shardgenstep1) as signed) and city = 'paris' order by user_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_user where cast(? as signed) and city = 'paris' order by user_id asc"},
+				{DataSource: 1, SQL: "select user_id from g50_user where cast(? as signed) and city = 'paris' order by user_id asc"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindExists,
+	},
+}
+
+// An uncorrelated EXISTS: one row at most is read, bound as 1 or 0.
+//
+// It is evaluated in steps across data nodes (usersIfOrderAboveSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) UsersIfOrderAbove(ctx context.Context, amount int32) ([]int64, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &usersIfOrderAboveSteps, amount)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// usersUnlessStatusSteps are the steps of UsersUnlessStatus
+// (queries/steps.sql:177), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var usersUnlessStatusSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersUnlessStatus", LogicSQL: "select order_id from g50_order where `status` = sqlc.arg(shardgenstep0) limit 1"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select order_id from g50_order_0 where `status` = ? limit 1"},
+				{DataSource: 0, SQL: "select order_id from g50_order_1 where `status` = ? limit 1"},
+				{DataSource: 1, SQL: "select order_id from g50_order_0 where `status` = ? limit 1"},
+				{DataSource: 1, SQL: "select order_id from g50_order_1 where `status` = ? limit 1"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+				},
+				Count: shardrt.LimitValue{Value: 1},
+			},
+			Args: []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersUnlessStatus", LogicSQL: "select user_id, `name` from g50_user where not cast(sqlc.arg(shardgenstep1) as signed) order by user_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id, `name` from g50_user where not cast(? as signed) order by user_id asc"},
+				{DataSource: 1, SQL: "select user_id, `name` from g50_user where not cast(? as signed) order by user_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindExists,
+	},
+}
+
+// UsersUnlessStatusRow is one row of UsersUnlessStatus.
+type UsersUnlessStatusRow struct {
+	UserID int64
+	Name   string
+}
+
+// UsersUnlessStatus runs the :many query at queries/steps.sql:177.
+//
+// It is evaluated in steps across data nodes (usersUnlessStatusSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) UsersUnlessStatus(ctx context.Context, status string) ([]UsersUnlessStatusRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &usersUnlessStatusSteps, status)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UsersUnlessStatusRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// countWithNoteFlagSteps are the steps of CountWithNoteFlag
+// (queries/steps.sql:181), evaluated across data nodes as its IN (SELECT …)
+// subquery, whose values are bound as the statement's IN list. Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var countWithNoteFlagSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CountWithNoteFlag", LogicSQL: "select 1 from g50_tag where note = sqlc.arg(shardgenstep0) limit 1"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select 1 from g50_tag where note = ? limit 1"},
+				{DataSource: 1, SQL: "select 1 from g50_tag where note = ? limit 1"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+				},
+				Count: shardrt.LimitValue{Value: 1},
+			},
+			Args: []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CountWithNoteFlag", LogicSQL: "select count(*) as n, cast(sqlc.arg(shardgenstep1) as signed) as has_note from g50_user"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select count(*) as n, cast(? as signed) as has_note from g50_user"},
+				{DataSource: 1, SQL: "select count(*) as n, cast(? as signed) as has_note from g50_user"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				Aggregates: []shardrt.AggregateSpec{
+					{Func: shardrt.AggCount},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindExists,
+	},
+}
+
+// CountWithNoteFlagRow is one row of CountWithNoteFlag.
+type CountWithNoteFlagRow struct {
+	N       int64
+	HasNote sql.NullInt64
+}
+
+// EXISTS in the select list of an aggregate.
+//
+// It is evaluated in steps across data nodes (countWithNoteFlagSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows. The first row is returned; sql.ErrNoRows
+// when there is none.
+func (q *Queries) CountWithNoteFlag(ctx context.Context, note string) (CountWithNoteFlagRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &countWithNoteFlagSteps, note)
+	if err != nil {
+		return CountWithNoteFlagRow{}, err
+	}
+	if len(rows) == 0 {
+		return CountWithNoteFlagRow{}, sql.ErrNoRows
+	}
+	var r CountWithNoteFlagRow
+	row := rows[0]
+	err = shardrt.ScanValues(row, &r.N, &r.HasNote)
+	return r, err
+}

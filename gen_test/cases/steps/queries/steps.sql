@@ -152,3 +152,32 @@ WHERE o.amount > ?;
 -- name: NamesOrStatuses :many
 -- A parameter in each SELECT of the UNION.
 SELECT name FROM g50_user WHERE city = ? UNION SELECT status FROM g50_order WHERE amount > ? ORDER BY name;
+
+-- name: UsersWithoutOrdersAbove :many
+-- NOT IN: a NULL among the subquery's values makes it never TRUE; no
+-- value at all makes it TRUE.
+SELECT user_id, name FROM g50_user WHERE user_id NOT IN (SELECT user_id FROM g50_order WHERE amount >= ?)
+ORDER BY user_id;
+
+-- name: OrdersOfUsersNotIn :many
+-- A NULL on the left of NOT IN: TRUE only when the subquery has no row.
+SELECT order_id, user_id FROM g50_order WHERE user_id NOT IN (SELECT user_id FROM g50_user WHERE city = ?)
+ORDER BY order_id;
+
+-- name: TagsNotAllNotes :many
+-- <> ALL is NOT IN; the values compare under the column's collation.
+SELECT tag_id FROM g50_tag WHERE note <> ALL (SELECT note FROM g50_tag WHERE tag_id IN (1, 2))
+ORDER BY tag_id;
+
+-- name: UsersIfOrderAbove :many
+-- An uncorrelated EXISTS: one row at most is read, bound as 1 or 0.
+SELECT user_id FROM g50_user WHERE EXISTS (SELECT 1 FROM g50_order WHERE amount > ?) AND city = 'paris'
+ORDER BY user_id;
+
+-- name: UsersUnlessStatus :many
+SELECT user_id, name FROM g50_user WHERE NOT EXISTS (SELECT order_id FROM g50_order WHERE status = ?)
+ORDER BY user_id;
+
+-- name: CountWithNoteFlag :one
+-- EXISTS in the select list of an aggregate.
+SELECT COUNT(*) AS n, EXISTS (SELECT 1 FROM g50_tag WHERE note = ?) AS has_note FROM g50_user;
