@@ -25,8 +25,9 @@ const listMarker = "-7431952860147258369"
 // when q is not refused for that reason, else planErr with the reason the
 // steps do not apply (what would make it run) added.
 //
-// Generated code evaluates: an uncorrelated `x IN (SELECT y …)` subquery
-// bound as the IN list of the statement; a join of two tables (a
+// Generated code evaluates: an uncorrelated `x IN (SELECT y …)` (or
+// `= ANY`) subquery bound as the IN list of the statement, `NOT IN` (or
+// `<> ALL`) and `EXISTS` / `NOT EXISTS` of one (runtime.BindOp); a join of two tables (a
 // nested-loop join binding the outer side's key values into the inner
 // side's statement as an IN list, or running it once when the join has
 // no key column), with GROUP BY, DISTINCT or aggregates over the joined
@@ -35,9 +36,8 @@ const listMarker = "-7431952860147258369"
 // (StepQuery.Args), and the plan's Params are the function's; each step
 // runs on every route unit its plan may reach (a parameter on a sharding
 // column does not narrow them at run time yet). sqlc.slice, a LIMIT ? of
-// a join or UNION, a NOT IN, EXISTS or scalar subquery, several
-// subqueries and joins of three or more tables are refused with the
-// reason.
+// a join or UNION, a scalar subquery, several subqueries and joins of
+// three or more tables are refused with the reason.
 //
 // The proxy plans the shapes this accepts with this same function (an
 // ad-hoc q, Pos.File plan.AdHocFile) and runs them with

@@ -23,9 +23,9 @@ import (
 // the shapes runtime.Steps cannot express yet, which BuildStepsPlan
 // refuses with the reason:
 //
-//   - a NOT IN, EXISTS or scalar subquery, several subqueries, a row
-//     constructor IN (SELECT …), a subquery bound into a statement that
-//     itself needs steps;
+//   - a scalar subquery, several subqueries, a row constructor
+//     IN (SELECT …), a subquery bound into a statement that itself needs
+//     steps;
 //   - a join of three or more tables (the outer side is itself a join
 //     evaluated in steps), a join whose side routes by the bound values to
 //     one data node for several tables, HAVING or a correlated subquery;

@@ -639,10 +639,10 @@ func (st *Steps) Queries() []StepsQuery {
 	switch {
 	case st.Bind != nil && st.Bind.Op == BindExists:
 		return []StepsQuery{{"the EXISTS subquery (one row at most)", st.Bind.Subquery},
-			{"the statement, its last ? 1 when step 1 returned a row, else 0", st.Bind.Statement}}
+			{"the statement, its cast(? as signed) 1 when step 1 returned a row, else 0", st.Bind.Statement}}
 	case st.Bind != nil && st.Bind.Op == BindNotIn:
 		return []StepsQuery{{"the NOT IN subquery", st.Bind.Subquery},
-			{"the statement, its IN list (?) the values of step 1 (NULL among them when it returned one), its last ? 1 when step 1 returned no row", st.Bind.Statement}}
+			{"the statement, its NOT IN list (?) the values of step 1 (NULL among them when it returned one), its cast(? as signed) 1 when step 1 returned no row", st.Bind.Statement}}
 	case st.Bind != nil:
 		return []StepsQuery{{"the IN subquery", st.Bind.Subquery},
 			{"the statement, its IN list (?) the values of step 1", st.Bind.Statement}}
