@@ -2382,6 +2382,9 @@ func (q *Queries) UsersWithoutOrdersAbove(ctx context.Context, amount int32) ([]
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]UsersWithoutOrdersAboveRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
@@ -2452,6 +2455,9 @@ func (q *Queries) OrdersOfUsersNotIn(ctx context.Context, city string) ([]Orders
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	out := make([]OrdersOfUsersNotInRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].UserID); err != nil {
@@ -2511,6 +2517,9 @@ func (q *Queries) TagsNotAllNotes(ctx context.Context) ([]int64, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsNotAllNotesSteps)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]int64, len(rows))
 	for i, row := range rows {
@@ -2580,6 +2589,9 @@ func (q *Queries) UsersIfOrderAbove(ctx context.Context, amount int32) ([]int64,
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersIfOrderAboveSteps, amount)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]int64, len(rows))
 	for i, row := range rows {
@@ -2656,6 +2668,9 @@ func (q *Queries) UsersUnlessStatus(ctx context.Context, status string) ([]Users
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersUnlessStatusSteps, status)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	out := make([]UsersUnlessStatusRow, len(rows))
 	for i, row := range rows {
