@@ -15,3 +15,9 @@ CREATE TABLE g6_code (
   code  VARCHAR(8) NOT NULL PRIMARY KEY,
   label VARCHAR(32) NOT NULL
 );
+
+CREATE TABLE g6_secret (
+  order_id BIGINT NOT NULL PRIMARY KEY,
+  user_id  BIGINT NOT NULL,
+  secret   VARCHAR(32) NULL
+);

@@ -43,3 +43,8 @@ SELECT note FROM g6_order WHERE user_id IN (1, 2) UNION ALL SELECT amount FROM g
 -- name: JoinMaxText :many
 -- expect: max(o.note) of text compared by its collation's WEIGHT_STRING over the rows of a join across data nodes is not evaluated
 SELECT p.amount, MAX(o.note) AS mx FROM g6_order o JOIN g6_payment p ON p.order_id = o.order_id WHERE o.user_id IN (1, 2) GROUP BY p.amount;
+
+-- name: EncryptedInSubquery :many
+-- shardgen:allow-full-route
+-- expect: the subquery compares an encrypted column with a value, which generated code does not encrypt in a step across data nodes yet
+SELECT payment_id FROM g6_payment WHERE user_id IN (SELECT user_id FROM g6_secret WHERE secret = ?);
