@@ -184,6 +184,20 @@ func (v BoundValue) exprAs(t boundText) sqlparser.Expr {
 	return e
 }
 
+// placeholder is a `?` typed as text of t, as exprAs types a value: ""
+// (a plain `?`) when t names no character set exprAs converts to.
+func (t boundText) placeholder() string {
+	switch {
+	case t.charset == "":
+		return ""
+	case t.collation == defaultCollations[t.charset]:
+		return "CONVERT(? USING " + t.charset + ")"
+	case strings.HasPrefix(t.charset, "utf8"):
+		return "CONVERT(? USING " + t.charset + ") COLLATE " + t.collation
+	}
+	return ""
+}
+
 // LimitedSQL is SQL reading at most n rows (LIMIT n) when the subquery is
 // a SELECT without a LIMIT of its own: a step holds at most n rows, so a
 // caller that allows max rows asks for max+1 to tell "too many".

@@ -345,6 +345,9 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 	if op != runtime.BindIn && !slices.Contains(stmtQ.Args, len(sp.params)) {
 		return nil, nil, errors.New("the statement with the subquery's values bound does not take its flag")
 	}
+	if texts := st.Subqueries[0].texts; len(texts) > 0 && stmtQ.ListAt != nil {
+		stmtQ.ListElem = texts[0].placeholder()
+	}
 	return &runtime.BindStep{Subquery: sub, Statement: stmtQ, Op: op}, p.Columns, nil
 }
 

@@ -37,6 +37,15 @@ var ErrTooManyPlaceholders = errors.New("more placeholders than MySQL's limit of
 // values there, 70001 placeholders with the other arguments: more
 // placeholders than ...", wrapping ErrTooManyPlaceholders.
 func (s *Sources) SliceUnits(st *Stmt, all []RouteUnit, at []int, values [][]any, before, after []any) ([]RouteUnit, error) {
+	return s.sliceUnits(st, all, at, "", values, before, after)
+}
+
+// sliceUnits is SliceUnits with elem, the text of one element of the list
+// with its one `?` (e.g. "CONVERT(? USING latin1)"); "" is "?".
+func (s *Sources) sliceUnits(st *Stmt, all []RouteUnit, at []int, elem string, values [][]any, before, after []any) ([]RouteUnit, error) {
+	if elem == "" {
+		elem = "?"
+	}
 	if len(at) != len(all) || len(values) != len(all) {
 		return nil, fmt.Errorf("slice units: %d units, %d offsets, %d value lists", len(all), len(at), len(values))
 	}
@@ -65,14 +74,15 @@ func (s *Sources) SliceUnits(st *Stmt, all []RouteUnit, at []int, values [][]any
 			return nil, &NodeError{DataSource: s.names[u.DataSource], SQL: u.SQL, Err: fmt.Errorf("query %s: sqlc.slice list of %d distinct values there, %d placeholders with the other arguments: %w", st.Name, len(vals), k, ErrTooManyPlaceholders)}
 		}
 		var b strings.Builder
-		b.Grow(len(u.SQL) + 3*len(vals) + 4)
+		b.Grow(len(u.SQL) + (len(elem)+2)*len(vals) + 4)
 		b.WriteString(u.SQL[:at[i]])
 		if len(vals) == 0 {
 			b.WriteString("NULL")
 		} else {
-			b.WriteByte('?')
+			b.WriteString(elem)
 			for range len(vals) - 1 {
-				b.WriteString(", ?")
+				b.WriteString(", ")
+				b.WriteString(elem)
 			}
 		}
 		b.WriteString(u.SQL[at[i]+1:])

@@ -58,6 +58,14 @@ type StepQuery struct {
 	// the one `?` that becomes the IN list of the values bound from an
 	// earlier step (`?, ?, …`; `NULL` when there are none).
 	ListAt []int `json:"list_at,omitempty"`
+	// ListElem is the text of one element of that list, with its one `?`:
+	// "" is `?`; a value of a text column is typed as its column, e.g.
+	// "CONVERT(? USING latin1)" or "CONVERT(? USING utf8mb4) COLLATE
+	// utf8mb4_unicode_ci", so that MariaDB compares it as it compares the
+	// subquery's column (a utf8mb4 literal against a latin1 column is
+	// converted to latin1 and fails with error 1271 where the subquery's
+	// column would convert the other way).
+	ListElem string `json:"list_elem,omitempty"`
 	// Args are the arguments of the units' other placeholders, in order:
 	// indexes in the arguments of RunSteps (the statement's parameters).
 	Args []int `json:"args,omitempty"`
@@ -293,7 +301,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			vals[i] = list
 		}
 		var err error
-		if units, err = r.src.SliceUnits(&q.Stmt, units, q.ListAt, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
+		if units, err = r.src.sliceUnits(&q.Stmt, units, q.ListAt, q.ListElem, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
 			return nil, err
 		}
 		args = nil // each unit carries its own (RouteUnit.Args)
