@@ -916,6 +916,9 @@ func TestCrossNodeRegressions(t *testing.T) {
 		{sql: "SELECT bid FROM xb WHERE lat IN (SELECT uni FROM xa)"},
 		{sql: "SELECT bid FROM xb WHERE lat NOT IN (SELECT uni FROM xa WHERE uni IS NOT NULL)"},
 		{sql: "SELECT bid FROM xb WHERE uni IN (SELECT lat FROM xa)"},
+		{sql: "SELECT a.id, b.bid FROM xa a JOIN xb b ON b.lat = a.uni"},
+		{sql: "SELECT a.id, b.bid FROM xa a LEFT JOIN xb b ON b.uni = a.lat"},
+		{sql: "SELECT a.id, b.bid FROM xb b RIGHT JOIN xa a ON b.lat = a.uni"},
 		// MariaDB's row IN over constants misses rows whose text differs
 		// in character set from the list's ('ä' and 'ß' of a latin1
 		// column against utf8mb4 literals): 5 rows of 8.
