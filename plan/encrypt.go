@@ -24,7 +24,8 @@ type encTable struct {
 // logicView builds the logic table an application sees over an encrypted
 // physical table: every derived column (cipher, assisted, like, plain) is
 // replaced by its logic column, at the cipher column's place. The logic
-// column takes the plain column's type when there is one, else a string.
+// column takes the plain column's type when there is one, else a string as
+// long as the cipher column (LONGTEXT for a TEXT cipher column).
 func logicView(phys *schema.Table, et *schema.EncryptTable) *schema.Table {
 	derived := map[string]*schema.EncryptColumn{}
 	cipherOf := map[string]*schema.EncryptColumn{}
@@ -42,6 +43,16 @@ func logicView(phys *schema.Table, et *schema.EncryptTable) *schema.Table {
 		lc := strings.ToLower(col.Name)
 		if ec, ok := cipherOf[lc]; ok {
 			v := &schema.Column{Name: ec.Name, Type: "varchar", Nullable: col.Nullable, Invisible: col.Invisible, Pos: col.Pos}
+			if col.Length != nil && (strings.EqualFold(col.Type, "varchar") || strings.EqualFold(col.Type, "char")) {
+				// The plain text is shorter than its cipher text: the
+				// cipher column's length holds it (a federation's
+				// temporary table needs a length: VARCHAR alone is a
+				// syntax error).
+				n := *col.Length
+				v.Length = &n
+			} else {
+				v.Type = "longtext"
+			}
 			if ec.Plain != "" {
 				if pc := phys.Column(ec.Plain); pc != nil {
 					c := *pc

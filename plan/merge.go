@@ -71,7 +71,24 @@ type mergeCol struct {
 // per-node statement (expanded select list, derived columns, per-node
 // pagination) and the Merge spec. The per-node statement replaces p.stmt for
 // the rewrite; printed, it becomes the SQL of every unit.
+// dropOrderByNull removes ORDER BY NULL, MySQL's way of asking for no
+// order (it only turns off GROUP BY's implicit sort): there is nothing to
+// merge by, and a constant NULL key is not a column the merge can compare.
+func dropOrderByNull(sel *sqlparser.Select) {
+	keep := sel.OrderBy[:0]
+	for _, o := range sel.OrderBy {
+		if _, null := o.Expr.(*sqlparser.NullVal); !null {
+			keep = append(keep, o)
+		}
+	}
+	if len(keep) == 0 {
+		keep = nil
+	}
+	sel.OrderBy = keep
+}
+
 func (p *planner) planMerge(sel *sqlparser.Select) error {
+	dropOrderByNull(sel)
 	// Grouped by every sharding column of exactly comparable type, each
 	// group lives whole on one data node: the node computes its aggregates,
 	// HAVING and expressions exactly, and the merge only orders and pages.

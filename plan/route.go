@@ -690,6 +690,7 @@ func (p *planner) checkNoMerge(info *tableInfo) error {
 		if hasWindow(s) && !p.windowsColocated(s, info) {
 			return p.errorf(-1, "a window function over several data nodes of %q needs a PARTITION BY of every sharding column (%s), so that each partition is on one data node; or compare the sharding columns with one value so the statement routes to one data node", info.name, strings.Join(ruleColumns(info.rule), ", "))
 		}
+		dropOrderByNull(s)
 		if why = mergeNeeded(s); why != "" {
 			return p.planMerge(s)
 		}

@@ -280,6 +280,26 @@ func TestProxyEncryptedMultiRowInsert(t *testing.T) {
 	}
 }
 
+// TestProxyEncryptedFederation: a statement over an encrypted table that
+// is evaluated over temporary tables (a self-join with USING) loads the
+// decrypted logic column into a column as long as its cipher column; the
+// temporary table was created with `phone` VARCHAR NULL (no length), a
+// syntax error (ERROR 1064) for every such statement.
+func TestProxyEncryptedFederation(t *testing.T) {
+	e := newEncEnv(t, encRules)
+	db := e.client(t)
+	for _, c := range []*sql.DB{db, e.ref} {
+		_, err := c.Exec("INSERT INTO e9_user (id, name, phone, email) VALUES (1, 'a', '111', 'a@x'), (2, 'a', '222', 'b@x'), (3, 'b', '111', 'c@x'), (4, 'b', NULL, 'd@x')")
+		require.NoError(t, err)
+	}
+	for _, q := range []string{
+		"SELECT x.id, y.id, x.phone, y.phone FROM e9_user x JOIN e9_user y USING (name) ORDER BY x.id, y.id",
+		"SELECT x.id, y.id FROM e9_user x JOIN e9_user y ON x.phone = y.phone AND x.id < y.id ORDER BY x.id, y.id",
+	} {
+		require.Equal(t, rowsOf(t, e.ref, q), rowsOf(t, db, q), q)
+	}
+}
+
 // TestProxyCreateEncryptedTable: a CREATE TABLE of an encrypted table in
 // logic form through the proxy creates the cipher, assisted-query and
 // like-query columns on every actual table (as ShardingSphere-Proxy and

@@ -627,3 +627,21 @@ func TestStepsJoinGenerated(t *testing.T) {
 		sameRows(t, px, e.ref, q)
 	}
 }
+
+// TestProxyOrderByNull: ORDER BY NULL (MySQL's "no order") over several
+// data nodes runs as if the statement had no ORDER BY; it was refused
+// ("ORDER BY null over several data nodes cannot be merged").
+func TestProxyOrderByNull(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT k, COUNT(*), SUM(price) FROM xn_a GROUP BY k ORDER BY NULL",
+		"SELECT id, name FROM xn_a ORDER BY NULL",
+		"SELECT k, COUNT(*) FROM xn_a GROUP BY k ORDER BY NULL LIMIT 0",
+	} {
+		want, got := rowsOf(t, e.ref, q), rowsOf(t, px, q)
+		sort.Strings(want)
+		sort.Strings(got)
+		require.Equal(t, want, got, q)
+	}
+	sameRows(t, px, e.ref, "SELECT k, COUNT(*) FROM xn_a GROUP BY k ORDER BY NULL, k DESC")
+}
