@@ -454,9 +454,10 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
 		switch x := c.Node().(type) {
 		case *sqlparser.AliasedExpr:
-			if _, ok := x.Expr.(*sqlparser.Subquery); ok && x.As.IsEmpty() {
-				// The result column keeps the subquery's name, not the
-				// value's.
+			if x.As.IsEmpty() && hasSubquery(x.Expr) {
+				// The result column keeps the name of the expression the
+				// client wrote ("(SELECT …)", "EXISTS(SELECT …)",
+				// "(SELECT …) + 1"), not the bound value's.
 				x.As = sqlparser.NewIdentifierCI(sqlparser.String(x.Expr))
 			}
 		case *sqlparser.ComparisonExpr:
@@ -638,4 +639,16 @@ func (b *Builder) stepStatements(st *Steps, out *[]StepStatement, depth int) err
 		return fmt.Errorf("%s steps cannot be listed", st.Kind)
 	}
 	return nil
+}
+
+// hasSubquery reports whether e contains a subquery.
+func hasSubquery(e sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if _, ok := n.(*sqlparser.Subquery); ok {
+			found = true
+		}
+		return !found, nil
+	}, e)
+	return found
 }

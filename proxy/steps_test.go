@@ -645,3 +645,22 @@ func TestProxyOrderByNull(t *testing.T) {
 	}
 	sameRows(t, px, e.ref, "SELECT k, COUNT(*) FROM xn_a GROUP BY k ORDER BY NULL, k DESC")
 }
+
+// TestStepsSubqueryColumnNames: a result column whose expression holds a
+// subquery evaluated first (EXISTS, NOT EXISTS, IN, arithmetic over scalar
+// subqueries) is named by the expression the client wrote, as MySQL names
+// it; it was named by the bound value ("TRUE", "120 + 40").
+func TestStepsSubqueryColumnNames(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT EXISTS(SELECT 1 FROM xn_b WHERE a_id > 5), (SELECT MIN(bid) FROM xn_b)",
+		"SELECT (SELECT COUNT(*) FROM xn_a) + (SELECT COUNT(*) FROM xn_b)",
+		"SELECT id, NOT EXISTS (SELECT 1 FROM xn_b WHERE bid = 105), id IN (SELECT a_id FROM xn_b) FROM xn_a WHERE id = 1",
+		"SELECT (SELECT MAX(bid) FROM xn_b), (SELECT MAX(bid) FROM xn_b) AS m",
+	} {
+		want, got := columnsOf(t, e.ref, q), columnsOf(t, px, q)
+		require.Equal(t, want, got, q)
+		sameRows(t, px, e.ref, q)
+	}
+}
+
