@@ -293,6 +293,12 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 	found := false
 	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
 		switch x := c.Node().(type) {
+		case *sqlparser.AliasedExpr:
+			if x.As.IsEmpty() && hasSubquery(x.Expr) {
+				// The result column keeps the name of the expression the
+				// client wrote, not the flag's ("cast(:v1 as signed)").
+				x.As = sqlparser.NewIdentifierCI(sqlparser.String(x.Expr))
+			}
 		case *sqlparser.ExistsExpr:
 			if x.Subquery != subs[0].sub {
 				return true

@@ -654,6 +654,8 @@ func TestStepsSubqueryColumnNames(t *testing.T) {
 	e, px := newXnEnv(t)
 	for _, q := range []string{
 		"SELECT EXISTS(SELECT 1 FROM xn_b WHERE a_id > 5), (SELECT MIN(bid) FROM xn_b)",
+		"SELECT EXISTS(SELECT 1 FROM xn_b WHERE a_id > 5)",
+		"SELECT id, id NOT IN (SELECT a_id FROM xn_b WHERE a_id IS NOT NULL) FROM xn_a WHERE id = 3",
 		"SELECT (SELECT COUNT(*) FROM xn_a) + (SELECT COUNT(*) FROM xn_b)",
 		"SELECT id, NOT EXISTS (SELECT 1 FROM xn_b WHERE bid = 105), id IN (SELECT a_id FROM xn_b) FROM xn_a WHERE id = 1",
 		"SELECT (SELECT MAX(bid) FROM xn_b), (SELECT MAX(bid) FROM xn_b) AS m",
