@@ -665,4 +665,3 @@ func TestStepsSubqueryColumnNames(t *testing.T) {
 		sameRows(t, px, e.ref, q)
 	}
 }
-
