@@ -107,8 +107,12 @@ func (p *planner) encryptRewrite() error {
 	if !touched {
 		return nil
 	}
-	if len(p.scopes) > 1 || len(p.allRefs) > len(p.refs) {
-		return p.errorf(-1, "a statement with subqueries or derived tables over an encrypted table is not supported yet")
+	for _, sc := range p.scopes {
+		if sc.kind == scopeDerived {
+			// The derived table's columns are no encrypted logic columns:
+			// the enclosing level would read the cipher text as values.
+			return p.errorf(-1, "a derived table (a subquery in FROM) in a statement over an encrypted table is not supported yet: select from %s directly", encryptedTables(p.allRefs))
+		}
 	}
 	src := p.stmt
 	if p.nodeStmt != nil {
@@ -142,8 +146,12 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 		}
 		return false
 	}
+	// Columns resolve in their own query level: the clone's SELECTs map
+	// to the levels of the statement's, which they match one to one.
+	levels := cloneLevels(p, src, stmt)
+	stack := []*scope{p.root}
 	encOf := func(c *sqlparser.ColName) (*colRef, *schema.EncryptColumn) {
-		r, e := p.resolve(c, p.root)
+		r, e := p.resolve(c, stack[len(stack)-1])
 		if e != nil || r == nil || r.ref.info.enc == nil {
 			return nil, nil
 		}
@@ -188,8 +196,17 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 	rename := func(c *sqlparser.ColName, to string) *sqlparser.ColName {
 		return &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(to), Qualifier: c.Qualifier}
 	}
+	if err := p.checkEncryptedUnion(src); err != nil {
+		return nil, err
+	}
 	switch s := stmt.(type) {
 	case *sqlparser.Insert:
+		if sel, ok := s.Rows.(sqlparser.TableStatement); ok {
+			if err := p.encryptInsertSelect(s, sel, levels, newArg); err != nil {
+				return nil, err
+			}
+			break
+		}
 		p.encryptInsert(s, newArg, &err)
 	case *sqlparser.Update:
 		var exprs sqlparser.UpdateExprs
@@ -217,8 +234,16 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 		if err != nil {
 			return false
 		}
+		if sel, ok := cur.Node().(*sqlparser.Select); ok && levels[sel] != nil {
+			stack = append(stack, levels[sel])
+		}
 		switch n := cur.Node().(type) {
-		case *sqlparser.Insert, *sqlparser.UpdateExpr:
+		case *sqlparser.Insert:
+			if _, values := n.Rows.(sqlparser.Values); values {
+				return false // done above
+			}
+			return true // INSERT … SELECT: its SELECT's filters
+		case *sqlparser.UpdateExpr:
 			return false // done above
 		case *sqlparser.Order:
 			// ORDER BY an alias or a position of a column read as cipher
@@ -226,8 +251,11 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			if name := p.cipherResult(n.Expr); name != "" {
 				return fail(p.errorf(-1, "encrypted column %q cannot be used in ORDER BY: %s", name, cipherOnly))
 			}
-		case *sqlparser.StarExpr:
-			return p.encryptStar(cur, n, &err)
+		case *sqlparser.SelectExprs:
+			// Before its items are visited: expanding * changes the list.
+			if e := p.encryptStars(n, stack[len(stack)-1]); e != nil {
+				return fail(e)
+			}
 		case *sqlparser.AliasedExpr:
 			c, ok := n.Expr.(*sqlparser.ColName)
 			if !ok {
@@ -236,6 +264,11 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			cr, ec := encOf(c)
 			if ec == nil {
 				return true
+			}
+			if sc := stack[len(stack)-1]; sc.kind == scopeSubquery {
+				// A subquery's values are compared, not returned: its
+				// cipher text would be compared with values.
+				return fail(p.errorf(-1, "encrypted column %q cannot be selected by a subquery: its values would be compared as cipher text; compare it with = or IN in the subquery's WHERE instead", ec.Name))
 			}
 			col := ec.Cipher.Column
 			if !cr.ref.info.enc.queryWithCipher && ec.Plain != "" {
@@ -249,6 +282,19 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			return false
 		case *sqlparser.ComparisonExpr:
 			l, lok := n.Left.(*sqlparser.ColName)
+			if r, rok := n.Right.(*sqlparser.ColName); lok && rok {
+				lr, lec := encOf(l)
+				rr, rec := encOf(r)
+				if lec == nil && rec == nil {
+					return true
+				}
+				cmp, e := p.encryptedColumns(n, lr, lec, rr, rec)
+				if e != nil {
+					return fail(e)
+				}
+				cur.Replace(cmp)
+				return false
+			}
 			if !lok {
 				if r, rok := n.Right.(*sqlparser.ColName); rok {
 					if _, ec := encOf(r); ec != nil {
@@ -259,6 +305,14 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			}
 			cr, ec := encOf(l)
 			if ec == nil {
+				return true
+			}
+			if sub, ok := n.Right.(*sqlparser.Subquery); ok {
+				// x IN (SELECT y …): both sides compare their stored
+				// text, when one encryptor writes both.
+				if e := p.encryptedSubquery(n, cr, ec, sub, levels); e != nil {
+					return fail(e)
+				}
 				return true
 			}
 			q := cr.ref.info.enc.queryWithCipher
@@ -301,11 +355,21 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			}
 		case *sqlparser.ColName:
 			if _, ec := encOf(n); ec != nil {
+				if _, ok := cur.Parent().(*sqlparser.WeightStringFuncExpr); ok {
+					// A merge key over several data nodes (UNION, a join
+					// key, DISTINCT, ORDER BY): the steps compare it.
+					return fail(p.errorf(-1, "encrypted column %q cannot be compared across data nodes (a UNION's deduplication, a join key, DISTINCT or ORDER BY): its cipher text does not compare as its values; use UNION ALL, or join on a plain column", ec.Name))
+				}
 				return fail(p.errorf(-1, "encrypted column %q cannot be used in %s: %s", ec.Name, contextOf(cur), cipherOnly))
 			}
 		}
 		return true
-	}, nil)
+	}, func(cur *sqlparser.Cursor) bool {
+		if sel, ok := cur.Node().(*sqlparser.Select); ok && levels[sel] != nil {
+			stack = stack[:len(stack)-1]
+		}
+		return true
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -441,54 +505,395 @@ func (p *planner) encryptInsert(s *sqlparser.Insert, newArg func(sqlparser.Expr,
 	s.Rows = outRows
 }
 
-// encryptStar expands `*` / `t.*` over an encrypted table into its logic
-// columns, each encrypted one read from its cipher (or plain) column.
-func (p *planner) encryptStar(cur *sqlparser.Cursor, n *sqlparser.StarExpr, err *error) bool {
-	q := n.TableName.Name.String()
-	var exprs []sqlparser.SelectExpr
-	expanded := false
-	for _, r := range p.refs {
-		if q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
+// encryptStars expands each `*` / `t.*` of list, a select list of level
+// sc, over an encrypted table into its logic columns, each encrypted one
+// read from its cipher (or plain) column under its logic name.
+func (p *planner) encryptStars(list *sqlparser.SelectExprs, sc *scope) error {
+	var out []sqlparser.SelectExpr
+	changed := false
+	for _, se := range list.Exprs {
+		n, ok := se.(*sqlparser.StarExpr)
+		if !ok {
+			out = append(out, se)
 			continue
 		}
-		qual := r.alias
-		if qual == "" {
-			qual = r.info.name
-		}
-		for _, c := range r.info.ddl.VisibleColumns() {
-			cn := sqlparser.NewColNameWithQualifier(c.Name, sqlparser.NewTableName(qual))
-			ae := &sqlparser.AliasedExpr{Expr: cn}
-			if r.info.enc != nil {
-				if ec := r.info.enc.columns[strings.ToLower(c.Name)]; ec != nil {
-					col := ec.Cipher.Column
-					if !r.info.enc.queryWithCipher && ec.Plain != "" {
-						col = ec.Plain
-					}
-					ae = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(col, sqlparser.NewTableName(qual)), As: sqlparser.NewIdentifierCI(c.Name)}
-					expanded = true
-				}
+		q := n.TableName.Name.String()
+		var exprs []sqlparser.SelectExpr
+		expanded := false
+		for _, r := range sc.refs {
+			if q != "" && !(strings.EqualFold(r.alias, q) || r.alias == "" && strings.EqualFold(r.info.name, q)) {
+				continue
 			}
-			exprs = append(exprs, ae)
+			qual := r.alias
+			if qual == "" {
+				qual = r.info.name
+			}
+			for _, c := range r.info.ddl.VisibleColumns() {
+				ae := &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(c.Name, sqlparser.NewTableName(qual))}
+				if r.info.enc != nil {
+					if ec := r.info.enc.columns[strings.ToLower(c.Name)]; ec != nil {
+						col := ec.Cipher.Column
+						if !r.info.enc.queryWithCipher && ec.Plain != "" {
+							col = ec.Plain
+						}
+						ae = &sqlparser.AliasedExpr{Expr: sqlparser.NewColNameWithQualifier(col, sqlparser.NewTableName(qual)), As: sqlparser.NewIdentifierCI(c.Name)}
+						expanded = true
+					}
+				}
+				exprs = append(exprs, ae)
+			}
 		}
-	}
-	if !expanded {
-		return false
-	}
-	se, ok := cur.Parent().(*sqlparser.SelectExprs)
-	if !ok {
-		*err = p.errorf(-1, "cannot expand * over an encrypted table here")
-		return false
-	}
-	var out []sqlparser.SelectExpr
-	for _, e := range se.Exprs {
-		if e == sqlparser.SelectExpr(n) {
-			out = append(out, exprs...)
-		} else {
-			out = append(out, e)
+		if !expanded {
+			out = append(out, se)
+			continue
 		}
+		if sc.using {
+			return p.errorf(-1, "cannot expand * over an encrypted table in a JOIN … USING: list the columns")
+		}
+		out = append(out, exprs...)
+		changed = true
 	}
-	se.Exprs = out
-	return false
+	if changed {
+		list.Exprs = out
+	}
+	return nil
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// cloneLevels maps each SELECT of clone, a copy of src (the statement or
+// its per-node form), to the query level of the matching SELECT of src:
+// the copies have new nodes, visited in the same order. The top SELECT of
+// a per-node statement is the statement's level.
+func cloneLevels(p *planner, src, clone sqlparser.Statement) map[*sqlparser.Select]*scope {
+	selects := func(n sqlparser.SQLNode) []*sqlparser.Select {
+		var out []*sqlparser.Select
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			if s, ok := n.(*sqlparser.Select); ok {
+				out = append(out, s)
+			}
+			return true, nil
+		}, n)
+		return out
+	}
+	from, to := selects(src), selects(clone)
+	levels := map[*sqlparser.Select]*scope{}
+	if len(from) != len(to) {
+		return levels
+	}
+	for i, s := range from {
+		sc := p.scopes[s]
+		if sc == nil && sqlparser.SQLNode(s) == src {
+			sc = p.root
+		}
+		if sc != nil {
+			levels[to[i]] = sc
+		}
+	}
+	return levels
+}
+
+// encryptedTables names the encrypted tables among refs, for messages.
+func encryptedTables(refs []*tableRef) string {
+	var names []string
+	for _, r := range refs {
+		if r.info.enc != nil && !containsFold(names, r.info.name) {
+			names = append(names, r.info.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// unionSelects returns the SELECTs of a UNION in order and whether any of
+// its operators is UNION DISTINCT.
+func unionSelects(st sqlparser.TableStatement) (sels []*sqlparser.Select, distinct bool) {
+	switch s := st.(type) {
+	case *sqlparser.Select:
+		return []*sqlparser.Select{s}, false
+	case *sqlparser.Union:
+		l, ld := unionSelects(s.Left)
+		r, rd := unionSelects(s.Right)
+		return append(l, r...), ld || rd || s.Distinct
+	}
+	return nil, false
+}
+
+// projectedCipher returns the encryptor that decrypts the value a select
+// expression of level sc reads ("" for a value that is not cipher text)
+// and the encrypted logic column it reads (nil for none).
+func (p *planner) projectedCipher(se sqlparser.SelectExpr, sc *scope) (string, *schema.EncryptColumn) {
+	ae, ok := se.(*sqlparser.AliasedExpr)
+	if !ok {
+		return "", nil
+	}
+	c, ok := ae.Expr.(*sqlparser.ColName)
+	if !ok {
+		return "", nil
+	}
+	r, err := p.resolve(c, sc)
+	if err != nil || r == nil || r.ref.info.enc == nil {
+		return "", nil
+	}
+	ec := r.ref.info.enc.columns[strings.ToLower(r.col.Name)]
+	if ec == nil {
+		return "", nil
+	}
+	if !r.ref.info.enc.queryWithCipher && ec.Plain != "" {
+		return "", ec
+	}
+	return ec.Cipher.Encryptor, ec
+}
+
+// checkEncryptedUnion refuses a UNION (the statement src, or an INSERT's
+// SELECT) whose SELECTs return an encrypted column where another SELECT
+// returns something else at that place, or deduplicate one (UNION
+// DISTINCT): the result column decrypts one encryptor's cipher text, and
+// the data node would compare cipher text instead of values.
+func (p *planner) checkEncryptedUnion(src sqlparser.Statement) error {
+	var ts sqlparser.TableStatement
+	switch s := src.(type) {
+	case *sqlparser.Union:
+		ts = s
+	case *sqlparser.Insert:
+		if u, ok := s.Rows.(*sqlparser.Union); ok {
+			ts = u
+		}
+	}
+	if ts == nil {
+		return nil
+	}
+	sels, distinct := unionSelects(ts)
+	var first []string
+	for i, sel := range sels {
+		sc := p.scopes[sel]
+		if sc == nil {
+			sc = p.root
+		}
+		for k, se := range sel.SelectExprs.Exprs {
+			if _, star := se.(*sqlparser.StarExpr); star && encryptedTables(sc.refs) != "" {
+				return p.errorf(-1, "SELECT %d of the UNION selects * of encrypted table %s: list its columns", i+1, encryptedTables(sc.refs))
+			}
+			dec, ec := p.projectedCipher(se, sc)
+			if ec != nil && distinct {
+				return p.errorf(-1, "UNION DISTINCT over encrypted column %q would compare its cipher text, not its values: use UNION ALL", ec.Name)
+			}
+			if i == 0 {
+				first = append(first, dec)
+				continue
+			}
+			if k < len(first) && first[k] != dec {
+				name := sqlparser.String(se)
+				if ec != nil {
+					name = ec.Name
+				}
+				return p.errorf(-1, "column %d of the UNION is encrypted in one SELECT and not alike in another (SELECT %d: %s): a result column decrypts one encryptor's cipher text; select the same encrypted column in every SELECT", k+1, i+1, name)
+			}
+		}
+	}
+	return nil
+}
+
+// encryptedColumns rewrites a comparison of two columns at least one of
+// which is encrypted (a join's ON, a WHERE across tables): equality of two
+// encrypted columns whose filter columns one encryptor writes compares
+// those (assisted-query, else cipher, columns), as ShardingSphere does;
+// anything else cannot be exact and is refused with the reason.
+func (p *planner) encryptedColumns(n *sqlparser.ComparisonExpr, lr *colRef, lec *schema.EncryptColumn, rr *colRef, rec *schema.EncryptColumn) (sqlparser.Expr, error) {
+	l, r := n.Left.(*sqlparser.ColName), n.Right.(*sqlparser.ColName)
+	if lec == nil || rec == nil {
+		ec, plain := lec, r
+		if ec == nil {
+			ec, plain = rec, l
+		}
+		return nil, p.errorf(-1, "encrypted column %q cannot be compared with plain column %s: the data node holds its cipher text", ec.Name, sqlparser.String(plain))
+	}
+	switch n.Operator {
+	case sqlparser.EqualOp, sqlparser.NotEqualOp, sqlparser.NullSafeEqualOp:
+	default:
+		return nil, p.errorf(-1, "encrypted columns %q and %q cannot be compared with %s: their cipher text does not keep the order of the values", lec.Name, rec.Name, n.Operator.ToString())
+	}
+	filter := func(cr *colRef, ec *schema.EncryptColumn) (string, string) {
+		if !cr.ref.info.enc.queryWithCipher && ec.Plain != "" {
+			return ec.Plain, ""
+		}
+		if ec.AssistedQuery != nil {
+			return ec.AssistedQuery.Column, ec.AssistedQuery.Encryptor
+		}
+		return ec.Cipher.Column, ec.Cipher.Encryptor
+	}
+	lcol, lenc := filter(lr, lec)
+	rcol, renc := filter(rr, rec)
+	if lenc != renc {
+		what := func(e string) string {
+			if e == "" {
+				return "its plain column"
+			}
+			return "encryptor " + e
+		}
+		return nil, p.errorf(-1, "encrypted columns %s and %s cannot be compared: their data nodes hold them through different encryptors (%s, %s), so equal values have different stored text; compare each with a value instead",
+			sqlparser.String(l), sqlparser.String(r), what(lenc), what(renc))
+	}
+	return &sqlparser.ComparisonExpr{Operator: n.Operator,
+		Left:  &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(lcol), Qualifier: l.Qualifier},
+		Right: &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(rcol), Qualifier: r.Qualifier}}, nil
+}
+
+// encryptedSubquery rewrites `x IN (SELECT y …)` (or =, <> ... of a
+// subquery) of encrypted column x (cr, ec) to compare the filter columns
+// of x and of the subquery's encrypted column y when one encryptor writes
+// both, in place; anything else is refused.
+func (p *planner) encryptedSubquery(n *sqlparser.ComparisonExpr, cr *colRef, ec *schema.EncryptColumn, sub *sqlparser.Subquery, levels map[*sqlparser.Select]*scope) error {
+	refuse := func() error {
+		return p.errorf(-1, "encrypted column %q can be compared with a subquery only when the subquery selects one encrypted column that the same encryptors write: %s", ec.Name, sqlparser.String(n))
+	}
+	switch n.Operator {
+	case sqlparser.EqualOp, sqlparser.NotEqualOp, sqlparser.InOp, sqlparser.NotInOp:
+	default:
+		return refuse()
+	}
+	sel, ok := sub.Select.(*sqlparser.Select)
+	if !ok || levels[sel] == nil || len(sel.SelectExprs.Exprs) != 1 {
+		return refuse()
+	}
+	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+	if !ok {
+		return refuse()
+	}
+	c, ok := ae.Expr.(*sqlparser.ColName)
+	if !ok {
+		return refuse()
+	}
+	r, err := p.resolve(c, levels[sel])
+	if err != nil || r == nil || r.ref.info.enc == nil || r.ref.info.enc.columns[strings.ToLower(r.col.Name)] == nil {
+		return refuse()
+	}
+	cmp, err := p.encryptedColumns(&sqlparser.ComparisonExpr{Operator: sqlparser.EqualOp, Left: n.Left, Right: c}, cr, ec, r, r.ref.info.enc.columns[strings.ToLower(r.col.Name)])
+	if err != nil {
+		return err
+	}
+	eq := cmp.(*sqlparser.ComparisonExpr)
+	n.Left = eq.Left
+	ae.Expr = eq.Right
+	return nil
+}
+
+// encryptInsertSelect rewrites INSERT … SELECT over encrypted tables: a
+// target encrypted column takes the physical columns of a selected
+// encrypted column that the same encryptors write (its stored text is
+// then already right), as ShardingSphere requires; the proxy cannot
+// encrypt values a SELECT reads on a data node, nor write cipher text into
+// a plain column, and refuses those with the column.
+func (p *planner) encryptInsertSelect(s *sqlparser.Insert, rows sqlparser.TableStatement, levels map[*sqlparser.Select]*scope, newArg func(sqlparser.Expr, string, string) sqlparser.Expr) error {
+	info := p.refs[0].info
+	sel, ok := rows.(*sqlparser.Select)
+	if !ok {
+		sels, _ := unionSelects(rows)
+		for _, x := range sels {
+			sc := levels[x]
+			if sc == nil {
+				sc = p.root
+			}
+			for _, se := range x.SelectExprs.Exprs {
+				if _, ec := p.projectedCipher(se, sc); ec != nil || info.enc != nil {
+					return p.errorf(-1, "INSERT … SELECT … UNION over an encrypted table is not supported yet: insert each SELECT's rows with a statement of its own")
+				}
+			}
+		}
+		return nil
+	}
+	sc := levels[sel]
+	if sc == nil {
+		return p.errorf(-1, "INSERT … SELECT: the SELECT's query level is not known")
+	}
+	cols := s.Columns
+	if len(cols) == 0 {
+		for _, c := range info.ddl.VisibleColumns() {
+			cols = append(cols, sqlparser.NewIdentifierCI(c.Name))
+		}
+	}
+	exprs := sel.SelectExprs.Exprs
+	for _, se := range exprs {
+		if _, star := se.(*sqlparser.StarExpr); star {
+			return p.errorf(-1, "INSERT … SELECT * over an encrypted table: list the selected columns")
+		}
+	}
+	if len(exprs) != len(cols) {
+		return p.errorf(-1, "INSERT … SELECT: %d columns, %d selected", len(cols), len(exprs))
+	}
+	var outCols sqlparser.Columns
+	var outExprs []sqlparser.SelectExpr
+	for i, c := range cols {
+		var tec *schema.EncryptColumn
+		if info.enc != nil {
+			tec = info.enc.columns[strings.ToLower(c.String())]
+		}
+		_, sec := p.projectedCipher(exprs[i], sc)
+		switch {
+		case tec == nil && sec == nil:
+			outCols = append(outCols, c)
+			outExprs = append(outExprs, exprs[i])
+			continue
+		case tec == nil:
+			return p.errorf(-1, "INSERT … SELECT would write the cipher text of encrypted column %q into plain column %q of %s; select it through the proxy and insert the values instead", sec.Name, c.String(), info.name)
+		case sec == nil && isValue(exprs[i]):
+			// A value the statement holds (not one the SELECT reads):
+			// encrypted here, as a VALUES row's.
+			v := exprs[i].(*sqlparser.AliasedExpr).Expr
+			for _, d := range writeColumns(tec) {
+				outCols = append(outCols, sqlparser.NewIdentifierCI(d.column))
+				outExprs = append(outExprs, &sqlparser.AliasedExpr{Expr: newArg(v, d.encryptor, tec.Name)})
+			}
+			continue
+		case sec == nil:
+			return p.errorf(-1, "INSERT … SELECT into encrypted column %q of %s needs a value (a literal or a parameter) or a selected encrypted column with the same encryptors (%s): the proxy cannot encrypt values the SELECT reads on a data node; insert them with VALUES instead", tec.Name, info.name, encryptorList(tec))
+		}
+		tw, sw := writeColumns(tec), writeColumns(sec)
+		same := len(tw) == len(sw)
+		for k := 0; same && k < len(tw); k++ {
+			same = tw[k].encryptor == sw[k].encryptor && (tw[k].encryptor != "" || sw[k].column == sec.Plain)
+		}
+		same = same && (tec.AssistedQuery == nil) == (sec.AssistedQuery == nil) && (tec.LikeQuery == nil) == (sec.LikeQuery == nil)
+		if !same {
+			return p.errorf(-1, "INSERT … SELECT into encrypted column %q of %s from encrypted column %q: their encryptors differ (%s; %s), so the stored text cannot be copied; the proxy cannot encrypt values the SELECT reads on a data node",
+				tec.Name, info.name, sec.Name, encryptorList(tec), encryptorList(sec))
+		}
+		src := exprs[i].(*sqlparser.AliasedExpr).Expr.(*sqlparser.ColName)
+		for k := range tw {
+			outCols = append(outCols, sqlparser.NewIdentifierCI(tw[k].column))
+			outExprs = append(outExprs, &sqlparser.AliasedExpr{Expr: &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(sw[k].column), Qualifier: src.Qualifier}})
+		}
+	}
+	s.Columns = outCols
+	sel.SelectExprs.Exprs = outExprs
+	return nil
+}
+
+// isValue reports whether a select expression is a literal, NULL or a
+// placeholder.
+func isValue(se sqlparser.SelectExpr) bool {
+	ae, ok := se.(*sqlparser.AliasedExpr)
+	if !ok {
+		return false
+	}
+	switch ae.Expr.(type) {
+	case *sqlparser.Literal, *sqlparser.NullVal, *sqlparser.Argument:
+		return true
+	}
+	return false
+}
+
+// encryptorList names what writes an encrypted column, for messages:
+// "cipher aes, assisted query md5".
+func encryptorList(ec *schema.EncryptColumn) string {
+	out := "cipher " + ec.Cipher.Encryptor
+	if ec.AssistedQuery != nil {
+		out += ", assisted query " + ec.AssistedQuery.Encryptor
+	}
+	if ec.LikeQuery != nil {
+		out += ", like query " + ec.LikeQuery.Encryptor
+	}
+	if ec.Plain != "" {
+		out += ", plain column"
+	}
+	return out
+}

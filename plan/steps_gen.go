@@ -186,6 +186,8 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 		return nil, nil, fmt.Errorf("%s is not a SELECT", what)
 	case r.Pushdown && r.Fixed == nil, len(r.Agree) > 0:
 		return nil, nil, fmt.Errorf("%s routes by the bound values to one data node for several tables, which generated code does not evaluate yet", what)
+	case decryptedColumn(p) != "":
+		return nil, nil, fmt.Errorf("%s reads encrypted column %s, which generated code does not decrypt in a step across data nodes yet", what, decryptedColumn(p))
 	case encryptedNodeArg(p):
 		return nil, nil, fmt.Errorf("%s compares an encrypted column with a value, which generated code does not encrypt in a step across data nodes yet; encrypted tables in subqueries are not supported", what)
 	case !plainNodeArgs(p) || p.Merge != nil && (p.Merge.Offset.Param || p.Merge.Count.Param):
@@ -244,6 +246,17 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 		return nil, nil, fmt.Errorf("%s routes to no data node", what)
 	}
 	return sq, p, nil
+}
+
+// decryptedColumn returns the name of a result column of p read as cipher
+// text (Column.Decrypt), "" when none is.
+func decryptedColumn(p *Plan) string {
+	for _, c := range p.Columns {
+		if c.Decrypt != "" {
+			return c.Name
+		}
+	}
+	return ""
 }
 
 // encryptedNodeArg reports whether a per-node argument of p is a

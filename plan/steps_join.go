@@ -380,6 +380,11 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			l, lok := c.Left.(*sqlparser.ColName)
 			r, rok := c.Right.(*sqlparser.ColName)
 			if lok && rok {
+				for _, k := range []*sqlparser.ColName{l, r} {
+					if c := p.cols[k]; c.ref.info.enc != nil && c.ref.info.enc.columns[strings.ToLower(c.col.Name)] != nil {
+						return joinRefusal("the join compares encrypted column %s, whose stored text the other side cannot be matched with across data nodes; join on a plain column", sqlparser.String(k))
+					}
+				}
 				if !d[outer].refs[p.cols[l].ref] {
 					l, r = r, l
 				}
