@@ -127,8 +127,9 @@ var paWrites = []struct{ name, sql, fails string }{
 	{"update broadcast", "UPDATE pa_dict SET v = 'changed'", "ds_2"},
 	{"delete nodes", "DELETE FROM pa_item", "ds_2"},
 	{"delete broadcast", "DELETE FROM pa_dict", "ds_2"},
-	// A back end's own error reaches the client as MySQL sent it (see
-	// sqlError), without the data node.
+	// A back end's own error reaches the client with MariaDB's code and
+	// SQL state, the data node of a write on several named
+	// (writeNodeError).
 	{"insert rows, duplicate key on ds_1", "INSERT INTO pa_item (id, v) VALUES (6, 'new'), (1, 'dup')", "Error 1062 (23000): Duplicate entry '1'"},
 	{"update nodes, prepared", "UPDATE pa_item SET v = ? WHERE v <> ?", "ds_2"},
 }

@@ -747,7 +747,9 @@ func trimStatement(q string) string {
 //     committed and those that did not, whatever back-end error caused it;
 //   - a back end's error (go-sql-driver *MySQLError, possibly wrapped in a
 //     runtime.NodeError) with its own number, SQL state and message
-//     (1062 for a duplicate key...: clients rely on them);
+//     (1062 for a duplicate key...: clients rely on them), the message of
+//     a write on several data nodes ending with the failing data node
+//     (writeNodeError);
 //   - a planner refusal (*schema.Error) as ERROR 1235 (42000) with the
 //     planner's reason, and a syntax error as ERROR 1064 (42000);
 //   - anything else as ERROR 1105 (HY000) with its text.

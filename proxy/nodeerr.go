@@ -2,11 +2,13 @@ package proxy
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
 
+	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
 )
 
@@ -81,4 +83,56 @@ func (s *Server) nodeMessage(ds, msg string) string {
 		return msg
 	}
 	return strings.NewReplacer("'"+db+".", "'"+ds+".", "'"+db+"'", "'"+ds+"'", "`"+db+"`.", "`"+ds+"`.").Replace(msg)
+}
+
+// writeNodeError is err, the error of a write of p that ran on several
+// data nodes (units), with the data node whose back end failed named in a
+// back end's message: "Duplicate entry '1' for key 'PRIMARY' (data node
+// ds_1.t_order_1)", its error code and SQL state MariaDB's. The data node
+// is the unit of the failing data source whose SQL names its actual table
+// (the data source alone when that cannot be told). Other errors are
+// returned as they are.
+func writeNodeError(p *plan.Plan, err error) error {
+	var ne *runtime.NodeError
+	var me *gomysql.MySQLError
+	if !errors.As(err, &ne) || !errors.As(ne.Err, &me) || connectErrors[me.Number] {
+		return err
+	}
+	node := ne.DataSource
+	var found []string
+	for _, u := range p.Route.Units {
+		ds, table, ok := strings.Cut(u.Node, ".")
+		if !ok || ds != ne.DataSource || slices.Contains(found, u.Node) {
+			continue
+		}
+		if ne.SQL == "" || namesTable(ne.SQL, table) {
+			found = append(found, u.Node)
+		}
+	}
+	if len(found) == 1 {
+		node = found[0]
+	}
+	named := *me
+	named.Message = me.Message + " (data node " + node + ")"
+	return &runtime.NodeError{DataSource: ne.DataSource, SQL: ne.SQL, Err: &named}
+}
+
+// namesTable reports whether sql names table as a whole identifier (not
+// a prefix of t_order_10 for t_order_1).
+func namesTable(sql, table string) bool {
+	for i := 0; ; {
+		k := strings.Index(sql[i:], table)
+		if k < 0 {
+			return false
+		}
+		at, end := i+k, i+k+len(table)
+		if (at == 0 || !identByte(sql[at-1])) && (end == len(sql) || !identByte(sql[end])) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }

@@ -90,6 +90,9 @@ func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan
 			// result is the statement's, as one MySQL would report it.
 			first, err := runtime.ExecBroadcast(ctx, e, st, units, nil)
 			if err != nil {
+				if len(units) > 1 {
+					err = writeNodeError(p, err)
+				}
 				return nil, err
 			}
 			var n int64
@@ -114,7 +117,7 @@ func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan
 		}
 		n, err := runtime.ExecUnits(ctx, e, st, units, nil)
 		if err != nil {
-			return nil, err
+			return nil, writeNodeError(p, err)
 		}
 		return &wireResult{Result: &Result{RowsAffected: n, LastInsertID: lastKey}}, nil
 	}
