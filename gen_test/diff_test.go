@@ -147,6 +147,12 @@ func (e *diffEnv) fail(name, format string, args ...any) {
 // runDiffCase runs case c; leg, when not nil, joins every call (see
 // diffLeg).
 func runDiffCase(t *testing.T, c goldenCase, leg diffLeg) {
+	runDiffCaseProps(t, c, leg, nil)
+}
+
+// runDiffCaseProps is runDiffCase with the top-level props of the case's
+// rules.yaml replaced by those of props.
+func runDiffCaseProps(t *testing.T, c goldenCase, leg diffLeg, props shardrt.Props) {
 	ctx := context.Background()
 	newQ := newQueries[c.Name]
 	require.NotNil(t, newQ, "case %s has no entry in newQueries", c.Name)
@@ -188,6 +194,12 @@ func runDiffCase(t *testing.T, c goldenCase, leg diffLeg) {
 	env.ref = testdb.Open(t, testdb.Reference)
 	cfg, err := shardrt.LoadConfig(p.File.Rules)
 	require.NoError(t, err)
+	for k, v := range props {
+		if cfg.Props == nil {
+			cfg.Props = shardrt.Props{}
+		}
+		cfg.Props[k] = v
+	}
 	env.rt, err = shardrt.Open(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = env.rt.Close() })

@@ -74,6 +74,28 @@ func TestProxyParity(t *testing.T) {
 	}
 }
 
+// TestDiffJoinStrategies runs the steps case's calls (joins of tables
+// sharded on different columns: INNER, LEFT, anti-joins, grouped, on
+// latin1_swedish_ci and utf8mb4_unicode_ci text keys, NULL and duplicate
+// keys) as TestDiff and TestProxyParity do, once with every join across
+// data nodes forced to the nested loop and once to the hash join (props
+// cross-node-join), in generated code and through the proxy.
+func TestDiffJoinStrategies(t *testing.T) {
+	var steps goldenCase
+	for _, c := range goldenCases(t) {
+		if c.Name == "steps" {
+			steps = c
+		}
+	}
+	require.Equal(t, "steps", steps.Name)
+	for _, s := range []string{"nested-loop", "hash"} {
+		t.Run(s, func(t *testing.T) {
+			props := shardrt.Props{shardrt.PropCrossNodeJoin: s}
+			runDiffCaseProps(t, steps, newProxyLegProps(t, steps, props), props)
+		})
+	}
+}
+
 // Suffixes of the copies the proxy leg keeps beside each actual table.
 const (
 	preSuffix  = "_ppre"  // before the generated write
@@ -169,10 +191,22 @@ var _ diffLeg = (*proxyLeg)(nil)
 // newProxyLeg starts a proxy serving case c's rules and DDL on a free local
 // port and opens a text and a binary client to it; both close when t ends.
 func newProxyLeg(t *testing.T, c goldenCase) *proxyLeg {
+	return newProxyLegProps(t, c, nil)
+}
+
+// newProxyLegProps is newProxyLeg with the top-level props of the case's
+// rules.yaml replaced by those of props.
+func newProxyLegProps(t *testing.T, c goldenCase, props shardrt.Props) *proxyLeg {
 	pf, err := schema.LoadProject(c.project())
 	require.NoError(t, err)
 	cfg, err := proxy.LoadConfig(pf.Rules, pf.DDL)
 	require.NoError(t, err)
+	for k, v := range props {
+		if cfg.Rules.Props == nil {
+			cfg.Rules.Props = shardrt.Props{}
+		}
+		cfg.Rules.Props[k] = v
+	}
 	l := &proxyLeg{t: t, source: map[string]string{}, columns: map[string][]string{}, runs: map[string]int{}}
 	for _, f := range pf.Queries {
 		qs, err := schema.ParseQueriesFile(f)

@@ -8,6 +8,7 @@ import (
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
+	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
 
@@ -620,7 +621,10 @@ func (b *Builder) stepStatements(st *Steps, out *[]StepStatement, depth int) err
 		if first == len(*out) {
 			steps = fmt.Sprintf("step %d", first)
 		}
-		bound(fmt.Sprintf("inner side of the join, run with the key values of every %d rows of %s bound as IN lists, routed by them", st.Join.Batch, steps), st.Join.Inner.SQL)
+		if err := add(st.Join.Inner.SQL, fmt.Sprintf("build side of the hash join, run once instead of the next step when the rows of %s number more than %d (reading at most %d rows per row of them), its rows hashed by the join key", steps, st.Join.Batch, runtime.HashJoinBuildFactor)); err != nil {
+			return err
+		}
+		bound(fmt.Sprintf("nested loop: inner side of the join, run with the key values of every %d rows of %s bound as IN lists, routed by them", st.Join.Batch, steps), st.Join.Inner.SQL)
 	case StepsFederation:
 		first := len(*out) + 1
 		for _, t := range st.Federation.Tables {

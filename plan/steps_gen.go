@@ -29,8 +29,9 @@ const listMarker = "-7431952860147258369"
 // `= ANY`) subquery bound as the IN list of the statement, `NOT IN` (or
 // `<> ALL`) and `EXISTS` / `NOT EXISTS` of one (runtime.BindOp); a join of two tables (a
 // nested-loop join binding the outer side's key values into the inner
-// side's statement as an IN list, or running it once when the join has
-// no key column), with GROUP BY, DISTINCT or aggregates over the joined
+// side's statement as an IN list, or a hash join reading the inner side's
+// statement without it once, as runtime.JoinStrategy chooses at run time;
+// run once when the join has no key column), with GROUP BY, DISTINCT or aggregates over the joined
 // rows; a UNION or UNION ALL. Parameters (? and sqlc.arg / sqlc.narg) may
 // stand in any step: each step's plan binds them into its per-node SQL
 // (StepQuery.Args), and the plan's Params are the function's; each step
@@ -370,8 +371,9 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 	return &runtime.BindStep{Subquery: sub, Statement: stmtQ, Op: op}, p.Columns, nil
 }
 
-// join plans a nested-loop join: the inner side gets its first key IN
-// the outer side's values (JoinRows compares every key).
+// join plans a join: the inner side gets its first key IN the outer
+// side's values for the nested loop (JoinRows compares every key), and
+// without the list it is the hash join's build side.
 func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error) {
 	outer, po, err := sp.query(j.Outer.SQL, "the outer side of the join", false)
 	if err != nil {
@@ -393,6 +395,18 @@ func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error)
 	}
 	js := &runtime.JoinStep{Outer: outer, Inner: inner, Spec: j.Spec, Output: j.Output, Kinds: j.Kinds, OrderBy: j.OrderBy,
 		Offset: j.Offset, Count: j.Count, Batch: j.Batch, Null: j.Null}
+	if keyed {
+		// The hash join's build side: the inner side with its own
+		// conditions only, read once (runtime.JoinStrategy chooses).
+		build, pb, err := sp.query(sqlparser.String(sqlparser.Clone(j.Inner.sel)), "the build side of the hash join", false)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(pb.Columns) != len(pi.Columns) {
+			return nil, nil, fmt.Errorf("the build side of the hash join returns %d columns, the inner side %d", len(pb.Columns), len(pi.Columns))
+		}
+		js.Build = build
+	}
 	joined := append(append([]*Column(nil), po.Columns...), pi.Columns...)
 	if j.Spec.Left {
 		for i := len(po.Columns); i < len(joined); i++ {

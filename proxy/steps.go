@@ -57,6 +57,19 @@ func (s *Server) maxCrossNodeRows() int {
 	return int(n)
 }
 
+// crossNodeJoin returns cross-node-join from the rules' props: how a join
+// across data nodes pairs its sides (runtime.JoinStrategy).
+func (s *Server) crossNodeJoin() runtime.JoinStrategy {
+	if s.cfg.Rules == nil {
+		return runtime.JoinAuto
+	}
+	j, err := runtime.ParseJoinStrategy(s.cfg.Rules.Props[runtime.PropCrossNodeJoin])
+	if err != nil {
+		return runtime.JoinAuto // the rules' loader refused it
+	}
+	return j
+}
+
 // steps answers a SELECT q the planner refused (planErr) by evaluating it
 // in steps across data nodes: as generated code does when
 // plan.BuildStepsPlan plans it (stepsPlan), else with the proxy's own
@@ -354,9 +367,10 @@ func (h *handler) previewSteps(q string, planErr error) ([]sqltypes.Row, bool, e
 	return rows, true, nil
 }
 
-// join evaluates a nested-loop join (plan.JoinSteps): the outer side's
-// rows, then the inner side's for each batch of them with their key values
-// bound, paired, sorted, paginated and projected.
+// join evaluates a join (plan.JoinSteps): the outer side's rows, then the
+// inner side's for each batch of them with their key values bound (nested
+// loop) or once whole (hash join, chosen as runtime.JoinStrategy says),
+// paired, sorted, paginated and projected.
 func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wireResult, error) {
 	ow, err := r.query(ctx, j.Outer.LimitedSQL(r.max+1), true, depth)
 	if err != nil {
@@ -370,29 +384,46 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 		icols  []column
 		once   *wireResult // the inner side's rows when it binds no key
 	)
+	step := j.Batch
 	if len(j.Spec.OuterKeys) == 0 {
 		if once, err = r.query(ctx, j.Inner.LimitedSQL(r.max+1), true, depth); err != nil {
 			return nil, err
 		}
-	}
-	for start := 0; start == 0 || start < len(ow.Rows); start += j.Batch {
-		batch := ow.Rows[start:min(start+j.Batch, len(ow.Rows))]
-		keys := make([][]plan.BoundValue, len(j.Spec.OuterKeys))
-		for k, c := range j.Spec.OuterKeys {
-			seen := map[plan.BoundValue]bool{}
-			for _, row := range batch {
-				v, err := boundValue(&ow.columns[c], row[c])
-				if err != nil {
-					return nil, fmt.Errorf("join key: %w", err)
-				}
-				if v.Kind != plan.BoundNull && !seen[v] {
-					seen[v] = true
-					keys[k] = append(keys[k], v)
-				}
-			}
+	} else if strategy := r.h.s.crossNodeJoin(); strategy == runtime.JoinHash || strategy == runtime.JoinAuto && len(ow.Rows) > j.Batch {
+		// The hash join (runtime.JoinStrategy's rule): the inner side read
+		// once with its own conditions, all outer rows paired with it.
+		budget := r.max
+		if strategy == runtime.JoinAuto {
+			budget = min(r.max, runtime.HashJoinBuildFactor*len(ow.Rows))
 		}
+		build, err := r.query(ctx, j.Inner.LimitedSQL(budget+1), strategy == runtime.JoinHash, depth)
+		switch {
+		case err != nil:
+			return nil, err
+		case len(build.Rows) <= budget:
+			once, step = build, max(len(ow.Rows), 1)
+		case strategy == runtime.JoinHash:
+			return nil, fmt.Errorf("the build side of the hash join (%s) %w (%d); raise it in props or narrow the join", j.Inner.SQL, ErrTooManyRows, r.max)
+		}
+	}
+	for start := 0; start == 0 || start < len(ow.Rows); start += step {
+		batch := ow.Rows[start:min(start+step, len(ow.Rows))]
 		iw := once
 		if iw == nil {
+			keys := make([][]plan.BoundValue, len(j.Spec.OuterKeys))
+			for k, c := range j.Spec.OuterKeys {
+				seen := map[plan.BoundValue]bool{}
+				for _, row := range batch {
+					v, err := boundValue(&ow.columns[c], row[c])
+					if err != nil {
+						return nil, fmt.Errorf("join key: %w", err)
+					}
+					if v.Kind != plan.BoundNull && !seen[v] {
+						seen[v] = true
+						keys[k] = append(keys[k], v)
+					}
+				}
+			}
 			if iw, err = r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth); err != nil {
 				return nil, err
 			}

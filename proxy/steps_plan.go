@@ -74,6 +74,9 @@ func (s *Server) stepsPlan(q string, planErr error) *plan.Plan {
 	case st.Join != nil:
 		j := *st.Join
 		j.Outer, j.Inner = remap(j.Outer), remap(j.Inner)
+		if j.Build != nil {
+			j.Build = remap(j.Build)
+		}
 		st.Join = &j
 	case st.Union != nil:
 		u := *st.Union
@@ -100,6 +103,7 @@ func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session
 	types := map[*runtime.StepQuery][]*sql.ColumnType{}
 	opt := &runtime.StepsOptions{
 		MaxRows: h.s.maxCrossNodeRows(),
+		Join:    h.s.crossNodeJoin(),
 		Columns: func(q *runtime.StepQuery, t []*sql.ColumnType) { types[q] = t },
 	}
 	if sess.noBackslash {

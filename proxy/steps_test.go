@@ -72,20 +72,41 @@ var xnRows = []string{
 // and the same rows in the reference database.
 func newXnEnv(t *testing.T) (*pxEnv, *sql.DB) {
 	t.Helper()
-	y := strings.Replace(pxYAML(), "    shardingAlgorithms:\n", xnRules, 1)
-	e := newPxEnvDDL(t, y, xnDDL)
+	return newXnEnvProps(t, "")
+}
+
+// newXnEnvProps is newXnEnv with top-level props (YAML lines, each
+// indented by two spaces and ending in a newline).
+func newXnEnvProps(t *testing.T, props string) (*pxEnv, *sql.DB) {
+	t.Helper()
+	return newStepsEnv(t, props, xnRules, xnDDL, xnRows, "xn_a", "xn_b")
+}
+
+// newStepsEnv is a proxy with top-level props, the rules (YAML lines that
+// replace the shardingAlgorithms: line of pxYAML), and the tables of ddl
+// created and filled (rows) through it, and the same rows in the
+// reference database; tables are dropped before and after.
+func newStepsEnv(t *testing.T, props, rules, ddl string, rows []string, tables ...string) (*pxEnv, *sql.DB) {
+	t.Helper()
+	y := strings.Replace(pxYAML(), "    shardingAlgorithms:\n", rules, 1)
+	if props != "" {
+		y = strings.Replace(y, "authority:", "props:\n"+props+"authority:", 1)
+	}
+	e := newPxEnvDDL(t, y, ddl)
 	px := e.client(t, "root", "secret", nil)
 	dss := []*sql.DB{testdb.Open(t, "ds_0"), testdb.Open(t, "ds_1"), e.ref}
 	for _, db := range dss {
-		execAll(t, db, "DROP TABLE IF EXISTS xn_a", "DROP TABLE IF EXISTS xn_b")
-		t.Cleanup(func() { execAll(t, db, "DROP TABLE IF EXISTS xn_a", "DROP TABLE IF EXISTS xn_b") })
+		for _, tb := range tables {
+			execAll(t, db, "DROP TABLE IF EXISTS "+tb)
+			t.Cleanup(func() { execAll(t, db, "DROP TABLE IF EXISTS "+tb) })
+		}
 	}
-	for _, ddl := range strings.Split(xnDDL, ";") {
+	for _, ddl := range strings.Split(ddl, ";") {
 		execAll(t, px, ddl)
 		execAll(t, e.ref, ddl)
 	}
-	execAll(t, px, xnRows...)
-	execAll(t, e.ref, xnRows...)
+	execAll(t, px, rows...)
+	execAll(t, e.ref, rows...)
 	return e, px
 }
 
@@ -190,40 +211,7 @@ func TestStepsPreview(t *testing.T) {
 // the unsharded reference database.
 func TestStepsJoin(t *testing.T) {
 	e, px := newXnEnv(t)
-	for _, q := range []string{
-		"SELECT a.id, a.name, b.bid, b.name FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
-		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id",
-		"SELECT a.id, b.bid FROM xn_a a RIGHT JOIN xn_b b ON a.id = b.a_id",
-		"SELECT b.bid, a.id FROM xn_b b LEFT JOIN xn_a a ON b.a_id = a.id",
-		"SELECT a.id, b.bid, a.name, b.name FROM xn_a a JOIN xn_b b ON a.name = b.name",
-		"SELECT a.id, b.bid, a.lat, b.lat FROM xn_a a JOIN xn_b b ON b.lat = a.lat",
-		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.lat = b.lat",
-		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.price = b.price",
-		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.day = b.day",
-		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id AND a.name = b.name",
-		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = 10 AND b.price > 1",
-		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id AND b.price > 2 WHERE a.k IS NOT NULL",
-		"SELECT a.id, b.bid FROM xn_a a, xn_b b WHERE a.id = b.a_id AND b.price > 1",
-		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id ORDER BY b.bid DESC, a.id LIMIT 3",
-		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id ORDER BY a.id, b.bid LIMIT 2, 3",
-		"SELECT a.name, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.name = b.name ORDER BY a.name DESC, a.id, b.bid",
-		"SELECT a.lat AS l, a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id ORDER BY l, 2, b.bid",
-		"SELECT b.name, a.id FROM xn_a a RIGHT JOIN xn_b b ON a.id = b.a_id ORDER BY b.name, b.bid",
-		"SELECT * FROM xn_a a JOIN xn_b b ON a.id = b.a_id ORDER BY b.bid",
-		"SELECT b.*, a.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
-		"SELECT x.id, y.id FROM xn_a x JOIN xn_a y ON x.k = y.k ORDER BY x.id, y.id",
-		"SELECT a.id + 1 AS n, UPPER(b.name) AS u, 7 FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
-		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.id IN (SELECT a_id FROM xn_b WHERE bid = 103)",
-		"SELECT COUNT(*) FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
-		"SELECT COUNT(*), SUM(b.price), AVG(b.price) FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = 99",
-		"SELECT a.k, COUNT(*), SUM(b.price), MIN(b.name), MAX(b.bid), AVG(b.price), COUNT(b.price) FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id GROUP BY a.k ORDER BY a.k",
-		"SELECT DISTINCT a.k FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
-		"SELECT b.name, COUNT(*) AS n FROM xn_a a JOIN xn_b b ON a.name = b.name GROUP BY b.name ORDER BY n DESC, b.name",
-		"SELECT COUNT(DISTINCT b.a_id), SUM(DISTINCT a.k) FROM xn_a a JOIN xn_b b ON a.lat = b.lat",
-		"SELECT a.lat, COUNT(*) FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.id <> 2 GROUP BY a.lat ORDER BY a.lat", // one spelling per group: MySQL shows any member
-		"SELECT a.k, COUNT(*) FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id GROUP BY a.k ORDER BY COUNT(*) DESC, a.k LIMIT 2",
-		"SELECT a.day, MAX(b.day) FROM xn_a a JOIN xn_b b ON a.price = b.price GROUP BY a.day ORDER BY 1",
-	} {
+	for _, q := range stepsJoinQueries {
 		sameRows(t, px, e.ref, q)
 	}
 	// Shapes the nested-loop join refuses run over temporary tables
@@ -238,6 +226,43 @@ func TestStepsJoin(t *testing.T) {
 	require.ErrorContains(t, err, why, q)
 }
 
+// stepsJoinQueries are the joins of xn_a and xn_b TestStepsJoin and
+// TestStepsJoinStrategies compare with the reference database.
+var stepsJoinQueries = []string{
+	"SELECT a.id, a.name, b.bid, b.name FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
+	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id",
+	"SELECT a.id, b.bid FROM xn_a a RIGHT JOIN xn_b b ON a.id = b.a_id",
+	"SELECT b.bid, a.id FROM xn_b b LEFT JOIN xn_a a ON b.a_id = a.id",
+	"SELECT a.id, b.bid, a.name, b.name FROM xn_a a JOIN xn_b b ON a.name = b.name",
+	"SELECT a.id, b.bid, a.lat, b.lat FROM xn_a a JOIN xn_b b ON b.lat = a.lat",
+	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.lat = b.lat",
+	"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.price = b.price",
+	"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.day = b.day",
+	"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id AND a.name = b.name",
+	"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = 10 AND b.price > 1",
+	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id AND b.price > 2 WHERE a.k IS NOT NULL",
+	"SELECT a.id, b.bid FROM xn_a a, xn_b b WHERE a.id = b.a_id AND b.price > 1",
+	"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id ORDER BY b.bid DESC, a.id LIMIT 3",
+	"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id ORDER BY a.id, b.bid LIMIT 2, 3",
+	"SELECT a.name, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.name = b.name ORDER BY a.name DESC, a.id, b.bid",
+	"SELECT a.lat AS l, a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id ORDER BY l, 2, b.bid",
+	"SELECT b.name, a.id FROM xn_a a RIGHT JOIN xn_b b ON a.id = b.a_id ORDER BY b.name, b.bid",
+	"SELECT * FROM xn_a a JOIN xn_b b ON a.id = b.a_id ORDER BY b.bid",
+	"SELECT b.*, a.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
+	"SELECT x.id, y.id FROM xn_a x JOIN xn_a y ON x.k = y.k ORDER BY x.id, y.id",
+	"SELECT a.id + 1 AS n, UPPER(b.name) AS u, 7 FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
+	"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.id IN (SELECT a_id FROM xn_b WHERE bid = 103)",
+	"SELECT COUNT(*) FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
+	"SELECT COUNT(*), SUM(b.price), AVG(b.price) FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = 99",
+	"SELECT a.k, COUNT(*), SUM(b.price), MIN(b.name), MAX(b.bid), AVG(b.price), COUNT(b.price) FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id GROUP BY a.k ORDER BY a.k",
+	"SELECT DISTINCT a.k FROM xn_a a JOIN xn_b b ON a.id = b.a_id",
+	"SELECT b.name, COUNT(*) AS n FROM xn_a a JOIN xn_b b ON a.name = b.name GROUP BY b.name ORDER BY n DESC, b.name",
+	"SELECT COUNT(DISTINCT b.a_id), SUM(DISTINCT a.k) FROM xn_a a JOIN xn_b b ON a.lat = b.lat",
+	"SELECT a.lat, COUNT(*) FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.id <> 2 GROUP BY a.lat ORDER BY a.lat", // one spelling per group: MySQL shows any member
+	"SELECT a.k, COUNT(*) FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id GROUP BY a.k ORDER BY COUNT(*) DESC, a.k LIMIT 2",
+	"SELECT a.day, MAX(b.day) FROM xn_a a JOIN xn_b b ON a.price = b.price GROUP BY a.day ORDER BY 1",
+}
+
 // TestStepsJoinMany: joins of three and more table references evaluated
 // left-deep (the join of the first n-1 is the outer side of a nested-loop
 // join with the last; a co-located pair among them is pushed down whole),
@@ -248,32 +273,41 @@ func TestStepsJoin(t *testing.T) {
 // database. PREVIEW numbers the nested steps.
 func TestStepsJoinMany(t *testing.T) {
 	e, px := newXnEnv(t)
-	for _, q := range []string{
-		"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_a c ON c.k = a.k",
-		"SELECT a.id, b.bid, c.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id LEFT JOIN xn_a c ON c.name = b.name",
-		"SELECT a.id, b.bid, c.bid FROM xn_a a RIGHT JOIN xn_b b ON a.id = b.a_id RIGHT JOIN xn_b c ON c.a_id = b.a_id",
-		"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id RIGHT JOIN xn_a c ON c.lat = b.lat ORDER BY c.id, a.id, b.bid",
-		"SELECT * FROM xn_a a, xn_b b, xn_a c WHERE a.id = b.a_id AND c.id = b.a_id AND c.k > 5 ORDER BY b.bid",
-		"SELECT a.id, c.id, b.bid FROM xn_a a JOIN xn_a c ON a.id = c.id JOIN xn_b b ON b.a_id = c.id", // a, c pushed down
-		"SELECT a.id, b.bid, c.bid, d.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_b c ON c.name = a.name JOIN xn_a d ON d.k = a.k ORDER BY a.id, b.bid, c.bid, d.id LIMIT 7",
-		"SELECT a.k, COUNT(*), MAX(c.id) FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_a c ON c.k = a.k GROUP BY a.k ORDER BY a.k",
-		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.bid IS NULL",
-		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id AND a.k = 10",
-		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.price > 1",
-		"SELECT a.id, b.bid FROM xn_b b RIGHT JOIN xn_a a ON a.id = b.a_id AND a.k IN (10, 40) WHERE a.k > 1",
-		"SELECT a.id, b.bid, c.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id AND a.k <> 20 LEFT JOIN xn_a c ON c.k = b.a_id AND b.price IS NOT NULL WHERE c.id IS NULL",
-		"SELECT a.id, b.bid FROM xn_a a CROSS JOIN xn_b b WHERE a.k = 10 AND b.price > 2",
-		"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON b.price > 7",
-		"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id, xn_a c WHERE c.id IN (2, 3)",
-	} {
+	for _, q := range stepsJoinManyQueries {
 		sameRows(t, px, e.ref, q)
 	}
 	require.Equal(t, []string{
 		"string:ds_0 | string:/* step 1: outer side of the join */ select a.id, a.k, a.id from xn_a as a",
 		"string:ds_1 | string:/* step 1: outer side of the join */ select a.id, a.k, a.id from xn_a as a",
-		"string:(bound) | string:/* step 2: inner side of the join, run with the key values of every 500 rows of step 1 bound as IN lists, routed by them */ select b.bid, b.a_id from xn_b as b",
-		"string:(bound) | string:/* step 3: inner side of the join, run with the key values of every 500 rows of steps 1-2 bound as IN lists, routed by them */ select c.id, c.k from xn_a as c",
+		"string:ds_0 | string:/* step 2: build side of the hash join, run once instead of the next step when the rows of step 1 number more than 500 (reading at most 4 rows per row of them), its rows hashed by the join key */ select b.bid, b.a_id from xn_b as b",
+		"string:ds_1 | string:/* step 2: build side of the hash join, run once instead of the next step when the rows of step 1 number more than 500 (reading at most 4 rows per row of them), its rows hashed by the join key */ select b.bid, b.a_id from xn_b as b",
+		"string:(bound) | string:/* step 3: nested loop: inner side of the join, run with the key values of every 500 rows of step 1 bound as IN lists, routed by them */ select b.bid, b.a_id from xn_b as b",
+		"string:ds_0 | string:/* step 4: build side of the hash join, run once instead of the next step when the rows of steps 1-3 number more than 500 (reading at most 4 rows per row of them), its rows hashed by the join key */ select c.id, c.k from xn_a as c",
+		"string:ds_1 | string:/* step 4: build side of the hash join, run once instead of the next step when the rows of steps 1-3 number more than 500 (reading at most 4 rows per row of them), its rows hashed by the join key */ select c.id, c.k from xn_a as c",
+		"string:(bound) | string:/* step 5: nested loop: inner side of the join, run with the key values of every 500 rows of steps 1-3 bound as IN lists, routed by them */ select c.id, c.k from xn_a as c",
 	}, rowsOf(t, px, "PREVIEW SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_a c ON c.k = a.k"))
+}
+
+// stepsJoinManyQueries are the joins of three and more table references
+// TestStepsJoinMany and TestStepsJoinStrategies compare with the
+// reference database.
+var stepsJoinManyQueries = []string{
+	"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_a c ON c.k = a.k",
+	"SELECT a.id, b.bid, c.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id LEFT JOIN xn_a c ON c.name = b.name",
+	"SELECT a.id, b.bid, c.bid FROM xn_a a RIGHT JOIN xn_b b ON a.id = b.a_id RIGHT JOIN xn_b c ON c.a_id = b.a_id",
+	"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id RIGHT JOIN xn_a c ON c.lat = b.lat ORDER BY c.id, a.id, b.bid",
+	"SELECT * FROM xn_a a, xn_b b, xn_a c WHERE a.id = b.a_id AND c.id = b.a_id AND c.k > 5 ORDER BY b.bid",
+	"SELECT a.id, c.id, b.bid FROM xn_a a JOIN xn_a c ON a.id = c.id JOIN xn_b b ON b.a_id = c.id", // a, c pushed down
+	"SELECT a.id, b.bid, c.bid, d.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_b c ON c.name = a.name JOIN xn_a d ON d.k = a.k ORDER BY a.id, b.bid, c.bid, d.id LIMIT 7",
+	"SELECT a.k, COUNT(*), MAX(c.id) FROM xn_a a JOIN xn_b b ON a.id = b.a_id JOIN xn_a c ON c.k = a.k GROUP BY a.k ORDER BY a.k",
+	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.bid IS NULL",
+	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id AND a.k = 10",
+	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id WHERE b.price > 1",
+	"SELECT a.id, b.bid FROM xn_b b RIGHT JOIN xn_a a ON a.id = b.a_id AND a.k IN (10, 40) WHERE a.k > 1",
+	"SELECT a.id, b.bid, c.id FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id AND a.k <> 20 LEFT JOIN xn_a c ON c.k = b.a_id AND b.price IS NOT NULL WHERE c.id IS NULL",
+	"SELECT a.id, b.bid FROM xn_a a CROSS JOIN xn_b b WHERE a.k = 10 AND b.price > 2",
+	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON b.price > 7",
+	"SELECT a.id, b.bid, c.id FROM xn_a a JOIN xn_b b ON a.id = b.a_id, xn_a c WHERE c.id IN (2, 3)",
 }
 
 // TestStepsFederation: statements the other steps refuse are evaluated
@@ -370,8 +404,10 @@ func TestStepsJoinBatches(t *testing.T) {
 	require.Equal(t, []string{
 		"string:ds_0 | string:/* step 1: outer side of the join */ select a.id, a.`name`, a.id from xn_a as a where a.k = 3",
 		"string:ds_1 | string:/* step 1: outer side of the join */ select a.id, a.`name`, a.id from xn_a as a where a.k = 3",
-		"string:ds_0 | string:/* step 2: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?) */ select b.bid, b.a_id from xn_b as b where b.a_id in (?)",
-		"string:ds_1 | string:/* step 2: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?) */ select b.bid, b.a_id from xn_b as b where b.a_id in (?)",
+		"string:ds_0 | string:/* step 2: build side of the hash join, run once instead of step 3 when the rows of step 1 number more than 500 (reading at most 4 rows per row of step 1), its rows hashed by the join key */ select b.bid, b.a_id from xn_b as b",
+		"string:ds_1 | string:/* step 2: build side of the hash join, run once instead of step 3 when the rows of step 1 number more than 500 (reading at most 4 rows per row of step 1), its rows hashed by the join key */ select b.bid, b.a_id from xn_b as b",
+		"string:ds_0 | string:/* step 3: nested loop: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?), when step 2 does not run */ select b.bid, b.a_id from xn_b as b where b.a_id in (?)",
+		"string:ds_1 | string:/* step 3: nested loop: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?), when step 2 does not run */ select b.bid, b.a_id from xn_b as b where b.a_id in (?)",
 	}, rowsOf(t, px, "PREVIEW SELECT a.id, a.name, b.bid FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k = 3"))
 }
 
@@ -414,7 +450,9 @@ func TestStepsUnion(t *testing.T) {
 // sharded on different columns over 4 data nodes (2 data sources x 2
 // tables), through the proxy, next to the same join on one unsharded
 // table pair of the reference database; b.N runs of each in one run. The
-// federation case is the same join evaluated over temporary tables.
+// proxy runs it by its automatic choice (a hash join), by the nested loop
+// and by the hash join forced; the federation case is the same join
+// evaluated over temporary tables.
 func BenchmarkStepsJoin(b *testing.B) {
 	const rules = `      jb_a:
         actualDataNodes: ds_${0..1}.jb_a_${0..1}
@@ -492,11 +530,19 @@ func BenchmarkStepsJoin(b *testing.B) {
 	// The same join over temporary tables (b.a_id + 0 is no key column,
 	// so the nested-loop join does not apply).
 	const fq = "SELECT a.id, a.name, b.bid, b.v FROM jb_a a JOIN jb_b b ON a.id = b.a_id + 0"
+	// The same proxy with each join strategy forced (props cross-node-join;
+	// auto picks the hash join here: 1,000 outer rows are two IN batches).
+	forced := map[string]*sql.DB{}
+	for _, s := range []string{"nested-loop", "hash"} {
+		fy := strings.Replace(y, "authority:", "props:\n  cross-node-join: "+s+"\n"+"authority:", 1)
+		forced[s] = newPxEnvDDL(b, fy, ddl).client(b, "root", "secret", nil)
+	}
 	for _, c := range []struct {
 		name string
 		db   *sql.DB
 		q    string
-	}{{"proxy-4-nodes", px, q}, {"proxy-4-nodes-federation", px, fq}, {"unsharded", e.ref, q}} {
+	}{{"proxy-4-nodes", px, q}, {"proxy-4-nodes-nested-loop", forced["nested-loop"], q}, {"proxy-4-nodes-hash", forced["hash"], q},
+		{"proxy-4-nodes-federation", px, fq}, {"unsharded", e.ref, q}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				rows, err := c.db.Query(c.q)
@@ -559,13 +605,22 @@ func TestStepsSubqueryColumnName(t *testing.T) {
 // order is total).
 func TestStepsJoinGenerated(t *testing.T) {
 	e, px := newXnEnv(t)
+	for _, q := range generatedStepsQueries(300) {
+		sameRows(t, px, e.ref, q)
+	}
+}
+
+// generatedStepsQueries returns n generated joins, subqueries and unions
+// of xn_a and xn_b (fixed seed), two joins for every other statement.
+func generatedStepsQueries(n int) []string {
+	var out []string
 	rng := rand.New(rand.NewPCG(16, 2))
 	pick := func(s ...string) string { return s[rng.IntN(len(s))] }
 	keys := []string{"a.id = b.a_id", "a.name = b.name", "a.lat = b.lat", "a.price = b.price", "a.day = b.day", "a.k = b.a_id", "b.a_id = a.id AND a.name = b.name"}
 	filtersA := []string{"", "a.k = 10", "a.k IS NULL", "a.name IS NOT NULL", "a.price > 1", "a.id IN (1, 4, 7)", "a.lat = 'e'"}
 	filtersB := []string{"", "b.price IS NULL", "b.name <> 'alpha'", "b.a_id IN (1, 4)", "b.day > '2024-01-31'"}
 	cols := []string{"a.id", "b.bid", "a.name", "b.name", "a.lat", "b.lat", "a.price", "b.price", "a.day", "b.day", "a.k", "b.a_id"}
-	for i := 0; i < 300; i++ {
+	for i := 0; i < n; i++ {
 		var q string
 		switch i % 3 {
 		case 0, 1: // joins
@@ -624,8 +679,9 @@ func TestStepsJoinGenerated(t *testing.T) {
 				q = "SELECT id FROM xn_a WHERE " + pick("EXISTS", "NOT EXISTS") + " (SELECT 1 FROM xn_b WHERE " + pick("name = 'nobody'", "price > 100", "a_id = 4") + ") AND k " + pick("=", "<>") + " (SELECT MIN(a_id) FROM xn_b WHERE bid IN (100, 103))"
 			}
 		}
-		sameRows(t, px, e.ref, q)
+		out = append(out, q)
 	}
+	return out
 }
 
 // TestProxyOrderByNull: ORDER BY NULL (MySQL's "no order") over several

@@ -46,9 +46,10 @@ type DB struct {
 	configs    []DataSourceConfig
 	settings   settingsPools
 
-	hooks            *hooks // nil: no logging, no observer
-	maxConnsPerQuery int    // max-connections-size-per-query, >= 1
-	maxCrossNodeRows int    // max-cross-node-rows, >= 1
+	hooks            *hooks       // nil: no logging, no observer
+	maxConnsPerQuery int          // max-connections-size-per-query, >= 1
+	maxCrossNodeRows int          // max-cross-node-rows, >= 1
+	crossNodeJoin    JoinStrategy // cross-node-join
 
 	encryptors map[string]Encryptor // by name, from the !ENCRYPT rule
 
@@ -147,6 +148,10 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		return nil, errors.New("props: " + (&PropError{Prop: PropMaxCrossNodeRows,
 			Msg: "must be between 1 and 1099511627776, got " + strconv.FormatInt(maxRows, 10)}).Error())
 	}
+	crossJoin, err := ParseJoinStrategy(cfg.Props[PropCrossNodeJoin])
+	if err != nil {
+		return nil, errors.New("props: " + (&PropError{Prop: PropCrossNodeJoin, Msg: err.Error()}).Error())
+	}
 	if !o.loggerSet && sqlShow {
 		o.logger = slog.Default()
 	}
@@ -158,6 +163,7 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		index:            make(map[string]int, len(cfg.DataSources)),
 		maxConnsPerQuery: int(maxConns),
 		maxCrossNodeRows: int(maxRows),
+		crossNodeJoin:    crossJoin,
 		txType:           cfg.TransactionType,
 		logger:           o.logger,
 	}

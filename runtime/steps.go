@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,17 +107,29 @@ const (
 	BindExists
 )
 
-// JoinStep is a nested-loop join of two table references that do not
-// co-locate: the Outer side's rows are read first; for every Batch of
-// them the Inner side runs with the batch's distinct non-NULL key values
-// (Spec.OuterKeys[0]) bound as its IN list (ListAt), and JoinRows pairs the
-// rows (a join without key columns runs the inner side once, without a
-// list, and pairs every row with every row); the joined rows (the outer side's columns, then the inner side's)
-// are then sorted (OrderBy), paginated (Offset, Count) and projected
-// (Output).
+// JoinStep is a join of two table references that do not co-locate: the
+// Outer side's rows are read first, then the inner side's, by one of two
+// strategies (JoinStrategy):
+//
+//   - nested loop: for every Batch of outer rows the Inner side runs with
+//     the batch's distinct non-NULL key values (Spec.OuterKeys[0]) bound
+//     as its IN list (ListAt), and JoinRows pairs the rows;
+//   - hash join: the Build side (the inner side's statement without the
+//     IN list, with its own conditions) runs once, and JoinRows pairs all
+//     outer rows with its rows through a hash table keyed by the join keys
+//     as MySQL compares them (JoinKey).
+//
+// A join without key columns runs the inner side once, without a list,
+// and pairs every row with every row. The joined rows (the outer side's
+// columns, then the inner side's) are then sorted (OrderBy), paginated
+// (Offset, Count) and projected (Output).
 type JoinStep struct {
 	Outer *StepQuery `json:"outer"`
 	Inner *StepQuery `json:"inner"`
+	// Build is the inner side's statement without the IN list (same
+	// columns as Inner), which a hash join reads whole; nil when the join
+	// has no key column (Inner then runs once without a list anyway).
+	Build *StepQuery `json:"build,omitempty"`
 	Spec  JoinSpec   `json:"spec"`
 	// Output are the visible result columns: indexes in the joined row.
 	Output []int `json:"output"`
@@ -158,6 +171,61 @@ const (
 type JoinMergeColumn struct {
 	Op     JoinMergeOp `json:"op"`
 	Column int         `json:"column,omitempty"`
+}
+
+// JoinStrategy is how RunSteps evaluates a JoinStep with key columns.
+type JoinStrategy uint8
+
+const (
+	// JoinAuto chooses per statement at run time, after the outer side is
+	// read (n rows): the nested loop when n <= Batch (one IN batch: one
+	// statement per data node, reading only matching inner rows); the
+	// hash join when n > Batch (the nested loop would run ceil(n/Batch)
+	// statements per data node, the hash join one). The hash join's build
+	// side is read up to HashJoinBuildFactor*n rows (at most
+	// max-cross-node-rows): an inner side holding more is read no further
+	// and the nested loop runs instead, reading only the matching rows.
+	JoinAuto JoinStrategy = iota
+	// JoinNestedLoop always runs the nested loop.
+	JoinNestedLoop
+	// JoinHash always runs the hash join when Build is set; a build side
+	// of more than max-cross-node-rows rows fails the statement
+	// (ErrCrossNodeRows).
+	JoinHash
+)
+
+// HashJoinBuildFactor bounds the build side JoinAuto reads before it
+// gives up the hash join: HashJoinBuildFactor rows per outer row.
+const HashJoinBuildFactor = 4
+
+// PropCrossNodeJoin ("cross-node-join", top-level props) sets the
+// JoinStrategy of joins across data nodes: "auto" (default),
+// "nested-loop" or "hash". Generated code and the proxy read the same
+// prop.
+const PropCrossNodeJoin = "cross-node-join"
+
+var joinStrategyNames = [...]string{"auto", "nested-loop", "hash"}
+
+// String returns the strategy's name as PropCrossNodeJoin spells it.
+func (s JoinStrategy) String() string {
+	if int(s) < len(joinStrategyNames) {
+		return joinStrategyNames[s]
+	}
+	return fmt.Sprintf("JoinStrategy(%d)", s)
+}
+
+// ParseJoinStrategy returns the strategy named name ("" is JoinAuto);
+// another name is an error listing the valid ones.
+func ParseJoinStrategy(name string) (JoinStrategy, error) {
+	if strings.TrimSpace(name) == "" {
+		return JoinAuto, nil
+	}
+	for i, n := range joinStrategyNames {
+		if strings.EqualFold(strings.TrimSpace(name), n) {
+			return JoinStrategy(i), nil
+		}
+	}
+	return JoinAuto, fmt.Errorf("must be auto, nested-loop or hash, got %q", name)
 }
 
 // MergeJoined groups joined rows as a grouped join's merge says (see
@@ -229,6 +297,8 @@ type StepsOptions struct {
 	Columns func(q *StepQuery, types []*sql.ColumnType)
 	// MaxRows, when positive, replaces the max-cross-node-rows of s.
 	MaxRows int
+	// Join, when not JoinAuto, replaces the cross-node-join of s.
+	Join JoinStrategy
 }
 
 // RunStepsWith is RunSteps with the options o (nil: none).
@@ -236,9 +306,12 @@ func (s *Sources) RunStepsWith(ctx context.Context, e Executor, st *Steps, o *St
 	if o == nil {
 		o = &StepsOptions{}
 	}
-	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows(), opt: o, args: args}
+	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows(), join: s.CrossNodeJoin(), opt: o, args: args}
 	if o.MaxRows > 0 {
 		r.limit = o.MaxRows
+	}
+	if o.Join != JoinAuto {
+		r.join = o.Join
 	}
 	switch {
 	case st == nil:
@@ -258,6 +331,7 @@ type stepsRun struct {
 	src   *Sources
 	e     Executor
 	limit int
+	join  JoinStrategy
 	opt   *StepsOptions
 	args  []any // the statement's parameters (StepQuery.Args)
 }
@@ -269,6 +343,15 @@ func (s *Sources) MaxCrossNodeRows() int {
 		return DefaultMaxCrossNodeRows
 	}
 	return s.db.maxCrossNodeRows
+}
+
+// CrossNodeJoin returns the props' cross-node-join of the DB s belongs to
+// (JoinAuto when unset).
+func (s *Sources) CrossNodeJoin() JoinStrategy {
+	if s == nil || s.db == nil {
+		return JoinAuto
+	}
+	return s.db.crossNodeJoin
 }
 
 // tooMany is the error of a step holding more than max rows.
@@ -493,10 +576,80 @@ func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var joined [][]any
+	if j.Build != nil && len(j.Spec.OuterKeys) > 0 {
+		if joined, err = j.hashJoin(ctx, r, outer); err != nil {
+			return nil, err
+		}
+	}
+	if joined == nil {
+		if joined, err = j.nestedLoop(ctx, r, outer); err != nil {
+			return nil, err
+		}
+	}
+	if j.Merge != nil {
+		return MergeJoined(j.Merge, j.MergeColumns, joined)
+	}
+	if err := SortRows(j.Kinds, j.OrderBy, joined); err != nil {
+		return nil, err
+	}
+	joined = paginateRows(joined, j.Offset, j.Count)
+	for i, row := range joined {
+		out := make([]any, len(j.Output))
+		for k, c := range j.Output {
+			out[k] = row[c]
+		}
+		joined[i] = out
+	}
+	return joined, nil
+}
+
+// hashJoin joins the outer rows with the Build side's rows when the
+// strategy (JoinStrategy) says so: nil rows (and no error) when the nested
+// loop runs instead, else the joined rows (never nil).
+func (j *JoinStep) hashJoin(ctx context.Context, r *stepsRun, outer [][]any) ([][]any, error) {
+	br := *r
+	switch r.join {
+	case JoinNestedLoop:
+		return nil, nil
+	case JoinAuto:
+		if len(outer) <= max(j.Batch, 1) {
+			return nil, nil
+		}
+		br.limit = min(r.limit, HashJoinBuildFactor*len(outer))
+	}
+	if r.opt.Columns != nil {
+		// The build side's columns are the inner side's.
+		o := *r.opt
+		o.Columns = func(_ *StepQuery, types []*sql.ColumnType) { r.opt.Columns(j.Inner, types) }
+		br.opt = &o
+	}
+	build, err := j.Build.rows(ctx, &br, nil, "the build side of the hash join")
+	if r.join == JoinAuto && errors.Is(err, ErrCrossNodeRows) {
+		return nil, nil // more inner rows than the nested loop would read
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := JoinRows(&j.Spec, outer, build, r.limit)
+	if errors.Is(err, ErrJoinRows) {
+		return nil, tooMany("the join", r.limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append([][]any{}, NullRows(rows, j.Null)...), nil
+}
+
+// nestedLoop joins the outer rows with the Inner side's, run once per
+// Batch outer rows with their key values bound as its IN list (once,
+// without a list, when the join has no key column).
+func (j *JoinStep) nestedLoop(ctx context.Context, r *stepsRun, outer [][]any) ([][]any, error) {
 	batch := max(j.Batch, 1)
 	var (
 		joined [][]any
 		once   [][]any // the inner side's rows when it binds no key
+		err    error
 	)
 	keyed := len(j.Spec.OuterKeys) > 0
 	if !keyed {
@@ -521,20 +674,6 @@ func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 			return nil, err
 		}
 		joined = append(joined, NullRows(rows, j.Null)...)
-	}
-	if j.Merge != nil {
-		return MergeJoined(j.Merge, j.MergeColumns, joined)
-	}
-	if err := SortRows(j.Kinds, j.OrderBy, joined); err != nil {
-		return nil, err
-	}
-	joined = paginateRows(joined, j.Offset, j.Count)
-	for i, row := range joined {
-		out := make([]any, len(j.Output))
-		for k, c := range j.Output {
-			out[k] = row[c]
-		}
-		joined[i] = out
 	}
 	return joined, nil
 }
@@ -660,7 +799,12 @@ func (st *Steps) Queries() []StepsQuery {
 		if j.Inner.ListAt == nil {
 			what = "inner side of the join, run once (no key columns): every outer row pairs with every inner row"
 		}
-		return []StepsQuery{{"outer side of the join", j.Outer}, {what, j.Inner}}
+		out := []StepsQuery{{"outer side of the join", j.Outer}}
+		if j.Build != nil {
+			out = append(out, StepsQuery{fmt.Sprintf("build side of the hash join, run once instead of step 3 when the rows of step 1 number more than %d (reading at most %d rows per row of step 1), its rows hashed by the join key", j.Batch, HashJoinBuildFactor), j.Build})
+			what = fmt.Sprintf("nested loop: %s, when step 2 does not run", what)
+		}
+		return append(out, StepsQuery{what, j.Inner})
 	case st.Union != nil:
 		out := make([]StepsQuery, len(st.Union.Parts))
 		for i, part := range st.Union.Parts {

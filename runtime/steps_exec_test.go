@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -134,4 +135,81 @@ func TestMergeJoined(t *testing.T) {
 	require.Equal(t, []any{"a", int64(2), int64(1)}, []any{name, n, nn})
 	require.NoError(t, shardrt.ScanValues(rows[1], &name, &n, &nn, &sum))
 	require.Equal(t, []any{"b", int64(2), int64(2)}, []any{name, n, nn})
+}
+
+// TestRunStepsHashJoin: the same LEFT join by each JoinStrategy gives the
+// same rows; auto runs the hash join when the outer side fills more than
+// one batch and falls back to the nested loop when the build side holds
+// more rows than it may; a forced hash join fails then with the limit.
+func TestRunStepsHashJoin(t *testing.T) {
+	db, src := openTestSources(t, "")
+	stepsTables(t, db)
+	ctx := context.Background()
+	join := func(outer string) *shardrt.Steps {
+		return &shardrt.Steps{Join: &shardrt.JoinStep{
+			Outer: stepQuery(outer, 2, false, 0, 1, 2, 3),
+			Inner: stepQuery("SELECT id, v FROM steps_b WHERE id IN (?)", 2, true, 0, 1),
+			Build: stepQuery("SELECT id, v FROM steps_b", 2, false, 0, 1),
+			Spec: shardrt.JoinSpec{Left: true, OuterKeys: []int{0}, InnerKeys: []int{0},
+				OuterKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}, InnerKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}},
+			Output:  []int{0, 3},
+			Kinds:   []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}, intKind, {Type: shardrt.ColumnBytes}},
+			OrderBy: []shardrt.SortKey{{Column: 0, Desc: true}},
+			Count:   -1,
+			Batch:   2,
+		}}
+	}
+	// run returns the rows and whether the build side ran (a unit SQL
+	// without an IN list of steps_b).
+	run := func(src *shardrt.Sources, st *shardrt.Steps, s shardrt.JoinStrategy) ([][]any, bool, error) {
+		var mu sync.Mutex
+		hashed := false
+		rows, err := src.RunStepsWith(ctx, src, st, &shardrt.StepsOptions{Join: s, UnitSQL: func(sql string) string {
+			mu.Lock()
+			defer mu.Unlock()
+			hashed = hashed || sql == "SELECT id, v FROM steps_b"
+			return sql
+		}})
+		return rows, hashed, err
+	}
+	want := [][]any{{int64(6), []byte("b6")}, {int64(5), nil}, {int64(4), []byte("b4")}, {int64(3), nil}, {int64(2), []byte("b2")}, {int64(1), nil}}
+	for _, c := range []struct {
+		s    shardrt.JoinStrategy
+		hash bool
+	}{{shardrt.JoinNestedLoop, false}, {shardrt.JoinHash, true}, {shardrt.JoinAuto, true}} {
+		rows, hashed, err := run(src, join("SELECT id, v FROM steps_a"), c.s)
+		require.NoError(t, err, c.s)
+		require.Equal(t, want, rows, c.s)
+		require.Equal(t, c.hash, hashed, c.s)
+	}
+	// Two outer rows (one batch): auto runs the nested loop.
+	rows, hashed, err := run(src, join("SELECT id, v FROM steps_a WHERE id IN (1, 2)"), shardrt.JoinAuto)
+	require.NoError(t, err)
+	require.False(t, hashed)
+	require.Equal(t, want[4:], rows)
+
+	// max-cross-node-rows 5: the build side's 6 rows are too many; auto
+	// falls back to the nested loop, a forced hash join fails.
+	_, src5 := openTestSources(t, "  max-cross-node-rows: 5\n")
+	st := join("SELECT id, v FROM steps_a WHERE id <= 4")
+	st.Join.Batch = 1
+	rows, hashed, err = run(src5, st, shardrt.JoinAuto)
+	require.NoError(t, err)
+	require.True(t, hashed, "tried first")
+	require.Equal(t, [][]any{{int64(4), []byte("b4")}, {int64(3), nil}, {int64(2), []byte("b2")}, {int64(1), nil}}, rows)
+	_, _, err = run(src5, st, shardrt.JoinHash)
+	require.ErrorIs(t, err, shardrt.ErrCrossNodeRows)
+	require.EqualError(t, err, "the build side of the hash join (SELECT id, v FROM steps_b) holds more rows than max-cross-node-rows allows (5); raise it in props or narrow the statement")
+
+	// The prop.
+	_, srcHash := openTestSources(t, "  cross-node-join: hash\n")
+	require.Equal(t, shardrt.JoinHash, srcHash.CrossNodeJoin())
+	rows, hashed, err = run(srcHash, join("SELECT id, v FROM steps_a WHERE id IN (1, 2)"), shardrt.JoinAuto)
+	require.NoError(t, err)
+	require.True(t, hashed)
+	require.Equal(t, want[4:], rows)
+	cfg, err := shardrt.LoadConfig(writeTestYAML(t, "  cross-node-join: merge\n"))
+	require.NoError(t, err)
+	_, err = shardrt.Open(cfg)
+	require.EqualError(t, err, `props: property "cross-node-join" must be auto, nested-loop or hash, got "merge"`)
 }

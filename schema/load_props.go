@@ -22,6 +22,12 @@ var propChecks = map[string]propCheck{
 	"kernel-executor-size":           checkIntProp(0),
 	"proxy-frontend-ssl-enabled":     checkBoolProp,
 	"max-cross-node-rows":            checkIntProp(1),
+	runtime.PropCrossNodeJoin: func(v string) string {
+		if _, err := runtime.ParseJoinStrategy(v); err != nil {
+			return err.Error()
+		}
+		return ""
+	},
 }
 
 func checkBoolProp(v string) string {

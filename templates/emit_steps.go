@@ -85,7 +85,7 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 	case p.Steps.Bind != nil:
 		what = "its IN (SELECT …) subquery, whose values are bound as the statement's IN list"
 	case p.Steps.Join != nil:
-		what = "a nested-loop join: the outer side's rows, then the inner side's for each batch of their key values, bound as its IN list"
+		what = "a join: the outer side's rows, then the inner side's for each batch of their key values, bound as its IN list (nested loop), or once whole, hashed by the join key (hash join, see shardrt.JoinStrategy)"
 	}
 	f.Add(doc(q.stepsVar + " are the steps of " + p.Name + " (" + p.Source + "), evaluated across data nodes as " + what +
 		". Every statement's route units were chosen at generate time; the IN list is the only SQL built at run time. DataSource indexes dataSourceNames."))

@@ -659,10 +659,16 @@ type xnodeEnv struct {
 }
 
 func newXnodeEnv(t *testing.T) *xnodeEnv {
-	e := newEnv(t, xnodeRules, xnodeDDL)
+	return newXnodeEnvRules(t, xnodeRules)
+}
+
+// newXnodeEnvRules is newXnodeEnv with rules (xnodeRules and top-level
+// props, say).
+func newXnodeEnvRules(t *testing.T, rules string) *xnodeEnv {
+	e := newEnv(t, rules, xnodeDDL)
 	e.adHoc = true
 	seedXnode(e)
-	srv := startProxy(t, xnodeRules, xnodeDDL)
+	srv := startProxy(t, rules, xnodeDDL)
 	mc := gomysql.NewConfig()
 	mc.User, mc.Net, mc.Addr, mc.DBName = "any", "tcp", srv.Addr(), "difftest"
 	px, err := sql.Open("mysql", mc.FormatDSN())
@@ -831,8 +837,26 @@ func (x *xnodeEnv) rows(ctx context.Context, db *sql.DB, q xQuery) ([]string, er
 // (500 by default), SHARDGEN_DIFF_CROSSNODE_SEED repeats a run's queries,
 // SHARDGEN_DIFF_CROSSNODE_KNOWN=1 adds the shapes known to fail (xGen).
 func TestCrossNodeCorpus(t *testing.T) {
-	x := newXnodeEnv(t)
-	n, seed := xnodeQueries(t), xnodeSeed(t)
+	crossNodeCorpus(t, newXnodeEnv(t), xnodeSeed(t))
+}
+
+// TestCrossNodeCorpusJoinStrategies runs TestCrossNodeCorpus's queries
+// (the same number and environment variables; one seed for both) through
+// proxies whose joins across data nodes are forced to the nested loop and
+// to the hash join (props cross-node-join): both give the reference's rows
+// for every query.
+func TestCrossNodeCorpusJoinStrategies(t *testing.T) {
+	seed := xnodeSeed(t)
+	for _, s := range []string{"nested-loop", "hash"} {
+		t.Run(s, func(t *testing.T) {
+			crossNodeCorpus(t, newXnodeEnvRules(t, xnodeRules+"props:\n  cross-node-join: "+s+"\n"), seed)
+		})
+	}
+}
+
+// crossNodeCorpus is TestCrossNodeCorpus on x with the queries of seed.
+func crossNodeCorpus(t *testing.T, x *xnodeEnv, seed uint64) {
+	n := xnodeQueries(t)
 	g := &xGen{r: rand.New(rand.NewPCG(seed, 16)), known: os.Getenv("SHARDGEN_DIFF_CROSSNODE_KNOWN") == "1"}
 	refusals := map[string]int{}
 	shapes := map[string][2]int{} // run, refused

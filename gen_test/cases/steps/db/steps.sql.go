@@ -222,10 +222,12 @@ func (q *Queries) TotalOfCity(ctx context.Context) (TotalOfCityRow, error) {
 }
 
 // ordersWithUsersSteps are the steps of OrdersWithUsers (queries/steps.sql:22),
-// evaluated across data nodes as a nested-loop join: the outer side's rows,
-// then the inner side's for each batch of their key values, bound as its IN
-// list. Every statement's route units were chosen at generate time; the IN list
-// is the only SQL built at run time. DataSource indexes dataSourceNames.
+// evaluated across data nodes as a join: the outer side's rows, then the inner
+// side's for each batch of their key values, bound as its IN list (nested
+// loop), or once whole, hashed by the join key (hash join, see
+// shardrt.JoinStrategy). Every statement's route units were chosen at generate
+// time; the IN list is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
 var ordersWithUsersSteps = shardrt.Steps{
 	Join: &shardrt.JoinStep{
 		Outer: &shardrt.StepQuery{
@@ -246,6 +248,14 @@ var ordersWithUsersSteps = shardrt.Steps{
 			},
 			Columns: 3,
 			ListAt:  []int{76, 76},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersWithUsers", LogicSQL: "select u.`name`, u.user_id, u.`name` from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id, u.`name` from g50_user as u"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id, u.`name` from g50_user as u"},
+			},
+			Columns: 3,
 		},
 		Spec: shardrt.JoinSpec{
 			OuterKeys: []int{2},
@@ -311,10 +321,12 @@ func (q *Queries) OrdersWithUsers(ctx context.Context) ([]OrdersWithUsersRow, er
 }
 
 // usersWithOrdersSteps are the steps of UsersWithOrders (queries/steps.sql:28),
-// evaluated across data nodes as a nested-loop join: the outer side's rows,
-// then the inner side's for each batch of their key values, bound as its IN
-// list. Every statement's route units were chosen at generate time; the IN list
-// is the only SQL built at run time. DataSource indexes dataSourceNames.
+// evaluated across data nodes as a join: the outer side's rows, then the inner
+// side's for each batch of their key values, bound as its IN list (nested
+// loop), or once whole, hashed by the join key (hash join, see
+// shardrt.JoinStrategy). Every statement's route units were chosen at generate
+// time; the IN list is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
 var usersWithOrdersSteps = shardrt.Steps{
 	Join: &shardrt.JoinStep{
 		Outer: &shardrt.StepQuery{
@@ -335,6 +347,16 @@ var usersWithOrdersSteps = shardrt.Steps{
 			},
 			Columns: 4,
 			ListAt:  []int{93, 93, 93, 93},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersWithOrders", LogicSQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order as o"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order_0 as o"},
+				{DataSource: 0, SQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order_1 as o"},
+				{DataSource: 1, SQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order_0 as o"},
+				{DataSource: 1, SQL: "select o.order_id, o.amount, o.user_id, o.order_id from g50_order_1 as o"},
+			},
+			Columns: 4,
 		},
 		Spec: shardrt.JoinSpec{
 			Left:      true,
@@ -404,9 +426,10 @@ func (q *Queries) UsersWithOrders(ctx context.Context) ([]UsersWithOrdersRow, er
 }
 
 // topOrdersWithUsersSteps are the steps of TopOrdersWithUsers
-// (queries/steps.sql:33), evaluated across data nodes as a nested-loop join:
-// the outer side's rows, then the inner side's for each batch of their key
-// values, bound as its IN list. Every statement's route units were chosen at
+// (queries/steps.sql:33), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
 // generate time; the IN list is the only SQL built at run time. DataSource
 // indexes dataSourceNames.
 var topOrdersWithUsersSteps = shardrt.Steps{
@@ -429,6 +452,14 @@ var topOrdersWithUsersSteps = shardrt.Steps{
 			},
 			Columns: 2,
 			ListAt:  []int{79, 79},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TopOrdersWithUsers", LogicSQL: "select u.`name` as user_name, u.user_id from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name` as user_name, u.user_id from g50_user as u"},
+				{DataSource: 1, SQL: "select u.`name` as user_name, u.user_id from g50_user as u"},
+			},
+			Columns: 2,
 		},
 		Spec: shardrt.JoinSpec{
 			OuterKeys: []int{1},
@@ -670,9 +701,10 @@ func (q *Queries) AllIDs(ctx context.Context) ([]int64, error) {
 }
 
 // orderTotalsByNameSteps are the steps of OrderTotalsByName
-// (queries/steps.sql:49), evaluated across data nodes as a nested-loop join:
-// the outer side's rows, then the inner side's for each batch of their key
-// values, bound as its IN list. Every statement's route units were chosen at
+// (queries/steps.sql:49), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
 // generate time; the IN list is the only SQL built at run time. DataSource
 // indexes dataSourceNames.
 var orderTotalsByNameSteps = shardrt.Steps{
@@ -695,6 +727,16 @@ var orderTotalsByNameSteps = shardrt.Steps{
 			},
 			Columns: 3,
 			ListAt:  []int{79, 79, 79, 79},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrderTotalsByName", LogicSQL: "select o.user_id, o.amount, o.amount from g50_order as o"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.user_id, o.amount, o.amount from g50_order_0 as o"},
+				{DataSource: 0, SQL: "select o.user_id, o.amount, o.amount from g50_order_1 as o"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount, o.amount from g50_order_0 as o"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount, o.amount from g50_order_1 as o"},
+			},
+			Columns: 3,
 		},
 		Spec: shardrt.JoinSpec{
 			OuterKeys: []int{0},
@@ -779,10 +821,12 @@ func (q *Queries) OrderTotalsByName(ctx context.Context) ([]OrderTotalsByNameRow
 }
 
 // busiestUsersSteps are the steps of BusiestUsers (queries/steps.sql:55),
-// evaluated across data nodes as a nested-loop join: the outer side's rows,
-// then the inner side's for each batch of their key values, bound as its IN
-// list. Every statement's route units were chosen at generate time; the IN list
-// is the only SQL built at run time. DataSource indexes dataSourceNames.
+// evaluated across data nodes as a join: the outer side's rows, then the inner
+// side's for each batch of their key values, bound as its IN list (nested
+// loop), or once whole, hashed by the join key (hash join, see
+// shardrt.JoinStrategy). Every statement's route units were chosen at generate
+// time; the IN list is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
 var busiestUsersSteps = shardrt.Steps{
 	Join: &shardrt.JoinStep{
 		Outer: &shardrt.StepQuery{
@@ -803,6 +847,16 @@ var busiestUsersSteps = shardrt.Steps{
 			},
 			Columns: 2,
 			ListAt:  []int{71, 71, 71, 71},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "BusiestUsers", LogicSQL: "select o.user_id, o.order_id from g50_order as o"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.user_id, o.order_id from g50_order_0 as o"},
+				{DataSource: 0, SQL: "select o.user_id, o.order_id from g50_order_1 as o"},
+				{DataSource: 1, SQL: "select o.user_id, o.order_id from g50_order_0 as o"},
+				{DataSource: 1, SQL: "select o.user_id, o.order_id from g50_order_1 as o"},
+			},
+			Columns: 2,
 		},
 		Spec: shardrt.JoinSpec{
 			Left:      true,
@@ -878,10 +932,12 @@ func (q *Queries) BusiestUsers(ctx context.Context) ([]BusiestUsersRow, error) {
 }
 
 // averageInParisSteps are the steps of AverageInParis (queries/steps.sql:59),
-// evaluated across data nodes as a nested-loop join: the outer side's rows,
-// then the inner side's for each batch of their key values, bound as its IN
-// list. Every statement's route units were chosen at generate time; the IN list
-// is the only SQL built at run time. DataSource indexes dataSourceNames.
+// evaluated across data nodes as a join: the outer side's rows, then the inner
+// side's for each batch of their key values, bound as its IN list (nested
+// loop), or once whole, hashed by the join key (hash join, see
+// shardrt.JoinStrategy). Every statement's route units were chosen at generate
+// time; the IN list is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
 var averageInParisSteps = shardrt.Steps{
 	Join: &shardrt.JoinStep{
 		Outer: &shardrt.StepQuery{
@@ -902,6 +958,14 @@ var averageInParisSteps = shardrt.Steps{
 			},
 			Columns: 1,
 			ListAt:  []int{77, 77},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "AverageInParis", LogicSQL: "select u.user_id from g50_user as u where u.city = 'paris'"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id from g50_user as u where u.city = 'paris'"},
+				{DataSource: 1, SQL: "select u.user_id from g50_user as u where u.city = 'paris'"},
+			},
+			Columns: 1,
 		},
 		Spec: shardrt.JoinSpec{
 			OuterKeys: []int{0},
@@ -1138,10 +1202,12 @@ func (q *Queries) AddTag(ctx context.Context, tagID int64, userID sql.NullInt64,
 }
 
 // tagsOfSameNoteSteps are the steps of TagsOfSameNote (queries/steps.sql:78),
-// evaluated across data nodes as a nested-loop join: the outer side's rows,
-// then the inner side's for each batch of their key values, bound as its IN
-// list. Every statement's route units were chosen at generate time; the IN list
-// is the only SQL built at run time. DataSource indexes dataSourceNames.
+// evaluated across data nodes as a join: the outer side's rows, then the inner
+// side's for each batch of their key values, bound as its IN list (nested
+// loop), or once whole, hashed by the join key (hash join, see
+// shardrt.JoinStrategy). Every statement's route units were chosen at generate
+// time; the IN list is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
 var tagsOfSameNoteSteps = shardrt.Steps{
 	Join: &shardrt.JoinStep{
 		Outer: &shardrt.StepQuery{
@@ -1160,6 +1226,14 @@ var tagsOfSameNoteSteps = shardrt.Steps{
 			},
 			Columns: 4,
 			ListAt:  []int{221, 221},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfSameNote", LogicSQL: "select b.tag_id as other_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select b.tag_id as other_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b"},
+				{DataSource: 1, SQL: "select b.tag_id as other_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b"},
+			},
+			Columns: 4,
 		},
 		Spec: shardrt.JoinSpec{
 			OuterKeys: []int{2},
@@ -1232,10 +1306,12 @@ func (q *Queries) TagsOfSameNote(ctx context.Context) ([]TagsOfSameNoteRow, erro
 }
 
 // tagsOfSameLabelSteps are the steps of TagsOfSameLabel (queries/steps.sql:84),
-// evaluated across data nodes as a nested-loop join: the outer side's rows,
-// then the inner side's for each batch of their key values, bound as its IN
-// list. Every statement's route units were chosen at generate time; the IN list
-// is the only SQL built at run time. DataSource indexes dataSourceNames.
+// evaluated across data nodes as a join: the outer side's rows, then the inner
+// side's for each batch of their key values, bound as its IN list (nested
+// loop), or once whole, hashed by the join key (hash join, see
+// shardrt.JoinStrategy). Every statement's route units were chosen at generate
+// time; the IN list is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
 var tagsOfSameLabelSteps = shardrt.Steps{
 	Join: &shardrt.JoinStep{
 		Outer: &shardrt.StepQuery{
@@ -1254,6 +1330,14 @@ var tagsOfSameLabelSteps = shardrt.Steps{
 			},
 			Columns: 4,
 			ListAt:  []int{226, 226},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfSameLabel", LogicSQL: "select b.tag_id as other_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select b.tag_id as other_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b"},
+				{DataSource: 1, SQL: "select b.tag_id as other_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_2, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_2 from g50_tag as b"},
+			},
+			Columns: 4,
 		},
 		Spec: shardrt.JoinSpec{
 			Left:      true,
@@ -1582,9 +1666,10 @@ func (q *Queries) TagsWithLabelOf(ctx context.Context) ([]TagsWithLabelOfRow, er
 }
 
 // usersWithoutTagsSteps are the steps of UsersWithoutTags
-// (queries/steps.sql:106), evaluated across data nodes as a nested-loop join:
-// the outer side's rows, then the inner side's for each batch of their key
-// values, bound as its IN list. Every statement's route units were chosen at
+// (queries/steps.sql:106), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
 // generate time; the IN list is the only SQL built at run time. DataSource
 // indexes dataSourceNames.
 var usersWithoutTagsSteps = shardrt.Steps{
@@ -1605,6 +1690,14 @@ var usersWithoutTagsSteps = shardrt.Steps{
 			},
 			Columns: 2,
 			ListAt:  []int{65, 65},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersWithoutTags", LogicSQL: "select t.user_id, t.tag_id from g50_tag as t"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select t.user_id, t.tag_id from g50_tag as t"},
+				{DataSource: 1, SQL: "select t.user_id, t.tag_id from g50_tag as t"},
+			},
+			Columns: 2,
 		},
 		Spec: shardrt.JoinSpec{
 			Left:      true,
@@ -1669,9 +1762,10 @@ func (q *Queries) UsersWithoutTags(ctx context.Context) ([]UsersWithoutTagsRow, 
 }
 
 // tagsOfUsersByNoteSteps are the steps of TagsOfUsersByNote
-// (queries/steps.sql:112), evaluated across data nodes as a nested-loop join:
-// the outer side's rows, then the inner side's for each batch of their key
-// values, bound as its IN list. Every statement's route units were chosen at
+// (queries/steps.sql:112), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
 // generate time; the IN list is the only SQL built at run time. DataSource
 // indexes dataSourceNames.
 var tagsOfUsersByNoteSteps = shardrt.Steps{
@@ -1692,6 +1786,14 @@ var tagsOfUsersByNoteSteps = shardrt.Steps{
 			},
 			Columns: 1,
 			ListAt:  []int{56, 56},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "TagsOfUsersByNote", LogicSQL: "select u.user_id from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.user_id from g50_user as u"},
+				{DataSource: 1, SQL: "select u.user_id from g50_user as u"},
+			},
+			Columns: 1,
 		},
 		Spec: shardrt.JoinSpec{
 			OuterKeys: []int{0},
@@ -1776,9 +1878,10 @@ func (q *Queries) TagsOfUsersByNote(ctx context.Context) ([]TagsOfUsersByNoteRow
 }
 
 // tagsTimesBigUsersSteps are the steps of TagsTimesBigUsers
-// (queries/steps.sql:117), evaluated across data nodes as a nested-loop join:
-// the outer side's rows, then the inner side's for each batch of their key
-// values, bound as its IN list. Every statement's route units were chosen at
+// (queries/steps.sql:117), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
 // generate time; the IN list is the only SQL built at run time. DataSource
 // indexes dataSourceNames.
 var tagsTimesBigUsersSteps = shardrt.Steps{
@@ -1996,9 +2099,10 @@ func (q *Queries) OrdersOfUserByID(ctx context.Context, userID int64) ([]OrdersO
 }
 
 // ordersWithUsersOfSteps are the steps of OrdersWithUsersOf
-// (queries/steps.sql:135), evaluated across data nodes as a nested-loop join:
-// the outer side's rows, then the inner side's for each batch of their key
-// values, bound as its IN list. Every statement's route units were chosen at
+// (queries/steps.sql:135), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
 // generate time; the IN list is the only SQL built at run time. DataSource
 // indexes dataSourceNames.
 var ordersWithUsersOfSteps = shardrt.Steps{
@@ -2024,6 +2128,15 @@ var ordersWithUsersOfSteps = shardrt.Steps{
 			ListAt:  []int{81, 81},
 			Args:    []int{1},
 			ListArg: 1,
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersWithUsersOf", LogicSQL: "select u.`name`, u.user_id from g50_user as u where u.city = sqlc.arg(shardgenstep1)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id from g50_user as u where u.city = ?"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id from g50_user as u where u.city = ?"},
+			},
+			Columns: 2,
+			Args:    []int{1},
 		},
 		Spec: shardrt.JoinSpec{
 			OuterKeys: []int{2},
@@ -2086,9 +2199,10 @@ func (q *Queries) OrdersWithUsersOf(ctx context.Context, amount int32, city stri
 }
 
 // ordersOfOneUserSteps are the steps of OrdersOfOneUser
-// (queries/steps.sql:141), evaluated across data nodes as a nested-loop join:
-// the outer side's rows, then the inner side's for each batch of their key
-// values, bound as its IN list. Every statement's route units were chosen at
+// (queries/steps.sql:141), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
 // generate time; the IN list is the only SQL built at run time. DataSource
 // indexes dataSourceNames.
 var ordersOfOneUserSteps = shardrt.Steps{
@@ -2114,6 +2228,15 @@ var ordersOfOneUserSteps = shardrt.Steps{
 			ListAt:  []int{84, 84},
 			Args:    []int{0},
 			ListArg: 1,
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfOneUser", LogicSQL: "select u.`name`, u.user_id from g50_user as u where u.user_id = sqlc.arg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id from g50_user as u where u.user_id = ?"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id from g50_user as u where u.user_id = ?"},
+			},
+			Columns: 2,
+			Args:    []int{0},
 		},
 		Spec: shardrt.JoinSpec{
 			Left:      true,
@@ -2174,9 +2297,10 @@ func (q *Queries) OrdersOfOneUser(ctx context.Context, userID int64) ([]OrdersOf
 }
 
 // countOrdersAboveSteps are the steps of CountOrdersAbove
-// (queries/steps.sql:147), evaluated across data nodes as a nested-loop join:
-// the outer side's rows, then the inner side's for each batch of their key
-// values, bound as its IN list. Every statement's route units were chosen at
+// (queries/steps.sql:147), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
 // generate time; the IN list is the only SQL built at run time. DataSource
 // indexes dataSourceNames.
 var countOrdersAboveSteps = shardrt.Steps{
@@ -2201,6 +2325,17 @@ var countOrdersAboveSteps = shardrt.Steps{
 			ListAt:  []int{86, 86, 86, 86},
 			Args:    []int{0},
 			ListArg: 1,
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CountOrdersAbove", LogicSQL: "select o.user_id, o.amount from g50_order as o where o.amount > sqlc.arg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.user_id, o.amount from g50_order_0 as o where o.amount > ?"},
+				{DataSource: 0, SQL: "select o.user_id, o.amount from g50_order_1 as o where o.amount > ?"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount from g50_order_0 as o where o.amount > ?"},
+				{DataSource: 1, SQL: "select o.user_id, o.amount from g50_order_1 as o where o.amount > ?"},
+			},
+			Columns: 2,
+			Args:    []int{0},
 		},
 		Spec: shardrt.JoinSpec{
 			OuterKeys: []int{0},
