@@ -28,9 +28,11 @@ const JoinBatch = 500
 //     RIGHT JOIN, with the WHERE and ON conditions on it alone;
 //  2. for every JoinBatch outer rows, the inner side's statement runs with
 //     each of its key columns compared with the batch's distinct key
-//     values (InnerSQL: `AND b.k IN (…)`), which may route it; with no
-//     key (no equality of a column of each side) it runs once and every
-//     outer row pairs with every inner row;
+//     values (InnerSQL: `AND b.k IN (…)`), which may route it; or, as a
+//     hash join (runtime.JoinStrategy decides), once, whole, with its own
+//     conditions (LimitedSQL); with no key (no equality of a column of
+//     each side) it runs once and every outer row pairs with every inner
+//     row;
 //  3. runtime.JoinRows pairs the rows by equal keys (Spec); then the
 //     joined rows are sorted (OrderBy), paginated (Offset, Count) and
 //     projected (Output).
@@ -38,7 +40,10 @@ const JoinBatch = 500
 // Every result column is computed by one side's statement, so a select
 // expression may use the columns of one side only; conditions other than
 // key equalities must be on one side (for an outer join, in ON on the
-// inner side or in WHERE on the outer one).
+// inner side or in WHERE on the outer one), or compare a column of each
+// side of one kind and collation (<, <=, >, >=, <>) in ON or in the WHERE
+// of an inner join, applied to the pairs of equal keys
+// (runtime.JoinSpec.Residual) when the join has a key equality.
 type JoinSteps struct {
 	Outer *JoinSide        `json:"outer"`
 	Inner *JoinSide        `json:"inner"`
@@ -358,6 +363,19 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			}
 		}
 	}
+	// residualOps are the comparisons of two columns, one of each side,
+	// that JoinRows applies after the key match (JoinSpec.Residual).
+	residualOps := map[sqlparser.ComparisonExprOperator]runtime.CompareOp{
+		sqlparser.EqualOp: runtime.CompareEq, sqlparser.NotEqualOp: runtime.CompareNe,
+		sqlparser.LessThanOp: runtime.CompareLt, sqlparser.LessEqualOp: runtime.CompareLe,
+		sqlparser.GreaterThanOp: runtime.CompareGt, sqlparser.GreaterEqualOp: runtime.CompareGe,
+	}
+	type residualCond struct {
+		outer, inner *sqlparser.ColName
+		op           runtime.CompareOp
+		expr         sqlparser.Expr
+	}
+	var residuals []residualCond
 	var (
 		keyPairs  [][2]*sqlparser.ColName // outer, inner
 		outerOn   []sqlparser.Expr        // ON conditions of an outer join on the outer side alone
@@ -413,6 +431,25 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 				}
 			}
 			return joinRefusal("the WHERE condition %s of an outer join is on the inner side, which is NULL where no row matches; evaluating it across data nodes is not supported (only a column IS NULL is)", sqlparser.String(e))
+		case m == 3 && (inOn || !left):
+			// a.x < b.y: applied to the pairs of equal keys (Residual).
+			c, ok := e.(*sqlparser.ComparisonExpr)
+			var l, r *sqlparser.ColName
+			var op runtime.CompareOp
+			if ok {
+				l, _ = c.Left.(*sqlparser.ColName)
+				r, _ = c.Right.(*sqlparser.ColName)
+				op, ok = residualOps[c.Operator]
+			}
+			if !ok || l == nil || r == nil {
+				return joinRefusal("the condition %s compares columns of both sides of the join other than by = of two columns; evaluating it across data nodes is not supported", sqlparser.String(e))
+			}
+			if !d[outer].refs[p.cols[l].ref] {
+				l, r = r, l
+				op = map[runtime.CompareOp]runtime.CompareOp{runtime.CompareLt: runtime.CompareGt, runtime.CompareLe: runtime.CompareGe,
+					runtime.CompareGt: runtime.CompareLt, runtime.CompareGe: runtime.CompareLe, runtime.CompareEq: runtime.CompareEq, runtime.CompareNe: runtime.CompareNe}[op]
+			}
+			residuals = append(residuals, residualCond{outer: l, inner: r, op: op, expr: e})
 		default:
 			return joinRefusal("the condition %s compares columns of both sides of the join other than by = of two columns; evaluating it across data nodes is not supported", sqlparser.String(e))
 		}
@@ -479,6 +516,29 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			}
 			d[pos].keys = append(d[pos].keys, c)
 		}
+	}
+	// The residual comparisons: after the key match, of one kind and
+	// collation each (a join without key equality runs over temporary
+	// tables instead).
+	var residualSpec []runtime.JoinResidual
+	if len(residuals) > 0 && len(keyPairs) == 0 {
+		return nil, joinRefusal("the condition %s compares columns of both sides of the join other than by = of two columns, and no = of two columns is there to match the rows by; evaluating it across data nodes is not supported", sqlparser.String(residuals[0].expr))
+	}
+	for _, rc := range residuals {
+		ko, ki := p.cols[rc.outer], p.cols[rc.inner]
+		if err := sameKeyKind(p, ko, ki); err != nil {
+			return nil, joinRefusal("the condition %s: %v", sqlparser.String(rc.expr), err)
+		}
+		var at [2]int
+		for s, pos := range [2]int{outer, inner} {
+			cn := [2]*sqlparser.ColName{rc.outer, rc.inner}[s]
+			c := d[pos].add(cn, "", p.exprKind(cn))
+			if err := d[pos].weigh(c, cn); err != nil {
+				return nil, joinRefusal("the condition %s: %v", sqlparser.String(rc.expr), err)
+			}
+			at[s] = c
+		}
+		residualSpec = append(residualSpec, runtime.JoinResidual{Outer: at[0], Op: rc.op, Inner: at[1]})
 	}
 	outerCond := -1
 	if len(outerOn) > 0 {
@@ -668,7 +728,7 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	}
 	width := len(d[outer].exprs)
 	js.Spec = runtime.JoinSpec{Left: left, OuterKeys: d[outer].keys, InnerKeys: d[inner].keys,
-		OuterKinds: columnKinds(d[outer].kinds, 0), InnerKinds: columnKinds(d[inner].kinds, 0), OuterCond: outerCond + 1}
+		OuterKinds: columnKinds(d[outer].kinds, 0), InnerKinds: columnKinds(d[inner].kinds, 0), OuterCond: outerCond + 1, Residual: residualSpec}
 	if len(nullFrom) > 0 {
 		js.Spec.NullFrom = make([]int, len(d[inner].exprs))
 		for c, oc := range nullFrom {

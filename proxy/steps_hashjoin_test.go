@@ -73,7 +73,9 @@ var hjRows = []string{
 }
 
 // hjQueries are joins of hj_a and hj_b on each text key, numeric keys and
-// several keys, INNER / LEFT / RIGHT, with and without ORDER BY.
+// several keys, INNER / LEFT / RIGHT, with and without ORDER BY, and with
+// residual comparisons (<, <=, >, >=, <>) of text and numbers of each side
+// applied after the key match.
 func hjQueries() []string {
 	var out []string
 	for _, k := range []string{"g", "u", "c", "l"} {
@@ -88,6 +90,11 @@ func hjQueries() []string {
 			"SELECT a.%[1]s, a.id, b.bid FROM hj_a a JOIN hj_b b ON a.%[1]s = b.%[1]s ORDER BY a.%[1]s DESC, a.id, b.bid",
 			"SELECT b.%[1]s, a.id, b.bid FROM hj_a a RIGHT JOIN hj_b b ON a.%[1]s = b.%[1]s ORDER BY b.%[1]s, b.bid, a.id LIMIT 2, 5",
 			"SELECT a.id, COUNT(*), COUNT(b.bid) FROM hj_a a LEFT JOIN hj_b b ON a.%[1]s = b.%[1]s GROUP BY a.id ORDER BY a.id",
+			// Residual comparisons after the key match.
+			"SELECT a.id, b.bid FROM hj_a a JOIN hj_b b ON a.n = b.n AND a.%[1]s < b.%[1]s",
+			"SELECT a.id, b.bid FROM hj_a a LEFT JOIN hj_b b ON a.n = b.n AND a.%[1]s <> b.%[1]s",
+			"SELECT a.id, b.bid FROM hj_a a RIGHT JOIN hj_b b ON a.n = b.n AND b.%[1]s >= a.%[1]s ORDER BY b.bid, a.id",
+			"SELECT a.id, b.bid FROM hj_a a JOIN hj_b b ON a.id = b.a_id WHERE a.%[1]s <= b.%[1]s AND b.%[1]s > a.%[1]s",
 		} {
 			out = append(out, fmt.Sprintf(q, k))
 		}
@@ -99,6 +106,11 @@ func hjQueries() []string {
 		"SELECT a.id, b.bid, a.d, b.d FROM hj_a a JOIN hj_b b ON a.d = b.d",
 		"SELECT a.id, b.bid FROM hj_a a LEFT JOIN hj_b b ON a.n = b.n AND a.l = b.l AND a.u = b.u",
 		"SELECT a.id, b.bid FROM hj_a a, hj_b b WHERE a.n = b.n AND a.g = b.g AND b.n > 1 ORDER BY a.id DESC, b.bid",
+		"SELECT a.id, b.bid FROM hj_a a JOIN hj_b b ON a.n = b.n AND a.d < b.d",
+		"SELECT a.id, b.bid FROM hj_a a LEFT JOIN hj_b b ON a.n = b.n AND b.d >= a.d AND a.id <> b.a_id",
+		"SELECT a.id, b.bid FROM hj_a a RIGHT JOIN hj_b b ON a.id = b.a_id AND a.n > b.n",
+		"SELECT a.id, b.bid FROM hj_a a JOIN hj_b b ON a.id = b.a_id AND a.n = b.n AND a.d = b.d",
+		"SELECT a.n, COUNT(*) FROM hj_a a JOIN hj_b b ON a.n = b.n AND a.id < b.a_id GROUP BY a.n ORDER BY a.n",
 	)
 }
 
@@ -121,6 +133,11 @@ func TestStepsJoinStrategies(t *testing.T) {
 			for _, q := range hjQueries() {
 				sameRows(t, px, e.ref, q)
 			}
+			// A residual comparison runs in the join's steps, not over
+			// temporary tables.
+			pv := rowsOf(t, px, "PREVIEW SELECT a.id, b.bid FROM hj_a a LEFT JOIN hj_b b ON a.n = b.n AND a.u <> b.u")
+			require.Len(t, pv, 6)
+			require.Contains(t, pv[2], "step 2: build side of the hash join")
 		})
 	}
 }

@@ -40,6 +40,95 @@ type JoinSpec struct {
 	// expression such as COALESCE(b.x, 0) for NULL columns, which the
 	// outer side computes).
 	NullFrom []int `json:"null_from,omitempty"`
+	// Residual are the join's other comparisons of an outer column with
+	// an inner one (a.x < b.y in ON, or in WHERE of an inner join): a
+	// pair of rows whose keys are equal matches only where every one is
+	// TRUE (NULL never is); an outer row of a LEFT join none of whose
+	// pairs is left is kept with NULLs.
+	Residual []JoinResidual `json:"residual,omitempty"`
+}
+
+// JoinResidual is one comparison of a JoinSpec's Residual: outer column
+// Outer Op inner column Inner, both of one kind (and collation), compared
+// as ORDER BY compares them (text by collation, or by the server sort
+// keys of ColumnKind.Weight when both columns have them).
+type JoinResidual struct {
+	Outer int       `json:"outer"`
+	Op    CompareOp `json:"op"`
+	Inner int       `json:"inner"`
+}
+
+// CompareOp is a comparison operator of a JoinResidual.
+type CompareOp uint8
+
+const (
+	CompareEq CompareOp = iota // =
+	CompareNe                  // <> (!=)
+	CompareLt                  // <
+	CompareLe                  // <=
+	CompareGt                  // >
+	CompareGe                  // >=
+)
+
+// holds reports whether a comparison of that outcome (c < 0, 0, > 0) is
+// TRUE under op.
+func (op CompareOp) holds(c int) bool {
+	switch op {
+	case CompareEq:
+		return c == 0
+	case CompareNe:
+		return c != 0
+	case CompareLt:
+		return c < 0
+	case CompareLe:
+		return c <= 0
+	case CompareGt:
+		return c > 0
+	case CompareGe:
+		return c >= 0
+	}
+	return false
+}
+
+// residualHolds reports whether every residual comparison of spec is TRUE
+// for the outer row o and the inner row in.
+func residualHolds(spec *JoinSpec, o, in []any) (bool, error) {
+	for _, r := range spec.Residual {
+		if r.Outer >= len(o) || r.Inner >= len(in) || r.Outer >= len(spec.OuterKinds) || r.Inner >= len(spec.InnerKinds) {
+			return false, fmt.Errorf("runtime.JoinRows: residual columns %d and %d of rows of %d and %d columns", r.Outer, r.Inner, len(o), len(in))
+		}
+		ko, ki := spec.OuterKinds[r.Outer], spec.InnerKinds[r.Inner]
+		if o[r.Outer] == nil || in[r.Inner] == nil {
+			return false, nil
+		}
+		var c int
+		if ko.Weight > 0 && ki.Weight > 0 {
+			if ko.Weight+1 >= len(o) || ki.Weight+1 >= len(in) {
+				return false, fmt.Errorf("runtime.JoinRows: weight columns of residual columns %d and %d", r.Outer, r.Inner)
+			}
+			wo, ok1 := anyText(o[ko.Weight])
+			wi, ok2 := anyText(in[ki.Weight])
+			pad, ok3 := anyText(o[ko.Weight+1])
+			if !ok1 || !ok2 || !ok3 {
+				return false, fmt.Errorf("runtime.JoinRows: no WEIGHT_STRING for residual columns %d and %d (the server returns NULL when it would exceed max_allowed_packet)", r.Outer, r.Inner)
+			}
+			c = compareWeights(wo, wi, pad)
+		} else {
+			a, err := DecodeCell(ko, o[r.Outer])
+			if err != nil {
+				return false, err
+			}
+			b, err := DecodeCell(ki, in[r.Inner])
+			if err != nil {
+				return false, err
+			}
+			c = compareCells(&a, &b, ko.coll())
+		}
+		if !r.Op.holds(c) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // ErrJoinRows is wrapped by the error of a join whose result would hold
@@ -122,6 +211,19 @@ func JoinRows(spec *JoinSpec, outer, inner [][]any, max int) ([][]any, error) {
 		var matches []int
 		if ok && (spec.OuterCond == 0 || truthy(o[spec.OuterCond-1])) {
 			matches = byKey[string(key)]
+		}
+		if len(spec.Residual) > 0 && len(matches) > 0 {
+			kept := make([]int, 0, len(matches))
+			for _, m := range matches {
+				hold, err := residualHolds(spec, o, inner[m])
+				if err != nil {
+					return nil, err
+				}
+				if hold {
+					kept = append(kept, m)
+				}
+			}
+			matches = kept
 		}
 		if len(matches) == 0 && spec.Left {
 			row := make([]any, len(o)+width)

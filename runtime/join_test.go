@@ -45,6 +45,45 @@ func TestJoinRows(t *testing.T) {
 	require.Equal(t, [][]any{{[]byte("a"), []byte("A ")}}, rows)
 }
 
+// TestJoinRowsResidual: residual comparisons filter the pairs of equal
+// keys (text by collation, PAD SPACE: 'a' <> 'A ' is FALSE; numbers by
+// value; NULL never TRUE); a LEFT join row whose pairs all fail keeps
+// NULLs.
+func TestJoinRowsResidual(t *testing.T) {
+	gci, err := ParseCollation("utf8mb4_general_ci")
+	require.NoError(t, err)
+	kinds := []ColumnKind{{Type: ColumnInt}, {Type: ColumnString, Collation: gci}, {Type: ColumnDecimal}}
+	spec := &JoinSpec{Left: true, OuterKeys: []int{0}, InnerKeys: []int{0}, OuterKinds: kinds, InnerKinds: kinds,
+		Residual: []JoinResidual{{Outer: 1, Op: CompareNe, Inner: 1}, {Outer: 2, Op: CompareLt, Inner: 2}}}
+	outer := [][]any{{int64(1), []byte("a"), []byte("1.50")}, {int64(2), []byte("b"), nil}}
+	inner := [][]any{
+		{int64(1), []byte("A "), []byte("9")},   // 'a' = 'A ': <> is FALSE
+		{int64(1), []byte("c"), []byte("1.5")},  // 1.50 < 1.5 is FALSE
+		{int64(1), []byte("d"), []byte("1.51")}, // matches
+		{int64(2), []byte("x"), []byte("3")},    // NULL < 3 is not TRUE
+	}
+	rows, err := JoinRows(spec, outer, inner, 10)
+	require.NoError(t, err)
+	require.Equal(t, [][]any{
+		{int64(1), []byte("a"), []byte("1.50"), int64(1), []byte("d"), []byte("1.51")},
+		{int64(2), []byte("b"), nil, nil, nil, nil},
+	}, rows)
+	for op, want := range map[CompareOp][]int{CompareEq: {0}, CompareNe: {1, 2}, CompareLt: {1, 2}, CompareLe: {0, 1, 2}, CompareGt: nil, CompareGe: {0}} {
+		spec := &JoinSpec{OuterKeys: []int{0}, InnerKeys: []int{0}, OuterKinds: kinds, InnerKinds: kinds, Residual: []JoinResidual{{Outer: 1, Op: op, Inner: 1}}}
+		rows, err := JoinRows(spec, outer[:1], inner[:3], 10)
+		require.NoError(t, err)
+		var got []int
+		for _, r := range rows {
+			for i, in := range inner[:3] {
+				if string(r[4].([]byte)) == string(in[1].([]byte)) {
+					got = append(got, i)
+				}
+			}
+		}
+		require.Equal(t, want, got, op)
+	}
+}
+
 // TestSortRows: NULL first ascending, numbers by value, DESC, stable.
 func TestSortRows(t *testing.T) {
 	kinds := []ColumnKind{{Type: ColumnDecimal}, {Type: ColumnInt}}

@@ -192,6 +192,12 @@ func (g *generator) stepsLit(v reflect.Value, dataSources []string) (jen.Code, e
 				return nil, fmt.Errorf("join merge op %d", v)
 			}
 			return jen.Qual(rt, names[v]), nil
+		case runtime.CompareOp:
+			names := [...]string{"CompareEq", "CompareNe", "CompareLt", "CompareLe", "CompareGt", "CompareGe"}
+			if int(v) >= len(names) {
+				return nil, fmt.Errorf("compare op %d", v)
+			}
+			return jen.Qual(rt, names[v]), nil
 		case runtime.AggFunc:
 			return jen.Qual(rt, "Agg"+v.String()), nil
 		case runtime.LimitValue:

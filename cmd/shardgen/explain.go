@@ -238,6 +238,14 @@ func writeStepsText(b *strings.Builder, pl *plan.Plan) {
 		if len(j.Spec.OuterKeys) == 0 {
 			on = "without key columns"
 		}
+		for _, r := range j.Spec.Residual {
+			ops := [...]string{"=", "<>", "<", "<=", ">", ">="}
+			op := "?"
+			if int(r.Op) < len(ops) {
+				op = ops[r.Op]
+			}
+			on += fmt.Sprintf(" and outer #%d %s inner #%d", r.Outer+1, op, r.Inner+1)
+		}
 		if len(j.Null) > 0 {
 			on += fmt.Sprintf(", only the joined rows where %s IS NULL", cols(j.Null))
 		}

@@ -2901,3 +2901,231 @@ func (q *Queries) CountWithNoteFlag(ctx context.Context, note string) (CountWith
 	err = shardrt.ScanValues(row, &r.N, &r.HasNote)
 	return r, err
 }
+
+// otherTagsOfUserSteps are the steps of OtherTagsOfUser
+// (queries/steps.sql:185), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var otherTagsOfUserSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OtherTagsOfUser", LogicSQL: "select a.tag_id, a.user_id, a.tag_id, a.note, weight_string(a.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(a.note, 0) = ' ', weight_string(CONCAT(LEFT(a.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4, a.tag_id from g50_tag as a"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select a.tag_id, a.user_id, a.tag_id, a.note, weight_string(a.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(a.note, 0) = ' ', weight_string(CONCAT(LEFT(a.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4, a.tag_id from g50_tag as a"},
+				{DataSource: 1, SQL: "select a.tag_id, a.user_id, a.tag_id, a.note, weight_string(a.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(a.note, 0) = ' ', weight_string(CONCAT(LEFT(a.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4, a.tag_id from g50_tag as a"},
+			},
+			Columns: 7,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OtherTagsOfUser", LogicSQL: "select b.tag_id as other_id, b.user_id, b.tag_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4 from g50_tag as b where b.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select b.tag_id as other_id, b.user_id, b.tag_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4 from g50_tag as b where b.user_id in (?)"},
+				{DataSource: 1, SQL: "select b.tag_id as other_id, b.user_id, b.tag_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4 from g50_tag as b where b.user_id in (?)"},
+			},
+			Columns: 6,
+			ListAt:  []int{245, 245},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OtherTagsOfUser", LogicSQL: "select b.tag_id as other_id, b.user_id, b.tag_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4 from g50_tag as b"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select b.tag_id as other_id, b.user_id, b.tag_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4 from g50_tag as b"},
+				{DataSource: 1, SQL: "select b.tag_id as other_id, b.user_id, b.tag_id, b.note, weight_string(b.note) as WEIGHT_STRING_DERIVED_4, IF(LEFT(b.note, 0) = ' ', weight_string(CONCAT(LEFT(b.note, 0), ' ')), '') as WEIGHT_PAD_DERIVED_4 from g50_tag as b"},
+			},
+			Columns: 6,
+		},
+		Spec: shardrt.JoinSpec{
+			Left:      true,
+			OuterKeys: []int{1},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Weight: 4},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Weight: 4},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+			},
+			Residual: []shardrt.JoinResidual{
+				{
+					Outer: 2,
+					Op:    shardrt.CompareNe,
+					Inner: 2,
+				},
+				{
+					Outer: 3,
+					Op:    shardrt.CompareLe,
+					Inner: 3,
+				},
+			},
+		},
+		Output: []int{0, 7},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Weight: 4},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Weight: 11},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 6},
+			{Column: 7},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// OtherTagsOfUserRow is one row of OtherTagsOfUser.
+type OtherTagsOfUserRow struct {
+	TagID   int64
+	OtherID sql.NullInt64
+}
+
+// Residual comparisons applied after the key match (runtime.JoinSpec
+// Residual): the user's other tags whose note sorts at or after this
+// one's under utf8mb4_unicode_ci (every emoji equal).
+//
+// It is evaluated in steps across data nodes (otherTagsOfUserSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OtherTagsOfUser(ctx context.Context) ([]OtherTagsOfUserRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &otherTagsOfUserSteps)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]OtherTagsOfUserRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].OtherID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// lowerLabelsOfUserSteps are the steps of LowerLabelsOfUser
+// (queries/steps.sql:193), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var lowerLabelsOfUserSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "LowerLabelsOfUser", LogicSQL: "select a.tag_id, a.user_id, a.label, weight_string(a.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.label, 0) = ' ', weight_string(CONCAT(LEFT(a.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as a"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select a.tag_id, a.user_id, a.label, weight_string(a.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.label, 0) = ' ', weight_string(CONCAT(LEFT(a.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as a"},
+				{DataSource: 1, SQL: "select a.tag_id, a.user_id, a.label, weight_string(a.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(a.label, 0) = ' ', weight_string(CONCAT(LEFT(a.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as a"},
+			},
+			Columns: 5,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "LowerLabelsOfUser", LogicSQL: "select b.tag_id as other_id, b.user_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as b where b.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select b.tag_id as other_id, b.user_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as b where b.user_id in (?)"},
+				{DataSource: 1, SQL: "select b.tag_id as other_id, b.user_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as b where b.user_id in (?)"},
+			},
+			Columns: 5,
+			ListAt:  []int{239, 239},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "LowerLabelsOfUser", LogicSQL: "select b.tag_id as other_id, b.user_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as b"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select b.tag_id as other_id, b.user_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as b"},
+				{DataSource: 1, SQL: "select b.tag_id as other_id, b.user_id, b.label, weight_string(b.label) as WEIGHT_STRING_DERIVED_3, IF(LEFT(b.label, 0) = ' ', weight_string(CONCAT(LEFT(b.label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag as b"},
+			},
+			Columns: 5,
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{1},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Weight: 3},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Weight: 3},
+				{Type: shardrt.ColumnBytes},
+				{Type: shardrt.ColumnBytes},
+			},
+			Residual: []shardrt.JoinResidual{
+				{
+					Outer: 2,
+					Op:    shardrt.CompareGt,
+					Inner: 2,
+				},
+			},
+		},
+		Output: []int{0, 5},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Weight: 3},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Weight: 8},
+			{Type: shardrt.ColumnBytes},
+			{Type: shardrt.ColumnBytes},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// LowerLabelsOfUserRow is one row of LowerLabelsOfUser.
+type LowerLabelsOfUserRow struct {
+	TagID   int64
+	OtherID int64
+}
+
+// A latin1_swedish_ci residual comparison (ü sorts as y).
+//
+// It is evaluated in steps across data nodes (lowerLabelsOfUserSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) LowerLabelsOfUser(ctx context.Context) ([]LowerLabelsOfUserRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &lowerLabelsOfUserSteps)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]LowerLabelsOfUserRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].OtherID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -181,3 +181,16 @@ ORDER BY user_id;
 -- name: CountWithNoteFlag :one
 -- EXISTS in the select list of an aggregate.
 SELECT COUNT(*) AS n, EXISTS (SELECT 1 FROM g50_tag WHERE note = ?) AS has_note FROM g50_user;
+
+-- name: OtherTagsOfUser :many
+-- Residual comparisons applied after the key match (runtime.JoinSpec
+-- Residual): the user's other tags whose note sorts at or after this
+-- one's under utf8mb4_unicode_ci (every emoji equal).
+SELECT a.tag_id, b.tag_id AS other_id FROM g50_tag a LEFT JOIN g50_tag b
+  ON b.user_id = a.user_id AND a.tag_id <> b.tag_id AND a.note <= b.note
+ORDER BY a.tag_id, other_id;
+
+-- name: LowerLabelsOfUser :many
+-- A latin1_swedish_ci residual comparison (ü sorts as y).
+SELECT a.tag_id, b.tag_id AS other_id FROM g50_tag a JOIN g50_tag b
+  ON b.user_id = a.user_id AND a.label > b.label;
