@@ -444,6 +444,11 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 			if !ok || l == nil || r == nil {
 				return joinRefusal("the condition %s compares columns of both sides of the join other than by = of two columns; evaluating it across data nodes is not supported", sqlparser.String(e))
 			}
+			for _, k := range []*sqlparser.ColName{l, r} {
+				if c := p.cols[k]; c.ref.info.enc != nil && c.ref.info.enc.columns[strings.ToLower(c.col.Name)] != nil {
+					return joinRefusal("the join compares encrypted column %s, whose stored text cannot be compared across data nodes; compare a plain column", sqlparser.String(k))
+				}
+			}
 			if !d[outer].refs[p.cols[l].ref] {
 				l, r = r, l
 				op = map[runtime.CompareOp]runtime.CompareOp{runtime.CompareLt: runtime.CompareGt, runtime.CompareLe: runtime.CompareGe,

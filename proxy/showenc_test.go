@@ -295,6 +295,7 @@ func TestProxyEncryptedFederation(t *testing.T) {
 	for _, q := range []string{
 		"SELECT x.id, y.id, x.phone, y.phone FROM e9_user x JOIN e9_user y USING (name) ORDER BY x.id, y.id",
 		"SELECT x.id, y.id FROM e9_user x JOIN e9_user y ON x.phone = y.phone AND x.id < y.id ORDER BY x.id, y.id",
+		"SELECT x.id, y.id FROM e9_user x JOIN e9_user y ON x.name = y.name AND x.phone < y.phone ORDER BY x.id, y.id", // a residual comparison of an encrypted column
 	} {
 		require.Equal(t, rowsOf(t, e.ref, q), rowsOf(t, db, q), q)
 	}
