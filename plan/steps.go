@@ -608,7 +608,13 @@ func (b *Builder) stepStatements(st *Steps, out *[]StepStatement, depth int) err
 		if first == len(*out) {
 			steps = fmt.Sprintf("step %d", first)
 		}
-		bound("the statement with the rows of "+steps+" bound as values, routed by them", st.SQL)
+		switch st.stmt.(type) {
+		case *sqlparser.Update, *sqlparser.Delete:
+			// LimitedWriteSteps: the write with its key subquery.
+			bound("the write of exactly the rows whose keys "+steps+" selected (their keys bound as the IN list), without ORDER BY and LIMIT, as one all-or-nothing write over their data nodes, routed by them", sqlparser.String(st.stmt))
+		default:
+			bound("the statement with the rows of "+steps+" bound as values, routed by them", st.SQL)
+		}
 	case StepsJoin:
 		first := len(*out) + 1
 		if err := add(st.Join.Outer.SQL, "outer side of the join"); err != nil {

@@ -21,13 +21,9 @@ import (
 // planErr is another refusal (it stands); when the statement cannot be
 // split so, planErr is returned with the reason added.
 func (h *handler) limitedWrite(ctx context.Context, c *mysql.Conn, sess *session, q string, planErr error) (*sqltypes.Result, bool, error) {
-	var pe *schema.Error
-	if !errors.As(planErr, &pe) || !strings.Contains(pe.Msg, plan.LimitedWriteRefusal) {
-		return nil, false, nil
-	}
-	st, err := h.s.b.LimitedWriteSteps(q)
-	if err != nil {
-		return nil, true, &schema.Error{Pos: pe.Pos, Msg: pe.Msg + "; " + err.Error()}
+	st, refused := h.s.limitedWriteSteps(q, planErr)
+	if st == nil {
+		return nil, refused != nil, refused
 	}
 	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows()}
 	bound, err := r.bind(ctx, st, 1)
@@ -43,4 +39,21 @@ func (h *handler) limitedWrite(ctx context.Context, c *mysql.Conn, sess *session
 	}
 	res, err := h.execute(ctx, c, sess, p, nil, true)
 	return res, true, err
+}
+
+// limitedWriteSteps returns the steps of an UPDATE or DELETE q with ORDER
+// BY … LIMIT n that the planner refused (planErr) because it reaches
+// several data nodes (plan.LimitedWriteSteps). Both are nil when planErr
+// is another refusal (it stands); when q cannot be split so, refused is
+// planErr with the reason added.
+func (s *Server) limitedWriteSteps(q string, planErr error) (st *plan.Steps, refused error) {
+	var pe *schema.Error
+	if !errors.As(planErr, &pe) || !strings.Contains(pe.Msg, plan.LimitedWriteRefusal) {
+		return nil, nil
+	}
+	st, err := s.b.LimitedWriteSteps(q)
+	if err != nil {
+		return nil, &schema.Error{Pos: pe.Pos, Msg: pe.Msg + "; " + err.Error()}
+	}
+	return st, nil
 }

@@ -120,12 +120,18 @@ func (s *Server) stepsOf(q string, planErr error) (st *plan.Steps, refused error
 
 // crossNodePrepared reports whether the prepared statement q, which the
 // planner refused (planErr), is a SELECT refused only because its tables
-// do not co-locate: each execution then runs it as a text statement with
-// the values in place, evaluated in steps when they do not make it
-// co-locate. n is the number of its ? placeholders.
+// do not co-locate, or an UPDATE or DELETE with ORDER BY … LIMIT refused
+// only because it reaches several data nodes (plan.LimitedWriteRefusal):
+// each execution then runs it as a text statement with the values in
+// place, evaluated in steps (limitedWrite for the write) when they do not
+// make it co-locate. n is the number of its ? placeholders.
 func (s *Server) crossNodePrepared(q string, planErr error) (n uint16, ok bool) {
 	var pe *schema.Error
-	if !plan.ReturnsRows(q) || !errors.As(planErr, &pe) || !strings.Contains(pe.Msg, "across data nodes is not supported yet") {
+	if !errors.As(planErr, &pe) {
+		return 0, false
+	}
+	rows := plan.ReturnsRows(q)
+	if rows && !strings.Contains(pe.Msg, "across data nodes is not supported yet") || !rows && !strings.Contains(pe.Msg, plan.LimitedWriteRefusal) {
 		return 0, false
 	}
 	stmt, err := s.b.Parser().Parse(q)
@@ -334,6 +340,11 @@ func boundValue(c *column, v any) (plan.BoundValue, error) {
 // evaluated in steps.
 func (h *handler) previewSteps(q string, planErr error) ([]sqltypes.Row, bool, error) {
 	st, refused := h.s.stepsOf(q, planErr)
+	if st == nil && refused == nil {
+		// An UPDATE or DELETE … ORDER BY … LIMIT over several data
+		// nodes (limitedWrite).
+		st, refused = h.s.limitedWriteSteps(q, planErr)
+	}
 	if st == nil {
 		return nil, refused != nil, refused
 	}

@@ -203,6 +203,21 @@ func TestStepsPreview(t *testing.T) {
 	}, got)
 }
 
+// TestLimitedWritePreview: PREVIEW of an UPDATE or DELETE … ORDER BY …
+// LIMIT over several data nodes shows the SELECT of the keys on each data
+// node, then the write of those rows; one that cannot run says why.
+func TestLimitedWritePreview(t *testing.T) {
+	_, px := newXnEnv(t)
+	got := rowsOf(t, px, "PREVIEW UPDATE xn_a SET k = k + 1 WHERE k > 0 ORDER BY k DESC, id LIMIT 2")
+	require.Equal(t, []string{
+		"string:ds_0 | string:/* step 1: in subquery */ select xn_a.id, k as ORDER_BY_DERIVED_0 from xn_a where k > 0 order by k desc, id asc limit 2",
+		"string:ds_1 | string:/* step 1: in subquery */ select xn_a.id, k as ORDER_BY_DERIVED_0 from xn_a where k > 0 order by k desc, id asc limit 2",
+		"string:(bound) | string:/* step 2: the write of exactly the rows whose keys step 1 selected (their keys bound as the IN list), without ORDER BY and LIMIT, as one all-or-nothing write over their data nodes, routed by them */ update xn_a set k = k + 1 where k > 0 and xn_a.id in (select xn_a.id from xn_a where k > 0 order by k desc, id asc limit 2)",
+	}, got)
+	_, err := px.Exec("PREVIEW DELETE FROM xn_a ORDER BY k LIMIT 2")
+	require.ErrorContains(t, err, "the ORDER BY must include every column of the primary key (id)")
+}
+
 // TestStepsJoin: joins of tables sharded on different columns (and
 // self-joins not on the sharding column) run as nested-loop joins, with
 // MySQL's comparisons (NULL keys never match, general_ci and PAD SPACE,

@@ -150,6 +150,18 @@ func TestPreview(t *testing.T) {
 	require.Equal(t, `{"data_source":"ds_0","sql":"/* step 1: in subquery */ select order_id from t_order_item_0 where user_id = 2","params":[]}`, lines[0])
 	require.Equal(t, `{"data_source":"(bound)","sql":"/* step 2: the statement with the rows of step 1 bound as values, routed by them */ SELECT order_id FROM t_order WHERE user_id = 1 AND order_id IN (SELECT order_id FROM t_order_item WHERE user_id = 2)","params":[]}`, lines[4])
 
+	// An UPDATE … ORDER BY … LIMIT over several data nodes: the keys on
+	// each data node, then the write of those rows.
+	code, stdout, stderr = runCLI(append(base, "UPDATE t_order SET status = 'x' WHERE user_id = 1 ORDER BY order_id DESC LIMIT 2")...)
+	require.Equal(t, 0, code, stderr)
+	lines = strings.Split(strings.TrimSpace(stdout), "\n")
+	require.Len(t, lines, 5)
+	require.Equal(t, `{"data_source":"ds_1","sql":"/* step 1: in subquery */ select t_order_0.order_id from t_order_0 where user_id = 1 order by order_id desc limit 2","params":[]}`, lines[0])
+	require.Equal(t, "{\"data_source\":\"(bound)\",\"sql\":\"/* step 2: the write of exactly the rows whose keys step 1 selected (their keys bound as the IN list), without ORDER BY and LIMIT, as one all-or-nothing write over their data nodes, routed by them */ update t_order set `status` = 'x' where user_id = 1 and t_order.order_id in (select t_order.order_id from t_order where user_id = 1 order by order_id desc limit 2)\",\"params\":[]}", lines[4])
+	code, _, stderr = runCLI(append(base, "DELETE FROM t_order ORDER BY status LIMIT 2")...)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "the ORDER BY must include every column of the primary key")
+
 	// DDL on a logic table: the statement over each actual table.
 	code, stdout, stderr = runCLI(append(base, "CREATE INDEX idx_status ON t_order (status)")...)
 	require.Equal(t, 0, code, stderr)

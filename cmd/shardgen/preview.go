@@ -95,6 +95,14 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		if st, serr := b.BuildSteps(sql); serr == nil && len(params) == 0 && cmd == schema.CmdMany {
 			return previewSteps(b, st, enc, stderr)
 		}
+		// An UPDATE or DELETE … ORDER BY … LIMIT over several data nodes:
+		// the proxy selects the keys, then writes those rows.
+		if st, serr := b.LimitedWriteSteps(sql); serr == nil && len(params) == 0 && strings.Contains(err.Error(), plan.LimitedWriteRefusal) {
+			return previewSteps(b, st, enc, stderr)
+		} else if serr != nil && strings.Contains(err.Error(), plan.LimitedWriteRefusal) {
+			fmt.Fprintf(stderr, "shardgen preview: %v; %v\n", err, serr)
+			return 1
+		}
 		printErrors(stderr, err)
 		return 1
 	}

@@ -100,6 +100,33 @@ func TestCrossNodeLimitedWrites(t *testing.T) {
 		require.Equal(t, wn, gn, q)
 		same(q)
 	}
+	// The same as prepared statements (COM_STMT_PREPARE / EXECUTE), with
+	// LIMIT ? and parameters in WHERE and SET: each execution runs with
+	// its values in place.
+	for _, c := range []struct {
+		sql  string
+		args []any
+	}{
+		{"UPDATE xa SET k = k + ? WHERE k > ? ORDER BY k DESC, id LIMIT ?", []any{100, 0, 5}},
+		{"UPDATE xb SET lat = ? WHERE uni IS NOT NULL ORDER BY uni DESC, bid LIMIT ?", []any{"ÄBC", 4}},
+		{"DELETE FROM xb WHERE lat <> ? ORDER BY lat, bid LIMIT ?", []any{"zz", 3}},
+		{"DELETE FROM xa WHERE id > ? ORDER BY uni, id DESC LIMIT 2", []any{1}},
+		{"UPDATE xb SET k = ? WHERE bid = ? ORDER BY k LIMIT ?", []any{8, 3, 1}}, // one data node
+	} {
+		for i := 0; i < 2; i++ { // a prepared statement executed twice
+			got, gerr := x.px.Exec(c.sql, c.args...)
+			want, werr := x.e.ref.Exec(c.sql, c.args...)
+			require.NoError(t, werr, c.sql)
+			require.NoError(t, gerr, c.sql)
+			gn, _ := got.RowsAffected()
+			wn, _ := want.RowsAffected()
+			require.Equal(t, wn, gn, c.sql)
+			same(c.sql)
+		}
+	}
+	_, err := x.px.Exec("UPDATE xa SET k = ? ORDER BY k LIMIT ?", 1, 2)
+	require.ErrorContains(t, err, "the ORDER BY must include every column of the primary key (id)")
+	same("UPDATE xa SET k = ? ORDER BY k LIMIT ?")
 	// One row's value overflows INT on its data node: the reference
 	// changes nothing, and neither do the other data nodes.
 	ctx := context.Background()
