@@ -38,6 +38,9 @@ type mergeDraft struct {
 	Computed    []runtime.ComputedColumn
 	Having      *runtime.Expr
 	FirstColumn int
+	// weighed are the text columns a comparison by sort keys reads
+	// (exprBuilder.weighed): they get WEIGHT_STRING columns.
+	weighed []int
 }
 
 // mergeNeeded reports why a SELECT needs merging across nodes ("" when rows
@@ -325,6 +328,9 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	if err := p.addWeightStrings(node, m); err != nil {
 		return err
 	}
+	if err := p.resolveWeighed(m); err != nil {
+		return err
+	}
 	switch {
 	case sel.Limit == nil:
 	case grouping && !m.StreamGroup, m.Having != nil:
@@ -523,6 +529,9 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 	}
 	for _, k := range m.OrderBy {
 		keys[k.Column] = true
+	}
+	for _, c := range m.weighed {
+		keys[c] = true
 	}
 	for i := 0; m.Distinct && i < m.Visible; i++ {
 		keys[i] = true

@@ -168,6 +168,20 @@ func (x *exprBuilder) build(e sqlparser.Expr) (runtime.Expr, error) {
 			sqlparser.LessEqualOp: runtime.ExprLE, sqlparser.GreaterThanOp: runtime.ExprGT, sqlparser.GreaterEqualOp: runtime.ExprGE,
 			sqlparser.NullSafeEqualOp: runtime.ExprNullSafeEQ,
 		}
+		if o, ok := ops[e.Operator]; ok {
+			if coll, ok := x.weighCollation(e.Left, e.Right); ok {
+				return x.weighed(e, o, coll, e.Left, e.Right)
+			}
+		} else if t, ok := e.Right.(sqlparser.ValTuple); ok && (e.Operator == sqlparser.InOp || e.Operator == sqlparser.NotInOp) {
+			list := append([]sqlparser.Expr{e.Left}, t...)
+			if coll, ok := x.weighCollation(list...); ok {
+				r, err := x.weighed(e, runtime.ExprIn, coll, list...)
+				if err != nil || e.Operator == sqlparser.InOp {
+					return r, err
+				}
+				return runtime.Expr{Op: runtime.ExprNot, Args: []runtime.Expr{r}}, nil
+			}
+		}
 		coll, err := x.collation(e, e.Left, e.Right)
 		if err != nil {
 			return runtime.Expr{}, err
@@ -208,21 +222,33 @@ func (x *exprBuilder) build(e sqlparser.Expr) (runtime.Expr, error) {
 		if !containsAggregate(e) && !x.having {
 			break
 		}
-		coll, err := x.collation(e, e.Left, e.From, e.To)
-		if err != nil {
-			return runtime.Expr{}, err
+		var lo, hi runtime.Expr
+		if wc, ok := x.weighCollation(e.Left, e.From, e.To); ok {
+			var err error
+			if lo, err = x.weighed(e, runtime.ExprGE, wc, e.Left, e.From); err != nil {
+				return lo, err
+			}
+			if hi, err = x.weighed(e, runtime.ExprLE, wc, e.Left, e.To); err != nil {
+				return hi, err
+			}
+		} else {
+			coll, err := x.collation(e, e.Left, e.From, e.To)
+			if err != nil {
+				return runtime.Expr{}, err
+			}
+			if lo, err = op(runtime.ExprGE, e.Left, e.From); err != nil {
+				return lo, err
+			}
+			if hi, err = op(runtime.ExprLE, e.Left, e.To); err != nil {
+				return hi, err
+			}
+			lo.Collation, hi.Collation = coll, coll
 		}
-		lo, err := op(runtime.ExprGE, e.Left, e.From)
-		if err != nil {
-			return lo, err
-		}
-		hi, err := op(runtime.ExprLE, e.Left, e.To)
-		lo.Collation, hi.Collation = coll, coll
 		r := runtime.Expr{Op: runtime.ExprAnd, Args: []runtime.Expr{lo, hi}}
 		if !e.IsBetween {
 			r = runtime.Expr{Op: runtime.ExprNot, Args: []runtime.Expr{r}}
 		}
-		return r, err
+		return r, nil
 	case *sqlparser.CastExpr:
 		if !containsAggregate(e) {
 			break
@@ -299,7 +325,7 @@ func (x *exprBuilder) cast(e *sqlparser.CastExpr, t runtime.ColumnType, scale in
 func (x *exprBuilder) collation(e sqlparser.Expr, operands ...sqlparser.Expr) (runtime.Collation, error) {
 	text := false
 	for _, o := range operands {
-		k := x.p.exprKind(o)
+		k := x.kind(o)
 		if k.Type != "string" {
 			continue
 		}

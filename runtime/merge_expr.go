@@ -122,8 +122,18 @@ type Expr struct {
 	// Collation compares text operands of a comparison or ExprIn.
 	Collation Collation `json:"collation,omitempty"`
 	// Scale is the fraction digits of ExprCast to Decimal and ExprRound.
-	Scale int    `json:"scale,omitempty"`
-	Args  []Expr `json:"args,omitempty"`
+	Scale int `json:"scale,omitempty"`
+	// Pad, when > 0, makes a comparison (ExprEQ .. ExprNullSafeEQ) or an
+	// ExprIn compare text by the data nodes' sort keys instead of
+	// Collation, for a collation the merge cannot compare in process
+	// (utf8mb4_unicode_ci, latin1_swedish_ci, ...): every argument then
+	// holds the WEIGHT_STRING of a text value in that one collation (a
+	// column, e.g. a MAX(name)'s ColumnKind.Weight, or a literal's weight
+	// the nodes computed), and column Pad of the row holds the
+	// collation's pad weight (empty under NO PAD), compared as
+	// ColumnKind.Weight describes.
+	Pad  int    `json:"pad,omitempty"`
+	Args []Expr `json:"args,omitempty"`
 }
 
 // ComputedColumn is a column of the merged row whose value is Expr,
@@ -155,6 +165,10 @@ func (e *Expr) validate(columns int) error {
 	case ExprColumn:
 		if e.Column < 0 || e.Column >= columns {
 			return fmt.Errorf("column %d out of range (%d columns)", e.Column, columns)
+		}
+	case ExprEQ, ExprNE, ExprLT, ExprLE, ExprGT, ExprGE, ExprNullSafeEQ, ExprIn:
+		if e.Pad < 0 || e.Pad >= columns {
+			return fmt.Errorf("pad weight column %d out of range (%d columns)", e.Pad, columns)
 		}
 	case ExprParam:
 		if e.Param < 0 {
@@ -413,7 +427,7 @@ func evalExpr(e *Expr, row []Cell, args []any) (xval, error) {
 			}
 			return xnull, nil
 		}
-		c, err := compareVals(a, b, e.Collation)
+		c, err := compareExprVals(e, row, a, b)
 		if err != nil {
 			return xnull, err
 		}
@@ -456,7 +470,7 @@ func evalExpr(e *Expr, row []Cell, args []any) (xval, error) {
 				sawNull = true
 				continue
 			}
-			c, err := compareVals(vals[0], v, e.Collation)
+			c, err := compareExprVals(e, row, vals[0], v)
 			if err != nil {
 				return xnull, err
 			}
@@ -583,6 +597,19 @@ func compareVals(a, b xval, coll Collation) (int, error) {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// compareExprVals compares two non-NULL operands of the comparison or
+// ExprIn e over row: by the sort keys they hold when e.Pad is set (see
+// Expr.Pad), else as compareVals.
+func compareExprVals(e *Expr, row []Cell, a, b xval) (int, error) {
+	if e.Pad <= 0 {
+		return compareVals(a, b, e.Collation)
+	}
+	if a.k != xStr || b.k != xStr {
+		return 0, errors.New("a comparison by sort keys has an operand that is no WEIGHT_STRING")
+	}
+	return compareWeights(a.c.b, b.c.b, row[e.Pad].b), nil
 }
 
 // arith is + - * / DIV % on two values.

@@ -107,3 +107,36 @@ func TestMergeHavingComputed(t *testing.T) {
 	}
 	require.Equal(t, []string{"3 3.0000", "1 2.3333"}, got)
 }
+
+// TestExprPad: comparisons by sort keys (Expr.Pad) compare WEIGHT_STRING
+// columns as bytes, the shorter padded with the pad weight (PAD SPACE:
+// 'a' = 'a  ', 'a\t' < 'a'), and NULL as MySQL does; without a pad
+// weight (NO PAD) the longer is greater.
+func TestExprPad(t *testing.T) {
+	w := func(b ...byte) Cell { return BytesCell(b) }
+	// Columns: 0 'a' (weight 0E33), 1 'a  ' (0E33 0209 0209), 2 'a\t'
+	// (0E33 0201), 3 'b' (0E4A), 4 NULL, 5 the pad weight 0209, 6 none.
+	row := []Cell{w(0x0E, 0x33), w(0x0E, 0x33, 0x02, 0x09, 0x02, 0x09), w(0x0E, 0x33, 0x02, 0x01), w(0x0E, 0x4A), {}, w(0x02, 0x09), w()}
+	pad := func(op ExprOp, p int, a ...Expr) Expr { return Expr{Op: op, Pad: p, Args: a} }
+	for _, c := range []struct {
+		e    Expr
+		want string
+	}{
+		{pad(ExprEQ, 5, xcol(0), xcol(1)), "1"},
+		{pad(ExprLT, 5, xcol(2), xcol(0)), "1"},
+		{pad(ExprGT, 5, xcol(3), xcol(1)), "1"},
+		{pad(ExprEQ, 6, xcol(0), xcol(1)), "0"},
+		{pad(ExprLT, 6, xcol(0), xcol(1)), "1"},
+		{pad(ExprEQ, 5, xcol(0), xcol(4)), "NULL"},
+		{pad(ExprNullSafeEQ, 5, xcol(4), xcol(4)), "1"},
+		{pad(ExprIn, 5, xcol(1), xcol(3), xcol(0)), "1"},
+		{pad(ExprIn, 5, xcol(2), xcol(3), xcol(4)), "NULL"},
+	} {
+		require.NoError(t, c.e.validate(len(row)))
+		v, err := evalExpr(&c.e, row, nil)
+		require.NoError(t, err)
+		require.Equal(t, c.want, v.cell().String(), "%+v", c.e)
+	}
+	bad := pad(ExprEQ, 7, xcol(0), xcol(1))
+	require.Error(t, bad.validate(len(row)))
+}

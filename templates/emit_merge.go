@@ -259,6 +259,9 @@ func exprFields(e runtime.Expr) []jen.Code {
 	if e.Scale != 0 {
 		items = append(items, jen.Id("Scale").Op(":").Lit(e.Scale))
 	}
+	if e.Pad != 0 {
+		items = append(items, jen.Id("Pad").Op(":").Lit(e.Pad))
+	}
 	if len(e.Args) > 0 {
 		args := make([]jen.Code, len(e.Args))
 		for i, a := range e.Args {

@@ -184,9 +184,36 @@ func TestCrossNodeTextGroups(t *testing.T) {
 		{sql: "SELECT lat, COUNT(DISTINCT uni) AS n FROM xa GROUP BY lat ORDER BY lat LIMIT 2, 4", fold: []string{"lat"}, ordered: true},
 		{sql: "SELECT COUNT(DISTINCT uni), COUNT(DISTINCT lat), COUNT(DISTINCT lat, uni) FROM xb"},
 		{sql: "SELECT k, MIN(uni), MAX(lat) FROM xa GROUP BY k", fold: []string{"", "uni", "lat"}},
+		// HAVING comparing unicode_ci / latin1_swedish_ci text with a
+		// literal: by the data nodes' sort keys.
+		{sql: "SELECT uni, COUNT(*) FROM xb GROUP BY uni HAVING uni > 'm'", fold: []string{"uni"}},
+		{sql: "SELECT lat, COUNT(*) FROM xa GROUP BY lat HAVING lat >= 'ä'", fold: []string{"lat"}},
+		{sql: "SELECT lat AS l, COUNT(*) FROM xa GROUP BY lat HAVING l < 'B' OR l = 'SS'", fold: []string{"l"}},
+		{sql: "SELECT uni FROM xb GROUP BY uni HAVING uni = 'a   '", fold: []string{"uni"}},
+		{sql: "SELECT uni FROM xb GROUP BY uni HAVING uni IN ('A', 'ss', '中', 'ЁЛКА')", fold: []string{"uni"}},
+		{sql: "SELECT uni, COUNT(*) FROM xa GROUP BY uni HAVING uni NOT IN ('a ', 'я') AND COUNT(*) > 0", fold: []string{"uni"}},
+		{sql: "SELECT k, MAX(uni) FROM xa GROUP BY k HAVING MAX(uni) = 'ёлка'", fold: []string{"", "uni"}},
+		{sql: "SELECT k, MAX(uni) FROM xb GROUP BY k HAVING MAX(uni) >= '日本' OR MAX(uni) = '😀'", fold: []string{"", "uni"}},
+		{sql: "SELECT k FROM xa GROUP BY k HAVING MAX(lat) = 'Ä'"},
+		{sql: "SELECT k, MIN(lat) FROM xb GROUP BY k HAVING MIN(lat) BETWEEN 'a' AND 'E'", fold: []string{"", "lat"}},
+		{sql: "SELECT k, MIN(lat) FROM xb GROUP BY k HAVING MIN(lat) NOT BETWEEN 'b' AND 'ü'", fold: []string{"", "lat"}},
+		{sql: "SELECT MAX(uni), MIN(uni) FROM xb HAVING MAX(uni) > 'A' AND MIN(uni) <= ''", fold: []string{"uni", "uni"}},
+		{sql: "SELECT k, MAX(uni) > 'e' AS big FROM xa GROUP BY k", fold: []string{"", ""}},
+		{sql: "SELECT k FROM xb GROUP BY k HAVING MAX(lat) < '€' AND MIN(lat) <> 'ÿ'"}, // cp1252's 0x80
 	} {
 		mismatch, refused := x.run(q)
 		require.Empty(t, refused, q.sql)
 		require.Empty(t, mismatch, q.sql)
+	}
+	// A literal latin1 cannot hold: MariaDB refuses it (ERROR 1267,
+	// illegal mix of collations), and so does the merge, saying why.
+	for _, q := range []string{
+		"SELECT lat, COUNT(*) FROM xa GROUP BY lat HAVING lat > 'Ж'",
+		"SELECT k FROM xa GROUP BY k HAVING MAX(lat) = '中'",
+	} {
+		_, err := x.e.ref.Exec(q)
+		require.ErrorContains(t, err, "Illegal mix of collations", q)
+		_, err = x.px.Exec(q)
+		require.ErrorContains(t, err, "has characters the latin1 column cannot hold, which MariaDB refuses as an illegal mix of collations", q)
 	}
 }
