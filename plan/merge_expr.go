@@ -385,15 +385,32 @@ func (p *planner) groupConcat(a *sqlparser.GroupConcatExpr, agg runtime.Aggregat
 	}
 	if strings.IndexFunc(sep, func(r rune) bool { return r > 0x7f }) >= 0 {
 		// MySQL converts the separator to the value's character set,
-		// each character it cannot hold becoming '?'; the merge joins
-		// with the separator as written, which only utf8mb4 holds whole.
+		// each character it cannot hold becoming '?'. The value is
+		// utf8mb4 when one argument is (it holds the separator whole),
+		// latin1 when every text argument is latin1 (a literal or a
+		// number takes the others' character set): the merge joins with
+		// the separator as latin1 holds it, as the client receives it.
+		utf8, latin1 := false, false
 		for _, e := range a.Exprs {
 			if _, lit := e.(*sqlparser.Literal); lit {
-				continue // a literal takes the other arguments' character set
+				continue
 			}
-			if k := p.exprKind(e); k.Type == "string" && !strings.HasPrefix(strings.ToLower(k.Collation), "utf8mb4") {
-				return refuse("its SEPARATOR " + a.Separator + " is not ASCII and " + sqlparser.String(e) + " is not known to be utf8mb4 text (MySQL writes the characters of the separator its character set lacks as '?')")
+			k := p.exprKind(e)
+			if k.Type != "string" {
+				continue
 			}
+			switch cs := strings.ToLower(k.Collation); {
+			case strings.HasPrefix(cs, "utf8mb4"):
+				utf8 = true
+			case strings.HasPrefix(cs, "latin1_"):
+				latin1 = true
+			default:
+				return refuse("its SEPARATOR " + a.Separator + " is not ASCII and " + sqlparser.String(e) + " is not known to be utf8mb4 or latin1 text (MySQL writes the characters of the separator its character set lacks as '?')")
+			}
+		}
+		if latin1 && !utf8 {
+			sep = latin1Lossy(sep)
+			sepLit = sqlparser.NewStrLiteral(sep)
 		}
 	}
 	value := func() sqlparser.Expr {

@@ -92,12 +92,30 @@ func charsetHolds(cs, s string) bool {
 		return true
 	}
 	for _, r := range s {
-		if r < 0x80 || cs == "latin1" && (r >= 0xA0 && r <= 0xFF || strings.ContainsRune(latin1High, r)) {
+		if r < 0x80 || cs == "latin1" && latin1Holds(r) {
 			continue
 		}
 		return false
 	}
 	return true
+}
+
+// latin1Holds reports whether MariaDB's latin1 (cp1252) has character r.
+func latin1Holds(r rune) bool {
+	return r < 0x80 || r >= 0xA0 && r <= 0xFF || strings.ContainsRune(latin1High, r)
+}
+
+// latin1Lossy returns the UTF-8 text s as MariaDB converts it to latin1
+// (and back, as a client receives it): each character latin1 lacks
+// becomes one '?' (GROUP_CONCAT's SEPARATOR over latin1 text: '、😀→€'
+// is '???€').
+func latin1Lossy(s string) string {
+	return strings.Map(func(r rune) rune {
+		if latin1Holds(r) {
+			return r
+		}
+		return '?'
+	}, s)
 }
 
 // resolveWeighed replaces, in every comparison by sort keys of m's

@@ -549,7 +549,13 @@ func originalName(q, name string) string {
 			i += j + 1
 		case c == ' ':
 			re.WriteString(`\s*`)
-		case c == '_' || c == '$' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+		case c >= 0x80:
+			// A whole UTF-8 character ('、' in a SEPARATOR): string(c)
+			// would be another character.
+			_, n := utf8.DecodeRuneInString(name[i:])
+			re.WriteString(regexp.QuoteMeta(name[i : i+n]))
+			i += n - 1
+		case c == '_' || c == '$' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			re.WriteString(regexp.QuoteMeta(string(c)))
 		default:
 			re.WriteString(`\s*` + regexp.QuoteMeta(string(c)) + `\s*`)

@@ -36,6 +36,8 @@ func TestOriginalName(t *testing.T) {
 		{"SELECT id, (select 5 FROM dual) FROM t", "(select 5 from dual)", "(select 5 FROM dual)"},
 		{"SELECT ascii(x) FROM t", "ascii(x)", "ascii(x)"},
 		{"SELECT ?+1, id FROM t WHERE id = ?", ":v1 + 1", "?+1"},
+		{"SELECT k, GROUP_CONCAT(lat ORDER BY bid SEPARATOR '、') FROM t GROUP BY k", "group_concat(lat order by bid asc separator '、')", "GROUP_CONCAT(lat ORDER BY bid SEPARATOR '、')"},
+		{"SELECT LENGTH(Ärger) FROM t", "length(`ärger`)", "LENGTH(Ärger)"},
 	} {
 		require.Equal(t, tc.want, originalName(tc.q, tc.name), tc.q)
 	}

@@ -14,18 +14,24 @@ import (
 // the DECIMAL precision and scale.
 func columnDefs(t *testing.T, db *sql.DB, q string) []string {
 	t.Helper()
-	rows, err := db.Query(q)
-	require.NoError(t, err, q)
-	defer rows.Close()
-	cts, err := rows.ColumnTypes()
-	require.NoError(t, err, q)
 	var out []string
-	for _, ct := range cts {
+	for _, ct := range columnTypes(t, db, q) {
 		n, _ := ct.Nullable()
 		p, s, _ := ct.DecimalSize()
 		out = append(out, fmt.Sprintf("%s %s null=%v dec=%d,%d", ct.Name(), ct.DatabaseTypeName(), n, p, s))
 	}
 	return out
+}
+
+// columnTypes returns the column definitions of q's result on db.
+func columnTypes(t *testing.T, db *sql.DB, q string) []*sql.ColumnType {
+	t.Helper()
+	rows, err := db.Query(q)
+	require.NoError(t, err, q)
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	require.NoError(t, err, q)
+	return cts
 }
 
 // TestCrossNodeAggregates: COUNT(DISTINCT a, b) and BIT_AND / BIT_OR /
@@ -215,5 +221,41 @@ func TestCrossNodeTextGroups(t *testing.T) {
 		require.ErrorContains(t, err, "Illegal mix of collations", q)
 		_, err = x.px.Exec(q)
 		require.ErrorContains(t, err, "has characters the latin1 column cannot hold, which MariaDB refuses as an illegal mix of collations", q)
+	}
+}
+
+// TestCrossNodeConcatSeparators: GROUP_CONCAT with a SEPARATOR that latin1
+// cannot hold ('、', '→', emoji) over groups that span data nodes: over
+// latin1 text MariaDB converts the separator to latin1, each character it
+// lacks becoming one '?' (cp1252's '€' stays); with a utf8mb4 argument
+// the value is utf8mb4 and the separator stays whole. The rows, the
+// column definitions and their lengths (which tell the result's
+// character set) equal the unsharded reference's.
+func TestCrossNodeConcatSeparators(t *testing.T) {
+	x := newXnodeEnv(t)
+	lengths := func(db *sql.DB, q string) []int64 {
+		var out []int64
+		for _, ct := range columnTypes(t, db, q) {
+			n, _ := ct.Length()
+			out = append(out, n)
+		}
+		return out
+	}
+	for _, q := range []string{
+		"SELECT k, GROUP_CONCAT(lat ORDER BY bid SEPARATOR '、') AS g FROM xb GROUP BY k",
+		"SELECT k, GROUP_CONCAT(lat ORDER BY lat DESC, bid SEPARATOR ' → ') AS g FROM xb GROUP BY k",
+		"SELECT GROUP_CONCAT(lat ORDER BY id SEPARATOR '😀€é→') AS g FROM xa",
+		"SELECT k, GROUP_CONCAT(lat, '-', k ORDER BY bid SEPARATOR ' 中 ') AS g FROM xb GROUP BY k",
+		"SELECT g, GROUP_CONCAT(lat ORDER BY lat, id SEPARATOR '→') AS c FROM xa WHERE lat IN ('ä', 'ü', 'é') GROUP BY g",
+		"SELECT k, GROUP_CONCAT(lat, uni ORDER BY bid SEPARATOR '→') AS g FROM xb GROUP BY k",
+		"SELECT k, GROUP_CONCAT(uni ORDER BY bid SEPARATOR '、') AS g FROM xb GROUP BY k",
+		"SELECT k, GROUP_CONCAT(k ORDER BY bid SEPARATOR '→') AS g FROM xb GROUP BY k",
+		"SELECT k, GROUP_CONCAT(lat ORDER BY bid SEPARATOR '、') FROM xb GROUP BY k", // the column's name as written
+	} {
+		mismatch, refused := x.run(xQuery{sql: q})
+		require.Empty(t, refused, q)
+		require.Empty(t, mismatch, q)
+		require.Equal(t, columnDefs(t, x.e.ref, q), columnDefs(t, x.px, q), q)
+		require.Equal(t, lengths(x.e.ref, q), lengths(x.px, q), q)
 	}
 }
