@@ -222,6 +222,10 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		if always, ok := stringFuncs[e.Name.Lowered()]; ok && e.Qualifier.IsEmpty() {
 			return p.stringResult(always, e.Exprs...), "", true
 		}
+		if e.Name.EqualString("date") && len(e.Exprs) == 1 && e.Qualifier.IsEmpty() {
+			// DATE(x) is CAST(x AS DATE): NULL for a value that is no date.
+			return nullType(convertType(&sqlparser.ConvertType{Type: "date"})), "", true
+		}
 		// The pad weight of a sort key (weightExprs): IF(…, WEIGHT_STRING(…), '').
 		if e.Name.EqualString("if") && len(e.Exprs) == 3 {
 			if _, ok := e.Exprs[1].(*sqlparser.WeightStringFuncExpr); ok {

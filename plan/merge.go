@@ -955,6 +955,9 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 			return mergeKind{Type: "string"} // the connection's collation
 		}
 	case *sqlparser.CastExpr:
+		if t := strings.ToLower(e.Type.Type); t == "date" || t == "datetime" {
+			return mergeKind{Type: "time"} // compared as dates and times
+		}
 		switch convertType(e.Type).Name {
 		case "int64":
 			if strings.HasPrefix(strings.ToLower(e.Type.Type), "unsigned") {
@@ -986,6 +989,18 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 		switch e.Name.Lowered() {
 		case "length", "char_length", "character_length", "octet_length", "bit_length", "sign":
 			return mergeKind{Type: "int"}
+		case "date":
+			if len(e.Exprs) == 1 {
+				return mergeKind{Type: "time"} // a DATE, compared as one
+			}
+		case "upper", "lower", "ucase", "lcase":
+			// The argument's character set and collation (binary
+			// strings unchanged).
+			if len(e.Exprs) == 1 {
+				if k := p.exprKind(e.Exprs[0]); k.Type == "string" || k.Type == "bytes" {
+					return k
+				}
+			}
 		case "round":
 			if len(e.Exprs) >= 1 {
 				if k := p.exprKind(e.Exprs[0]); k.Type == "int" || k.Type == "decimal" || k.Type == "float" {

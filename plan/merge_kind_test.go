@@ -30,8 +30,15 @@ func TestMergeKeyKinds(t *testing.T) {
 		{sql: "SELECT order_id FROM t_order ORDER BY order_id * 1.5e0", want: runtime.ColumnFloat},
 		{sql: "SELECT order_id FROM t_order ORDER BY CAST(status AS SIGNED)", want: runtime.ColumnInt},
 		{sql: "SELECT COUNT(*) FROM t_order GROUP BY status IS NULL", want: runtime.ColumnInt},
-		{sql: "SELECT order_id FROM t_order ORDER BY UPPER(status)",
-			err: "ORDER BY UPPER(`status`) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column"},
+		// UPPER / LOWER keep their argument's collation; DATE(x) and
+		// CAST(x AS DATE) are dates.
+		{sql: "SELECT order_id FROM t_order ORDER BY UPPER(status)", want: runtime.ColumnString},
+		{sql: "SELECT LOWER(status), COUNT(*) FROM t_order GROUP BY LOWER(status)", want: runtime.ColumnString},
+		{sql: "SELECT DATE(born), COUNT(*) FROM t_user GROUP BY DATE(born)", want: runtime.ColumnTime},
+		{sql: "SELECT COUNT(*) FROM t_user GROUP BY CAST(born AS DATE)", want: runtime.ColumnTime},
+		{sql: "SELECT user_id FROM t_user ORDER BY CAST(born AS DATETIME) DESC", want: runtime.ColumnTime},
+		{sql: "SELECT order_id FROM t_order ORDER BY UPPER(LENGTH(status))",
+			err: "ORDER BY UPPER(LENGTH(`status`)) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column"},
 		{sql: "SELECT COUNT(*) FROM t_order GROUP BY COALESCE(status, 'x')", want: runtime.ColumnString},
 		{sql: "SELECT COUNT(*) FROM t_order GROUP BY COALESCE(status, 1)",
 			err: "GROUP BY COALESCE(`status`, 1) over several data nodes cannot be merged"},

@@ -203,6 +203,21 @@ func TestStepsPreview(t *testing.T) {
 	}, got)
 }
 
+// TestMergeDateKeys: DATE(x) and CAST(x AS DATE / DATETIME) as GROUP BY
+// and ORDER BY keys across data nodes merge as dates, equal to the
+// unsharded reference.
+func TestMergeDateKeys(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT DATE(day) AS d, COUNT(*) FROM xn_a GROUP BY DATE(day) ORDER BY d",
+		"SELECT CAST(day AS DATE) AS d, MAX(bid) FROM xn_b GROUP BY CAST(day AS DATE) ORDER BY d DESC",
+		"SELECT id, day FROM xn_a ORDER BY CAST(day AS DATETIME) DESC, id",
+		"SELECT COUNT(*) FROM xn_b GROUP BY DATE(day)",
+	} {
+		sameRows(t, px, e.ref, q)
+	}
+}
+
 // TestLimitedWritePreview: PREVIEW of an UPDATE or DELETE … ORDER BY …
 // LIMIT over several data nodes shows the SELECT of the keys on each data
 // node, then the write of those rows; one that cannot run says why.

@@ -206,6 +206,12 @@ func TestCrossNodeTextGroups(t *testing.T) {
 		{sql: "SELECT MAX(uni), MIN(uni) FROM xb HAVING MAX(uni) > 'A' AND MIN(uni) <= ''", fold: []string{"uni", "uni"}},
 		{sql: "SELECT k, MAX(uni) > 'e' AS big FROM xa GROUP BY k", fold: []string{"", ""}},
 		{sql: "SELECT k FROM xb GROUP BY k HAVING MAX(lat) < '€' AND MIN(lat) <> 'ÿ'"}, // cp1252's 0x80
+		// UPPER / LOWER keep the column's collation as merge keys.
+		{sql: "SELECT id, uni FROM xa ORDER BY UPPER(uni), id", ordered: true},
+		{sql: "SELECT bid, lat FROM xb ORDER BY LOWER(lat) DESC, bid LIMIT 12", ordered: true},
+		{sql: "SELECT COUNT(*), MIN(id) FROM xa GROUP BY UPPER(lat)"},
+		{sql: "SELECT COUNT(*), MAX(bid) FROM xb GROUP BY LOWER(uni) HAVING COUNT(*) > 1"},
+		{sql: "SELECT COUNT(DISTINCT UPPER(uni)), COUNT(DISTINCT LCASE(lat)) FROM xb"},
 	} {
 		mismatch, refused := x.run(q)
 		require.Empty(t, refused, q.sql)
