@@ -573,6 +573,7 @@ func (p *planner) bindStatement() error {
 	if p.hint != nil && p.hint.writeOnly {
 		p.plan.Primary = true // SHARDINGSPHERE_HINT: WRITE_ROUTE_ONLY=true
 	}
+	p.hintActualTables()
 	if err := p.collectTables(); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package plan
 import (
 	"strings"
 
+	"vitess.io/vitess/go/vt/sqlparser"
+
 	"github.com/shardgen/shardgen/runtime"
 )
 
@@ -120,4 +122,57 @@ func (h *sqlHint) values(table string) runtime.HintValues {
 func (h *sqlHint) hasValues(table string) bool {
 	v := h.values(table)
 	return len(v.Database) > 0 || len(v.Table) > 0
+}
+
+// hintActualTables lets a statement that a SHARDINGSPHERE_HINT sends
+// unchanged to one data source (DATA_SOURCE_NAME with
+// SKIP_SQL_REWRITE=true) name actual tables, as ShardingSphere does:
+// `SELECT * FROM t_order_0` plans as its logic table t_order (aliased
+// t_order_0, so that t_order_0.col resolves), whose data node
+// ds.t_order_0 is; the data source gets the text as written. A name that
+// is no data node of that data source stays as it is (an unknown table
+// is then refused as usual).
+func (p *planner) hintActualTables() {
+	if p.hint == nil || p.hint.dataSource == "" || !p.hint.skipRewrite {
+		return
+	}
+	logic := func(tn sqlparser.TableName) (sqlparser.TableName, bool) {
+		name := tn.Name.String()
+		if p.tables[strings.ToLower(name)] != nil || p.b.cfg.Sharding == nil {
+			return tn, false
+		}
+		for _, tr := range p.b.cfg.Sharding.Tables {
+			for _, dn := range tr.DataNodes {
+				if dn.DataSource == p.hint.dataSource && strings.EqualFold(dn.Table, name) {
+					return sqlparser.TableName{Name: sqlparser.NewIdentifierCS(tr.LogicTable), Qualifier: tn.Qualifier}, true
+				}
+			}
+		}
+		return tn, false
+	}
+	var target *sqlparser.AliasedTableExpr
+	if ins, ok := p.stmt.(*sqlparser.Insert); ok {
+		// INSERT INTO t_order_0: no alias (its column list is unqualified).
+		target = ins.Table
+		if tn, ok := ins.Table.Expr.(sqlparser.TableName); ok {
+			if to, ok := logic(tn); ok {
+				ins.Table.Expr = to
+			}
+		}
+	}
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		at, ok := n.(*sqlparser.AliasedTableExpr)
+		if !ok || at == target {
+			return true, nil
+		}
+		if tn, ok := at.Expr.(sqlparser.TableName); ok {
+			if to, ok := logic(tn); ok {
+				if at.As.IsEmpty() {
+					at.As = tn.Name
+				}
+				at.Expr = to
+			}
+		}
+		return true, nil
+	}, p.stmt)
 }

@@ -74,8 +74,16 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 		return nil, uint16(min(countPlaceholders(q), math.MaxUint16)), nil
 	}
 	// A parenthesized SELECT or UNION ("(SELECT …) UNION (SELECT …)")
-	// is a SELECT.
-	if word, _ := firstWord(strings.TrimLeft(q, "( \t\r\n")); word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
+	// is a SELECT; comments before it (a SHARDINGSPHERE_HINT) are skipped.
+	word := ""
+	for i := 0; ; {
+		var w string
+		if w, i = nextWord(q, i); w != "(" {
+			word = strings.ToLower(w)
+			break
+		}
+	}
+	if word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
 		if err := unsupportedStatement(q); err != nil {
 			return nil, 0, err
 		}

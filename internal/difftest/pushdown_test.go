@@ -2,12 +2,14 @@ package difftest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/shardgen/shardgen/runtime"
@@ -223,7 +225,8 @@ func TestPushdownRefusals(t *testing.T) {
 }
 
 // hintRules: p_hint routes its data source by hint values (HINT_INLINE);
-// p_user as in pushdownRules.
+// p_user as in pushdownRules; p_part has two actual tables on each of
+// ds_0 and ds_1.
 const hintRules = `rules:
 - !SHARDING
   tables:
@@ -233,17 +236,23 @@ const hintRules = `rules:
     p_user:
       actualDataNodes: ds_${0..3}.p_user
       databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: db_user}}
+    p_part:
+      actualDataNodes: ds_${0..1}.p_part_${0..1}
+      databaseStrategy: {standard: {shardingColumn: id, shardingAlgorithmName: db_part}}
+      tableStrategy: {standard: {shardingColumn: id, shardingAlgorithmName: t_part}}
   shardingAlgorithms:
     hint_db: {type: HINT_INLINE, props: {algorithm-expression: 'ds_${value % 4}'}}
+    db_part: {type: INLINE, props: {algorithm-expression: 'ds_${id % 2}'}}
+    t_part: {type: INLINE, props: {algorithm-expression: 'p_part_${id.intdiv(2) % 2}'}}
     db_user: {type: INLINE, props: {algorithm-expression: 'ds_${user_id % 4}'}}
 `
 
 // TestSQLHints: ShardingSphere's SQL hint comments route statements: hint
 // values for a hint strategy, DATA_SOURCE_NAME runs the text unchanged on
-// one data source, WRITE_ROUTE_ONLY reads the primary; other comments
+// one data source (naming actual tables with SKIP_SQL_REWRITE=true), WRITE_ROUTE_ONLY reads the primary; other comments
 // before the hint stay in the SQL sent.
 func TestSQLHints(t *testing.T) {
-	e := newEnv(t, hintRules, "CREATE TABLE p_hint (id BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8) NULL);\nCREATE TABLE p_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(16) NULL)")
+	e := newEnv(t, hintRules, "CREATE TABLE p_hint (id BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8) NULL);\nCREATE TABLE p_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(16) NULL);\nCREATE TABLE p_part (id BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8) NULL)")
 	ctx := context.Background()
 	for u := int64(1); u <= 8; u++ {
 		e.exec("INSERT INTO p_user (user_id, name) VALUES (?, ?)", u, fmt.Sprint("n", u))
@@ -274,6 +283,40 @@ func TestSQLHints(t *testing.T) {
 	// DATA_SOURCE_NAME: the statement as written, on that data source only.
 	rows := run("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_3, SKIP_SQL_REWRITE=true */ SELECT user_id FROM p_user ORDER BY user_id")
 	require.Equal(t, "[[3] [7]]", fmt.Sprint(normRows(rows)))
+	// With SKIP_SQL_REWRITE=true the statement may name actual tables of
+	// that data source (ShardingSphere's use of the hint): they plan as
+	// their logic table, the text goes as written.
+	for id := int64(0); id < 8; id++ {
+		e.exec("INSERT INTO p_part (id, v) VALUES (?, ?)", id, fmt.Sprint("v", id))
+	}
+	// ds_1.p_part_1 holds ids 3 and 7; ds_1.p_part_0 ids 1 and 5.
+	require.Equal(t, "[[3 v3] [7 v7]]", fmt.Sprint(normRows(run("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_1, SKIP_SQL_REWRITE=true */ SELECT * FROM p_part_1 ORDER BY id"))))
+	require.Equal(t, "[[7]]", fmt.Sprint(normRows(run("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_1, SKIP_SQL_REWRITE=true */ SELECT p_part_1.id FROM p_part_1 WHERE p_part_1.v = ?", "v7"))))
+	require.Equal(t, "[[1 v1 3]]", fmt.Sprint(normRows(run("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_1, SKIP_SQL_REWRITE=true */ SELECT a.id, a.v, b.id FROM p_part_0 a JOIN p_part_1 b ON b.id = a.id + 2 WHERE a.id = 1"))))
+	p, err = e.plan("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_1, SKIP_SQL_REWRITE=true */ UPDATE p_part_0 SET v = 'hinted' WHERE id = 5")
+	require.NoError(t, err)
+	res, err := e.in.Execute(ctx, p, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), res.RowsAffected)
+	require.Equal(t, "[[hinted]]", fmt.Sprint(normRows(run("SELECT v FROM p_part WHERE id = 5"))))
+	// The same through the proxy, text and binary protocol.
+	srv := startProxy(t, hintRules, "CREATE TABLE p_hint (id BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8) NULL);\nCREATE TABLE p_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(16) NULL);\nCREATE TABLE p_part (id BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8) NULL)")
+	for _, interpolate := range []bool{true, false} {
+		mc := gomysql.NewConfig()
+		mc.User, mc.Net, mc.Addr, mc.DBName, mc.InterpolateParams = "any", "tcp", srv.Addr(), "difftest", interpolate
+		db, err := sql.Open("mysql", mc.FormatDSN())
+		require.NoError(t, err)
+		rows, err := db.QueryContext(ctx, "/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_1, SKIP_SQL_REWRITE=true */ SELECT * FROM p_part_1 WHERE id > ? ORDER BY id", 0)
+		require.NoError(t, err)
+		got, err := scanRows(rows)
+		require.NoError(t, err)
+		require.Equal(t, "[[3 v3] [7 v7]]", fmt.Sprint(got))
+		require.NoError(t, db.Close())
+	}
+	_, err = e.plan("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_1, SKIP_SQL_REWRITE=true */ SELECT * FROM p_part_7")
+	require.ErrorContains(t, err, `unknown table "p_part_7"`)
+	_, err = e.plan("/* SHARDINGSPHERE_HINT: DATA_SOURCE_NAME=ds_1 */ SELECT * FROM p_part_1")
+	require.ErrorContains(t, err, `unknown table "p_part_1"`)
 	p, err = e.plan("/* SHARDINGSPHERE_HINT: WRITE_ROUTE_ONLY=true */ SELECT name FROM p_user WHERE user_id = 2")
 	require.NoError(t, err)
 	require.True(t, p.Primary)
