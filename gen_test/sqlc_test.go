@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"testing"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	sqlcdb "github.com/shardgen/shardgen/gen_test/cases/sqlc/db"
@@ -59,4 +61,23 @@ func TestSqlcOptions(t *testing.T) {
 	some, err := querier.ListOrdersOf(ctx, sqlcdb.ListOrdersOfParams{UserID: 3, UserID_2: 4})
 	require.NoError(t, err)
 	require.Equal(t, []sqlcdb.ListOrdersOfRow{{OrderID: 1, UserID: 3}}, some)
+
+	// A data node's error names the query, where it is written and the data
+	// node; errors.As still finds the driver's error and the *NodeError,
+	// and errors.Is a context error.
+	_, err = testdb.Open(t, "ds_1").ExecContext(ctx, "DROP TABLE g20_orders")
+	require.NoError(t, err)
+	_, err = querier.GetOrder(ctx, sqlcdb.GetOrderParams{UserID: 3, OrderID: 1})
+	require.EqualError(t, err, "GetOrder (queries/orders.sql:4): data node ds_1: Error 1146 (42S02): Table 'ds_1.g20_orders' doesn't exist")
+	var me *mysql.MySQLError
+	require.True(t, errors.As(err, &me) && me.Number == 1146, "errors.As *mysql.MySQLError: %v", err)
+	var ne *shardrt.NodeError
+	require.True(t, errors.As(err, &ne) && ne.DataSource == "ds_1", "errors.As *shardrt.NodeError: %v", err)
+	_, err = querier.ListOrdersOf(ctx, sqlcdb.ListOrdersOfParams{UserID: 3, UserID_2: 4})
+	require.ErrorContains(t, err, "ListOrdersOf (queries/orders.sql:10): data node ds_1: Error 1146 (42S02)")
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = querier.ListOrdersOf(cancelled, sqlcdb.ListOrdersOfParams{UserID: 3, UserID_2: 4})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "ListOrdersOf (queries/orders.sql:10): ")
 }

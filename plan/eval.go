@@ -325,18 +325,26 @@ func (b *Builder) convertedValues(p *Plan, table string, conds []Condition, para
 // InsertNullError is the error of an INSERT whose sharding column's value
 // is NULL: "<query>: sharding column <column> of <table> is NULL", without
 // "<query>: " for an ad-hoc statement (AdHocFile). Generated code returns
-// the same text. row > 0 (1-based) names the VALUES row of a multi-row
+// the same text, its query named by runtime.WrapQuery. row > 0 (1-based) names the VALUES row of a multi-row
 // INSERT: "... is NULL in row 2". ShardingSphere's algorithms fail on NULL too, with their
 // own words; a row must be placed on a data node.
 func InsertNullError(p *Plan, column, table string, row int) error {
-	msg := "sharding column " + column + " of " + table + " is NULL"
-	if row > 0 {
-		msg += " in row " + strconv.Itoa(row)
-	}
+	msg := InsertNullText(column, table, row)
 	if !strings.HasPrefix(p.Source, AdHocFile) && p.Name != "" {
 		msg = p.Name + ": " + msg
 	}
 	return errors.New(msg)
+}
+
+// InsertNullText is InsertNullError's text without the query's name:
+// "sharding column <column> of <table> is NULL[ in row <row>]". Generated
+// code returns it named by runtime.WrapQuery.
+func InsertNullText(column, table string, row int) string {
+	msg := "sharding column " + column + " of " + table + " is NULL"
+	if row > 0 {
+		msg += " in row " + strconv.Itoa(row)
+	}
+	return msg
 }
 
 // ParseValue converts the text of a parameter value into the sharding value

@@ -75,9 +75,10 @@ func (g *generator) planCopyFrom(q *query) error {
 //		}
 //		units, err := copyOrdersInsert.Batches(copyOrdersUnits[:], rowNodes, rowArgs)
 //		if err != nil {
-//			return 0, err
+//			return 0, shardrt.WrapQuery("CopyOrders (queries/orders.sql:7)", err)
 //		}
-//		return shardrt.ExecUnits(ctx, q.ex, &copyOrdersStmt, units, nil)
+//		n, err := shardrt.ExecUnits(ctx, q.ex, &copyOrdersStmt, units, nil)
+//		return n, shardrt.WrapQuery("CopyOrders (queries/orders.sql:7)", err)
 //	}
 //
 // with the key generated and the values encrypted per row in the loop.
@@ -116,9 +117,10 @@ func (g *generator) emitCopyFrom(f *jen.File, q *query, fc *fnCtx, sig, results 
 		vals[i] = arg(a)
 	}
 	loop = append(loop, jen.Id("rowArgs").Index(jen.Id("i")).Op("=").Index().Any().Values(vals...))
-	// e.g.: return shardrt.ExecUnits(ctx, q.ex, &copyOrdersStmt, units, nil)
-	// or, into a broadcast table:
-	//	return shardrt.ExecBroadcastUnits(ctx, q.ex, &copyDictStmt, units)
+	// e.g.:
+	//	n, err := shardrt.ExecUnits(ctx, q.ex, &copyOrdersStmt, units, nil)
+	//	return n, shardrt.WrapQuery("CopyOrders (queries/orders.sql:7)", err)
+	// or, into a broadcast table, shardrt.ExecBroadcastUnits(ctx, q.ex, &copyDictStmt, units).
 	exec := jen.Qual(rt, "ExecUnits").Call(jen.Id("ctx"), fc.executor(), jen.Op("&").Id(q.stmtVar), jen.Id("units"), jen.Nil())
 	if broadcast {
 		exec = jen.Qual(rt, "ExecBroadcastUnits").Call(jen.Id("ctx"), fc.executor(), jen.Op("&").Id(q.stmtVar), jen.Id("units"))
@@ -128,7 +130,8 @@ func (g *generator) emitCopyFrom(f *jen.File, q *query, fc *fnCtx, sig, results 
 		jen.List(jen.Id("units"), jen.Err()).Op(fc.define("units", "err")).Id(q.insertVar).Dot("Batches").Call(
 			jen.Id(q.unitsVar).Index(jen.Op(":")), rowNodes, jen.Id("rowArgs")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(fc.fail(jen.Err())),
-		jen.Return(exec),
+		jen.List(jen.Id("n"), jen.Err()).Op(fc.define("n", "err")).Add(exec),
+		jen.Return(jen.Id("n"), fc.wrap(jen.Err())),
 	)
 	what := "Each row goes to its own data node; every data node gets its rows"
 	switch {

@@ -414,10 +414,10 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 		//	}
 		//	var r CountOrdersRow
 		//	err = shardrt.ScanCells(row, &r.Orders)
-		//	return r, err
+		//	return r, shardrt.WrapQuery("CountOrders (queries/orders.sql:40)", err)
 		out = append(out,
 			jen.List(jen.Id("row"), jen.Id("err")).Op(fc.define("row", "err")).Id("merged").Dot("Next").Call(),
-			jen.If(jen.Id("err").Op("==").Qual("io", "EOF")).Block(fc.fail(jen.Qual("database/sql", "ErrNoRows"))),
+			jen.If(jen.Id("err").Op("==").Qual("io", "EOF")).Block(fc.ret(jen.Qual("database/sql", "ErrNoRows"))),
 			errNil(),
 			jen.Var().Id("r").Add(q.rowCode()),
 		)
@@ -435,7 +435,7 @@ func (g *generator) mergedRead(fc *fnCtx, rc *routeCode) []jen.Code {
 		}
 		return append(out,
 			jen.Id("err").Op("=").Add(scan()),
-			jen.Return(jen.Id("r"), jen.Id("err")),
+			jen.Return(jen.Id("r"), fc.wrap(jen.Id("err"))),
 		)
 	}
 	// e.g.:

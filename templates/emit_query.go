@@ -209,7 +209,8 @@ func (g *generator) newFnCtx(q *query, fail func(*fnCtx, jen.Code) jen.Code) (*f
 			fc.scope[path.Base(c.Type.Pkg)] = true
 		}
 	}
-	fc.fail = func(err jen.Code) jen.Code { return fail(fc, err) }
+	fc.fail = func(err jen.Code) jen.Code { return fail(fc, fc.wrap(err)) }
+	fc.ret = func(err jen.Code) jen.Code { return fail(fc, err) }
 	sig := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
 	switch {
 	case q.p.Cmd == schema.CmdCopyFrom:
@@ -565,7 +566,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 			// e.g.:
 			//	var r TOrder
 			//	err := q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID)
-			//	return r, err
+			//	return r, shardrt.WrapQuery("GetOrder (queries/orders.sql:11)", err)
 			if dec := g.decryptStatements(fc); len(dec) > 0 {
 				// e.g.:
 				//	var r GetUserRow
@@ -585,7 +586,7 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 			return []jen.Code{
 				jen.Var().Id("r").Add(q.rowCode()),
 				jen.Id("err").Op(fc.define("err")).Add(call("QueryRow")).Dot("Scan").Call(q.scanDests()...),
-				jen.Return(jen.Id("r"), jen.Id("err")),
+				jen.Return(jen.Id("r"), fc.wrap(jen.Id("err"))),
 			}, nil
 		case schema.CmdMany:
 			// e.g.:
@@ -627,10 +628,10 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		case schema.CmdExec:
 			// e.g.:
 			//	_, err := q.run.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
-			//	return err
+			//	return shardrt.WrapQuery("DeleteOrder (queries/orders.sql:30)", err)
 			return []jen.Code{
 				jen.List(jen.Id("_"), jen.Id("err")).Op(fc.define("_", "err")).Add(call("Exec")),
-				jen.Return(jen.Id("err")),
+				jen.Return(fc.wrap(jen.Id("err"))),
 			}, nil
 		case schema.CmdExecRows:
 			// e.g.:
@@ -647,8 +648,13 @@ func (g *generator) execStatements(fc *fnCtx, rc *routeCode) ([]jen.Code, error)
 		case schema.CmdExecResult:
 			id := lastInsertID(q)
 			if id == nil {
-				// e.g.: return q.run.Exec(ctx, &insertDictStmt, insertDictUnits[0], id, name)
-				return []jen.Code{jen.Return(call("Exec"))}, nil
+				// e.g.:
+				//	res, err := q.run.Exec(ctx, &insertDictStmt, insertDictUnits[0], id, name)
+				//	return res, shardrt.WrapQuery("InsertDict (queries/dict.sql:3)", err)
+				return []jen.Code{
+					jen.List(jen.Id("res"), jen.Id("err")).Op(fc.define("res", "err")).Add(call("Exec")),
+					jen.Return(jen.Id("res"), fc.wrap(jen.Id("err"))),
+				}, nil
 			}
 			// e.g.:
 			//	res, err := q.run.Exec(ctx, &insertOrderStmt, insertOrderUnits[ds*4+t], userID, status, orderID)
@@ -706,7 +712,7 @@ func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement
 		out := []jen.Code{
 			jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(query()),
 			errNil(),
-			jen.If(jen.Len(jen.Id("rows")).Op("==").Lit(0)).Block(fc.fail(jen.Qual("database/sql", "ErrNoRows"))),
+			jen.If(jen.Len(jen.Id("rows")).Op("==").Lit(0)).Block(fc.ret(jen.Qual("database/sql", "ErrNoRows"))),
 		}
 		if dec := g.decryptStatements(fc); len(dec) > 0 {
 			// e.g.:
@@ -743,19 +749,29 @@ func (g *generator) multiStatements(fc *fnCtx, query, exec func() *jen.Statement
 				jen.Return(jen.Id("rows"), jen.Nil()),
 			}, nil
 		}
-		// e.g.: return shardrt.QueryUnits(ctx, q.ex, &listOrdersStmt, units, []any{userID, userID_2}, scanListOrdersRow)
-		return []jen.Code{jen.Return(query())}, nil
+		// e.g.:
+		//	rows, err := shardrt.QueryUnits(ctx, q.ex, &listOrdersStmt, units, []any{userID, userID_2}, scanListOrdersRow)
+		//	return rows, shardrt.WrapQuery("ListOrders (queries/orders.sql:20)", err)
+		return []jen.Code{
+			jen.List(jen.Id("rows"), jen.Id("err")).Op(fc.define("rows", "err")).Add(query()),
+			jen.Return(jen.Id("rows"), fc.wrap(jen.Id("err"))),
+		}, nil
 	case schema.CmdExec:
 		// e.g.:
 		//	_, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID_2})
-		//	return err
+		//	return shardrt.WrapQuery("DeleteOrders (queries/orders.sql:33)", err)
 		return []jen.Code{
 			jen.List(jen.Id("_"), jen.Id("err")).Op(fc.define("_", "err")).Add(exec()),
-			jen.Return(jen.Id("err")),
+			jen.Return(fc.wrap(jen.Id("err"))),
 		}, nil
 	case schema.CmdExecRows:
-		// e.g.: return shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID_2})
-		return []jen.Code{jen.Return(exec())}, nil
+		// e.g.:
+		//	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID_2})
+		//	return n, shardrt.WrapQuery("DeleteOrders (queries/orders.sql:33)", err)
+		return []jen.Code{
+			jen.List(jen.Id("n"), jen.Id("err")).Op(fc.define("n", "err")).Add(exec()),
+			jen.Return(jen.Id("n"), fc.wrap(jen.Id("err"))),
+		}, nil
 	default: // CmdExecResult
 		// e.g.:
 		//	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteOrdersStmt, units, []any{userID, userID_2})
@@ -822,7 +838,7 @@ func (g *generator) emitIter(f *jen.File, q *query) error {
 		}, g.decryptStatements(fc)...),
 			jen.If(jen.Op("!").Id("yield").Call(jen.Id("r"), jen.Nil())).Block(jen.Return()),
 		)...),
-		jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Err").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Id("yield").Call(q.rowZero(), jen.Id("err"))),
+		jen.If(jen.Id("err").Op(":=").Id("rows").Dot("Err").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Id("yield").Call(q.rowZero(), fc.wrap(jen.Id("err")))),
 	)
 	seq := jen.Qual("iter", "Seq2").Types(q.rowCode(), jen.Error())
 	f.Add(doc(

@@ -124,19 +124,19 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 		results = []jen.Code{q.rowCode(), jen.Error()}
 		body = []jen.Code{
 			run,
-			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(q.rowZero(), jen.Id("err"))),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(q.rowZero(), fc.wrap(jen.Id("err")))),
 			jen.If(jen.Len(jen.Id("rows")).Op("==").Lit(0)).Block(jen.Return(q.rowZero(), jen.Qual("database/sql", "ErrNoRows"))),
 			jen.Var().Id("r").Add(q.rowCode()),
 			jen.Id("row").Op(":=").Id("rows").Index(jen.Lit(0)),
 			jen.Id("err").Op("=").Qual(rt, "ScanValues").Call(dests(jen.Id("r"))...),
-			jen.Return(jen.Id("r"), jen.Id("err")),
+			jen.Return(jen.Id("r"), fc.wrap(jen.Id("err"))),
 		}
 		route += " The first row is returned; sql.ErrNoRows when there is none."
 	} else {
 		results = []jen.Code{jen.Index().Add(q.rowCode()), jen.Error()}
 		body = []jen.Code{
 			run,
-			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("err"))),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Nil(), fc.wrap(jen.Id("err")))),
 		}
 		if !g.in.Emit.EmptySlices {
 			// nil when no row matches, as the other :many methods (and
@@ -147,7 +147,7 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 			jen.Id("out").Op(":=").Make(jen.Index().Add(q.rowCode()), jen.Len(jen.Id("rows"))),
 			jen.For(jen.List(jen.Id("i"), jen.Id("row")).Op(":=").Range().Id("rows")).Block(
 				jen.If(jen.Id("err").Op(":=").Qual(rt, "ScanValues").Call(dests(jen.Id("out").Index(jen.Id("i")))...), jen.Id("err").Op("!=").Nil()).Block(
-					jen.Return(jen.Nil(), jen.Id("err")),
+					jen.Return(jen.Nil(), fc.wrap(jen.Id("err"))),
 				),
 			),
 			jen.Return(jen.Id("out"), jen.Nil()),

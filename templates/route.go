@@ -392,8 +392,10 @@ type fnCtx struct {
 	scope    nameSet    // names taken in the function
 	params   []jen.Code // per plan parameter: the expression of its value
 	declared map[string]bool
-	// fail returns the statement that makes the function return err.
-	fail func(err jen.Code) jen.Code
+	// fail returns the statement that makes the function return err
+	// wrapped by wrap; ret returns the one that returns err as it is
+	// (nil, sql.ErrNoRows).
+	fail, ret func(err jen.Code) jen.Code
 	// nodeVals are the per-node arguments (Plan.NodeArgs) once
 	// nodeArgStatements computed them; hasNodeVals tells an empty list
 	// from none.
@@ -429,6 +431,13 @@ func (fc *fnCtx) runner() *jen.Statement {
 		return jen.Id("q").Dot("primary")
 	}
 	return jen.Id("q").Dot("run")
+}
+
+// wrap returns err named by the query for the method to return, e.g.
+// shardrt.WrapQuery("GetOrder (queries/orders.sql:11)", err): see
+// runtime.WrapQuery.
+func (fc *fnCtx) wrap(err jen.Code) *jen.Statement {
+	return jen.Qual(rt, "WrapQuery").Call(jen.Lit(fc.q.p.Name+" ("+fc.q.p.Source+")"), err)
 }
 
 // define returns ":=" when one of names is not yet declared in the
@@ -852,14 +861,14 @@ func (g *generator) value(fc *fnCtx, column string, op *plan.Operand) ([]jen.Cod
 	if fc.q.p.Statement == plan.StmtInsert {
 		// A row must be placed on a data node: NULL is an error, e.g.
 		//	if !userID.Valid {
-		//		return nil, errors.New("InsertPay: sharding column user_id of t_pay is NULL")
+		//		return nil, shardrt.WrapQuery("InsertPay (queries/pay.sql:3)", errors.New("sharding column user_id of t_pay is NULL"))
 		//	}
 		// and the value is shardrt.Long(userID.Int64).
 		c, err := valueCtor(nullElem(t), elem)
 		if err != nil {
 			return nil, nil, err
 		}
-		msg := plan.InsertNullError(fc.q.p, column, fc.q.p.Route.LogicTable, fc.insertRow).Error()
+		msg := plan.InsertNullText(column, fc.q.p.Route.LogicTable, fc.insertRow)
 		return []jen.Code{
 			jen.If(invalid).Block(fc.fail(jen.Qual("errors", "New").Call(jen.Lit(msg)))),
 		}, c, nil

@@ -261,9 +261,9 @@ func (g *generator) sliceRouteNodes(fc *fnCtx, vals string, loopVar func(string)
 func emptyReturn(fc *fnCtx) jen.Code {
 	switch fc.q.p.Cmd {
 	case schema.CmdOne:
-		return fc.fail(jen.Qual("database/sql", "ErrNoRows"))
+		return fc.ret(jen.Qual("database/sql", "ErrNoRows"))
 	case schema.CmdExecResult:
 		return jen.Return(jen.Qual(rt, "NewResult").Call(jen.Lit(0), jen.Lit(0)), jen.Nil())
 	}
-	return fc.fail(jen.Nil())
+	return fc.ret(jen.Nil())
 }

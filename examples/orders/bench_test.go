@@ -165,7 +165,7 @@ func (q *replicaQueries) getOrdersRoute(userID int64, orderID int64, orderID_2 i
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID_2), shardrt.Long(orderID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrders (queries/orders.sql:14)", err)
 	}
 	units := pickUnits(getOrdersUnits[:], nodes)
 	return units, nil
@@ -593,7 +593,7 @@ func TestReplicaMatchesGenerated(t *testing.T) {
 		require.Equal(t, gen.texts(t, gen.fn(t, name)), rep.texts(t, rep.fn(t, name)), name)
 	}
 
-	// GetOrder: ds := ...; t := ...; var r TOrder; err := q.run.QueryRow(...).Scan(...); return r, err
+	// GetOrder: ds := ...; t := ...; var r TOrder; err := q.run.QueryRow(...).Scan(...); return r, shardrt.WrapQuery(..., err)
 	getOrder := gen.fn(t, "GetOrder")
 	require.Len(t, getOrder, 5)
 	call := getOrder[3].(*ast.AssignStmt).Rhs[0].(*ast.CallExpr).Fun.(*ast.SelectorExpr).X.(*ast.CallExpr)
@@ -605,9 +605,10 @@ func TestReplicaMatchesGenerated(t *testing.T) {
 	require.Equal(t, []string{gen.text(t, call.Args[2])}, rep.returned(t, unitOnly))
 	require.Equal(t, []string{gen.text(t, call)}, rep.returned(t, withCall))
 
-	// GetOrders: nodes, err := q.tOrder.RouteConditions(...); if err != nil {...}; units := pickUnits(...); return shardrt.QueryUnits(...)
+	// GetOrders: nodes, err := q.tOrder.RouteConditions(...); if err != nil {...}; units := pickUnits(...);
+	// rows, err := shardrt.QueryUnits(...); return rows, shardrt.WrapQuery(...)
 	getOrders := gen.fn(t, "GetOrders")
-	require.Len(t, getOrders, 4)
+	require.Len(t, getOrders, 5)
 	route := rep.fn(t, "getOrdersRoute")
 	require.Equal(t, gen.texts(t, getOrders[:3]), rep.texts(t, route[:len(route)-1]))
 }

@@ -32,7 +32,7 @@ func (q *Queries) PointSelect(ctx context.Context, id int32) (string, error) {
 	ds := shardrt.Mod(int64(id), 4)
 	var r string
 	err := q.run.QueryRow(ctx, &pointSelectStmt, pointSelectUnits[ds], id).Scan(&r)
-	return r, err
+	return r, shardrt.WrapQuery("PointSelect (queries/sbtest.sql:3)", err)
 }
 
 // insertRowStmt is the logic statement of InsertRow (queries/sbtest.sql:6).
@@ -53,7 +53,7 @@ var insertRowUnits = [...]shardrt.RouteUnit{
 func (q *Queries) InsertRow(ctx context.Context, id int32, k int32, c string, pad string) error {
 	ds := shardrt.Mod(int64(id), 4)
 	_, err := q.run.Exec(ctx, &insertRowStmt, insertRowUnits[ds], id, k, c, pad)
-	return err
+	return shardrt.WrapQuery("InsertRow (queries/sbtest.sql:6)", err)
 }
 
 // updateIndexStmt is the logic statement of UpdateIndex (queries/sbtest.sql:9).
@@ -75,7 +75,7 @@ func (q *Queries) UpdateIndex(ctx context.Context, id int32) (int64, error) {
 	ds := shardrt.Mod(int64(id), 4)
 	res, err := q.run.Exec(ctx, &updateIndexStmt, updateIndexUnits[ds], id)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("UpdateIndex (queries/sbtest.sql:9)", err)
 	}
 	return res.RowsAffected()
 }
@@ -100,7 +100,7 @@ func (q *Queries) UpdateNonIndex(ctx context.Context, c string, id int32) (int64
 	ds := shardrt.Mod(int64(id), 4)
 	res, err := q.run.Exec(ctx, &updateNonIndexStmt, updateNonIndexUnits[ds], c, id)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("UpdateNonIndex (queries/sbtest.sql:12)", err)
 	}
 	return res.RowsAffected()
 }
@@ -124,7 +124,7 @@ func (q *Queries) DeleteRow(ctx context.Context, id int32) (int64, error) {
 	ds := shardrt.Mod(int64(id), 4)
 	res, err := q.run.Exec(ctx, &deleteRowStmt, deleteRowUnits[ds], id)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteRow (queries/sbtest.sql:15)", err)
 	}
 	return res.RowsAffected()
 }
@@ -151,10 +151,11 @@ func (q *Queries) SimpleRange(ctx context.Context, id int32, id_2 int32) ([]stri
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("SimpleRange (queries/sbtest.sql:18)", err)
 	}
 	units := pickUnits(simpleRangeUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &simpleRangeStmt, units, []any{id, id_2}, scanSimpleRange)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &simpleRangeStmt, units, []any{id, id_2}, scanSimpleRange)
+	return rows, shardrt.WrapQuery("SimpleRange (queries/sbtest.sql:18)", err)
 }
 
 // scanSimpleRange scans one row of SimpleRange.
@@ -202,12 +203,12 @@ func (q *Queries) SumRange(ctx context.Context, id int32, id_2 int32) (sql.NullS
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return sql.NullString{}, err
+		return sql.NullString{}, shardrt.WrapQuery("SumRange (queries/sbtest.sql:22)", err)
 	}
 	units := pickUnits(sumRangeUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &sumRangeStmt, units, []any{id, id_2}, &sumRangeMerge, nil)
 	if err != nil {
-		return sql.NullString{}, err
+		return sql.NullString{}, shardrt.WrapQuery("SumRange (queries/sbtest.sql:22)", err)
 	}
 	defer merged.Close()
 	row, err := merged.Next()
@@ -215,11 +216,11 @@ func (q *Queries) SumRange(ctx context.Context, id int32, id_2 int32) (sql.NullS
 		return sql.NullString{}, sql.ErrNoRows
 	}
 	if err != nil {
-		return sql.NullString{}, err
+		return sql.NullString{}, shardrt.WrapQuery("SumRange (queries/sbtest.sql:22)", err)
 	}
 	var r sql.NullString
 	err = shardrt.ScanCells(row, &r)
-	return r, err
+	return r, shardrt.WrapQuery("SumRange (queries/sbtest.sql:22)", err)
 }
 
 // orderRangeStmt is the logic statement of OrderRange (queries/sbtest.sql:26).
@@ -261,12 +262,12 @@ func (q *Queries) OrderRange(ctx context.Context, id int32, id_2 int32) ([]strin
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrderRange (queries/sbtest.sql:26)", err)
 	}
 	units := pickUnits(orderRangeUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &orderRangeStmt, units, []any{id, id_2}, &orderRangeMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrderRange (queries/sbtest.sql:26)", err)
 	}
 	defer merged.Close()
 	var out []string
@@ -276,11 +277,11 @@ func (q *Queries) OrderRange(ctx context.Context, id int32, id_2 int32) ([]strin
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrderRange (queries/sbtest.sql:26)", err)
 		}
 		var r string
 		if err := shardrt.ScanCells(row, &r); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrderRange (queries/sbtest.sql:26)", err)
 		}
 		out = append(out, r)
 	}
@@ -330,12 +331,12 @@ func (q *Queries) DistinctRange(ctx context.Context, id int32, id_2 int32) ([]st
 		{Column: "id", Range: &shardrt.Range{Lower: shardrt.Long(int64(id)), HasLower: true, Upper: shardrt.Long(int64(id_2)), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("DistinctRange (queries/sbtest.sql:30)", err)
 	}
 	units := pickUnits(distinctRangeUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &distinctRangeStmt, units, []any{id, id_2}, &distinctRangeMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("DistinctRange (queries/sbtest.sql:30)", err)
 	}
 	defer merged.Close()
 	var out []string
@@ -345,11 +346,11 @@ func (q *Queries) DistinctRange(ctx context.Context, id int32, id_2 int32) ([]st
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("DistinctRange (queries/sbtest.sql:30)", err)
 		}
 		var r string
 		if err := shardrt.ScanCells(row, &r); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("DistinctRange (queries/sbtest.sql:30)", err)
 		}
 		out = append(out, r)
 	}
@@ -374,5 +375,5 @@ var insertEncRowUnits = [...]shardrt.RouteUnit{
 func (q *Queries) InsertEncRow(ctx context.Context, id int32, k int32, c string, pad string) error {
 	ds := shardrt.Mod(int64(id), 4)
 	_, err := q.run.Exec(ctx, &insertEncRowStmt, insertEncRowUnits[ds], id, k, q.encAes.EncryptText(c), pad)
-	return err
+	return shardrt.WrapQuery("InsertEncRow (queries/sbtest.sql:34)", err)
 }

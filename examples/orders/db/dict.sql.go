@@ -30,7 +30,7 @@ var putDictUnits = [...]shardrt.RouteUnit{
 func (q *Queries) PutDict(ctx context.Context, code string, label string) (int64, error) {
 	res, err := shardrt.ExecBroadcast(ctx, q.ex, &putDictStmt, putDictUnits[:], []any{code, label})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("PutDict (queries/dict.sql:1)", err)
 	}
 	return res.RowsAffected()
 }
@@ -50,5 +50,5 @@ var getDictUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetDict(ctx context.Context, code string) (TDict, error) {
 	var r TDict
 	err := q.run.QueryRow(ctx, &getDictStmt, getDictUnits[0], code).Scan(&r.Code, &r.Label)
-	return r, err
+	return r, shardrt.WrapQuery("GetDict (queries/dict.sql:4)", err)
 }

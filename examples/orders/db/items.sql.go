@@ -44,17 +44,17 @@ type AddItemParams struct {
 func (q *Queries) AddItem(ctx context.Context, arg AddItemParams) error {
 	gen, err := snowflakeKeyGenerator()
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("AddItem (queries/items.sql:1)", err)
 	}
 	key, err := gen.Generate()
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("AddItem (queries/items.sql:1)", err)
 	}
 	orderItemID := key.Int
 	ds := shardrt.Mod(arg.UserID, 2)
 	t := shardrt.HashModLong(arg.OrderID, 4)
 	_, err = q.run.Exec(ctx, &addItemStmt, addItemUnits[ds*4+t], arg.OrderID, arg.UserID, arg.Sku, arg.Quantity, arg.Price, orderItemID)
-	return err
+	return shardrt.WrapQuery("AddItem (queries/items.sql:1)", err)
 }
 
 // addItemsStmt is the logic statement of AddItems (queries/items.sql:4).
@@ -117,16 +117,16 @@ type AddItemsParams struct {
 func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, error) {
 	gen, err := snowflakeKeyGenerator()
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:4)", err)
 	}
 	key, err := gen.Generate()
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:4)", err)
 	}
 	orderItemID := key.Int
 	key2, err := gen.Generate()
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:4)", err)
 	}
 	orderItemID_2 := key2.Int
 	var rowNodes [2]int
@@ -141,9 +141,10 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 		{arg.OrderID_2, arg.UserID_2, arg.Sku_2, arg.Quantity_2, arg.Price_2, orderItemID_2},
 	}, nil)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:4)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &addItemsStmt, units, nil)
+	n, err := shardrt.ExecUnits(ctx, q.ex, &addItemsStmt, units, nil)
+	return n, shardrt.WrapQuery("AddItems (queries/items.sql:4)", err)
 }
 
 // listOrderItemsStmt is the logic statement of ListOrderItems
@@ -182,22 +183,22 @@ func (q *Queries) ListOrderItems(ctx context.Context, userID int64, orderID int6
 	t := shardrt.HashModLong(orderID, 4)
 	rows, err := q.run.Query(ctx, &listOrderItemsStmt, listOrderItemsUnits[ds*4+t], userID, orderID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrderItems (queries/items.sql:10)", err)
 	}
 	defer rows.Close()
 	var out []ListOrderItemsRow
 	for rows.Next() {
 		var r ListOrderItemsRow
 		if err := rows.Scan(&r.OrderItemID, &r.Sku, &r.Quantity, &r.Price, &r.Status); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrderItems (queries/items.sql:10)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrderItems (queries/items.sql:10)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrderItems (queries/items.sql:10)", err)
 	}
 	return out, nil
 }
@@ -212,14 +213,14 @@ func (q *Queries) ListOrderItemsIter(ctx context.Context, userID int64, orderID 
 		t := shardrt.HashModLong(orderID, 4)
 		rows, err := q.run.Query(ctx, &listOrderItemsStmt, listOrderItemsUnits[ds*4+t], userID, orderID)
 		if err != nil {
-			yield(ListOrderItemsRow{}, err)
+			yield(ListOrderItemsRow{}, shardrt.WrapQuery("ListOrderItems (queries/items.sql:10)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r ListOrderItemsRow
 			if err := rows.Scan(&r.OrderItemID, &r.Sku, &r.Quantity, &r.Price, &r.Status); err != nil {
-				yield(ListOrderItemsRow{}, err)
+				yield(ListOrderItemsRow{}, shardrt.WrapQuery("ListOrderItems (queries/items.sql:10)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -227,7 +228,7 @@ func (q *Queries) ListOrderItemsIter(ctx context.Context, userID int64, orderID 
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(ListOrderItemsRow{}, err)
+			yield(ListOrderItemsRow{}, shardrt.WrapQuery("ListOrderItems (queries/items.sql:10)", err))
 		}
 	}
 }

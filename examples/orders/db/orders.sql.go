@@ -47,22 +47,22 @@ type CreateOrderParams struct {
 func (q *Queries) CreateOrder(ctx context.Context, arg CreateOrderParams) (sql.Result, error) {
 	gen, err := snowflakeKeyGenerator()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:1)", err)
 	}
 	key, err := gen.Generate()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:1)", err)
 	}
 	orderID := key.Int
 	ds := shardrt.Mod(arg.UserID, 2)
 	t := shardrt.HashModLong(orderID, 4)
 	res, err := q.run.Exec(ctx, &createOrderStmt, createOrderUnits[ds*4+t], arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt, orderID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:1)", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:1)", err)
 	}
 	return shardrt.NewResult(key.Int, n), nil
 }
@@ -92,7 +92,7 @@ func (q *Queries) GetOrder(ctx context.Context, userID int64, orderID int64) (TO
 	t := shardrt.HashModLong(orderID, 4)
 	var r TOrder
 	err := q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount, &r.Note, &r.CreatedAt)
-	return r, err
+	return r, shardrt.WrapQuery("GetOrder (queries/orders.sql:7)", err)
 }
 
 // listUserOrdersStmt is the logic statement of ListUserOrders
@@ -128,10 +128,11 @@ func (q *Queries) ListUserOrders(ctx context.Context, userID int64) ([]ListUserO
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListUserOrders (queries/orders.sql:10)", err)
 	}
 	units := pickUnits(listUserOrdersUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listUserOrdersStmt, units, []any{userID}, scanListUserOrdersRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUserOrdersStmt, units, []any{userID}, scanListUserOrdersRow)
+	return rows, shardrt.WrapQuery("ListUserOrders (queries/orders.sql:10)", err)
 }
 
 // scanListUserOrdersRow scans one row of ListUserOrders.
@@ -174,10 +175,11 @@ func (q *Queries) GetOrders(ctx context.Context, userID int64, orderID int64, or
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID_2), shardrt.Long(orderID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrders (queries/orders.sql:14)", err)
 	}
 	units := pickUnits(getOrdersUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &getOrdersStmt, units, []any{userID, orderID, orderID_2, orderID_3}, scanGetOrdersRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &getOrdersStmt, units, []any{userID, orderID, orderID_2, orderID_3}, scanGetOrdersRow)
+	return rows, shardrt.WrapQuery("GetOrders (queries/orders.sql:14)", err)
 }
 
 // scanGetOrdersRow scans one row of GetOrders.
@@ -213,7 +215,7 @@ func (q *Queries) UpdateOrderStatus(ctx context.Context, status string, userID i
 	t := shardrt.HashModLong(orderID, 4)
 	res, err := q.run.Exec(ctx, &updateOrderStatusStmt, updateOrderStatusUnits[ds*4+t], status, userID, orderID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("UpdateOrderStatus (queries/orders.sql:18)", err)
 	}
 	return res.RowsAffected()
 }
@@ -243,7 +245,7 @@ func (q *Queries) DeleteOrder(ctx context.Context, userID int64, orderID int64) 
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.HashModLong(orderID, 4)
 	_, err := q.run.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
-	return err
+	return shardrt.WrapQuery("DeleteOrder (queries/orders.sql:22)", err)
 }
 
 // countOrdersOfUserStmt is the logic statement of CountOrdersOfUser
@@ -272,7 +274,7 @@ func (q *Queries) CountOrdersOfUser(ctx context.Context, userID int64, orderID i
 	t := shardrt.HashModLong(orderID, 4)
 	var r int64
 	err := q.run.QueryRow(ctx, &countOrdersOfUserStmt, countOrdersOfUserUnits[ds*4+t], userID, orderID).Scan(&r)
-	return r, err
+	return r, shardrt.WrapQuery("CountOrdersOfUser (queries/orders.sql:25)", err)
 }
 
 // listAllOrdersForAuditStmt is the logic statement of ListAllOrdersForAudit
@@ -304,7 +306,8 @@ type ListAllOrdersForAuditRow struct {
 // Route: AllNodes on t_order (database: user_id MOD, table: order_id HASH_MOD);
 // no sharding condition; full route allowed by -- shardgen:allow-full-route.
 func (q *Queries) ListAllOrdersForAudit(ctx context.Context, amount string) ([]ListAllOrdersForAuditRow, error) {
-	return shardrt.QueryUnits(ctx, q.ex, &listAllOrdersForAuditStmt, listAllOrdersForAuditUnits[:], []any{amount}, scanListAllOrdersForAuditRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listAllOrdersForAuditStmt, listAllOrdersForAuditUnits[:], []any{amount}, scanListAllOrdersForAuditRow)
+	return rows, shardrt.WrapQuery("ListAllOrdersForAudit (queries/orders.sql:29)", err)
 }
 
 // scanListAllOrdersForAuditRow scans one row of ListAllOrdersForAudit.
@@ -367,12 +370,12 @@ func (q *Queries) ListRecentOrders(ctx context.Context, userID int64, howMany in
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListRecentOrders (queries/orders.sql:33)", err)
 	}
 	units := pickUnits(listRecentOrdersUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listRecentOrdersStmt, units, []any{userID, howMany}, &listRecentOrdersMerge, []any{userID, howMany})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListRecentOrders (queries/orders.sql:33)", err)
 	}
 	defer merged.Close()
 	var out []ListRecentOrdersRow
@@ -382,11 +385,11 @@ func (q *Queries) ListRecentOrders(ctx context.Context, userID int64, howMany in
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListRecentOrders (queries/orders.sql:33)", err)
 		}
 		var r ListRecentOrdersRow
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.Status, &r.Amount, &r.CreatedAt); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListRecentOrders (queries/orders.sql:33)", err)
 		}
 		out = append(out, r)
 	}
@@ -453,7 +456,7 @@ type CountOrdersByStatusRow struct {
 func (q *Queries) CountOrdersByStatus(ctx context.Context) ([]CountOrdersByStatusRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersByStatusStmt, countOrdersByStatusUnits[:], nil, &countOrdersByStatusMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CountOrdersByStatus (queries/orders.sql:40)", err)
 	}
 	defer merged.Close()
 	var out []CountOrdersByStatusRow
@@ -463,11 +466,11 @@ func (q *Queries) CountOrdersByStatus(ctx context.Context) ([]CountOrdersByStatu
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("CountOrdersByStatus (queries/orders.sql:40)", err)
 		}
 		var r CountOrdersByStatusRow
 		if err := shardrt.ScanCells(row, &r.Status, &r.Orders, &r.Total); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("CountOrdersByStatus (queries/orders.sql:40)", err)
 		}
 		out = append(out, r)
 	}

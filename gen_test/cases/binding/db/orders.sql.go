@@ -32,10 +32,10 @@ var putOrderUnits = [...]shardrt.RouteUnit{
 func (q *Queries) PutOrder(ctx context.Context, orderID int64, userID int64, regionCode sql.NullString, total string) error {
 	node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("PutOrder (queries/orders.sql:1)", err)
 	}
 	_, err = q.run.Exec(ctx, &putOrderStmt, putOrderUnits[node], orderID, userID, regionCode, total)
-	return err
+	return shardrt.WrapQuery("PutOrder (queries/orders.sql:1)", err)
 }
 
 // createOrderStmt is the logic statement of CreateOrder (queries/orders.sql:4).
@@ -57,24 +57,24 @@ var createOrderUnits = [...]shardrt.RouteUnit{
 func (q *Queries) CreateOrder(ctx context.Context, userID int64, regionCode sql.NullString, total string) (sql.Result, error) {
 	gen, err := snowflakeKeyGenerator()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:4)", err)
 	}
 	key, err := gen.Generate()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:4)", err)
 	}
 	orderID := key.Int
 	node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:4)", err)
 	}
 	res, err := q.run.Exec(ctx, &createOrderStmt, createOrderUnits[node], userID, regionCode, total, orderID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:4)", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:4)", err)
 	}
 	return shardrt.NewResult(key.Int, n), nil
 }
@@ -98,24 +98,24 @@ var addItemUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddItem(ctx context.Context, orderID int64, userID int64, sku string, qty int32) (sql.Result, error) {
 	gen, err := snowflakeKeyGenerator()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddItem (queries/orders.sql:7)", err)
 	}
 	key, err := gen.Generate()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddItem (queries/orders.sql:7)", err)
 	}
 	itemID := key.Int
 	node, err := q.g3OrderItem.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddItem (queries/orders.sql:7)", err)
 	}
 	res, err := q.run.Exec(ctx, &addItemStmt, addItemUnits[node], orderID, userID, sku, qty, itemID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddItem (queries/orders.sql:7)", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddItem (queries/orders.sql:7)", err)
 	}
 	return shardrt.NewResult(key.Int, n), nil
 }
@@ -149,26 +149,26 @@ type GetOrderItemsRow struct {
 func (q *Queries) GetOrderItems(ctx context.Context, userID int64, orderID int64) ([]GetOrderItemsRow, error) {
 	node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err)
 	}
 	rows, err := q.run.Query(ctx, &getOrderItemsStmt, getOrderItemsUnits[node], userID, orderID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err)
 	}
 	defer rows.Close()
 	var out []GetOrderItemsRow
 	for rows.Next() {
 		var r GetOrderItemsRow
 		if err := rows.Scan(&r.OrderID, &r.Total, &r.ItemID, &r.Sku, &r.Qty); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err)
 	}
 	return out, nil
 }
@@ -180,19 +180,19 @@ func (q *Queries) GetOrderItemsIter(ctx context.Context, userID int64, orderID i
 	return func(yield func(GetOrderItemsRow, error) bool) {
 		node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
 		if err != nil {
-			yield(GetOrderItemsRow{}, err)
+			yield(GetOrderItemsRow{}, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err))
 			return
 		}
 		rows, err := q.run.Query(ctx, &getOrderItemsStmt, getOrderItemsUnits[node], userID, orderID)
 		if err != nil {
-			yield(GetOrderItemsRow{}, err)
+			yield(GetOrderItemsRow{}, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r GetOrderItemsRow
 			if err := rows.Scan(&r.OrderID, &r.Total, &r.ItemID, &r.Sku, &r.Qty); err != nil {
-				yield(GetOrderItemsRow{}, err)
+				yield(GetOrderItemsRow{}, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -200,7 +200,7 @@ func (q *Queries) GetOrderItemsIter(ctx context.Context, userID int64, orderID i
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(GetOrderItemsRow{}, err)
+			yield(GetOrderItemsRow{}, shardrt.WrapQuery("GetOrderItems (queries/orders.sql:10)", err))
 		}
 	}
 }
@@ -234,10 +234,11 @@ func (q *Queries) ListUserItems(ctx context.Context, userID int64) ([]ListUserIt
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListUserItems (queries/orders.sql:17)", err)
 	}
 	units := pickUnits(listUserItemsUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listUserItemsStmt, units, []any{userID}, scanListUserItemsRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUserItemsStmt, units, []any{userID}, scanListUserItemsRow)
+	return rows, shardrt.WrapQuery("ListUserItems (queries/orders.sql:17)", err)
 }
 
 // scanListUserItemsRow scans one row of ListUserItems.
@@ -277,10 +278,11 @@ func (q *Queries) ListOrdersItemsIn(ctx context.Context, userID int64, userID_2 
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(orderID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersItemsIn (queries/orders.sql:23)", err)
 	}
 	units := pickUnits(listOrdersItemsInUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersItemsInStmt, units, []any{userID, userID_2, orderID, orderID_2}, scanListOrdersItemsInRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listOrdersItemsInStmt, units, []any{userID, userID_2, orderID, orderID_2}, scanListOrdersItemsInRow)
+	return rows, shardrt.WrapQuery("ListOrdersItemsIn (queries/orders.sql:23)", err)
 }
 
 // scanListOrdersItemsInRow scans one row of ListOrdersItemsIn.
@@ -320,10 +322,11 @@ func (q *Queries) ListUserOrdersWithRegion(ctx context.Context, userID int64) ([
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListUserOrdersWithRegion (queries/orders.sql:28)", err)
 	}
 	units := pickUnits(listUserOrdersWithRegionUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listUserOrdersWithRegionStmt, units, []any{userID}, scanListUserOrdersWithRegionRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUserOrdersWithRegionStmt, units, []any{userID}, scanListUserOrdersWithRegionRow)
+	return rows, shardrt.WrapQuery("ListUserOrdersWithRegion (queries/orders.sql:28)", err)
 }
 
 // scanListUserOrdersWithRegionRow scans one row of ListUserOrdersWithRegion.
@@ -359,11 +362,11 @@ type GetOrderRegionRow struct {
 func (q *Queries) GetOrderRegion(ctx context.Context, userID int64, orderID int64) (GetOrderRegionRow, error) {
 	node, err := q.g3Order.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
 	if err != nil {
-		return GetOrderRegionRow{}, err
+		return GetOrderRegionRow{}, shardrt.WrapQuery("GetOrderRegion (queries/orders.sql:34)", err)
 	}
 	var r GetOrderRegionRow
 	err = q.run.QueryRow(ctx, &getOrderRegionStmt, getOrderRegionUnits[node], userID, orderID).Scan(&r.RegionName, &r.Total)
-	return r, err
+	return r, shardrt.WrapQuery("GetOrderRegion (queries/orders.sql:34)", err)
 }
 
 // moveItemsStmt is the logic statement of MoveItems (queries/orders.sql:39).
@@ -385,11 +388,11 @@ var moveItemsUnits = [...]shardrt.RouteUnit{
 func (q *Queries) MoveItems(ctx context.Context, userID int64, orderID int64) (int64, error) {
 	node, err := q.g3OrderItem.PreciseNode(shardrt.Long(userID), shardrt.Long(orderID))
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("MoveItems (queries/orders.sql:39)", err)
 	}
 	res, err := q.run.Exec(ctx, &moveItemsStmt, moveItemsUnits[node], userID, orderID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("MoveItems (queries/orders.sql:39)", err)
 	}
 	return res.RowsAffected()
 }

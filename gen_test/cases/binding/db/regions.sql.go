@@ -31,7 +31,7 @@ var putRegionUnits = [...]shardrt.RouteUnit{
 func (q *Queries) PutRegion(ctx context.Context, code string, name string) (int64, error) {
 	res, err := shardrt.ExecBroadcast(ctx, q.ex, &putRegionStmt, putRegionUnits[:], []any{code, name})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("PutRegion (queries/regions.sql:1)", err)
 	}
 	return res.RowsAffected()
 }
@@ -51,7 +51,7 @@ var getRegionUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetRegion(ctx context.Context, code string) (G3Region, error) {
 	var r G3Region
 	err := q.run.QueryRow(ctx, &getRegionStmt, getRegionUnits[0], code).Scan(&r.Code, &r.Name)
-	return r, err
+	return r, shardrt.WrapQuery("GetRegion (queries/regions.sql:4)", err)
 }
 
 // listRegionsStmt is the logic statement of ListRegions
@@ -70,22 +70,22 @@ var listRegionsUnits = [...]shardrt.RouteUnit{
 func (q *Queries) ListRegions(ctx context.Context) ([]G3Region, error) {
 	rows, err := q.run.Query(ctx, &listRegionsStmt, listRegionsUnits[0])
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListRegions (queries/regions.sql:7)", err)
 	}
 	defer rows.Close()
 	var out []G3Region
 	for rows.Next() {
 		var r G3Region
 		if err := rows.Scan(&r.Code, &r.Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListRegions (queries/regions.sql:7)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListRegions (queries/regions.sql:7)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListRegions (queries/regions.sql:7)", err)
 	}
 	return out, nil
 }
@@ -97,14 +97,14 @@ func (q *Queries) ListRegionsIter(ctx context.Context) iter.Seq2[G3Region, error
 	return func(yield func(G3Region, error) bool) {
 		rows, err := q.run.Query(ctx, &listRegionsStmt, listRegionsUnits[0])
 		if err != nil {
-			yield(G3Region{}, err)
+			yield(G3Region{}, shardrt.WrapQuery("ListRegions (queries/regions.sql:7)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r G3Region
 			if err := rows.Scan(&r.Code, &r.Name); err != nil {
-				yield(G3Region{}, err)
+				yield(G3Region{}, shardrt.WrapQuery("ListRegions (queries/regions.sql:7)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -112,7 +112,7 @@ func (q *Queries) ListRegionsIter(ctx context.Context) iter.Seq2[G3Region, error
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(G3Region{}, err)
+			yield(G3Region{}, shardrt.WrapQuery("ListRegions (queries/regions.sql:7)", err))
 		}
 	}
 }
@@ -137,7 +137,7 @@ var renameRegionUnits = [...]shardrt.RouteUnit{
 func (q *Queries) RenameRegion(ctx context.Context, name string, code string) (int64, error) {
 	res, err := shardrt.ExecBroadcast(ctx, q.ex, &renameRegionStmt, renameRegionUnits[:], []any{name, code})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RenameRegion (queries/regions.sql:10)", err)
 	}
 	return res.RowsAffected()
 }
@@ -162,7 +162,7 @@ var deleteRegionUnits = [...]shardrt.RouteUnit{
 func (q *Queries) DeleteRegion(ctx context.Context, code string) (int64, error) {
 	res, err := shardrt.ExecBroadcast(ctx, q.ex, &deleteRegionStmt, deleteRegionUnits[:], []any{code})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteRegion (queries/regions.sql:13)", err)
 	}
 	return res.RowsAffected()
 }

@@ -72,9 +72,10 @@ func (q *Queries) CopyOrders(ctx context.Context, arg []CopyOrdersParams) (int64
 	}
 	units, err := copyOrdersInsert.Batches(copyOrdersUnits[:], rowNodes, rowArgs)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CopyOrders (queries/copyfrom.sql:1)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &copyOrdersStmt, units, nil)
+	n, err := shardrt.ExecUnits(ctx, q.ex, &copyOrdersStmt, units, nil)
+	return n, shardrt.WrapQuery("CopyOrders (queries/copyfrom.sql:1)", err)
 }
 
 // copyNewOrdersStmt is the logic statement of CopyNewOrders
@@ -134,9 +135,10 @@ func (q *Queries) CopyNewOrders(ctx context.Context, arg []CopyNewOrdersParams) 
 	}
 	units, err := copyNewOrdersInsert.Batches(copyNewOrdersUnits[:], rowNodes, rowArgs)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CopyNewOrders (queries/copyfrom.sql:4)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &copyNewOrdersStmt, units, nil)
+	n, err := shardrt.ExecUnits(ctx, q.ex, &copyNewOrdersStmt, units, nil)
+	return n, shardrt.WrapQuery("CopyNewOrders (queries/copyfrom.sql:4)", err)
 }
 
 // copyItemsStmt is the logic statement of CopyItems (queries/copyfrom.sql:8).
@@ -189,9 +191,10 @@ func (q *Queries) CopyItems(ctx context.Context, arg []CopyItemsParams) (int64, 
 	}
 	units, err := copyItemsInsert.Batches(copyItemsUnits[:], rowNodes, rowArgs)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CopyItems (queries/copyfrom.sql:8)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &copyItemsStmt, units, nil)
+	n, err := shardrt.ExecUnits(ctx, q.ex, &copyItemsStmt, units, nil)
+	return n, shardrt.WrapQuery("CopyItems (queries/copyfrom.sql:8)", err)
 }
 
 // copyLogsStmt is the logic statement of CopyLogs (queries/copyfrom.sql:11).
@@ -240,9 +243,10 @@ func (q *Queries) CopyLogs(ctx context.Context, arg []CopyLogsParams) (int64, er
 	}
 	units, err := copyLogsInsert.Batches(copyLogsUnits[:], rowNodes, rowArgs)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CopyLogs (queries/copyfrom.sql:11)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &copyLogsStmt, units, nil)
+	n, err := shardrt.ExecUnits(ctx, q.ex, &copyLogsStmt, units, nil)
+	return n, shardrt.WrapQuery("CopyLogs (queries/copyfrom.sql:11)", err)
 }
 
 // listOrdersStmt is the logic statement of ListOrders
@@ -282,7 +286,7 @@ var listOrdersMerge = shardrt.MergeSpec{
 func (q *Queries) ListOrders(ctx context.Context) ([]G43Order, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listOrdersStmt, listOrdersUnits[:], nil, &listOrdersMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrders (queries/copyfrom.sql:14)", err)
 	}
 	defer merged.Close()
 	var out []G43Order
@@ -292,11 +296,11 @@ func (q *Queries) ListOrders(ctx context.Context) ([]G43Order, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrders (queries/copyfrom.sql:14)", err)
 		}
 		var r G43Order
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.UserID, &r.Status, &r.Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrders (queries/copyfrom.sql:14)", err)
 		}
 		out = append(out, r)
 	}
@@ -338,7 +342,7 @@ var listItemsMerge = shardrt.MergeSpec{
 func (q *Queries) ListItems(ctx context.Context) ([]G43Item, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listItemsStmt, listItemsUnits[:], nil, &listItemsMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListItems (queries/copyfrom.sql:18)", err)
 	}
 	defer merged.Close()
 	var out []G43Item
@@ -348,11 +352,11 @@ func (q *Queries) ListItems(ctx context.Context) ([]G43Item, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListItems (queries/copyfrom.sql:18)", err)
 		}
 		var r G43Item
 		if err := shardrt.ScanCells(row, &r.Code, &r.Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListItems (queries/copyfrom.sql:18)", err)
 		}
 		out = append(out, r)
 	}
@@ -373,22 +377,22 @@ var listLogsUnits = [...]shardrt.RouteUnit{
 func (q *Queries) ListLogs(ctx context.Context) ([]G43Log, error) {
 	rows, err := q.run.Query(ctx, &listLogsStmt, listLogsUnits[0])
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListLogs (queries/copyfrom.sql:22)", err)
 	}
 	defer rows.Close()
 	var out []G43Log
 	for rows.Next() {
 		var r G43Log
 		if err := rows.Scan(&r.ID, &r.Msg); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListLogs (queries/copyfrom.sql:22)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListLogs (queries/copyfrom.sql:22)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListLogs (queries/copyfrom.sql:22)", err)
 	}
 	return out, nil
 }
@@ -400,14 +404,14 @@ func (q *Queries) ListLogsIter(ctx context.Context) iter.Seq2[G43Log, error] {
 	return func(yield func(G43Log, error) bool) {
 		rows, err := q.run.Query(ctx, &listLogsStmt, listLogsUnits[0])
 		if err != nil {
-			yield(G43Log{}, err)
+			yield(G43Log{}, shardrt.WrapQuery("ListLogs (queries/copyfrom.sql:22)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r G43Log
 			if err := rows.Scan(&r.ID, &r.Msg); err != nil {
-				yield(G43Log{}, err)
+				yield(G43Log{}, shardrt.WrapQuery("ListLogs (queries/copyfrom.sql:22)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -415,7 +419,7 @@ func (q *Queries) ListLogsIter(ctx context.Context) iter.Seq2[G43Log, error] {
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(G43Log{}, err)
+			yield(G43Log{}, shardrt.WrapQuery("ListLogs (queries/copyfrom.sql:22)", err))
 		}
 	}
 }
@@ -468,9 +472,10 @@ func (q *Queries) CopyDict(ctx context.Context, arg []CopyDictParams) (int64, er
 	}
 	units, err := copyDictInsert.Batches(copyDictUnits[:], nil, rowArgs)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CopyDict (queries/copyfrom.sql:25)", err)
 	}
-	return shardrt.ExecBroadcastUnits(ctx, q.ex, &copyDictStmt, units)
+	n, err := shardrt.ExecBroadcastUnits(ctx, q.ex, &copyDictStmt, units)
+	return n, shardrt.WrapQuery("CopyDict (queries/copyfrom.sql:25)", err)
 }
 
 // copyNewDictStmt is the logic statement of CopyNewDict
@@ -523,9 +528,10 @@ func (q *Queries) CopyNewDict(ctx context.Context, arg []CopyNewDictParams) (int
 	}
 	units, err := copyNewDictInsert.Batches(copyNewDictUnits[:], nil, rowArgs)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CopyNewDict (queries/copyfrom.sql:29)", err)
 	}
-	return shardrt.ExecBroadcastUnits(ctx, q.ex, &copyNewDictStmt, units)
+	n, err := shardrt.ExecBroadcastUnits(ctx, q.ex, &copyNewDictStmt, units)
+	return n, shardrt.WrapQuery("CopyNewDict (queries/copyfrom.sql:29)", err)
 }
 
 // listDictStmt is the logic statement of ListDict (queries/copyfrom.sql:32).
@@ -543,22 +549,22 @@ var listDictUnits = [...]shardrt.RouteUnit{
 func (q *Queries) ListDict(ctx context.Context) ([]G43Dict, error) {
 	rows, err := q.run.Query(ctx, &listDictStmt, listDictUnits[0])
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListDict (queries/copyfrom.sql:32)", err)
 	}
 	defer rows.Close()
 	var out []G43Dict
 	for rows.Next() {
 		var r G43Dict
 		if err := rows.Scan(&r.ID, &r.Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListDict (queries/copyfrom.sql:32)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListDict (queries/copyfrom.sql:32)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListDict (queries/copyfrom.sql:32)", err)
 	}
 	return out, nil
 }
@@ -570,14 +576,14 @@ func (q *Queries) ListDictIter(ctx context.Context) iter.Seq2[G43Dict, error] {
 	return func(yield func(G43Dict, error) bool) {
 		rows, err := q.run.Query(ctx, &listDictStmt, listDictUnits[0])
 		if err != nil {
-			yield(G43Dict{}, err)
+			yield(G43Dict{}, shardrt.WrapQuery("ListDict (queries/copyfrom.sql:32)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r G43Dict
 			if err := rows.Scan(&r.ID, &r.Name); err != nil {
-				yield(G43Dict{}, err)
+				yield(G43Dict{}, shardrt.WrapQuery("ListDict (queries/copyfrom.sql:32)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -585,7 +591,7 @@ func (q *Queries) ListDictIter(ctx context.Context) iter.Seq2[G43Dict, error] {
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(G43Dict{}, err)
+			yield(G43Dict{}, shardrt.WrapQuery("ListDict (queries/copyfrom.sql:32)", err))
 		}
 	}
 }

@@ -30,7 +30,7 @@ var addUserUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddUser(ctx context.Context, userID int64, name string, cityID sql.NullInt32) error {
 	ds := shardrt.Mod(userID, 2)
 	_, err := q.run.Exec(ctx, &addUserStmt, addUserUnits[ds], userID, name, cityID)
-	return err
+	return shardrt.WrapQuery("AddUser (queries/embed.sql:1)", err)
 }
 
 // addOrderStmt is the logic statement of AddOrder (queries/embed.sql:4).
@@ -49,7 +49,7 @@ var addOrderUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddOrder(ctx context.Context, orderID int64, userID int64, amount int32) error {
 	ds := shardrt.Mod(userID, 2)
 	_, err := q.run.Exec(ctx, &addOrderStmt, addOrderUnits[ds], orderID, userID, amount)
-	return err
+	return shardrt.WrapQuery("AddOrder (queries/embed.sql:4)", err)
 }
 
 // addCityStmt is the logic statement of AddCity (queries/embed.sql:7).
@@ -71,7 +71,7 @@ var addCityUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddCity(ctx context.Context, cityID int32, name string) error {
 	_, err := shardrt.ExecBroadcast(ctx, q.ex, &addCityStmt, addCityUnits[:], []any{cityID, name})
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("AddCity (queries/embed.sql:7)", err)
 	}
 	return nil
 }
@@ -101,7 +101,7 @@ func (q *Queries) GetUserWithCity(ctx context.Context, userID int64) (GetUserWit
 	ds := shardrt.Mod(userID, 2)
 	var r GetUserWithCityRow
 	err := q.run.QueryRow(ctx, &getUserWithCityStmt, getUserWithCityUnits[ds], userID).Scan(&r.G41User.UserID, &r.G41User.Name, &r.G41User.CityID, &r.G41City.CityID, &r.G41City.Name, &r.UserName)
-	return r, err
+	return r, shardrt.WrapQuery("GetUserWithCity (queries/embed.sql:10)", err)
 }
 
 // ordersOfUserStmt is the logic statement of OrdersOfUser
@@ -128,22 +128,22 @@ func (q *Queries) OrdersOfUser(ctx context.Context, userID int64) ([]OrdersOfUse
 	ds := shardrt.Mod(userID, 2)
 	rows, err := q.run.Query(ctx, &ordersOfUserStmt, ordersOfUserUnits[ds], userID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfUser (queries/embed.sql:13)", err)
 	}
 	defer rows.Close()
 	var out []OrdersOfUserRow
 	for rows.Next() {
 		var r OrdersOfUserRow
 		if err := rows.Scan(&r.G41Order.OrderID, &r.G41Order.UserID, &r.G41Order.Amount, &r.G41User.UserID, &r.G41User.Name, &r.G41User.CityID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersOfUser (queries/embed.sql:13)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfUser (queries/embed.sql:13)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfUser (queries/embed.sql:13)", err)
 	}
 	return out, nil
 }
@@ -156,14 +156,14 @@ func (q *Queries) OrdersOfUserIter(ctx context.Context, userID int64) iter.Seq2[
 		ds := shardrt.Mod(userID, 2)
 		rows, err := q.run.Query(ctx, &ordersOfUserStmt, ordersOfUserUnits[ds], userID)
 		if err != nil {
-			yield(OrdersOfUserRow{}, err)
+			yield(OrdersOfUserRow{}, shardrt.WrapQuery("OrdersOfUser (queries/embed.sql:13)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r OrdersOfUserRow
 			if err := rows.Scan(&r.G41Order.OrderID, &r.G41Order.UserID, &r.G41Order.Amount, &r.G41User.UserID, &r.G41User.Name, &r.G41User.CityID); err != nil {
-				yield(OrdersOfUserRow{}, err)
+				yield(OrdersOfUserRow{}, shardrt.WrapQuery("OrdersOfUser (queries/embed.sql:13)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -171,7 +171,7 @@ func (q *Queries) OrdersOfUserIter(ctx context.Context, userID int64) iter.Seq2[
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(OrdersOfUserRow{}, err)
+			yield(OrdersOfUserRow{}, shardrt.WrapQuery("OrdersOfUser (queries/embed.sql:13)", err))
 		}
 	}
 }
@@ -230,11 +230,11 @@ func (q *Queries) OrdersOfUsers(ctx context.Context, userIds []int64) ([]OrdersO
 	}
 	units, err := q.src.SliceUnits(&ordersOfUsersStmt, ordersOfUsersUnits[:], ordersOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfUsers (queries/embed.sql:16)", err)
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &ordersOfUsersStmt, units, nil, &ordersOfUsersMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfUsers (queries/embed.sql:16)", err)
 	}
 	defer merged.Close()
 	var out []OrdersOfUsersRow
@@ -244,11 +244,11 @@ func (q *Queries) OrdersOfUsers(ctx context.Context, userIds []int64) ([]OrdersO
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersOfUsers (queries/embed.sql:16)", err)
 		}
 		var r OrdersOfUsersRow
 		if err := shardrt.ScanCells(row, &r.Twice, &r.G41Order.OrderID, &r.G41Order.UserID, &r.G41Order.Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersOfUsers (queries/embed.sql:16)", err)
 		}
 		out = append(out, r)
 	}
@@ -292,7 +292,7 @@ type BigOrdersRow struct {
 func (q *Queries) BigOrders(ctx context.Context, amount int32, limit int64) ([]BigOrdersRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &bigOrdersStmt, bigOrdersUnits[:], []any{amount, limit}, &bigOrdersMerge, []any{amount, limit})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("BigOrders (queries/embed.sql:19)", err)
 	}
 	defer merged.Close()
 	var out []BigOrdersRow
@@ -302,11 +302,11 @@ func (q *Queries) BigOrders(ctx context.Context, amount int32, limit int64) ([]B
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("BigOrders (queries/embed.sql:19)", err)
 		}
 		var r BigOrdersRow
 		if err := shardrt.ScanCells(row, &r.G41Order.OrderID, &r.G41Order.UserID, &r.G41Order.Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("BigOrders (queries/embed.sql:19)", err)
 		}
 		out = append(out, r)
 	}

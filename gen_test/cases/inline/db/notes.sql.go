@@ -35,14 +35,14 @@ var insertNoteUnits = [...]shardrt.RouteUnit{
 func (q *Queries) InsertNote(ctx context.Context, noteID int64, authorID int64, body sql.NullString) error {
 	ds := int(shardrt.JavaRem(authorID, 2))
 	if ds < 0 {
-		return noTarget("g2_note", "author_id", shardrt.Long(authorID))
+		return shardrt.WrapQuery("InsertNote (queries/notes.sql:1)", noTarget("g2_note", "author_id", shardrt.Long(authorID)))
 	}
 	t := int(shardrt.JavaRem(noteID, 4))
 	if t < 0 {
-		return noTarget("g2_note", "note_id", shardrt.Long(noteID))
+		return shardrt.WrapQuery("InsertNote (queries/notes.sql:1)", noTarget("g2_note", "note_id", shardrt.Long(noteID)))
 	}
 	_, err := q.run.Exec(ctx, &insertNoteStmt, insertNoteUnits[ds*4+t], noteID, authorID, body)
-	return err
+	return shardrt.WrapQuery("InsertNote (queries/notes.sql:1)", err)
 }
 
 // getNoteStmt is the logic statement of GetNote (queries/notes.sql:4).
@@ -68,15 +68,15 @@ var getNoteUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetNote(ctx context.Context, authorID int64, noteID int64) (sql.NullString, error) {
 	ds := int(shardrt.JavaRem(authorID, 2))
 	if ds < 0 {
-		return sql.NullString{}, noTarget("g2_note", "author_id", shardrt.Long(authorID))
+		return sql.NullString{}, shardrt.WrapQuery("GetNote (queries/notes.sql:4)", noTarget("g2_note", "author_id", shardrt.Long(authorID)))
 	}
 	t := int(shardrt.JavaRem(noteID, 4))
 	if t < 0 {
-		return sql.NullString{}, noTarget("g2_note", "note_id", shardrt.Long(noteID))
+		return sql.NullString{}, shardrt.WrapQuery("GetNote (queries/notes.sql:4)", noTarget("g2_note", "note_id", shardrt.Long(noteID)))
 	}
 	var r sql.NullString
 	err := q.run.QueryRow(ctx, &getNoteStmt, getNoteUnits[ds*4+t], authorID, noteID).Scan(&r)
-	return r, err
+	return r, shardrt.WrapQuery("GetNote (queries/notes.sql:4)", err)
 }
 
 // listAuthorNotesStmt is the logic statement of ListAuthorNotes
@@ -111,10 +111,11 @@ func (q *Queries) ListAuthorNotes(ctx context.Context, authorID int64) ([]ListAu
 		{Column: "author_id", Values: []shardrt.Value{shardrt.Long(authorID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListAuthorNotes (queries/notes.sql:7)", err)
 	}
 	units := pickUnits(listAuthorNotesUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listAuthorNotesStmt, units, []any{authorID}, scanListAuthorNotesRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listAuthorNotesStmt, units, []any{authorID}, scanListAuthorNotesRow)
+	return rows, shardrt.WrapQuery("ListAuthorNotes (queries/notes.sql:7)", err)
 }
 
 // scanListAuthorNotesRow scans one row of ListAuthorNotes.
@@ -156,10 +157,11 @@ func (q *Queries) ListNotesIn(ctx context.Context, authorID int64, authorID_2 in
 		{Column: "note_id", Values: []shardrt.Value{shardrt.Long(noteID), shardrt.Long(noteID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListNotesIn (queries/notes.sql:10)", err)
 	}
 	units := pickUnits(listNotesInUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listNotesInStmt, units, []any{authorID, authorID_2, noteID, noteID_2}, scanListNotesInRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listNotesInStmt, units, []any{authorID, authorID_2, noteID, noteID_2}, scanListNotesInRow)
+	return rows, shardrt.WrapQuery("ListNotesIn (queries/notes.sql:10)", err)
 }
 
 // scanListNotesInRow scans one row of ListNotesIn.
@@ -192,15 +194,15 @@ var deleteNoteUnits = [...]shardrt.RouteUnit{
 func (q *Queries) DeleteNote(ctx context.Context, authorID int64, noteID int64) (int64, error) {
 	ds := int(shardrt.JavaRem(authorID, 2))
 	if ds < 0 {
-		return 0, noTarget("g2_note", "author_id", shardrt.Long(authorID))
+		return 0, shardrt.WrapQuery("DeleteNote (queries/notes.sql:13)", noTarget("g2_note", "author_id", shardrt.Long(authorID)))
 	}
 	t := int(shardrt.JavaRem(noteID, 4))
 	if t < 0 {
-		return 0, noTarget("g2_note", "note_id", shardrt.Long(noteID))
+		return 0, shardrt.WrapQuery("DeleteNote (queries/notes.sql:13)", noTarget("g2_note", "note_id", shardrt.Long(noteID)))
 	}
 	res, err := q.run.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[ds*4+t], authorID, noteID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteNote (queries/notes.sql:13)", err)
 	}
 	return res.RowsAffected()
 }

@@ -33,10 +33,10 @@ var insertTagUnits = [...]shardrt.RouteUnit{
 func (q *Queries) InsertTag(ctx context.Context, name string, label string, weight sql.NullInt32) error {
 	node, err := q.g2Tag.PreciseNode(shardrt.String(name), shardrt.String(name))
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("InsertTag (queries/tags.sql:1)", err)
 	}
 	_, err = q.run.Exec(ctx, &insertTagStmt, insertTagUnits[node], name, label, weight)
-	return err
+	return shardrt.WrapQuery("InsertTag (queries/tags.sql:1)", err)
 }
 
 // getTagStmt is the logic statement of GetTag (queries/tags.sql:4).
@@ -60,11 +60,11 @@ var getTagUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetTag(ctx context.Context, name string) (G2Tag, error) {
 	node, err := q.g2Tag.PreciseNode(shardrt.String(name), shardrt.String(name))
 	if err != nil {
-		return G2Tag{}, err
+		return G2Tag{}, shardrt.WrapQuery("GetTag (queries/tags.sql:4)", err)
 	}
 	var r G2Tag
 	err = q.run.QueryRow(ctx, &getTagStmt, getTagUnits[node], name).Scan(&r.Name, &r.Label, &r.Weight)
-	return r, err
+	return r, shardrt.WrapQuery("GetTag (queries/tags.sql:4)", err)
 }
 
 // listTagsStmt is the logic statement of ListTags (queries/tags.sql:7).
@@ -96,10 +96,11 @@ func (q *Queries) ListTags(ctx context.Context, name string, name_2 string, name
 		{Column: "name", Values: []shardrt.Value{shardrt.String(name), shardrt.String(name_2), shardrt.String(name_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListTags (queries/tags.sql:7)", err)
 	}
 	units := pickUnits(listTagsUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listTagsStmt, units, []any{name, name_2, name_3}, scanListTagsRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listTagsStmt, units, []any{name, name_2, name_3}, scanListTagsRow)
+	return rows, shardrt.WrapQuery("ListTags (queries/tags.sql:7)", err)
 }
 
 // scanListTagsRow scans one row of ListTags.
@@ -130,11 +131,11 @@ var relabelTagUnits = [...]shardrt.RouteUnit{
 func (q *Queries) RelabelTag(ctx context.Context, label string, weight sql.NullInt32, name string) (int64, error) {
 	node, err := q.g2Tag.PreciseNode(shardrt.String(name), shardrt.String(name))
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RelabelTag (queries/tags.sql:10)", err)
 	}
 	res, err := q.run.Exec(ctx, &relabelTagStmt, relabelTagUnits[node], label, weight, name)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RelabelTag (queries/tags.sql:10)", err)
 	}
 	return res.RowsAffected()
 }
@@ -160,11 +161,11 @@ var deleteTagUnits = [...]shardrt.RouteUnit{
 func (q *Queries) DeleteTag(ctx context.Context, name string) (int64, error) {
 	node, err := q.g2Tag.PreciseNode(shardrt.String(name), shardrt.String(name))
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteTag (queries/tags.sql:13)", err)
 	}
 	res, err := q.run.Exec(ctx, &deleteTagStmt, deleteTagUnits[node], name)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteTag (queries/tags.sql:13)", err)
 	}
 	return res.RowsAffected()
 }

@@ -35,10 +35,10 @@ var insertUserUnits = [...]shardrt.RouteUnit{
 func (q *Queries) InsertUser(ctx context.Context, userID int64, name string, email sql.NullString, score int32) error {
 	node, err := q.g2User.PreciseNode(shardrt.Long(userID), shardrt.Long(userID))
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("InsertUser (queries/users.sql:1)", err)
 	}
 	_, err = q.run.Exec(ctx, &insertUserStmt, insertUserUnits[node], userID, name, email, score)
-	return err
+	return shardrt.WrapQuery("InsertUser (queries/users.sql:1)", err)
 }
 
 // getUserStmt is the logic statement of GetUser (queries/users.sql:4).
@@ -64,11 +64,11 @@ var getUserUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetUser(ctx context.Context, userID int64) (G2User, error) {
 	node, err := q.g2User.PreciseNode(shardrt.Long(userID), shardrt.Long(userID))
 	if err != nil {
-		return G2User{}, err
+		return G2User{}, shardrt.WrapQuery("GetUser (queries/users.sql:4)", err)
 	}
 	var r G2User
 	err = q.run.QueryRow(ctx, &getUserStmt, getUserUnits[node], userID).Scan(&r.UserID, &r.Name, &r.Email, &r.Score)
-	return r, err
+	return r, shardrt.WrapQuery("GetUser (queries/users.sql:4)", err)
 }
 
 // listUsersStmt is the logic statement of ListUsers (queries/users.sql:7).
@@ -103,10 +103,11 @@ func (q *Queries) ListUsers(ctx context.Context, userID int64, userID_2 int64, u
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2), shardrt.Long(userID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListUsers (queries/users.sql:7)", err)
 	}
 	units := pickUnits(listUsersUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listUsersStmt, units, []any{userID, userID_2, userID_3}, scanListUsersRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUsersStmt, units, []any{userID, userID_2, userID_3}, scanListUsersRow)
+	return rows, shardrt.WrapQuery("ListUsers (queries/users.sql:7)", err)
 }
 
 // scanListUsersRow scans one row of ListUsers.
@@ -141,7 +142,8 @@ type ListUsersLiteralRow struct {
 // INLINE), fixed at generate time: ds_0.g2_user_1, ds_0.g2_user_2,
 // ds_1.g2_user_1, ds_1.g2_user_2.
 func (q *Queries) ListUsersLiteral(ctx context.Context) ([]ListUsersLiteralRow, error) {
-	return shardrt.QueryUnits(ctx, q.ex, &listUsersLiteralStmt, listUsersLiteralUnits[:], nil, scanListUsersLiteralRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUsersLiteralStmt, listUsersLiteralUnits[:], nil, scanListUsersLiteralRow)
+	return rows, shardrt.WrapQuery("ListUsersLiteral (queries/users.sql:10)", err)
 }
 
 // scanListUsersLiteralRow scans one row of ListUsersLiteral.
@@ -175,11 +177,11 @@ var updateUserScoreUnits = [...]shardrt.RouteUnit{
 func (q *Queries) UpdateUserScore(ctx context.Context, score int32, userID int64) (int64, error) {
 	node, err := q.g2User.PreciseNode(shardrt.Long(userID), shardrt.Long(userID))
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("UpdateUserScore (queries/users.sql:14)", err)
 	}
 	res, err := q.run.Exec(ctx, &updateUserScoreStmt, updateUserScoreUnits[node], score, userID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("UpdateUserScore (queries/users.sql:14)", err)
 	}
 	return res.RowsAffected()
 }
@@ -207,11 +209,11 @@ var deleteUserUnits = [...]shardrt.RouteUnit{
 func (q *Queries) DeleteUser(ctx context.Context, userID int64) (int64, error) {
 	node, err := q.g2User.PreciseNode(shardrt.Long(userID), shardrt.Long(userID))
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteUser (queries/users.sql:17)", err)
 	}
 	res, err := q.run.Exec(ctx, &deleteUserStmt, deleteUserUnits[node], userID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteUser (queries/users.sql:17)", err)
 	}
 	return res.RowsAffected()
 }

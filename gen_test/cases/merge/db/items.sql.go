@@ -79,10 +79,10 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 		{Column: "item_id", Values: []shardrt.Value{shardrt.Long(arg.ItemID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:1)", err)
 	}
 	if len(nodes) != 1 {
-		return 0, fmt.Errorf("row 1 of the INSERT into g7_item routes to %d data nodes, not one", len(nodes))
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:1)", fmt.Errorf("row 1 of the INSERT into g7_item routes to %d data nodes, not one", len(nodes)))
 	}
 	rowNodes[0] = nodes[0]
 	nodes, err = q.g7Item.RouteAll([][]shardrt.ShardingValues{{
@@ -90,10 +90,10 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 		{Column: "item_id", Values: []shardrt.Value{shardrt.Long(arg.ItemID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:1)", err)
 	}
 	if len(nodes) != 1 {
-		return 0, fmt.Errorf("row 2 of the INSERT into g7_item routes to %d data nodes, not one", len(nodes))
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:1)", fmt.Errorf("row 2 of the INSERT into g7_item routes to %d data nodes, not one", len(nodes)))
 	}
 	rowNodes[1] = nodes[0]
 	nodes, err = q.g7Item.RouteAll([][]shardrt.ShardingValues{{
@@ -101,10 +101,10 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 		{Column: "item_id", Values: []shardrt.Value{shardrt.Long(arg.ItemID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:1)", err)
 	}
 	if len(nodes) != 1 {
-		return 0, fmt.Errorf("row 3 of the INSERT into g7_item routes to %d data nodes, not one", len(nodes))
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:1)", fmt.Errorf("row 3 of the INSERT into g7_item routes to %d data nodes, not one", len(nodes)))
 	}
 	rowNodes[2] = nodes[0]
 	units, err := addItemsInsert.Units(addItemsUnits[:], rowNodes[:], [][]any{
@@ -113,9 +113,10 @@ func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) (int64, erro
 		{arg.ItemID_3, arg.UserID_3, arg.Sku_3, arg.Qty_3},
 	}, nil)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("AddItems (queries/items.sql:1)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &addItemsStmt, units, nil)
+	n, err := shardrt.ExecUnits(ctx, q.ex, &addItemsStmt, units, nil)
+	return n, shardrt.WrapQuery("AddItems (queries/items.sql:1)", err)
 }
 
 // skuTotalsStmt is the logic statement of SkuTotals (queries/items.sql:6).
@@ -178,7 +179,7 @@ type SkuTotalsRow struct {
 func (q *Queries) SkuTotals(ctx context.Context) ([]SkuTotalsRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &skuTotalsStmt, skuTotalsUnits[:], nil, &skuTotalsMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("SkuTotals (queries/items.sql:6)", err)
 	}
 	defer merged.Close()
 	var out []SkuTotalsRow
@@ -188,11 +189,11 @@ func (q *Queries) SkuTotals(ctx context.Context) ([]SkuTotalsRow, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("SkuTotals (queries/items.sql:6)", err)
 		}
 		var r SkuTotalsRow
 		if err := shardrt.ScanCells(row, &r.Sku, &r.Qty, &r.Items, &r.Users); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("SkuTotals (queries/items.sql:6)", err)
 		}
 		out = append(out, r)
 	}
@@ -268,7 +269,7 @@ type BusySkusRow struct {
 func (q *Queries) BusySkus(ctx context.Context, arg int64) ([]BusySkusRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &busySkusStmt, busySkusUnits[:], nil, &busySkusMerge, []any{arg})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("BusySkus (queries/items.sql:11)", err)
 	}
 	defer merged.Close()
 	var out []BusySkusRow
@@ -278,11 +279,11 @@ func (q *Queries) BusySkus(ctx context.Context, arg int64) ([]BusySkusRow, error
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("BusySkus (queries/items.sql:11)", err)
 		}
 		var r BusySkusRow
 		if err := shardrt.ScanCells(row, &r.Sku, &r.PerItem, &r.Items, &r.Avg3); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("BusySkus (queries/items.sql:11)", err)
 		}
 		out = append(out, r)
 	}
@@ -360,7 +361,7 @@ type SkuUsersRow struct {
 func (q *Queries) SkuUsers(ctx context.Context) ([]SkuUsersRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &skuUsersStmt, skuUsersUnits[:], nil, &skuUsersMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("SkuUsers (queries/items.sql:19)", err)
 	}
 	defer merged.Close()
 	var out []SkuUsersRow
@@ -370,11 +371,11 @@ func (q *Queries) SkuUsers(ctx context.Context) ([]SkuUsersRow, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("SkuUsers (queries/items.sql:19)", err)
 		}
 		var r SkuUsersRow
 		if err := shardrt.ScanCells(row, &r.Sku, &r.Users, &r.Qtys); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("SkuUsers (queries/items.sql:19)", err)
 		}
 		out = append(out, r)
 	}

@@ -90,9 +90,10 @@ func (q *Queries) PutOrders(ctx context.Context, arg PutOrdersParams) (int64, er
 		{arg.OrderID_2, arg.UserID_2, arg.Status_2, arg.Amount_2, arg.Qty_2, arg.Rate_2, arg.Note_2, arg.CreatedAt_2},
 	}, []any{arg.Status_3})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("PutOrders (queries/orders.sql:1)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &putOrdersStmt, units, nil)
+	n, err := shardrt.ExecUnits(ctx, q.ex, &putOrdersStmt, units, nil)
+	return n, shardrt.WrapQuery("PutOrders (queries/orders.sql:1)", err)
 }
 
 // addOrdersStmt is the logic statement of AddOrders (queries/orders.sql:8).
@@ -162,21 +163,21 @@ type AddOrdersParams struct {
 func (q *Queries) AddOrders(ctx context.Context, arg AddOrdersParams) (sql.Result, error) {
 	gen, err := snowflakeKeyGenerator()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddOrders (queries/orders.sql:8)", err)
 	}
 	key, err := gen.Generate()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddOrders (queries/orders.sql:8)", err)
 	}
 	orderID := key.Int
 	key2, err := gen.Generate()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddOrders (queries/orders.sql:8)", err)
 	}
 	orderID_2 := key2.Int
 	key3, err := gen.Generate()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddOrders (queries/orders.sql:8)", err)
 	}
 	orderID_3 := key3.Int
 	var rowNodes [3]int
@@ -195,11 +196,11 @@ func (q *Queries) AddOrders(ctx context.Context, arg AddOrdersParams) (sql.Resul
 		{arg.UserID_3, arg.Amount_3, arg.CreatedAt_3, orderID_3},
 	}, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddOrders (queries/orders.sql:8)", err)
 	}
 	n, err := shardrt.ExecUnits(ctx, q.ex, &addOrdersStmt, units, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AddOrders (queries/orders.sql:8)", err)
 	}
 	return shardrt.NewResult(key.Int, n), nil
 }
@@ -264,12 +265,12 @@ func (q *Queries) TopOrders(ctx context.Context, arg TopOrdersParams) ([]TopOrde
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID), shardrt.Long(arg.UserID_2), shardrt.Long(arg.UserID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TopOrders (queries/orders.sql:14)", err)
 	}
 	units := pickUnits(topOrdersUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersStmt, units, []any{arg.UserID, arg.UserID_2, arg.UserID_3, shardrt.LimitSum(arg.Offset, arg.Limit)}, &topOrdersMerge, []any{arg.UserID, arg.UserID_2, arg.UserID_3, arg.Offset, arg.Limit})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TopOrders (queries/orders.sql:14)", err)
 	}
 	defer merged.Close()
 	var out []TopOrdersRow
@@ -279,11 +280,11 @@ func (q *Queries) TopOrders(ctx context.Context, arg TopOrdersParams) ([]TopOrde
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TopOrders (queries/orders.sql:14)", err)
 		}
 		var r TopOrdersRow
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.UserID, &r.Status, &r.Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TopOrders (queries/orders.sql:14)", err)
 		}
 		out = append(out, r)
 	}
@@ -342,12 +343,12 @@ func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID_2 int64,
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("FirstOrders (queries/orders.sql:19)", err)
 	}
 	units := pickUnits(firstOrdersUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &firstOrdersStmt, units, []any{userID, userID_2, limit}, &firstOrdersMerge, []any{userID, userID_2, limit})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("FirstOrders (queries/orders.sql:19)", err)
 	}
 	defer merged.Close()
 	var out []FirstOrdersRow
@@ -357,11 +358,11 @@ func (q *Queries) FirstOrders(ctx context.Context, userID int64, userID_2 int64,
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("FirstOrders (queries/orders.sql:19)", err)
 		}
 		var r FirstOrdersRow
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.Note, &r.Rate); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("FirstOrders (queries/orders.sql:19)", err)
 		}
 		out = append(out, r)
 	}
@@ -415,7 +416,7 @@ type PageAllRow struct {
 func (q *Queries) PageAll(ctx context.Context) ([]PageAllRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &pageAllStmt, pageAllUnits[:], nil, &pageAllMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("PageAll (queries/orders.sql:24)", err)
 	}
 	defer merged.Close()
 	var out []PageAllRow
@@ -425,11 +426,11 @@ func (q *Queries) PageAll(ctx context.Context) ([]PageAllRow, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("PageAll (queries/orders.sql:24)", err)
 		}
 		var r PageAllRow
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.UserID, &r.CreatedAt); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("PageAll (queries/orders.sql:24)", err)
 		}
 		out = append(out, r)
 	}
@@ -482,7 +483,7 @@ type SkipThenTakeRow struct {
 func (q *Queries) SkipThenTake(ctx context.Context, limit int64) ([]SkipThenTakeRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &skipThenTakeStmt, skipThenTakeUnits[:], []any{shardrt.LimitSum(2, limit)}, &skipThenTakeMerge, []any{limit})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("SkipThenTake (queries/orders.sql:30)", err)
 	}
 	defer merged.Close()
 	var out []SkipThenTakeRow
@@ -492,11 +493,11 @@ func (q *Queries) SkipThenTake(ctx context.Context, limit int64) ([]SkipThenTake
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("SkipThenTake (queries/orders.sql:30)", err)
 		}
 		var r SkipThenTakeRow
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.Qty); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("SkipThenTake (queries/orders.sql:30)", err)
 		}
 		out = append(out, r)
 	}
@@ -599,7 +600,7 @@ type StatsByStatusRow struct {
 func (q *Queries) StatsByStatus(ctx context.Context, createdAt time.Time) ([]StatsByStatusRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &statsByStatusStmt, statsByStatusUnits[:], []any{createdAt}, &statsByStatusMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("StatsByStatus (queries/orders.sql:35)", err)
 	}
 	defer merged.Close()
 	var out []StatsByStatusRow
@@ -609,11 +610,11 @@ func (q *Queries) StatsByStatus(ctx context.Context, createdAt time.Time) ([]Sta
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("StatsByStatus (queries/orders.sql:35)", err)
 		}
 		var r StatsByStatusRow
 		if err := shardrt.ScanCells(row, &r.Status, &r.N, &r.NAmount, &r.Total, &r.Lo, &r.Hi, &r.AvgAmount, &r.Qty, &r.AvgQty, &r.Rate, &r.AvgRate, &r.FirstAt, &r.LastNote); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("StatsByStatus (queries/orders.sql:35)", err)
 		}
 		out = append(out, r)
 	}
@@ -686,7 +687,7 @@ type StatsByUserRow struct {
 func (q *Queries) StatsByUser(ctx context.Context, createdAt time.Time) ([]StatsByUserRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &statsByUserStmt, statsByUserUnits[:], []any{createdAt}, &statsByUserMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("StatsByUser (queries/orders.sql:44)", err)
 	}
 	defer merged.Close()
 	var out []StatsByUserRow
@@ -696,11 +697,11 @@ func (q *Queries) StatsByUser(ctx context.Context, createdAt time.Time) ([]Stats
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("StatsByUser (queries/orders.sql:44)", err)
 		}
 		var r StatsByUserRow
 		if err := shardrt.ScanCells(row, &r.UserID, &r.Statuses, &r.Qtys, &r.AvgAmount, &r.N); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("StatsByUser (queries/orders.sql:44)", err)
 		}
 		out = append(out, r)
 	}
@@ -774,7 +775,7 @@ type StatusBitsRow struct {
 func (q *Queries) StatusBits(ctx context.Context, createdAt time.Time, arg uint64) ([]StatusBitsRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusBitsStmt, statusBitsUnits[:], []any{createdAt}, &statusBitsMerge, []any{createdAt, arg})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("StatusBits (queries/orders.sql:51)", err)
 	}
 	defer merged.Close()
 	var out []StatusBitsRow
@@ -784,11 +785,11 @@ func (q *Queries) StatusBits(ctx context.Context, createdAt time.Time, arg uint6
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("StatusBits (queries/orders.sql:51)", err)
 		}
 		var r StatusBitsRow
 		if err := shardrt.ScanCells(row, &r.Status, &r.Pairs, &r.QtyAnd, &r.IDOr, &r.IDXor); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("StatusBits (queries/orders.sql:51)", err)
 		}
 		out = append(out, r)
 	}
@@ -856,7 +857,7 @@ type CountBitsRow struct {
 func (q *Queries) CountBits(ctx context.Context, amount string) (CountBitsRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countBitsStmt, countBitsUnits[:], []any{amount}, &countBitsMerge, nil)
 	if err != nil {
-		return CountBitsRow{}, err
+		return CountBitsRow{}, shardrt.WrapQuery("CountBits (queries/orders.sql:61)", err)
 	}
 	defer merged.Close()
 	row, err := merged.Next()
@@ -864,11 +865,11 @@ func (q *Queries) CountBits(ctx context.Context, amount string) (CountBitsRow, e
 		return CountBitsRow{}, sql.ErrNoRows
 	}
 	if err != nil {
-		return CountBitsRow{}, err
+		return CountBitsRow{}, shardrt.WrapQuery("CountBits (queries/orders.sql:61)", err)
 	}
 	var r CountBitsRow
 	err = shardrt.ScanCells(row, &r.Pairs, &r.QtyAnd, &r.QtyOr, &r.IDXor)
-	return r, err
+	return r, shardrt.WrapQuery("CountBits (queries/orders.sql:61)", err)
 }
 
 // topUsersStmt is the logic statement of TopUsers (queries/orders.sql:69).
@@ -923,7 +924,7 @@ type TopUsersRow struct {
 func (q *Queries) TopUsers(ctx context.Context, limit int64) ([]TopUsersRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &topUsersStmt, topUsersUnits[:], nil, &topUsersMerge, []any{limit})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TopUsers (queries/orders.sql:69)", err)
 	}
 	defer merged.Close()
 	var out []TopUsersRow
@@ -933,11 +934,11 @@ func (q *Queries) TopUsers(ctx context.Context, limit int64) ([]TopUsersRow, err
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TopUsers (queries/orders.sql:69)", err)
 		}
 		var r TopUsersRow
 		if err := shardrt.ScanCells(row, &r.UserID, &r.Total, &r.LastID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TopUsers (queries/orders.sql:69)", err)
 		}
 		out = append(out, r)
 	}
@@ -1007,7 +1008,7 @@ type CountOrdersRow struct {
 func (q *Queries) CountOrders(ctx context.Context, amount string) (CountOrdersRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersStmt, countOrdersUnits[:], []any{amount}, &countOrdersMerge, nil)
 	if err != nil {
-		return CountOrdersRow{}, err
+		return CountOrdersRow{}, shardrt.WrapQuery("CountOrders (queries/orders.sql:75)", err)
 	}
 	defer merged.Close()
 	row, err := merged.Next()
@@ -1015,11 +1016,11 @@ func (q *Queries) CountOrders(ctx context.Context, amount string) (CountOrdersRo
 		return CountOrdersRow{}, sql.ErrNoRows
 	}
 	if err != nil {
-		return CountOrdersRow{}, err
+		return CountOrdersRow{}, shardrt.WrapQuery("CountOrders (queries/orders.sql:75)", err)
 	}
 	var r CountOrdersRow
 	err = shardrt.ScanCells(row, &r.N, &r.Total, &r.AvgAmount, &r.MaxID, &r.Users)
-	return r, err
+	return r, shardrt.WrapQuery("CountOrders (queries/orders.sql:75)", err)
 }
 
 // userStatusesStmt is the logic statement of UserStatuses
@@ -1070,12 +1071,12 @@ func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID_2 int64
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UserStatuses (queries/orders.sql:82)", err)
 	}
 	units := pickUnits(userStatusesUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &userStatusesStmt, units, []any{userID, userID_2}, &userStatusesMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UserStatuses (queries/orders.sql:82)", err)
 	}
 	defer merged.Close()
 	var out []sql.NullString
@@ -1085,11 +1086,11 @@ func (q *Queries) UserStatuses(ctx context.Context, userID int64, userID_2 int64
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UserStatuses (queries/orders.sql:82)", err)
 		}
 		var r sql.NullString
 		if err := shardrt.ScanCells(row, &r); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UserStatuses (queries/orders.sql:82)", err)
 		}
 		out = append(out, r)
 	}
@@ -1149,7 +1150,7 @@ type StatusPageRow struct {
 func (q *Queries) StatusPage(ctx context.Context, offset int64, limit int64) ([]StatusPageRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &statusPageStmt, statusPageUnits[:], []any{shardrt.LimitSum(offset, limit)}, &statusPageMerge, []any{offset, limit})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("StatusPage (queries/orders.sql:86)", err)
 	}
 	defer merged.Close()
 	var out []StatusPageRow
@@ -1159,11 +1160,11 @@ func (q *Queries) StatusPage(ctx context.Context, offset int64, limit int64) ([]
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("StatusPage (queries/orders.sql:86)", err)
 		}
 		var r StatusPageRow
 		if err := shardrt.ScanCells(row, &r.UserID, &r.Status); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("StatusPage (queries/orders.sql:86)", err)
 		}
 		out = append(out, r)
 	}
@@ -1230,12 +1231,12 @@ func (q *Queries) CountStatuses(ctx context.Context, userID int64, userID_2 int6
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return CountStatusesRow{}, err
+		return CountStatusesRow{}, shardrt.WrapQuery("CountStatuses (queries/orders.sql:91)", err)
 	}
 	units := pickUnits(countStatusesUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countStatusesStmt, units, []any{userID, userID_2}, &countStatusesMerge, nil)
 	if err != nil {
-		return CountStatusesRow{}, err
+		return CountStatusesRow{}, shardrt.WrapQuery("CountStatuses (queries/orders.sql:91)", err)
 	}
 	defer merged.Close()
 	row, err := merged.Next()
@@ -1243,9 +1244,9 @@ func (q *Queries) CountStatuses(ctx context.Context, userID int64, userID_2 int6
 		return CountStatusesRow{}, sql.ErrNoRows
 	}
 	if err != nil {
-		return CountStatusesRow{}, err
+		return CountStatusesRow{}, shardrt.WrapQuery("CountStatuses (queries/orders.sql:91)", err)
 	}
 	var r CountStatusesRow
 	err = shardrt.ScanCells(row, &r.Statuses, &r.N, &r.FirstNote)
-	return r, err
+	return r, shardrt.WrapQuery("CountStatuses (queries/orders.sql:91)", err)
 }

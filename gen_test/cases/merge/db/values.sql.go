@@ -38,7 +38,8 @@ type OrdersByTextRow struct {
 // Route: MultiNode on g7_order (database: user_id MOD, table: order_id
 // HASH_MOD), fixed at generate time: ds_1.g7_order_0, ds_1.g7_order_1.
 func (q *Queries) OrdersByText(ctx context.Context) ([]OrdersByTextRow, error) {
-	return shardrt.QueryUnits(ctx, q.ex, &ordersByTextStmt, ordersByTextUnits[:], nil, scanOrdersByTextRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &ordersByTextStmt, ordersByTextUnits[:], nil, scanOrdersByTextRow)
+	return rows, shardrt.WrapQuery("OrdersByText (queries/values.sql:1)", err)
 }
 
 // scanOrdersByTextRow scans one row of OrdersByText.
@@ -82,10 +83,11 @@ func (q *Queries) OrdersMixedText(ctx context.Context, userID int64, orderID int
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID), shardrt.Long(7), shardrt.Long(12)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersMixedText (queries/values.sql:8)", err)
 	}
 	units := pickUnits(ordersMixedTextUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &ordersMixedTextStmt, units, []any{userID, orderID}, scanOrdersMixedTextRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &ordersMixedTextStmt, units, []any{userID, orderID}, scanOrdersMixedTextRow)
+	return rows, shardrt.WrapQuery("OrdersMixedText (queries/values.sql:8)", err)
 }
 
 // scanOrdersMixedTextRow scans one row of OrdersMixedText.
@@ -127,22 +129,22 @@ func (q *Queries) OrderBinary(ctx context.Context, userID int64, orderID int64) 
 	t := shardrt.HashModLong(orderID, 2)
 	rows, err := q.run.Query(ctx, &orderBinaryStmt, orderBinaryUnits[ds*2+t], userID, orderID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrderBinary (queries/values.sql:14)", err)
 	}
 	defer rows.Close()
 	var out []OrderBinaryRow
 	for rows.Next() {
 		var r OrderBinaryRow
 		if err := rows.Scan(&r.OrderID, &r.Status); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrderBinary (queries/values.sql:14)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrderBinary (queries/values.sql:14)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrderBinary (queries/values.sql:14)", err)
 	}
 	return out, nil
 }
@@ -156,14 +158,14 @@ func (q *Queries) OrderBinaryIter(ctx context.Context, userID int64, orderID int
 		t := shardrt.HashModLong(orderID, 2)
 		rows, err := q.run.Query(ctx, &orderBinaryStmt, orderBinaryUnits[ds*2+t], userID, orderID)
 		if err != nil {
-			yield(OrderBinaryRow{}, err)
+			yield(OrderBinaryRow{}, shardrt.WrapQuery("OrderBinary (queries/values.sql:14)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r OrderBinaryRow
 			if err := rows.Scan(&r.OrderID, &r.Status); err != nil {
-				yield(OrderBinaryRow{}, err)
+				yield(OrderBinaryRow{}, shardrt.WrapQuery("OrderBinary (queries/values.sql:14)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -171,7 +173,7 @@ func (q *Queries) OrderBinaryIter(ctx context.Context, userID int64, orderID int
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(OrderBinaryRow{}, err)
+			yield(OrderBinaryRow{}, shardrt.WrapQuery("OrderBinary (queries/values.sql:14)", err))
 		}
 	}
 }
@@ -201,7 +203,7 @@ func (q *Queries) PutOrderText(ctx context.Context, orderID int64) error {
 	ds := shardrt.Mod(3, 4)
 	t := shardrt.HashModLong(orderID, 2)
 	_, err := q.run.Exec(ctx, &putOrderTextStmt, putOrderTextUnits[ds*2+t], orderID)
-	return err
+	return shardrt.WrapQuery("PutOrderText (queries/values.sql:18)", err)
 }
 
 // putOrderLiteralsStmt is the logic statement of PutOrderLiterals
@@ -220,5 +222,5 @@ var putOrderLiteralsUnits = [...]shardrt.RouteUnit{
 // HASH_MOD), fixed at generate time: ds_0.g7_order_1.
 func (q *Queries) PutOrderLiterals(ctx context.Context) error {
 	_, err := q.run.Exec(ctx, &putOrderLiteralsStmt, putOrderLiteralsUnits[0])
-	return err
+	return shardrt.WrapQuery("PutOrderLiterals (queries/values.sql:22)", err)
 }

@@ -54,22 +54,22 @@ type CreateOrderParams struct {
 func (q *Queries) CreateOrder(ctx context.Context, arg CreateOrderParams) (sql.Result, error) {
 	gen, err := snowflakeKeyGenerator()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:1)", err)
 	}
 	key, err := gen.Generate()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:1)", err)
 	}
 	orderID := key.Int
 	ds := shardrt.Mod(arg.UserID, 4)
 	t := shardrt.Mod(orderID, 4)
 	res, err := q.run.Exec(ctx, &createOrderStmt, createOrderUnits[ds*4+t], arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt, orderID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:1)", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CreateOrder (queries/orders.sql:1)", err)
 	}
 	return shardrt.NewResult(key.Int, n), nil
 }
@@ -116,7 +116,7 @@ func (q *Queries) PutOrder(ctx context.Context, arg PutOrderParams) error {
 	ds := shardrt.Mod(arg.UserID, 4)
 	t := shardrt.Mod(arg.OrderID, 4)
 	_, err := q.run.Exec(ctx, &putOrderStmt, putOrderUnits[ds*4+t], arg.OrderID, arg.UserID, arg.Status, arg.Amount, arg.Note, arg.CreatedAt)
-	return err
+	return shardrt.WrapQuery("PutOrder (queries/orders.sql:6)", err)
 }
 
 // getOrderStmt is the logic statement of GetOrder (queries/orders.sql:11).
@@ -152,7 +152,7 @@ func (q *Queries) GetOrder(ctx context.Context, userID int64, orderID int64) (G1
 	t := shardrt.Mod(orderID, 4)
 	var r G1Order
 	err := q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds*4+t], userID, orderID).Scan(&r.OrderID, &r.UserID, &r.Status, &r.Amount, &r.Note, &r.CreatedAt)
-	return r, err
+	return r, shardrt.WrapQuery("GetOrder (queries/orders.sql:11)", err)
 }
 
 // getOrderSortedStmt is the logic statement of GetOrderSorted
@@ -196,22 +196,22 @@ func (q *Queries) GetOrderSorted(ctx context.Context, orderID int64, userID int6
 	t := shardrt.Mod(orderID, 4)
 	rows, err := q.run.Query(ctx, &getOrderSortedStmt, getOrderSortedUnits[ds*4+t], orderID, userID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrderSorted (queries/orders.sql:14)", err)
 	}
 	defer rows.Close()
 	var out []GetOrderSortedRow
 	for rows.Next() {
 		var r GetOrderSortedRow
 		if err := rows.Scan(&r.OrderID, &r.Status, &r.Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("GetOrderSorted (queries/orders.sql:14)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrderSorted (queries/orders.sql:14)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("GetOrderSorted (queries/orders.sql:14)", err)
 	}
 	return out, nil
 }
@@ -226,14 +226,14 @@ func (q *Queries) GetOrderSortedIter(ctx context.Context, orderID int64, userID 
 		t := shardrt.Mod(orderID, 4)
 		rows, err := q.run.Query(ctx, &getOrderSortedStmt, getOrderSortedUnits[ds*4+t], orderID, userID)
 		if err != nil {
-			yield(GetOrderSortedRow{}, err)
+			yield(GetOrderSortedRow{}, shardrt.WrapQuery("GetOrderSorted (queries/orders.sql:14)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r GetOrderSortedRow
 			if err := rows.Scan(&r.OrderID, &r.Status, &r.Amount); err != nil {
-				yield(GetOrderSortedRow{}, err)
+				yield(GetOrderSortedRow{}, shardrt.WrapQuery("GetOrderSorted (queries/orders.sql:14)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -241,7 +241,7 @@ func (q *Queries) GetOrderSortedIter(ctx context.Context, orderID int64, userID 
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(GetOrderSortedRow{}, err)
+			yield(GetOrderSortedRow{}, shardrt.WrapQuery("GetOrderSorted (queries/orders.sql:14)", err))
 		}
 	}
 }
@@ -287,10 +287,11 @@ func (q *Queries) ListUserOrders(ctx context.Context, userID int64) ([]ListUserO
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListUserOrders (queries/orders.sql:19)", err)
 	}
 	units := pickUnits(listUserOrdersUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listUserOrdersStmt, units, []any{userID}, scanListUserOrdersRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUserOrdersStmt, units, []any{userID}, scanListUserOrdersRow)
+	return rows, shardrt.WrapQuery("ListUserOrders (queries/orders.sql:19)", err)
 }
 
 // scanListUserOrdersRow scans one row of ListUserOrders.
@@ -352,10 +353,11 @@ func (q *Queries) ListOrdersIn(ctx context.Context, arg ListOrdersInParams) ([]L
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(arg.OrderID), shardrt.Long(arg.OrderID_2), shardrt.Long(arg.OrderID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersIn (queries/orders.sql:23)", err)
 	}
 	units := pickUnits(listOrdersInUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersInStmt, units, []any{arg.UserID, arg.UserID_2, arg.OrderID, arg.OrderID_2, arg.OrderID_3}, scanListOrdersInRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listOrdersInStmt, units, []any{arg.UserID, arg.UserID_2, arg.OrderID, arg.OrderID_2, arg.OrderID_3}, scanListOrdersInRow)
+	return rows, shardrt.WrapQuery("ListOrdersIn (queries/orders.sql:23)", err)
 }
 
 // scanListOrdersInRow scans one row of ListOrdersIn.
@@ -406,10 +408,11 @@ func (q *Queries) ListOrdersByID(ctx context.Context, orderID int64) ([]ListOrde
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersByID (queries/orders.sql:27)", err)
 	}
 	units := pickUnits(listOrdersByIDUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersByIDStmt, units, []any{orderID}, scanListOrdersByIDRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listOrdersByIDStmt, units, []any{orderID}, scanListOrdersByIDRow)
+	return rows, shardrt.WrapQuery("ListOrdersByID (queries/orders.sql:27)", err)
 }
 
 // scanListOrdersByIDRow scans one row of ListOrdersByID.
@@ -444,7 +447,8 @@ type ListUserTwoLiteralRow struct {
 // fixed at generate time: ds_2.g1_order_0, ds_2.g1_order_1, ds_2.g1_order_2,
 // ds_2.g1_order_3.
 func (q *Queries) ListUserTwoLiteral(ctx context.Context) ([]ListUserTwoLiteralRow, error) {
-	return shardrt.QueryUnits(ctx, q.ex, &listUserTwoLiteralStmt, listUserTwoLiteralUnits[:], nil, scanListUserTwoLiteralRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUserTwoLiteralStmt, listUserTwoLiteralUnits[:], nil, scanListUserTwoLiteralRow)
+	return rows, shardrt.WrapQuery("ListUserTwoLiteral (queries/orders.sql:31)", err)
 }
 
 // scanListUserTwoLiteralRow scans one row of ListUserTwoLiteral.
@@ -488,7 +492,7 @@ func (q *Queries) UpdateOrderStatus(ctx context.Context, status string, userID i
 	t := shardrt.Mod(orderID, 4)
 	res, err := q.run.Exec(ctx, &updateOrderStatusStmt, updateOrderStatusUnits[ds*4+t], status, userID, orderID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("UpdateOrderStatus (queries/orders.sql:35)", err)
 	}
 	return res.RowsAffected()
 }
@@ -527,10 +531,11 @@ func (q *Queries) UpdateUserStatus(ctx context.Context, status string, userID in
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("UpdateUserStatus (queries/orders.sql:39)", err)
 	}
 	units := pickUnits(updateUserStatusUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &updateUserStatusStmt, units, []any{status, userID, status_2})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &updateUserStatusStmt, units, []any{status, userID, status_2})
+	return n, shardrt.WrapQuery("UpdateUserStatus (queries/orders.sql:39)", err)
 }
 
 // deleteOrderStmt is the logic statement of DeleteOrder
@@ -567,7 +572,7 @@ func (q *Queries) DeleteOrder(ctx context.Context, userID int64, orderID int64) 
 	t := shardrt.Mod(orderID, 4)
 	res, err := q.run.Exec(ctx, &deleteOrderStmt, deleteOrderUnits[ds*4+t], userID, orderID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteOrder (queries/orders.sql:42)", err)
 	}
 	return res.RowsAffected()
 }
@@ -606,8 +611,9 @@ func (q *Queries) DeleteCheapOrders(ctx context.Context, userID int64, userID_2 
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID), shardrt.Long(userID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteCheapOrders (queries/orders.sql:45)", err)
 	}
 	units := pickUnits(deleteCheapOrdersUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &deleteCheapOrdersStmt, units, []any{userID, userID_2, amount})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteCheapOrdersStmt, units, []any{userID, userID_2, amount})
+	return n, shardrt.WrapQuery("DeleteCheapOrders (queries/orders.sql:45)", err)
 }

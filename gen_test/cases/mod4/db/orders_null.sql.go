@@ -79,12 +79,12 @@ func (q *Queries) ListOrdersNargIn(ctx context.Context, a sql.NullInt64, b sql.N
 		{Column: "user_id", Values: []shardrt.Value{v0, v1}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersNargIn (queries/orders_null.sql:5)", err)
 	}
 	units := pickUnits(listOrdersNargInUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listOrdersNargInStmt, units, []any{a, b}, &listOrdersNargInMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersNargIn (queries/orders_null.sql:5)", err)
 	}
 	defer merged.Close()
 	var out []ListOrdersNargInRow
@@ -94,11 +94,11 @@ func (q *Queries) ListOrdersNargIn(ctx context.Context, a sql.NullInt64, b sql.N
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrdersNargIn (queries/orders_null.sql:5)", err)
 		}
 		var r ListOrdersNargInRow
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.UserID, &r.Status); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrdersNargIn (queries/orders_null.sql:5)", err)
 		}
 		out = append(out, r)
 	}
@@ -163,12 +163,12 @@ func (q *Queries) ListOrdersNargOr(ctx context.Context, a sql.NullInt64, b sql.N
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersNargOr (queries/orders_null.sql:9)", err)
 	}
 	units := pickUnits(listOrdersNargOrUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listOrdersNargOrStmt, units, []any{a, b, orderID}, &listOrdersNargOrMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersNargOr (queries/orders_null.sql:9)", err)
 	}
 	defer merged.Close()
 	var out []int64
@@ -178,11 +178,11 @@ func (q *Queries) ListOrdersNargOr(ctx context.Context, a sql.NullInt64, b sql.N
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrdersNargOr (queries/orders_null.sql:9)", err)
 		}
 		var r int64
 		if err := shardrt.ScanCells(row, &r); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrdersNargOr (queries/orders_null.sql:9)", err)
 		}
 		out = append(out, r)
 	}
@@ -235,12 +235,12 @@ func (q *Queries) GetOrderNarg(ctx context.Context, userID sql.NullInt64, orderI
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return GetOrderNargRow{}, err
+		return GetOrderNargRow{}, shardrt.WrapQuery("GetOrderNarg (queries/orders_null.sql:13)", err)
 	}
 	units := pickUnits(getOrderNargUnits[:], nodes)
 	rows, err := shardrt.QueryUnits(ctx, q.ex, &getOrderNargStmt, units, []any{userID, orderID}, scanGetOrderNargRow)
 	if err != nil {
-		return GetOrderNargRow{}, err
+		return GetOrderNargRow{}, shardrt.WrapQuery("GetOrderNarg (queries/orders_null.sql:13)", err)
 	}
 	if len(rows) == 0 {
 		return GetOrderNargRow{}, sql.ErrNoRows
@@ -300,10 +300,11 @@ func (q *Queries) ListOrdersNarg(ctx context.Context, userID sql.NullInt64, orde
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersNarg (queries/orders_null.sql:16)", err)
 	}
 	units := pickUnits(listOrdersNargUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersNargStmt, units, []any{userID, orderID}, scanListOrdersNargRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listOrdersNargStmt, units, []any{userID, orderID}, scanListOrdersNargRow)
+	return rows, shardrt.WrapQuery("ListOrdersNarg (queries/orders_null.sql:16)", err)
 }
 
 // scanListOrdersNargRow scans one row of ListOrdersNarg.
@@ -362,7 +363,7 @@ var countOrdersNullSafeMerge = shardrt.MergeSpec{
 func (q *Queries) CountOrdersNullSafe(ctx context.Context, userID sql.NullInt64) (int64, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOrdersNullSafeStmt, countOrdersNullSafeUnits[:], []any{userID}, &countOrdersNullSafeMerge, nil)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CountOrdersNullSafe (queries/orders_null.sql:19)", err)
 	}
 	defer merged.Close()
 	row, err := merged.Next()
@@ -370,11 +371,11 @@ func (q *Queries) CountOrdersNullSafe(ctx context.Context, userID sql.NullInt64)
 		return 0, sql.ErrNoRows
 	}
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CountOrdersNullSafe (queries/orders_null.sql:19)", err)
 	}
 	var r int64
 	err = shardrt.ScanCells(row, &r)
-	return r, err
+	return r, shardrt.WrapQuery("CountOrdersNullSafe (queries/orders_null.sql:19)", err)
 }
 
 // touchOrdersNargInStmt is the logic statement of TouchOrdersNargIn
@@ -419,10 +420,11 @@ func (q *Queries) TouchOrdersNargIn(ctx context.Context, a sql.NullInt64, b sql.
 		{Column: "user_id", Values: []shardrt.Value{v0, v1}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("TouchOrdersNargIn (queries/orders_null.sql:23)", err)
 	}
 	units := pickUnits(touchOrdersNargInUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &touchOrdersNargInStmt, units, []any{a, b})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &touchOrdersNargInStmt, units, []any{a, b})
+	return n, shardrt.WrapQuery("TouchOrdersNargIn (queries/orders_null.sql:23)", err)
 }
 
 // touchOrderNargStmt is the logic statement of TouchOrderNarg
@@ -464,10 +466,11 @@ func (q *Queries) TouchOrderNarg(ctx context.Context, userID sql.NullInt64, orde
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("TouchOrderNarg (queries/orders_null.sql:26)", err)
 	}
 	units := pickUnits(touchOrderNargUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &touchOrderNargStmt, units, []any{userID, orderID})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &touchOrderNargStmt, units, []any{userID, orderID})
+	return n, shardrt.WrapQuery("TouchOrderNarg (queries/orders_null.sql:26)", err)
 }
 
 // deleteOrderNargStmt is the logic statement of DeleteOrderNarg
@@ -509,11 +512,11 @@ func (q *Queries) DeleteOrderNarg(ctx context.Context, userID sql.NullInt64, ord
 		{Column: "order_id", Values: []shardrt.Value{shardrt.Long(orderID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("DeleteOrderNarg (queries/orders_null.sql:29)", err)
 	}
 	units := pickUnits(deleteOrderNargUnits[:], nodes)
 	_, err = shardrt.ExecUnits(ctx, q.ex, &deleteOrderNargStmt, units, []any{userID, orderID})
-	return err
+	return shardrt.WrapQuery("DeleteOrderNarg (queries/orders_null.sql:29)", err)
 }
 
 // putOrderNargStmt is the logic statement of PutOrderNarg
@@ -547,12 +550,12 @@ var putOrderNargUnits = [...]shardrt.RouteUnit{
 // computed by the sharding algorithms.
 func (q *Queries) PutOrderNarg(ctx context.Context, orderID int64, userID sql.NullInt64) error {
 	if !userID.Valid {
-		return errors.New("PutOrderNarg: sharding column user_id of g1_order is NULL")
+		return shardrt.WrapQuery("PutOrderNarg (queries/orders_null.sql:32)", errors.New("sharding column user_id of g1_order is NULL"))
 	}
 	node, err := q.g1Order.PreciseNode(shardrt.Long(userID.Int64), shardrt.Long(orderID))
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("PutOrderNarg (queries/orders_null.sql:32)", err)
 	}
 	_, err = q.run.Exec(ctx, &putOrderNargStmt, putOrderNargUnits[node], orderID, userID)
-	return err
+	return shardrt.WrapQuery("PutOrderNarg (queries/orders_null.sql:32)", err)
 }

@@ -43,7 +43,7 @@ type AddPersonParams struct {
 func (q *Queries) AddPerson(ctx context.Context, arg AddPersonParams) error {
 	ds := shardrt.Mod(arg.Id, 2)
 	_, err := q.run.Exec(ctx, &addPersonStmt, addPersonUnits[ds], arg.Id, arg.Name, arg.Age, arg.Born, arg.Score, arg.Active, arg.Small, arg.Note)
-	return err
+	return shardrt.WrapQuery("AddPerson (queries/pointers.sql:1)", err)
 }
 
 // getPersonStmt is the logic statement of GetPerson (queries/pointers.sql:4).
@@ -63,7 +63,7 @@ func (q *Queries) GetPerson(ctx context.Context, id int64) (G42Person, error) {
 	ds := shardrt.Mod(id, 2)
 	var r G42Person
 	err := q.run.QueryRow(ctx, &getPersonStmt, getPersonUnits[ds], id).Scan(&r.ID, &r.Name, &r.Age, &r.Born, &r.Score, &r.Active, &r.Small, &r.Note)
-	return r, err
+	return r, shardrt.WrapQuery("GetPerson (queries/pointers.sql:4)", err)
 }
 
 // listPersonsStmt is the logic statement of ListPersons
@@ -117,12 +117,12 @@ func (q *Queries) ListPersons(ctx context.Context, id int64, id_2 int64, id_3 in
 		{Column: "id", Values: []shardrt.Value{shardrt.Long(id), shardrt.Long(id_2), shardrt.Long(id_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListPersons (queries/pointers.sql:7)", err)
 	}
 	units := pickUnits(listPersonsUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listPersonsStmt, units, []any{id, id_2, id_3}, &listPersonsMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListPersons (queries/pointers.sql:7)", err)
 	}
 	defer merged.Close()
 	var out []ListPersonsRow
@@ -132,11 +132,11 @@ func (q *Queries) ListPersons(ctx context.Context, id int64, id_2 int64, id_3 in
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListPersons (queries/pointers.sql:7)", err)
 		}
 		var r ListPersonsRow
 		if err := shardrt.ScanCells(row, &r.ID, &r.Name, &r.Age, &r.Born, &r.Score, &r.Active, &r.Small); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListPersons (queries/pointers.sql:7)", err)
 		}
 		out = append(out, r)
 	}
@@ -159,7 +159,7 @@ func (q *Queries) SetName(ctx context.Context, name *string, age *int32, id int6
 	ds := shardrt.Mod(id, 2)
 	res, err := q.run.Exec(ctx, &setNameStmt, setNameUnits[ds], name, age, id)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("SetName (queries/pointers.sql:10)", err)
 	}
 	return res.RowsAffected()
 }
@@ -213,7 +213,7 @@ type AgeRangeRow struct {
 func (q *Queries) AgeRange(ctx context.Context, score float64) (AgeRangeRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &ageRangeStmt, ageRangeUnits[:], []any{score}, &ageRangeMerge, nil)
 	if err != nil {
-		return AgeRangeRow{}, err
+		return AgeRangeRow{}, shardrt.WrapQuery("AgeRange (queries/pointers.sql:13)", err)
 	}
 	defer merged.Close()
 	row, err := merged.Next()
@@ -221,11 +221,11 @@ func (q *Queries) AgeRange(ctx context.Context, score float64) (AgeRangeRow, err
 		return AgeRangeRow{}, sql.ErrNoRows
 	}
 	if err != nil {
-		return AgeRangeRow{}, err
+		return AgeRangeRow{}, shardrt.WrapQuery("AgeRange (queries/pointers.sql:13)", err)
 	}
 	var r AgeRangeRow
 	err = shardrt.ScanCells(row, &r.Youngest, &r.Latest, &r.LastName)
-	return r, err
+	return r, shardrt.WrapQuery("AgeRange (queries/pointers.sql:13)", err)
 }
 
 // addEventStmt is the logic statement of AddEvent (queries/pointers.sql:17).
@@ -244,14 +244,14 @@ var addEventUnits = [...]shardrt.RouteUnit{
 // sharding algorithms.
 func (q *Queries) AddEvent(ctx context.Context, eventID int64, personID *int64, kind *string) error {
 	if personID == nil {
-		return errors.New("AddEvent: sharding column person_id of g42_event is NULL")
+		return shardrt.WrapQuery("AddEvent (queries/pointers.sql:17)", errors.New("sharding column person_id of g42_event is NULL"))
 	}
 	node, err := q.g42Event.PreciseNode(shardrt.Long(*personID), shardrt.Null)
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("AddEvent (queries/pointers.sql:17)", err)
 	}
 	_, err = q.run.Exec(ctx, &addEventStmt, addEventUnits[node], eventID, personID, kind)
-	return err
+	return shardrt.WrapQuery("AddEvent (queries/pointers.sql:17)", err)
 }
 
 // eventsOfStmt is the logic statement of EventsOf (queries/pointers.sql:20).
@@ -283,10 +283,11 @@ func (q *Queries) EventsOf(ctx context.Context, personID *int64) ([]EventsOfRow,
 		{Column: "person_id", Values: []shardrt.Value{v0}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("EventsOf (queries/pointers.sql:20)", err)
 	}
 	units := pickUnits(eventsOfUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &eventsOfStmt, units, []any{personID}, scanEventsOfRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &eventsOfStmt, units, []any{personID}, scanEventsOfRow)
+	return rows, shardrt.WrapQuery("EventsOf (queries/pointers.sql:20)", err)
 }
 
 // scanEventsOfRow scans one row of EventsOf.

@@ -35,10 +35,10 @@ var putEventUnits = [...]shardrt.RouteUnit{
 func (q *Queries) PutEvent(ctx context.Context, eventID int64, userID int64, kind string) error {
 	node, err := q.g4Event.PreciseNode(shardrt.Long(userID), shardrt.Long(eventID))
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("PutEvent (queries/events.sql:1)", err)
 	}
 	_, err = q.run.Exec(ctx, &putEventStmt, putEventUnits[node], eventID, userID, kind)
-	return err
+	return shardrt.WrapQuery("PutEvent (queries/events.sql:1)", err)
 }
 
 // getEventStmt is the logic statement of GetEvent (queries/events.sql:4).
@@ -64,11 +64,11 @@ var getEventUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetEvent(ctx context.Context, userID int64, eventID int64) (G4Event, error) {
 	node, err := q.g4Event.PreciseNode(shardrt.Long(userID), shardrt.Long(eventID))
 	if err != nil {
-		return G4Event{}, err
+		return G4Event{}, shardrt.WrapQuery("GetEvent (queries/events.sql:4)", err)
 	}
 	var r G4Event
 	err = q.run.QueryRow(ctx, &getEventStmt, getEventUnits[node], userID, eventID).Scan(&r.EventID, &r.UserID, &r.Kind)
-	return r, err
+	return r, shardrt.WrapQuery("GetEvent (queries/events.sql:4)", err)
 }
 
 // eventsBetweenStmt is the logic statement of EventsBetween
@@ -98,10 +98,11 @@ func (q *Queries) EventsBetween(ctx context.Context, eventID int64, eventID_2 in
 		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, Upper: shardrt.Long(eventID_2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("EventsBetween (queries/events.sql:7)", err)
 	}
 	units := pickUnits(eventsBetweenUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &eventsBetweenStmt, units, []any{eventID, eventID_2}, scanG4Event)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &eventsBetweenStmt, units, []any{eventID, eventID_2}, scanG4Event)
+	return rows, shardrt.WrapQuery("EventsBetween (queries/events.sql:7)", err)
 }
 
 // userEventsBelowStmt is the logic statement of UserEventsBelow
@@ -137,10 +138,11 @@ func (q *Queries) UserEventsBelow(ctx context.Context, userID int64, eventID int
 		{Column: "event_id", Range: &shardrt.Range{Upper: shardrt.Long(eventID), HasUpper: true, UpperOpen: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UserEventsBelow (queries/events.sql:12)", err)
 	}
 	units := pickUnits(userEventsBelowUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &userEventsBelowStmt, units, []any{userID, eventID}, scanUserEventsBelowRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &userEventsBelowStmt, units, []any{userID, eventID}, scanUserEventsBelowRow)
+	return rows, shardrt.WrapQuery("UserEventsBelow (queries/events.sql:12)", err)
 }
 
 // scanUserEventsBelowRow scans one row of UserEventsBelow.
@@ -182,10 +184,11 @@ func (q *Queries) EventsAbove(ctx context.Context, eventID int64) ([]EventsAbove
 		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, LowerOpen: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("EventsAbove (queries/events.sql:15)", err)
 	}
 	units := pickUnits(eventsAboveUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &eventsAboveStmt, units, []any{eventID}, scanEventsAboveRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &eventsAboveStmt, units, []any{eventID}, scanEventsAboveRow)
+	return rows, shardrt.WrapQuery("EventsAbove (queries/events.sql:15)", err)
 }
 
 // scanEventsAboveRow scans one row of EventsAbove.
@@ -214,7 +217,8 @@ var eventsFromLiteralUnits = [...]shardrt.RouteUnit{
 // BOUNDARY_RANGE), fixed at generate time: ds_0.g4_event_2, ds_0.g4_event_3,
 // ds_1.g4_event_2, ds_1.g4_event_3.
 func (q *Queries) EventsFromLiteral(ctx context.Context) ([]int64, error) {
-	return shardrt.QueryUnits(ctx, q.ex, &eventsFromLiteralStmt, eventsFromLiteralUnits[:], nil, scanEventsFromLiteral)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &eventsFromLiteralStmt, eventsFromLiteralUnits[:], nil, scanEventsFromLiteral)
+	return rows, shardrt.WrapQuery("EventsFromLiteral (queries/events.sql:18)", err)
 }
 
 // scanEventsFromLiteral scans one row of EventsFromLiteral.
@@ -250,10 +254,11 @@ func (q *Queries) RenameEventsBetween(ctx context.Context, kind string, eventID 
 		{Column: "event_id", Range: &shardrt.Range{Lower: shardrt.Long(eventID), HasLower: true, Upper: shardrt.Long(eventID_2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RenameEventsBetween (queries/events.sql:22)", err)
 	}
 	units := pickUnits(renameEventsBetweenUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &renameEventsBetweenStmt, units, []any{kind, eventID, eventID_2})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &renameEventsBetweenStmt, units, []any{kind, eventID, eventID_2})
+	return n, shardrt.WrapQuery("RenameEventsBetween (queries/events.sql:22)", err)
 }
 
 // moveEventStmt is the logic statement of MoveEvent (queries/events.sql:25).
@@ -280,7 +285,7 @@ var moveEventUnits = [...]shardrt.RouteUnit{
 func (q *Queries) MoveEvent(ctx context.Context, userID int64, kind string, userID_2 int64, eventID int64) (int64, error) {
 	node, err := q.g4Event.PreciseNode(shardrt.Long(userID_2), shardrt.Long(eventID))
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("MoveEvent (queries/events.sql:25)", err)
 	}
 	if err := q.g4Event.UpdateStaysOnNode("g4_event", []int{node}, []shardrt.ShardingValues{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
@@ -288,11 +293,11 @@ func (q *Queries) MoveEvent(ctx context.Context, userID int64, kind string, user
 		{Column: "event_id", Values: []shardrt.Value{shardrt.Long(eventID)}},
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}); err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("MoveEvent (queries/events.sql:25)", err)
 	}
 	res, err := q.run.Exec(ctx, &moveEventStmt, moveEventUnits[node], userID, kind, userID_2, eventID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("MoveEvent (queries/events.sql:25)", err)
 	}
 	return res.RowsAffected()
 }
@@ -321,7 +326,7 @@ var renumberEventUnits = [...]shardrt.RouteUnit{
 func (q *Queries) RenumberEvent(ctx context.Context, eventID int64, userID int64, eventID_2 int64) (int64, error) {
 	node, err := q.g4Event.PreciseNode(shardrt.Long(userID), shardrt.Long(eventID_2))
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RenumberEvent (queries/events.sql:30)", err)
 	}
 	if err := q.g4Event.UpdateStaysOnNode("g4_event", []int{node}, []shardrt.ShardingValues{
 		{Column: "event_id", Values: []shardrt.Value{shardrt.Long(eventID)}},
@@ -329,11 +334,11 @@ func (q *Queries) RenumberEvent(ctx context.Context, eventID int64, userID int64
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 		{Column: "event_id", Values: []shardrt.Value{shardrt.Long(eventID)}},
 	}}); err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RenumberEvent (queries/events.sql:30)", err)
 	}
 	res, err := q.run.Exec(ctx, &renumberEventStmt, renumberEventUnits[node], eventID, userID, eventID_2)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RenumberEvent (queries/events.sql:30)", err)
 	}
 	return res.RowsAffected()
 }
@@ -366,7 +371,7 @@ func (q *Queries) ReassignUser(ctx context.Context, userID int64, userID_2 int64
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("ReassignUser (queries/events.sql:33)", err)
 	}
 	units := pickUnits(reassignUserUnits[:], nodes)
 	if err := q.g4Event.UpdateStaysOnNode("g4_event", nodes, []shardrt.ShardingValues{
@@ -374,9 +379,10 @@ func (q *Queries) ReassignUser(ctx context.Context, userID int64, userID_2 int64
 	}, [][]shardrt.ShardingValues{{
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}); err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("ReassignUser (queries/events.sql:33)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &reassignUserStmt, units, []any{userID, userID_2})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &reassignUserStmt, units, []any{userID, userID_2})
+	return n, shardrt.WrapQuery("ReassignUser (queries/events.sql:33)", err)
 }
 
 // swapLiteralStmt is the logic statement of SwapLiteral
@@ -396,7 +402,7 @@ var swapLiteralUnits = [...]shardrt.RouteUnit{
 func (q *Queries) SwapLiteral(ctx context.Context) (int64, error) {
 	res, err := q.run.Exec(ctx, &swapLiteralStmt, swapLiteralUnits[0])
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("SwapLiteral (queries/events.sql:39)", err)
 	}
 	return res.RowsAffected()
 }

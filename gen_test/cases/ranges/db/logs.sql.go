@@ -34,10 +34,10 @@ var putLogUnits = [...]shardrt.RouteUnit{
 func (q *Queries) PutLog(ctx context.Context, logID int64, loggedAt time.Time, message string) error {
 	node, err := q.g4Log.PreciseNode(shardrt.Null, shardrt.Time(loggedAt))
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("PutLog (queries/logs.sql:1)", err)
 	}
 	_, err = q.run.Exec(ctx, &putLogStmt, putLogUnits[node], logID, loggedAt, message)
-	return err
+	return shardrt.WrapQuery("PutLog (queries/logs.sql:1)", err)
 }
 
 // getLogStmt is the logic statement of GetLog (queries/logs.sql:4).
@@ -61,11 +61,11 @@ var getLogUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetLog(ctx context.Context, loggedAt time.Time, logID int64) (G4Log, error) {
 	node, err := q.g4Log.PreciseNode(shardrt.Null, shardrt.Time(loggedAt))
 	if err != nil {
-		return G4Log{}, err
+		return G4Log{}, shardrt.WrapQuery("GetLog (queries/logs.sql:4)", err)
 	}
 	var r G4Log
 	err = q.run.QueryRow(ctx, &getLogStmt, getLogUnits[node], loggedAt, logID).Scan(&r.LogID, &r.LoggedAt, &r.Message)
-	return r, err
+	return r, shardrt.WrapQuery("GetLog (queries/logs.sql:4)", err)
 }
 
 // logsBetweenStmt is the logic statement of LogsBetween (queries/logs.sql:7).
@@ -91,10 +91,11 @@ func (q *Queries) LogsBetween(ctx context.Context, loggedAt time.Time, loggedAt_
 		{Column: "logged_at", Range: &shardrt.Range{Lower: shardrt.Time(loggedAt), HasLower: true, Upper: shardrt.Time(loggedAt_2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("LogsBetween (queries/logs.sql:7)", err)
 	}
 	units := pickUnits(logsBetweenUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &logsBetweenStmt, units, []any{loggedAt, loggedAt_2}, scanG4Log)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &logsBetweenStmt, units, []any{loggedAt, loggedAt_2}, scanG4Log)
+	return rows, shardrt.WrapQuery("LogsBetween (queries/logs.sql:7)", err)
 }
 
 // logsBeforeStmt is the logic statement of LogsBefore (queries/logs.sql:10).
@@ -126,10 +127,11 @@ func (q *Queries) LogsBefore(ctx context.Context, loggedAt time.Time) ([]LogsBef
 		{Column: "logged_at", Range: &shardrt.Range{Upper: shardrt.Time(loggedAt), HasUpper: true, UpperOpen: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("LogsBefore (queries/logs.sql:10)", err)
 	}
 	units := pickUnits(logsBeforeUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &logsBeforeStmt, units, []any{loggedAt}, scanLogsBeforeRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &logsBeforeStmt, units, []any{loggedAt}, scanLogsBeforeRow)
+	return rows, shardrt.WrapQuery("LogsBefore (queries/logs.sql:10)", err)
 }
 
 // scanLogsBeforeRow scans one row of LogsBefore.

@@ -36,11 +36,11 @@ func (q *Queries) PutMetric(ctx context.Context, metricID int64, reading int64, 
 		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("PutMetric (queries/metrics.sql:1)", err)
 	}
 	units := pickUnits(putMetricUnits[:], nodes)
 	_, err = shardrt.ExecUnits(ctx, q.ex, &putMetricStmt, units, []any{metricID, reading, label})
-	return err
+	return shardrt.WrapQuery("PutMetric (queries/metrics.sql:1)", err)
 }
 
 // metricsAtStmt is the logic statement of MetricsAt (queries/metrics.sql:4).
@@ -66,10 +66,11 @@ func (q *Queries) MetricsAt(ctx context.Context, reading int64) ([]G4Metric, err
 		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("MetricsAt (queries/metrics.sql:4)", err)
 	}
 	units := pickUnits(metricsAtUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &metricsAtStmt, units, []any{reading}, scanG4Metric)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &metricsAtStmt, units, []any{reading}, scanG4Metric)
+	return rows, shardrt.WrapQuery("MetricsAt (queries/metrics.sql:4)", err)
 }
 
 // metricsInStmt is the logic statement of MetricsIn (queries/metrics.sql:7).
@@ -111,12 +112,12 @@ func (q *Queries) MetricsIn(ctx context.Context, reading int64, reading_2 int64,
 		{Column: "reading", Values: []shardrt.Value{shardrt.Long(reading), shardrt.Long(reading_2), shardrt.Long(reading_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("MetricsIn (queries/metrics.sql:7)", err)
 	}
 	units := pickUnits(metricsInUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &metricsInStmt, units, []any{reading, reading_2, reading_3}, &metricsInMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("MetricsIn (queries/metrics.sql:7)", err)
 	}
 	defer merged.Close()
 	var out []G4Metric
@@ -126,11 +127,11 @@ func (q *Queries) MetricsIn(ctx context.Context, reading int64, reading_2 int64,
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("MetricsIn (queries/metrics.sql:7)", err)
 		}
 		var r G4Metric
 		if err := shardrt.ScanCells(row, &r.MetricID, &r.Reading, &r.Label); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("MetricsIn (queries/metrics.sql:7)", err)
 		}
 		out = append(out, r)
 	}
@@ -166,10 +167,11 @@ func (q *Queries) MetricsBetween(ctx context.Context, reading int64, reading_2 i
 		{Column: "reading", Range: &shardrt.Range{Lower: shardrt.Long(reading), HasLower: true, Upper: shardrt.Long(reading_2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("MetricsBetween (queries/metrics.sql:10)", err)
 	}
 	units := pickUnits(metricsBetweenUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &metricsBetweenStmt, units, []any{reading, reading_2}, scanMetricsBetweenRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &metricsBetweenStmt, units, []any{reading, reading_2}, scanMetricsBetweenRow)
+	return rows, shardrt.WrapQuery("MetricsBetween (queries/metrics.sql:10)", err)
 }
 
 // scanMetricsBetweenRow scans one row of MetricsBetween.
@@ -209,10 +211,11 @@ func (q *Queries) MetricsBelow(ctx context.Context, reading int64) ([]MetricsBel
 		{Column: "reading", Range: &shardrt.Range{Upper: shardrt.Long(reading), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("MetricsBelow (queries/metrics.sql:13)", err)
 	}
 	units := pickUnits(metricsBelowUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &metricsBelowStmt, units, []any{reading}, scanMetricsBelowRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &metricsBelowStmt, units, []any{reading}, scanMetricsBelowRow)
+	return rows, shardrt.WrapQuery("MetricsBelow (queries/metrics.sql:13)", err)
 }
 
 // scanMetricsBelowRow scans one row of MetricsBelow.
@@ -247,8 +250,9 @@ func (q *Queries) DeleteMetricsAbove(ctx context.Context, reading int64) (int64,
 		{Column: "reading", Range: &shardrt.Range{Lower: shardrt.Long(reading), HasLower: true, LowerOpen: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteMetricsAbove (queries/metrics.sql:16)", err)
 	}
 	units := pickUnits(deleteMetricsAboveUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &deleteMetricsAboveStmt, units, []any{reading})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteMetricsAboveStmt, units, []any{reading})
+	return n, shardrt.WrapQuery("DeleteMetricsAbove (queries/metrics.sql:16)", err)
 }

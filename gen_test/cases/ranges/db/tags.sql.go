@@ -33,11 +33,11 @@ func (q *Queries) PutTag(ctx context.Context, tagID int64, name string) error {
 		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("PutTag (queries/tags.sql:1)", err)
 	}
 	units := pickUnits(putTagUnits[:], nodes)
 	_, err = shardrt.ExecUnits(ctx, q.ex, &putTagStmt, units, []any{tagID, name})
-	return err
+	return shardrt.WrapQuery("PutTag (queries/tags.sql:1)", err)
 }
 
 // tagsInStmt is the logic statement of TagsIn (queries/tags.sql:4).
@@ -82,12 +82,12 @@ func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID_2 int64, tagID_
 		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID_2), shardrt.Long(tagID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsIn (queries/tags.sql:4)", err)
 	}
 	units := pickUnits(tagsInUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagsInStmt, units, []any{tagID, tagID_2, tagID_3}, &tagsInMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsIn (queries/tags.sql:4)", err)
 	}
 	defer merged.Close()
 	var out []TagsInRow
@@ -97,11 +97,11 @@ func (q *Queries) TagsIn(ctx context.Context, tagID int64, tagID_2 int64, tagID_
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsIn (queries/tags.sql:4)", err)
 		}
 		var r TagsInRow
 		if err := shardrt.ScanCells(row, &r.TagID, &r.Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsIn (queries/tags.sql:4)", err)
 		}
 		out = append(out, r)
 	}
@@ -145,7 +145,7 @@ type TagsEdgeRow struct {
 func (q *Queries) TagsEdge(ctx context.Context) ([]TagsEdgeRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagsEdgeStmt, tagsEdgeUnits[:], nil, &tagsEdgeMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsEdge (queries/tags.sql:8)", err)
 	}
 	defer merged.Close()
 	var out []TagsEdgeRow
@@ -155,11 +155,11 @@ func (q *Queries) TagsEdge(ctx context.Context) ([]TagsEdgeRow, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsEdge (queries/tags.sql:8)", err)
 		}
 		var r TagsEdgeRow
 		if err := shardrt.ScanCells(row, &r.TagID, &r.Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsEdge (queries/tags.sql:8)", err)
 		}
 		out = append(out, r)
 	}
@@ -187,10 +187,11 @@ func (q *Queries) RenameTagsIn(ctx context.Context, name string, tagID int64, ta
 		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RenameTagsIn (queries/tags.sql:11)", err)
 	}
 	units := pickUnits(renameTagsInUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &renameTagsInStmt, units, []any{name, tagID, tagID_2})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &renameTagsInStmt, units, []any{name, tagID, tagID_2})
+	return n, shardrt.WrapQuery("RenameTagsIn (queries/tags.sql:11)", err)
 }
 
 // deleteTagsInStmt is the logic statement of DeleteTagsIn
@@ -215,10 +216,11 @@ func (q *Queries) DeleteTagsIn(ctx context.Context, tagID int64, tagID_2 int64, 
 		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID_2), shardrt.Long(tagID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteTagsIn (queries/tags.sql:14)", err)
 	}
 	units := pickUnits(deleteTagsInUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &deleteTagsInStmt, units, []any{tagID, tagID_2, tagID_3})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteTagsInStmt, units, []any{tagID, tagID_2, tagID_3})
+	return n, shardrt.WrapQuery("DeleteTagsIn (queries/tags.sql:14)", err)
 }
 
 // putTagRowStmt is the logic statement of PutTagRow (queries/tags.sql:17).
@@ -242,11 +244,11 @@ func (q *Queries) PutTagRow(ctx context.Context, tagID int64, name string) error
 		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("PutTagRow (queries/tags.sql:17)", err)
 	}
 	units := pickUnits(putTagRowUnits[:], nodes)
 	_, err = shardrt.ExecUnits(ctx, q.ex, &putTagRowStmt, units, []any{tagID, name})
-	return err
+	return shardrt.WrapQuery("PutTagRow (queries/tags.sql:17)", err)
 }
 
 // tagRowsStmt is the logic statement of TagRows (queries/tags.sql:21).
@@ -291,12 +293,12 @@ func (q *Queries) TagRows(ctx context.Context, tagID int64, tagID_2 int64) ([]Ta
 		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID), shardrt.Long(tagID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagRows (queries/tags.sql:21)", err)
 	}
 	units := pickUnits(tagRowsUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagRowsStmt, units, []any{tagID, tagID_2}, &tagRowsMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagRows (queries/tags.sql:21)", err)
 	}
 	defer merged.Close()
 	var out []TagRowsRow
@@ -306,11 +308,11 @@ func (q *Queries) TagRows(ctx context.Context, tagID int64, tagID_2 int64) ([]Ta
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagRows (queries/tags.sql:21)", err)
 		}
 		var r TagRowsRow
 		if err := shardrt.ScanCells(row, &r.TagID, &r.Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagRows (queries/tags.sql:21)", err)
 		}
 		out = append(out, r)
 	}
@@ -337,10 +339,11 @@ func (q *Queries) CountHit(ctx context.Context, tagID int64) (int64, error) {
 		{Column: "tag_id", Values: []shardrt.Value{shardrt.Long(tagID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CountHit (queries/tags.sql:24)", err)
 	}
 	units := pickUnits(countHitUnits[:], nodes)
-	return shardrt.ExecUnits(ctx, q.ex, &countHitStmt, units, []any{tagID})
+	n, err := shardrt.ExecUnits(ctx, q.ex, &countHitStmt, units, []any{tagID})
+	return n, shardrt.WrapQuery("CountHit (queries/tags.sql:24)", err)
 }
 
 // tagHitsStmt is the logic statement of TagHits (queries/tags.sql:27).
@@ -385,12 +388,12 @@ func (q *Queries) TagHits(ctx context.Context, tagID int64, tagID_2 int64) ([]Ta
 		{Column: "tag_id", Range: &shardrt.Range{Lower: shardrt.Long(tagID), HasLower: true, Upper: shardrt.Long(tagID_2), HasUpper: true}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagHits (queries/tags.sql:27)", err)
 	}
 	units := pickUnits(tagHitsUnits[:], nodes)
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagHitsStmt, units, []any{tagID, tagID_2}, &tagHitsMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagHits (queries/tags.sql:27)", err)
 	}
 	defer merged.Close()
 	var out []TagHitsRow
@@ -400,11 +403,11 @@ func (q *Queries) TagHits(ctx context.Context, tagID int64, tagID_2 int64) ([]Ta
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagHits (queries/tags.sql:27)", err)
 		}
 		var r TagHitsRow
 		if err := shardrt.ScanCells(row, &r.TagID, &r.Hits); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagHits (queries/tags.sql:27)", err)
 		}
 		out = append(out, r)
 	}

@@ -27,7 +27,7 @@ var putNoteUnits = [...]shardrt.RouteUnit{
 // Route: SingleTable on g12_note; single table on data source rw_ds.
 func (q *Queries) PutNote(ctx context.Context, noteID int64, owner string, body sql.NullString) error {
 	_, err := q.run.Exec(ctx, &putNoteStmt, putNoteUnits[0], noteID, owner, body)
-	return err
+	return shardrt.WrapQuery("PutNote (queries/notes.sql:1)", err)
 }
 
 // getNoteStmt is the logic statement of GetNote (queries/notes.sql:4).
@@ -45,7 +45,7 @@ var getNoteUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetNote(ctx context.Context, noteID int64) (G12Note, error) {
 	var r G12Note
 	err := q.run.QueryRow(ctx, &getNoteStmt, getNoteUnits[0], noteID).Scan(&r.NoteID, &r.Owner, &r.Body)
-	return r, err
+	return r, shardrt.WrapQuery("GetNote (queries/notes.sql:4)", err)
 }
 
 // ownerNotesStmt is the logic statement of OwnerNotes (queries/notes.sql:7).
@@ -69,22 +69,22 @@ type OwnerNotesRow struct {
 func (q *Queries) OwnerNotes(ctx context.Context, owner string) ([]OwnerNotesRow, error) {
 	rows, err := q.run.Query(ctx, &ownerNotesStmt, ownerNotesUnits[0], owner)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OwnerNotes (queries/notes.sql:7)", err)
 	}
 	defer rows.Close()
 	var out []OwnerNotesRow
 	for rows.Next() {
 		var r OwnerNotesRow
 		if err := rows.Scan(&r.NoteID, &r.Body); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OwnerNotes (queries/notes.sql:7)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OwnerNotes (queries/notes.sql:7)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OwnerNotes (queries/notes.sql:7)", err)
 	}
 	return out, nil
 }
@@ -96,14 +96,14 @@ func (q *Queries) OwnerNotesIter(ctx context.Context, owner string) iter.Seq2[Ow
 	return func(yield func(OwnerNotesRow, error) bool) {
 		rows, err := q.run.Query(ctx, &ownerNotesStmt, ownerNotesUnits[0], owner)
 		if err != nil {
-			yield(OwnerNotesRow{}, err)
+			yield(OwnerNotesRow{}, shardrt.WrapQuery("OwnerNotes (queries/notes.sql:7)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r OwnerNotesRow
 			if err := rows.Scan(&r.NoteID, &r.Body); err != nil {
-				yield(OwnerNotesRow{}, err)
+				yield(OwnerNotesRow{}, shardrt.WrapQuery("OwnerNotes (queries/notes.sql:7)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -111,7 +111,7 @@ func (q *Queries) OwnerNotesIter(ctx context.Context, owner string) iter.Seq2[Ow
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(OwnerNotesRow{}, err)
+			yield(OwnerNotesRow{}, shardrt.WrapQuery("OwnerNotes (queries/notes.sql:7)", err))
 		}
 	}
 }
@@ -138,22 +138,22 @@ type CountByOwnerRow struct {
 func (q *Queries) CountByOwner(ctx context.Context) ([]CountByOwnerRow, error) {
 	rows, err := q.run.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CountByOwner (queries/notes.sql:10)", err)
 	}
 	defer rows.Close()
 	var out []CountByOwnerRow
 	for rows.Next() {
 		var r CountByOwnerRow
 		if err := rows.Scan(&r.Owner, &r.Count); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("CountByOwner (queries/notes.sql:10)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CountByOwner (queries/notes.sql:10)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("CountByOwner (queries/notes.sql:10)", err)
 	}
 	return out, nil
 }
@@ -165,14 +165,14 @@ func (q *Queries) CountByOwnerIter(ctx context.Context) iter.Seq2[CountByOwnerRo
 	return func(yield func(CountByOwnerRow, error) bool) {
 		rows, err := q.run.Query(ctx, &countByOwnerStmt, countByOwnerUnits[0])
 		if err != nil {
-			yield(CountByOwnerRow{}, err)
+			yield(CountByOwnerRow{}, shardrt.WrapQuery("CountByOwner (queries/notes.sql:10)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r CountByOwnerRow
 			if err := rows.Scan(&r.Owner, &r.Count); err != nil {
-				yield(CountByOwnerRow{}, err)
+				yield(CountByOwnerRow{}, shardrt.WrapQuery("CountByOwner (queries/notes.sql:10)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -180,7 +180,7 @@ func (q *Queries) CountByOwnerIter(ctx context.Context) iter.Seq2[CountByOwnerRo
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(CountByOwnerRow{}, err)
+			yield(CountByOwnerRow{}, shardrt.WrapQuery("CountByOwner (queries/notes.sql:10)", err))
 		}
 	}
 }
@@ -200,7 +200,7 @@ var editNotesUnits = [...]shardrt.RouteUnit{
 func (q *Queries) EditNotes(ctx context.Context, body sql.NullString, owner string) (int64, error) {
 	res, err := q.run.Exec(ctx, &editNotesStmt, editNotesUnits[0], body, owner)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("EditNotes (queries/notes.sql:13)", err)
 	}
 	return res.RowsAffected()
 }
@@ -220,7 +220,7 @@ var deleteNoteUnits = [...]shardrt.RouteUnit{
 func (q *Queries) DeleteNote(ctx context.Context, noteID int64) (int64, error) {
 	res, err := q.run.Exec(ctx, &deleteNoteStmt, deleteNoteUnits[0], noteID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteNote (queries/notes.sql:16)", err)
 	}
 	return res.RowsAffected()
 }

@@ -26,7 +26,7 @@ var putRoleUnits = [...]shardrt.RouteUnit{
 // Route: SingleNode on g12_role, fixed at generate time: rw_ds.g12_role_0.
 func (q *Queries) PutRole(ctx context.Context, roleID int64, name string) error {
 	_, err := q.run.Exec(ctx, &putRoleStmt, putRoleUnits[0], roleID, name)
-	return err
+	return shardrt.WrapQuery("PutRole (queries/roles.sql:1)", err)
 }
 
 // putRoleAdminStmt is the logic statement of PutRoleAdmin
@@ -45,7 +45,7 @@ var putRoleAdminUnits = [...]shardrt.RouteUnit{
 // rw_ds.g12_role_admin_0.
 func (q *Queries) PutRoleAdmin(ctx context.Context, adminID int64, roleID int64, owner string) error {
 	_, err := q.run.Exec(ctx, &putRoleAdminStmt, putRoleAdminUnits[0], adminID, roleID, owner)
-	return err
+	return shardrt.WrapQuery("PutRoleAdmin (queries/roles.sql:4)", err)
 }
 
 // roleAdminsStmt is the logic statement of RoleAdmins (queries/roles.sql:7).
@@ -72,22 +72,22 @@ type RoleAdminsRow struct {
 func (q *Queries) RoleAdmins(ctx context.Context, roleID int64) ([]RoleAdminsRow, error) {
 	rows, err := q.run.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("RoleAdmins (queries/roles.sql:7)", err)
 	}
 	defer rows.Close()
 	var out []RoleAdminsRow
 	for rows.Next() {
 		var r RoleAdminsRow
 		if err := rows.Scan(&r.Name, &r.AdminID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("RoleAdmins (queries/roles.sql:7)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("RoleAdmins (queries/roles.sql:7)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("RoleAdmins (queries/roles.sql:7)", err)
 	}
 	return out, nil
 }
@@ -99,14 +99,14 @@ func (q *Queries) RoleAdminsIter(ctx context.Context, roleID int64) iter.Seq2[Ro
 	return func(yield func(RoleAdminsRow, error) bool) {
 		rows, err := q.run.Query(ctx, &roleAdminsStmt, roleAdminsUnits[0], roleID)
 		if err != nil {
-			yield(RoleAdminsRow{}, err)
+			yield(RoleAdminsRow{}, shardrt.WrapQuery("RoleAdmins (queries/roles.sql:7)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r RoleAdminsRow
 			if err := rows.Scan(&r.Name, &r.AdminID); err != nil {
-				yield(RoleAdminsRow{}, err)
+				yield(RoleAdminsRow{}, shardrt.WrapQuery("RoleAdmins (queries/roles.sql:7)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -114,7 +114,7 @@ func (q *Queries) RoleAdminsIter(ctx context.Context, roleID int64) iter.Seq2[Ro
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(RoleAdminsRow{}, err)
+			yield(RoleAdminsRow{}, shardrt.WrapQuery("RoleAdmins (queries/roles.sql:7)", err))
 		}
 	}
 }
@@ -144,22 +144,22 @@ type AdminsPerRoleRow struct {
 func (q *Queries) AdminsPerRole(ctx context.Context) ([]AdminsPerRoleRow, error) {
 	rows, err := q.run.Query(ctx, &adminsPerRoleStmt, adminsPerRoleUnits[0])
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AdminsPerRole (queries/roles.sql:11)", err)
 	}
 	defer rows.Close()
 	var out []AdminsPerRoleRow
 	for rows.Next() {
 		var r AdminsPerRoleRow
 		if err := rows.Scan(&r.Name, &r.CountAAdminID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("AdminsPerRole (queries/roles.sql:11)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AdminsPerRole (queries/roles.sql:11)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AdminsPerRole (queries/roles.sql:11)", err)
 	}
 	return out, nil
 }
@@ -171,14 +171,14 @@ func (q *Queries) AdminsPerRoleIter(ctx context.Context) iter.Seq2[AdminsPerRole
 	return func(yield func(AdminsPerRoleRow, error) bool) {
 		rows, err := q.run.Query(ctx, &adminsPerRoleStmt, adminsPerRoleUnits[0])
 		if err != nil {
-			yield(AdminsPerRoleRow{}, err)
+			yield(AdminsPerRoleRow{}, shardrt.WrapQuery("AdminsPerRole (queries/roles.sql:11)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r AdminsPerRoleRow
 			if err := rows.Scan(&r.Name, &r.CountAAdminID); err != nil {
-				yield(AdminsPerRoleRow{}, err)
+				yield(AdminsPerRoleRow{}, shardrt.WrapQuery("AdminsPerRole (queries/roles.sql:11)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -186,7 +186,7 @@ func (q *Queries) AdminsPerRoleIter(ctx context.Context) iter.Seq2[AdminsPerRole
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(AdminsPerRoleRow{}, err)
+			yield(AdminsPerRoleRow{}, shardrt.WrapQuery("AdminsPerRole (queries/roles.sql:11)", err))
 		}
 	}
 }
@@ -216,22 +216,22 @@ type AdminNotesRow struct {
 func (q *Queries) AdminNotes(ctx context.Context, roleID int64) ([]AdminNotesRow, error) {
 	rows, err := q.run.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AdminNotes (queries/roles.sql:14)", err)
 	}
 	defer rows.Close()
 	var out []AdminNotesRow
 	for rows.Next() {
 		var r AdminNotesRow
 		if err := rows.Scan(&r.AdminID, &r.NoteID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("AdminNotes (queries/roles.sql:14)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AdminNotes (queries/roles.sql:14)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AdminNotes (queries/roles.sql:14)", err)
 	}
 	return out, nil
 }
@@ -243,14 +243,14 @@ func (q *Queries) AdminNotesIter(ctx context.Context, roleID int64) iter.Seq2[Ad
 	return func(yield func(AdminNotesRow, error) bool) {
 		rows, err := q.run.Query(ctx, &adminNotesStmt, adminNotesUnits[0], roleID)
 		if err != nil {
-			yield(AdminNotesRow{}, err)
+			yield(AdminNotesRow{}, shardrt.WrapQuery("AdminNotes (queries/roles.sql:14)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r AdminNotesRow
 			if err := rows.Scan(&r.AdminID, &r.NoteID); err != nil {
-				yield(AdminNotesRow{}, err)
+				yield(AdminNotesRow{}, shardrt.WrapQuery("AdminNotes (queries/roles.sql:14)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -258,7 +258,7 @@ func (q *Queries) AdminNotesIter(ctx context.Context, roleID int64) iter.Seq2[Ad
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(AdminNotesRow{}, err)
+			yield(AdminNotesRow{}, shardrt.WrapQuery("AdminNotes (queries/roles.sql:14)", err))
 		}
 	}
 }
@@ -278,7 +278,7 @@ var renameRoleUnits = [...]shardrt.RouteUnit{
 func (q *Queries) RenameRole(ctx context.Context, name string, roleID int64) (int64, error) {
 	res, err := q.run.Exec(ctx, &renameRoleStmt, renameRoleUnits[0], name, roleID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("RenameRole (queries/roles.sql:19)", err)
 	}
 	return res.RowsAffected()
 }

@@ -45,7 +45,7 @@ type CreateAccountParams struct {
 func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) error {
 	ds := shardrt.Mod(arg.AccountID, 4)
 	_, err := q.run.Exec(ctx, &createAccountStmt, createAccountUnits[ds], arg.AccountID, arg.Owner, arg.Nickname, arg.Balance, arg.Credits, arg.LimitCents, arg.OpenedAt, arg.ClosedAt, arg.Score)
-	return err
+	return shardrt.WrapQuery("CreateAccount (queries/accounts.sql:1)", err)
 }
 
 // getAccountStmt is the logic statement of GetAccount (queries/accounts.sql:5).
@@ -67,7 +67,7 @@ func (q *Queries) GetAccount(ctx context.Context, id int64) (G5Account, error) {
 	ds := shardrt.Mod(id, 4)
 	var r G5Account
 	err := q.run.QueryRow(ctx, &getAccountStmt, getAccountUnits[ds], id).Scan(&r.AccountID, &r.Owner, &r.Nickname, &r.Balance, &r.Credits, &r.LimitCents, &r.OpenedAt, &r.ClosedAt, &r.Score)
-	return r, err
+	return r, shardrt.WrapQuery("GetAccount (queries/accounts.sql:5)", err)
 }
 
 // getAccountByNicknameStmt is the logic statement of GetAccountByNickname
@@ -98,7 +98,7 @@ func (q *Queries) GetAccountByNickname(ctx context.Context, accountID int64, nic
 	ds := shardrt.Mod(accountID, 4)
 	var r GetAccountByNicknameRow
 	err := q.run.QueryRow(ctx, &getAccountByNicknameStmt, getAccountByNicknameUnits[ds], accountID, nickname).Scan(&r.AccountID, &r.Nickname, &r.LimitCents)
-	return r, err
+	return r, shardrt.WrapQuery("GetAccountByNickname (queries/accounts.sql:8)", err)
 }
 
 // listOwnerAccountsStmt is the logic statement of ListOwnerAccounts
@@ -126,7 +126,8 @@ type ListOwnerAccountsRow struct {
 // Route: AllNodes on g5_account (database: account_id MOD); no sharding
 // condition; full route allowed by -- shardgen:allow-full-route.
 func (q *Queries) ListOwnerAccounts(ctx context.Context, owner string) ([]ListOwnerAccountsRow, error) {
-	return shardrt.QueryUnits(ctx, q.ex, &listOwnerAccountsStmt, listOwnerAccountsUnits[:], []any{owner}, scanListOwnerAccountsRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listOwnerAccountsStmt, listOwnerAccountsUnits[:], []any{owner}, scanListOwnerAccountsRow)
+	return rows, shardrt.WrapQuery("ListOwnerAccounts (queries/accounts.sql:13)", err)
 }
 
 // scanListOwnerAccountsRow scans one row of ListOwnerAccounts.
@@ -177,10 +178,11 @@ func (q *Queries) FindAccounts(ctx context.Context, arg FindAccountsParams) ([]F
 		{Column: "account_id", Values: []shardrt.Value{shardrt.Long(arg.AccountID), shardrt.Long(arg.AccountID_2), shardrt.Long(arg.AccountID_3)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("FindAccounts (queries/accounts.sql:17)", err)
 	}
 	units := pickUnits(findAccountsUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &findAccountsStmt, units, []any{arg.AccountID, arg.AccountID_2, arg.AccountID_3, arg.Balance, arg.OpenedAt, arg.OpenedAt_2}, scanFindAccountsRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &findAccountsStmt, units, []any{arg.AccountID, arg.AccountID_2, arg.AccountID_3, arg.Balance, arg.OpenedAt, arg.OpenedAt_2}, scanFindAccountsRow)
+	return rows, shardrt.WrapQuery("FindAccounts (queries/accounts.sql:17)", err)
 }
 
 // scanFindAccountsRow scans one row of FindAccounts.
@@ -220,7 +222,7 @@ func (q *Queries) UpdateAccount(ctx context.Context, arg UpdateAccountParams) (i
 	ds := shardrt.Mod(arg.AccountID, 4)
 	res, err := q.run.Exec(ctx, &updateAccountStmt, updateAccountUnits[ds], arg.Nickname, arg.Delta, arg.LimitCents, arg.ClosedAt, arg.Score, arg.AccountID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("UpdateAccount (queries/accounts.sql:22)", err)
 	}
 	return res.RowsAffected()
 }
@@ -245,7 +247,7 @@ func (q *Queries) DeleteAccount(ctx context.Context, accountID int64) (int64, er
 	ds := shardrt.Mod(accountID, 4)
 	res, err := q.run.Exec(ctx, &deleteAccountStmt, deleteAccountUnits[ds], accountID)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteAccount (queries/accounts.sql:28)", err)
 	}
 	return res.RowsAffected()
 }

@@ -28,7 +28,7 @@ var putSettingUnits = [...]shardrt.RouteUnit{
 func (q *Queries) PutSetting(ctx context.Context, name string, value sql.NullString, version uint32, updatedAt sql.NullTime) (int64, error) {
 	res, err := q.run.Exec(ctx, &putSettingStmt, putSettingUnits[0], name, value, version, updatedAt)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("PutSetting (queries/settings.sql:1)", err)
 	}
 	return res.RowsAffected()
 }
@@ -48,7 +48,7 @@ var getSettingUnits = [...]shardrt.RouteUnit{
 func (q *Queries) GetSetting(ctx context.Context, name string) (G5Setting, error) {
 	var r G5Setting
 	err := q.run.QueryRow(ctx, &getSettingStmt, getSettingUnits[0], name).Scan(&r.Name, &r.Value, &r.Version, &r.UpdatedAt)
-	return r, err
+	return r, shardrt.WrapQuery("GetSetting (queries/settings.sql:5)", err)
 }
 
 // listSettingsStmt is the logic statement of ListSettings
@@ -74,22 +74,22 @@ type ListSettingsRow struct {
 func (q *Queries) ListSettings(ctx context.Context, version uint32) ([]ListSettingsRow, error) {
 	rows, err := q.run.Query(ctx, &listSettingsStmt, listSettingsUnits[0], version)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListSettings (queries/settings.sql:8)", err)
 	}
 	defer rows.Close()
 	var out []ListSettingsRow
 	for rows.Next() {
 		var r ListSettingsRow
 		if err := rows.Scan(&r.Name, &r.Value, &r.Version); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListSettings (queries/settings.sql:8)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListSettings (queries/settings.sql:8)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListSettings (queries/settings.sql:8)", err)
 	}
 	return out, nil
 }
@@ -101,14 +101,14 @@ func (q *Queries) ListSettingsIter(ctx context.Context, version uint32) iter.Seq
 	return func(yield func(ListSettingsRow, error) bool) {
 		rows, err := q.run.Query(ctx, &listSettingsStmt, listSettingsUnits[0], version)
 		if err != nil {
-			yield(ListSettingsRow{}, err)
+			yield(ListSettingsRow{}, shardrt.WrapQuery("ListSettings (queries/settings.sql:8)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r ListSettingsRow
 			if err := rows.Scan(&r.Name, &r.Value, &r.Version); err != nil {
-				yield(ListSettingsRow{}, err)
+				yield(ListSettingsRow{}, shardrt.WrapQuery("ListSettings (queries/settings.sql:8)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -116,7 +116,7 @@ func (q *Queries) ListSettingsIter(ctx context.Context, version uint32) iter.Seq
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(ListSettingsRow{}, err)
+			yield(ListSettingsRow{}, shardrt.WrapQuery("ListSettings (queries/settings.sql:8)", err))
 		}
 	}
 }
@@ -137,7 +137,7 @@ var deleteSettingUnits = [...]shardrt.RouteUnit{
 func (q *Queries) DeleteSetting(ctx context.Context, name string) (int64, error) {
 	res, err := q.run.Exec(ctx, &deleteSettingStmt, deleteSettingUnits[0], name)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteSetting (queries/settings.sql:11)", err)
 	}
 	return res.RowsAffected()
 }

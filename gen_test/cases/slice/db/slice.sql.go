@@ -33,7 +33,7 @@ func (q *Queries) AddOrder(ctx context.Context, orderID int64, userID int64, sta
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.Mod(orderID, 2)
 	_, err := q.run.Exec(ctx, &addOrderStmt, addOrderUnits[ds*2+t], orderID, userID, status, amount)
-	return err
+	return shardrt.WrapQuery("AddOrder (queries/slice.sql:1)", err)
 }
 
 // listOrdersOfUsersStmt is the logic statement of ListOrdersOfUsers
@@ -85,7 +85,7 @@ func (q *Queries) ListOrdersOfUsers(ctx context.Context, userIds []int64) ([]G40
 			{Column: "user_id", Values: []shardrt.Value{shardrt.Long(v)}},
 		}}, shardrt.HintValues{})
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrdersOfUsers (queries/slice.sql:4)", err)
 		}
 		for _, n := range nodes {
 			vals[n] = append(vals[n], v)
@@ -93,11 +93,11 @@ func (q *Queries) ListOrdersOfUsers(ctx context.Context, userIds []int64) ([]G40
 	}
 	units, err := q.src.SliceUnits(&listOrdersOfUsersStmt, listOrdersOfUsersUnits[:], listOrdersOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersOfUsers (queries/slice.sql:4)", err)
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listOrdersOfUsersStmt, units, nil, &listOrdersOfUsersMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersOfUsers (queries/slice.sql:4)", err)
 	}
 	defer merged.Close()
 	var out []G40Order
@@ -107,11 +107,11 @@ func (q *Queries) ListOrdersOfUsers(ctx context.Context, userIds []int64) ([]G40
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrdersOfUsers (queries/slice.sql:4)", err)
 		}
 		var r G40Order
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.UserID, &r.Status, &r.Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrdersOfUsers (queries/slice.sql:4)", err)
 		}
 		out = append(out, r)
 	}
@@ -170,11 +170,11 @@ func (q *Queries) FindOrders(ctx context.Context, notStatus string, userID int64
 	}
 	units, err := q.src.SliceUnits(&findOrdersStmt, findOrdersUnits[:], findOrdersSliceAt[:], vals[:], []any{notStatus, userID}, []any{minAmount})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("FindOrders (queries/slice.sql:8)", err)
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &findOrdersStmt, units, nil, &findOrdersMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("FindOrders (queries/slice.sql:8)", err)
 	}
 	defer merged.Close()
 	var out []FindOrdersRow
@@ -184,11 +184,11 @@ func (q *Queries) FindOrders(ctx context.Context, notStatus string, userID int64
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("FindOrders (queries/slice.sql:8)", err)
 		}
 		var r FindOrdersRow
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.Status); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("FindOrders (queries/slice.sql:8)", err)
 		}
 		out = append(out, r)
 	}
@@ -235,11 +235,11 @@ func (q *Queries) GetIfStatus(ctx context.Context, userID int64, orderID int64, 
 	vals[ds*2+t] = list
 	units, err := q.src.SliceUnits(&getIfStatusStmt, getIfStatusUnits[:], getIfStatusSliceAt[:], vals[:], []any{userID, orderID}, nil)
 	if err != nil {
-		return GetIfStatusRow{}, err
+		return GetIfStatusRow{}, shardrt.WrapQuery("GetIfStatus (queries/slice.sql:14)", err)
 	}
 	rows, err := shardrt.QueryUnits(ctx, q.ex, &getIfStatusStmt, units, nil, scanGetIfStatusRow)
 	if err != nil {
-		return GetIfStatusRow{}, err
+		return GetIfStatusRow{}, shardrt.WrapQuery("GetIfStatus (queries/slice.sql:14)", err)
 	}
 	if len(rows) == 0 {
 		return GetIfStatusRow{}, sql.ErrNoRows
@@ -304,18 +304,18 @@ func (q *Queries) ListOfUserByStatus(ctx context.Context, userID int64, statuses
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOfUserByStatus (queries/slice.sql:17)", err)
 	}
 	for _, n := range nodes {
 		vals[n] = list
 	}
 	units, err := q.src.SliceUnits(&listOfUserByStatusStmt, listOfUserByStatusUnits[:], listOfUserByStatusSliceAt[:], vals[:], []any{userID}, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOfUserByStatus (queries/slice.sql:17)", err)
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listOfUserByStatusStmt, units, nil, &listOfUserByStatusMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOfUserByStatus (queries/slice.sql:17)", err)
 	}
 	defer merged.Close()
 	var out []int64
@@ -325,11 +325,11 @@ func (q *Queries) ListOfUserByStatus(ctx context.Context, userID int64, statuses
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOfUserByStatus (queries/slice.sql:17)", err)
 		}
 		var r int64
 		if err := shardrt.ScanCells(row, &r); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOfUserByStatus (queries/slice.sql:17)", err)
 		}
 		out = append(out, r)
 	}
@@ -393,11 +393,11 @@ func (q *Queries) CountByStatus(ctx context.Context, statuses []string) (CountBy
 	}
 	units, err := q.src.SliceUnits(&countByStatusStmt, countByStatusUnits[:], countByStatusSliceAt[:], vals[:], nil, nil)
 	if err != nil {
-		return CountByStatusRow{}, err
+		return CountByStatusRow{}, shardrt.WrapQuery("CountByStatus (queries/slice.sql:20)", err)
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countByStatusStmt, units, nil, &countByStatusMerge, nil)
 	if err != nil {
-		return CountByStatusRow{}, err
+		return CountByStatusRow{}, shardrt.WrapQuery("CountByStatus (queries/slice.sql:20)", err)
 	}
 	defer merged.Close()
 	row, err := merged.Next()
@@ -405,11 +405,11 @@ func (q *Queries) CountByStatus(ctx context.Context, statuses []string) (CountBy
 		return CountByStatusRow{}, sql.ErrNoRows
 	}
 	if err != nil {
-		return CountByStatusRow{}, err
+		return CountByStatusRow{}, shardrt.WrapQuery("CountByStatus (queries/slice.sql:20)", err)
 	}
 	var r CountByStatusRow
 	err = shardrt.ScanCells(row, &r.N, &r.Total)
-	return r, err
+	return r, shardrt.WrapQuery("CountByStatus (queries/slice.sql:20)", err)
 }
 
 // countOfUsersStmt is the logic statement of CountOfUsers
@@ -458,7 +458,7 @@ func (q *Queries) CountOfUsers(ctx context.Context, userIds []int64) (int64, err
 			{Column: "user_id", Values: []shardrt.Value{shardrt.Long(v)}},
 		}}, shardrt.HintValues{})
 		if err != nil {
-			return 0, err
+			return 0, shardrt.WrapQuery("CountOfUsers (queries/slice.sql:24)", err)
 		}
 		for _, n := range nodes {
 			vals[n] = append(vals[n], v)
@@ -469,11 +469,11 @@ func (q *Queries) CountOfUsers(ctx context.Context, userIds []int64) (int64, err
 	}
 	units, err := q.src.SliceUnits(&countOfUsersStmt, countOfUsersUnits[:], countOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CountOfUsers (queries/slice.sql:24)", err)
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &countOfUsersStmt, units, nil, &countOfUsersMerge, nil)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CountOfUsers (queries/slice.sql:24)", err)
 	}
 	defer merged.Close()
 	row, err := merged.Next()
@@ -481,11 +481,11 @@ func (q *Queries) CountOfUsers(ctx context.Context, userIds []int64) (int64, err
 		return 0, sql.ErrNoRows
 	}
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("CountOfUsers (queries/slice.sql:24)", err)
 	}
 	var r int64
 	err = shardrt.ScanCells(row, &r)
-	return r, err
+	return r, shardrt.WrapQuery("CountOfUsers (queries/slice.sql:24)", err)
 }
 
 // topOrdersOfUsersStmt is the logic statement of TopOrdersOfUsers
@@ -544,7 +544,7 @@ func (q *Queries) TopOrdersOfUsers(ctx context.Context, userIds []int64, limit i
 			{Column: "user_id", Values: []shardrt.Value{shardrt.Long(v)}},
 		}}, shardrt.HintValues{})
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TopOrdersOfUsers (queries/slice.sql:27)", err)
 		}
 		for _, n := range nodes {
 			vals[n] = append(vals[n], v)
@@ -552,11 +552,11 @@ func (q *Queries) TopOrdersOfUsers(ctx context.Context, userIds []int64, limit i
 	}
 	units, err := q.src.SliceUnits(&topOrdersOfUsersStmt, topOrdersOfUsersUnits[:], topOrdersOfUsersSliceAt[:], vals[:], nil, []any{limit})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TopOrdersOfUsers (queries/slice.sql:27)", err)
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &topOrdersOfUsersStmt, units, nil, &topOrdersOfUsersMerge, []any{userIds, limit})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TopOrdersOfUsers (queries/slice.sql:27)", err)
 	}
 	defer merged.Close()
 	var out []TopOrdersOfUsersRow
@@ -566,11 +566,11 @@ func (q *Queries) TopOrdersOfUsers(ctx context.Context, userIds []int64, limit i
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TopOrdersOfUsers (queries/slice.sql:27)", err)
 		}
 		var r TopOrdersOfUsersRow
 		if err := shardrt.ScanCells(row, &r.OrderID, &r.UserID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TopOrdersOfUsers (queries/slice.sql:27)", err)
 		}
 		out = append(out, r)
 	}
@@ -608,9 +608,10 @@ func (q *Queries) SetStatus(ctx context.Context, status string, orderIds []int64
 	}
 	units, err := q.src.SliceUnits(&setStatusStmt, setStatusUnits[:], setStatusSliceAt[:], vals[:], []any{status}, []any{userID})
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("SetStatus (queries/slice.sql:30)", err)
 	}
-	return shardrt.ExecUnits(ctx, q.ex, &setStatusStmt, units, nil)
+	n, err := shardrt.ExecUnits(ctx, q.ex, &setStatusStmt, units, nil)
+	return n, shardrt.WrapQuery("SetStatus (queries/slice.sql:30)", err)
 }
 
 // touchOrdersStmt is the logic statement of TouchOrders (queries/slice.sql:33).
@@ -646,10 +647,10 @@ func (q *Queries) TouchOrders(ctx context.Context, userID int64, orderIds []int6
 	}
 	units, err := q.src.SliceUnits(&touchOrdersStmt, touchOrdersUnits[:], touchOrdersSliceAt[:], vals[:], []any{userID}, nil)
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("TouchOrders (queries/slice.sql:33)", err)
 	}
 	_, err = shardrt.ExecUnits(ctx, q.ex, &touchOrdersStmt, units, nil)
-	return err
+	return shardrt.WrapQuery("TouchOrders (queries/slice.sql:33)", err)
 }
 
 // deleteOfUsersStmt is the logic statement of DeleteOfUsers
@@ -684,7 +685,7 @@ func (q *Queries) DeleteOfUsers(ctx context.Context, userIds []int64, amount int
 			{Column: "user_id", Values: []shardrt.Value{shardrt.Long(v)}},
 		}}, shardrt.HintValues{})
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("DeleteOfUsers (queries/slice.sql:36)", err)
 		}
 		for _, n := range nodes {
 			vals[n] = append(vals[n], v)
@@ -692,11 +693,11 @@ func (q *Queries) DeleteOfUsers(ctx context.Context, userIds []int64, amount int
 	}
 	units, err := q.src.SliceUnits(&deleteOfUsersStmt, deleteOfUsersUnits[:], deleteOfUsersSliceAt[:], vals[:], nil, []any{amount})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("DeleteOfUsers (queries/slice.sql:36)", err)
 	}
 	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteOfUsersStmt, units, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("DeleteOfUsers (queries/slice.sql:36)", err)
 	}
 	return shardrt.NewResult(0, n), nil
 }
@@ -717,7 +718,7 @@ var addItemUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddItem(ctx context.Context, code string, name string) error {
 	ds := shardrt.HashModString(code, 2)
 	_, err := q.run.Exec(ctx, &addItemStmt, addItemUnits[ds], code, name)
-	return err
+	return shardrt.WrapQuery("AddItem (queries/slice.sql:39)", err)
 }
 
 // listItemsStmt is the logic statement of ListItems (queries/slice.sql:42).
@@ -768,11 +769,11 @@ func (q *Queries) ListItems(ctx context.Context, codes []string) ([]G40Item, err
 	}
 	units, err := q.src.SliceUnits(&listItemsStmt, listItemsUnits[:], listItemsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListItems (queries/slice.sql:42)", err)
 	}
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &listItemsStmt, units, nil, &listItemsMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListItems (queries/slice.sql:42)", err)
 	}
 	defer merged.Close()
 	var out []G40Item
@@ -782,11 +783,11 @@ func (q *Queries) ListItems(ctx context.Context, codes []string) ([]G40Item, err
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListItems (queries/slice.sql:42)", err)
 		}
 		var r G40Item
 		if err := shardrt.ScanCells(row, &r.Code, &r.Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListItems (queries/slice.sql:42)", err)
 		}
 		out = append(out, r)
 	}
@@ -811,7 +812,7 @@ var addDictUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddDict(ctx context.Context, id int32, name string) error {
 	_, err := shardrt.ExecBroadcast(ctx, q.ex, &addDictStmt, addDictUnits[:], []any{id, name})
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("AddDict (queries/slice.sql:45)", err)
 	}
 	return nil
 }
@@ -844,9 +845,10 @@ func (q *Queries) ListDicts(ctx context.Context, ids []int32) ([]G40Dict, error)
 	vals[0] = list
 	units, err := q.src.SliceUnits(&listDictsStmt, listDictsUnits[:], listDictsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListDicts (queries/slice.sql:48)", err)
 	}
-	return shardrt.QueryUnits(ctx, q.ex, &listDictsStmt, units, nil, scanG40Dict)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listDictsStmt, units, nil, scanG40Dict)
+	return rows, shardrt.WrapQuery("ListDicts (queries/slice.sql:48)", err)
 }
 
 // deleteDictsStmt is the logic statement of DeleteDicts (queries/slice.sql:51).
@@ -884,11 +886,11 @@ func (q *Queries) DeleteDicts(ctx context.Context, ids []int32) (int64, error) {
 	}
 	units, err := q.src.SliceUnits(&deleteDictsStmt, deleteDictsUnits[:], deleteDictsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteDicts (queries/slice.sql:51)", err)
 	}
 	res, err := shardrt.ExecBroadcast(ctx, q.ex, &deleteDictsStmt, units, nil)
 	if err != nil {
-		return 0, err
+		return 0, shardrt.WrapQuery("DeleteDicts (queries/slice.sql:51)", err)
 	}
 	return res.RowsAffected()
 }

@@ -36,7 +36,7 @@ type AddOrderParams struct {
 func (q *Queries) AddOrder(ctx context.Context, arg AddOrderParams) error {
 	ds := shardrt.Mod(arg.UserID, 2)
 	_, err := q.run.Exec(ctx, &addOrderStmt, addOrderUnits[ds], arg.OrderID, arg.UserID, arg.Status)
-	return err
+	return shardrt.WrapQuery("AddOrder (queries/orders.sql:1)", err)
 }
 
 // getOrderStmt is the logic statement of GetOrder (queries/orders.sql:4).
@@ -62,7 +62,7 @@ func (q *Queries) GetOrder(ctx context.Context, arg GetOrderParams) (G20Order, e
 	ds := shardrt.Mod(arg.UserID, 2)
 	var r G20Order
 	err := q.run.QueryRow(ctx, &getOrderStmt, getOrderUnits[ds], arg.UserID, arg.OrderID).Scan(&r.OrderID, &r.UserID, &r.Status)
-	return r, err
+	return r, shardrt.WrapQuery("GetOrder (queries/orders.sql:4)", err)
 }
 
 // listOrdersStmt is the logic statement of ListOrders (queries/orders.sql:7).
@@ -87,22 +87,22 @@ func (q *Queries) ListOrders(ctx context.Context, userID int64) (items []G20Orde
 	ds := shardrt.Mod(userID, 2)
 	rows, err := q.run.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrders (queries/orders.sql:7)", err)
 	}
 	defer rows.Close()
 	var out []G20Order
 	for rows.Next() {
 		var r G20Order
 		if err := rows.Scan(&r.OrderID, &r.UserID, &r.Status); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("ListOrders (queries/orders.sql:7)", err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrders (queries/orders.sql:7)", err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrders (queries/orders.sql:7)", err)
 	}
 	return out, nil
 }
@@ -115,14 +115,14 @@ func (q *Queries) ListOrdersIter(ctx context.Context, userID int64) iter.Seq2[G2
 		ds := shardrt.Mod(userID, 2)
 		rows, err := q.run.Query(ctx, &listOrdersStmt, listOrdersUnits[ds], userID)
 		if err != nil {
-			yield(G20Order{}, err)
+			yield(G20Order{}, shardrt.WrapQuery("ListOrders (queries/orders.sql:7)", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r G20Order
 			if err := rows.Scan(&r.OrderID, &r.UserID, &r.Status); err != nil {
-				yield(G20Order{}, err)
+				yield(G20Order{}, shardrt.WrapQuery("ListOrders (queries/orders.sql:7)", err))
 				return
 			}
 			if !yield(r, nil) {
@@ -130,7 +130,7 @@ func (q *Queries) ListOrdersIter(ctx context.Context, userID int64) iter.Seq2[G2
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(G20Order{}, err)
+			yield(G20Order{}, shardrt.WrapQuery("ListOrders (queries/orders.sql:7)", err))
 		}
 	}
 }
@@ -172,10 +172,11 @@ func (q *Queries) ListOrdersOf(ctx context.Context, arg ListOrdersOfParams) (ite
 		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(arg.UserID), shardrt.Long(arg.UserID_2)}},
 	}}, shardrt.HintValues{})
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("ListOrdersOf (queries/orders.sql:10)", err)
 	}
 	units := pickUnits(listOrdersOfUnits[:], nodes)
-	return shardrt.QueryUnits(ctx, q.ex, &listOrdersOfStmt, units, []any{arg.UserID, arg.UserID_2}, scanListOrdersOfRow)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listOrdersOfStmt, units, []any{arg.UserID, arg.UserID_2}, scanListOrdersOfRow)
+	return rows, shardrt.WrapQuery("ListOrdersOf (queries/orders.sql:10)", err)
 }
 
 // scanListOrdersOfRow scans one row of ListOrdersOf.
@@ -203,5 +204,5 @@ func (q *Queries) CountOrders(ctx context.Context, userID int64) (int64, error) 
 	ds := shardrt.Mod(userID, 2)
 	var r int64
 	err := q.run.QueryRow(ctx, &countOrdersStmt, countOrdersUnits[ds], userID).Scan(&r)
-	return r, err
+	return r, shardrt.WrapQuery("CountOrders (queries/orders.sql:13)", err)
 }

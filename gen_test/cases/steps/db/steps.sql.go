@@ -29,7 +29,7 @@ var addUserUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddUser(ctx context.Context, userID int64, name string, city sql.NullString) error {
 	ds := shardrt.Mod(userID, 2)
 	_, err := q.run.Exec(ctx, &addUserStmt, addUserUnits[ds], userID, name, city)
-	return err
+	return shardrt.WrapQuery("AddUser (queries/steps.sql:1)", err)
 }
 
 // addOrderStmt is the logic statement of AddOrder (queries/steps.sql:4).
@@ -51,10 +51,10 @@ var addOrderUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddOrder(ctx context.Context, orderID int64, userID sql.NullInt64, status string, amount int32) error {
 	node, err := q.g50Order.PreciseNode(shardrt.Long(orderID), shardrt.Long(orderID))
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("AddOrder (queries/steps.sql:4)", err)
 	}
 	_, err = q.run.Exec(ctx, &addOrderStmt, addOrderUnits[node], orderID, userID, status, amount)
-	return err
+	return shardrt.WrapQuery("AddOrder (queries/steps.sql:4)", err)
 }
 
 // addCityStmt is the logic statement of AddCity (queries/steps.sql:7).
@@ -76,7 +76,7 @@ var addCityUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddCity(ctx context.Context, city string, country string) error {
 	_, err := shardrt.ExecBroadcast(ctx, q.ex, &addCityStmt, addCityUnits[:], []any{city, country})
 	if err != nil {
-		return err
+		return shardrt.WrapQuery("AddCity (queries/steps.sql:7)", err)
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ type OrdersOfCityRow struct {
 func (q *Queries) OrdersOfCity(ctx context.Context) ([]OrdersOfCityRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfCitySteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfCity (queries/steps.sql:10)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -146,7 +146,7 @@ func (q *Queries) OrdersOfCity(ctx context.Context) ([]OrdersOfCityRow, error) {
 	out := make([]OrdersOfCityRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersOfCity (queries/steps.sql:10)", err)
 		}
 	}
 	return out, nil
@@ -210,7 +210,7 @@ type TotalOfCityRow struct {
 func (q *Queries) TotalOfCity(ctx context.Context) (TotalOfCityRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &totalOfCitySteps)
 	if err != nil {
-		return TotalOfCityRow{}, err
+		return TotalOfCityRow{}, shardrt.WrapQuery("TotalOfCity (queries/steps.sql:17)", err)
 	}
 	if len(rows) == 0 {
 		return TotalOfCityRow{}, sql.ErrNoRows
@@ -218,7 +218,7 @@ func (q *Queries) TotalOfCity(ctx context.Context) (TotalOfCityRow, error) {
 	var r TotalOfCityRow
 	row := rows[0]
 	err = shardrt.ScanValues(row, &r.N, &r.Total)
-	return r, err
+	return r, shardrt.WrapQuery("TotalOfCity (queries/steps.sql:17)", err)
 }
 
 // ordersWithUsersSteps are the steps of OrdersWithUsers (queries/steps.sql:22),
@@ -306,7 +306,7 @@ type OrdersWithUsersRow struct {
 func (q *Queries) OrdersWithUsers(ctx context.Context) ([]OrdersWithUsersRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersWithUsersSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersWithUsers (queries/steps.sql:22)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -314,7 +314,7 @@ func (q *Queries) OrdersWithUsers(ctx context.Context) ([]OrdersWithUsersRow, er
 	out := make([]OrdersWithUsersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Status, &out[i].Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersWithUsers (queries/steps.sql:22)", err)
 		}
 	}
 	return out, nil
@@ -411,7 +411,7 @@ type UsersWithOrdersRow struct {
 func (q *Queries) UsersWithOrders(ctx context.Context) ([]UsersWithOrdersRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersWithOrdersSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UsersWithOrders (queries/steps.sql:28)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -419,7 +419,7 @@ func (q *Queries) UsersWithOrders(ctx context.Context) ([]UsersWithOrdersRow, er
 	out := make([]UsersWithOrdersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name, &out[i].OrderID, &out[i].Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UsersWithOrders (queries/steps.sql:28)", err)
 		}
 	}
 	return out, nil
@@ -508,7 +508,7 @@ type TopOrdersWithUsersRow struct {
 func (q *Queries) TopOrdersWithUsers(ctx context.Context) ([]TopOrdersWithUsersRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &topOrdersWithUsersSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TopOrdersWithUsers (queries/steps.sql:33)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -516,7 +516,7 @@ func (q *Queries) TopOrdersWithUsers(ctx context.Context) ([]TopOrdersWithUsersR
 	out := make([]TopOrdersWithUsersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].UserName); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TopOrdersWithUsers (queries/steps.sql:33)", err)
 		}
 	}
 	return out, nil
@@ -561,7 +561,7 @@ type UsersOfCountryRow struct {
 func (q *Queries) UsersOfCountry(ctx context.Context) ([]UsersOfCountryRow, error) {
 	merged, err := shardrt.QueryMerged(ctx, q.ex, &usersOfCountryStmt, usersOfCountryUnits[:], nil, &usersOfCountryMerge, nil)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UsersOfCountry (queries/steps.sql:37)", err)
 	}
 	defer merged.Close()
 	var out []UsersOfCountryRow
@@ -571,11 +571,11 @@ func (q *Queries) UsersOfCountry(ctx context.Context) ([]UsersOfCountryRow, erro
 			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UsersOfCountry (queries/steps.sql:37)", err)
 		}
 		var r UsersOfCountryRow
 		if err := shardrt.ScanCells(row, &r.Name, &r.Country); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UsersOfCountry (queries/steps.sql:37)", err)
 		}
 		out = append(out, r)
 	}
@@ -627,7 +627,7 @@ var namesAndStatusesSteps = shardrt.Steps{
 func (q *Queries) NamesAndStatuses(ctx context.Context) ([]string, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &namesAndStatusesSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("NamesAndStatuses (queries/steps.sql:42)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -635,7 +635,7 @@ func (q *Queries) NamesAndStatuses(ctx context.Context) ([]string, error) {
 	out := make([]string, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("NamesAndStatuses (queries/steps.sql:42)", err)
 		}
 	}
 	return out, nil
@@ -686,7 +686,7 @@ var allIDsSteps = shardrt.Steps{
 func (q *Queries) AllIDs(ctx context.Context) ([]int64, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &allIDsSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("AllIDs (queries/steps.sql:46)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -694,7 +694,7 @@ func (q *Queries) AllIDs(ctx context.Context) ([]int64, error) {
 	out := make([]int64, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("AllIDs (queries/steps.sql:46)", err)
 		}
 	}
 	return out, nil
@@ -806,7 +806,7 @@ type OrderTotalsByNameRow struct {
 func (q *Queries) OrderTotalsByName(ctx context.Context) ([]OrderTotalsByNameRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &orderTotalsByNameSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrderTotalsByName (queries/steps.sql:49)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -814,7 +814,7 @@ func (q *Queries) OrderTotalsByName(ctx context.Context) ([]OrderTotalsByNameRow
 	out := make([]OrderTotalsByNameRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].Name, &out[i].Orders, &out[i].Total, &out[i].Top); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrderTotalsByName (queries/steps.sql:49)", err)
 		}
 	}
 	return out, nil
@@ -917,7 +917,7 @@ type BusiestUsersRow struct {
 func (q *Queries) BusiestUsers(ctx context.Context) ([]BusiestUsersRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &busiestUsersSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("BusiestUsers (queries/steps.sql:55)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -925,7 +925,7 @@ func (q *Queries) BusiestUsers(ctx context.Context) ([]BusiestUsersRow, error) {
 	out := make([]BusiestUsersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].N); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("BusiestUsers (queries/steps.sql:55)", err)
 		}
 	}
 	return out, nil
@@ -1031,7 +1031,7 @@ type AverageInParisRow struct {
 func (q *Queries) AverageInParis(ctx context.Context) (AverageInParisRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &averageInParisSteps)
 	if err != nil {
-		return AverageInParisRow{}, err
+		return AverageInParisRow{}, shardrt.WrapQuery("AverageInParis (queries/steps.sql:59)", err)
 	}
 	if len(rows) == 0 {
 		return AverageInParisRow{}, sql.ErrNoRows
@@ -1039,7 +1039,7 @@ func (q *Queries) AverageInParis(ctx context.Context) (AverageInParisRow, error)
 	var r AverageInParisRow
 	row := rows[0]
 	err = shardrt.ScanValues(row, &r.AvgAmount, &r.N)
-	return r, err
+	return r, shardrt.WrapQuery("AverageInParis (queries/steps.sql:59)", err)
 }
 
 // usersOfBigOrdersSteps are the steps of UsersOfBigOrders
@@ -1099,7 +1099,7 @@ type UsersOfBigOrdersRow struct {
 func (q *Queries) UsersOfBigOrders(ctx context.Context) ([]UsersOfBigOrdersRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersOfBigOrdersSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UsersOfBigOrders (queries/steps.sql:63)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1107,7 +1107,7 @@ func (q *Queries) UsersOfBigOrders(ctx context.Context) ([]UsersOfBigOrdersRow, 
 	out := make([]UsersOfBigOrdersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UsersOfBigOrders (queries/steps.sql:63)", err)
 		}
 	}
 	return out, nil
@@ -1171,7 +1171,7 @@ type CountUsersOfBigOrdersRow struct {
 func (q *Queries) CountUsersOfBigOrders(ctx context.Context) (CountUsersOfBigOrdersRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &countUsersOfBigOrdersSteps)
 	if err != nil {
-		return CountUsersOfBigOrdersRow{}, err
+		return CountUsersOfBigOrdersRow{}, shardrt.WrapQuery("CountUsersOfBigOrders (queries/steps.sql:70)", err)
 	}
 	if len(rows) == 0 {
 		return CountUsersOfBigOrdersRow{}, sql.ErrNoRows
@@ -1179,7 +1179,7 @@ func (q *Queries) CountUsersOfBigOrders(ctx context.Context) (CountUsersOfBigOrd
 	var r CountUsersOfBigOrdersRow
 	row := rows[0]
 	err = shardrt.ScanValues(row, &r.N, &r.Top)
-	return r, err
+	return r, shardrt.WrapQuery("CountUsersOfBigOrders (queries/steps.sql:70)", err)
 }
 
 // addTagStmt is the logic statement of AddTag (queries/steps.sql:75).
@@ -1198,7 +1198,7 @@ var addTagUnits = [...]shardrt.RouteUnit{
 func (q *Queries) AddTag(ctx context.Context, tagID int64, userID sql.NullInt64, label sql.NullString, note sql.NullString) error {
 	ds := shardrt.Mod(tagID, 2)
 	_, err := q.run.Exec(ctx, &addTagStmt, addTagUnits[ds], tagID, userID, label, note)
-	return err
+	return shardrt.WrapQuery("AddTag (queries/steps.sql:75)", err)
 }
 
 // tagsOfSameNoteSteps are the steps of TagsOfSameNote (queries/steps.sql:78),
@@ -1291,7 +1291,7 @@ type TagsOfSameNoteRow struct {
 func (q *Queries) TagsOfSameNote(ctx context.Context) ([]TagsOfSameNoteRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsOfSameNoteSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsOfSameNote (queries/steps.sql:78)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1299,7 +1299,7 @@ func (q *Queries) TagsOfSameNote(ctx context.Context) ([]TagsOfSameNoteRow, erro
 	out := make([]TagsOfSameNoteRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].OtherID, &out[i].Note); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsOfSameNote (queries/steps.sql:78)", err)
 		}
 	}
 	return out, nil
@@ -1395,7 +1395,7 @@ type TagsOfSameLabelRow struct {
 func (q *Queries) TagsOfSameLabel(ctx context.Context) ([]TagsOfSameLabelRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsOfSameLabelSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsOfSameLabel (queries/steps.sql:84)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1403,7 +1403,7 @@ func (q *Queries) TagsOfSameLabel(ctx context.Context) ([]TagsOfSameLabelRow, er
 	out := make([]TagsOfSameLabelRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].Label, &out[i].OtherID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsOfSameLabel (queries/steps.sql:84)", err)
 		}
 	}
 	return out, nil
@@ -1456,7 +1456,7 @@ var labelsSteps = shardrt.Steps{
 func (q *Queries) Labels(ctx context.Context) ([]sql.NullString, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &labelsSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("Labels (queries/steps.sql:89)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1464,7 +1464,7 @@ func (q *Queries) Labels(ctx context.Context) ([]sql.NullString, error) {
 	out := make([]sql.NullString, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("Labels (queries/steps.sql:89)", err)
 		}
 	}
 	return out, nil
@@ -1516,7 +1516,7 @@ var notesSteps = shardrt.Steps{
 func (q *Queries) Notes(ctx context.Context) ([]sql.NullString, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &notesSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("Notes (queries/steps.sql:94)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1524,7 +1524,7 @@ func (q *Queries) Notes(ctx context.Context) ([]sql.NullString, error) {
 	out := make([]sql.NullString, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("Notes (queries/steps.sql:94)", err)
 		}
 	}
 	return out, nil
@@ -1584,7 +1584,7 @@ type TagsWithNoteOfRow struct {
 func (q *Queries) TagsWithNoteOf(ctx context.Context) ([]TagsWithNoteOfRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsWithNoteOfSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsWithNoteOf (queries/steps.sql:97)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1592,7 +1592,7 @@ func (q *Queries) TagsWithNoteOf(ctx context.Context) ([]TagsWithNoteOfRow, erro
 	out := make([]TagsWithNoteOfRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].Note); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsWithNoteOf (queries/steps.sql:97)", err)
 		}
 	}
 	return out, nil
@@ -1651,7 +1651,7 @@ type TagsWithLabelOfRow struct {
 func (q *Queries) TagsWithLabelOf(ctx context.Context) ([]TagsWithLabelOfRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsWithLabelOfSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsWithLabelOf (queries/steps.sql:102)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1659,7 +1659,7 @@ func (q *Queries) TagsWithLabelOf(ctx context.Context) ([]TagsWithLabelOfRow, er
 	out := make([]TagsWithLabelOfRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].Label); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsWithLabelOf (queries/steps.sql:102)", err)
 		}
 	}
 	return out, nil
@@ -1747,7 +1747,7 @@ type UsersWithoutTagsRow struct {
 func (q *Queries) UsersWithoutTags(ctx context.Context) ([]UsersWithoutTagsRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersWithoutTagsSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UsersWithoutTags (queries/steps.sql:106)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1755,7 +1755,7 @@ func (q *Queries) UsersWithoutTags(ctx context.Context) ([]UsersWithoutTagsRow, 
 	out := make([]UsersWithoutTagsRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UsersWithoutTags (queries/steps.sql:106)", err)
 		}
 	}
 	return out, nil
@@ -1863,7 +1863,7 @@ type TagsOfUsersByNoteRow struct {
 func (q *Queries) TagsOfUsersByNote(ctx context.Context) ([]TagsOfUsersByNoteRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsOfUsersByNoteSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsOfUsersByNote (queries/steps.sql:112)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1871,7 +1871,7 @@ func (q *Queries) TagsOfUsersByNote(ctx context.Context) ([]TagsOfUsersByNoteRow
 	out := make([]TagsOfUsersByNoteRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].FirstTag, &out[i].N); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsOfUsersByNote (queries/steps.sql:112)", err)
 		}
 	}
 	return out, nil
@@ -1940,7 +1940,7 @@ type TagsTimesBigUsersRow struct {
 func (q *Queries) TagsTimesBigUsers(ctx context.Context) ([]TagsTimesBigUsersRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsTimesBigUsersSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsTimesBigUsers (queries/steps.sql:117)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -1948,7 +1948,7 @@ func (q *Queries) TagsTimesBigUsers(ctx context.Context) ([]TagsTimesBigUsersRow
 	out := make([]TagsTimesBigUsersRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].UserID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsTimesBigUsers (queries/steps.sql:117)", err)
 		}
 	}
 	return out, nil
@@ -2013,7 +2013,7 @@ type OrdersOfCityAboveRow struct {
 func (q *Queries) OrdersOfCityAbove(ctx context.Context, city sql.NullString, minAmount int32) ([]OrdersOfCityAboveRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfCityAboveSteps, city, minAmount)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfCityAbove (queries/steps.sql:123)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2021,7 +2021,7 @@ func (q *Queries) OrdersOfCityAbove(ctx context.Context, city sql.NullString, mi
 	out := make([]OrdersOfCityAboveRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersOfCityAbove (queries/steps.sql:123)", err)
 		}
 	}
 	return out, nil
@@ -2084,7 +2084,7 @@ type OrdersOfUserByIDRow struct {
 func (q *Queries) OrdersOfUserByID(ctx context.Context, userID int64) ([]OrdersOfUserByIDRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfUserByIDSteps, userID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfUserByID (queries/steps.sql:130)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2092,7 +2092,7 @@ func (q *Queries) OrdersOfUserByID(ctx context.Context, userID int64) ([]OrdersO
 	out := make([]OrdersOfUserByIDRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Status); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersOfUserByID (queries/steps.sql:130)", err)
 		}
 	}
 	return out, nil
@@ -2184,7 +2184,7 @@ type OrdersWithUsersOfRow struct {
 func (q *Queries) OrdersWithUsersOf(ctx context.Context, amount int32, city string) ([]OrdersWithUsersOfRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersWithUsersOfSteps, amount, city)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersWithUsersOf (queries/steps.sql:135)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2192,7 +2192,7 @@ func (q *Queries) OrdersWithUsersOf(ctx context.Context, amount int32, city stri
 	out := make([]OrdersWithUsersOfRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount, &out[i].Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersWithUsersOf (queries/steps.sql:135)", err)
 		}
 	}
 	return out, nil
@@ -2282,7 +2282,7 @@ type OrdersOfOneUserRow struct {
 func (q *Queries) OrdersOfOneUser(ctx context.Context, userID int64) ([]OrdersOfOneUserRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfOneUserSteps, userID, userID)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfOneUser (queries/steps.sql:141)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2290,7 +2290,7 @@ func (q *Queries) OrdersOfOneUser(ctx context.Context, userID int64) ([]OrdersOf
 	out := make([]OrdersOfOneUserRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersOfOneUser (queries/steps.sql:141)", err)
 		}
 	}
 	return out, nil
@@ -2390,7 +2390,7 @@ type CountOrdersAboveRow struct {
 func (q *Queries) CountOrdersAbove(ctx context.Context, amount int32) (CountOrdersAboveRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &countOrdersAboveSteps, amount)
 	if err != nil {
-		return CountOrdersAboveRow{}, err
+		return CountOrdersAboveRow{}, shardrt.WrapQuery("CountOrdersAbove (queries/steps.sql:147)", err)
 	}
 	if len(rows) == 0 {
 		return CountOrdersAboveRow{}, sql.ErrNoRows
@@ -2398,7 +2398,7 @@ func (q *Queries) CountOrdersAbove(ctx context.Context, amount int32) (CountOrde
 	var r CountOrdersAboveRow
 	row := rows[0]
 	err = shardrt.ScanValues(row, &r.N, &r.Total)
-	return r, err
+	return r, shardrt.WrapQuery("CountOrdersAbove (queries/steps.sql:147)", err)
 }
 
 // namesOrStatusesSteps are the steps of NamesOrStatuses
@@ -2449,7 +2449,7 @@ var namesOrStatusesSteps = shardrt.Steps{
 func (q *Queries) NamesOrStatuses(ctx context.Context, city string, amount int32) ([]string, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &namesOrStatusesSteps, city, amount)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("NamesOrStatuses (queries/steps.sql:152)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2457,7 +2457,7 @@ func (q *Queries) NamesOrStatuses(ctx context.Context, city string, amount int32
 	out := make([]string, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("NamesOrStatuses (queries/steps.sql:152)", err)
 		}
 	}
 	return out, nil
@@ -2524,7 +2524,7 @@ type UsersWithoutOrdersAboveRow struct {
 func (q *Queries) UsersWithoutOrdersAbove(ctx context.Context, amount int32) ([]UsersWithoutOrdersAboveRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersWithoutOrdersAboveSteps, amount)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UsersWithoutOrdersAbove (queries/steps.sql:156)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2532,7 +2532,7 @@ func (q *Queries) UsersWithoutOrdersAbove(ctx context.Context, amount int32) ([]
 	out := make([]UsersWithoutOrdersAboveRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UsersWithoutOrdersAbove (queries/steps.sql:156)", err)
 		}
 	}
 	return out, nil
@@ -2598,7 +2598,7 @@ type OrdersOfUsersNotInRow struct {
 func (q *Queries) OrdersOfUsersNotIn(ctx context.Context, city string) ([]OrdersOfUsersNotInRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfUsersNotInSteps, city)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OrdersOfUsersNotIn (queries/steps.sql:162)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2606,7 +2606,7 @@ func (q *Queries) OrdersOfUsersNotIn(ctx context.Context, city string) ([]Orders
 	out := make([]OrdersOfUsersNotInRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].UserID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OrdersOfUsersNotIn (queries/steps.sql:162)", err)
 		}
 	}
 	return out, nil
@@ -2662,7 +2662,7 @@ var tagsNotAllNotesSteps = shardrt.Steps{
 func (q *Queries) TagsNotAllNotes(ctx context.Context) ([]int64, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &tagsNotAllNotesSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("TagsNotAllNotes (queries/steps.sql:167)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2670,7 +2670,7 @@ func (q *Queries) TagsNotAllNotes(ctx context.Context) ([]int64, error) {
 	out := make([]int64, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("TagsNotAllNotes (queries/steps.sql:167)", err)
 		}
 	}
 	return out, nil
@@ -2734,7 +2734,7 @@ var usersIfOrderAboveSteps = shardrt.Steps{
 func (q *Queries) UsersIfOrderAbove(ctx context.Context, amount int32) ([]int64, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersIfOrderAboveSteps, amount)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UsersIfOrderAbove (queries/steps.sql:172)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2742,7 +2742,7 @@ func (q *Queries) UsersIfOrderAbove(ctx context.Context, amount int32) ([]int64,
 	out := make([]int64, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i]); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UsersIfOrderAbove (queries/steps.sql:172)", err)
 		}
 	}
 	return out, nil
@@ -2813,7 +2813,7 @@ type UsersUnlessStatusRow struct {
 func (q *Queries) UsersUnlessStatus(ctx context.Context, status string) ([]UsersUnlessStatusRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &usersUnlessStatusSteps, status)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("UsersUnlessStatus (queries/steps.sql:177)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -2821,7 +2821,7 @@ func (q *Queries) UsersUnlessStatus(ctx context.Context, status string) ([]Users
 	out := make([]UsersUnlessStatusRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("UsersUnlessStatus (queries/steps.sql:177)", err)
 		}
 	}
 	return out, nil
@@ -2891,7 +2891,7 @@ type CountWithNoteFlagRow struct {
 func (q *Queries) CountWithNoteFlag(ctx context.Context, note string) (CountWithNoteFlagRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &countWithNoteFlagSteps, note)
 	if err != nil {
-		return CountWithNoteFlagRow{}, err
+		return CountWithNoteFlagRow{}, shardrt.WrapQuery("CountWithNoteFlag (queries/steps.sql:181)", err)
 	}
 	if len(rows) == 0 {
 		return CountWithNoteFlagRow{}, sql.ErrNoRows
@@ -2899,7 +2899,7 @@ func (q *Queries) CountWithNoteFlag(ctx context.Context, note string) (CountWith
 	var r CountWithNoteFlagRow
 	row := rows[0]
 	err = shardrt.ScanValues(row, &r.N, &r.HasNote)
-	return r, err
+	return r, shardrt.WrapQuery("CountWithNoteFlag (queries/steps.sql:181)", err)
 }
 
 // otherTagsOfUserSteps are the steps of OtherTagsOfUser
@@ -3011,7 +3011,7 @@ type OtherTagsOfUserRow struct {
 func (q *Queries) OtherTagsOfUser(ctx context.Context) ([]OtherTagsOfUserRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &otherTagsOfUserSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("OtherTagsOfUser (queries/steps.sql:185)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -3019,7 +3019,7 @@ func (q *Queries) OtherTagsOfUser(ctx context.Context) ([]OtherTagsOfUserRow, er
 	out := make([]OtherTagsOfUserRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].OtherID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("OtherTagsOfUser (queries/steps.sql:185)", err)
 		}
 	}
 	return out, nil
@@ -3116,7 +3116,7 @@ type LowerLabelsOfUserRow struct {
 func (q *Queries) LowerLabelsOfUser(ctx context.Context) ([]LowerLabelsOfUserRow, error) {
 	rows, err := q.src.RunSteps(ctx, q.ex, &lowerLabelsOfUserSteps)
 	if err != nil {
-		return nil, err
+		return nil, shardrt.WrapQuery("LowerLabelsOfUser (queries/steps.sql:193)", err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -3124,7 +3124,7 @@ func (q *Queries) LowerLabelsOfUser(ctx context.Context) ([]LowerLabelsOfUserRow
 	out := make([]LowerLabelsOfUserRow, len(rows))
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].OtherID); err != nil {
-			return nil, err
+			return nil, shardrt.WrapQuery("LowerLabelsOfUser (queries/steps.sql:193)", err)
 		}
 	}
 	return out, nil
