@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/shardgen/shardgen/schema"
 )
 
 // argIndex returns the 0-based ordinal of a positional placeholder (vitess
@@ -86,10 +88,10 @@ func (p *planner) typeParams() error {
 			if c, _ := p.comparedColumn(n.Right); c != nil {
 				p.hintExpr(n.Left, c, nullSafe)
 			}
-			// HAVING COUNT(*) > ?: the aggregate's type.
+			// HAVING SUM(amount) > ?: the aggregate's type.
 			for _, side := range [2][2]sqlparser.Expr{{n.Left, n.Right}, {n.Right, n.Left}} {
-				if _, agg := side[0].(sqlparser.AggrFunc); agg {
-					if t, _, ok := p.exprType(side[0]); ok && t.Name != "" && t.Name != "any" {
+				if agg, ok := side[0].(sqlparser.AggrFunc); ok {
+					if t, ok := p.aggregateParamType(agg); ok {
 						p.hintType(side[1], t)
 					}
 				}
@@ -194,6 +196,51 @@ func (p *planner) typeParams() error {
 		p.plan.Params = append(p.plan.Params, param)
 	}
 	return nil
+}
+
+// aggregateParamType is the Go type of a parameter compared with aggregate
+// a (HAVING SUM(amount) > ?): the type MySQL gives the aggregate, in its
+// non-NULL form (a comparison with NULL is never true), as a parameter
+// compared with a column takes the column's:
+//
+//	COUNT                          int64
+//	SUM, AVG of FLOAT / DOUBLE     float64 (MySQL: DOUBLE)
+//	SUM, AVG of a DECIMAL column   the column's own type (its override, if any)
+//	SUM, AVG of anything else      DECIMAL: the db_type decimal override, else string
+//	MIN, MAX of a column           the column's type (its override, if any)
+//	others                         exprType's, when it has one
+func (p *planner) aggregateParamType(a sqlparser.AggrFunc) (GoType, bool) {
+	var arg sqlparser.Expr
+	switch a := a.(type) {
+	case *sqlparser.CountStar, *sqlparser.Count:
+		return typeInt64, true
+	case *sqlparser.Sum:
+		arg = a.Arg
+	case *sqlparser.Avg:
+		arg = a.Arg
+	case *sqlparser.Min:
+		if c := p.colOf(a.Arg); c != nil && c.ref.info.derived == nil {
+			return p.b.goType(c.ref.info.name, c.col, false), true
+		}
+	case *sqlparser.Max:
+		if c := p.colOf(a.Arg); c != nil && c.ref.info.derived == nil {
+			return p.b.goType(c.ref.info.name, c.col, false), true
+		}
+	}
+	if arg == nil {
+		t, _, ok := p.exprType(a)
+		return t, ok && t.Name != "" && t.Name != "any"
+	}
+	if c := p.colOf(arg); c != nil && c.ref.info.derived == nil {
+		switch strings.ToLower(c.col.Type) {
+		case "decimal", "numeric", "dec", "fixed":
+			return p.b.goType(c.ref.info.name, c.col, false), true
+		}
+	}
+	if t, _, ok := p.exprType(arg); ok && (t.Name == "float64" || t.Name == "float32" || t.Name == "NullFloat64" || t.Name == "Null[float32]") {
+		return typeFloat64, true
+	}
+	return p.b.goType("", &schema.Column{Type: "decimal"}, false), true
 }
 
 func (p *planner) colOf(e sqlparser.Expr) *colRef {

@@ -1250,3 +1250,87 @@ func (q *Queries) CountStatuses(ctx context.Context, userID int64, userID_2 int6
 	err = shardrt.ScanCells(row, &r.Statuses, &r.N, &r.FirstNote)
 	return r, shardrt.WrapQuery("CountStatuses (queries/orders.sql:91)", err)
 }
+
+// bigSpendersStmt is the logic statement of BigSpenders
+// (queries/orders.sql:95).
+var bigSpendersStmt = shardrt.Stmt{Name: "BigSpenders", LogicSQL: "SELECT user_id, SUM(amount) AS total, SUM(qty) AS qtys, COUNT(*) AS n FROM g7_order\nGROUP BY user_id HAVING SUM(amount) > ? AND SUM(qty) >= ? AND MAX(rate) > ? AND COUNT(*) > ?\nORDER BY user_id"}
+
+// bigSpendersUnits are the route units of BigSpenders: its data nodes.
+// DataSource indexes dataSourceNames.
+var bigSpendersUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select user_id, sum(amount) as total, sum(qty) as qtys, count(*) as n, max(rate) as AGG_DERIVED_0 from g7_order_0 group by user_id order by user_id asc"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select user_id, sum(amount) as total, sum(qty) as qtys, count(*) as n, max(rate) as AGG_DERIVED_0 from g7_order_1 group by user_id order by user_id asc"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select user_id, sum(amount) as total, sum(qty) as qtys, count(*) as n, max(rate) as AGG_DERIVED_0 from g7_order_0 group by user_id order by user_id asc"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select user_id, sum(amount) as total, sum(qty) as qtys, count(*) as n, max(rate) as AGG_DERIVED_0 from g7_order_1 group by user_id order by user_id asc"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select user_id, sum(amount) as total, sum(qty) as qtys, count(*) as n, max(rate) as AGG_DERIVED_0 from g7_order_0 group by user_id order by user_id asc"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select user_id, sum(amount) as total, sum(qty) as qtys, count(*) as n, max(rate) as AGG_DERIVED_0 from g7_order_1 group by user_id order by user_id asc"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select user_id, sum(amount) as total, sum(qty) as qtys, count(*) as n, max(rate) as AGG_DERIVED_0 from g7_order_0 group by user_id order by user_id asc"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select user_id, sum(amount) as total, sum(qty) as qtys, count(*) as n, max(rate) as AGG_DERIVED_0 from g7_order_1 group by user_id order by user_id asc"}, // ds_3.g7_order_1
+}
+
+// bigSpendersMerge says how BigSpenders merges the rows of its data nodes into
+// the result one unsharded MySQL would return (GROUP BY, aggregates SUM, SUM,
+// COUNT, MAX, HAVING, ORDER BY). Every data node returns the 4 result columns,
+// then 1 the rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items
+// not selected, WEIGHT_STRING sort keys of text), which the merge drops.
+var bigSpendersMerge = shardrt.MergeSpec{
+	Columns: 5,
+	Visible: 4,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnFloat},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 1, Func: shardrt.AggSum},
+		{Column: 2, Func: shardrt.AggSum},
+		{Column: 3, Func: shardrt.AggCount},
+		{Column: 4, Func: shardrt.AggMax},
+	},
+	Count:       shardrt.NoLimit,
+	StreamGroup: true,
+	Having:      &shardrt.Expr{Op: shardrt.ExprAnd, Args: []shardrt.Expr{{Op: shardrt.ExprAnd, Args: []shardrt.Expr{{Op: shardrt.ExprAnd, Args: []shardrt.Expr{{Op: shardrt.ExprGT, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 1}, {Op: shardrt.ExprParam, Param: 0}}}, {Op: shardrt.ExprGE, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 2}, {Op: shardrt.ExprParam, Param: 1}}}}}, {Op: shardrt.ExprGT, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprParam, Param: 2}}}}}, {Op: shardrt.ExprGT, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 3}, {Op: shardrt.ExprParam, Param: 3}}}}},
+}
+
+// BigSpendersRow is one row of BigSpenders.
+type BigSpendersRow struct {
+	UserID int64
+	Total  sql.NullString
+	Qtys   sql.NullString
+	N      int64
+}
+
+// HAVING compares merged aggregates with parameters of the aggregates'
+// types: SUM of a DECIMAL column and SUM of an INT (DECIMAL) take string,
+// MAX of a DOUBLE float64, COUNT int64; never their NULL forms.
+//
+// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// bigSpendersMerge says.
+func (q *Queries) BigSpenders(ctx context.Context, arg string, arg_2 string, arg_3 float64, arg_4 int64) ([]BigSpendersRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &bigSpendersStmt, bigSpendersUnits[:], nil, &bigSpendersMerge, []any{arg, arg_2, arg_3, arg_4})
+	if err != nil {
+		return nil, shardrt.WrapQuery("BigSpenders (queries/orders.sql:95)", err)
+	}
+	defer merged.Close()
+	var out []BigSpendersRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, shardrt.WrapQuery("BigSpenders (queries/orders.sql:95)", err)
+		}
+		var r BigSpendersRow
+		if err := shardrt.ScanCells(row, &r.UserID, &r.Total, &r.Qtys, &r.N); err != nil {
+			return nil, shardrt.WrapQuery("BigSpenders (queries/orders.sql:95)", err)
+		}
+		out = append(out, r)
+	}
+}

@@ -91,3 +91,12 @@ SELECT DISTINCT user_id, status FROM g7_order ORDER BY user_id, status LIMIT ?, 
 -- name: CountStatuses :one
 SELECT COUNT(DISTINCT status) AS statuses, COUNT(*) AS n, MIN(note) AS first_note
 FROM g7_order WHERE user_id IN (?, ?);
+
+-- name: BigSpenders :many
+-- shardgen:allow-full-route
+-- HAVING compares merged aggregates with parameters of the aggregates'
+-- types: SUM of a DECIMAL column and SUM of an INT (DECIMAL) take string,
+-- MAX of a DOUBLE float64, COUNT int64; never their NULL forms.
+SELECT user_id, SUM(amount) AS total, SUM(qty) AS qtys, COUNT(*) AS n FROM g7_order
+GROUP BY user_id HAVING SUM(amount) > ? AND SUM(qty) >= ? AND MAX(rate) > ? AND COUNT(*) > ?
+ORDER BY user_id;
