@@ -75,7 +75,11 @@ type Plan struct {
 	// statement planned, with the operators that combine their rows.
 	// Route then only names the data sources the steps' units index.
 	Steps *runtime.Steps `json:"steps,omitempty"`
-	Doc   []string       `json:"-"`
+	// StepRoutes are the routes of the steps' statements that narrow
+	// their units at run time (runtime.StepQuery.Route): generated code
+	// binds a router for each of their logic tables.
+	StepRoutes []*Route `json:"-"`
+	Doc        []string `json:"-"`
 }
 
 // Param is one parameter of the generated function.

@@ -34,9 +34,11 @@ const listMarker = "-7431952860147258369"
 // run once when the join has no key column), with GROUP BY, DISTINCT or aggregates over the joined
 // rows; a UNION or UNION ALL. Parameters (? and sqlc.arg / sqlc.narg) may
 // stand in any step: each step's plan binds them into its per-node SQL
-// (StepQuery.Args), and the plan's Params are the function's; each step
-// runs on every route unit its plan may reach (a parameter on a sharding
-// column does not narrow them at run time yet). sqlc.slice, a LIMIT ? of
+// (StepQuery.Args), and the plan's Params are the function's; a step
+// whose statement compares a sharding column with parameters (`user_id =
+// ?`, `IN (?, ?)`) runs only on the route units the sharding algorithm
+// picks for their values (StepQuery.Route), every other step on every
+// route unit its plan may reach. sqlc.slice, a LIMIT ? of
 // a join or UNION, a scalar subquery, several subqueries and joins of
 // three or more tables are refused with the reason.
 //
@@ -128,6 +130,7 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 		pl.Params = append(pl.Params, &Param{Name: used.unique(lowerCamel(base)), Type: prm.Type, Column: prm.Column})
 	}
 	pl.Steps = &steps
+	pl.StepRoutes = sp.routes
 	pl.Route = &Route{Kind: runtime.RouteMultiNode, Reason: "evaluated in steps across data nodes (" + st.Kind.String() + "); each step's statement has its own route units", DataSources: sp.dataSources}
 	return pl, nil
 }
@@ -142,6 +145,9 @@ type stepsPlanner struct {
 	// dataSources are the data sources of every step's units, in order of
 	// first use: RouteUnit.DataSource indexes it (Plan.Route.DataSources).
 	dataSources []string
+	// routes are the routes of the steps' statements that narrow their
+	// units at run time (Plan.StepRoutes).
+	routes []*Route
 }
 
 // dataSource returns the index of data source name in sp.dataSources,
@@ -246,7 +252,68 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 	if len(sq.Units) == 0 {
 		return nil, nil, fmt.Errorf("%s routes to no data node", what)
 	}
+	if r.Fixed == nil {
+		sq.Route = sp.stepRoute(p, len(sq.Units))
+		if sq.Route != nil {
+			sp.routes = append(sp.routes, r)
+		}
+	}
 	return sq, p, nil
+}
+
+// stepRoute returns the run-time route of a step's statement p whose n
+// units are every unit of its route (runtime.StepRoute): the `=` and IN
+// conditions of its sharding columns on the statement's parameters. A
+// column compared with a range, a literal or the bound IN list is left out
+// (its side reaches every target); nil when no AND-group keeps a column,
+// or the route is not computed from a sharded table's conditions.
+func (sp *stepsPlanner) stepRoute(p *Plan, n int) *runtime.StepRoute {
+	r := p.Route
+	if r.Fixed != nil || r.Update != nil || r.Pushdown || len(r.Conditions) == 0 || len(r.Units) != n || sp.b.ShardingTable(r.LogicTable) == nil {
+		return nil
+	}
+	switch r.Kind {
+	case runtime.RouteAllNodes, runtime.RouteBroadcast:
+		return nil
+	}
+	rt := &runtime.StepRoute{Table: r.LogicTable}
+	for i := range r.Units {
+		rt.Nodes = append(rt.Nodes, i) // a computed route's units are its table's data nodes, in order
+	}
+	narrows := false
+	for _, c := range r.Conditions {
+		var g runtime.StepConditions
+	columns:
+		for _, cc := range c.Columns {
+			if cc.Range != nil || len(cc.Values) == 0 {
+				continue
+			}
+			sc := runtime.StepCondition{Column: cc.Column, Class: sp.b.columnClass(r.LogicTable, cc.Column, cc.Binary)}
+			for _, o := range cc.Values {
+				if o.Literal != nil || o.Param < 0 || o.Param >= len(p.Params) {
+					continue columns
+				}
+				prm := p.Params[o.Param]
+				i, ok := stepParamIndex(prm.Name)
+				if prm.Slice || !ok || i >= len(sp.params) {
+					continue columns
+				}
+				sc.Args = append(sc.Args, i)
+				sc.Kinds = append(sc.Kinds, prm.Type.Kind)
+			}
+			g.Columns = append(g.Columns, sc)
+		}
+		if len(g.Columns) == 0 {
+			// This AND-group reaches every data node: so does the route.
+			return nil
+		}
+		narrows = true
+		rt.Conditions = append(rt.Conditions, g)
+	}
+	if !narrows {
+		return nil
+	}
+	return rt
 }
 
 // decryptedColumn returns the name of a result column of p read as cipher

@@ -3,6 +3,7 @@ package proxy
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 
 	"github.com/shardgen/shardgen/plan"
 )
@@ -20,6 +21,8 @@ type planCache struct {
 	max   int
 	ll    *list.List // front: most recently used; values are *cacheEntry
 	index map[string]*list.Element
+	// size is ll.Len(), readable without the mutex (empty).
+	size atomic.Int64
 }
 
 type cacheEntry struct {
@@ -75,7 +78,12 @@ func (c *planCache) put(sql string, p *plan.Plan) {
 		c.ll.Remove(last)
 		delete(c.index, last.Value.(*cacheEntry).sql)
 	}
+	c.size.Store(int64(c.ll.Len()))
 }
+
+// empty reports whether the cache holds no plan, without the mutex: a
+// caller that rarely finds a plan skips the look-up.
+func (c *planCache) empty() bool { return c.size.Load() == 0 }
 
 // len returns the number of cached plans.
 // clear drops every cached plan (the planner's metadata changed).
@@ -84,6 +92,7 @@ func (c *planCache) clear() {
 	defer c.mu.Unlock()
 	c.ll.Init()
 	clear(c.index)
+	c.size.Store(0)
 }
 
 func (c *planCache) len() int {

@@ -182,6 +182,7 @@ func (s *Server) addSingleTable(ctx context.Context, name string, ds int) bool {
 // ddlMu.
 func (s *Server) metadataChanged() {
 	s.cache.clear()
+	s.steps.clear()
 	s.fast.clear()
 	s.shapes.clear()
 	s.stmts.clear()

@@ -17,6 +17,9 @@ import (
 //   - shardgen_proxy_errors_total: statements answered with an error;
 //   - shardgen_proxy_pass_through_total: statements the fast path relayed
 //     (fastpath.go);
+//   - shardgen_proxy_steps_plans_total: SELECTs evaluated in steps across
+//     data nodes planned as generated code plans them (the plans the plan
+//     cache did not hold);
 //   - shardgen_proxy_query_duration_seconds{route}: execution latency
 //     histogram (seconds, Prometheus default buckets);
 //   - shardgen_proxy_pool_connections{data_source,state}: back-end pool
@@ -28,7 +31,9 @@ type metrics struct {
 	errors  prometheus.Counter
 	// passThrough counts the statements the fast path relayed.
 	passThrough prometheus.Counter
-	latency     *prometheus.HistogramVec
+	// stepsPlans counts the steps plans built (stepsPlan).
+	stepsPlans prometheus.Counter
+	latency    *prometheus.HistogramVec
 }
 
 // newMetrics registers the metrics of s.
@@ -41,6 +46,9 @@ func newMetrics(s *Server) *metrics {
 		passThrough: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "shardgen_proxy_pass_through_total", Help: "Statements whose result the fast path relayed from the back end's packets.",
 		}),
+		stepsPlans: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "shardgen_proxy_steps_plans_total", Help: "SELECTs evaluated in steps across data nodes planned (not found in the plan cache).",
+		}),
 		errors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "shardgen_proxy_errors_total", Help: "Statements answered with an error.",
 		}),
@@ -49,7 +57,7 @@ func newMetrics(s *Server) *metrics {
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route"}),
 	}
-	m.reg.MustRegister(m.queries, m.errors, m.passThrough, m.latency, &poolCollector{s: s})
+	m.reg.MustRegister(m.queries, m.errors, m.passThrough, m.stepsPlans, m.latency, &poolCollector{s: s})
 	return m
 }
 

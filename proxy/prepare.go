@@ -95,7 +95,10 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
 		if n, ok := h.s.crossNodePrepared(q, err); ok {
-			return nil, n, nil // evaluated in steps with the values in place (stmtExecute)
+			if plan.ReturnsRows(q) {
+				h.s.stepsPlan(q, err, true) // planned once, for every execution (stmtExecute)
+			}
+			return nil, n, nil // evaluated in steps (stmtExecute)
 		}
 		return nil, 0, err
 	}
@@ -274,10 +277,29 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	if n, ok := h.infoSchemaPrepared(q); ok {
 		return asText(n)
 	}
+	// steps runs q's steps plan (stepsPlan) with the execution's values.
+	steps := func(pl *plan.Plan) (*sqltypes.Result, error) {
+		vals, err := bindArgs(prepare, unsigned, len(pl.Args))
+		if err != nil {
+			return nil, err
+		}
+		if containsFold(q, "limit") {
+			h.s.limitValues(q, vals)
+		}
+		return h.runStepsPlan(ctx, c, sess, q, pl, vals...)
+	}
+	if pl := h.s.cachedStepsPlan(q, true); pl != nil {
+		return steps(pl)
+	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {
 		if n, ok := h.s.crossNodePrepared(q, err); ok {
-			return asText(n) // evaluated in steps across data nodes
+			if plan.ReturnsRows(q) {
+				if pl := h.s.stepsPlan(q, err, true); pl != nil {
+					return steps(pl)
+				}
+			}
+			return asText(n) // evaluated in steps across data nodes, the values in place
 		}
 		return nil, err
 	}

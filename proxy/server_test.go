@@ -95,6 +95,13 @@ func newPxEnvYAML(t testing.TB, y string) *pxEnv {
 // y's rules besides px_item) in the planner's DDL after pxDDL.
 func newPxEnvDDL(t testing.TB, y, extra string) *pxEnv {
 	t.Helper()
+	return newPxEnvOpts(t, y, extra, Options{})
+}
+
+// newPxEnvOpts is newPxEnvDDL with server options (Listen and
+// ShutdownTimeout are set here).
+func newPxEnvOpts(t testing.TB, y, extra string, opts Options) *pxEnv {
+	t.Helper()
 	cfg, err := ParseConfig("px.yaml", []byte(y))
 	require.NoError(t, err)
 	tables, err := schema.ParseDDL("px.sql", []byte(pxDDL+";\n"+extra))
@@ -115,7 +122,8 @@ func newPxEnvDDL(t testing.TB, y, extra string) *pxEnv {
 	require.NoError(t, err)
 	_, err = ref.ExecContext(ctx, pxDDL)
 	require.NoError(t, err)
-	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
+	opts.Listen, opts.ShutdownTimeout = "127.0.0.1:0", 2*time.Second
+	srv, err := NewServer(cfg, opts)
 	require.NoError(t, err)
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() { require.NoError(t, srv.Close()) })

@@ -80,7 +80,7 @@ func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q str
 	if st == nil {
 		return nil, refused != nil, refused
 	}
-	if pl := h.s.stepsPlan(q, planErr); pl != nil {
+	if pl := h.s.stepsPlan(q, planErr, false); pl != nil {
 		res, err := h.runStepsPlan(ctx, c, sess, q, pl)
 		return res, true, err
 	}
@@ -339,19 +339,31 @@ func boundValue(c *column, v any) (plan.BoundValue, error) {
 // as written, with data source "(bound)". ok is false when q is not
 // evaluated in steps.
 func (h *handler) previewSteps(q string, planErr error) ([]sqltypes.Row, bool, error) {
-	st, refused := h.s.stepsOf(q, planErr)
-	if st == nil && refused == nil {
-		// An UPDATE or DELETE … ORDER BY … LIMIT over several data
-		// nodes (limitedWrite).
-		st, refused = h.s.limitedWriteSteps(q, planErr)
+	var pl *plan.Plan
+	if plan.ReturnsRows(q) {
+		// Placeholders stand as in a prepared statement.
+		pl = h.s.stepsPlan(q, planErr, true)
 	}
-	if st == nil {
-		return nil, refused != nil, refused
+	st, refused := (*plan.Steps)(nil), error(nil)
+	if pl == nil {
+		st, refused = h.s.stepsOf(q, planErr)
+		if st == nil && refused == nil {
+			// An UPDATE or DELETE … ORDER BY … LIMIT over several data
+			// nodes (limitedWrite).
+			st, refused = h.s.limitedWriteSteps(q, planErr)
+		}
+		if st == nil {
+			return nil, refused != nil, refused
+		}
 	}
-	if pl := h.s.stepsPlan(q, planErr); pl != nil {
+	if pl != nil {
 		var rows []sqltypes.Row
 		for i, sq := range pl.Steps.Queries() {
-			prefix := fmt.Sprintf("/* step %d: %s */ ", i+1, sq.What)
+			what := sq.What
+			if sq.Query.Route != nil {
+				what += "; route units: " + sq.Query.Route.String()
+			}
+			prefix := fmt.Sprintf("/* step %d: %s */ ", i+1, what)
 			for _, u := range sq.Query.Units {
 				rows = append(rows, sqltypes.Row{sqltypes.NewVarChar(h.s.in.names[u.DataSource]), sqltypes.NewVarChar(prefix + u.SQL)})
 			}

@@ -35,15 +35,53 @@ import (
 
 // stepsPlan returns the plan of the SELECT q the planner refused (planErr)
 // evaluated in steps as generated code evaluates it, its route units'
-// data sources numbered as the interpreter's; nil when BuildStepsPlan
-// refuses q (the proxy's own operators then evaluate it).
-func (s *Server) stepsPlan(q string, planErr error) *plan.Plan {
+// data sources numbered as the interpreter's, from the steps plan cache or
+// planned and cached (statements longer than
+// Options.MaxCachedStatementSize are not cached); nil when BuildStepsPlan
+// refuses q (the proxy's own operators then evaluate it). prepared says
+// that q is a prepared statement's text, whose placeholders each
+// execution's values fill (runStepsPlan's args): its steps narrow their
+// route units by the values on sharding columns (runtime.StepRoute). A
+// text statement's plan has no parameter.
+func (s *Server) stepsPlan(q string, planErr error, prepared bool) *plan.Plan {
+	if pl := s.steps.get(q); pl != nil && (prepared || len(pl.Params) == 0) {
+		return pl
+	}
+	pl := s.buildStepsPlan(q, planErr, prepared)
+	if pl != nil && len(q) <= s.opts.MaxCachedStatementSize {
+		s.steps.put(q, pl)
+	}
+	return pl
+}
+
+// cachedStepsPlan returns the cached steps plan of q (stepsPlan), nil when
+// there is none or it takes parameters and q is no prepared statement. It
+// does not lock while the cache is empty.
+func (s *Server) cachedStepsPlan(q string, prepared bool) *plan.Plan {
+	if s.steps.empty() {
+		return nil
+	}
+	if pl := s.steps.get(q); pl != nil && (prepared || len(pl.Params) == 0) {
+		return pl
+	}
+	return nil
+}
+
+// buildStepsPlan is stepsPlan without the cache.
+func (s *Server) buildStepsPlan(q string, planErr error, prepared bool) *plan.Plan {
+	s.metrics.stepsPlans.Inc()
 	pos := schema.Pos{File: plan.AdHocFile, Line: 1, Col: 1}
 	pl, err := s.b.BuildStepsPlan(&schema.Query{Name: "steps", Cmd: schema.CmdMany, SQL: q, AllowFullRoute: true, Pos: pos, SQLPos: pos}, planErr)
-	if err != nil || pl.Steps == nil || len(pl.Params) > 0 {
-		// A statement with placeholders reaches here only as a prepared
-		// statement's text with its values in place (crossNodePrepared).
+	if err != nil || pl.Steps == nil || len(pl.Params) > 0 && !prepared || len(pl.Args) != len(pl.Params) {
+		// A text statement with placeholders is refused elsewhere; a
+		// prepared statement's named parameters (none: every placeholder
+		// is its own parameter) would need their values mapped.
 		return nil
+	}
+	for _, prm := range pl.Params {
+		if prm.Generated || prm.Slice {
+			return nil
+		}
 	}
 	ds := make([]int, len(pl.Route.DataSources))
 	for i, name := range pl.Route.DataSources {
@@ -90,12 +128,13 @@ func (s *Server) stepsPlan(q string, planErr error) *plan.Plan {
 	return pl
 }
 
-// runStepsPlan answers the SELECT q with its plan pl (stepsPlan): the
+// runStepsPlan answers the SELECT q with its plan pl (stepsPlan) and the
+// values of its placeholders (args, a prepared statement's): the
 // steps run by runtime.RunStepsWith on the session's executor (its
 // transaction, when open), owned by the session as executeWire's
 // statements are (withOwner), and the rows are sent with the column types
 // the back ends gave the steps' statements.
-func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session, q string, pl *plan.Plan) (*sqltypes.Result, error) {
+func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session, q string, pl *plan.Plan, args ...any) (*sqltypes.Result, error) {
 	e, err := h.executor(c, sess)
 	if err != nil {
 		return nil, err
@@ -105,11 +144,12 @@ func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session
 		MaxRows: h.s.maxCrossNodeRows(),
 		Join:    h.s.crossNodeJoin(),
 		Columns: func(q *runtime.StepQuery, t []*sql.ColumnType) { types[q] = t },
+		Tables:  h.s.b.ShardingTable,
 	}
 	if sess.noBackslash {
 		opt.UnitSQL = standardToNoBackslash
 	}
-	rows, err := h.s.in.src.RunStepsWith(withOwner(ctx, sess.tag), e, pl.Steps, opt)
+	rows, err := h.s.in.src.RunStepsWith(withOwner(ctx, sess.tag), e, pl.Steps, opt, args...)
 	if err != nil {
 		return nil, err
 	}

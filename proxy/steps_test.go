@@ -88,11 +88,17 @@ func newXnEnvProps(t *testing.T, props string) (*pxEnv, *sql.DB) {
 // reference database; tables are dropped before and after.
 func newStepsEnv(t *testing.T, props, rules, ddl string, rows []string, tables ...string) (*pxEnv, *sql.DB) {
 	t.Helper()
+	return newStepsEnvOpts(t, props, Options{}, rules, ddl, rows, tables...)
+}
+
+// newStepsEnvOpts is newStepsEnv with server options.
+func newStepsEnvOpts(t *testing.T, props string, opts Options, rules, ddl string, rows []string, tables ...string) (*pxEnv, *sql.DB) {
+	t.Helper()
 	y := strings.Replace(pxYAML(), "    shardingAlgorithms:\n", rules, 1)
 	if props != "" {
 		y = strings.Replace(y, "authority:", "props:\n"+props+"authority:", 1)
 	}
-	e := newPxEnvDDL(t, y, ddl)
+	e := newPxEnvOpts(t, y, ddl, opts)
 	px := e.client(t, "root", "secret", nil)
 	dss := []*sql.DB{testdb.Open(t, "ds_0"), testdb.Open(t, "ds_1"), e.ref}
 	for _, db := range dss {

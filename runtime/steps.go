@@ -73,6 +73,10 @@ type StepQuery struct {
 	// ListArg is the number of Args whose placeholders come before the IN
 	// list (ListAt).
 	ListArg int `json:"list_arg,omitempty"`
+	// Route, when set, narrows Units at run time by the parameters'
+	// values on sharding columns (StepsOptions.Tables routes them); nil:
+	// every unit runs.
+	Route *StepRoute `json:"route,omitempty"`
 }
 
 // BindStep is a statement with an uncorrelated `IN (SELECT …)` subquery:
@@ -299,6 +303,10 @@ type StepsOptions struct {
 	MaxRows int
 	// Join, when not JoinAuto, replaces the cross-node-join of s.
 	Join JoinStrategy
+	// Tables returns the router of a logic table (nil when it has none),
+	// which a StepQuery's Route narrows its units with; nil: every unit
+	// of every step runs.
+	Tables func(logicTable string) *ShardingTable
 }
 
 // RunStepsWith is RunSteps with the options o (nil: none).
@@ -364,7 +372,7 @@ func tooMany(what string, limit int) error {
 func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what string) ([][]any, error) {
 	e, limit := r.e, r.limit
 	what += " (" + q.Stmt.LogicSQL + ")"
-	units := q.Units
+	units, listAt := q.Units, q.ListAt
 	var args []any
 	for _, a := range q.Args {
 		if a < 0 || a >= len(r.args) {
@@ -372,7 +380,21 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 		}
 		args = append(args, r.args[a])
 	}
-	if q.ListAt != nil {
+	if q.Route != nil {
+		if keep, ok := q.Route.units(q, r.opt.Tables, r.args); ok && len(keep) < len(units) {
+			units = make([]RouteUnit, len(keep))
+			for i, k := range keep {
+				units[i] = q.Units[k]
+			}
+			if listAt != nil {
+				listAt = make([]int, len(keep))
+				for i, k := range keep {
+					listAt[i] = q.ListAt[k]
+				}
+			}
+		}
+	}
+	if listAt != nil {
 		if list == nil {
 			list = []any{}
 		}
@@ -384,7 +406,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			vals[i] = list
 		}
 		var err error
-		if units, err = r.src.sliceUnits(&q.Stmt, units, q.ListAt, q.ListElem, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
+		if units, err = r.src.sliceUnits(&q.Stmt, units, listAt, q.ListElem, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
 			return nil, err
 		}
 		args = nil // each unit carries its own (RouteUnit.Args)

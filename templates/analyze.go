@@ -386,7 +386,12 @@ func (g *generator) keyGen(q *query) (*keyGen, error) {
 // table returns the logic table q routes over, creating it on first use,
 // and checks that every query sees the same data nodes and strategies.
 func (g *generator) table(q *query) (*logicTable, error) {
-	r := q.p.Route
+	return g.routeTable(q.p.Route, q.p.Source)
+}
+
+// routeTable is table for the route r of a query (or of a step of one) at
+// source.
+func (g *generator) routeTable(r *plan.Route, source string) (*logicTable, error) {
 	key := strings.ToLower(r.LogicTable)
 	if t := g.tableBy[key]; t != nil {
 		if !sameNodes(t.route, r) || !sameStrategy(t.route.Database, r.Database) || !sameStrategy(t.route.Table, r.Table) {
@@ -405,7 +410,7 @@ func (g *generator) table(q *query) (*logicTable, error) {
 		return nil, fmt.Errorf("route of table %q lays out %d data nodes but has %d units", r.LogicTable, n, len(r.Units))
 	}
 	base := unexportedName(r.LogicTable)
-	t := &logicTable{name: r.LogicTable, route: r, source: q.p.Source, field: base, nodesVar: base + "DataNodes", ctor: "new" + exportedName(r.LogicTable) + "Table"}
+	t := &logicTable{name: r.LogicTable, route: r, source: source, field: base, nodesVar: base + "DataNodes", ctor: "new" + exportedName(r.LogicTable) + "Table"}
 	t.perDS = len(r.Nodes[0])
 	for d, l := range r.Nodes {
 		for i, u := range l {

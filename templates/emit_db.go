@@ -117,6 +117,29 @@ func (g *generator) dbFile() ([]outFile, error) {
 	f.Line()
 
 	// e.g.:
+	//	func (q *Queries) stepTable(logicTable string) *shardrt.ShardingTable {
+	//		switch logicTable {
+	//		case "t_user":
+	//			return q.tUser
+	//		}
+	//		return nil
+	//	}
+	if len(g.stepTables) > 0 {
+		var cases []jen.Code
+		for _, t := range g.stepTables {
+			cases = append(cases, jen.Case(jen.Lit(t.name)).Block(jen.Return(jen.Id("q").Dot(t.field))))
+		}
+		f.Add(doc("stepTable returns the router of a logic table whose sharding column a step of a",
+			"query evaluated in steps compares with parameters (shardrt.StepsOptions.Tables):",
+			"the step runs only on the data nodes their values reach. nil for another table."))
+		f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("stepTable").Params(jen.Id("logicTable").String()).Op("*").Qual(rt, "ShardingTable").Block(
+			jen.Switch(jen.Id("logicTable")).Block(cases...),
+			jen.Return(jen.Nil()),
+		)
+		f.Line()
+	}
+
+	// e.g.:
 	//	func (q *Queries) WithTx(tx *shardrt.Tx) *Queries {
 	//		c := *q
 	//		c.ex = tx

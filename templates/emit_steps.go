@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -33,6 +34,21 @@ func (g *generator) analyzeSteps(q *query, base, owner string) error {
 	}
 	q.stepsVar = base + "Steps"
 	add(g.declare(q.stepsVar, owner))
+	for _, r := range p.StepRoutes {
+		t, err := g.routeTable(r, p.Source)
+		if err != nil {
+			add(fmt.Errorf("a step's route: %w", err))
+			continue
+		}
+		add(g.useRouter(t))
+		if !slices.Contains(g.stepTables, t) {
+			if len(g.stepTables) == 0 {
+				add(g.declareMember("stepTable", "the routers of the steps' run-time routes"))
+			}
+			i, _ := slices.BinarySearchFunc(g.stepTables, t.name, func(a *logicTable, n string) int { return strings.Compare(a.name, n) })
+			g.stepTables = slices.Insert(g.stepTables, i, t)
+		}
+	}
 	if len(q.visible()) > g.parameterLimit() {
 		q.paramsType = p.Name + "Params"
 		add(g.declare(q.paramsType, owner))
@@ -118,6 +134,13 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 	fc, sig := g.newFnCtx(q, func(_ *fnCtx, err jen.Code) jen.Code { return err })
 	run := jen.List(jen.Id("rows"), jen.Id("err")).Op(":=").Id("q").Dot("src").Dot("RunSteps").Call(
 		append([]jen.Code{jen.Id("ctx"), jen.Id("q").Dot("ex"), jen.Op("&").Id(q.stepsVar)}, fc.args()...)...)
+	if len(p.StepRoutes) > 0 {
+		// A step narrows its route units by the parameters' values, e.g.:
+		//	rows, err := q.src.RunStepsWith(ctx, q.ex, &ordersOfUserSteps, &shardrt.StepsOptions{Tables: q.stepTable}, userID)
+		opts := jen.Op("&").Qual(rt, "StepsOptions").Values(jen.Id("Tables").Op(":").Id("q").Dot("stepTable"))
+		run = jen.List(jen.Id("rows"), jen.Id("err")).Op(":=").Id("q").Dot("src").Dot("RunStepsWith").Call(
+			append([]jen.Code{jen.Id("ctx"), jen.Id("q").Dot("ex"), jen.Op("&").Id(q.stepsVar), opts}, fc.args()...)...)
+	}
 	var results, body []jen.Code
 	route := "It is evaluated in steps across data nodes (" + q.stepsVar + "); a step holding more rows than the props' max-cross-node-rows fails with an error wrapping shardrt.ErrCrossNodeRows."
 	if p.Cmd == schema.CmdOne {
@@ -200,6 +223,10 @@ func (g *generator) stepsLit(v reflect.Value, dataSources []string) (jen.Code, e
 			return jen.Qual(rt, names[v]), nil
 		case runtime.AggFunc:
 			return jen.Qual(rt, "Agg"+v.String()), nil
+		case runtime.ColumnClass:
+			return jen.Qual(rt, "Class"+v.String()), nil
+		case runtime.ValueKind:
+			return jen.Qual(rt, "Kind"+v.String()), nil
 		case runtime.LimitValue:
 			if v == runtime.NoLimit {
 				return jen.Qual(rt, "NoLimit"), nil

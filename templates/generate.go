@@ -198,9 +198,10 @@ type generator struct {
 	names   map[string]string // package-level identifier → what declares it
 	members map[string]string // Queries field or method → what declares it
 
-	needNoTarget  bool // some query calls noTarget
-	needPickUnits bool // some query calls pickUnits
-	needPrimary   bool // some read must run on the primary (Queries.primary)
+	needNoTarget  bool          // some query calls noTarget
+	needPickUnits bool          // some query calls pickUnits
+	stepTables    []*logicTable // tables a step of a query evaluated in steps routes at run time (Queries.stepTable), by name
+	needPrimary   bool          // some read must run on the primary (Queries.primary)
 
 	encryptors []*encryptor          // by encryptor name
 	encBy      map[string]*encryptor // by encryptor name

@@ -179,6 +179,9 @@ func writeStepsText(b *strings.Builder, pl *plan.Plan) {
 	step := func(what string, q *runtime.StepQuery) {
 		n++
 		fmt.Fprintf(b, "  step %d: %s\n", n, what)
+		if q.Route != nil {
+			fmt.Fprintf(b, "    route units: %s, only the data nodes of their values\n", q.Route)
+		}
 		if q.Merge != nil && len(q.Units) > 1 {
 			mp := &plan.Plan{Merge: q.Merge}
 			for i := range q.Merge.Visible {

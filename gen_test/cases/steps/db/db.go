@@ -25,6 +25,7 @@ type Queries struct {
 	ex       shardrt.Executor
 	run      shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	g50Order *shardrt.ShardingTable // routes g50_order at run time
+	g50User  *shardrt.ShardingTable // routes g50_user at run time
 }
 
 // New returns the queries over db: it resolves the data sources the queries run
@@ -43,7 +44,22 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if q.g50Order, err = newG50OrderTable(); err != nil {
 		return nil, err
 	}
+	if q.g50User, err = newG50UserTable(); err != nil {
+		return nil, err
+	}
 	return q, nil
+}
+
+// stepTable returns the router of a logic table whose sharding column a step of
+// a query evaluated in steps compares with parameters
+// (shardrt.StepsOptions.Tables): the step runs only on the data nodes their
+// values reach. nil for another table.
+func (q *Queries) stepTable(logicTable string) *shardrt.ShardingTable {
+	switch logicTable {
+	case "g50_user":
+		return q.g50User
+	}
+	return nil
 }
 
 // WithTx returns a copy of q whose queries run in tx, a single-shard
@@ -105,6 +121,31 @@ func newG50OrderTable() (*shardrt.ShardingTable, error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("table %q: %w", "g50_order", err)
+	}
+	return t, nil
+}
+
+// g50UserDataNodes are the data nodes of g50_user in actualDataNodes order; its
+// route unit tables follow it.
+var g50UserDataNodes = []shardrt.DataNode{
+	{DataSource: "ds_0", Table: "g50_user"},
+	{DataSource: "ds_1", Table: "g50_user"},
+}
+
+// newG50UserTable binds the sharding strategies of g50_user (database: user_id
+// MOD db_mod) to its data nodes.
+func newG50UserTable() (*shardrt.ShardingTable, error) {
+	database, err := shardrt.NewAlgorithm("MOD", shardrt.Props{"sharding-count": "2"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: database sharding algorithm %q: %w", "g50_user", "db_mod", err)
+	}
+	t, err := shardrt.NewShardingTable(
+		g50UserDataNodes,
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"user_id"}, Algorithm: database},
+		shardrt.StrategyConfig{},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("table %q: %w", "g50_user", err)
 	}
 	return t, nil
 }

@@ -2042,6 +2042,20 @@ var ordersOfUserByIDSteps = shardrt.Steps{
 			},
 			Columns: 1,
 			Args:    []int{0},
+			Route: &shardrt.StepRoute{
+				Table: "g50_user",
+				Nodes: []int{0, 1},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "user_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
 		},
 		Statement: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "OrdersOfUserByID", LogicSQL: "select order_id, `status` from g50_order where user_id in (?) order by order_id asc"},
@@ -2082,7 +2096,7 @@ type OrdersOfUserByIDRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) OrdersOfUserByID(ctx context.Context, userID int64) ([]OrdersOfUserByIDRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfUserByIDSteps, userID)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &ordersOfUserByIDSteps, &shardrt.StepsOptions{Tables: q.stepTable}, userID)
 	if err != nil {
 		return nil, shardrt.WrapQuery("OrdersOfUserByID (queries/steps.sql:130)", err)
 	}
@@ -2228,6 +2242,20 @@ var ordersOfOneUserSteps = shardrt.Steps{
 			ListAt:  []int{84, 84},
 			Args:    []int{0},
 			ListArg: 1,
+			Route: &shardrt.StepRoute{
+				Table: "g50_user",
+				Nodes: []int{0, 1},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "user_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
 		},
 		Build: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "OrdersOfOneUser", LogicSQL: "select u.`name`, u.user_id from g50_user as u where u.user_id = sqlc.arg(shardgenstep0)"},
@@ -2237,6 +2265,20 @@ var ordersOfOneUserSteps = shardrt.Steps{
 			},
 			Columns: 2,
 			Args:    []int{0},
+			Route: &shardrt.StepRoute{
+				Table: "g50_user",
+				Nodes: []int{0, 1},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "user_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
 		},
 		Spec: shardrt.JoinSpec{
 			Left:      true,
@@ -2280,7 +2322,7 @@ type OrdersOfOneUserRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) OrdersOfOneUser(ctx context.Context, userID int64) ([]OrdersOfOneUserRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfOneUserSteps, userID, userID)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &ordersOfOneUserSteps, &shardrt.StepsOptions{Tables: q.stepTable}, userID, userID)
 	if err != nil {
 		return nil, shardrt.WrapQuery("OrdersOfOneUser (queries/steps.sql:141)", err)
 	}

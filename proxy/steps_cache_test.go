@@ -1,0 +1,158 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// unitLog is a slog handler that counts the "Actual SQL" records of the
+// sql-show prop (runtime's logActual) per data source, of statements
+// naming a table with prefix.
+type unitLog struct {
+	prefix string
+	mu     *sync.Mutex
+	counts map[string]int
+}
+
+func newUnitLog(prefix string) *unitLog {
+	return &unitLog{prefix: prefix, mu: &sync.Mutex{}, counts: map[string]int{}}
+}
+
+func (l *unitLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *unitLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *unitLog) WithGroup(string) slog.Handler            { return l }
+func (l *unitLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "Actual SQL" {
+		return nil
+	}
+	var ds, q string
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "data_source":
+			ds = a.Value.String()
+		case "sql":
+			q = a.Value.String()
+		}
+		return true
+	})
+	if strings.Contains(q, l.prefix) {
+		l.mu.Lock()
+		l.counts[ds+" "+q[strings.Index(q, l.prefix):][:len(l.prefix)+1]]++
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// take returns the counts since the last call, by "data source table".
+func (l *unitLog) take() map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.counts
+	l.counts = map[string]int{}
+
+	return out
+}
+
+// stepsPlanCount is the shardgen_proxy_steps_plans_total metric.
+func stepsPlanCount(t testing.TB, srv *Server) float64 {
+	t.Helper()
+	mfs, err := srv.metrics.reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() == "shardgen_proxy_steps_plans_total" {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatal("no shardgen_proxy_steps_plans_total")
+	return 0
+}
+
+// TestStepsPreparedNarrowAndCache: a prepared cross-node join is planned
+// in steps once (when prepared) and each execution runs the cached plan
+// with its values; the step comparing xn_a's sharding column with the
+// parameter runs only on the data node of the value ('3' as 3, NULL on
+// one data node), the rows those of the reference database. A text
+// statement's steps plan is cached by its text; an ALTER TABLE through
+// the proxy drops both.
+func TestStepsPreparedNarrowAndCache(t *testing.T) {
+	units := newUnitLog("xn_")
+	e, px := newStepsEnvOpts(t, "  sql-show: true\n", Options{Logger: slog.New(units)}, xnRules, xnDDL, xnRows, "xn_a", "xn_b")
+	ctx := context.Background()
+	const q = "SELECT a.id, a.name, b.bid FROM xn_a a JOIN xn_b b ON b.a_id = a.id WHERE a.id = ? ORDER BY b.bid"
+	plans := stepsPlanCount(t, e.srv)
+
+	// PREVIEW shows the step's run-time route.
+	prev := strings.Join(rowsOf(t, px, "PREVIEW "+q), "\n")
+	require.Contains(t, prev, "route units: by ? (xn_a.id)")
+
+	conn, err := px.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	stmt, err := conn.PrepareContext(ctx, q)
+	require.NoError(t, err)
+	defer stmt.Close()
+	plans++ // PREVIEW planned it too, with its placeholder
+	require.Equal(t, plans, stepsPlanCount(t, e.srv), "planned once when prepared")
+	units.take()
+	for _, c := range []struct {
+		arg  any
+		want map[string]int
+	}{
+		// xn_a by id % 2; xn_b's inner side binds a_id, no sharding column.
+		{int64(1), map[string]int{"ds_1 xn_a": 1, "ds_0 xn_b": 1, "ds_1 xn_b": 1}},
+		{"4", map[string]int{"ds_0 xn_a": 1, "ds_0 xn_b": 1, "ds_1 xn_b": 1}},
+		// NULL: no row, one data node answers (each step without a row
+		// asks its first unit again for the columns' types).
+		{nil, map[string]int{"ds_0 xn_a": 2, "ds_0 xn_b": 2, "ds_1 xn_b": 1}},
+		{int64(2), map[string]int{"ds_0 xn_a": 1, "ds_0 xn_b": 1, "ds_1 xn_b": 1}},
+	} {
+		rows, err := stmt.QueryContext(ctx, c.arg)
+		require.NoError(t, err)
+		var got []string
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			got = append(got, scanRendered(t, rows, len(cols)))
+		}
+		require.NoError(t, rows.Err())
+		rows.Close()
+		require.Equal(t, rowsOf(t, e.ref, q, c.arg), got, "%#v", c.arg)
+		require.Equal(t, c.want, units.take(), "%#v", c.arg)
+	}
+	require.Equal(t, plans, stepsPlanCount(t, e.srv), "executions run the cached plan")
+
+	// IN (?, ?) on the sharding column of the inner side.
+	const qin = "SELECT b.bid, a.name FROM xn_b b JOIN xn_a a ON a.id = b.a_id WHERE b.bid IN (?, ?) ORDER BY b.bid"
+	sameRowsArgs(t, px, e.ref, qin, int64(100), int64(102))
+	require.Equal(t, map[string]int{"ds_0 xn_b": 1, "ds_0 xn_a": 1, "ds_1 xn_a": 1}, units.take())
+	sameRowsArgs(t, px, e.ref, qin, int64(101), "103")
+	require.Equal(t, map[string]int{"ds_1 xn_b": 1, "ds_0 xn_a": 1, "ds_1 xn_a": 1}, units.take())
+	sameRowsArgs(t, px, e.ref, qin, int64(101), "104")
+	require.Equal(t, map[string]int{"ds_0 xn_b": 1, "ds_1 xn_b": 1, "ds_0 xn_a": 1, "ds_1 xn_a": 1}, units.take())
+
+	// A text statement: planned on its first run, then from the cache.
+	const text = "SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON b.a_id = a.id WHERE a.id = 4 ORDER BY b.bid"
+	plans = stepsPlanCount(t, e.srv)
+	for range 3 {
+		sameRows(t, px, e.ref, text)
+	}
+	require.Equal(t, plans+1, stepsPlanCount(t, e.srv))
+
+	// DDL drops the cached plans: the next execution plans again.
+	execAll(t, px, "ALTER TABLE xn_a ADD COLUMN extra INT NULL")
+	execAll(t, e.ref, "ALTER TABLE xn_a ADD COLUMN extra INT NULL")
+	rows, err := stmt.QueryContext(ctx, int64(1))
+	require.NoError(t, err)
+	for rows.Next() {
+	}
+	require.NoError(t, rows.Err())
+	rows.Close()
+	require.Equal(t, plans+2, stepsPlanCount(t, e.srv), "re-planned after ALTER TABLE")
+	sameRows(t, px, e.ref, text)
+	require.Equal(t, plans+3, stepsPlanCount(t, e.srv))
+	sameRows(t, px, e.ref, "SELECT a.id, a.extra, b.bid FROM xn_a a JOIN xn_b b ON b.a_id = a.id WHERE a.id = 4 ORDER BY b.bid")
+}

@@ -1,0 +1,209 @@
+package runtime
+
+import (
+	"database/sql/driver"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StepRoute narrows the route units of a StepQuery at run time by the
+// values of the statement's parameters on the sharding columns of one
+// logic table (`user_id = ?`, `user_id IN (?, ?)`), as a single route
+// computes its units from its parameters: the step then runs only on the
+// data nodes the sharding algorithm picks for those values. Each value is
+// first converted for its column as MySQL compares it (ColumnClass.Equal):
+// '7' routes as 7 on an integer column, a value no row can hold (7.5) or
+// NULL matches no row, and a value whose comparison cannot be mirrored
+// exactly leaves that column's side on every target. Ranges and literal
+// values are not conditions here (they were decided at generate time or
+// route to every unit). Whenever narrowing cannot be exact (no router for
+// Table, an argument of another Go type, an algorithm that fails on the
+// value) every unit runs, as without a StepRoute: the rows are the same,
+// only fewer data nodes are asked.
+type StepRoute struct {
+	// Table is the logic table whose router (StepsOptions.Tables) computes
+	// the data nodes.
+	Table string `json:"table"`
+	// Nodes holds, for each unit of the StepQuery, its data node's index
+	// in Table's data nodes (ShardingTable.Nodes).
+	Nodes []int `json:"nodes"`
+	// Conditions are the sharding conditions in disjunctive normal form:
+	// the data nodes are the union over the groups (an empty group: every
+	// data node).
+	Conditions []StepConditions `json:"conditions"`
+}
+
+// StepConditions is one AND-group of a StepRoute.
+type StepConditions struct {
+	Columns []StepCondition `json:"columns"`
+}
+
+// StepCondition is `Column = ?` or `Column IN (?, …)` over parameters of
+// the statement.
+type StepCondition struct {
+	Column string `json:"column"`
+	// Class is how MySQL compares the column with a value of another type.
+	Class ColumnClass `json:"class,omitempty"`
+	// Args index the arguments of RunSteps (the statement's parameters).
+	Args []int `json:"args"`
+	// Kinds are the Java kinds of the arguments' Go types (a Go integer
+	// is Long, a decimal's text BigDecimal), as a single route builds
+	// them: they decide hashing algorithms' data nodes.
+	Kinds []ValueKind `json:"kinds,omitempty"`
+}
+
+// String describes the route as explain and PREVIEW show it, e.g. "by ?
+// (t_order.user_id)", "by ?, ? (t_user.user_id)" for an IN list; AND-groups
+// are joined by " or ".
+func (rt *StepRoute) String() string {
+	var b strings.Builder
+	b.WriteString("by ")
+	for i, g := range rt.Conditions {
+		if i > 0 {
+			b.WriteString(" or ")
+		}
+		for k, c := range g.Columns {
+			if k > 0 {
+				b.WriteString(" and ")
+			}
+			for a := range c.Args {
+				if a > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteByte('?')
+			}
+			b.WriteString(" (" + rt.Table + "." + c.Column + ")")
+		}
+	}
+	return b.String()
+}
+
+// units returns the indexes of the units of q that the route reaches for
+// args (ascending; at least one: when the values match no row, the first
+// unit answers, as any data node would), and false when every unit must
+// run.
+func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, args []any) ([]int, bool) {
+	if tables == nil || len(rt.Nodes) != len(q.Units) {
+		return nil, false
+	}
+	st := tables(rt.Table)
+	if st == nil {
+		return nil, false
+	}
+	groups := make([][]ShardingValues, 0, len(rt.Conditions))
+	for _, g := range rt.Conditions {
+		var group []ShardingValues
+		for _, c := range g.Columns {
+			sv := ShardingValues{Column: c.Column}
+			exact := true
+			for k, a := range c.Args {
+				if a < 0 || a >= len(args) {
+					return nil, false
+				}
+				kind := KindLong
+				if k < len(c.Kinds) {
+					kind = c.Kinds[k]
+				}
+				v, ok := argValue(kind, args[a])
+				if !ok {
+					exact = false
+					break
+				}
+				v, conv := c.Class.Equal(v)
+				switch conv {
+				case EveryTarget:
+					exact = false
+				case NoRow:
+					v = Null
+				}
+				if !exact {
+					break
+				}
+				if v.Kind == KindInt {
+					v = Long(v.Int) // a parameter's integer, as go-sql-driver sends it
+				}
+				sv.Values = append(sv.Values, v)
+			}
+			if exact && len(sv.Values) > 0 {
+				group = append(group, sv)
+			}
+		}
+		groups = append(groups, group)
+	}
+	nodes, err := st.RouteConditions(groups, HintValues{})
+	if err != nil {
+		return nil, false
+	}
+	var keep []int
+	for i, n := range rt.Nodes {
+		for _, m := range nodes {
+			if m == n {
+				keep = append(keep, i)
+				break
+			}
+		}
+	}
+	if len(keep) == 0 {
+		keep = []int{0}
+	}
+	return keep, true
+}
+
+// argValue converts an argument of RunSteps to the sharding value a single
+// route builds for a parameter whose Go type has the Java kind kind:
+// integers Long (BigInteger beyond int64), text String (BigDecimal for a
+// decimal, a time for MySQL date or datetime text of a time parameter),
+// times Timestamp, nil NULL; a driver.Valuer by its value. ok is false for
+// anything else (a float, another type): the caller routes to every unit.
+func argValue(kind ValueKind, v any) (Value, bool) {
+	if vr, ok := v.(driver.Valuer); ok {
+		dv, err := vr.Value()
+		if err != nil {
+			return Value{}, false
+		}
+		v = dv
+	}
+	switch x := v.(type) {
+	case nil:
+		return Null, true
+	case int:
+		return Long(int64(x)), true
+	case int8:
+		return Long(int64(x)), true
+	case int16:
+		return Long(int64(x)), true
+	case int32:
+		return Long(int64(x)), true
+	case int64:
+		return Long(x), true
+	case uint8:
+		return Long(int64(x)), true
+	case uint16:
+		return Long(int64(x)), true
+	case uint32:
+		return Long(int64(x)), true
+	case uint:
+		return argValue(kind, uint64(x))
+	case uint64:
+		if x > 1<<63-1 {
+			return BigInteger(strconv.FormatUint(x, 10)), true
+		}
+		return Long(int64(x)), true
+	case []byte:
+		return argValue(kind, string(x))
+	case string:
+		switch kind {
+		case KindDecimal:
+			return Decimal(x), true
+		case KindTime:
+			if t, ok := ParseDateTime(x); ok {
+				return Time(t), true
+			}
+		}
+		return String(x), true
+	case time.Time:
+		return Time(x), true
+	}
+	return Value{}, false
+}
