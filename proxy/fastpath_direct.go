@@ -49,13 +49,23 @@ func (c *clientConn) directQuery(p []byte) bool {
 	mc := c.mc
 	sess, ok := mc.ClientData.(*session)
 	text := p[5:]
-	if !idle || !ok || sess.cc != c || sess.direct || mc.Capabilities&mysql.CapabilityClientMultiStatements != 0 && bytes.IndexByte(text, ';') >= 0 {
-		return false // several statements, maybe: ComQueryMulti splits them
+	if !idle || !ok || sess.cc != c || sess.direct {
+		return false
 	}
 	// The text lives while the statement runs; nothing the fast path keeps
 	// refers to it (learning a route happens on vitess's path, with its own
 	// copy).
 	q := unsafe.String(unsafe.SliceData(text), len(text))
+	if k := plainTx(q); k != txNone {
+		b, ok := c.h.answerTx(mc, sess, q, k)
+		if ok {
+			_, _ = c.Write(b)
+		}
+		return ok
+	}
+	if mc.Capabilities&mysql.CapabilityClientMultiStatements != 0 && bytes.IndexByte(text, ';') >= 0 {
+		return false // several statements, maybe: ComQueryMulti splits them
+	}
 	sess.direct, sess.seq, sess.out = true, 1, sess.out[:0]
 	done, err := c.h.fastQuery(mc, q, nil)
 	sess.direct = false
@@ -127,6 +137,18 @@ func (c *clientConn) directExecute(p []byte) (done, followed bool) {
 	if e == nil || e.stmt != id || !e.known || !e.whole || len(e.types) != 2*len(prepare.ParamsType) {
 		return false, true
 	}
+	if prepare.ParamsCount == 0 && len(e.raw) > 4 && e.raw[4] == 0 {
+		// A prepared BEGIN / COMMIT / ROLLBACK (sysbench prepares them).
+		if k := plainTx(prepare.PrepareStmt); k != txNone {
+			b, ok := c.h.answerTx(mc, sess, prepare.PrepareStmt, k)
+			if !ok {
+				return false, true
+			}
+			c.taken(prepare)
+			_, _ = c.Write(b)
+			return true, true
+		}
+	}
 	unsigned, vals, ok := decodeParams(sess, e.raw, e.types, prepare.ParamsType)
 	if !ok {
 		return false, true
@@ -137,19 +159,69 @@ func (c *clientConn) directExecute(p []byte) (done, followed bool) {
 	if !done {
 		return false, true // vitess runs it, and takes the execution
 	}
-	// As vitess after an execution: the execution taken, no bind
-	// variable (long data) left for the next one.
-	c.mu.Lock()
-	s.head = (s.head + 1) % len(s.pending)
-	s.npending--
-	c.mu.Unlock()
-	clear(prepare.BindVars)
+	c.taken(prepare)
 	if err != nil {
 		sess.out = appendError(sess.out, sess.seq, err)
 	}
 	_, _ = c.Write(sess.out)
 	sess.out = sess.out[:0]
 	return true, true
+}
+
+// taken forgets the execution of prepare that the scanner followed last,
+// answered before vitess, as vitess does after an execution: the
+// execution taken, no bind variable (long data) left for the next one.
+func (c *clientConn) taken(prepare *mysql.PrepareData) {
+	c.mu.Lock()
+	s := &c.sc
+	s.head = (s.head + 1) % len(s.pending)
+	s.npending--
+	c.mu.Unlock()
+	clear(prepare.BindVars)
+}
+
+// answerTx answers the plain transaction statement q of kind k (plainTx),
+// the text of a COM_QUERY or of a prepared statement without parameters
+// being executed, before vitess: it runs as on vitess's path (directTx,
+// its warnings collected, its error as statement reports it), and b is
+// the answer to write, an OK packet with the session's status flags (in
+// transaction or not) or the error packet. ok is false, with nothing run,
+// when the statement must take vitess's path: TLS (the socket then
+// carries no plain packets), the handshake's character set not yet
+// applied, the server closing.
+func (h *handler) answerTx(c *mysql.Conn, sess *session, q string, k txKind) (b []byte, ok bool) {
+	if c.TLSEnabled() || !sess.charsetDone || h.s.closing.Load() {
+		return nil, false
+	}
+	h.s.inflight.Add(1)
+	defer h.s.inflight.Add(-1)
+	h.s.tagSession(c, sess)
+	err := h.directTx(c, sess, k)
+	h.collectWarnings(sess, q, err)
+	b = sess.out[:0]
+	if err != nil {
+		h.s.metrics.errors.Inc()
+		b = appendError(b, 1, h.s.nodeError(h.txAbort(c, sess, err)))
+	} else {
+		b = appendOK(b, 1, c, sess.warn.count)
+	}
+	sess.out = b[:0]
+	return b, true
+}
+
+// appendOK appends to b the OK packet vitess writes for a statement
+// without a result (no rows affected, no insert id, c's status flags,
+// warnings), with sequence id seq.
+func appendOK(b []byte, seq byte, c *mysql.Conn, warnings int) []byte {
+	at := len(b)
+	b = append(b, 0, 0, 0, seq, mysql.OKPacket, 0, 0)
+	b = binary.LittleEndian.AppendUint16(b, c.StatusFlags)
+	b = binary.LittleEndian.AppendUint16(b, uint16(min(warnings, 65535)))
+	if c.Capabilities&mysql.CapabilityClientSessionTrack != 0 {
+		b = append(b, 0) // the info, an empty length-encoded string
+	}
+	setPacketLen(b[at:])
+	return b
 }
 
 // decodeParams returns the parameter values of the execution payload raw

@@ -131,6 +131,9 @@ func (h *handler) sessionPrepared(q string) bool {
 	if strings.Contains(q, "?") {
 		return false // a statement with parameters is planned, never a session statement; checked first: parsing here cost 15 % of proxy CPU per prepared point select (docs/benchmarks.md)
 	}
+	if plainTx(q) != txNone {
+		return true // a comment may come first
+	}
 	word, _ := firstWord(q)
 	switch word {
 	case "begin", "start", "commit", "rollback", "set", "use", "show", "preview", "do":

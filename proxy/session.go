@@ -19,8 +19,12 @@ import (
 // sessionStatement answers the statements the proxy handles itself rather
 // than planning them: USE, SET, BEGIN/START TRANSACTION, COMMIT, ROLLBACK,
 // SHOW DATABASES/TABLES, PREVIEW and SELECTs without a table. ok is false
-// for every other statement.
+// for every other statement. The plain transaction statements (plainTx)
+// are answered without parsing (directTx).
 func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *session, q string) (res *sqltypes.Result, ok bool, err error) {
+	if k := plainTx(q); k != txNone {
+		return &sqltypes.Result{}, true, h.directTx(c, sess, k)
+	}
 	word, rest := firstWord(q)
 	switch word {
 	case "preview":
@@ -126,40 +130,18 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 	case *sqlparser.Set:
 		return h.set(ctx, c, sess, st, q)
 	case *sqlparser.Begin:
-		if sess.tx != nil {
-			if err := sess.tx.Commit(); err != nil {
-				return nil, true, err
-			}
-		}
+		var readOnly *bool
 		for _, m := range st.TxAccessModes {
-			switch m {
-			case sqlparser.ReadOnly:
-				sess.next.ReadOnly = true
-			case sqlparser.ReadWrite:
-				sess.next.ReadOnly = false
+			if m == sqlparser.ReadOnly || m == sqlparser.ReadWrite {
+				ro := m == sqlparser.ReadOnly
+				readOnly = &ro
 			}
 		}
-		tx, err := h.beginTx(sess)
-		if err != nil {
-			return nil, true, err
-		}
-		h.txBegun(c)
-		sess.tx = tx
-		c.StatusFlags |= mysql.ServerStatusInTrans
-		return &sqltypes.Result{}, true, nil
-	case *sqlparser.Commit, *sqlparser.Rollback:
-		c.StatusFlags &^= mysql.ServerStatusInTrans
-		if sess.tx == nil {
-			return &sqltypes.Result{}, true, nil
-		}
-		tx := sess.tx
-		sess.tx = nil
-		if _, commit := st.(*sqlparser.Commit); commit {
-			err = tx.Commit()
-		} else {
-			err = tx.Rollback()
-		}
-		return &sqltypes.Result{}, true, err
+		return &sqltypes.Result{}, true, h.txBegin(c, sess, readOnly)
+	case *sqlparser.Commit:
+		return &sqltypes.Result{}, true, h.txEnd(c, sess, true)
+	case *sqlparser.Rollback:
+		return &sqltypes.Result{}, true, h.txEnd(c, sess, false)
 	case *sqlparser.Select:
 		if !tableless(st) {
 			return nil, false, nil
@@ -628,4 +610,157 @@ func colonEqualsAsEquals(q string) string {
 		}
 	}
 	return string(b)
+}
+
+// txKind is what a plain transaction statement does (plainTx).
+type txKind uint8
+
+// The plain transaction statements.
+const (
+	txNone     txKind = iota // not one
+	txBegin                  // BEGIN [WORK], START TRANSACTION
+	txCommit                 // COMMIT [WORK]
+	txRollback               // ROLLBACK [WORK]
+)
+
+// plainTx reports which plain transaction statement q is: BEGIN [WORK],
+// START TRANSACTION, COMMIT [WORK] or ROLLBACK [WORK], in any letter case,
+// after white space and comments (/* ... */, -- ..., # ...; not an
+// executable comment /*! ... */ or /*M! ... */, which may hold SQL),
+// followed only by white space and at most one ';'. txNone for every
+// other statement, START TRANSACTION READ ONLY, COMMIT AND CHAIN and
+// ROLLBACK TO SAVEPOINT included: they take the parsed path
+// (sessionStatement). It allocates nothing.
+func plainTx(q string) txKind {
+	i := 0
+	for i < len(q) {
+		c := q[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			i++
+			continue
+		}
+		if strings.HasPrefix(q[i:], "/*") {
+			if strings.HasPrefix(q[i+2:], "!") || strings.HasPrefix(q[i+2:], "M!") {
+				return txNone
+			}
+			end := strings.Index(q[i+2:], "*/")
+			if end < 0 {
+				return txNone
+			}
+			i += end + 4
+			continue
+		}
+		if c == '#' || dashComment(q[i:]) {
+			end := strings.IndexByte(q[i:], '\n')
+			if end < 0 {
+				return txNone
+			}
+			i += end + 1
+			continue
+		}
+		break
+	}
+	w, i := txWord(q, i)
+	var k txKind
+	optional := "work"
+	switch {
+	case strings.EqualFold(w, "begin"):
+		k = txBegin
+	case strings.EqualFold(w, "commit"):
+		k = txCommit
+	case strings.EqualFold(w, "rollback"):
+		k = txRollback
+	case strings.EqualFold(w, "start"):
+		if w, i = txWord(q, i); !strings.EqualFold(w, "transaction") {
+			return txNone
+		}
+		k, optional = txBegin, ""
+	default:
+		return txNone
+	}
+	if optional != "" {
+		if w, j := txWord(q, i); strings.EqualFold(w, optional) {
+			i = j
+		}
+	}
+	i = skipSpace(q, i)
+	if i < len(q) && q[i] == ';' {
+		i = skipSpace(q, i+1)
+	}
+	if i != len(q) {
+		return txNone
+	}
+	return k
+}
+
+// txWord returns the word (letters, digits, _) of q at i after white
+// space, and the index after it; "" when none is there.
+func txWord(q string, i int) (string, int) {
+	i = skipSpace(q, i)
+	j := i
+	for j < len(q) && (q[j] == '_' || q[j] >= '0' && q[j] <= '9' || q[j]|0x20 >= 'a' && q[j]|0x20 <= 'z') {
+		j++
+	}
+	return q[i:j], j
+}
+
+// skipSpace returns the index of the first byte of q at or after i that
+// is not white space.
+func skipSpace(q string, i int) int {
+	for i < len(q) && (q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// directTx runs the plain transaction statement k (plainTx) in c's
+// session without parsing it: BEGIN as txBegin, COMMIT and ROLLBACK as
+// txEnd.
+func (h *handler) directTx(c *mysql.Conn, sess *session, k txKind) error {
+	if k == txBegin {
+		return h.txBegin(c, sess, nil)
+	}
+	return h.txEnd(c, sess, k == txCommit)
+}
+
+// txBegin begins a transaction in c's session, as MySQL's BEGIN / START
+// TRANSACTION: an open one is committed first (its commit error is the
+// statement's, and no transaction begins), readOnly (when not nil) is the
+// new transaction's access mode (START TRANSACTION READ ONLY / READ
+// WRITE), and SERVER_STATUS_IN_TRANS is set. Nothing is sent to the data
+// sources: a LOCAL transaction begins on a data source with the first
+// statement routed there (runtime.DistTx).
+func (h *handler) txBegin(c *mysql.Conn, sess *session, readOnly *bool) error {
+	if sess.tx != nil {
+		if err := sess.tx.Commit(); err != nil {
+			return err
+		}
+	}
+	if readOnly != nil {
+		sess.next.ReadOnly = *readOnly
+	}
+	tx, err := h.beginTx(sess)
+	if err != nil {
+		return err
+	}
+	h.txBegun(c)
+	sess.tx = tx
+	c.StatusFlags |= mysql.ServerStatusInTrans
+	return nil
+}
+
+// txEnd commits (commit) or rolls back the session's transaction on
+// every data source it used, as MySQL's COMMIT / ROLLBACK, and clears
+// SERVER_STATUS_IN_TRANS; nothing when none is open.
+func (h *handler) txEnd(c *mysql.Conn, sess *session, commit bool) error {
+	c.StatusFlags &^= mysql.ServerStatusInTrans
+	if sess.tx == nil {
+		return nil
+	}
+	tx := sess.tx
+	sess.tx = nil
+	if commit {
+		return tx.Commit()
+	}
+	return tx.Rollback()
 }

@@ -61,13 +61,7 @@ type stmtWatch struct {
 // end function, which must be called when the statement is done.
 func (s *Server) watchStatement(c *mysql.Conn, sess *session) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(s.ctx)
-	if sess.tag == "" {
-		id := s.stmtSeq.Add(1) // connection-less callers (tests)
-		if c != nil {
-			id = uint64(c.ConnectionID)
-		}
-		sess.tag = "/* shardgen-proxy c" + strconv.FormatUint(id, 10) + " */ "
-	}
+	s.tagSession(c, sess)
 	w := &stmtWatch{s: s, cancel: cancel, tag: sess.tag}
 	if c != nil {
 		w.raw = c.GetRawConn()
@@ -77,6 +71,17 @@ func (s *Server) watchStatement(c *mysql.Conn, sess *session) (context.Context, 
 		w.timer = time.AfterFunc(watchDelay, w.run)
 	}
 	return ctx, w.end
+}
+
+// tagSession sets the session's tag (session.tag) when it has none.
+func (s *Server) tagSession(c *mysql.Conn, sess *session) {
+	if sess.tag == "" {
+		id := s.stmtSeq.Add(1) // connection-less callers (tests)
+		if c != nil {
+			id = uint64(c.ConnectionID)
+		}
+		sess.tag = "/* shardgen-proxy c" + strconv.FormatUint(id, 10) + " */ "
+	}
 }
 
 // run waits for the client to disconnect (see the package comment above).
