@@ -242,6 +242,13 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		return nullType(convertType(e.Type)), "", true
 	case *sqlparser.ConvertExpr:
 		return nullType(convertType(e.Type)), "", true
+	case *sqlparser.ConvertUsingExpr:
+		// CONVERT(x USING cs): x's text in cs, NULL when x is.
+		return p.stringResult(false, e.Expr), "", true
+	case *sqlparser.CollateExpr:
+		if t, _, ok := p.exprType(e.Expr); ok && (t == typeString || t == typeNullStr) {
+			return t, "", true
+		}
 	case *sqlparser.WeightStringFuncExpr:
 		// A sort key the planner adds (weightExprs): bytes, never shown.
 		return GoType{Name: "[]byte", Kind: runtime.KindNull, Nullable: true}, "", true

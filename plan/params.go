@@ -119,6 +119,8 @@ func (p *planner) typeParams() error {
 			p.hintType(n.Expr, convertType(n.Type))
 		case *sqlparser.ConvertExpr:
 			p.hintType(n.Expr, convertType(n.Type))
+		case *sqlparser.ConvertUsingExpr:
+			p.hintType(n.Expr, typeString)
 		}
 		return true, nil
 	}, p.stmt)

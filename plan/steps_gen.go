@@ -25,22 +25,28 @@ const listMarker = "-7431952860147258369"
 // when q is not refused for that reason, else planErr with the reason the
 // steps do not apply (what would make it run) added.
 //
-// Generated code evaluates: an uncorrelated `x IN (SELECT y …)` (or
-// `= ANY`) subquery bound as the IN list of the statement, `NOT IN` (or
-// `<> ALL`) and `EXISTS` / `NOT EXISTS` of one (runtime.BindOp); a join of two tables (a
+// Generated code evaluates: uncorrelated subqueries, any number of them,
+// each run first in statement order and bound into the statement
+// (runtime.BindOp): `x IN (SELECT y …)` (or `= ANY`) as an IN list,
+// `NOT IN` (or `<> ALL`) as a list and a flag, `EXISTS` / `NOT EXISTS` as
+// a flag, a scalar subquery as its value typed as its column
+// (scalarBinding; NULL without a row, runtime.ErrSubqueryRows, MySQL's
+// error 1242, with more than one); a join of two tables (a
 // nested-loop join binding the outer side's key values into the inner
 // side's statement as an IN list, or a hash join reading the inner side's
 // statement without it once, as runtime.JoinStrategy chooses at run time;
 // run once when the join has no key column), with GROUP BY, DISTINCT or aggregates over the joined
-// rows; a UNION or UNION ALL. Parameters (? and sqlc.arg / sqlc.narg) may
+// rows; a UNION or UNION ALL; a LIMIT ? / LIMIT ?, ? of a join without
+// grouping or of a UNION (JoinStep.LimitArgs). Parameters (? and sqlc.arg / sqlc.narg) may
 // stand in any step: each step's plan binds them into its per-node SQL
 // (StepQuery.Args), and the plan's Params are the function's; a step
 // whose statement compares a sharding column with parameters (`user_id =
 // ?`, `IN (?, ?)`) runs only on the route units the sharding algorithm
 // picks for their values (StepQuery.Route), every other step on every
-// route unit its plan may reach. sqlc.slice, a LIMIT ? of
-// a join or UNION, a scalar subquery, several subqueries and joins of
-// three or more tables are refused with the reason.
+// route unit its plan may reach. sqlc.slice, a correlated
+// subquery, a scalar subquery whose column type the generator cannot tell
+// exactly, a LIMIT ? of a grouped join and joins of three or more tables
+// are refused with the reason.
 //
 // The proxy plans the shapes this accepts with this same function (an
 // ad-hoc q, Pos.File plan.AdHocFile) and runs them with
@@ -104,6 +110,20 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
+	// A LIMIT ?, ? of a join or UNION: the pagination of the rows in
+	// process, BIGINT parameters named as sqlc names them.
+	var limitArgs []int
+	switch {
+	case steps.Join != nil:
+		limitArgs = steps.Join.LimitArgs
+	case steps.Union != nil:
+		limitArgs = steps.Union.LimitArgs
+	}
+	for k, i := range limitArgs {
+		if i >= 0 && i < len(sp.params) && sp.params[i] == nil {
+			sp.params[i] = &Param{Name: [...]string{"offset", "limit"}[k], Type: typeInt64}
+		}
+	}
 	// The function's parameters: one per placeholder, or per name of
 	// sqlc.arg, typed as the step that takes it compares it.
 	byName := map[string]int{}
@@ -124,6 +144,8 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 			base = "arg"
 			if _, col, ok := strings.Cut(prm.Column, "."); ok {
 				base = col
+			} else if prm.Name == "offset" || prm.Name == "limit" {
+				base = prm.Name
 			}
 		}
 		pl.Args = append(pl.Args, len(pl.Params))
@@ -148,6 +170,10 @@ type stepsPlanner struct {
 	// routes are the routes of the steps' statements that narrow their
 	// units at run time (Plan.StepRoutes).
 	routes []*Route
+	// extra is the number of arguments after the statement's parameters
+	// that the subqueries of a BindStep bind (flags and scalar values):
+	// stepParamName(len(params)+i) names argument i of them.
+	extra int
 }
 
 // dataSource returns the index of data source name in sp.dataSources,
@@ -166,7 +192,7 @@ func (sp *stepsPlanner) dataSource(name string) int {
 // IN list goes, when list): a route fixed at generate time (every unit of
 // its table when the route depends on the bound values), its merge.
 func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, *Plan, error) {
-	text, planned := sql, sql
+	text, planned, lists := sql, sql, 0
 	if list {
 		text = strings.Replace(sql, listMarker, "?", 1)
 		if text == sql {
@@ -176,8 +202,16 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 		// planned as a sqlc.slice, so that `sharding column IN (list)`
 		// routes to (and merges the rows of) every data node its values
 		// may reach, not as one value's single data node.
-		planned = strings.Replace(sql, listMarker, "sqlc.slice(bound_values)", 1)
+		planned, lists = strings.Replace(sql, listMarker, "sqlc.slice("+stepListName(0)+")", 1), 1
 	}
+	return sp.queryLists(planned, text, what, lists)
+}
+
+// queryLists plans one step's statement planned, whose IN lists of bound
+// values are the parameters stepListName(0), stepListName(1), … (lists of
+// them, in SQL order): sqlc.slice where the values route, a sqlc.arg where
+// they do not (NOT IN). text is the statement as explain shows it.
+func (sp *stepsPlanner) queryLists(planned, text, what string, lists int) (*runtime.StepQuery, *Plan, error) {
 	q := &schema.Query{Name: sp.q.Name, Cmd: schema.CmdMany, SQL: planned, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
 	p, err := sp.b.buildStep(q)
 	if err != nil {
@@ -201,34 +235,35 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 		return nil, nil, fmt.Errorf("%s has a LIMIT over several data nodes that depends on the bound values", what)
 	}
 	sq := &runtime.StepQuery{Stmt: runtime.Stmt{Name: sp.q.Name, LogicSQL: text}, Columns: len(p.Columns), Merge: p.Merge}
-	lists := 0
+	// listArgs are the number of Args before each list, in SQL order.
+	var listArgs []int
 	for _, a := range p.Args {
 		prm := p.Params[a]
-		if prm.Slice {
-			lists++
-			sq.ListArg = len(sq.Args)
+		if k, ok := stepListIndex(prm.Name); ok {
+			if k != len(listArgs) {
+				return nil, nil, fmt.Errorf("%s takes its lists of bound values in another order than the statement's subqueries", what)
+			}
+			listArgs = append(listArgs, len(sq.Args))
 			continue
 		}
 		i, ok := stepParamIndex(prm.Name)
-		if ok && i == len(sp.params)+1 {
-			// NOT IN's list (bind), planned as one parameter.
-			lists++
-			sq.ListArg = len(sq.Args)
-			continue
-		}
-		if !ok || i > len(sp.params) {
+		if !ok || i >= len(sp.params)+sp.extra {
 			return nil, nil, fmt.Errorf("%s has a placeholder that is no parameter of the statement", what)
 		}
 		if i < len(sp.params) && sp.params[i] == nil {
 			sp.params[i] = prm
 		}
-		sq.Args = append(sq.Args, i) // i == len(sp.params): a BindStep's flag
-
+		sq.Args = append(sq.Args, i) // i >= len(sp.params): a subquery's flag or value (BindStep)
 	}
-	if list && lists != 1 || lists > 1 {
-		return nil, nil, fmt.Errorf("%s has %d lists of bound values", what, lists)
+	if len(listArgs) != lists {
+		return nil, nil, fmt.Errorf("%s has %d lists of bound values, want %d", what, len(listArgs), lists)
 	}
-	list = lists == 1
+	if lists > 0 {
+		sq.ListArg = listArgs[0]
+		for _, a := range listArgs[1:] {
+			sq.Lists = append(sq.Lists, runtime.StepList{Arg: a})
+		}
+	}
 	idx := r.Fixed
 	if idx == nil {
 		for i := range r.Units {
@@ -241,12 +276,17 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 	for _, i := range idx {
 		u := r.Units[i]
 		sq.Units = append(sq.Units, runtime.RouteUnit{DataSource: sp.dataSource(r.DataSources[u.DataSource]), SQL: u.SQL})
-		if list {
-			at := PlaceholderOffset(u.SQL, sq.ListArg)
+		for k, a := range listArgs {
+			// The lists before it are one placeholder each.
+			at := PlaceholderOffset(u.SQL, a+k)
 			if at < 0 {
 				return nil, nil, fmt.Errorf("%s: the SQL of data node %s has no placeholder", what, u.Node)
 			}
-			sq.ListAt = append(sq.ListAt, at)
+			if k == 0 {
+				sq.ListAt = append(sq.ListAt, at)
+			} else {
+				sq.Lists[k-1].At = append(sq.Lists[k-1].At, at)
+			}
 		}
 	}
 	if len(sq.Units) == 0 {
@@ -356,86 +396,324 @@ func plainNodeArgs(p *Plan) bool {
 	return true
 }
 
-// bind plans a statement with one uncorrelated subquery: `x IN (SELECT y
-// …)` (or `= ANY`), `x NOT IN (SELECT y …)` (or `<> ALL`), `EXISTS (SELECT
-// …)` (runtime.BindOp).
+// bind plans a statement with uncorrelated subqueries, each bound as a
+// value of the statement (runtime.BindOp): `x IN (SELECT y …)` (or
+// `= ANY`) as an IN list, `x NOT IN (SELECT y …)` (or `<> ALL`) as a NOT
+// IN list and a flag, `EXISTS (SELECT …)` as a flag, a scalar subquery as
+// its value, typed as its column (scalarBinding).
 func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
-	if len(st.Subqueries) != 1 || st.Subqueries[0].Kind != SubqueryIn && st.Subqueries[0].Kind != SubqueryExists {
-		return nil, nil, errors.New("generated code evaluates one IN, NOT IN or EXISTS subquery across data nodes; scalar subqueries and several subqueries run through the proxy")
-	}
 	stmt := sqlparser.Clone(st.stmt)
 	subs := topSubqueries(stmt)
-	// flag is the argument after the statement's parameters (BindStep.Op).
-	flag := &sqlparser.CastExpr{Expr: &sqlparser.FuncExpr{Qualifier: sqlparser.NewIdentifierCS("sqlc"), Name: sqlparser.NewIdentifierCI("arg"),
-		Exprs: []sqlparser.Expr{sqlparser.NewColName(stepParamName(len(sp.params)))}}, Type: &sqlparser.ConvertType{Type: "signed"}}
-	list := func() sqlparser.ValTuple { return sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)} }
-	op := runtime.BindIn
+	if len(subs) != len(st.Subqueries) {
+		return nil, nil, fmt.Errorf("the statement has %d subqueries, planned %d", len(subs), len(st.Subqueries))
+	}
+	n := len(sp.params)
+	index := map[*sqlparser.Subquery]int{}
+	ops := make([]runtime.BindOp, len(subs))
+	for i, sq := range st.Subqueries {
+		index[subs[i].sub] = i
+		switch sq.Kind {
+		case SubqueryIn:
+			ops[i] = runtime.BindIn // BindNotIn: set by its comparison below
+		case SubqueryExists:
+			ops[i] = runtime.BindExists
+		case SubqueryScalar:
+			ops[i] = runtime.BindScalar
+		case SubqueryLookup:
+			return nil, nil, errors.New("a correlated scalar subquery (evaluated as a look-up of its grouped rows) runs through the proxy; generated code evaluates uncorrelated subqueries")
+		default:
+			return nil, nil, fmt.Errorf("generated code does not evaluate a %s subquery across data nodes", sq.Kind)
+		}
+	}
 	var bad error
-	found := false
-	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
-		switch x := c.Node().(type) {
-		case *sqlparser.AliasedExpr:
-			if x.As.IsEmpty() && hasSubquery(x.Expr) {
-				// The result column keeps the name of the expression the
-				// client wrote, not the flag's ("cast(:v1 as signed)").
-				x.As = sqlparser.NewIdentifierCI(sqlparser.String(x.Expr))
-			}
-		case *sqlparser.ExistsExpr:
-			if x.Subquery != subs[0].sub {
-				return true
-			}
-			op, found = runtime.BindExists, true
-			c.Replace(flag)
-			return false
-		case *sqlparser.ComparisonExpr:
-			if x.Right != subs[0].sub {
-				return true
-			}
-			found = true
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		x, ok := node.(*sqlparser.ComparisonExpr)
+		if !ok {
+			return true, nil
+		}
+		sq, ok := x.Right.(*sqlparser.Subquery)
+		if i, found := index[sq]; ok && found && ops[i] == runtime.BindIn {
 			if _, tuple := x.Left.(sqlparser.ValTuple); tuple {
 				bad = errors.New("generated code evaluates IN (SELECT …) of one column across data nodes, not of a row")
 			}
 			switch {
 			case x.Operator == sqlparser.InOp, x.Operator == sqlparser.EqualOp && x.Modifier == sqlparser.Any:
-				c.Replace(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: x.Left, Right: list()})
 			case x.Operator == sqlparser.NotInOp, x.Operator == sqlparser.NotEqualOp && x.Modifier == sqlparser.All:
-				// NOT IN does not route: its list is planned as one
-				// parameter, which the values replace.
-				op = runtime.BindNotIn
-				notIn := &sqlparser.ValTuple{&sqlparser.FuncExpr{Qualifier: sqlparser.NewIdentifierCS("sqlc"), Name: sqlparser.NewIdentifierCI("arg"),
-					Exprs: []sqlparser.Expr{sqlparser.NewColName(stepParamName(len(sp.params) + 1))}}}
-				c.Replace(&sqlparser.OrExpr{Left: flag, Right: &sqlparser.ComparisonExpr{Operator: sqlparser.NotInOp, Left: x.Left, Right: *notIn}})
+				ops[i] = runtime.BindNotIn
 			default:
 				bad = fmt.Errorf("generated code evaluates IN, NOT IN and EXISTS of a subquery across data nodes, not %s", sqlparser.String(x))
+			}
+		}
+		return true, nil
+	}, stmt)
+	if bad != nil {
+		return nil, nil, bad
+	}
+	// The arguments after the statement's parameters (flags and values)
+	// and the lists, in subquery order, as runtime.BindStep binds them.
+	args, lists := make([]int, len(subs)), make([]int, len(subs))
+	nLists := 0
+	for i, op := range ops {
+		args[i], lists[i] = -1, -1
+		if op != runtime.BindIn {
+			args[i] = n + sp.extra
+			sp.extra++
+		}
+		if op == runtime.BindIn || op == runtime.BindNotIn {
+			lists[i] = nLists
+			nLists++
+		}
+	}
+	sqlcArg := func(form, name string) sqlparser.Expr {
+		return &sqlparser.FuncExpr{Qualifier: sqlparser.NewIdentifierCS("sqlc"), Name: sqlparser.NewIdentifierCI(form),
+			Exprs: []sqlparser.Expr{sqlparser.NewColName(name)}}
+	}
+	flag := func(i int) sqlparser.Expr {
+		return &sqlparser.CastExpr{Expr: sqlcArg("arg", stepParamName(args[i])), Type: &sqlparser.ConvertType{Type: "signed"}}
+	}
+	values := make([]sqlparser.Expr, len(subs))
+	for i, op := range ops {
+		if op == runtime.BindScalar {
+			v, err := sp.scalarBinding(subs[i].sub, sqlcArg("narg", stepParamName(args[i])))
+			if err != nil {
+				return nil, nil, fmt.Errorf("the scalar subquery %s: %w", sqlparser.String(subs[i].sub), err)
+			}
+			values[i] = v
+		}
+	}
+	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
+		switch x := c.Node().(type) {
+		case *sqlparser.AliasedExpr:
+			if x.As.IsEmpty() && hasSubquery(x.Expr) {
+				// The result column keeps the name of the expression the
+				// client wrote, not the bound value's ("cast(:v1 as signed)").
+				x.As = sqlparser.NewIdentifierCI(sqlparser.String(x.Expr))
+			}
+		case *sqlparser.ExistsExpr:
+			if i, ok := index[x.Subquery]; ok {
+				c.Replace(flag(i))
+				return false
+			}
+		case *sqlparser.ComparisonExpr:
+			sq, ok := x.Right.(*sqlparser.Subquery)
+			i, found := index[sq]
+			if !ok || !found || ops[i] == runtime.BindScalar {
+				return true
+			}
+			list := &sqlparser.FuncExpr{Qualifier: sqlparser.NewIdentifierCS("sqlc"), Name: sqlparser.NewIdentifierCI("slice"),
+				Exprs: []sqlparser.Expr{sqlparser.NewColName(stepListName(lists[i]))}}
+			if ops[i] == runtime.BindIn && lists[i] == 0 {
+				c.Replace(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: x.Left, Right: sqlparser.ValTuple{list}})
+				return false
+			}
+			if ops[i] == runtime.BindIn {
+				// The planner takes one sqlc.slice per statement: a
+				// further IN list is one parameter, which the values
+				// replace, in `(x IN (list) OR FALSE)`, which is x IN
+				// (list) (TRUE, FALSE or NULL) and not a condition that
+				// routes by the one value the planner would see.
+				list.Name = sqlparser.NewIdentifierCI("arg")
+				c.Replace(&sqlparser.OrExpr{Left: &sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: x.Left, Right: sqlparser.ValTuple{list}}, Right: sqlparser.BoolVal(false)})
+				return false
+			}
+			// NOT IN does not route: its list is planned as one
+			// parameter, which the values replace.
+			list.Name = sqlparser.NewIdentifierCI("arg")
+			c.Replace(&sqlparser.OrExpr{Left: flag(i), Right: &sqlparser.ComparisonExpr{Operator: sqlparser.NotInOp, Left: x.Left, Right: sqlparser.ValTuple{list}}})
+			return false
+		case *sqlparser.Subquery:
+			if i, ok := index[x]; ok && values[i] != nil {
+				c.Replace(values[i])
 			}
 			return false
 		}
 		return true
 	}, nil)
-	if bad != nil {
-		return nil, nil, bad
+	var steps []runtime.BoundSubquery
+	for i, sq := range st.Subqueries {
+		sql := sq.SQL
+		if ops[i] == runtime.BindScalar {
+			sql = sq.LimitedSQL(2) // a second row is error 1242
+		}
+		q, p, err := sp.query(sql, "the subquery", false)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ops[i] != runtime.BindExists && len(p.Columns) != 1 {
+			return nil, nil, fmt.Errorf("the subquery %s must return one column", sq.SQL)
+		}
+		steps = append(steps, runtime.BoundSubquery{Query: q, Op: ops[i]})
 	}
-	if !found {
-		return nil, nil, errors.New("the subquery is no operand of IN, NOT IN or EXISTS")
+	planned := sqlparser.String(out)
+	text := planned
+	for k := range nLists {
+		text = strings.Replace(text, "sqlc.slice("+stepListName(k)+")", "?", 1)
 	}
-	sub, sp1, err := sp.query(st.Subqueries[0].SQL, "the subquery", false)
+	stmtQ, p, err := sp.queryLists(planned, text, "the statement with the subqueries' values bound", nLists)
 	if err != nil {
 		return nil, nil, err
 	}
-	if op != runtime.BindExists && len(sp1.Columns) != 1 {
-		return nil, nil, errors.New("the subquery of IN must return one column")
+	for i, a := range args {
+		if a >= 0 && !slices.Contains(stmtQ.Args, a) {
+			return nil, nil, fmt.Errorf("the statement with the subqueries' values bound does not take the %s of subquery %d", map[bool]string{true: "value", false: "flag"}[ops[i] == runtime.BindScalar], i+1)
+		}
 	}
-	stmtQ, p, err := sp.query(sqlparser.String(out), "the statement with the subquery's values bound", op == runtime.BindIn)
-	if err != nil {
-		return nil, nil, err
+	for i, k := range lists {
+		texts := st.Subqueries[i].texts
+		if k < 0 || len(texts) == 0 {
+			continue
+		}
+		if k == 0 {
+			stmtQ.ListElem = texts[0].placeholder()
+		} else {
+			stmtQ.Lists[k-1].Elem = texts[0].placeholder()
+		}
 	}
-	if op != runtime.BindIn && !slices.Contains(stmtQ.Args, len(sp.params)) {
-		return nil, nil, errors.New("the statement with the subquery's values bound does not take its flag")
+	bs := &runtime.BindStep{Subquery: steps[0].Query, Op: steps[0].Op, Statement: stmtQ}
+	if len(steps) > 1 {
+		bs.Then = steps[1:]
 	}
-	if texts := st.Subqueries[0].texts; len(texts) > 0 && stmtQ.ListAt != nil {
-		stmtQ.ListElem = texts[0].placeholder()
+	return bs, p.Columns, nil
+}
+
+// scalarBinding returns the expression the value of the scalar subquery
+// sq is bound as in place of it: arg (the value's placeholder) typed as
+// the subquery's one column, so that the statement compares and returns it
+// as MySQL does the subquery's value: CAST(arg AS SIGNED / UNSIGNED /
+// DOUBLE / DECIMAL(65,s) / DATE / DATETIME(n) / TIME(n) / BINARY), or
+// CONVERT(arg USING cs) [COLLATE c] for text of the column's character
+// set and collation. A column whose type the generator cannot tell
+// exactly (a FLOAT, text of no known character set, an expression) is an
+// error saying what would make it run.
+func (sp *stepsPlanner) scalarBinding(sq *sqlparser.Subquery, arg sqlparser.Expr) (sqlparser.Expr, error) {
+	if _, ok := sq.Select.(*sqlparser.Select); !ok {
+		return nil, errors.New("a scalar subquery that is a UNION is evaluated by the proxy, not by generated code")
 	}
-	return &runtime.BindStep{Subquery: sub, Statement: stmtQ, Op: op}, p.Columns, nil
+	q := &schema.Query{Name: sp.q.Name, Cmd: schema.CmdMany, SQL: sqlparser.String(sq.Select), AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
+	p := &planner{b: sp.b, tables: sp.b.tables(), q: q, stepList: true}
+	if err := p.bindStatement(); err != nil {
+		var se *schema.Error
+		if errors.As(err, &se) {
+			err = errors.New(se.Msg)
+		}
+		return nil, err
+	}
+	sel, ok := p.stmt.(*sqlparser.Select)
+	if !ok || sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) != 1 {
+		return nil, errors.New("a scalar subquery must return one column")
+	}
+	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+	if !ok {
+		return nil, errors.New("a scalar subquery must return one column")
+	}
+	e := ae.Expr
+	// col is the DDL column whose value the subquery returns: a column,
+	// or MIN / MAX of one.
+	var col *schema.Column
+	base := e
+	switch x := e.(type) {
+	case *sqlparser.Min:
+		base = x.Arg
+	case *sqlparser.Max:
+		base = x.Arg
+	}
+	if c, ok := base.(*sqlparser.ColName); ok {
+		if cr := p.cols[c]; cr != nil && cr.ref.info.derived == nil {
+			col = cr.col
+		}
+	}
+	colType := ""
+	if col != nil {
+		colType = strings.ToLower(col.Type)
+	}
+	cast := func(typ string, length, scale *int) sqlparser.Expr {
+		return &sqlparser.CastExpr{Expr: arg, Type: &sqlparser.ConvertType{Type: typ, Length: length, Scale: scale}}
+	}
+	unknown := fmt.Errorf("the generator cannot tell the exact type of its column %s to bind its value as; give it a CAST(… AS type)", sqlparser.String(e))
+	k := p.exprKind(e)
+	switch k.Type {
+	case "int":
+		return cast("signed", nil, nil), nil
+	case "uint":
+		return cast("unsigned", nil, nil), nil
+	case "float":
+		if colType == "float" {
+			return nil, errors.New("a FLOAT value has no literal that compares exactly as it does; CAST it AS DOUBLE or DECIMAL")
+		}
+		return cast("double", nil, nil), nil
+	case "decimal":
+		scale := -1
+		switch x := e.(type) {
+		case *sqlparser.Avg:
+			scale = k.Scale
+		case *sqlparser.Sum:
+			scale = p.argScale(x.Arg)
+		case *sqlparser.CastExpr:
+			if x.Type.Scale != nil {
+				scale = *x.Type.Scale
+			} else if x.Type.Length != nil || strings.EqualFold(x.Type.Type, "decimal") {
+				scale = 0
+			}
+		case *sqlparser.Literal:
+			if _, frac, ok := strings.Cut(x.Val, "."); ok {
+				scale = len(frac)
+			}
+		default:
+			if col != nil {
+				scale = 0
+				if col.Scale != nil {
+					scale = *col.Scale
+				}
+			}
+		}
+		if scale < 0 || scale > 38 {
+			return nil, unknown
+		}
+		precision := 65
+		return cast("decimal", &precision, &scale), nil
+	case "time":
+		switch {
+		case colType == "date":
+			return cast("date", nil, nil), nil
+		case colType == "datetime" || colType == "timestamp":
+			fsp := 0
+			if col.Length != nil {
+				fsp = *col.Length
+			}
+			return cast("datetime", &fsp, nil), nil
+		}
+		if c, ok := e.(*sqlparser.CastExpr); ok && strings.EqualFold(c.Type.Type, "date") {
+			return cast("date", nil, nil), nil
+		}
+		if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.EqualString("date") {
+			return cast("date", nil, nil), nil
+		}
+	case "string":
+		if colType == "time" {
+			fsp := 0
+			if col.Length != nil {
+				fsp = *col.Length
+			}
+			return cast("time", &fsp, nil), nil
+		}
+		if texts := sp.b.subqueryTexts(sq); len(texts) == 1 && texts[0].charset != "" {
+			t := texts[0]
+			conv := &sqlparser.ConvertUsingExpr{Expr: arg, Type: t.charset}
+			switch {
+			case t.collation == defaultCollations[t.charset]:
+				return conv, nil
+			case strings.HasPrefix(t.charset, "utf8"):
+				return &sqlparser.CollateExpr{Expr: conv, Collation: t.collation}, nil
+			}
+		}
+		return nil, fmt.Errorf("the generator binds text of a column of a character set and collation the DDL names, not %s; CONVERT(… USING charset) it", sqlparser.String(e))
+	case "bytes":
+		switch colType {
+		case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob":
+			return cast("binary", nil, nil), nil
+		}
+	}
+	return nil, unknown
 }
 
 // join plans a join: the inner side gets its first key IN the outer
@@ -461,7 +739,7 @@ func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error)
 		return nil, nil, fmt.Errorf("the sides of the join return %d and %d columns, planned %d and %d", len(po.Columns), len(pi.Columns), len(j.Spec.OuterKinds), len(j.Spec.InnerKinds))
 	}
 	js := &runtime.JoinStep{Outer: outer, Inner: inner, Spec: j.Spec, Output: j.Output, Kinds: j.Kinds, OrderBy: j.OrderBy,
-		Offset: j.Offset, Count: j.Count, Batch: j.Batch, Null: j.Null}
+		Offset: j.Offset, Count: j.Count, LimitArgs: j.LimitArgs, Batch: j.Batch, Null: j.Null}
 	if keyed {
 		// The hash join's build side: the inner side with its own
 		// conditions only, read once (runtime.JoinStrategy chooses).
@@ -530,7 +808,7 @@ func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error)
 // union plans a UNION part by part; a column is nullable when any part's
 // is.
 func (sp *stepsPlanner) union(u *UnionSteps) (*runtime.UnionStep, []*Column, error) {
-	us := &runtime.UnionStep{Distinct: u.Distinct, Visible: u.Visible, Kinds: u.Kinds, OrderBy: u.OrderBy, Offset: u.Offset, Count: u.Count}
+	us := &runtime.UnionStep{Distinct: u.Distinct, Visible: u.Visible, Kinds: u.Kinds, OrderBy: u.OrderBy, Offset: u.Offset, Count: u.Count, LimitArgs: u.LimitArgs}
 	var cols []*Column
 	for i, part := range u.Parts {
 		sq, p, err := sp.query(part.SQL, fmt.Sprintf("SELECT %d of the UNION", i+1), false)
@@ -561,6 +839,21 @@ func (sp *stepsPlanner) union(u *UnionSteps) (*runtime.UnionStep, []*Column, err
 // steps takes in its steps' statements (stepParamIndex reads it back from
 // the Go name the planner gives it).
 func stepParamName(i int) string { return "shardgenstep" + strconv.Itoa(i) }
+
+// stepListName is the name of the parameter that stands for IN list k
+// of bound values (in SQL order) of a step's statement (stepListIndex
+// reads it back).
+func stepListName(k int) string { return "shardgenlist" + strconv.Itoa(k) }
+
+// stepListIndex returns k of a step's parameter named stepListName(k).
+func stepListIndex(goName string) (int, bool) {
+	n, ok := strings.CutPrefix(goName, "shardgenlist")
+	if !ok {
+		return 0, false
+	}
+	k, err := strconv.Atoi(n)
+	return k, err == nil && k >= 0
+}
 
 // stepParamIndex returns the placeholder index of a step's parameter
 // named stepParamName(i).

@@ -58,6 +58,10 @@ type JoinSteps struct {
 	// Offset and Count paginate the sorted joined rows; Count -1: no LIMIT.
 	Offset int64 `json:"offset,omitempty"`
 	Count  int64 `json:"count"`
+	// LimitArgs, for a LIMIT of placeholders (generated code), are the
+	// indexes of its offset and row count in the statement's arguments
+	// (runtime.JoinStep.LimitArgs); nil when both are literals.
+	LimitArgs []int `json:"limit_args,omitempty"`
 	// Batch is JoinBatch.
 	Batch int `json:"batch"`
 	// Null are columns of the joined row that must be NULL (WHERE b.x IS
@@ -628,8 +632,11 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	}
 	js := &JoinSteps{Batch: JoinBatch}
 	var err error
-	if js.Offset, js.Count, err = literalLimit(sel.Limit); err != nil {
+	if js.Offset, js.Count, js.LimitArgs, err = p.stepsLimit(sel.Limit); err != nil {
 		return nil, err
+	}
+	if grouping && js.LimitArgs != nil {
+		return nil, joinRefusal("a LIMIT of a join across data nodes with GROUP BY, DISTINCT or aggregates is not taken from a parameter yet; write the number in the SQL")
 	}
 	// Grouped: the merge of the per-node plan (planMerge), fed one row per
 	// joined row, whose columns are partial aggregates of that row.
@@ -765,16 +772,29 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 	return js, nil
 }
 
-// literalLimit returns the offset and row count of a LIMIT of integer
-// literals; count -1 when there is no LIMIT.
-func literalLimit(l *sqlparser.Limit) (offset, count int64, err error) {
-	count = -1
+// stepsLimit returns the offset and row count of the LIMIT of a join or
+// UNION evaluated in steps: integer literals (count -1 when there is no
+// LIMIT), or, for a placeholder of a statement BuildStepsPlan named
+// (stepParamName), args: the index in the arguments of runtime.RunSteps
+// of the offset, then of the row count (-1 for a literal); nil when both
+// are literals.
+func (p *planner) stepsLimit(l *sqlparser.Limit) (offset, count int64, args []int, err error) {
 	if l == nil {
-		return 0, -1, nil
+		return 0, -1, nil, nil
 	}
-	lim := func(e sqlparser.Expr) (int64, error) {
-		if _, ok := e.(*sqlparser.Argument); ok {
-			return 0, joinRefusal("a LIMIT of a join or UNION across data nodes is not taken from a parameter yet; write the number in the SQL")
+	lim := func(e sqlparser.Expr, which int) (int64, error) {
+		if a, ok := e.(*sqlparser.Argument); ok {
+			k, err := strconv.Atoi(strings.TrimPrefix(a.Name, "v")) // the parser names them v1, v2, …
+			if err == nil && k >= 1 && k <= len(p.names) {
+				if i, ok := stepParamIndex(p.names[k-1]); ok {
+					if args == nil {
+						args = []int{-1, -1}
+					}
+					args[which] = i
+					return 0, nil
+				}
+			}
+			return 0, joinRefusal("a LIMIT of a join or UNION across data nodes is taken from a parameter only in a query file's generated code; write the number in the SQL")
 		}
 		lit, ok := e.(*sqlparser.Literal)
 		if !ok || lit.Type != sqlparser.IntVal {
@@ -782,17 +802,18 @@ func literalLimit(l *sqlparser.Limit) (offset, count int64, err error) {
 		}
 		return strconv.ParseInt(lit.Val, 10, 64)
 	}
+	count = -1
 	if l.Offset != nil {
-		if offset, err = lim(l.Offset); err != nil {
-			return 0, 0, err
+		if offset, err = lim(l.Offset, 0); err != nil {
+			return 0, 0, nil, err
 		}
 	}
 	if l.Rowcount != nil {
-		if count, err = lim(l.Rowcount); err != nil {
-			return 0, 0, err
+		if count, err = lim(l.Rowcount, 1); err != nil {
+			return 0, 0, nil, err
 		}
 	}
-	return offset, count, nil
+	return offset, count, args, nil
 }
 
 // starColumn is one column a * stands for.

@@ -30,6 +30,8 @@ type UnionSteps struct {
 	// Offset and Count paginate the result; Count -1: no LIMIT.
 	Offset int64 `json:"offset,omitempty"`
 	Count  int64 `json:"count"`
+	// LimitArgs are as JoinSteps.LimitArgs.
+	LimitArgs []int `json:"limit_args,omitempty"`
 }
 
 // UnionPart is one SELECT of a UnionSteps.
@@ -244,7 +246,7 @@ func (b *Builder) unionSteps(sql string) (*UnionSteps, error) {
 		us.Parts = append(us.Parts, part)
 	}
 	var err error
-	if us.Offset, us.Count, err = literalLimit(u.Limit); err != nil {
+	if us.Offset, us.Count, us.LimitArgs, err = p.stepsLimit(u.Limit); err != nil {
 		return nil, err
 	}
 	return us, nil

@@ -23,9 +23,11 @@ import (
 // the shapes runtime.Steps cannot express yet, which BuildStepsPlan
 // refuses with the reason:
 //
-//   - a scalar subquery, several subqueries, a row constructor
-//     IN (SELECT …), a subquery bound into a statement that itself needs
-//     steps;
+//   - a correlated subquery (a look-up), a scalar subquery whose column
+//     type BuildStepsPlan cannot bind exactly (FLOAT, text of no known
+//     character set, an expression of unknown type), a row constructor
+//     IN (SELECT …), a subquery that itself needs steps or bound into a
+//     statement that itself needs steps;
 //   - a join of three or more tables (the outer side is itself a join
 //     evaluated in steps), a join whose side routes by the bound values to
 //     one data node for several tables, HAVING or a correlated subquery;
@@ -108,6 +110,10 @@ func (s *Server) buildStepsPlan(q string, planErr error, prepared bool) *plan.Pl
 	case st.Bind != nil:
 		b := *st.Bind
 		b.Subquery, b.Statement = remap(b.Subquery), remap(b.Statement)
+		b.Then = append([]runtime.BoundSubquery(nil), b.Then...)
+		for i := range b.Then {
+			b.Then[i].Query = remap(b.Then[i].Query)
+		}
 		st.Bind = &b
 	case st.Join != nil:
 		j := *st.Join

@@ -201,12 +201,27 @@ func TestStepsPreview(t *testing.T) {
 	e, px := newXnEnv(t)
 	_ = e
 	got := rowsOf(t, px, "PREVIEW SELECT id FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid = 101) AND EXISTS (SELECT 1 FROM xn_b)")
+	// Run as generated code runs it (plan.BuildStepsPlan): each subquery,
+	// then the statement with their values as its arguments.
 	require.Equal(t, []string{
-		"string:ds_1 | string:/* step 1: in subquery */ select a_id from xn_b where bid = 101",
-		"string:ds_0 | string:/* step 2: exists subquery */ select 1 from xn_b limit 1",
-		"string:ds_1 | string:/* step 2: exists subquery */ select 1 from xn_b limit 1",
-		"string:(bound) | string:/* step 3: the statement with the rows of steps 1-2 bound as values, routed by them */ SELECT id FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid = 101) AND EXISTS (SELECT 1 FROM xn_b)",
+		"string:ds_1 | string:/* step 1: the IN subquery */ select a_id from xn_b where bid = 101",
+		"string:ds_0 | string:/* step 2: the EXISTS subquery (one row at most) */ select 1 from xn_b limit 1",
+		"string:ds_1 | string:/* step 2: the EXISTS subquery (one row at most) */ select 1 from xn_b limit 1",
+		"string:ds_0 | string:/* step 3: the statement, taking an IN list (?) the values of step 1, a cast(? as signed) 1 when step 2 returned a row, else 0 */ select id from xn_a where id in (?) and cast(? as signed)",
+		"string:ds_1 | string:/* step 3: the statement, taking an IN list (?) the values of step 1, a cast(? as signed) 1 when step 2 returned a row, else 0 */ select id from xn_a where id in (?) and cast(? as signed)",
 	}, got)
+	got = rowsOf(t, px, "PREVIEW SELECT id, (SELECT MAX(bid) FROM xn_b) AS top FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid = 101)")
+	require.Equal(t, []string{
+		"string:ds_0 | string:/* step 1: the scalar subquery (two rows at most) */ select max(bid) from xn_b",
+		"string:ds_1 | string:/* step 1: the scalar subquery (two rows at most) */ select max(bid) from xn_b",
+		"string:ds_1 | string:/* step 2: the IN subquery */ select a_id from xn_b where bid = 101",
+		"string:ds_0 | string:/* step 3: the statement, taking a ? the value of step 1 (NULL when it returned no row; more than one row fails with error 1242), an IN list (?) the values of step 2 */ select id, cast(? as signed) as top from xn_a where id in (?)",
+		"string:ds_1 | string:/* step 3: the statement, taking a ? the value of step 1 (NULL when it returned no row; more than one row fails with error 1242), an IN list (?) the values of step 2 */ select id, cast(? as signed) as top from xn_a where id in (?)",
+	}, got)
+	// The proxy's own operators (a subquery whose own statement needs
+	// steps): the bound statement is planned at run time.
+	got = rowsOf(t, px, "PREVIEW SELECT id FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE name IN (SELECT name FROM xn_a WHERE k = 20))")
+	require.Equal(t, "string:(bound) | string:/* step 3: the statement with the rows of steps 1-2 bound as values, routed by them */ SELECT id FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE name IN (SELECT name FROM xn_a WHERE k = 20))", got[len(got)-1])
 }
 
 // TestMergeDateKeys: DATE(x) and CAST(x AS DATE / DATETIME) as GROUP BY

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // PropMaxCrossNodeRows ("max-cross-node-rows", top-level props) is the
@@ -77,22 +80,55 @@ type StepQuery struct {
 	// values on sharding columns (StepsOptions.Tables routes them); nil:
 	// every unit runs.
 	Route *StepRoute `json:"route,omitempty"`
+	// Lists are the statement's further IN lists of bound values, after
+	// the first (ListAt) in SQL order: a statement with several
+	// subqueries (BindStep.Then).
+	Lists []StepList `json:"lists,omitempty"`
 }
 
-// BindStep is a statement with an uncorrelated `IN (SELECT …)` subquery:
-// the Subquery runs first, and its values (distinct, in order, without
-// NULL) are bound as the IN list of Statement. With no value the list is
-// `NULL`: IN matches no row, and an aggregate without GROUP BY still
-// returns its row.
+// StepList is an IN list of bound values of a StepQuery after its first.
+type StepList struct {
+	// At holds for each unit the byte offset in its SQL of the list's
+	// one `?` (as StepQuery.ListAt).
+	At []int `json:"at"`
+	// Arg is the number of Args whose placeholders come before it.
+	Arg int `json:"arg,omitempty"`
+	// Elem is the text of one element (as StepQuery.ListElem).
+	Elem string `json:"elem,omitempty"`
+}
+
+// BindStep is a statement with uncorrelated subqueries: each runs first,
+// in statement order, and its rows are bound into Statement as its op
+// says. For `IN (SELECT …)` (BindIn) the values (distinct, in order,
+// without NULL) are bound as an IN list of Statement; with no value the
+// list is `NULL`: IN matches no row, and an aggregate without GROUP BY
+// still returns its row.
 type BindStep struct {
+	// Subquery is the statement's first subquery, bound as Op says.
 	Subquery  *StepQuery `json:"subquery"`
 	Statement *StepQuery `json:"statement"`
 	// Op is how the statement takes the subquery's rows. For BindNotIn
-	// and BindExists the statement takes a flag (0 or 1) as the argument
-	// after the statement's parameters: index len(args) of RunSteps, which
-	// Statement.Args names.
+	// and BindExists the statement takes a flag (0 or 1), for BindScalar
+	// the value, as the argument after the statement's parameters: index
+	// len(args) of RunSteps, which Statement.Args names.
 	Op BindOp `json:"op,omitempty"`
+	// Then are the statement's other subqueries, in statement order, each
+	// run after the one before it: a flag or value of one takes the
+	// argument after the previous subquery's, and an IN or NOT IN list the
+	// statement's next list (ListAt for the first, then Lists).
+	Then []BoundSubquery `json:"then,omitempty"`
 }
+
+// BoundSubquery is a subquery of a BindStep after its first.
+type BoundSubquery struct {
+	Query *StepQuery `json:"query"`
+	Op    BindOp     `json:"op,omitempty"`
+}
+
+// ErrSubqueryRows is MySQL's error 1242 (SQLSTATE 21000), which RunSteps
+// returns when a scalar subquery (BindScalar) returns more than one row,
+// as MySQL fails the statement. errors.Is matches it by its number.
+var ErrSubqueryRows error = &mysql.MySQLError{Number: 1242, SQLState: [5]byte{'2', '1', '0', '0', '0'}, Message: "Subquery returns more than 1 row"}
 
 // BindOp is how the statement of a BindStep takes its subquery's rows.
 type BindOp uint8
@@ -109,6 +145,11 @@ const (
 	// BindExists: the flag is 1 when the subquery returned a row, else 0
 	// (`EXISTS (…)` is the flag, `NOT EXISTS (…)` NOT the flag); no list.
 	BindExists
+	// BindScalar: a scalar subquery (one column; its SQL reads two rows at
+	// most): its one value, NULL when it returned no row, ErrSubqueryRows
+	// when it returned more than one. The statement types the placeholder
+	// as the subquery's column (e.g. CAST(? AS DECIMAL(65,4))).
+	BindScalar
 )
 
 // JoinStep is a join of two table references that do not co-locate: the
@@ -144,6 +185,10 @@ type JoinStep struct {
 	// Offset and Count paginate the sorted rows; Count -1: no LIMIT.
 	Offset int64 `json:"offset,omitempty"`
 	Count  int64 `json:"count"`
+	// LimitArgs, when set, take LIMIT ?, ? from the statement's
+	// parameters: the indexes in the arguments of RunSteps of the offset,
+	// then of the row count; -1 keeps Offset or Count.
+	LimitArgs []int `json:"limit_args,omitempty"`
 	// Batch is the number of outer rows whose key values one run of the
 	// inner side binds.
 	Batch int `json:"batch"`
@@ -275,6 +320,8 @@ type UnionStep struct {
 	// Offset and Count paginate the sorted rows; Count -1: no LIMIT.
 	Offset int64 `json:"offset,omitempty"`
 	Count  int64 `json:"count"`
+	// LimitArgs are as JoinStep.LimitArgs.
+	LimitArgs []int `json:"limit_args,omitempty"`
 }
 
 // RunSteps evaluates st on e (s itself, or a transaction over s) and
@@ -367,9 +414,10 @@ func tooMany(what string, limit int) error {
 	return fmt.Errorf("%s %w (%d); raise it in props or narrow the statement", what, ErrCrossNodeRows, limit)
 }
 
-// rows runs q, with list as its IN list when q.ListAt is set, and returns
-// at most max rows (more: ErrCrossNodeRows naming what and q's SQL).
-func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what string) ([][]any, error) {
+// rows runs q, with list as its IN list when q.ListAt is set (and more as
+// its further Lists), and returns at most max rows (more:
+// ErrCrossNodeRows naming what and q's SQL).
+func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what string, more ...[]any) ([][]any, error) {
 	e, limit := r.e, r.limit
 	what += " (" + q.Stmt.LogicSQL + ")"
 	units, listAt := q.Units, q.ListAt
@@ -380,8 +428,10 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 		}
 		args = append(args, r.args[a])
 	}
+	var keep []int // the indexes in q.Units of units, nil: every unit
 	if q.Route != nil {
-		if keep, ok := q.Route.units(q, r.opt.Tables, r.args); ok && len(keep) < len(units) {
+		if k, ok := q.Route.units(q, r.opt.Tables, r.args); ok && len(k) < len(units) {
+			keep = k
 			units = make([]RouteUnit, len(keep))
 			for i, k := range keep {
 				units[i] = q.Units[k]
@@ -394,7 +444,13 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			}
 		}
 	}
-	if listAt != nil {
+	if len(q.Lists) > 0 {
+		var err error
+		if units, err = r.src.listUnits(&q.Stmt, q, units, keep, args, append([][]any{list}, more...)); err != nil {
+			return nil, err
+		}
+		args = nil // each unit carries its own (RouteUnit.Args)
+	} else if listAt != nil {
 		if list == nil {
 			list = []any{}
 		}
@@ -568,29 +624,134 @@ func listValues(rows [][]any, c int, kind ColumnKind) []any {
 }
 
 func (b *BindStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
-	sub, err := b.Subquery.rows(ctx, r, nil, "the subquery")
-	if err != nil {
-		return nil, err
-	}
-	if b.Op == BindExists || b.Op == BindNotIn {
-		flag := int64(0)
-		if (len(sub) > 0) == (b.Op == BindExists) {
-			flag = 1
+	subs := append([]BoundSubquery{{Query: b.Subquery, Op: b.Op}}, b.Then...)
+	var lists [][]any
+	args := r.args[:len(r.args):len(r.args)]
+	for _, sq := range subs {
+		sub, err := sq.Query.rows(ctx, r, nil, sq.Op.subquery())
+		if err != nil {
+			return nil, err
 		}
-		r.args = append(r.args[:len(r.args):len(r.args)], flag)
+		switch sq.Op {
+		case BindExists, BindNotIn:
+			flag := int64(0)
+			if (len(sub) > 0) == (sq.Op == BindExists) {
+				flag = 1
+			}
+			args = append(args, flag)
+		case BindScalar:
+			if len(sub) > 1 {
+				return nil, ErrSubqueryRows
+			}
+			var v any
+			if len(sub) == 1 && len(sub[0]) > 0 {
+				v = sub[0][0]
+			}
+			args = append(args, v)
+		}
+		if sq.Op != BindIn && sq.Op != BindNotIn {
+			continue
+		}
+		kind := ColumnKind{Type: ColumnString}
+		if m := sq.Query.Merge; m != nil && len(m.Kinds) > 0 && m.Kinds[0].Type == ColumnBytes {
+			kind.Type = ColumnBytes
+		}
+		list := listValues(sub, 0, kind)
+		if sq.Op == BindNotIn && slices.ContainsFunc(sub, func(row []any) bool { return row[0] == nil }) {
+			list = append(list, nil)
+		}
+		lists = append(lists, list)
 	}
-	if b.Op == BindExists {
+	r.args = args
+	if len(lists) == 0 {
 		return b.Statement.rows(ctx, r, nil, "the statement")
 	}
-	kind := ColumnKind{Type: ColumnString}
-	if b.Subquery.Merge != nil && len(b.Subquery.Merge.Kinds) > 0 && b.Subquery.Merge.Kinds[0].Type == ColumnBytes {
-		kind.Type = ColumnBytes
+	return b.Statement.rows(ctx, r, lists[0], "the statement", lists[1:]...)
+}
+
+// subquery names a subquery bound as op in errors, e.g. "the subquery".
+func (op BindOp) subquery() string {
+	if op == BindScalar {
+		return "the scalar subquery"
 	}
-	list := listValues(sub, 0, kind)
-	if b.Op == BindNotIn && slices.ContainsFunc(sub, func(row []any) bool { return row[0] == nil }) {
-		list = append(list, nil)
+	return "the subquery"
+}
+
+// listUnits returns the units of q (all: its route units, or those of
+// them whose indexes in q.Units are keep, when set) with each of its IN
+// lists (ListAt, then Lists) expanded to the values of lists (one element
+// per value, `NULL` for none) and each unit's arguments (args with every
+// list's values at its place).
+func (s *Sources) listUnits(st *Stmt, q *StepQuery, all []RouteUnit, keep []int, args []any, lists [][]any) ([]RouteUnit, error) {
+	type list struct {
+		at   []int
+		arg  int
+		elem string
 	}
-	return b.Statement.rows(ctx, r, list, "the statement")
+	kept := func(at []int) []int {
+		if keep == nil {
+			return at
+		}
+		out := make([]int, len(keep))
+		for i, k := range keep {
+			if k < 0 || k >= len(at) {
+				return nil
+			}
+			out[i] = at[k]
+		}
+		return out
+	}
+	ls := []list{{kept(q.ListAt), q.ListArg, q.ListElem}}
+	for _, l := range q.Lists {
+		ls = append(ls, list{kept(l.At), l.Arg, l.Elem})
+	}
+	if len(lists) != len(ls) {
+		return nil, fmt.Errorf("query %s: %d lists of values for %d IN lists", st.Name, len(lists), len(ls))
+	}
+	n := len(args)
+	for k, l := range ls {
+		if len(l.at) != len(all) || l.arg < 0 || l.arg > len(args) || k > 0 && l.arg < ls[k-1].arg {
+			return nil, fmt.Errorf("query %s: IN list %d has %d offsets for %d units, %d arguments before it of %d", st.Name, k+1, len(l.at), len(all), l.arg, len(args))
+		}
+		if l.elem == "" {
+			ls[k].elem = "?"
+		}
+		n += len(lists[k])
+	}
+	if n > MaxPlaceholders {
+		return nil, fmt.Errorf("query %s: %d IN list values with the other arguments: %w", st.Name, n, ErrTooManyPlaceholders)
+	}
+	units := make([]RouteUnit, 0, len(all))
+	for i, u := range all {
+		if uint(u.DataSource) >= uint(len(s.names)) {
+			return nil, s.badUnit(&u)
+		}
+		var b strings.Builder
+		uargs := make([]any, 0, n)
+		from, arg := 0, 0
+		for k, l := range ls {
+			at := l.at[i]
+			if at < from || at >= len(u.SQL) || u.SQL[at] != '?' {
+				return nil, fmt.Errorf("query %s: offset %d of IN list %d in unit %d is not a placeholder", st.Name, at, k+1, i)
+			}
+			b.WriteString(u.SQL[from:at])
+			if len(lists[k]) == 0 {
+				b.WriteString("NULL")
+			}
+			for v := range lists[k] {
+				if v > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(l.elem)
+			}
+			from = at + 1
+			uargs = append(append(uargs, args[arg:l.arg]...), lists[k]...)
+			arg = l.arg
+		}
+		b.WriteString(u.SQL[from:])
+		units = append(units, RouteUnit{DataSource: u.DataSource, SQL: b.String(), Args: append(uargs, args[arg:]...)})
+	}
+	return units, nil
 }
 
 func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
@@ -615,7 +776,11 @@ func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 	if err := SortRows(j.Kinds, j.OrderBy, joined); err != nil {
 		return nil, err
 	}
-	joined = paginateRows(joined, j.Offset, j.Count)
+	offset, count, err := r.pagination(j.Offset, j.Count, j.LimitArgs)
+	if err != nil {
+		return nil, err
+	}
+	joined = paginateRows(joined, offset, count)
 	for i, row := range joined {
 		out := make([]any, len(j.Output))
 		for k, c := range j.Output {
@@ -734,11 +899,38 @@ func (u *UnionStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 	if err := SortRows(u.Kinds, u.OrderBy, rows); err != nil {
 		return nil, err
 	}
-	rows = paginateRows(rows, u.Offset, u.Count)
+	offset, count, err := r.pagination(u.Offset, u.Count, u.LimitArgs)
+	if err != nil {
+		return nil, err
+	}
+	rows = paginateRows(rows, offset, count)
 	for i, row := range rows {
 		rows[i] = row[:u.Visible]
 	}
 	return rows, nil
+}
+
+// pagination returns the LIMIT offset and row count of a join or UNION:
+// offset and count, or the arguments args names (JoinStep.LimitArgs).
+func (r *stepsRun) pagination(offset, count int64, args []int) (int64, int64, error) {
+	if args == nil {
+		return offset, count, nil
+	}
+	if len(args) != 2 {
+		return 0, 0, fmt.Errorf("runtime.RunSteps: %d LIMIT arguments, want 2", len(args))
+	}
+	var err error
+	if args[0] >= 0 {
+		if offset, err = limitArg(LimitValue{Value: int64(args[0]), Param: true}, r.args, "offset"); err != nil {
+			return 0, 0, err
+		}
+	}
+	if args[1] >= 0 {
+		if count, err = limitArg(LimitValue{Value: int64(args[1]), Param: true}, r.args, "row count"); err != nil {
+			return 0, 0, err
+		}
+	}
+	return offset, count, nil
 }
 
 // paginateRows applies LIMIT offset, count to rows (count < 0: no LIMIT).
@@ -806,6 +998,8 @@ type StepsQuery struct {
 // them.
 func (st *Steps) Queries() []StepsQuery {
 	switch {
+	case st.Bind != nil && (len(st.Bind.Then) > 0 || st.Bind.Op == BindScalar):
+		return st.Bind.queries()
 	case st.Bind != nil && st.Bind.Op == BindExists:
 		return []StepsQuery{{"the EXISTS subquery (one row at most)", st.Bind.Subquery},
 			{"the statement, its cast(? as signed) 1 when step 1 returned a row, else 0", st.Bind.Statement}}
@@ -854,4 +1048,31 @@ rows:
 		kept = append(kept, row)
 	}
 	return kept
+}
+
+// queries lists the statements of a BindStep with several subqueries or
+// a scalar one: each subquery, then the statement, which says what each
+// of its placeholders takes from which step.
+func (b *BindStep) queries() []StepsQuery {
+	subs := append([]BoundSubquery{{Query: b.Subquery, Op: b.Op}}, b.Then...)
+	var out []StepsQuery
+	var takes []string
+	for i, sq := range subs {
+		step := strconv.Itoa(i + 1)
+		switch sq.Op {
+		case BindIn:
+			out = append(out, StepsQuery{"the IN subquery", sq.Query})
+			takes = append(takes, "an IN list (?) the values of step "+step)
+		case BindNotIn:
+			out = append(out, StepsQuery{"the NOT IN subquery", sq.Query})
+			takes = append(takes, "a NOT IN list (?) the values of step "+step+" (NULL among them when it returned one) and a cast(? as signed) 1 when it returned no row")
+		case BindExists:
+			out = append(out, StepsQuery{"the EXISTS subquery (one row at most)", sq.Query})
+			takes = append(takes, "a cast(? as signed) 1 when step "+step+" returned a row, else 0")
+		case BindScalar:
+			out = append(out, StepsQuery{"the scalar subquery (two rows at most)", sq.Query})
+			takes = append(takes, "a ? the value of step "+step+" (NULL when it returned no row; more than one row fails with error 1242)")
+		}
+	}
+	return append(out, StepsQuery{"the statement, taking " + strings.Join(takes, ", "), b.Statement})
 }

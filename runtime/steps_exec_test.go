@@ -213,3 +213,67 @@ func TestRunStepsHashJoin(t *testing.T) {
 	_, err = shardrt.Open(cfg)
 	require.EqualError(t, err, `props: property "cross-node-join" must be auto, nested-loop or hash, got "merge"`)
 }
+
+// TestRunStepsSeveralSubqueries: a statement with an IN list, a scalar
+// value and a second IN list, each bound from its own subquery in order
+// (the statement's parameter before, between and after them); a scalar
+// subquery of two rows fails with MySQL's error 1242, of none binds NULL;
+// a UNION's LIMIT ?, ? takes the arguments.
+func TestRunStepsSeveralSubqueries(t *testing.T) {
+	db, src := openTestSources(t, "")
+	stepsTables(t, db)
+	ctx := context.Background()
+
+	// id IN (list 1) AND id > ? (parameter 0) AND id < CAST(? AS SIGNED)
+	// (the scalar, argument 1) AND v <> ? (parameter 0 again, as text)
+	// AND id IN (list 2).
+	const stmt = "SELECT id FROM steps_a WHERE id IN (?) AND id > ? AND id < CAST(? AS SIGNED) AND v <> CAST(? AS CHAR) AND id IN (?) ORDER BY id"
+	q := stepQuery(stmt, 1, true, 0, 1, 2, 3)
+	q.Args = []int{0, 1, 0}
+	q.ListArg = 0
+	second := shardrt.StepList{Arg: 3}
+	for _, u := range q.Units {
+		n, at := 0, 0
+		for i := range u.SQL {
+			if u.SQL[i] == '?' {
+				if n == 4 {
+					at = i
+				}
+				n++
+			}
+		}
+		second.At = append(second.At, at)
+	}
+	q.Lists = []shardrt.StepList{second}
+	scalar := func(sql string, ds ...int) *shardrt.Steps {
+		return &shardrt.Steps{Bind: &shardrt.BindStep{
+			Subquery:  stepQuery("SELECT id FROM steps_b", 1, false, 0, 1),
+			Statement: q,
+			Then: []shardrt.BoundSubquery{
+				{Query: stepQuery(sql, 1, false, ds...), Op: shardrt.BindScalar},
+				{Query: stepQuery("SELECT id - 2 FROM steps_b WHERE id <= 6", 1, false, 0, 1), Op: shardrt.BindIn},
+			},
+		}}
+	}
+	// steps_b ids 2..12 on ds_0 hold 4, 8, 12: the scalar is 6; ids in
+	// the second list 0, 2, 4; > 1 and < 6: 2 and 4, whose v (a2, a1) is
+	// not "1".
+	rows, err := src.RunSteps(ctx, src, scalar("SELECT MAX(id) - 6 FROM steps_b", 0), int64(1))
+	require.NoError(t, err)
+	require.ElementsMatch(t, [][]any{{int64(2)}, {int64(4)}}, rows, "the units' rows, concatenated")
+	// No row: the scalar is NULL, id < NULL matches nothing.
+	rows, err = src.RunSteps(ctx, src, scalar("SELECT id FROM steps_b WHERE id = 99", 0, 1), int64(1))
+	require.NoError(t, err)
+	require.Empty(t, rows)
+	_, err = src.RunSteps(ctx, src, scalar("SELECT id FROM steps_b WHERE id > 9", 0, 1), int64(1))
+	require.ErrorIs(t, err, shardrt.ErrSubqueryRows)
+	require.EqualError(t, err, "Error 1242 (21000): Subquery returns more than 1 row")
+
+	union := &shardrt.Steps{Union: &shardrt.UnionStep{
+		Parts:    []*shardrt.StepQuery{stepQuery("SELECT id FROM steps_a", 1, false, 0, 1, 2, 3), stepQuery("SELECT id FROM steps_b", 1, false, 0, 1)},
+		Distinct: 2, Visible: 1, Kinds: []shardrt.ColumnKind{intKind}, OrderBy: []shardrt.SortKey{{Column: 0}}, Count: -1, LimitArgs: []int{1, 0},
+	}}
+	rows, err = src.RunSteps(ctx, src, union, int64(3), int64(4))
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(5)}, {int64(6)}, {int64(8)}}, rows)
+}

@@ -98,6 +98,8 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 	}
 	what := "a UNION"
 	switch {
+	case p.Steps.Bind != nil && (p.Steps.Bind.Op != runtime.BindIn || len(p.Steps.Bind.Then) > 0):
+		what = "its subqueries, run first, whose rows are bound into the statement as values (IN lists, flags, a scalar subquery's value)"
 	case p.Steps.Bind != nil:
 		what = "its IN (SELECT …) subquery, whose values are bound as the statement's IN list"
 	case p.Steps.Join != nil:
@@ -204,7 +206,7 @@ func (g *generator) stepsLit(v reflect.Value, dataSources []string) (jen.Code, e
 			}
 			return jen.Qual(rt, name), nil
 		case runtime.BindOp:
-			names := [...]string{"BindIn", "BindNotIn", "BindExists"}
+			names := [...]string{"BindIn", "BindNotIn", "BindExists", "BindScalar"}
 			if int(v) >= len(names) {
 				return nil, fmt.Errorf("bind op %d", v)
 			}

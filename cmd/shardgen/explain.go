@@ -218,14 +218,26 @@ func writeStepsText(b *strings.Builder, pl *plan.Plan) {
 		}
 		return strings.Join(out, ", ")
 	}
-	limit := func(offset, count int64) string {
+	// limit spells LIMIT offset, count; a parameter's (args: runtime
+	// JoinStep.LimitArgs) as "placeholder N".
+	limit := func(offset, count int64, args []int) string {
+		o, c := fmt.Sprint(offset), fmt.Sprint(count)
+		if len(args) == 2 {
+			if args[0] >= 0 {
+				o = fmt.Sprintf("placeholder %d", args[0]+1)
+			}
+			if args[1] >= 0 {
+				c = fmt.Sprintf("placeholder %d", args[1]+1)
+			}
+			return ", limit " + o + ", " + c
+		}
 		switch {
 		case count < 0 && offset == 0:
 			return ""
 		case count < 0:
-			return fmt.Sprintf(", offset %d", offset)
+			return ", offset " + o
 		}
-		return fmt.Sprintf(", limit %d, %d", offset, count)
+		return ", limit " + o + ", " + c
 	}
 	for _, q := range s.Queries() {
 		step(q.What, q.Query)
@@ -258,14 +270,14 @@ func writeStepsText(b *strings.Builder, pl *plan.Plan) {
 			break
 		}
 		fmt.Fprintf(b, "  then: %s join %s; joined rows (outer columns, then inner) ordered by %s%s; output %s\n",
-			kind, on, order(j.OrderBy), limit(j.Offset, j.Count), cols(j.Output))
+			kind, on, order(j.OrderBy), limit(j.Offset, j.Count, j.LimitArgs), cols(j.Output))
 	case s.Union != nil:
 		u := s.Union
 		dedup := "UNION ALL"
 		if u.Distinct > 0 {
 			dedup = fmt.Sprintf("the rows of SELECTs 1-%d deduplicated", u.Distinct)
 		}
-		fmt.Fprintf(b, "  then: concatenated, %s; ordered by %s%s; output the first %d columns\n", dedup, order(u.OrderBy), limit(u.Offset, u.Count), u.Visible)
+		fmt.Fprintf(b, "  then: concatenated, %s; ordered by %s%s; output the first %d columns\n", dedup, order(u.OrderBy), limit(u.Offset, u.Count, u.LimitArgs), u.Visible)
 	}
 	b.WriteByte('\n')
 }

@@ -22,3 +22,12 @@ CREATE TABLE g50_tag (
   label VARCHAR(16) CHARACTER SET latin1 NULL,
   note VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NULL
 ) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;
+
+CREATE TABLE g50_pay (
+  pay_id BIGINT NOT NULL PRIMARY KEY,
+  user_id BIGINT NULL,
+  amount DECIMAL(10,2) NULL,
+  paid_on DATETIME NULL,
+  paid_at DATETIME NULL,
+  note VARCHAR(32) NULL
+) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;

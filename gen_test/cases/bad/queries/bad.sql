@@ -19,11 +19,11 @@ SELECT order_id FROM g6_order WHERE user_id = ? AND order_id = ?;
 
 -- name: UnboundJoin :many
 -- expect: not bound
--- (evaluated in steps across data nodes but for its LIMIT ?, which steps
--- do not take from a parameter)
-SELECT o.order_id, p.amount
+-- (evaluated in steps across data nodes but for its LIMIT ?, which a
+-- grouped join's steps do not take from a parameter)
+SELECT o.order_id, COUNT(*) AS n
 FROM g6_order o JOIN g6_payment p ON p.order_id = o.order_id
-WHERE o.user_id = ? AND o.order_id = ? ORDER BY o.order_id LIMIT ?;
+WHERE o.user_id = ? AND o.order_id = ? GROUP BY o.order_id ORDER BY o.order_id LIMIT ?;
 
 -- name: FullRoute :many
 -- expect: no sharding condition on table "g6_payment"
@@ -48,3 +48,11 @@ SELECT p.amount, MAX(o.note) AS mx FROM g6_order o JOIN g6_payment p ON p.order_
 -- shardgen:allow-full-route
 -- expect: the subquery compares an encrypted column with a value, which generated code does not encrypt in a step across data nodes yet
 SELECT payment_id FROM g6_payment WHERE user_id IN (SELECT user_id FROM g6_secret WHERE secret = ?);
+
+-- name: ScalarOfUnknownText :many
+-- expect: the generator binds text of a column of a character set and collation the DDL names, not note; CONVERT(… USING charset) it
+SELECT payment_id, (SELECT note FROM g6_order WHERE order_id = 5) AS n FROM g6_payment WHERE user_id IN (1, 2);
+
+-- name: ScalarOfExpression :many
+-- expect: the generator cannot tell the exact type of its column max(amount) * 2 to bind its value as; give it a CAST(… AS type)
+SELECT order_id FROM g6_order WHERE user_id IN (1, 2) AND order_id > (SELECT MAX(amount) * 2 FROM g6_payment WHERE user_id = 3);

@@ -25,6 +25,7 @@ type Queries struct {
 	ex       shardrt.Executor
 	run      shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	g50Order *shardrt.ShardingTable // routes g50_order at run time
+	g50Pay   *shardrt.ShardingTable // routes g50_pay at run time
 	g50User  *shardrt.ShardingTable // routes g50_user at run time
 }
 
@@ -44,6 +45,9 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if q.g50Order, err = newG50OrderTable(); err != nil {
 		return nil, err
 	}
+	if q.g50Pay, err = newG50PayTable(); err != nil {
+		return nil, err
+	}
 	if q.g50User, err = newG50UserTable(); err != nil {
 		return nil, err
 	}
@@ -56,6 +60,8 @@ func New(db *shardrt.DB) (*Queries, error) {
 // values reach. nil for another table.
 func (q *Queries) stepTable(logicTable string) *shardrt.ShardingTable {
 	switch logicTable {
+	case "g50_pay":
+		return q.g50Pay
 	case "g50_user":
 		return q.g50User
 	}
@@ -121,6 +127,31 @@ func newG50OrderTable() (*shardrt.ShardingTable, error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("table %q: %w", "g50_order", err)
+	}
+	return t, nil
+}
+
+// g50PayDataNodes are the data nodes of g50_pay in actualDataNodes order; its
+// route unit tables follow it.
+var g50PayDataNodes = []shardrt.DataNode{
+	{DataSource: "ds_0", Table: "g50_pay"},
+	{DataSource: "ds_1", Table: "g50_pay"},
+}
+
+// newG50PayTable binds the sharding strategies of g50_pay (database: pay_id MOD
+// db_mod) to its data nodes.
+func newG50PayTable() (*shardrt.ShardingTable, error) {
+	database, err := shardrt.NewAlgorithm("MOD", shardrt.Props{"sharding-count": "2"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: database sharding algorithm %q: %w", "g50_pay", "db_mod", err)
+	}
+	t, err := shardrt.NewShardingTable(
+		g50PayDataNodes,
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"pay_id"}, Algorithm: database},
+		shardrt.StrategyConfig{},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("table %q: %w", "g50_pay", err)
 	}
 	return t, nil
 }

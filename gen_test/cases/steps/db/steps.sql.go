@@ -9,6 +9,7 @@ import (
 	"context"
 	"database/sql"
 	"io"
+	"time"
 
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
@@ -2506,10 +2507,11 @@ func (q *Queries) NamesOrStatuses(ctx context.Context, city string, amount int32
 }
 
 // usersWithoutOrdersAboveSteps are the steps of UsersWithoutOrdersAbove
-// (queries/steps.sql:156), evaluated across data nodes as its IN (SELECT …)
-// subquery, whose values are bound as the statement's IN list. Every
-// statement's route units were chosen at generate time; the IN list is the only
-// SQL built at run time. DataSource indexes dataSourceNames.
+// (queries/steps.sql:156), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
 var usersWithoutOrdersAboveSteps = shardrt.Steps{
 	Bind: &shardrt.BindStep{
 		Subquery: &shardrt.StepQuery{
@@ -2524,7 +2526,7 @@ var usersWithoutOrdersAboveSteps = shardrt.Steps{
 			Args:    []int{0},
 		},
 		Statement: &shardrt.StepQuery{
-			Stmt: shardrt.Stmt{Name: "UsersWithoutOrdersAbove", LogicSQL: "select user_id, `name` from g50_user where cast(sqlc.arg(shardgenstep1) as signed) or user_id not in (sqlc.arg(shardgenstep2)) order by user_id asc"},
+			Stmt: shardrt.Stmt{Name: "UsersWithoutOrdersAbove", LogicSQL: "select user_id, `name` from g50_user where cast(sqlc.arg(shardgenstep1) as signed) or user_id not in (sqlc.arg(shardgenlist0)) order by user_id asc"},
 			Units: []shardrt.RouteUnit{
 				{DataSource: 0, SQL: "select user_id, `name` from g50_user where cast(? as signed) or user_id not in (?) order by user_id asc"},
 				{DataSource: 1, SQL: "select user_id, `name` from g50_user where cast(? as signed) or user_id not in (?) order by user_id asc"},
@@ -2581,10 +2583,11 @@ func (q *Queries) UsersWithoutOrdersAbove(ctx context.Context, amount int32) ([]
 }
 
 // ordersOfUsersNotInSteps are the steps of OrdersOfUsersNotIn
-// (queries/steps.sql:162), evaluated across data nodes as its IN (SELECT …)
-// subquery, whose values are bound as the statement's IN list. Every
-// statement's route units were chosen at generate time; the IN list is the only
-// SQL built at run time. DataSource indexes dataSourceNames.
+// (queries/steps.sql:162), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
 var ordersOfUsersNotInSteps = shardrt.Steps{
 	Bind: &shardrt.BindStep{
 		Subquery: &shardrt.StepQuery{
@@ -2597,7 +2600,7 @@ var ordersOfUsersNotInSteps = shardrt.Steps{
 			Args:    []int{0},
 		},
 		Statement: &shardrt.StepQuery{
-			Stmt: shardrt.Stmt{Name: "OrdersOfUsersNotIn", LogicSQL: "select order_id, user_id from g50_order where cast(sqlc.arg(shardgenstep1) as signed) or user_id not in (sqlc.arg(shardgenstep2)) order by order_id asc"},
+			Stmt: shardrt.Stmt{Name: "OrdersOfUsersNotIn", LogicSQL: "select order_id, user_id from g50_order where cast(sqlc.arg(shardgenstep1) as signed) or user_id not in (sqlc.arg(shardgenlist0)) order by order_id asc"},
 			Units: []shardrt.RouteUnit{
 				{DataSource: 0, SQL: "select order_id, user_id from g50_order_0 where cast(? as signed) or user_id not in (?) order by order_id asc"},
 				{DataSource: 0, SQL: "select order_id, user_id from g50_order_1 where cast(? as signed) or user_id not in (?) order by order_id asc"},
@@ -2655,10 +2658,11 @@ func (q *Queries) OrdersOfUsersNotIn(ctx context.Context, city string) ([]Orders
 }
 
 // tagsNotAllNotesSteps are the steps of TagsNotAllNotes
-// (queries/steps.sql:167), evaluated across data nodes as its IN (SELECT …)
-// subquery, whose values are bound as the statement's IN list. Every
-// statement's route units were chosen at generate time; the IN list is the only
-// SQL built at run time. DataSource indexes dataSourceNames.
+// (queries/steps.sql:167), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
 var tagsNotAllNotesSteps = shardrt.Steps{
 	Bind: &shardrt.BindStep{
 		Subquery: &shardrt.StepQuery{
@@ -2670,7 +2674,7 @@ var tagsNotAllNotesSteps = shardrt.Steps{
 			Columns: 1,
 		},
 		Statement: &shardrt.StepQuery{
-			Stmt: shardrt.Stmt{Name: "TagsNotAllNotes", LogicSQL: "select tag_id from g50_tag where cast(sqlc.arg(shardgenstep0) as signed) or note not in (sqlc.arg(shardgenstep1)) order by tag_id asc"},
+			Stmt: shardrt.Stmt{Name: "TagsNotAllNotes", LogicSQL: "select tag_id from g50_tag where cast(sqlc.arg(shardgenstep0) as signed) or note not in (sqlc.arg(shardgenlist0)) order by tag_id asc"},
 			Units: []shardrt.RouteUnit{
 				{DataSource: 0, SQL: "select tag_id from g50_tag where cast(? as signed) or note not in (?) order by tag_id asc"},
 				{DataSource: 1, SQL: "select tag_id from g50_tag where cast(? as signed) or note not in (?) order by tag_id asc"},
@@ -2719,10 +2723,11 @@ func (q *Queries) TagsNotAllNotes(ctx context.Context) ([]int64, error) {
 }
 
 // usersIfOrderAboveSteps are the steps of UsersIfOrderAbove
-// (queries/steps.sql:172), evaluated across data nodes as its IN (SELECT …)
-// subquery, whose values are bound as the statement's IN list. Every
-// statement's route units were chosen at generate time; the IN list is the only
-// SQL built at run time. DataSource indexes dataSourceNames.
+// (queries/steps.sql:172), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
 var usersIfOrderAboveSteps = shardrt.Steps{
 	Bind: &shardrt.BindStep{
 		Subquery: &shardrt.StepQuery{
@@ -2791,10 +2796,11 @@ func (q *Queries) UsersIfOrderAbove(ctx context.Context, amount int32) ([]int64,
 }
 
 // usersUnlessStatusSteps are the steps of UsersUnlessStatus
-// (queries/steps.sql:177), evaluated across data nodes as its IN (SELECT …)
-// subquery, whose values are bound as the statement's IN list. Every
-// statement's route units were chosen at generate time; the IN list is the only
-// SQL built at run time. DataSource indexes dataSourceNames.
+// (queries/steps.sql:177), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
 var usersUnlessStatusSteps = shardrt.Steps{
 	Bind: &shardrt.BindStep{
 		Subquery: &shardrt.StepQuery{
@@ -2870,10 +2876,11 @@ func (q *Queries) UsersUnlessStatus(ctx context.Context, status string) ([]Users
 }
 
 // countWithNoteFlagSteps are the steps of CountWithNoteFlag
-// (queries/steps.sql:181), evaluated across data nodes as its IN (SELECT …)
-// subquery, whose values are bound as the statement's IN list. Every
-// statement's route units were chosen at generate time; the IN list is the only
-// SQL built at run time. DataSource indexes dataSourceNames.
+// (queries/steps.sql:181), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
 var countWithNoteFlagSteps = shardrt.Steps{
 	Bind: &shardrt.BindStep{
 		Subquery: &shardrt.StepQuery{
@@ -3167,6 +3174,902 @@ func (q *Queries) LowerLabelsOfUser(ctx context.Context) ([]LowerLabelsOfUserRow
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].TagID, &out[i].OtherID); err != nil {
 			return nil, shardrt.WrapQuery("LowerLabelsOfUser (queries/steps.sql:193)", err)
+		}
+	}
+	return out, nil
+}
+
+// addPayStmt is the logic statement of AddPay (queries/steps.sql:198).
+var addPayStmt = shardrt.Stmt{Name: "AddPay", LogicSQL: "INSERT INTO g50_pay (pay_id, user_id, amount, paid_on, paid_at, note) VALUES (?, ?, ?, ?, ?, ?)"}
+
+// addPayUnits are the route units of AddPay: one per data node of g50_pay in
+// data node order. DataSource indexes dataSourceNames.
+var addPayUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g50_pay (pay_id, user_id, amount, paid_on, paid_at, note) VALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g50_pay
+	{DataSource: 1, SQL: "INSERT INTO g50_pay (pay_id, user_id, amount, paid_on, paid_at, note) VALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g50_pay
+}
+
+// AddPayParams are the parameters of AddPay.
+type AddPayParams struct {
+	PayID  int64
+	UserID sql.NullInt64
+	Amount sql.NullString
+	PaidOn sql.NullTime
+	PaidAt sql.NullTime
+	Note   sql.NullString
+}
+
+// AddPay runs the :exec query at queries/steps.sql:198.
+//
+// Route: SingleNode on g50_pay (database: pay_id MOD), computed inline.
+func (q *Queries) AddPay(ctx context.Context, arg AddPayParams) error {
+	ds := shardrt.Mod(arg.PayID, 2)
+	_, err := q.run.Exec(ctx, &addPayStmt, addPayUnits[ds], arg.PayID, arg.UserID, arg.Amount, arg.PaidOn, arg.PaidAt, arg.Note)
+	return shardrt.WrapQuery("AddPay (queries/steps.sql:198)", err)
+}
+
+// paysAboveAverageSteps are the steps of PaysAboveAverage
+// (queries/steps.sql:201), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var paysAboveAverageSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysAboveAverage", LogicSQL: "select avg(amount) from g50_pay limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select avg(amount), count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g50_pay"},
+				{DataSource: 1, SQL: "select avg(amount), count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g50_pay"},
+			},
+			Columns: 3,
+			Merge: &shardrt.MergeSpec{
+				Columns: 3,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnDecimal},
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnDecimal},
+				},
+				Aggregates: []shardrt.AggregateSpec{
+					{
+						Func:        shardrt.AggAvg,
+						SumColumn:   2,
+						CountColumn: 1,
+						Scale:       6,
+					},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysAboveAverage", LogicSQL: "select pay_id, amount from g50_pay where amount > cast(sqlc.narg(shardgenstep0) as decimal(65, 6)) order by pay_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select pay_id, amount from g50_pay where amount > cast(? as decimal(65, 6)) order by pay_id asc"},
+				{DataSource: 1, SQL: "select pay_id, amount from g50_pay where amount > cast(? as decimal(65, 6)) order by pay_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnDecimal},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{0},
+		},
+		Op: shardrt.BindScalar,
+	},
+}
+
+// PaysAboveAverageRow is one row of PaysAboveAverage.
+type PaysAboveAverageRow struct {
+	PayID  int64
+	Amount sql.NullString
+}
+
+// A scalar subquery evaluated first across data nodes (AVG merged from
+// SUM and COUNT), its value bound as DECIMAL(65,6), exactly.
+//
+// It is evaluated in steps across data nodes (paysAboveAverageSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) PaysAboveAverage(ctx context.Context) ([]PaysAboveAverageRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &paysAboveAverageSteps)
+	if err != nil {
+		return nil, shardrt.WrapQuery("PaysAboveAverage (queries/steps.sql:201)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]PaysAboveAverageRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].PayID, &out[i].Amount); err != nil {
+			return nil, shardrt.WrapQuery("PaysAboveAverage (queries/steps.sql:201)", err)
+		}
+	}
+	return out, nil
+}
+
+// paysWithAverageSteps are the steps of PaysWithAverage
+// (queries/steps.sql:207), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var paysWithAverageSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysWithAverage", LogicSQL: "select avg(amount) from g50_pay limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select avg(amount), count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g50_pay"},
+				{DataSource: 1, SQL: "select avg(amount), count(amount) as AVG_DERIVED_COUNT_0, sum(amount) as AVG_DERIVED_SUM_0 from g50_pay"},
+			},
+			Columns: 3,
+			Merge: &shardrt.MergeSpec{
+				Columns: 3,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnDecimal},
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnDecimal},
+				},
+				Aggregates: []shardrt.AggregateSpec{
+					{
+						Func:        shardrt.AggAvg,
+						SumColumn:   2,
+						CountColumn: 1,
+						Scale:       6,
+					},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysWithAverage", LogicSQL: "select pay_id, cast(sqlc.narg(shardgenstep0) as decimal(65, 6)) as avg_amount, amount from g50_pay order by pay_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select pay_id, cast(? as decimal(65, 6)) as avg_amount, amount from g50_pay order by pay_id asc"},
+				{DataSource: 1, SQL: "select pay_id, cast(? as decimal(65, 6)) as avg_amount, amount from g50_pay order by pay_id asc"},
+			},
+			Columns: 3,
+			Merge: &shardrt.MergeSpec{
+				Columns: 3,
+				Visible: 3,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnDecimal},
+					{Type: shardrt.ColumnDecimal},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{0},
+		},
+		Op: shardrt.BindScalar,
+	},
+}
+
+// PaysWithAverageRow is one row of PaysWithAverage.
+type PaysWithAverageRow struct {
+	PayID     int64
+	AvgAmount sql.NullString
+	Amount    sql.NullString
+}
+
+// A scalar subquery in the select list.
+//
+// It is evaluated in steps across data nodes (paysWithAverageSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) PaysWithAverage(ctx context.Context) ([]PaysWithAverageRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &paysWithAverageSteps)
+	if err != nil {
+		return nil, shardrt.WrapQuery("PaysWithAverage (queries/steps.sql:207)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]PaysWithAverageRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].PayID, &out[i].AvgAmount, &out[i].Amount); err != nil {
+			return nil, shardrt.WrapQuery("PaysWithAverage (queries/steps.sql:207)", err)
+		}
+	}
+	return out, nil
+}
+
+// paysOfLastDaySteps are the steps of PaysOfLastDay (queries/steps.sql:212),
+// evaluated across data nodes as its subqueries, run first, whose rows are
+// bound into the statement as values (IN lists, flags, a scalar subquery's
+// value). Every statement's route units were chosen at generate time; the IN
+// list is the only SQL built at run time. DataSource indexes dataSourceNames.
+var paysOfLastDaySteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysOfLastDay", LogicSQL: "select max(paid_on) from g50_pay limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select max(paid_on) from g50_pay"},
+				{DataSource: 1, SQL: "select max(paid_on) from g50_pay"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnTime},
+				},
+				Aggregates: []shardrt.AggregateSpec{
+					{Func: shardrt.AggMax},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysOfLastDay", LogicSQL: "select pay_id, paid_on from g50_pay where paid_on = cast(sqlc.narg(shardgenstep0) as datetime(0)) or paid_at = cast(sqlc.narg(shardgenstep1) as datetime(0)) order by pay_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select pay_id, paid_on from g50_pay where paid_on = cast(? as datetime(0)) or paid_at = cast(? as datetime(0)) order by pay_id asc"},
+				{DataSource: 1, SQL: "select pay_id, paid_on from g50_pay where paid_on = cast(? as datetime(0)) or paid_at = cast(? as datetime(0)) order by pay_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnTime},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{0, 1},
+		},
+		Op: shardrt.BindScalar,
+		Then: []shardrt.BoundSubquery{
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "PaysOfLastDay", LogicSQL: "select min(paid_at) from g50_pay limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select min(paid_at) from g50_pay"},
+						{DataSource: 1, SQL: "select min(paid_at) from g50_pay"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnTime},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMin},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+		},
+	},
+}
+
+// PaysOfLastDayRow is one row of PaysOfLastDay.
+type PaysOfLastDayRow struct {
+	PayID  int64
+	PaidOn sql.NullTime
+}
+
+// A DATETIME bound as a DATETIME.
+//
+// It is evaluated in steps across data nodes (paysOfLastDaySteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) PaysOfLastDay(ctx context.Context) ([]PaysOfLastDayRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &paysOfLastDaySteps)
+	if err != nil {
+		return nil, shardrt.WrapQuery("PaysOfLastDay (queries/steps.sql:212)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]PaysOfLastDayRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].PayID, &out[i].PaidOn); err != nil {
+			return nil, shardrt.WrapQuery("PaysOfLastDay (queries/steps.sql:212)", err)
+		}
+	}
+	return out, nil
+}
+
+// noteOfPaySteps are the steps of NoteOfPay (queries/steps.sql:218), evaluated
+// across data nodes as its subqueries, run first, whose rows are bound into the
+// statement as values (IN lists, flags, a scalar subquery's value). Every
+// statement's route units were chosen at generate time; the IN list is the only
+// SQL built at run time. DataSource indexes dataSourceNames.
+var noteOfPaySteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "NoteOfPay", LogicSQL: "select note from g50_pay where pay_id = sqlc.arg(shardgenstep0) limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select note from g50_pay where pay_id = ? limit 2"},
+				{DataSource: 1, SQL: "select note from g50_pay where pay_id = ? limit 2"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+			Route: &shardrt.StepRoute{
+				Table: "g50_pay",
+				Nodes: []int{0, 1},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "pay_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "NoteOfPay", LogicSQL: "select user_id, `name`, convert(sqlc.narg(shardgenstep1) using utf8mb4) as pay_note from g50_user where user_id in (1, 2) order by user_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id, `name`, convert(? using utf8mb4) as pay_note from g50_user where user_id in (1, 2) order by user_id asc"},
+				{DataSource: 1, SQL: "select user_id, `name`, convert(? using utf8mb4) as pay_note from g50_user where user_id in (1, 2) order by user_id asc"},
+			},
+			Columns: 3,
+			Merge: &shardrt.MergeSpec{
+				Columns: 3,
+				Visible: 3,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindScalar,
+	},
+}
+
+// NoteOfPayRow is one row of NoteOfPay.
+type NoteOfPayRow struct {
+	UserID  int64
+	Name    string
+	PayNote sql.NullString
+}
+
+// No row: NULL; text (CJK included) bound in its column's character set.
+//
+// It is evaluated in steps across data nodes (noteOfPaySteps); a step holding
+// more rows than the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows.
+func (q *Queries) NoteOfPay(ctx context.Context, payID int64) ([]NoteOfPayRow, error) {
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &noteOfPaySteps, &shardrt.StepsOptions{Tables: q.stepTable}, payID)
+	if err != nil {
+		return nil, shardrt.WrapQuery("NoteOfPay (queries/steps.sql:218)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]NoteOfPayRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name, &out[i].PayNote); err != nil {
+			return nil, shardrt.WrapQuery("NoteOfPay (queries/steps.sql:218)", err)
+		}
+	}
+	return out, nil
+}
+
+// paysWithNoteOfDaySteps are the steps of PaysWithNoteOfDay
+// (queries/steps.sql:223), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var paysWithNoteOfDaySteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysWithNoteOfDay", LogicSQL: "select note from g50_pay where paid_on = sqlc.arg(shardgenstep0) limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select note from g50_pay where paid_on = ? limit 2"},
+				{DataSource: 1, SQL: "select note from g50_pay where paid_on = ? limit 2"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+			Args: []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysWithNoteOfDay", LogicSQL: "select pay_id from g50_pay where note = convert(sqlc.narg(shardgenstep1) using utf8mb4) order by pay_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select pay_id from g50_pay where note = convert(? using utf8mb4) order by pay_id asc"},
+				{DataSource: 1, SQL: "select pay_id from g50_pay where note = convert(? using utf8mb4) order by pay_id asc"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindScalar,
+	},
+}
+
+// More than one row: MySQL's error 1242.
+//
+// It is evaluated in steps across data nodes (paysWithNoteOfDaySteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) PaysWithNoteOfDay(ctx context.Context, paidOn time.Time) ([]int64, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &paysWithNoteOfDaySteps, paidOn)
+	if err != nil {
+		return nil, shardrt.WrapQuery("PaysWithNoteOfDay (queries/steps.sql:223)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]int64, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, shardrt.WrapQuery("PaysWithNoteOfDay (queries/steps.sql:223)", err)
+		}
+	}
+	return out, nil
+}
+
+// paysOfCityAboveMinSteps are the steps of PaysOfCityAboveMin
+// (queries/steps.sql:228), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var paysOfCityAboveMinSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysOfCityAboveMin", LogicSQL: "select user_id from g50_user where city = sqlc.arg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_user where city = ?"},
+				{DataSource: 1, SQL: "select user_id from g50_user where city = ?"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysOfCityAboveMin", LogicSQL: "select pay_id, amount from g50_pay where user_id in (?) and amount > cast(sqlc.narg(shardgenstep1) as decimal(65, 2)) order by pay_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select pay_id, amount from g50_pay where user_id in (?) and amount > cast(? as decimal(65, 2)) order by pay_id asc"},
+				{DataSource: 1, SQL: "select pay_id, amount from g50_pay where user_id in (?) and amount > cast(? as decimal(65, 2)) order by pay_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnDecimal},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt:   []int{53, 53},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			Args:     []int{1},
+		},
+		Then: []shardrt.BoundSubquery{
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "PaysOfCityAboveMin", LogicSQL: "select min(amount) from g50_pay limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select min(amount) from g50_pay"},
+						{DataSource: 1, SQL: "select min(amount) from g50_pay"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnDecimal},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMin},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+		},
+	},
+}
+
+// PaysOfCityAboveMinRow is one row of PaysOfCityAboveMin.
+type PaysOfCityAboveMinRow struct {
+	PayID  int64
+	Amount sql.NullString
+}
+
+// An IN subquery and a scalar one in one statement.
+//
+// It is evaluated in steps across data nodes (paysOfCityAboveMinSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) PaysOfCityAboveMin(ctx context.Context, city string) ([]PaysOfCityAboveMinRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &paysOfCityAboveMinSteps, city)
+	if err != nil {
+		return nil, shardrt.WrapQuery("PaysOfCityAboveMin (queries/steps.sql:228)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]PaysOfCityAboveMinRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].PayID, &out[i].Amount); err != nil {
+			return nil, shardrt.WrapQuery("PaysOfCityAboveMin (queries/steps.sql:228)", err)
+		}
+	}
+	return out, nil
+}
+
+// ordersOfCityAndStatusSteps are the steps of OrdersOfCityAndStatus
+// (queries/steps.sql:234), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var ordersOfCityAndStatusSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfCityAndStatus", LogicSQL: "select user_id from g50_user where city = sqlc.arg(shardgenstep0)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_user where city = ?"},
+				{DataSource: 1, SQL: "select user_id from g50_user where city = ?"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersOfCityAndStatus", LogicSQL: "select order_id, amount from g50_order where user_id in (?) and (order_id in (sqlc.arg(shardgenlist1)) or false) order by order_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select order_id, amount from g50_order_0 where user_id in (?) and (order_id in (?) or false) order by order_id asc"},
+				{DataSource: 0, SQL: "select order_id, amount from g50_order_1 where user_id in (?) and (order_id in (?) or false) order by order_id asc"},
+				{DataSource: 1, SQL: "select order_id, amount from g50_order_0 where user_id in (?) and (order_id in (?) or false) order by order_id asc"},
+				{DataSource: 1, SQL: "select order_id, amount from g50_order_1 where user_id in (?) and (order_id in (?) or false) order by order_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt:   []int{59, 59, 59, 59},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			Lists: []shardrt.StepList{
+				{At: []int{80, 80, 80, 80}, Elem: "CONVERT(? USING utf8mb4)"},
+			},
+		},
+		Then: []shardrt.BoundSubquery{
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "OrdersOfCityAndStatus", LogicSQL: "select pay_id from g50_pay where amount is not null"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select pay_id from g50_pay where amount is not null"},
+						{DataSource: 1, SQL: "select pay_id from g50_pay where amount is not null"},
+					},
+					Columns: 1,
+				},
+			},
+		},
+	},
+}
+
+// OrdersOfCityAndStatusRow is one row of OrdersOfCityAndStatus.
+type OrdersOfCityAndStatusRow struct {
+	OrderID int64
+	Amount  int32
+}
+
+// Two IN subqueries: two lists bound in one statement.
+//
+// It is evaluated in steps across data nodes (ordersOfCityAndStatusSteps); a
+// step holding more rows than the props' max-cross-node-rows fails with an
+// error wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OrdersOfCityAndStatus(ctx context.Context, city string) ([]OrdersOfCityAndStatusRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &ordersOfCityAndStatusSteps, city)
+	if err != nil {
+		return nil, shardrt.WrapQuery("OrdersOfCityAndStatus (queries/steps.sql:234)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]OrdersOfCityAndStatusRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Amount); err != nil {
+			return nil, shardrt.WrapQuery("OrdersOfCityAndStatus (queries/steps.sql:234)", err)
+		}
+	}
+	return out, nil
+}
+
+// usersWithoutPaysIfOrderSteps are the steps of UsersWithoutPaysIfOrder
+// (queries/steps.sql:241), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var usersWithoutPaysIfOrderSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersWithoutPaysIfOrder", LogicSQL: "select user_id from g50_pay"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id from g50_pay"},
+				{DataSource: 1, SQL: "select user_id from g50_pay"},
+			},
+			Columns: 1,
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersWithoutPaysIfOrder", LogicSQL: "select user_id, `name` from g50_user where (cast(sqlc.arg(shardgenstep1) as signed) or user_id not in (sqlc.arg(shardgenlist0))) and cast(sqlc.arg(shardgenstep2) as signed) order by user_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select user_id, `name` from g50_user where (cast(? as signed) or user_id not in (?)) and cast(? as signed) order by user_id asc"},
+				{DataSource: 1, SQL: "select user_id, `name` from g50_user where (cast(? as signed) or user_id not in (?)) and cast(? as signed) order by user_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt:   []int{81, 81},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			Args:     []int{1, 2},
+			ListArg:  1,
+		},
+		Op: shardrt.BindNotIn,
+		Then: []shardrt.BoundSubquery{
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "UsersWithoutPaysIfOrder", LogicSQL: "select 1 from g50_order where amount > sqlc.arg(shardgenstep0) limit 1"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select 1 from g50_order_0 where amount > ? limit 1"},
+						{DataSource: 0, SQL: "select 1 from g50_order_1 where amount > ? limit 1"},
+						{DataSource: 1, SQL: "select 1 from g50_order_0 where amount > ? limit 1"},
+						{DataSource: 1, SQL: "select 1 from g50_order_1 where amount > ? limit 1"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnInt},
+						},
+						Count: shardrt.LimitValue{Value: 1},
+					},
+					Args: []int{0},
+				},
+				Op: shardrt.BindExists,
+			},
+		},
+	},
+}
+
+// UsersWithoutPaysIfOrderRow is one row of UsersWithoutPaysIfOrder.
+type UsersWithoutPaysIfOrderRow struct {
+	UserID int64
+	Name   string
+}
+
+// NOT IN and EXISTS in one statement.
+//
+// It is evaluated in steps across data nodes (usersWithoutPaysIfOrderSteps); a
+// step holding more rows than the props' max-cross-node-rows fails with an
+// error wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) UsersWithoutPaysIfOrder(ctx context.Context, amount int32) ([]UsersWithoutPaysIfOrderRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &usersWithoutPaysIfOrderSteps, amount)
+	if err != nil {
+		return nil, shardrt.WrapQuery("UsersWithoutPaysIfOrder (queries/steps.sql:241)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]UsersWithoutPaysIfOrderRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].Name); err != nil {
+			return nil, shardrt.WrapQuery("UsersWithoutPaysIfOrder (queries/steps.sql:241)", err)
+		}
+	}
+	return out, nil
+}
+
+// pageOfOrdersWithUsersSteps are the steps of PageOfOrdersWithUsers
+// (queries/steps.sql:247), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var pageOfOrdersWithUsersSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PageOfOrdersWithUsers", LogicSQL: "select o.order_id, o.user_id, o.order_id from g50_order as o"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select o.order_id, o.user_id, o.order_id from g50_order_0 as o"},
+				{DataSource: 0, SQL: "select o.order_id, o.user_id, o.order_id from g50_order_1 as o"},
+				{DataSource: 1, SQL: "select o.order_id, o.user_id, o.order_id from g50_order_0 as o"},
+				{DataSource: 1, SQL: "select o.order_id, o.user_id, o.order_id from g50_order_1 as o"},
+			},
+			Columns: 3,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PageOfOrdersWithUsers", LogicSQL: "select u.`name`, u.user_id from g50_user as u where u.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id from g50_user as u where u.user_id in (?)"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id from g50_user as u where u.user_id in (?)"},
+			},
+			Columns: 2,
+			ListAt:  []int{66, 66},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PageOfOrdersWithUsers", LogicSQL: "select u.`name`, u.user_id from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id from g50_user as u"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id from g50_user as u"},
+			},
+			Columns: 2,
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{1},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Output: []int{0, 3},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 2},
+		},
+		LimitArgs: []int{0, 1},
+		Batch:     500,
+	},
+}
+
+// PageOfOrdersWithUsersRow is one row of PageOfOrdersWithUsers.
+type PageOfOrdersWithUsersRow struct {
+	OrderID int64
+	Name    string
+}
+
+// LIMIT ?, ? of a join across data nodes: the call's parameters.
+//
+// It is evaluated in steps across data nodes (pageOfOrdersWithUsersSteps); a
+// step holding more rows than the props' max-cross-node-rows fails with an
+// error wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) PageOfOrdersWithUsers(ctx context.Context, offset int64, limit int64) ([]PageOfOrdersWithUsersRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &pageOfOrdersWithUsersSteps, offset, limit)
+	if err != nil {
+		return nil, shardrt.WrapQuery("PageOfOrdersWithUsers (queries/steps.sql:247)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]PageOfOrdersWithUsersRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Name); err != nil {
+			return nil, shardrt.WrapQuery("PageOfOrdersWithUsers (queries/steps.sql:247)", err)
+		}
+	}
+	return out, nil
+}
+
+// firstIDsSteps are the steps of FirstIDs (queries/steps.sql:252), evaluated
+// across data nodes as a UNION. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var firstIDsSteps = shardrt.Steps{
+	Union: &shardrt.UnionStep{
+		Parts: []*shardrt.StepQuery{
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "FirstIDs", LogicSQL: "select user_id as id from g50_user"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select user_id as id from g50_user"},
+					{DataSource: 1, SQL: "select user_id as id from g50_user"},
+				},
+				Columns: 1,
+			},
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "FirstIDs", LogicSQL: "select order_id from g50_order"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select order_id from g50_order_0"},
+					{DataSource: 0, SQL: "select order_id from g50_order_1"},
+					{DataSource: 1, SQL: "select order_id from g50_order_0"},
+					{DataSource: 1, SQL: "select order_id from g50_order_1"},
+				},
+				Columns: 1,
+			},
+		},
+		Distinct: 2,
+		Visible:  1,
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{},
+		},
+		LimitArgs: []int{-1, 0},
+	},
+}
+
+// LIMIT ? of a UNION.
+//
+// It is evaluated in steps across data nodes (firstIDsSteps); a step holding
+// more rows than the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows.
+func (q *Queries) FirstIDs(ctx context.Context, limit int64) ([]int64, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &firstIDsSteps, limit)
+	if err != nil {
+		return nil, shardrt.WrapQuery("FirstIDs (queries/steps.sql:252)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]int64, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, shardrt.WrapQuery("FirstIDs (queries/steps.sql:252)", err)
 		}
 	}
 	return out, nil

@@ -194,3 +194,61 @@ ORDER BY a.tag_id, other_id;
 -- A latin1_swedish_ci residual comparison (ü sorts as y).
 SELECT a.tag_id, b.tag_id AS other_id FROM g50_tag a JOIN g50_tag b
   ON b.user_id = a.user_id AND a.label > b.label;
+
+-- name: AddPay :exec
+INSERT INTO g50_pay (pay_id, user_id, amount, paid_on, paid_at, note) VALUES (?, ?, ?, ?, ?, ?);
+
+-- name: PaysAboveAverage :many
+-- A scalar subquery evaluated first across data nodes (AVG merged from
+-- SUM and COUNT), its value bound as DECIMAL(65,6), exactly.
+SELECT pay_id, amount FROM g50_pay WHERE amount > (SELECT AVG(amount) FROM g50_pay)
+ORDER BY pay_id;
+
+-- name: PaysWithAverage :many
+-- A scalar subquery in the select list.
+SELECT pay_id, (SELECT AVG(amount) FROM g50_pay) AS avg_amount, amount FROM g50_pay
+ORDER BY pay_id;
+
+-- name: PaysOfLastDay :many
+-- A DATETIME bound as a DATETIME.
+SELECT pay_id, paid_on FROM g50_pay
+WHERE paid_on = (SELECT MAX(paid_on) FROM g50_pay) OR paid_at = (SELECT MIN(paid_at) FROM g50_pay)
+ORDER BY pay_id;
+
+-- name: NoteOfPay :many
+-- No row: NULL; text (CJK included) bound in its column's character set.
+SELECT user_id, name, (SELECT note FROM g50_pay WHERE pay_id = ?) AS pay_note FROM g50_user
+WHERE user_id IN (1, 2) ORDER BY user_id;
+
+-- name: PaysWithNoteOfDay :many
+-- More than one row: MySQL's error 1242.
+SELECT pay_id FROM g50_pay WHERE note = (SELECT note FROM g50_pay WHERE paid_on = ?)
+ORDER BY pay_id;
+
+-- name: PaysOfCityAboveMin :many
+-- An IN subquery and a scalar one in one statement.
+SELECT pay_id, amount FROM g50_pay
+WHERE user_id IN (SELECT user_id FROM g50_user WHERE city = ?) AND amount > (SELECT MIN(amount) FROM g50_pay)
+ORDER BY pay_id;
+
+-- name: OrdersOfCityAndStatus :many
+-- Two IN subqueries: two lists bound in one statement.
+SELECT order_id, amount FROM g50_order
+WHERE user_id IN (SELECT user_id FROM g50_user WHERE city = ?)
+  AND order_id IN (SELECT pay_id FROM g50_pay WHERE amount IS NOT NULL)
+ORDER BY order_id;
+
+-- name: UsersWithoutPaysIfOrder :many
+-- NOT IN and EXISTS in one statement.
+SELECT user_id, name FROM g50_user
+WHERE user_id NOT IN (SELECT user_id FROM g50_pay) AND EXISTS (SELECT 1 FROM g50_order WHERE amount > ?)
+ORDER BY user_id;
+
+-- name: PageOfOrdersWithUsers :many
+-- LIMIT ?, ? of a join across data nodes: the call's parameters.
+SELECT o.order_id, u.name FROM g50_order o JOIN g50_user u ON u.user_id = o.user_id
+ORDER BY o.order_id LIMIT ?, ?;
+
+-- name: FirstIDs :many
+-- LIMIT ? of a UNION.
+SELECT user_id AS id FROM g50_user UNION SELECT order_id FROM g50_order ORDER BY id LIMIT ?;
