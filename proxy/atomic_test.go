@@ -7,12 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/shardgen/shardgen/internal/testdb"
-	"github.com/shardgen/shardgen/schema"
 )
 
 // paDDL are the logic tables of the all-or-nothing write tests: pa_item,
@@ -65,16 +63,7 @@ authority:
     - user: root@%%
       password: secret
 `, n-1, n)
-	cfg, err := ParseConfig("pa.yaml", []byte(b.String()))
-	require.NoError(t, err)
-	tables, err := schema.ParseDDL("pa.sql", []byte(paDDL))
-	require.NoError(t, err)
-	require.NoError(t, cfg.AttachDDL(tables))
-	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() { require.NoError(t, srv.Close()) })
-	return srv
+	return startProxy(t, b.String(), paDDL)
 }
 
 // paReset creates pa_item and pa_dict on ds_0 and ds_1 with the seed rows.

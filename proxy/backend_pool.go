@@ -12,6 +12,8 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/mysql/sqlerror"
+	"vitess.io/vitess/go/sqltypes"
 
 	"github.com/shardgen/shardgen/runtime"
 )
@@ -45,8 +47,14 @@ var errBackendPoolClosed = errors.New("the data source's connection pool is clos
 //   - maxPoolSize bounds the open connections (in use and idle); a get on
 //     a full pool waits up to the connection timeout for one to be put
 //     back (0: unbounded, as the database/sql pool);
-//   - connectionTimeoutMilliseconds bounds the dial and that wait (default
-//     30 s);
+//   - connectionTimeoutMilliseconds (or the URL's connectTimeout) bounds
+//     the dial with the MySQL handshake, and that wait (default 30 s);
+//   - socketTimeout (the URL's; a DSN's readTimeout) bounds each wait for
+//     the server on an open connection (armRead). A limit that passes
+//     gives a *runtime.TimeoutError naming the data source, and the
+//     connection is discarded, never put back (its late answer would be
+//     read as the next statement's); the statement is not tried again on
+//     the database/sql path, which would wait as long again;
 //   - idleTimeoutMilliseconds closes a connection idle for longer
 //     (checked when connections are taken and put back), unless
 //     minPoolSize >= maxPoolSize (a fixed pool, as HikariCP);
@@ -71,10 +79,15 @@ type backendPool struct {
 	// own pool.
 	setup []string
 
-	max         int
-	wait        time.Duration // connect timeout and wait for a free connection
-	idleTimeout time.Duration // 0: none
-	maxLifetime time.Duration // 0: none
+	max     int
+	wait    time.Duration // connect timeout and wait for a free connection
+	waitKey string        // the key that set wait, for errors (runtime.DataSourceConfig.Timeouts)
+	// socketTimeout bounds each read of an answer (0: none); socketKey
+	// is the key that set it (socketTimeout, readTimeout).
+	socketTimeout time.Duration
+	socketKey     string
+	idleTimeout   time.Duration // 0: none
+	maxLifetime   time.Duration // 0: none
 
 	mu     sync.Mutex
 	idle   []*backendConn // oldest first
@@ -95,6 +108,47 @@ type backendConn struct {
 	// stmts are the statements prepared on it (fastpath_stmt.go); nil
 	// before the first.
 	stmts *backendStmts
+	// deadline is the read deadline armRead set last (zero: none).
+	deadline time.Time
+}
+
+// armRead bounds the next read of c by its pool's socketTimeout when
+// fewer than need bytes are buffered (buffered: what its reader holds),
+// i.e. when the read waits on the socket. The deadline stays set after
+// the read; the next wait re-arms it, so each wait for the server is
+// bounded, as Java's SO_TIMEOUT bounds each read (not the statement).
+func (c *backendConn) armRead(buffered, need int) {
+	if t := c.pool.socketTimeout; t > 0 && buffered < need {
+		c.deadline = time.Now().Add(t)
+		_ = c.GetRawConn().SetReadDeadline(c.deadline)
+	}
+}
+
+// readError is the error of a failed read or round trip on c: a
+// *runtime.TimeoutError when the deadline armRead set has passed (the
+// data source did not answer in time), else err naming the data source.
+// The caller marks c broken either way.
+func (c *backendConn) readError(err error) error {
+	if !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
+		return &runtime.TimeoutError{DataSource: c.pool.name, Key: c.pool.socketKey, Limit: c.pool.socketTimeout}
+	}
+	return &runtime.NodeError{DataSource: c.pool.name, Err: err}
+}
+
+// fetch is ExecuteFetch of query on c with each wait for the answer
+// bounded by the pool's socketTimeout (the answers read here are small:
+// the deadline is armed once); errors are readError's.
+func (c *backendConn) fetch(query string, maxrows int) (*sqltypes.Result, error) {
+	c.armRead(0, 1)
+	res, err := c.ExecuteFetch(query, maxrows, false)
+	if err != nil {
+		var se *sqlerror.SQLError
+		if errors.As(err, &se) && se.Number() < 2000 { // the server's own error: it answered
+			return nil, err
+		}
+		return nil, c.readError(err)
+	}
+	return res, nil
 }
 
 // backendParams returns the vitess connection parameters of a data source
@@ -177,8 +231,9 @@ func newBackendPool(name string, c runtime.DataSourceConfig) (*backendPool, stri
 	if why != "" {
 		return nil, why
 	}
-	p := &backendPool{name: name, params: params, init: init, max: c.MaxPoolSize, wait: wait, maxLifetime: c.MaxLifetime,
-		freed: make(chan struct{}, 1)}
+	connectKey, _, socketKey, socket := c.Timeouts()
+	p := &backendPool{name: name, params: params, init: init, max: c.MaxPoolSize, wait: wait, waitKey: connectKey,
+		socketTimeout: socket, socketKey: socketKey, maxLifetime: c.MaxLifetime, freed: make(chan struct{}, 1)}
 	if c.IdleTimeout > 0 && !(c.MaxPoolSize > 0 && c.MinPoolSize >= c.MaxPoolSize) {
 		p.idleTimeout = c.IdleTimeout
 	}
@@ -237,29 +292,42 @@ func (p *backendPool) get() (*backendConn, error) {
 	}
 }
 
-// dial opens a new connection (the caller counted it in open).
+// dial opens a new connection (the caller counted it in open): the dial
+// and the handshake within the connect timeout (wait), then the
+// connection's first statements with each wait bounded by socketTimeout.
+// A limit that passes gives a *runtime.TimeoutError.
 func (p *backendPool) dial() (*backendConn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.wait)
 	defer cancel()
 	params := p.params
 	mc, err := mysql.Connect(ctx, &params)
 	if err != nil {
+		if ctx.Err() != nil || runtime.IsTimeout(err) {
+			return nil, &runtime.TimeoutError{DataSource: p.name, Key: p.waitKey, Limit: p.wait, Connect: true}
+		}
 		return nil, &runtime.NodeError{DataSource: p.name, Err: err}
 	}
-	if p.init != "" {
-		if _, err := mc.ExecuteFetch(p.init, 0, false); err != nil {
-			mc.Close()
-			return nil, &runtime.NodeError{DataSource: p.name, Err: err}
-		}
-	}
-	for _, q := range p.setup {
-		if _, err := mc.ExecuteFetch(q, 0, false); err != nil {
-			mc.Close()
-			return nil, &runtime.NodeError{DataSource: p.name, SQL: q, Err: err}
-		}
-	}
 	now := time.Now()
-	return &backendConn{Conn: mc, pool: p, created: now, lastUsed: now}, nil
+	c := &backendConn{Conn: mc, pool: p, created: now, lastUsed: now}
+	for i, q := range append([]string{p.init}, p.setup...) {
+		if q == "" {
+			continue
+		}
+		if _, err := c.fetch(q, 0); err != nil {
+			mc.Close()
+			var te *runtime.TimeoutError
+			if errors.As(err, &te) {
+				return nil, err
+			}
+			ne := &runtime.NodeError{DataSource: p.name, Err: err}
+			errors.As(err, &ne)
+			if i > 0 { // the settings statements of a keyed pool name themselves
+				ne.SQL = q
+			}
+			return nil, ne
+		}
+	}
+	return c, nil
 }
 
 // expired reports whether c outlived maxLifetime or idleTimeout at now.

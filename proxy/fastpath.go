@@ -338,8 +338,8 @@ func (h *handler) relay(c *mysql.Conn, sess *session, fr *fastRoute, sql string,
 	var n int
 	if sess.pkt, n, err = a.read(sess.pkt); err != nil {
 		bc.broken = true
-		if fr.write {
-			return true, err // it may have run: never twice
+		if fr.write || timedOut(err) {
+			return true, err // it may have run: never twice; a data source that timed out is not asked again
 		}
 		return false, nil // a SELECT: it may run again
 	}
@@ -606,7 +606,7 @@ func (h *handler) fastWarnings(sess *session, bc *backendConn, n int) {
 	if n == 0 {
 		return
 	}
-	res, err := bc.ExecuteFetch("SHOW WARNINGS", maxWarnings, false)
+	res, err := bc.fetch("SHOW WARNINGS", maxWarnings)
 	if err != nil {
 		bc.broken = true
 		return
@@ -647,15 +647,19 @@ func (h *handler) clientGone(bc *backendConn, err error) error {
 }
 
 // readBackend reads the next packet of bc into buf: the 4-byte header,
-// then the payload, growing buf as needed; n is the payload's length.
+// then the payload, growing buf as needed; n is the payload's length. Each
+// wait for the server is bounded by the data source's socketTimeout
+// (armRead; a long payload is read in pieces, each bounded); errors are
+// bc.readError's.
 func readBackend(bc *backendConn, buf []byte) ([]byte, int, error) {
 	if cap(buf) < 4 {
 		buf = make([]byte, 4, 512)
 	}
 	buf = buf[:cap(buf)]
+	bc.armRead(bc.Buffered(), 4)
 	n, err := bc.ReadHeaderInto(buf[:4])
 	if err != nil {
-		return buf, 0, &runtime.NodeError{DataSource: bc.pool.name, Err: err}
+		return buf, 0, bc.readError(err)
 	}
 	if 4+n > len(buf) {
 		nb := make([]byte, 4+n)
@@ -669,11 +673,29 @@ func readBackend(bc *backendConn, buf []byte) ([]byte, int, error) {
 		buf[4] = 0
 		return buf, 0, nil
 	}
-	if err := bc.ReadDataInto(buf[4 : 4+n]); err != nil {
-		return buf, 0, &runtime.NodeError{DataSource: bc.pool.name, Err: err}
+	for at := 4; at < 4+n; {
+		end := 4 + n
+		if bc.pool.socketTimeout > 0 {
+			end = min(end, at+max(bc.Buffered(), backendReadPiece))
+		}
+		bc.armRead(bc.Buffered(), end-at)
+		if err := bc.ReadDataInto(buf[at:end]); err != nil {
+			return buf, 0, bc.readError(err)
+		}
+		at = end
 	}
 	return buf, n, nil
 }
+
+// timedOut reports whether err is a data source's *runtime.TimeoutError.
+func timedOut(err error) bool {
+	var te *runtime.TimeoutError
+	return errors.As(err, &te)
+}
+
+// backendReadPiece is the most readBackend reads of a payload under one
+// read deadline beyond what is buffered.
+const backendReadPiece = 64 << 10
 
 // drainAnswer reads the rest of a result set (after its column count) up
 // to its end packet.

@@ -297,8 +297,9 @@ func (bs *backendStmts) read(bc *backendConn, buf []byte) ([]byte, int, error) {
 		buf = make([]byte, 4, 512)
 	}
 	buf = buf[:cap(buf)]
+	bc.armRead(bs.rd.Buffered(), 4)
 	if _, err := io.ReadFull(bs.rd, buf[:4]); err != nil {
-		return buf, 0, &runtime.NodeError{DataSource: bc.pool.name, Err: err}
+		return buf, 0, bc.readError(err)
 	}
 	n := int(buf[0]) | int(buf[1])<<8 | int(buf[2])<<16
 	if 4+n > len(buf) {
@@ -310,8 +311,16 @@ func (bs *backendStmts) read(bc *backendConn, buf []byte) ([]byte, int, error) {
 		buf[4] = 0
 		return buf, 0, nil
 	}
-	if _, err := io.ReadFull(bs.rd, buf[4:4+n]); err != nil {
-		return buf, 0, &runtime.NodeError{DataSource: bc.pool.name, Err: err}
+	for at := 4; at < 4+n; {
+		end := 4 + n
+		if bc.pool.socketTimeout > 0 {
+			end = min(end, at+max(bs.rd.Buffered(), backendReadPiece))
+		}
+		bc.armRead(bs.rd.Buffered(), end-at)
+		if _, err := io.ReadFull(bs.rd, buf[at:end]); err != nil {
+			return buf, 0, bc.readError(err)
+		}
+		at = end
 	}
 	return buf, n, nil
 }
@@ -395,6 +404,9 @@ func (h *handler) relayStmt(c *mysql.Conn, sess *session, ss *stmtShape, fr *fas
 		if err == errStmtRefused {
 			ss.off = true
 		}
+		if timedOut(err) {
+			return true, err
+		}
 		return false, nil
 	}
 	if st.params != ss.n {
@@ -431,8 +443,8 @@ func (h *handler) relayStmt(c *mysql.Conn, sess *session, ss *stmtShape, fr *fas
 	var n int
 	if buf, n, err = bs.read(bc, buf); err != nil {
 		bc.broken = true
-		if ss.write {
-			return true, err // it may have run: never twice
+		if ss.write || timedOut(err) {
+			return true, err // it may have run: never twice; a data source that timed out is not asked again
 		}
 		return false, nil // nothing relayed: it may run again
 	}

@@ -745,6 +745,9 @@ func trimStatement(q string) string {
 //     1105 (HY000) "data source ds_0: <cause>", so that it does not read
 //     like the client's own login failing (ERROR 1045 of the back end
 //     names the proxy's user, not the client's);
+//   - a data source that did not answer within its socketTimeout or
+//     connect timeout (runtime.TimeoutError) as ERROR 1105 (HY000) "data
+//     source ds_1 timed out: ...";
 //   - a write committed on some data sources only
 //     (runtime.ErrLocalPartialCommit, runtime.ErrXAIncomplete) as ERROR
 //     1105 (HY000) with the whole text, which names the data sources that
@@ -767,6 +770,10 @@ func sqlError(err error) error {
 	var se *sqlerror.SQLError
 	if errors.As(err, &se) {
 		return se
+	}
+	var te *runtime.TimeoutError
+	if errors.As(err, &te) {
+		return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, te.Error())
 	}
 	if connectError(err) {
 		where, cause := "a data source", err

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/shardgen/shardgen/internal/testdb"
-	"github.com/shardgen/shardgen/schema"
 )
 
 // TestProxyNodeErrorNamesDataSource: data sources whose URLs name other
@@ -52,22 +50,14 @@ authority:
     - user: root@%
       password: secret
 `)
-	cfg, err := ParseConfig("e6.yaml", []byte(b.String()))
-	require.NoError(t, err)
-	tables, err := schema.ParseDDL("e6.sql", []byte(ddl))
-	require.NoError(t, err)
-	require.NoError(t, cfg.AttachDDL(tables))
-	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	srv := startProxy(t, b.String(), ddl)
 	px := (&pxEnv{srv: srv}).clientDB(t, "root", "secret", "e6_db", nil)
 	execAll(t, px, "INSERT INTO e6_item (id, v) VALUES (1, 'a'), (3, 'b')")
 	// e6_item_1 of ds_1 (database ds_3) goes missing.
 	execAll(t, testdb.Open(t, "ds_3"), "DROP TABLE e6_item_1")
 
 	var want *gomysql.MySQLError
-	_, err = testdb.Open(t, "reference").ExecContext(ctx, "SELECT * FROM e6_nothing_here")
+	_, err := testdb.Open(t, "reference").ExecContext(ctx, "SELECT * FROM e6_nothing_here")
 	require.True(t, errors.As(err, &want), "%v", err)
 	check := func(err error, msg, what string) {
 		t.Helper()

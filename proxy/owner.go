@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+
+	"github.com/shardgen/shardgen/runtime"
 )
 
 // Back-end statements are attributed to their session by the connection
@@ -50,20 +52,56 @@ type dialSlotKey struct{}
 type dialSlot struct{ bc *backConn }
 
 // ownerConnector wraps a data source's go-sql-driver connector
-// (runtime.WithConnector); see the comment at the top of the file.
-type ownerConnector struct{ driver.Connector }
+// (runtime.WithConnector); see the comment at the top of the file. to is
+// the error of a read past the data source's socketTimeout (nil: it has
+// none); connectKey names its connect timeout in errors.
+type ownerConnector struct {
+	driver.Connector
+	to         *runtime.TimeoutError
+	connectKey string
+}
 
-// wrapConnector is the runtime.WithConnector wrapper of the proxy's pools.
-func wrapConnector(c driver.Connector) driver.Connector { return &ownerConnector{Connector: c} }
+// ownerConnectors returns the runtime.WithConnector wrapper of the proxy's
+// pools. The runtime opens them from backendConfig's DSNs; orig are the
+// data sources as configured, whose keys (socketTimeout, connectTimeout,
+// ...) the errors name.
+func ownerConnectors(orig []runtime.NamedDataSource) func(runtime.NamedDataSource, driver.Connector) driver.Connector {
+	byName := make(map[string]runtime.DataSourceConfig, len(orig))
+	for _, ds := range orig {
+		byName[ds.Name] = ds.Config
+	}
+	return func(ds runtime.NamedDataSource, c driver.Connector) driver.Connector {
+		cfg, ok := byName[ds.Name]
+		if !ok {
+			cfg = ds.Config
+		}
+		connectKey, _, key, limit := cfg.Timeouts()
+		oc := &ownerConnector{Connector: c, connectKey: connectKey}
+		if limit > 0 {
+			oc.to = &runtime.TimeoutError{DataSource: ds.Name, Key: key, Limit: limit}
+		}
+		return oc
+	}
+}
 
 // Connect connects and wraps the connection in an ownerConn.
 func (oc *ownerConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	slot := &dialSlot{}
 	conn, err := oc.Connector.Connect(context.WithValue(ctx, dialSlotKey{}, slot))
 	if err != nil {
+		var te *runtime.TimeoutError
+		switch {
+		case errors.As(err, &te) && te.Connect: // named by the runtime from the DSN backendConfig wrote
+			out := *te
+			out.Key = oc.connectKey
+			return nil, &out
+		case slot.bc != nil && slot.bc.timedOut && oc.to != nil: // a handshake read (go-sql-driver bounds them by readTimeout)
+			out := *oc.to
+			return nil, &out
+		}
 		return nil, err
 	}
-	return &ownerConn{c: conn, bc: slot.bc}, nil
+	return &ownerConn{c: conn, bc: slot.bc, to: oc.to}, nil
 }
 
 // errNoInterface is returned for an optional driver interface the wrapped
@@ -80,6 +118,19 @@ var errNoInterface = errors.New("proxy: the back-end driver connection lacks an 
 type ownerConn struct {
 	c  driver.Conn
 	bc *backConn
+	to *runtime.TimeoutError // the connector's
+}
+
+// timeout returns err, or the data source's *runtime.TimeoutError when a
+// read on c passed its socketTimeout (go-sql-driver answers that with
+// ErrInvalidConn, having closed the connection, which database/sql then
+// discards: IsValid).
+func (c *ownerConn) timeout(err error) error {
+	if err != nil && c.to != nil && c.bc != nil && c.bc.timedOut {
+		te := *c.to
+		return &te
+	}
+	return err
 }
 
 var (
@@ -108,7 +159,7 @@ func (c *ownerConn) Prepare(query string) (driver.Stmt, error) {
 	c.own("")
 	st, err := c.c.Prepare(query)
 	if err != nil {
-		return nil, err
+		return nil, c.timeout(err)
 	}
 	return &ownerStmt{s: st, c: c}, nil
 }
@@ -119,7 +170,8 @@ func (c *ownerConn) Close() error { return c.c.Close() }
 // Begin begins a transaction without an owner.
 func (c *ownerConn) Begin() (driver.Tx, error) {
 	c.own("")
-	return c.c.Begin() //nolint:staticcheck // forwarded as go-sql-driver has it
+	tx, err := c.c.Begin() //nolint:staticcheck // forwarded as go-sql-driver has it
+	return tx, c.timeout(err)
 }
 
 // Exec forwards driver.Execer, without an owner.
@@ -129,7 +181,8 @@ func (c *ownerConn) Exec(query string, args []driver.Value) (driver.Result, erro
 		return nil, driver.ErrSkip
 	}
 	c.own("")
-	return ex.Exec(query, args)
+	res, err := ex.Exec(query, args)
+	return res, c.timeout(err)
 }
 
 // Query forwards driver.Queryer, without an owner.
@@ -139,7 +192,8 @@ func (c *ownerConn) Query(query string, args []driver.Value) (driver.Rows, error
 		return nil, driver.ErrSkip
 	}
 	c.own("")
-	return q.Query(query, args)
+	rows, err := q.Query(query, args)
+	return rows, c.timeout(err)
 }
 
 // ExecContext forwards driver.ExecerContext under ctx's owner.
@@ -149,7 +203,8 @@ func (c *ownerConn) ExecContext(ctx context.Context, query string, args []driver
 		return nil, driver.ErrSkip
 	}
 	c.own(ownerOf(ctx))
-	return ex.ExecContext(ctx, query, args)
+	res, err := ex.ExecContext(ctx, query, args)
+	return res, c.timeout(err)
 }
 
 // QueryContext forwards driver.QueryerContext under ctx's owner.
@@ -159,7 +214,8 @@ func (c *ownerConn) QueryContext(ctx context.Context, query string, args []drive
 		return nil, driver.ErrSkip
 	}
 	c.own(ownerOf(ctx))
-	return q.QueryContext(ctx, query, args)
+	rows, err := q.QueryContext(ctx, query, args)
+	return rows, c.timeout(err)
 }
 
 // PrepareContext forwards driver.ConnPrepareContext under ctx's owner;
@@ -174,7 +230,7 @@ func (c *ownerConn) PrepareContext(ctx context.Context, query string) (driver.St
 		st, err = c.c.Prepare(query)
 	}
 	if err != nil {
-		return nil, err
+		return nil, c.timeout(err)
 	}
 	return &ownerStmt{s: st, c: c}, nil
 }
@@ -186,7 +242,8 @@ func (c *ownerConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.
 		return nil, errNoInterface
 	}
 	c.own(ownerOf(ctx))
-	return b.BeginTx(ctx, opts)
+	tx, err := b.BeginTx(ctx, opts)
+	return tx, c.timeout(err)
 }
 
 // Ping forwards driver.Pinger.
@@ -196,7 +253,7 @@ func (c *ownerConn) Ping(ctx context.Context) error {
 		return nil
 	}
 	c.own(ownerOf(ctx))
-	return p.Ping(ctx)
+	return c.timeout(p.Ping(ctx))
 }
 
 // CheckNamedValue forwards driver.NamedValueChecker.
@@ -249,13 +306,15 @@ func (s *ownerStmt) NumInput() int { return s.s.NumInput() }
 // Exec runs the statement without an owner.
 func (s *ownerStmt) Exec(args []driver.Value) (driver.Result, error) {
 	s.c.own("")
-	return s.s.Exec(args) //nolint:staticcheck // forwarded as go-sql-driver has it
+	res, err := s.s.Exec(args) //nolint:staticcheck // forwarded as go-sql-driver has it
+	return res, s.c.timeout(err)
 }
 
 // Query runs the statement without an owner.
 func (s *ownerStmt) Query(args []driver.Value) (driver.Rows, error) {
 	s.c.own("")
-	return s.s.Query(args) //nolint:staticcheck // forwarded as go-sql-driver has it
+	rows, err := s.s.Query(args) //nolint:staticcheck // forwarded as go-sql-driver has it
+	return rows, s.c.timeout(err)
 }
 
 // ExecContext forwards driver.StmtExecContext under ctx's owner.
@@ -265,7 +324,8 @@ func (s *ownerStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (
 		return nil, errNoInterface
 	}
 	s.c.own(ownerOf(ctx))
-	return ex.ExecContext(ctx, args)
+	res, err := ex.ExecContext(ctx, args)
+	return res, s.c.timeout(err)
 }
 
 // QueryContext forwards driver.StmtQueryContext under ctx's owner.
@@ -275,7 +335,8 @@ func (s *ownerStmt) QueryContext(ctx context.Context, args []driver.NamedValue) 
 		return nil, errNoInterface
 	}
 	s.c.own(ownerOf(ctx))
-	return q.QueryContext(ctx, args)
+	rows, err := q.QueryContext(ctx, args)
+	return rows, s.c.timeout(err)
 }
 
 // CheckNamedValue forwards driver.NamedValueChecker.

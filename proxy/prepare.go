@@ -206,7 +206,10 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 		unsigned, raw, types = cc.takeExecution(prepare.StatementID, prepare.ParamsType)
 	}
 	if done, err := h.fastExecute(c, prepare, unsigned, raw, types, callback); done {
-		return err
+		if err != nil {
+			return sqlError(err)
+		}
+		return nil
 	}
 	ctx, end, err := h.begin(c)
 	if err != nil {

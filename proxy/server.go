@@ -208,7 +208,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 	}
 	warns := &warnStore{}
 	deadlocks := newDeadlockDetector()
-	ropts := []runtime.Option{runtime.WithDialFunc(dialBackend(warns, deadlocks)), runtime.WithConnector(wrapConnector)}
+	ropts := []runtime.Option{runtime.WithDialFunc(dialBackend(warns, deadlocks)), runtime.WithConnector(ownerConnectors(cfg.Deploy.DataSources))}
 	if show, _ := deploy.Props.Bool(runtime.PropSQLShow, false); show {
 		ropts = append(ropts, runtime.WithLogger(opts.Logger))
 	}

@@ -375,3 +375,20 @@ func TestProxyMariaDBCLI(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, out, "ERROR 1064 (42000)")
 }
+
+// startProxy starts a proxy of the rules yaml (authority included) with
+// the DDL ddl attached, listening on a free port, and closes it at the
+// test's end.
+func startProxy(t testing.TB, yaml, ddl string) *Server {
+	t.Helper()
+	cfg, err := ParseConfig("test.yaml", []byte(yaml))
+	require.NoError(t, err)
+	tables, err := schema.ParseDDL("test.sql", []byte(ddl))
+	require.NoError(t, err)
+	require.NoError(t, cfg.AttachDDL(tables))
+	srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	return srv
+}

@@ -68,6 +68,9 @@ func (h *handler) onFastBackend(c *mysql.Conn, sess *session, ds int, pool *back
 	if sess.tx == nil && !sess.manual {
 		bc, err := pool.get()
 		if err != nil {
+			if timedOut(err) {
+				return true, err // asking again on the database/sql path would wait as long again
+			}
 			return false, nil // the database/sql path reports it
 		}
 		sess.runStart.Store(time.Now().UnixNano())
@@ -90,6 +93,9 @@ func (h *handler) onFastBackend(c *mysql.Conn, sess *session, ds int, pool *back
 		return false, nil
 	}
 	conn, ok, err := dt.LocalConn(ds)
+	if timedOut(err) {
+		return true, err // beginning it again would wait as long again
+	}
 	if err != nil || !ok {
 		return false, nil // the database/sql path begins it again and reports
 	}

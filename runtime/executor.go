@@ -150,8 +150,14 @@ type NodeError struct {
 	Err        error  // the cause, never nil
 }
 
-// Error returns "data node <data source>: <cause>".
-func (e *NodeError) Error() string { return "data node " + e.DataSource + ": " + e.Err.Error() }
+// Error returns "data node <data source>: <cause>", or the cause alone
+// when it is a *TimeoutError of the same data source (which names it).
+func (e *NodeError) Error() string {
+	if te, ok := e.Err.(*TimeoutError); ok && te.DataSource == e.DataSource {
+		return te.Error()
+	}
+	return "data node " + e.DataSource + ": " + e.Err.Error()
+}
 
 // Unwrap returns the cause.
 func (e *NodeError) Unwrap() error { return e.Err }

@@ -70,7 +70,7 @@ type openOptions struct {
 	loggerSet bool
 	observer  Observer
 	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
-	wrap      func(driver.Connector) driver.Connector
+	wrap      func(NamedDataSource, driver.Connector) driver.Connector
 }
 
 // WithLogger sends sql-show output to logger: one "Logic SQL" record per
@@ -92,12 +92,13 @@ func WithDialFunc(dial func(ctx context.Context, network, addr string) (net.Conn
 }
 
 // WithConnector makes every pool, the keyed pools of settings.go
-// included, connect through wrap(c), c being the data source's
-// go-sql-driver connector: a proxy wraps the driver's connections to learn
+// included, connect through wrap(ds, c), c being the connector of the data
+// source ds (go-sql-driver's, its connections bounded by the connect
+// timeout): a proxy wraps the driver's connections to learn
 // which session each command runs for. wrap must return a connector whose
 // connections implement every optional database/sql/driver interface the
 // driver's do. nil: the driver's connector.
-func WithConnector(wrap func(driver.Connector) driver.Connector) Option {
+func WithConnector(wrap func(NamedDataSource, driver.Connector) driver.Connector) Option {
 	return func(o *openOptions) { o.wrap = wrap }
 }
 
@@ -216,7 +217,7 @@ func (db *DB) Encryptor(name string) (Encryptor, error) {
 // openPool opens the pool of one data source and returns it with its
 // connector and its "host:port/db" address.
 func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Context, network, addr string) (net.Conn, error),
-	wrap func(driver.Connector) driver.Connector) (*sql.DB, driver.Connector, string, error) {
+	wrap func(NamedDataSource, driver.Connector) driver.Connector) (*sql.DB, driver.Connector, string, error) {
 	if ds.Name == "" {
 		return nil, nil, "", errors.New("runtime.Open: a data source has an empty name")
 	}
@@ -239,8 +240,10 @@ func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Con
 	if conn, err = mysql.NewConnector(mc); err != nil {
 		return nil, nil, "", errors.New(where + err.Error())
 	}
+	key, limit, socketKey, socket := ds.Config.Timeouts()
+	conn = &timeoutConnector{Connector: conn, dataSource: ds.Name, key: key, limit: limit, socketKey: socketKey, socket: socket}
 	if wrap != nil {
-		conn = wrap(conn)
+		conn = wrap(ds, conn)
 	}
 	pool := sql.OpenDB(conn)
 	ds.Config.Apply(pool)

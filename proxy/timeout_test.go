@@ -1,0 +1,279 @@
+package proxy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/testdb"
+)
+
+// fullListener is a listening socket that is never accepted from, with a
+// backlog of 0 filled by the test: a new connection to it is never
+// established (the kernel drops its SYN), as with a blackholed port.
+func fullListener(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { syscall.Close(fd) })
+	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	require.NoError(t, syscall.Listen(fd, 0))
+	sa, err := syscall.Getsockname(fd)
+	require.NoError(t, err)
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+	for i := 0; ; i++ {
+		require.Less(t, i, 16, "the backlog of %s never filled", addr)
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err != nil {
+			break
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	return addr
+}
+
+// pausableRelay forwards TCP connections to a MariaDB server; pause(true)
+// holds every byte in both directions, as SIGSTOP on the server would
+// (the connections stay open), and pause(false) lets the held bytes go.
+type pausableRelay struct {
+	addr   string
+	paused atomic.Bool
+}
+
+func newPausableRelay(t *testing.T, target string) *pausableRelay {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	r := &pausableRelay{addr: ln.Addr().String()}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, s)
+			mu.Unlock()
+			wg.Add(2)
+			go func() { defer wg.Done(); r.pipe(s, c) }()
+			go func() { defer wg.Done(); r.pipe(c, s) }()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		r.paused.Store(false)
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return r
+}
+
+// pipe copies from src to dst, holding what it read while paused.
+func (r *pausableRelay) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		for n > 0 && r.paused.Load() {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				dst.Close()
+			}
+			return
+		}
+	}
+}
+
+// timeoutProxy starts a proxy over ds_0 (the test server) and ds_1 at
+// addr (url parameters params, connectionTimeoutMilliseconds 1000), the
+// logic table e9_item sharded by id % 2, and returns a client of it.
+func timeoutProxy(t *testing.T, addr, params string) (*Server, *sql.DB) {
+	t.Helper()
+	const ddl = "CREATE TABLE e9_item (id BIGINT NOT NULL, v VARCHAR(10), PRIMARY KEY (id))"
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		execAll(t, db, "DROP TABLE IF EXISTS e9_item", ddl)
+		t.Cleanup(func() { execAll(t, db, "DROP TABLE IF EXISTS e9_item") })
+	}
+	c := testdb.Config("ds_0")
+	var b strings.Builder
+	b.WriteString("databaseName: e9_db\ndataSources:\n")
+	fmt.Fprintf(&b, "  ds_0:\n    url: jdbc:mysql://%s/ds_0\n    username: %s\n    password: %s\n    maxPoolSize: 4\n", c.Addr, c.User, c.Passwd)
+	fmt.Fprintf(&b, "  ds_1:\n    url: jdbc:mysql://%s/ds_1%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n    connectionTimeoutMilliseconds: 1000\n",
+		addr, params, c.User, c.Passwd)
+	b.WriteString(`rules:
+  - !SHARDING
+    tables:
+      e9_item:
+        actualDataNodes: ds_${0..1}.e9_item
+        databaseStrategy: {standard: {shardingColumn: id, shardingAlgorithmName: db_mod}}
+    shardingAlgorithms:
+      db_mod: {type: INLINE, props: {algorithm-expression: 'ds_${id % 2}'}}
+authority:
+  users:
+    - user: root@%
+      password: secret
+`)
+	srv := startProxy(t, b.String(), ddl)
+	return srv, (&pxEnv{srv: srv}).clientDB(t, "root", "secret", "e9_db", nil)
+}
+
+// timedError runs fn and checks its error text and that it came after
+// about limit (never a hang, never a retry that doubles the wait).
+func timedError(t *testing.T, what, want string, limit time.Duration, fn func(ctx context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := fn(ctx)
+	took := time.Since(start)
+	require.EqualError(t, err, want, what)
+	require.GreaterOrEqual(t, took, limit-50*time.Millisecond, what)
+	require.Less(t, took, limit+700*time.Millisecond, what)
+}
+
+// TestProxyDataSourceConnectTimeout: a data source that accepts
+// connections and never answers (a paused server), and one whose port
+// never completes a connection (a full backlog, as a blackholed port):
+// a statement for it fails after its connect timeout with an error that
+// names it, on the fast path, prepared, and merged over every data node
+// (the database/sql path), and no path asks again.
+func TestProxyDataSourceConnectTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name, addr string
+	}{
+		{"silent", testdb.SilentListener(t)},
+		{"never accepts", fullListener(t)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, px := timeoutProxy(t, tc.addr, "")
+			const want = "Error 1105 (HY000): data source ds_1 timed out: no connection within its connectionTimeoutMilliseconds of 1000 ms"
+			for _, q := range []struct {
+				what string
+				run  func(ctx context.Context) error
+			}{
+				{"fast path", func(ctx context.Context) error {
+					_, err := px.ExecContext(ctx, "SELECT v FROM e9_item WHERE id = 1")
+					return err
+				}},
+				{"prepared", func(ctx context.Context) error {
+					return px.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = ?", 3).Scan(new(sql.NullString))
+				}},
+				{"merged", func(ctx context.Context) error {
+					_, err := px.ExecContext(ctx, "SELECT v FROM e9_item ORDER BY id")
+					return err
+				}},
+				{"write", func(ctx context.Context) error {
+					_, err := px.ExecContext(ctx, "INSERT INTO e9_item (id, v) VALUES (5, 'e')")
+					return err
+				}},
+			} {
+				timedError(t, q.what, want, time.Second, q.run)
+			}
+		})
+	}
+}
+
+// TestProxyDataSourceSocketTimeout: a data source that stops answering
+// on connections already open (a pausable relay in front of the test
+// server, paused): a statement on it fails after its socketTimeout with
+// an error that names it, on the fast path, prepared, merged, in a
+// transaction and for a write; once the data source answers again, the
+// next statements answer right: the connections that timed out were not
+// put back in a pool (their late answers would be read as the next
+// statement's).
+func TestProxyDataSourceSocketTimeout(t *testing.T) {
+	relay := newPausableRelay(t, testdb.Config("ds_1").Addr)
+	_, px := timeoutProxy(t, relay.addr, "?socketTimeout=500")
+	ctx := context.Background()
+	execAll(t, px, "INSERT INTO e9_item (id, v) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+	const want = "Error 1105 (HY000): data source ds_1 timed out: no answer within its socketTimeout of 500 ms"
+	check := func() {
+		t.Helper()
+		var v string
+		require.NoError(t, px.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = 3").Scan(&v))
+		require.Equal(t, "c", v)
+		require.NoError(t, px.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = ?", 1).Scan(&v))
+		require.Equal(t, "a", v)
+		var n int
+		require.NoError(t, px.QueryRowContext(ctx, "SELECT COUNT(*) FROM e9_item").Scan(&n))
+		require.Equal(t, 3, n)
+	}
+	check() // the pools hold open connections to ds_1 now
+	for _, q := range []struct {
+		what string
+		run  func(ctx context.Context) error
+	}{
+		{"fast path", func(ctx context.Context) error {
+			var v string
+			return px.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = 1").Scan(&v)
+		}},
+		{"prepared", func(ctx context.Context) error {
+			var v string
+			return px.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = ?", 3).Scan(&v)
+		}},
+		{"merged", func(ctx context.Context) error {
+			var n int
+			return px.QueryRowContext(ctx, "SELECT COUNT(*) FROM e9_item").Scan(&n)
+		}},
+		{"write", func(ctx context.Context) error {
+			_, err := px.ExecContext(ctx, "UPDATE e9_item SET v = 'x' WHERE id = 3")
+			return err
+		}},
+		{"transaction", func(ctx context.Context) error {
+			conn, err := px.Conn(ctx)
+			require.NoError(t, err)
+			defer conn.Close()
+			_, err = conn.ExecContext(ctx, "BEGIN")
+			require.NoError(t, err)
+			_, err = conn.ExecContext(ctx, "UPDATE e9_item SET v = 'y' WHERE id = 2")
+			require.NoError(t, err) // ds_0
+			_, err = conn.ExecContext(ctx, "UPDATE e9_item SET v = 'y' WHERE id = 1")
+			_, _ = conn.ExecContext(ctx, "ROLLBACK")
+			return err
+		}},
+	} {
+		relay.paused.Store(true)
+		timedError(t, q.what, want, 500*time.Millisecond, q.run)
+		relay.paused.Store(false)
+		if q.what == "write" {
+			// The UPDATE reached the server before the pause ended: it ran.
+			require.Eventually(t, func() bool {
+				var v string
+				return testdb.Open(t, "ds_1").QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = 3").Scan(&v) == nil && v == "x"
+			}, 5*time.Second, 20*time.Millisecond)
+			execAll(t, testdb.Open(t, "ds_1"), "UPDATE e9_item SET v = 'c' WHERE id = 3")
+		}
+		check()
+	}
+}

@@ -1,0 +1,120 @@
+package runtime
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// TimeoutError is the error of a data source that did not answer within
+// one of its limits: its socket timeout (a read on an open connection
+// waited longer: the server is paused, its host is gone, a firewall drops
+// the packets) or its connect timeout (no connection, or no finished
+// handshake, in time). The connection it happened on is never reused.
+// Error() reads e.g. "data source ds_1 timed out: no answer within its
+// socketTimeout of 500 ms".
+//
+// Java's socketTimeout (SO_TIMEOUT) bounds each read, not a whole
+// statement: a long result whose packets keep coming is never cut.
+type TimeoutError struct {
+	DataSource string        // e.g. "ds_1"
+	Key        string        // the data source key that set Limit (see DataSourceConfig.Timeouts)
+	Limit      time.Duration // the limit that passed
+	Connect    bool          // true: connecting timed out; false: a read on an open connection
+}
+
+// Error returns "data source <name> timed out: no answer within its
+// <key> of <n> ms" ("no connection" when connecting).
+func (e *TimeoutError) Error() string {
+	what := "no answer"
+	if e.Connect {
+		what = "no connection"
+	}
+	return "data source " + e.DataSource + " timed out: " + what + " within its " + e.Key + " of " +
+		strconv.FormatInt(e.Limit.Milliseconds(), 10) + " ms"
+}
+
+// Timeouts returns the data source's two I/O limits, each with the key
+// that set it: connect bounds dialing and the handshake of a new
+// connection (the URL's connectTimeout, the DSN's timeout, else
+// connectionTimeoutMilliseconds, else DefaultConnectionTimeout under that
+// key, as HikariCP's connectionTimeout bounds its getConnection); socket bounds each read of an answer on an open connection (the
+// URL's socketTimeout, the DSN's readTimeout; 0 and "": none, reads wait
+// as long as the server takes, as Connector/J's default).
+func (c DataSourceConfig) Timeouts() (connectKey string, connect time.Duration, socketKey string, socket time.Duration) {
+	connectKey, connect, socketKey = "connectionTimeoutMilliseconds", c.ConnectionTimeout, "socketTimeout"
+	var own time.Duration
+	switch {
+	case c.URL != "":
+		if cfg, err := jdbcConfig(c.URL); err == nil {
+			own, socket = cfg.Timeout, cfg.ReadTimeout
+		}
+		if own > 0 {
+			connectKey = "connectTimeout"
+		}
+	case c.DSN != "":
+		if cfg, err := dsnConfig(c.DSN); err == nil {
+			own, socket = cfg.Timeout, cfg.ReadTimeout
+		}
+		socketKey = "readTimeout"
+		if own > 0 && own != c.ConnectionTimeout { // equal: the pool setting's, which DriverDSN writes as timeout
+			connectKey = "timeout"
+		}
+	}
+	if own > 0 {
+		connect = own
+	}
+	if connect <= 0 {
+		connect = DefaultConnectionTimeout
+	}
+	if socket <= 0 {
+		socketKey = ""
+	}
+	return connectKey, connect, socketKey, socket
+}
+
+// IsTimeout reports whether err is an I/O deadline passing (a net.Conn
+// read or dial past its deadline).
+func IsTimeout(err error) bool {
+	return errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// timeoutConnector bounds a data source's new connections, dial and
+// MySQL handshake together, by its connect timeout (go-sql-driver bounds
+// the dial alone with the DSN's timeout, and the handshake's reads only
+// when readTimeout is set): the connector's context gets that deadline,
+// which go-sql-driver watches during the handshake. Passing it gives
+// *TimeoutError (Connect) unless the caller's own context ended first; a
+// handshake read that go-sql-driver cut at the socket timeout (it reports
+// ErrInvalidConn) gives the socket timeout's *TimeoutError. The
+// connections are the driver's, unwrapped.
+type timeoutConnector struct {
+	driver.Connector
+	dataSource string
+	key        string
+	limit      time.Duration
+	socketKey  string
+	socket     time.Duration // 0: none
+}
+
+// Connect connects within the connect timeout.
+func (c *timeoutConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, c.limit)
+	defer cancel()
+	conn, err := c.Connector.Connect(cctx)
+	if err != nil && ctx.Err() == nil {
+		switch {
+		case cctx.Err() != nil || IsTimeout(err):
+			return nil, &TimeoutError{DataSource: c.dataSource, Key: c.key, Limit: c.limit, Connect: true}
+		case c.socket > 0 && errors.Is(err, mysql.ErrInvalidConn) && time.Since(start) >= c.socket:
+			return nil, &TimeoutError{DataSource: c.dataSource, Key: c.socketKey, Limit: c.socket}
+		}
+	}
+	return conn, err
+}
