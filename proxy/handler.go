@@ -409,9 +409,9 @@ func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *sessio
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, err
 	}
-	if pl := h.s.cachedStepsPlan(q, false); pl != nil {
+	if e := h.s.cachedSteps(q, false); e != nil {
 		// Evaluated in steps across data nodes before (h.steps): planned once.
-		return h.runStepsPlan(ctx, c, sess, q, pl)
+		return h.runSteps(ctx, c, sess, q, e)
 	}
 	if p, args, ok := h.s.planNormalized(&sess.norm, q); ok {
 		if h.s.backends != nil && !diagnostics(q) && h.learnShape(p) != nil && h.fastNow(c, sess) {

@@ -294,8 +294,8 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 		}
 		return h.runStepsPlan(ctx, c, sess, q, pl, vals...)
 	}
-	if pl := h.s.cachedStepsPlan(q, true); pl != nil {
-		return steps(pl)
+	if e := h.s.cachedSteps(q, true); e != nil {
+		return steps(e.pl)
 	}
 	p, err := h.s.plan(ctx, q)
 	if err != nil {

@@ -110,7 +110,7 @@ type Server struct {
 	// nodes as generated code evaluates them (stepsPlan), by statement
 	// text: a prepared statement's with its placeholders, a text
 	// statement's as sent. metadataChanged clears it with cache.
-	steps *planCache
+	steps *lruCache[*stepsEntry]
 	keys  map[string]runtime.KeyGenerator // by key generator name
 	// autoInc are the AUTO_INCREMENT sharding columns by lower-case logic
 	// table (checkAutoIncZero), derived from the planner's metadata
@@ -233,7 +233,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, opts: opts, log: opts.Logger, env: env, db: db, b: b, in: in, foundRows: foundRows, foundRowsSrc: foundRowsSrc, warns: warns, deadlocks: deadlocks,
-		cache: newPlanCache(opts.PlanCacheSize), steps: newPlanCache(opts.PlanCacheSize), keys: map[string]runtime.KeyGenerator{}, conns: map[*mysql.Conn]*session{}}
+		cache: newPlanCache(opts.PlanCacheSize), steps: newLRUCache[*stepsEntry](opts.PlanCacheSize), keys: map[string]runtime.KeyGenerator{}, conns: map[*mysql.Conn]*session{}}
 	if cfg.Rules.Sharding != nil {
 		for name, spec := range cfg.Rules.Sharding.KeyGenerators {
 			kg, err := runtime.NewKeyGenerator(spec.Type, spec.Props)

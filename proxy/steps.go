@@ -76,24 +76,37 @@ func (s *Server) crossNodeJoin() runtime.JoinStrategy {
 // operators over plan.BuildSteps. ok is false when q has no shape that can
 // be evaluated so: planErr then stands.
 func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q string, planErr error) (*sqltypes.Result, bool, error) {
-	st, refused := h.s.stepsOf(q, planErr)
-	if st == nil {
-		return nil, refused != nil, refused
+	e := h.s.cachedSteps(q, false)
+	if e == nil {
+		st, refused := h.s.stepsOf(q, planErr)
+		if st == nil {
+			return nil, refused != nil, refused
+		}
+		e = &stepsEntry{pl: h.s.stepsPlan(q, planErr, false)}
+		if e.pl == nil {
+			e.st = st
+			h.s.cacheSteps(q, e)
+		}
 	}
-	if pl := h.s.stepsPlan(q, planErr, false); pl != nil {
-		res, err := h.runStepsPlan(ctx, c, sess, q, pl)
-		return res, true, err
+	res, err := h.runSteps(ctx, c, sess, q, e)
+	return res, true, err
+}
+
+// runSteps answers the SELECT q with its cached steps e (a text
+// statement's: no parameter): its plan, else the proxy's own operators.
+func (h *handler) runSteps(ctx context.Context, c *mysql.Conn, sess *session, q string, e *stepsEntry) (*sqltypes.Result, error) {
+	if e.pl != nil {
+		return h.runStepsPlan(ctx, c, sess, q, e.pl)
 	}
 	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows()}
-	w, err := r.run(ctx, st, 1)
+	w, err := r.run(ctx, e.st, 1)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	for i := range w.columns {
 		w.columns[i].name = originalName(q, w.columns[i].name)
 	}
-	res, err := rowsResult(w.columns, w.Rows, resultCollation(c))
-	return res, true, err
+	return rowsResult(w.columns, w.Rows, resultCollation(c))
 }
 
 // stepsOf returns the steps of a SELECT q the planner refused (planErr, a

@@ -77,8 +77,8 @@ func stepsPlanCount(t testing.TB, srv *Server) float64 {
 // with its values; the step comparing xn_a's sharding column with the
 // parameter runs only on the data node of the value ('3' as 3, NULL on
 // one data node), the rows those of the reference database. A text
-// statement's steps plan is cached by its text; an ALTER TABLE through
-// the proxy drops both.
+// statement's steps plan (or the proxy's own operators' steps) is cached
+// by its text; an ALTER TABLE through the proxy drops them.
 func TestStepsPreparedNarrowAndCache(t *testing.T) {
 	units := newUnitLog("xn_")
 	e, px := newStepsEnvOpts(t, "  sql-show: true\n", Options{Logger: slog.New(units)}, xnRules, xnDDL, xnRows, "xn_a", "xn_b")
@@ -141,6 +141,17 @@ func TestStepsPreparedNarrowAndCache(t *testing.T) {
 		sameRows(t, px, e.ref, text)
 	}
 	require.Equal(t, plans+1, stepsPlanCount(t, e.srv))
+	// A join of three tables runs on the proxy's own operators: their
+	// steps are cached too.
+	const three = "SELECT a.id, b.bid, c.bid FROM xn_a a JOIN xn_b b ON b.a_id = a.id JOIN xn_b c ON c.name = b.name ORDER BY a.id, b.bid, c.bid"
+	for range 3 {
+		sameRows(t, px, e.ref, three)
+	}
+	require.Equal(t, plans+2, stepsPlanCount(t, e.srv))
+	cached := e.srv.steps.get(three)
+	require.Nil(t, cached.pl)
+	require.NotNil(t, cached.st)
+	plans++
 
 	// DDL drops the cached plans: the next execution plans again.
 	execAll(t, px, "ALTER TABLE xn_a ADD COLUMN extra INT NULL")

@@ -35,36 +35,61 @@ import (
 //   - every shape federation answers (derived tables, correlated
 //     subqueries).
 
+// stepsEntry is a SELECT evaluated in steps across data nodes as the
+// steps plan cache (Server.steps) keeps it by statement text: pl is its
+// plan as generated code evaluates it (stepsPlan), nil when
+// BuildStepsPlan refuses it; st are its steps for the proxy's own
+// operators, which a text statement that pl does not plan runs (nil
+// otherwise).
+type stepsEntry struct {
+	pl *plan.Plan
+	st *plan.Steps
+}
+
 // stepsPlan returns the plan of the SELECT q the planner refused (planErr)
 // evaluated in steps as generated code evaluates it, its route units'
 // data sources numbered as the interpreter's, from the steps plan cache or
 // planned and cached (statements longer than
 // Options.MaxCachedStatementSize are not cached); nil when BuildStepsPlan
-// refuses q (the proxy's own operators then evaluate it). prepared says
-// that q is a prepared statement's text, whose placeholders each
-// execution's values fill (runStepsPlan's args): its steps narrow their
-// route units by the values on sharding columns (runtime.StepRoute). A
-// text statement's plan has no parameter.
+// refuses q (the proxy's own operators then evaluate it), which is cached
+// too. prepared says that q is a prepared statement's text, whose
+// placeholders each execution's values fill (runStepsPlan's args): its
+// steps narrow their route units by the values on sharding columns
+// (runtime.StepRoute). A text statement's plan has no parameter.
 func (s *Server) stepsPlan(q string, planErr error, prepared bool) *plan.Plan {
-	if pl := s.steps.get(q); pl != nil && (prepared || len(pl.Params) == 0) {
-		return pl
+	if e := s.steps.get(q); e != nil {
+		if e.pl != nil && len(e.pl.Params) > 0 && !prepared {
+			return nil
+		}
+		return e.pl
 	}
 	pl := s.buildStepsPlan(q, planErr, prepared)
-	if pl != nil && len(q) <= s.opts.MaxCachedStatementSize {
-		s.steps.put(q, pl)
-	}
+	s.cacheSteps(q, &stepsEntry{pl: pl})
 	return pl
 }
 
-// cachedStepsPlan returns the cached steps plan of q (stepsPlan), nil when
-// there is none or it takes parameters and q is no prepared statement. It
-// does not lock while the cache is empty.
-func (s *Server) cachedStepsPlan(q string, prepared bool) *plan.Plan {
+// cacheSteps stores e as the steps of q, unless q is longer than
+// Options.MaxCachedStatementSize.
+func (s *Server) cacheSteps(q string, e *stepsEntry) {
+	if len(q) <= s.opts.MaxCachedStatementSize {
+		s.steps.put(q, e)
+	}
+}
+
+// cachedSteps returns the cached steps of q that a text statement
+// (prepared false) or a prepared statement's execution runs: a plan, or
+// for a text statement the proxy's own operators' steps; nil when there
+// are none. It does not lock while the cache is empty.
+func (s *Server) cachedSteps(q string, prepared bool) *stepsEntry {
 	if s.steps.empty() {
 		return nil
 	}
-	if pl := s.steps.get(q); pl != nil && (prepared || len(pl.Params) == 0) {
-		return pl
+	e := s.steps.get(q)
+	switch {
+	case e == nil:
+		return nil
+	case prepared && e.pl != nil, !prepared && e.pl != nil && len(e.pl.Params) == 0, !prepared && e.pl == nil && e.st != nil:
+		return e
 	}
 	return nil
 }

@@ -302,3 +302,12 @@ func TestPreviewShow(t *testing.T) {
 		require.Equal(t, want, stderr, q)
 	}
 }
+
+// TestExplainStepRoute: a step comparing a sharding column with a
+// parameter shows the run-time narrowing of its route units.
+func TestExplainStepRoute(t *testing.T) {
+	code, stdout, stderr := runCLI("explain", "-f", "../../gen_test/cases/steps/shardgen.yaml")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "OrdersOfUserByID :many")
+	require.Contains(t, stdout, "  step 1: the IN subquery\n    route units: by ? (g50_user.user_id), only the data nodes of their values\n")
+}
