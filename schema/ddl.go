@@ -81,11 +81,14 @@ func ParseDDL(file string, src []byte) ([]*Table, error) {
 // file are joined, each "file:line:col: message"; a read error stops.
 //
 // With an !ENCRYPT rule (nil: none), the files may describe encrypt tables
-// in logic form, as shardgen migrate runs them: each CREATE TABLE naming a
-// logic column has its physical columns from then on (EncryptPhysicalColumns)
-// and each ALTER TABLE clause naming a logic column changes them
-// (EncryptAlterTable); a later ALTER TABLE may name a physical column
-// (MODIFY COLUMN phone_cipher ...) as well.
+// in logic form: the history acts on the columns as written and the rule
+// applies to the final schema, where a logic column becomes its physical
+// columns (EncryptPhysicalColumns). An ALTER TABLE clause naming a logic
+// column the table does not have changes its physical columns
+// (EncryptAlterTable), and one naming a physical column (MODIFY COLUMN
+// phone_cipher ...) of a logic column the table has derives it first (see
+// physicalRule), so a column that was plain in older migrations and is
+// encrypted later reads as it ran.
 func ParseDDLFiles(paths []string, rule *EncryptRule) ([]*Table, error) {
 	set := &ddlSet{byName: map[string]*Table{}, encrypt: rule}
 	var errs Errors
@@ -101,6 +104,9 @@ func ParseDDLFiles(paths []string, rule *EncryptRule) ([]*Table, error) {
 			}
 			errs = append(errs, e...)
 		}
+	}
+	for _, t := range set.tables {
+		deriveEncryptTable(rule, t) // the rule on the final schema
 	}
 	return set.tables, errs.Err()
 }
@@ -393,9 +399,6 @@ func (d *ddlFile) createTable(st *sqlparser.CreateTable, off int, piece string, 
 	}
 	for _, c := range t.Columns {
 		ddlBinaryCollation(t, c)
-	}
-	if d.encrypt != nil {
-		deriveEncryptTable(d.encrypt, t) // logic form: the physical columns from here on
 	}
 	d.add(t)
 }
@@ -736,17 +739,16 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 		return
 	}
 	var droppedLogic []string
-	if d.encrypt != nil {
-		// Clauses on a logic column change its physical columns, as
-		// shardgen migrate sends them to the servers.
-		if et := encryptTableOf(d.encrypt, name); et != nil {
-			for _, o := range st.AlterOptions {
-				if o, ok := o.(*sqlparser.DropColumn); ok && logicColumn(et, o.Name.Name.String()) != nil {
-					droppedLogic = append(droppedLogic, o.Name.Name.String())
-				}
+	if rule := d.physicalRule(t, st); rule != nil {
+		// Clauses on a logic column whose physical columns the table has
+		// change those, as shardgen migrate sends them to the servers.
+		et := encryptTableOf(rule, name)
+		for _, o := range st.AlterOptions {
+			if o, ok := o.(*sqlparser.DropColumn); ok && logicColumn(et, o.Name.Name.String()) != nil {
+				droppedLogic = append(droppedLogic, o.Name.Name.String())
 			}
 		}
-		if _, err := EncryptAlterTable(d.encrypt, st); err != nil {
+		if _, err := EncryptAlterTable(rule, st); err != nil {
 			d.errorf(start, "%v", err)
 			return
 		}
@@ -817,6 +819,58 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 			d.dropped(t, col, start)
 		}
 	}
+}
+
+// physicalRule returns the !ENCRYPT rule an ALTER TABLE st of t is read
+// under (nil: as written), so that the DDL history acts on the physical
+// columns as they stand and the rule describes the final schema
+// (deriveEncryptColumns): a column written in logic form (phone) stays as
+// written while the table has it, so that a migration from before phone was
+// encrypted (MODIFY phone VARCHAR(64)), one that adds its cipher column
+// (ADD COLUMN phone_cipher) and one that drops the plain column afterwards
+// read as they ran. Only an encrypt column whose logic column the table
+// does not have is translated (ADD / MODIFY / DROP COLUMN phone of a table
+// in physical form, EncryptAlterTable). A clause other than ADD COLUMN that
+// names a physical column of an encrypt column (MODIFY COLUMN phone_cipher)
+// while the table still has its logic column first gives the table that
+// column's physical columns.
+func (d *ddlFile) physicalRule(t *Table, st *sqlparser.AlterTable) *EncryptRule {
+	et := encryptTableOf(d.encrypt, t.Name)
+	if et == nil {
+		return nil
+	}
+	named := map[string]bool{} // lower-case columns named other than by ADD COLUMN
+	for _, o := range st.AlterOptions {
+		switch o := o.(type) {
+		case *sqlparser.ModifyColumn:
+			named[strings.ToLower(o.NewColDefinition.Name.String())] = true
+		case *sqlparser.DropColumn:
+			named[strings.ToLower(o.Name.Name.String())] = true
+		case *sqlparser.AddIndexDefinition:
+			for _, c := range o.IndexDefinition.Columns {
+				named[strings.ToLower(c.Column.String())] = true
+			}
+		}
+	}
+	var cols []*EncryptColumn
+	for _, ec := range et.Columns {
+		if t.Column(ec.Name) != nil && logicColumn(et, ec.Name) != nil {
+			for _, n := range physicalNames(ec) {
+				if named[strings.ToLower(n)] && t.Column(n) == nil {
+					deriveEncryptColumn(d.encrypt, t, ec)
+					break
+				}
+			}
+		}
+		if t.Column(ec.Name) == nil {
+			cols = append(cols, ec)
+		}
+	}
+	view := *et
+	view.Columns = cols
+	rule := *d.encrypt
+	rule.Tables = []*EncryptTable{&view}
+	return &rule
 }
 
 // dropped records in t.Dropped that the statement at byte start dropped

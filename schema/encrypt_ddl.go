@@ -154,19 +154,27 @@ func deriveEncryptTable(rule *EncryptRule, t *Table) {
 		return
 	}
 	for _, ec := range et.Columns {
-		for i, c := range t.Columns {
-			phys := EncryptPhysicalColumns(rule, ec, c)
-			if phys == nil || t.Column(ec.Cipher.Column) != nil {
-				continue
-			}
-			t.Columns = append(t.Columns[:i:i], append(phys, t.Columns[i+1:]...)...)
-			keyCol := ec.Cipher.Column
-			if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
-				keyCol = ec.AssistedQuery.Column
-			}
-			renameKeyColumn(t, ec.Name, keyCol)
-			break
+		deriveEncryptColumn(rule, t, ec)
+	}
+}
+
+// deriveEncryptColumn replaces, in t, the logic column of ec with its
+// physical columns, as deriveEncryptTable does for every encrypt column;
+// nothing when t has no such logic column or already has ec's cipher
+// column.
+func deriveEncryptColumn(rule *EncryptRule, t *Table, ec *EncryptColumn) {
+	for i, c := range t.Columns {
+		phys := EncryptPhysicalColumns(rule, ec, c)
+		if phys == nil || t.Column(ec.Cipher.Column) != nil {
+			continue
 		}
+		t.Columns = append(t.Columns[:i:i], append(phys, t.Columns[i+1:]...)...)
+		keyCol := ec.Cipher.Column
+		if ec.AssistedQuery != nil && ec.AssistedQuery.Column != "" {
+			keyCol = ec.AssistedQuery.Column
+		}
+		renameKeyColumn(t, ec.Name, keyCol)
+		return
 	}
 }
 

@@ -93,15 +93,7 @@ func TestParseDDLFilesEncrypt(t *testing.T) {
 		tables, err := ParseDDLFiles(files, r)
 		require.NoError(t, err)
 		require.Len(t, tables, 1)
-		var out []string
-		for _, c := range tables[0].Columns {
-			typ := c.Type
-			if c.Length != nil {
-				typ += fmt.Sprint(*c.Length)
-			}
-			out = append(out, c.Name+" "+typ)
-		}
-		return strings.Join(out, ","), tables[0]
+		return columnTypes(tables[0]), tables[0]
 	}
 	write("1.sql", "CREATE TABLE t_user (id BIGINT PRIMARY KEY, phone VARCHAR(32) NULL, note VARCHAR(10), KEY idx_phone (phone));")
 	write("2.sql", "ALTER TABLE t_user MODIFY phone_cipher VARCHAR(400) NULL;")
@@ -131,4 +123,71 @@ func TestParseDDLFilesEncrypt(t *testing.T) {
 	require.NoError(t, CheckDDL(cfg, tables))
 	require.Nil(t, cfg.DroppedEncryptColumns)
 	require.Len(t, tables[0].Columns, 2)
+}
+
+// TestParseDDLPathsEncryptHistory: a migration directory whose older
+// migrations ran while a column was plain reads as it ran, the !ENCRYPT
+// rule applying to the final schema: goose migrations create t_user with a
+// plain phone, MODIFY it, then add the cipher column the rule names now and
+// drop the plain one (generate failed with a duplicate phone_cipher: the
+// rule turned the first CREATE TABLE's phone into phone_cipher). Without
+// the DROP the table has both the logic column and its cipher column,
+// which CheckDDL refuses as before. The reverse, a cipher column MODIFYed
+// before the rule lists it, or after the rule dropped it, reads as a
+// physical column either way.
+func TestParseDDLPathsEncryptHistory(t *testing.T) {
+	phone := &EncryptColumn{Name: "phone", Cipher: EncryptDerived{Column: "phone_cipher", Encryptor: "aes"}, Pos: ruleAt(7, 9)}
+	rule := func(cols ...*EncryptColumn) *EncryptRule {
+		return &EncryptRule{Tables: []*EncryptTable{{Name: "t_user", Columns: cols}}, Encryptors: map[string]*AlgorithmSpec{"aes": {Type: "AES"}}}
+	}
+	read := func(r *EncryptRule, migrations ...string) (string, *Config, error) {
+		dir := t.TempDir()
+		for i, m := range migrations {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%05d_m.sql", i+1)), []byte("-- +goose Up\n"+m+"\n-- +goose Down\nSELECT 1;\n"), 0o644))
+		}
+		tables, err := ParseDDLPaths([]string{dir}, r)
+		require.NoError(t, err)
+		require.Len(t, tables, 1)
+		cfg := &Config{File: "r.yaml", Encrypt: r}
+		err = CheckDDL(cfg, tables)
+		return columnTypes(tables[0]), cfg, err
+	}
+	create := "CREATE TABLE t_user (id INT NOT NULL, phone VARCHAR(32) NULL, PRIMARY KEY (id));"
+	widen := "ALTER TABLE t_user MODIFY phone VARCHAR(64) NULL;"
+	addCipher := "ALTER TABLE t_user ADD COLUMN phone_cipher VARCHAR(400) NULL AFTER phone;"
+
+	cols, cfg, err := read(rule(phone), create, widen, addCipher+"\nALTER TABLE t_user DROP COLUMN phone;")
+	require.NoError(t, err)
+	require.Nil(t, cfg.DroppedEncryptColumns)
+	require.Equal(t, "id int,phone_cipher varchar400", cols)
+
+	cols, _, err = read(rule(phone), create, widen, addCipher)
+	require.Equal(t, "id int,phone varchar64,phone_cipher varchar400", cols)
+	require.ErrorContains(t, err, `logic column "phone" of encrypt table "t_user" is also a column of its CREATE TABLE`)
+
+	// Logic form throughout: the final phone VARCHAR(64) is derived.
+	cols, _, err = read(rule(phone), create, widen)
+	require.NoError(t, err)
+	require.Equal(t, "id int,phone_cipher varchar364", cols)
+
+	// The reverse: the cipher column exists first and is MODIFYed.
+	physical := []string{"CREATE TABLE t_user (id INT NOT NULL, phone_cipher VARCHAR(200) NULL, PRIMARY KEY (id));", "ALTER TABLE t_user MODIFY phone_cipher VARCHAR(300) NULL;"}
+	for _, r := range []*EncryptRule{rule(phone), rule()} {
+		cols, _, err = read(r, physical...)
+		require.NoError(t, err)
+		require.Equal(t, "id int,phone_cipher varchar300", cols)
+	}
+}
+
+// columnTypes lists t's columns as "name type[length]", comma-separated.
+func columnTypes(t *Table) string {
+	var out []string
+	for _, c := range t.Columns {
+		typ := c.Type
+		if c.Length != nil {
+			typ += fmt.Sprint(*c.Length)
+		}
+		out = append(out, c.Name+" "+typ)
+	}
+	return strings.Join(out, ",")
 }
