@@ -320,11 +320,18 @@ func (p *planner) sumType(arg sqlparser.Expr) GoType {
 	return typeNullStr
 }
 
+// minMaxType is the type of MIN(arg) / MAX(arg): arg's own type, nullable
+// (no row gives NULL): a column's (its override included), else the
+// expression's, e.g. sql.NullString for MAX(UPPER(name)).
 func (p *planner) minMaxType(arg sqlparser.Expr) (GoType, string, bool) {
 	if c, ok := arg.(*sqlparser.ColName); ok {
 		if cr := p.cols[c]; cr != nil {
 			return nullType(p.resultType(cr.ref, cr.col)), "", true
 		}
+		return GoType{}, "", false
+	}
+	if t, _, ok := p.exprType(arg); ok && t.Name != "" && t.Name != "any" {
+		return nullType(t), "", true
 	}
 	return GoType{}, "", false
 }

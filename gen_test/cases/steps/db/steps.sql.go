@@ -4074,3 +4074,89 @@ func (q *Queries) FirstIDs(ctx context.Context, limit int64) ([]int64, error) {
 	}
 	return out, nil
 }
+
+// tagCaseExtremesStmt is the logic statement of TagCaseExtremes
+// (queries/steps.sql:256).
+var tagCaseExtremesStmt = shardrt.Stmt{Name: "TagCaseExtremes", LogicSQL: "SELECT user_id, MAX(UPPER(label)) AS top_label, MIN(LOWER(note)) AS low_note,\n       MIN(UCASE(label)) AS low_label, MAX(LCASE(note)) AS top_note\nFROM g50_tag GROUP BY user_id ORDER BY user_id"}
+
+// tagCaseExtremesUnits are the route units of TagCaseExtremes: its data nodes.
+// DataSource indexes dataSourceNames.
+var tagCaseExtremesUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select user_id, max(UPPER(label)) as top_label, min(LOWER(note)) as low_note, min(UCASE(label)) as low_label, max(LCASE(note)) as top_note, weight_string(max(UPPER(label))) as WEIGHT_STRING_DERIVED_0, IF(LEFT(max(UPPER(label)), 0) = ' ', weight_string(CONCAT(LEFT(max(UPPER(label)), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(LOWER(note))) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(LOWER(note)), 0) = ' ', weight_string(CONCAT(LEFT(min(LOWER(note)), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1, weight_string(min(UCASE(label))) as WEIGHT_STRING_DERIVED_2, IF(LEFT(min(UCASE(label)), 0) = ' ', weight_string(CONCAT(LEFT(min(UCASE(label)), 0), ' ')), '') as WEIGHT_PAD_DERIVED_2, weight_string(max(LCASE(note))) as WEIGHT_STRING_DERIVED_3, IF(LEFT(max(LCASE(note)), 0) = ' ', weight_string(CONCAT(LEFT(max(LCASE(note)), 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag group by user_id order by user_id asc"}, // ds_0.g50_tag
+	{DataSource: 1, SQL: "select user_id, max(UPPER(label)) as top_label, min(LOWER(note)) as low_note, min(UCASE(label)) as low_label, max(LCASE(note)) as top_note, weight_string(max(UPPER(label))) as WEIGHT_STRING_DERIVED_0, IF(LEFT(max(UPPER(label)), 0) = ' ', weight_string(CONCAT(LEFT(max(UPPER(label)), 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(min(LOWER(note))) as WEIGHT_STRING_DERIVED_1, IF(LEFT(min(LOWER(note)), 0) = ' ', weight_string(CONCAT(LEFT(min(LOWER(note)), 0), ' ')), '') as WEIGHT_PAD_DERIVED_1, weight_string(min(UCASE(label))) as WEIGHT_STRING_DERIVED_2, IF(LEFT(min(UCASE(label)), 0) = ' ', weight_string(CONCAT(LEFT(min(UCASE(label)), 0), ' ')), '') as WEIGHT_PAD_DERIVED_2, weight_string(max(LCASE(note))) as WEIGHT_STRING_DERIVED_3, IF(LEFT(max(LCASE(note)), 0) = ' ', weight_string(CONCAT(LEFT(max(LCASE(note)), 0), ' ')), '') as WEIGHT_PAD_DERIVED_3 from g50_tag group by user_id order by user_id asc"}, // ds_1.g50_tag
+}
+
+// tagCaseExtremesMerge says how TagCaseExtremes merges the rows of its data
+// nodes into the result one unsharded MySQL would return (GROUP BY, aggregates
+// MAX, MIN, MIN, MAX, ORDER BY). Every data node returns the 5 result columns,
+// then 8 the rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items
+// not selected, WEIGHT_STRING sort keys of text), which the merge drops.
+var tagCaseExtremesMerge = shardrt.MergeSpec{
+	Columns: 13,
+	Visible: 5,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Weight: 5},
+		{Type: shardrt.ColumnString, Weight: 7},
+		{Type: shardrt.ColumnString, Weight: 9},
+		{Type: shardrt.ColumnString, Weight: 11},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 1, Func: shardrt.AggMax},
+		{Column: 2, Func: shardrt.AggMin},
+		{Column: 3, Func: shardrt.AggMin},
+		{Column: 4, Func: shardrt.AggMax},
+	},
+	Count:       shardrt.NoLimit,
+	StreamGroup: true,
+}
+
+// TagCaseExtremesRow is one row of TagCaseExtremes.
+type TagCaseExtremesRow struct {
+	UserID   sql.NullInt64
+	TopLabel sql.NullString
+	LowNote  sql.NullString
+	LowLabel sql.NullString
+	TopNote  sql.NullString
+}
+
+// MAX(UPPER(x)) / MIN(LOWER(x)) per group across data nodes: typed as
+// their argument (sql.NullString) and merged under the column's collation
+// (latin1_swedish_ci: Ü = Y, after E = É; utf8mb4_unicode_ci: CJK before
+// emoji, ss = ß).
+//
+// Route: AllNodes on g50_tag (database: tag_id MOD); no sharding condition;
+// full route allowed by -- shardgen:allow-full-route. The rows of its data
+// nodes are merged as tagCaseExtremesMerge says.
+func (q *Queries) TagCaseExtremes(ctx context.Context) ([]TagCaseExtremesRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &tagCaseExtremesStmt, tagCaseExtremesUnits[:], nil, &tagCaseExtremesMerge, nil)
+	if err != nil {
+		return nil, shardrt.WrapQuery("TagCaseExtremes (queries/steps.sql:256)", err)
+	}
+	defer merged.Close()
+	var out []TagCaseExtremesRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, shardrt.WrapQuery("TagCaseExtremes (queries/steps.sql:256)", err)
+		}
+		var r TagCaseExtremesRow
+		if err := shardrt.ScanCells(row, &r.UserID, &r.TopLabel, &r.LowNote, &r.LowLabel, &r.TopNote); err != nil {
+			return nil, shardrt.WrapQuery("TagCaseExtremes (queries/steps.sql:256)", err)
+		}
+		out = append(out, r)
+	}
+}

@@ -252,3 +252,13 @@ ORDER BY o.order_id LIMIT ?, ?;
 -- name: FirstIDs :many
 -- LIMIT ? of a UNION.
 SELECT user_id AS id FROM g50_user UNION SELECT order_id FROM g50_order ORDER BY id LIMIT ?;
+
+-- name: TagCaseExtremes :many
+-- shardgen:allow-full-route
+-- MAX(UPPER(x)) / MIN(LOWER(x)) per group across data nodes: typed as
+-- their argument (sql.NullString) and merged under the column's collation
+-- (latin1_swedish_ci: Ü = Y, after E = É; utf8mb4_unicode_ci: CJK before
+-- emoji, ss = ß).
+SELECT user_id, MAX(UPPER(label)) AS top_label, MIN(LOWER(note)) AS low_note,
+       MIN(UCASE(label)) AS low_label, MAX(LCASE(note)) AS top_note
+FROM g50_tag GROUP BY user_id ORDER BY user_id;
