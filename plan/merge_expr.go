@@ -293,7 +293,14 @@ func (x *exprBuilder) build(e sqlparser.Expr) (runtime.Expr, error) {
 			r.Scale = n
 			return r, err
 		}
-		return runtime.Expr{}, x.refuse(e, "(the function "+strings.ToUpper(e.Name.String())+" over merged aggregates)")
+		fn := strings.ToUpper(e.Name.String())
+		switch e.Name.Lowered() {
+		case "upper", "lower", "ucase", "lcase":
+			// The nodes compute the function inside MIN / MAX, which the
+			// merge then compares under the argument's collation.
+			return runtime.Expr{}, x.refuse(e, "(the function "+fn+" over merged aggregates; write it inside MIN / MAX instead, e.g. MAX("+fn+"(x)) for "+fn+"(MAX(x)): the data nodes compute it before the merge)")
+		}
+		return runtime.Expr{}, x.refuse(e, "(the function "+fn+" over merged aggregates)")
 	}
 	if containsAggregate(e) {
 		return runtime.Expr{}, x.refuse(e, "(this operation over merged aggregates)")

@@ -69,8 +69,11 @@ func (x *exprBuilder) weighed(e sqlparser.Expr, o runtime.ExprOp, coll string, o
 		if err != nil {
 			return out, err
 		}
+		if r.Op == runtime.ExprCoalesce {
+			return out, x.refuse(e, "(IFNULL / COALESCE of text in collation "+coll+", which the merge compares only by the data nodes' sort keys, WEIGHT_STRING, of a GROUP BY column, MIN, MAX or a text literal; compare each argument instead, e.g. MAX(x) = 'b' OR MAX(x) IS NULL AND 'a' = 'b' for IFNULL(MAX(x), 'a') = 'b')")
+		}
 		if r.Op != runtime.ExprColumn {
-			return out, x.refuse(e, "(it compares text in collation "+coll+", which the merge compares by the data nodes' sort keys only for a column, MIN, MAX or a text literal)")
+			return out, x.refuse(e, "(it compares text in collation "+coll+", which the merge compares only by the data nodes' sort keys, WEIGHT_STRING, of a GROUP BY column, MIN, MAX or a text literal; compare one of those instead)")
 		}
 		x.m.weighed = append(x.m.weighed, r.Column)
 		out.Args = append(out.Args, r)
