@@ -830,20 +830,29 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 // (ADD COLUMN phone_cipher) and one that drops the plain column afterwards
 // read as they ran. Only an encrypt column whose logic column the table
 // does not have is translated (ADD / MODIFY / DROP COLUMN phone of a table
-// in physical form, EncryptAlterTable). A clause other than ADD COLUMN that
-// names a physical column of an encrypt column (MODIFY COLUMN phone_cipher)
-// while the table still has its logic column first gives the table that
-// column's physical columns.
+// in physical form, EncryptAlterTable). A clause that names a physical
+// column of an encrypt column other than as the column it adds (MODIFY
+// COLUMN phone_cipher, ADD COLUMN note AFTER phone_cipher, ADD INDEX
+// (phone_md5)) while the table still has its logic column first gives the
+// table that column's physical columns.
 func (d *ddlFile) physicalRule(t *Table, st *sqlparser.AlterTable) *EncryptRule {
 	et := encryptTableOf(d.encrypt, t.Name)
 	if et == nil {
 		return nil
 	}
 	named := map[string]bool{} // lower-case columns named other than by ADD COLUMN
+	after := func(c *sqlparser.ColName) {
+		if c != nil {
+			named[strings.ToLower(c.Name.String())] = true
+		}
+	}
 	for _, o := range st.AlterOptions {
 		switch o := o.(type) {
+		case *sqlparser.AddColumns:
+			after(o.After)
 		case *sqlparser.ModifyColumn:
 			named[strings.ToLower(o.NewColDefinition.Name.String())] = true
+			after(o.After)
 		case *sqlparser.DropColumn:
 			named[strings.ToLower(o.Name.Name.String())] = true
 		case *sqlparser.AddIndexDefinition:

@@ -170,6 +170,12 @@ func TestParseDDLPathsEncryptHistory(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "id int,phone_cipher varchar364", cols)
 
+	// A logic-form table whose later migration places a column after the
+	// cipher column, or indexes it.
+	cols, _, err = read(rule(phone), create, "ALTER TABLE t_user ADD COLUMN note VARCHAR(8) NULL AFTER phone_cipher, ADD INDEX idx (phone_cipher);")
+	require.NoError(t, err)
+	require.Equal(t, "id int,phone_cipher varchar192,note varchar8", cols)
+
 	// The reverse: the cipher column exists first and is MODIFYed.
 	physical := []string{"CREATE TABLE t_user (id INT NOT NULL, phone_cipher VARCHAR(200) NULL, PRIMARY KEY (id));", "ALTER TABLE t_user MODIFY phone_cipher VARCHAR(300) NULL;"}
 	for _, r := range []*EncryptRule{rule(phone), rule()} {
