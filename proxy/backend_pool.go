@@ -125,11 +125,13 @@ func (c *backendConn) armRead(buffered, need int) {
 }
 
 // readError is the error of a failed read or round trip on c: a
-// *runtime.TimeoutError when the deadline armRead set has passed (the
-// data source did not answer in time), else err naming the data source.
-// The caller marks c broken either way.
+// *runtime.TimeoutError when it is an I/O timeout and the deadline
+// armRead set has passed (the data source did not answer in time), else
+// err naming the data source. vitess wraps the net error without Unwrap,
+// hence its text too. The caller marks c broken either way.
 func (c *backendConn) readError(err error) error {
-	if !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
+	timeout := runtime.IsTimeout(err) || strings.Contains(err.Error(), "i/o timeout")
+	if timeout && !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
 		return &runtime.TimeoutError{DataSource: c.pool.name, Key: c.pool.socketKey, Limit: c.pool.socketTimeout}
 	}
 	return &runtime.NodeError{DataSource: c.pool.name, Err: err}

@@ -961,12 +961,6 @@ func unsupportedStatement(q string) error {
 		if w[1] != "transaction" {
 			return notSupported(statementKind(q) + " statements")
 		}
-	case "rollback":
-		if w[1] == "to" || w[2] == "to" { // ROLLBACK [WORK] TO [SAVEPOINT] s
-			return notSupported("savepoints (ROLLBACK TO SAVEPOINT)")
-		}
-	case "savepoint", "release":
-		return notSupported("savepoints (" + statementKind(q) + ")")
 	case "call", "handler", "analyze", "optimize", "check", "checksum", "repair", "lock", "unlock",
 		"flush", "kill", "grant", "revoke", "xa", "install", "uninstall", "reset", "purge", "change", "stop",
 		"shutdown", "restart", "help", "signal", "resignal", "get", "binlog", "cache", "backup":

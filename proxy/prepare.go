@@ -136,7 +136,7 @@ func (h *handler) sessionPrepared(q string) bool {
 	}
 	word, _ := firstWord(q)
 	switch word {
-	case "begin", "start", "commit", "rollback", "set", "use", "show", "preview", "do":
+	case "begin", "start", "commit", "rollback", "set", "use", "show", "preview", "do", "savepoint", "release":
 	case "select":
 		stmt, err := h.s.b.Parser().Parse(q)
 		if err != nil || !tableless(stmt) {

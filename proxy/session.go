@@ -25,6 +25,9 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 	if k := plainTx(q); k != txNone {
 		return &sqltypes.Result{}, true, h.directTx(c, sess, k)
 	}
+	if k, name, ok := savepointStmt(q); ok {
+		return &sqltypes.Result{}, true, h.savepoint(ctx, c, sess, k, name)
+	}
 	word, rest := firstWord(q)
 	switch word {
 	case "preview":

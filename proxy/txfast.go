@@ -23,8 +23,9 @@ import (
 // server sends nothing unasked). So fast-path and database/sql statements
 // of one transaction run in the same back-end transaction per data source:
 // each sees the other's uncommitted writes, COMMIT and ROLLBACK cover
-// both, and a failed statement leaves what MySQL leaves. (The proxy
-// refuses savepoints, handler.go.)
+// both, and a failed statement leaves what MySQL leaves. A client's
+// savepoints (savepoint.go) are set through database/sql on that same
+// connection.
 //
 // Why not the whole transaction on the packet pools: the merge path reads
 // *sql.Rows from runtime executors (database/sql is the runtime's API),

@@ -113,6 +113,9 @@ type DistTx struct {
 	gtrid    string
 	branches []*txBranch // in order of first use
 	byID     []*txBranch // by DB pool index
+	// savepoints are the client's savepoints, oldest first, as named
+	// (savepoint.go); a branch that begins sets them first.
+	savepoints []string
 }
 
 type txBranch struct {
@@ -263,6 +266,9 @@ func (t *DistTx) branch(d int) (target, error) {
 	}
 	t.byID[id] = b
 	t.branches = append(t.branches, b)
+	if err := t.replaySavepoints(b); err != nil {
+		return target{}, err
+	}
 	return b.target(s.stmts[d]), nil
 }
 
