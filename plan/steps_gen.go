@@ -31,12 +31,14 @@ const listMarker = "-7431952860147258369"
 // `NOT IN` (or `<> ALL`) as a list and a flag, `EXISTS` / `NOT EXISTS` as
 // a flag, a scalar subquery as its value typed as its column
 // (scalarBinding; NULL without a row, runtime.ErrSubqueryRows, MySQL's
-// error 1242, with more than one); a join of two tables (a
+// error 1242, with more than one); a join of two table references (a
 // nested-loop join binding the outer side's key values into the inner
 // side's statement as an IN list, or a hash join reading the inner side's
 // statement without it once, as runtime.JoinStrategy chooses at run time;
 // run once when the join has no key column), with GROUP BY, DISTINCT or aggregates over the joined
-// rows; a UNION or UNION ALL; a LIMIT ? / LIMIT ?, ? of a join without
+// rows, and of three or more, split left-deep (the join of all but the
+// last, itself evaluated so, is the outer side: runtime.JoinStep.OuterJoin);
+// a UNION or UNION ALL; a LIMIT ? / LIMIT ?, ? of a join without
 // grouping or of a UNION (JoinStep.LimitArgs). Parameters (? and sqlc.arg / sqlc.narg) may
 // stand in any step: each step's plan binds them into its per-node SQL
 // (StepQuery.Args), and the plan's Params are the function's; a step
@@ -45,8 +47,7 @@ const listMarker = "-7431952860147258369"
 // picks for their values (StepQuery.Route), every other step on every
 // route unit its plan may reach. sqlc.slice, a correlated
 // subquery, a scalar subquery whose column type the generator cannot tell
-// exactly, a LIMIT ? of a grouped join and joins of three or more tables
-// are refused with the reason.
+// exactly and a LIMIT ? of a grouped join are refused with the reason.
 //
 // The proxy plans the shapes this accepts with this same function (an
 // ad-hoc q, Pos.File plan.AdHocFile) and runs them with
@@ -721,8 +722,20 @@ func (sp *stepsPlanner) scalarBinding(sq *sqlparser.Subquery, arg sqlparser.Expr
 // without the list it is the hash join's build side.
 func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error) {
 	outer, po, err := sp.query(j.Outer.SQL, "the outer side of the join", false)
+	var outerJoin *runtime.JoinStep
 	if err != nil {
-		return nil, nil, err
+		// A join of three or more tables, split left-deep: the outer side
+		// is the join of the others, which runs in steps of its own when
+		// its tables do not co-locate.
+		st, serr := sp.b.BuildSteps(j.Outer.SQL)
+		if serr != nil || st.Kind != StepsJoin {
+			return nil, nil, err
+		}
+		oj, cols, jerr := sp.join(st.Join)
+		if jerr != nil {
+			return nil, nil, fmt.Errorf("the outer side of the join, a join across data nodes itself (%s): %w", j.Outer.SQL, jerr)
+		}
+		outerJoin, po = oj, &Plan{Columns: cols}
 	}
 	// The inner side binds the outer side's values of its first key (JoinRows
 	// compares every key); without a key it runs once, whole.
@@ -738,7 +751,7 @@ func (sp *stepsPlanner) join(j *JoinSteps) (*runtime.JoinStep, []*Column, error)
 	if len(po.Columns) != len(j.Spec.OuterKinds) || len(pi.Columns) != len(j.Spec.InnerKinds) {
 		return nil, nil, fmt.Errorf("the sides of the join return %d and %d columns, planned %d and %d", len(po.Columns), len(pi.Columns), len(j.Spec.OuterKinds), len(j.Spec.InnerKinds))
 	}
-	js := &runtime.JoinStep{Outer: outer, Inner: inner, Spec: j.Spec, Output: j.Output, Kinds: j.Kinds, OrderBy: j.OrderBy,
+	js := &runtime.JoinStep{Outer: outer, OuterJoin: outerJoin, Inner: inner, Spec: j.Spec, Output: j.Output, Kinds: j.Kinds, OrderBy: j.OrderBy,
 		Offset: j.Offset, Count: j.Count, LimitArgs: j.LimitArgs, Batch: j.Batch, Null: j.Null}
 	if keyed {
 		// The hash join's build side: the inner side with its own

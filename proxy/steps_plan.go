@@ -29,7 +29,9 @@ import (
 //     IN (SELECT …), a subquery that itself needs steps or bound into a
 //     statement that itself needs steps;
 //   - a join of three or more tables (the outer side is itself a join
-//     evaluated in steps), a join whose side routes by the bound values to
+//     evaluated in steps: generated code runs it as
+//     runtime.JoinStep.OuterJoin, the proxy with its own join operator,
+//     which reads each side's column types), a join whose side routes by the bound values to
 //     one data node for several tables, HAVING or a correlated subquery;
 //   - a UNION whose SELECT needs steps of its own;
 //   - every shape federation answers (derived tables, correlated
@@ -140,6 +142,10 @@ func (s *Server) buildStepsPlan(q string, planErr error, prepared bool) *plan.Pl
 			b.Then[i].Query = remap(b.Then[i].Query)
 		}
 		st.Bind = &b
+	case st.Join != nil && st.Join.OuterJoin != nil:
+		// A join of three or more tables: the proxy's own join operator
+		// runs it (steps.go), reading each side's column types.
+		return nil
 	case st.Join != nil:
 		j := *st.Join
 		j.Outer, j.Inner = remap(j.Outer), remap(j.Inner)

@@ -169,8 +169,13 @@ const (
 // columns, then the inner side's) are then sorted (OrderBy), paginated
 // (Offset, Count) and projected (Output).
 type JoinStep struct {
+	// Outer is the outer side's statement; nil when OuterJoin is set.
 	Outer *StepQuery `json:"outer"`
-	Inner *StepQuery `json:"inner"`
+	// OuterJoin, for a join of three or more tables (split left-deep), is
+	// the join of all but the last table reference, itself evaluated in
+	// steps: its result rows are the outer side's.
+	OuterJoin *JoinStep  `json:"outer_join,omitempty"`
+	Inner     *StepQuery `json:"inner"`
 	// Build is the inner side's statement without the IN list (same
 	// columns as Inner), which a hash join reads whole; nil when the join
 	// has no key column (Inner then runs once without a list anyway).
@@ -755,7 +760,15 @@ func (s *Sources) listUnits(st *Stmt, q *StepQuery, all []RouteUnit, keep []int,
 }
 
 func (j *JoinStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
-	outer, err := j.Outer.rows(ctx, r, nil, "the outer side of the join")
+	var (
+		outer [][]any
+		err   error
+	)
+	if j.OuterJoin != nil {
+		outer, err = j.OuterJoin.run(ctx, r)
+	} else {
+		outer, err = j.Outer.rows(ctx, r, nil, "the outer side of the join")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -1010,17 +1023,7 @@ func (st *Steps) Queries() []StepsQuery {
 		return []StepsQuery{{"the IN subquery", st.Bind.Subquery},
 			{"the statement, its IN list (?) the values of step 1", st.Bind.Statement}}
 	case st.Join != nil:
-		j := st.Join
-		what := fmt.Sprintf("inner side of the join, run for every %d rows of step 1 with their key values as its IN list (?)", j.Batch)
-		if j.Inner.ListAt == nil {
-			what = "inner side of the join, run once (no key columns): every outer row pairs with every inner row"
-		}
-		out := []StepsQuery{{"outer side of the join", j.Outer}}
-		if j.Build != nil {
-			out = append(out, StepsQuery{fmt.Sprintf("build side of the hash join, run once instead of step 3 when the rows of step 1 number more than %d (reading at most %d rows per row of step 1), its rows hashed by the join key", j.Batch, HashJoinBuildFactor), j.Build})
-			what = fmt.Sprintf("nested loop: %s, when step 2 does not run", what)
-		}
-		return append(out, StepsQuery{what, j.Inner})
+		return st.Join.queries()
 	case st.Union != nil:
 		out := make([]StepsQuery, len(st.Union.Parts))
 		for i, part := range st.Union.Parts {
@@ -1075,4 +1078,29 @@ func (b *BindStep) queries() []StepsQuery {
 		}
 	}
 	return append(out, StepsQuery{"the statement, taking " + strings.Join(takes, ", "), b.Statement})
+}
+
+// queries lists the statements of a join: its outer side's (those of its
+// OuterJoin, numbered first), then the build side's and the inner side's,
+// each saying which steps' rows it takes.
+func (j *JoinStep) queries() []StepsQuery {
+	out := []StepsQuery{{"outer side of the join", j.Outer}}
+	rows := "step 1"
+	if j.OuterJoin != nil {
+		out = nil
+		for _, q := range j.OuterJoin.queries() {
+			out = append(out, StepsQuery{"outer side (a join): " + q.What, q.Query})
+		}
+		rows = fmt.Sprintf("the join of steps 1-%d", len(out))
+	}
+	n := len(out)
+	what := fmt.Sprintf("inner side of the join, run for every %d rows of %s with their key values as its IN list (?)", j.Batch, rows)
+	if j.Inner.ListAt == nil {
+		what = "inner side of the join, run once (no key columns): every outer row pairs with every inner row"
+	}
+	if j.Build != nil {
+		out = append(out, StepsQuery{fmt.Sprintf("build side of the hash join, run once instead of step %d when the rows of %s number more than %d (reading at most %d rows per row of %s), its rows hashed by the join key", n+2, rows, j.Batch, HashJoinBuildFactor, rows), j.Build})
+		what = fmt.Sprintf("nested loop: %s, when step %d does not run", what, n+1)
+	}
+	return append(out, StepsQuery{what, j.Inner})
 }

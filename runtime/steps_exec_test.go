@@ -277,3 +277,22 @@ func TestRunStepsSeveralSubqueries(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, [][]any{{int64(5)}, {int64(6)}, {int64(8)}}, rows)
 }
+
+// TestJoinQueriesNested: the statements of a join of three tables are
+// numbered in the order they run, the outer join's first, and the outer
+// join's rows are named as the steps that make them.
+func TestJoinQueriesNested(t *testing.T) {
+	q := func(sql string, list bool) *shardrt.StepQuery { return stepQuery(sql, 1, list, 0) }
+	inner := &shardrt.JoinStep{Outer: q("SELECT a", false), Inner: q("SELECT b WHERE x IN (?)", true), Build: q("SELECT b", false), Batch: 500}
+	j := &shardrt.Steps{Join: &shardrt.JoinStep{OuterJoin: inner, Inner: q("SELECT c", false), Batch: 500}}
+	var what []string
+	for _, sq := range j.Queries() {
+		what = append(what, sq.What+" | "+sq.Query.Stmt.LogicSQL)
+	}
+	require.Equal(t, []string{
+		"outer side (a join): outer side of the join | SELECT a",
+		"outer side (a join): build side of the hash join, run once instead of step 3 when the rows of step 1 number more than 500 (reading at most 4 rows per row of step 1), its rows hashed by the join key | SELECT b",
+		"outer side (a join): nested loop: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?), when step 2 does not run | SELECT b WHERE x IN (?)",
+		"inner side of the join, run once (no key columns): every outer row pairs with every inner row | SELECT c",
+	}, what)
+}

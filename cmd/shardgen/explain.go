@@ -244,33 +244,44 @@ func writeStepsText(b *strings.Builder, pl *plan.Plan) {
 	}
 	switch {
 	case s.Join != nil:
-		j := s.Join
-		kind := "inner"
-		if j.Spec.Left {
-			kind = "left outer"
+		// The joins of the outer sides first (a join of three or more
+		// tables), innermost first.
+		var chain []*runtime.JoinStep
+		for j := s.Join; j != nil; j = j.OuterJoin {
+			chain = append([]*runtime.JoinStep{j}, chain...)
 		}
-		on := fmt.Sprintf("on outer %s = inner %s", cols(j.Spec.OuterKeys), cols(j.Spec.InnerKeys))
-		if len(j.Spec.OuterKeys) == 0 {
-			on = "without key columns"
-		}
-		for _, r := range j.Spec.Residual {
-			ops := [...]string{"=", "<>", "<", "<=", ">", ">="}
-			op := "?"
-			if int(r.Op) < len(ops) {
-				op = ops[r.Op]
+		for i, j := range chain {
+			then := "then"
+			if i < len(chain)-1 {
+				then = "then, as the outer side of the next join"
 			}
-			on += fmt.Sprintf(" and outer #%d %s inner #%d", r.Outer+1, op, r.Inner+1)
+			kind := "inner"
+			if j.Spec.Left {
+				kind = "left outer"
+			}
+			on := fmt.Sprintf("on outer %s = inner %s", cols(j.Spec.OuterKeys), cols(j.Spec.InnerKeys))
+			if len(j.Spec.OuterKeys) == 0 {
+				on = "without key columns"
+			}
+			for _, r := range j.Spec.Residual {
+				ops := [...]string{"=", "<>", "<", "<=", ">", ">="}
+				op := "?"
+				if int(r.Op) < len(ops) {
+					op = ops[r.Op]
+				}
+				on += fmt.Sprintf(" and outer #%d %s inner #%d", r.Outer+1, op, r.Inner+1)
+			}
+			if len(j.Null) > 0 {
+				on += fmt.Sprintf(", only the joined rows where %s IS NULL", cols(j.Null))
+			}
+			if j.Merge != nil {
+				mp := &plan.Plan{Merge: j.Merge, Columns: pl.Columns}
+				fmt.Fprintf(b, "  %s: %s join %s; each joined row (outer columns, then inner) a row of partial aggregates, merged: %s\n", then, kind, on, mergeText(mp))
+				continue
+			}
+			fmt.Fprintf(b, "  %s: %s join %s; joined rows (outer columns, then inner) ordered by %s%s; output %s\n",
+				then, kind, on, order(j.OrderBy), limit(j.Offset, j.Count, j.LimitArgs), cols(j.Output))
 		}
-		if len(j.Null) > 0 {
-			on += fmt.Sprintf(", only the joined rows where %s IS NULL", cols(j.Null))
-		}
-		if j.Merge != nil {
-			mp := &plan.Plan{Merge: j.Merge, Columns: pl.Columns}
-			fmt.Fprintf(b, "  then: %s join %s; each joined row (outer columns, then inner) a row of partial aggregates, merged: %s\n", kind, on, mergeText(mp))
-			break
-		}
-		fmt.Fprintf(b, "  then: %s join %s; joined rows (outer columns, then inner) ordered by %s%s; output %s\n",
-			kind, on, order(j.OrderBy), limit(j.Offset, j.Count, j.LimitArgs), cols(j.Output))
 	case s.Union != nil:
 		u := s.Union
 		dedup := "UNION ALL"

@@ -4160,3 +4160,303 @@ func (q *Queries) TagCaseExtremes(ctx context.Context) ([]TagCaseExtremesRow, er
 		out = append(out, r)
 	}
 }
+
+// ordersUsersTagsSteps are the steps of OrdersUsersTags
+// (queries/steps.sql:266), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var ordersUsersTagsSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		OuterJoin: &shardrt.JoinStep{
+			Outer: &shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "OrdersUsersTags", LogicSQL: "select o.order_id, o.order_id, o.user_id from g50_order as o"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select o.order_id, o.order_id, o.user_id from g50_order_0 as o"},
+					{DataSource: 0, SQL: "select o.order_id, o.order_id, o.user_id from g50_order_1 as o"},
+					{DataSource: 1, SQL: "select o.order_id, o.order_id, o.user_id from g50_order_0 as o"},
+					{DataSource: 1, SQL: "select o.order_id, o.order_id, o.user_id from g50_order_1 as o"},
+				},
+				Columns: 3,
+			},
+			Inner: &shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "OrdersUsersTags", LogicSQL: "select u.`name`, u.user_id, u.user_id from g50_user as u where u.user_id in (?)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select u.`name`, u.user_id, u.user_id from g50_user as u where u.user_id in (?)"},
+					{DataSource: 1, SQL: "select u.`name`, u.user_id, u.user_id from g50_user as u where u.user_id in (?)"},
+				},
+				Columns: 3,
+				ListAt:  []int{77, 77},
+			},
+			Build: &shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "OrdersUsersTags", LogicSQL: "select u.`name`, u.user_id, u.user_id from g50_user as u"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select u.`name`, u.user_id, u.user_id from g50_user as u"},
+					{DataSource: 1, SQL: "select u.`name`, u.user_id, u.user_id from g50_user as u"},
+				},
+				Columns: 3,
+			},
+			Spec: shardrt.JoinSpec{
+				OuterKeys: []int{2},
+				InnerKeys: []int{2},
+				OuterKinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				InnerKinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+			},
+			Output: []int{0, 3, 4, 1},
+			Kinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			Count: -1,
+			Batch: 500,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersUsersTags", LogicSQL: "select t.tag_id, t.user_id, t.tag_id from g50_tag as t where t.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select t.tag_id, t.user_id, t.tag_id from g50_tag as t where t.user_id in (?)"},
+				{DataSource: 1, SQL: "select t.tag_id, t.user_id, t.tag_id from g50_tag as t where t.user_id in (?)"},
+			},
+			Columns: 3,
+			ListAt:  []int{75, 75},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "OrdersUsersTags", LogicSQL: "select t.tag_id, t.user_id, t.tag_id from g50_tag as t"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select t.tag_id, t.user_id, t.tag_id from g50_tag as t"},
+				{DataSource: 1, SQL: "select t.tag_id, t.user_id, t.tag_id from g50_tag as t"},
+			},
+			Columns: 3,
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{2},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Output: []int{0, 1, 4},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 3},
+			{Column: 6},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// OrdersUsersTagsRow is one row of OrdersUsersTags.
+type OrdersUsersTagsRow struct {
+	OrderID int64
+	Name    string
+	TagID   int64
+}
+
+// A join of three tables, split left-deep: the join of the first two,
+// itself evaluated in steps, is the outer side of the join with the third.
+//
+// It is evaluated in steps across data nodes (ordersUsersTagsSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) OrdersUsersTags(ctx context.Context) ([]OrdersUsersTagsRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &ordersUsersTagsSteps)
+	if err != nil {
+		return nil, shardrt.WrapQuery("OrdersUsersTags (queries/steps.sql:266)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]OrdersUsersTagsRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Name, &out[i].TagID); err != nil {
+			return nil, shardrt.WrapQuery("OrdersUsersTags (queries/steps.sql:266)", err)
+		}
+	}
+	return out, nil
+}
+
+// usersOrdersPaysSteps are the steps of UsersOrdersPays
+// (queries/steps.sql:272), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var usersOrdersPaysSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		OuterJoin: &shardrt.JoinStep{
+			Outer: &shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "UsersOrdersPays", LogicSQL: "select u.user_id, u.user_id, u.user_id from g50_user as u where u.city = sqlc.arg(shardgenstep0)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select u.user_id, u.user_id, u.user_id from g50_user as u where u.city = ?"},
+					{DataSource: 1, SQL: "select u.user_id, u.user_id, u.user_id from g50_user as u where u.city = ?"},
+				},
+				Columns: 3,
+				Args:    []int{0},
+			},
+			Inner: &shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "UsersOrdersPays", LogicSQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order as o where o.user_id in (?)"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order_0 as o where o.user_id in (?)"},
+					{DataSource: 0, SQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order_1 as o where o.user_id in (?)"},
+					{DataSource: 1, SQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order_0 as o where o.user_id in (?)"},
+					{DataSource: 1, SQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order_1 as o where o.user_id in (?)"},
+				},
+				Columns: 4,
+				ListAt:  []int{95, 95, 95, 95},
+			},
+			Build: &shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "UsersOrdersPays", LogicSQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order as o"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order_0 as o"},
+					{DataSource: 0, SQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order_1 as o"},
+					{DataSource: 1, SQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order_0 as o"},
+					{DataSource: 1, SQL: "select o.order_id, o.order_id, o.order_id, o.user_id from g50_order_1 as o"},
+				},
+				Columns: 4,
+			},
+			Spec: shardrt.JoinSpec{
+				Left:      true,
+				OuterKeys: []int{2},
+				InnerKeys: []int{3},
+				OuterKinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				InnerKinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+			},
+			Output: []int{0, 3, 4, 1, 5},
+			Kinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			Count: -1,
+			Batch: 500,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersOrdersPays", LogicSQL: "select p.pay_id, p.note, p.pay_id, p.pay_id from g50_pay as p where p.pay_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select p.pay_id, p.note, p.pay_id, p.pay_id from g50_pay as p where p.pay_id in (?)"},
+				{DataSource: 1, SQL: "select p.pay_id, p.note, p.pay_id, p.pay_id from g50_pay as p where p.pay_id in (?)"},
+			},
+			Columns: 4,
+			ListAt:  []int{81, 81},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "UsersOrdersPays", LogicSQL: "select p.pay_id, p.note, p.pay_id, p.pay_id from g50_pay as p"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select p.pay_id, p.note, p.pay_id, p.pay_id from g50_pay as p"},
+				{DataSource: 1, SQL: "select p.pay_id, p.note, p.pay_id, p.pay_id from g50_pay as p"},
+			},
+			Columns: 4,
+		},
+		Spec: shardrt.JoinSpec{
+			Left:      true,
+			OuterKeys: []int{2},
+			InnerKeys: []int{2},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Output: []int{0, 1, 5, 6},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 3},
+			{Column: 4},
+			{Column: 8},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// UsersOrdersPaysRow is one row of UsersOrdersPays.
+type UsersOrdersPaysRow struct {
+	UserID  int64
+	OrderID sql.NullInt64
+	PayID   sql.NullInt64
+	Note    sql.NullString
+}
+
+// LEFT JOINs of three tables with a parameter: NULLs on the inner sides.
+//
+// It is evaluated in steps across data nodes (usersOrdersPaysSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) UsersOrdersPays(ctx context.Context, city string) ([]UsersOrdersPaysRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &usersOrdersPaysSteps, city)
+	if err != nil {
+		return nil, shardrt.WrapQuery("UsersOrdersPays (queries/steps.sql:272)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]UsersOrdersPaysRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].OrderID, &out[i].PayID, &out[i].Note); err != nil {
+			return nil, shardrt.WrapQuery("UsersOrdersPays (queries/steps.sql:272)", err)
+		}
+	}
+	return out, nil
+}

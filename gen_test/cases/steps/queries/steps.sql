@@ -262,3 +262,15 @@ SELECT user_id AS id FROM g50_user UNION SELECT order_id FROM g50_order ORDER BY
 SELECT user_id, MAX(UPPER(label)) AS top_label, MIN(LOWER(note)) AS low_note,
        MIN(UCASE(label)) AS low_label, MAX(LCASE(note)) AS top_note
 FROM g50_tag GROUP BY user_id ORDER BY user_id;
+
+-- name: OrdersUsersTags :many
+-- A join of three tables, split left-deep: the join of the first two,
+-- itself evaluated in steps, is the outer side of the join with the third.
+SELECT o.order_id, u.name, t.tag_id FROM g50_order o JOIN g50_user u ON u.user_id = o.user_id JOIN g50_tag t ON t.user_id = u.user_id
+ORDER BY o.order_id, t.tag_id;
+
+-- name: UsersOrdersPays :many
+-- LEFT JOINs of three tables with a parameter: NULLs on the inner sides.
+SELECT u.user_id, o.order_id, p.pay_id, p.note FROM g50_user u LEFT JOIN g50_order o ON o.user_id = u.user_id
+LEFT JOIN g50_pay p ON p.pay_id = o.order_id
+WHERE u.city = ? ORDER BY u.user_id, o.order_id, p.pay_id;
