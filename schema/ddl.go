@@ -738,6 +738,7 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 		d.errorf(start, "ALTER TABLE / CREATE INDEX on table %q, which no CREATE TABLE above defines", name)
 		return
 	}
+	d.plainEncrypt(t, st)
 	var droppedLogic []string
 	if rule := d.physicalRule(t, st); rule != nil {
 		// Clauses on a logic column whose physical columns the table has
@@ -817,6 +818,33 @@ func (d *ddlFile) alterTable(st *sqlparser.AlterTable, off int, piece string, to
 				continue
 			}
 			d.dropped(t, col, start)
+		}
+	}
+}
+
+// plainEncrypt records in t.PlainEncrypt the encrypt columns whose cipher
+// column st adds while t has a column of their logic name.
+func (d *ddlFile) plainEncrypt(t *Table, st *sqlparser.AlterTable) {
+	et := encryptTableOf(d.encrypt, t.Name)
+	if et == nil {
+		return
+	}
+	for _, o := range st.AlterOptions {
+		add, ok := o.(*sqlparser.AddColumns)
+		if !ok {
+			continue
+		}
+		for _, cd := range add.Columns {
+			for _, ec := range et.Columns {
+				if strings.EqualFold(cd.Name.String(), ec.Cipher.Column) && t.Column(ec.Name) != nil && logicColumn(et, ec.Name) != nil {
+					plain := maps.Clone(t.PlainEncrypt) // t's may be shared with a copy made before
+					if plain == nil {
+						plain = map[string]bool{}
+					}
+					plain[strings.ToLower(ec.Name)] = true
+					t.PlainEncrypt = plain
+				}
+			}
 		}
 	}
 }

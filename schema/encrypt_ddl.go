@@ -412,6 +412,33 @@ func EncryptAlterTable(rule *EncryptRule, st *sqlparser.AlterTable) (bool, error
 	return changed, nil
 }
 
+// EncryptRuleAsRun returns rule without the encrypt columns of t that were
+// plain columns encrypted later (t.PlainEncrypt): the rule shardgen
+// migrate rewrites t's statements under, so that a migration from before
+// phone was encrypted (CREATE TABLE with a plain phone, MODIFY phone) and
+// the one adding phone_cipher and dropping phone run as written, as the
+// generator reads them. rule itself when t (nil: unknown) has none.
+func EncryptRuleAsRun(rule *EncryptRule, t *Table) *EncryptRule {
+	if rule == nil || t == nil || len(t.PlainEncrypt) == 0 {
+		return rule
+	}
+	et := encryptTableOf(rule, t.Name)
+	if et == nil {
+		return rule
+	}
+	view := *et
+	view.Columns = slices.DeleteFunc(slices.Clone(et.Columns), func(ec *EncryptColumn) bool { return t.PlainEncrypt[strings.ToLower(ec.Name)] })
+	out := *rule
+	out.Tables = make([]*EncryptTable, len(rule.Tables))
+	for i, o := range rule.Tables {
+		out.Tables[i] = o
+		if o == et {
+			out.Tables[i] = &view
+		}
+	}
+	return &out
+}
+
 // logicColumn returns the encrypt column of et whose logic column is name,
 // when it stands for physical columns of other names, or nil.
 func logicColumn(et *EncryptTable, name string) *EncryptColumn {

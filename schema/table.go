@@ -15,6 +15,12 @@ type Table struct {
 	// DROP COLUMN removed to the last such statement (a later ADD COLUMN
 	// may have added it again: see Columns); nil when none was dropped.
 	Dropped map[string]Pos
+	// PlainEncrypt holds the lower-case logic names of the encrypt columns
+	// whose cipher column an ALTER TABLE ... ADD COLUMN added while the
+	// table had a column of the logic name: a plain column encrypted
+	// later, whose statements shardgen migrate runs as written
+	// (EncryptRuleAsRun); nil when none.
+	PlainEncrypt map[string]bool
 }
 
 // Column returns the column named name (case-insensitive, as MySQL compares

@@ -321,6 +321,66 @@ func TestMigrateEncryptAlterLogic(t *testing.T) {
 	}
 }
 
+// TestMigrateEncryptPlainHistory: a column that was plain in older
+// migrations (CREATE TABLE with phone, MODIFY phone) and is encrypted by a
+// later one (ADD COLUMN phone_cipher, then DROP COLUMN phone) while the
+// !ENCRYPT rule lists phone: generate reads the history as it ran and types
+// phone_cipher, and migrate runs every statement as written (it rewrote
+// them to phone_cipher: the ADD then failed as a duplicate column, and the
+// DROP dropped phone_cipher), so the servers end with the generator's
+// columns.
+func TestMigrateEncryptPlainHistory(t *testing.T) {
+	dir := t.TempDir()
+	writeEncryptRules(t, dir, "g22_user", `        phone:
+          cipher: {name: phone_cipher, encryptorName: aes}
+`)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "migrations"), 0o755))
+	for name, src := range map[string]string{
+		"00001_init.sql":    "CREATE TABLE g22_user (user_id BIGINT NOT NULL PRIMARY KEY, phone VARCHAR(32) NULL);",
+		"00002_widen.sql":   "ALTER TABLE g22_user MODIFY phone VARCHAR(64) NULL;",
+		"00003_encrypt.sql": "ALTER TABLE g22_user ADD COLUMN phone_cipher VARCHAR(400) NULL;",
+		"00004_plain.sql":   "ALTER TABLE g22_user DROP COLUMN phone;",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "migrations", name), []byte("-- +goose Up\n"+src+"\n"), 0o644))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "queries"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries", "users.sql"), []byte("-- name: GetUser :one\nSELECT user_id, phone FROM g22_user WHERE user_id = ?;\n"), 0o644))
+	project := filepath.Join(dir, "shardgen.yaml")
+	require.NoError(t, os.WriteFile(project, []byte("version: \"1\"\nrules: sharding.yaml\nddl: [migrations]\nqueries: [queries/*.sql]\nout: db\n"), 0o644))
+
+	want := generatorColumns(t, project, "g22_user")
+	require.Equal(t, "user_id bigint,phone_cipher varchar(400)", want)
+	code, out, errOut := runCLI("explain", "-f", project, "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "select user_id, phone_cipher as phone from g22_user_0")
+
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"shardgen_schema_migrations", "g22_user_0", "g22_user_1"} {
+			_, err := db.Exec("DROP TABLE IF EXISTS " + tb)
+			require.NoError(t, err)
+		}
+	}
+	code, out, errOut = runCLI("migrate", "-f", project, "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"sql":"alter table g22_user_1 modify column phone VARCHAR(64) null"`)
+	require.Contains(t, out, `"sql":"alter table g22_user_1 drop column phone"`)
+	code, _, errOut = runCLI("migrate", "-f", project)
+	require.Equal(t, 0, code, errOut)
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		db := testdb.Open(t, ds)
+		for _, tb := range []string{"g22_user_0", "g22_user_1"} {
+			var cols string
+			require.NoError(t, db.QueryRow("SELECT GROUP_CONCAT(CONCAT(column_name, ' ', REPLACE(column_type, 'bigint(20)', 'bigint')) ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", tb).Scan(&cols))
+			require.Equal(t, want, cols, "%s.%s", ds, tb)
+			_, err := db.Exec("DROP TABLE " + tb)
+			require.NoError(t, err)
+		}
+		_, err := db.Exec("DROP TABLE shardgen_schema_migrations")
+		require.NoError(t, err)
+	}
+}
+
 // TestMigrateEncryptModifyDropLogic: migrations after a logic-form CREATE
 // TABLE modify the logic column (phone: new sizes for its cipher, assisted
 // and like query columns), then drop it. While the !ENCRYPT rule still lists phone,

@@ -136,14 +136,14 @@ func route(cfg *schema.Config, b *plan.Builder, p *sqlparser.Parser, piece strin
 		}
 		table = st.Table
 		// An encrypt table in logic form gets its physical columns.
-		if _, err := schema.EncryptCreateTable(cfg.Encrypt, st); err != nil {
+		if _, err := schema.EncryptCreateTable(encryptAsRun(cfg, st.Table), st); err != nil {
 			return nil, err
 		}
 	case *sqlparser.AlterTable:
 		table = st.Table
 		// ADD / MODIFY / DROP of an encrypt table's logic column change
 		// its physical columns.
-		if _, err := schema.EncryptAlterTable(cfg.Encrypt, st); err != nil {
+		if _, err := schema.EncryptAlterTable(encryptAsRun(cfg, st.Table), st); err != nil {
 			return nil, err
 		}
 	case *sqlparser.DropTable:
@@ -390,4 +390,11 @@ func ProjectKey(p *schema.Project) (string, error) {
 		return "", err
 	}
 	return filepath.ToSlash(rel), nil
+}
+
+// encryptAsRun is the !ENCRYPT rule a statement on table runs under:
+// without the columns of table that were plain columns encrypted later
+// (schema.EncryptRuleAsRun), whose statements run as written.
+func encryptAsRun(cfg *schema.Config, table sqlparser.TableName) *schema.EncryptRule {
+	return schema.EncryptRuleAsRun(cfg.Encrypt, cfg.Tables[strings.ToLower(table.Name.String())])
 }
