@@ -3,7 +3,9 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"syscall"
 	"testing"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -65,14 +67,19 @@ func TestProxyDataSourceConnectErrors(t *testing.T) {
 	}
 }
 
-// closedAddr returns a local address nothing listens on.
+// closedAddr returns a local address that refuses connections for the rest
+// of the test: a TCP socket bound to it but never listening (Linux answers a
+// connect to it with a reset). Unlike a port listened on and closed again, no
+// other process on the machine can take it while the test runs.
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
+	t.Cleanup(func() { syscall.Close(fd) })
+	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	sa, err := syscall.Getsockname(fd)
+	require.NoError(t, err)
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
 
 // TestSQLErrorConnect: which back-end errors are connection failures.
