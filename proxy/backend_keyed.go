@@ -145,6 +145,7 @@ func (e *keyedBackend) close() {
 // setup after p's own session variables (see the top of the file).
 func (p *backendPool) keyed(setup []string) *backendPool {
 	k := &backendPool{name: p.name, params: p.params, init: p.init, setup: setup, max: p.max, wait: p.wait,
+		waitKey: p.waitKey, socketTimeout: p.socketTimeout, socketKey: p.socketKey,
 		idleTimeout: p.idleTimeout, maxLifetime: p.maxLifetime, freed: make(chan struct{}, 1)}
 	if k.idleTimeout <= 0 || k.idleTimeout > runtime.SettingsIdleTimeout {
 		k.idleTimeout = runtime.SettingsIdleTimeout

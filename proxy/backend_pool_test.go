@@ -192,3 +192,15 @@ func TestBackendPoolSessionVariables(t *testing.T) {
 	require.Equal(t, "7 0", res.Rows[0][0].ToString()+" "+res.Rows[0][1].ToString())
 	p.put(bc)
 }
+
+// TestBackendPoolKeyedTimeouts: a keyed pool (a session's settings) keeps
+// its data source's timeouts and the keys that set them, so its errors
+// name the key ("within its connectTimeout of 2000 ms", never "its  of").
+func TestBackendPoolKeyedTimeouts(t *testing.T) {
+	p := testBackendPool(t, runtime.DataSourceConfig{ConnectionTimeout: 2 * time.Second})
+	p.socketTimeout, p.socketKey = 500*time.Millisecond, "socketTimeout"
+	k := p.keyed([]string{"SET time_zone = '+00:00'"})
+	t.Cleanup(k.close)
+	require.Equal(t, [4]any{p.wait, p.waitKey, p.socketTimeout, p.socketKey}, [4]any{k.wait, k.waitKey, k.socketTimeout, k.socketKey})
+	require.NotEmpty(t, k.waitKey)
+}
