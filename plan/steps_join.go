@@ -718,6 +718,12 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		}
 	}
 	// The side statements.
+	for _, dr := range []*joinDraft{d[outer], d[inner]} {
+		if len(dr.exprs) == 0 { // no column of the side is used (COUNT(*), ON 1=1): its rows still count, one each
+			one := sqlparser.NewIntLiteral("1")
+			dr.add(one, "", p.exprKind(one))
+		}
+	}
 	build := func(dr *joinDraft) *JoinSide {
 		s := &sqlparser.Select{From: sqlparser.Clone(dr.from), SelectExprs: &sqlparser.SelectExprs{Exprs: dr.exprs}}
 		for _, c := range dr.conds {

@@ -15,3 +15,19 @@ func TestStepsQuestionMarkLiteral(t *testing.T) {
 		sameRows(t, px, e.ref, q)
 	}
 }
+
+// TestStepsJoinSideWithoutColumns: a join across data nodes where a side
+// has no column used (COUNT(*) over a comma join, ON 1=1) reads one
+// constant per row of that side and pairs every row, as the reference
+// database (duplicates counted).
+func TestStepsJoinSideWithoutColumns(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT COUNT(*) FROM xn_a a, xn_b b",
+		"SELECT COUNT(*) FROM xn_a a JOIN xn_b b ON 1=1",
+		"SELECT a.id FROM xn_a a JOIN xn_b b ON 1=1",
+		"SELECT b.name FROM xn_a a, xn_b b WHERE a.k = 10",
+	} {
+		sameRows(t, px, e.ref, q)
+	}
+}
