@@ -249,8 +249,9 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr, sc *scope) error {
 		name := tn.Name.String()
 		info := p.tables[strings.ToLower(name)]
 		if info == nil && strings.EqualFold(name, "dual") && tn.Qualifier.IsEmpty() {
-			if _, ok := p.stmt.(*sqlparser.Select); ok {
-				info = p.b.dual() // SELECT 1, SELECT NOW() FROM dual
+			switch p.stmt.(type) {
+			case *sqlparser.Select, *sqlparser.Union:
+				info = p.b.dual() // SELECT 1, SELECT NOW() FROM dual, a UNION's SELECT 'x'
 			}
 		}
 		if info == nil {

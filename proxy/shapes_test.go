@@ -31,3 +31,20 @@ func TestStepsJoinSideWithoutColumns(t *testing.T) {
 		sameRows(t, px, e.ref, q)
 	}
 }
+
+// TestStepsUnionDual: a UNION with a SELECT without a table (or FROM
+// DUAL) reads that constant row once, on the data node of the other parts
+// or any one, as the reference database.
+func TestStepsUnionDual(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"SELECT name FROM xn_a WHERE id = 1 UNION SELECT 'zzz'",
+		"SELECT name FROM xn_a WHERE id = 2 UNION ALL SELECT 'zzz' FROM DUAL",
+		"SELECT 'zzz' UNION SELECT name FROM xn_a WHERE id = 1",
+		"SELECT id FROM xn_a UNION SELECT 42",
+		"SELECT id FROM xn_a UNION ALL SELECT 42 ORDER BY 1 DESC",
+		"SELECT 1 UNION SELECT 2",
+	} {
+		sameRows(t, px, e.ref, q)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"database/sql"
 	"io"
+	"iter"
 	"time"
 
 	shardrt "github.com/shardgen/shardgen/runtime"
@@ -4456,6 +4457,128 @@ func (q *Queries) UsersOrdersPays(ctx context.Context, city string) ([]UsersOrde
 	for i, row := range rows {
 		if err := shardrt.ScanValues(row, &out[i].UserID, &out[i].OrderID, &out[i].PayID, &out[i].Note); err != nil {
 			return nil, shardrt.WrapQuery("UsersOrdersPays (queries/steps.sql:272)", err)
+		}
+	}
+	return out, nil
+}
+
+// namesAndNoneStmt is the logic statement of NamesAndNone
+// (queries/steps.sql:278).
+var namesAndNoneStmt = shardrt.Stmt{Name: "NamesAndNone", LogicSQL: "SELECT name FROM g50_user WHERE user_id = 1 UNION SELECT 'zzz'"}
+
+// namesAndNoneUnits are the route units of NamesAndNone: its one route unit.
+// DataSource indexes dataSourceNames.
+var namesAndNoneUnits = [...]shardrt.RouteUnit{
+	{DataSource: 1, SQL: "SELECT name FROM g50_user WHERE user_id = 1 UNION SELECT 'zzz'"}, // ds_1.g50_user
+}
+
+// A SELECT without a table in a UNION: one constant row, on any data node.
+//
+// Route: SingleNode on g50_user (database: user_id MOD), fixed at generate
+// time: ds_1.g50_user; co-located pushdown (the statement is a UNION): every
+// table routes to one data node, where the statement runs whole.
+func (q *Queries) NamesAndNone(ctx context.Context) ([]sql.NullString, error) {
+	rows, err := q.run.Query(ctx, &namesAndNoneStmt, namesAndNoneUnits[0])
+	if err != nil {
+		return nil, shardrt.WrapQuery("NamesAndNone (queries/steps.sql:278)", err)
+	}
+	defer rows.Close()
+	var out []sql.NullString
+	for rows.Next() {
+		var r sql.NullString
+		if err := rows.Scan(&r); err != nil {
+			return nil, shardrt.WrapQuery("NamesAndNone (queries/steps.sql:278)", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, shardrt.WrapQuery("NamesAndNone (queries/steps.sql:278)", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, shardrt.WrapQuery("NamesAndNone (queries/steps.sql:278)", err)
+	}
+	return out, nil
+}
+
+// NamesAndNoneIter is NamesAndNone as an iterator: it streams the rows of the
+// one route unit instead of collecting them. The first error is yielded with a
+// zero row and ends the iteration. Nothing runs until the iteration starts.
+func (q *Queries) NamesAndNoneIter(ctx context.Context) iter.Seq2[sql.NullString, error] {
+	return func(yield func(sql.NullString, error) bool) {
+		rows, err := q.run.Query(ctx, &namesAndNoneStmt, namesAndNoneUnits[0])
+		if err != nil {
+			yield(sql.NullString{}, shardrt.WrapQuery("NamesAndNone (queries/steps.sql:278)", err))
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r sql.NullString
+			if err := rows.Scan(&r); err != nil {
+				yield(sql.NullString{}, shardrt.WrapQuery("NamesAndNone (queries/steps.sql:278)", err))
+				return
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(sql.NullString{}, shardrt.WrapQuery("NamesAndNone (queries/steps.sql:278)", err))
+		}
+	}
+}
+
+// iDsAndZeroSteps are the steps of IDsAndZero (queries/steps.sql:282),
+// evaluated across data nodes as a UNION. Every statement's route units were
+// chosen at generate time; the IN list is the only SQL built at run time.
+// DataSource indexes dataSourceNames.
+var iDsAndZeroSteps = shardrt.Steps{
+	Union: &shardrt.UnionStep{
+		Parts: []*shardrt.StepQuery{
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "IDsAndZero", LogicSQL: "select user_id from g50_user"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select user_id from g50_user"},
+					{DataSource: 1, SQL: "select user_id from g50_user"},
+				},
+				Columns: 1,
+			},
+			&shardrt.StepQuery{
+				Stmt: shardrt.Stmt{Name: "IDsAndZero", LogicSQL: "select 0 from dual"},
+				Units: []shardrt.RouteUnit{
+					{DataSource: 0, SQL: "select 0 from dual"},
+				},
+				Columns: 1,
+			},
+		},
+		Distinct: 2,
+		Visible:  1,
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{},
+		},
+		Count: -1,
+	},
+}
+
+// The same across data nodes: the constant row comes once.
+//
+// It is evaluated in steps across data nodes (iDsAndZeroSteps); a step holding
+// more rows than the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows.
+func (q *Queries) IDsAndZero(ctx context.Context) ([]int64, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &iDsAndZeroSteps)
+	if err != nil {
+		return nil, shardrt.WrapQuery("IDsAndZero (queries/steps.sql:282)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]int64, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, shardrt.WrapQuery("IDsAndZero (queries/steps.sql:282)", err)
 		}
 	}
 	return out, nil

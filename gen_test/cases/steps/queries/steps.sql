@@ -274,3 +274,11 @@ ORDER BY o.order_id, t.tag_id;
 SELECT u.user_id, o.order_id, p.pay_id, p.note FROM g50_user u LEFT JOIN g50_order o ON o.user_id = u.user_id
 LEFT JOIN g50_pay p ON p.pay_id = o.order_id
 WHERE u.city = ? ORDER BY u.user_id, o.order_id, p.pay_id;
+
+-- name: NamesAndNone :many
+-- A SELECT without a table in a UNION: one constant row, on any data node.
+SELECT name FROM g50_user WHERE user_id = 1 UNION SELECT 'zzz';
+
+-- name: IDsAndZero :many
+-- The same across data nodes: the constant row comes once.
+SELECT user_id FROM g50_user UNION SELECT 0 FROM DUAL ORDER BY user_id;
