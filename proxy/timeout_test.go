@@ -119,6 +119,12 @@ func (r *pausableRelay) pipe(dst, src net.Conn) {
 // logic table e9_item sharded by id % 2, and returns a client of it.
 func timeoutProxy(t *testing.T, addr, params string) (*Server, *sql.DB) {
 	t.Helper()
+	return timeoutProxyWith(t, "", addr, params)
+}
+
+// timeoutProxyWith is timeoutProxy with url parameters params0 for ds_0.
+func timeoutProxyWith(t *testing.T, params0, addr, params string) (*Server, *sql.DB) {
+	t.Helper()
 	const ddl = "CREATE TABLE e9_item (id BIGINT NOT NULL, v VARCHAR(10), PRIMARY KEY (id))"
 	for _, ds := range []string{"ds_0", "ds_1"} {
 		db := testdb.Open(t, ds)
@@ -128,7 +134,7 @@ func timeoutProxy(t *testing.T, addr, params string) (*Server, *sql.DB) {
 	c := testdb.Config("ds_0")
 	var b strings.Builder
 	b.WriteString("databaseName: e9_db\ndataSources:\n")
-	fmt.Fprintf(&b, "  ds_0:\n    url: jdbc:mysql://%s/ds_0\n    username: %s\n    password: %s\n    maxPoolSize: 4\n", c.Addr, c.User, c.Passwd)
+	fmt.Fprintf(&b, "  ds_0:\n    url: jdbc:mysql://%s/ds_0%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n", c.Addr, params0, c.User, c.Passwd)
 	fmt.Fprintf(&b, "  ds_1:\n    url: jdbc:mysql://%s/ds_1%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n    connectionTimeoutMilliseconds: 1000\n",
 		addr, params, c.User, c.Passwd)
 	b.WriteString(`rules:
@@ -275,5 +281,43 @@ func TestProxyDataSourceSocketTimeout(t *testing.T) {
 			execAll(t, testdb.Open(t, "ds_1"), "UPDATE e9_item SET v = 'c' WHERE id = 3")
 		}
 		check()
+	}
+}
+
+// TestProxyIdleTransactionSocketTimeout: a transaction that sits idle
+// longer than a data source's socketTimeout goes on (the limit bounds each
+// wait for an answer, not the time between statements), with and without
+// session settings, text and prepared.
+func TestProxyIdleTransactionSocketTimeout(t *testing.T) {
+	relay := newPausableRelay(t, testdb.Config("ds_1").Addr)
+	_, px := timeoutProxyWith(t, "?socketTimeout=300", relay.addr, "?socketTimeout=300")
+	ctx := context.Background()
+	execAll(t, px, "INSERT INTO e9_item (id, v) VALUES (1, 'a'), (2, 'b')")
+	for _, settings := range [][]string{nil, {"SET NAMES latin1"}, {"SET time_zone = '+08:00'"}} {
+		conn, err := px.Conn(ctx)
+		require.NoError(t, err)
+		for _, s := range settings {
+			_, err = conn.ExecContext(ctx, s)
+			require.NoError(t, err)
+		}
+		_, err = conn.ExecContext(ctx, "BEGIN")
+		require.NoError(t, err)
+		_, err = conn.ExecContext(ctx, "UPDATE e9_item SET v = 'y' WHERE id = 1") // ds_1
+		require.NoError(t, err, settings)
+		_, err = conn.ExecContext(ctx, "UPDATE e9_item SET v = 'y' WHERE id = 2") // ds_0
+		require.NoError(t, err, settings)
+		time.Sleep(600 * time.Millisecond)
+		var v string
+		require.NoError(t, conn.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = 1").Scan(&v), settings)
+		require.Equal(t, "y", v)
+		time.Sleep(600 * time.Millisecond)
+		require.NoError(t, conn.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = ?", 1).Scan(&v), settings)
+		require.Equal(t, "y", v)
+		time.Sleep(600 * time.Millisecond)
+		_, err = conn.ExecContext(ctx, "ROLLBACK")
+		require.NoError(t, err, settings)
+		require.NoError(t, conn.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = 1").Scan(&v), settings)
+		require.Equal(t, "a", v, settings)
+		require.NoError(t, conn.Close())
 	}
 }
