@@ -37,6 +37,11 @@ type FederationTable struct {
 	Create string `json:"create"`
 	// Columns are the columns SQL reads, in the temporary table's order.
 	Columns []string `json:"columns"`
+	// Hex marks the character columns SQL reads as HEX(column): their
+	// bytes in the column's own character set, whatever the session's
+	// (a latin1 or utf8mb3 session would turn CJK text or emoji into
+	// '?'), loaded back as _binary literals.
+	Hex []bool `json:"hex,omitempty"`
 	// SQL reads the rows the statement can use: every row of the table,
 	// or those meeting the conditions on the table alone of one of its
 	// references.
@@ -158,8 +163,16 @@ func (b *Builder) federationSteps(sql string) (*FederationSteps, error) {
 		}
 		t.Create, t.Columns = create, cols
 		s := &sqlparser.Select{From: sqlparser.TableExprs{&sqlparser.AliasedTableExpr{Expr: sqlparser.NewTableName(g.info.name)}}, SelectExprs: &sqlparser.SelectExprs{}}
-		for _, c := range cols {
-			s.SelectExprs.Exprs = append(s.SelectExprs.Exprs, &sqlparser.AliasedExpr{Expr: sqlparser.NewColName(c)})
+		for _, c := range g.info.ddl.Columns {
+			var e sqlparser.Expr = sqlparser.NewColName(c.Name)
+			// An encrypted column is read decrypted, as a projection
+			// only (no HEX over cipher text).
+			hex := characterColumn(c.Type) && (g.info.enc == nil || g.info.enc.columns[strings.ToLower(c.Name)] == nil)
+			if hex {
+				e = &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("hex"), Exprs: []sqlparser.Expr{e}}
+			}
+			t.Hex = append(t.Hex, hex)
+			s.SelectExprs.Exprs = append(s.SelectExprs.Exprs, &sqlparser.AliasedExpr{Expr: e})
 		}
 		if !g.all {
 			var e sqlparser.Expr
@@ -291,6 +304,16 @@ func temporaryTable(name string, t *schema.Table) (string, []string, error) {
 		b.WriteString(" COLLATE=" + t.Collation)
 	}
 	return b.String(), cols, nil
+}
+
+// characterColumn reports whether a column of type typ holds text in a
+// character set.
+func characterColumn(typ string) bool {
+	switch typ {
+	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set":
+		return true
+	}
+	return false
 }
 
 // proxyAnswered are the system variables whose session value the proxy

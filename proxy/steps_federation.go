@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"database/sql/driver"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -100,7 +101,22 @@ func (r *stepsRun) federation(ctx context.Context, f *plan.FederationSteps, dept
 		for _, row := range w.Rows {
 			bv := make([]plan.BoundValue, len(row))
 			for k := range row {
-				if bv[k], err = boundValue(&w.columns[k], row[k]); err != nil {
+				if k < len(t.Hex) && t.Hex[k] && row[k] != nil {
+					// HEX(column): the column's bytes, loaded as they are.
+					var b []byte
+					switch x := row[k].(type) {
+					case []byte:
+						b, err = hex.DecodeString(string(x))
+					case string:
+						b, err = hex.DecodeString(x)
+					default:
+						err = fmt.Errorf("HEX() read as %T", x)
+					}
+					if err != nil {
+						return nil, fmt.Errorf("table %s: %w", t.Table, err)
+					}
+					bv[k] = plan.BoundValue{Kind: plan.BoundBinary, Text: string(b)}
+				} else if bv[k], err = boundValue(&w.columns[k], row[k]); err != nil {
 					return nil, fmt.Errorf("table %s: %w", t.Table, err)
 				}
 				size += 2*len(bv[k].Text) + 16

@@ -42,3 +42,40 @@ func TestStepsFederationSession(t *testing.T) {
 	_, err = pxc.QueryContext(ctx, "SELECT a.id, @x := a.id FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id > a.id)")
 	require.ErrorContains(t, err, "Error 1235 (42000)")
 }
+
+// TestStepsFederationCharset: the rows of the temporary tables are read
+// and loaded losslessly (character columns as HEX, loaded as _binary
+// literals) whatever the session's character set, and the result is
+// converted to it as MariaDB does: under SET NAMES latin1 the CJK names
+// no longer all compare equal as '??', under utf8mb3 an emoji no longer
+// sorts first as '?'; compared with the unsharded reference database.
+func TestStepsFederationCharset(t *testing.T) {
+	e, px := newXnEnv(t)
+	rows := "INSERT INTO xn_a VALUES (9, 10, '🎉party0', 'a', 1, '2024-01-01'), (10, 10, '北京', 'b', 1, '2024-01-01')"
+	execAll(t, px, rows)
+	execAll(t, e.ref, rows)
+	ctx := context.Background()
+	pc, err := px.Conn(ctx)
+	require.NoError(t, err)
+	defer pc.Close()
+	rc, err := e.ref.Conn(ctx)
+	require.NoError(t, err)
+	defer rc.Close()
+	for _, cs := range []string{"latin1", "utf8mb3"} {
+		for _, c := range []*sql.Conn{pc, rc} {
+			_, err := c.ExecContext(ctx, "SET NAMES "+cs)
+			require.NoError(t, err)
+		}
+		for _, q := range []string{
+			"SELECT COUNT(*) FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.day = a.day) AND a.name = (SELECT name FROM xn_a WHERE id = 4)",
+			"SELECT a.id, HEX(a.name), a.name, a.lat FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.day = a.day OR b.a_id = a.id) ORDER BY a.name, a.id",
+			"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.name = b.name OR a.id = b.a_id ORDER BY a.id, b.bid",
+		} {
+			sameRowsArgs(t, pc, rc, q)
+		}
+	}
+	for _, c := range []*sql.Conn{pc, rc} {
+		_, err := c.ExecContext(ctx, "SET NAMES utf8mb4")
+		require.NoError(t, err)
+	}
+}

@@ -188,7 +188,7 @@ func TestStepsMaxRows(t *testing.T) {
 	require.EqualError(t, err, "Error 1105 (HY000): the subquery (select a_id from xn_b) holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the statement")
 	// Over temporary tables each table holds at most that many rows.
 	_, err = px.Exec("SELECT id FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id = a.id AND b.bid IN (100, 101))")
-	require.EqualError(t, err, "Error 1105 (HY000): table xn_a, read for a temporary table (select id, k, `name`, lat, price, `day` from xn_a), holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the statement")
+	require.EqualError(t, err, "Error 1105 (HY000): table xn_a, read for a temporary table (select id, k, hex(`name`), hex(lat), price, `day` from xn_a), holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the statement")
 	require.Equal(t, []string{"int64:1"}, rowsOf(t, px, "SELECT id FROM xn_a a WHERE a.id IN (1, 2) AND EXISTS (SELECT 1 FROM xn_b b WHERE b.a_id = a.id AND b.bid IN (100, 101))"))
 	_, err = px.Exec("SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.id < b.a_id WHERE a.id IN (1, 2) AND b.bid IN (103, 104, 105)")
 	require.EqualError(t, err, "Error 1105 (HY000): the statement over temporary tables holds more rows than max-cross-node-rows allows (3); raise it in props or narrow the statement")
@@ -401,10 +401,10 @@ func TestStepsFederation(t *testing.T) {
 		sameRows(t, px, e.ref, q)
 	}
 	require.Equal(t, []string{
-		"string:ds_0 | string:/* step 1: rows of xn_a for the temporary table shardgen_federation_1 */ select id, k, `name`, lat, price, `day` from xn_a where k > 3",
-		"string:ds_1 | string:/* step 1: rows of xn_a for the temporary table shardgen_federation_1 */ select id, k, `name`, lat, price, `day` from xn_a where k > 3",
-		"string:ds_0 | string:/* step 2: rows of xn_b for the temporary table shardgen_federation_2 */ select bid, a_id, `name`, lat, price, `day` from xn_b",
-		"string:ds_1 | string:/* step 2: rows of xn_b for the temporary table shardgen_federation_2 */ select bid, a_id, `name`, lat, price, `day` from xn_b",
+		"string:ds_0 | string:/* step 1: rows of xn_a for the temporary table shardgen_federation_1 */ select id, k, hex(`name`), hex(lat), price, `day` from xn_a where k > 3",
+		"string:ds_1 | string:/* step 1: rows of xn_a for the temporary table shardgen_federation_1 */ select id, k, hex(`name`), hex(lat), price, `day` from xn_a where k > 3",
+		"string:ds_0 | string:/* step 2: rows of xn_b for the temporary table shardgen_federation_2 */ select bid, a_id, hex(`name`), hex(lat), price, `day` from xn_b",
+		"string:ds_1 | string:/* step 2: rows of xn_b for the temporary table shardgen_federation_2 */ select bid, a_id, hex(`name`), hex(lat), price, `day` from xn_b",
 		"string:(bound) | string:/* step 3: the statement over the temporary tables of steps 1-2, run on one connection of the first data source */ select n, count(*) from (select a.k as n from shardgen_federation_1 as a join shardgen_federation_2 as b on a.id = b.a_id where a.k > 3) as d group by n",
 	}, rowsOf(t, px, "PREVIEW SELECT n, COUNT(*) FROM (SELECT a.k AS n FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k > 3) d GROUP BY n"))
 }
