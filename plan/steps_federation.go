@@ -189,7 +189,9 @@ func (b *Builder) federationSteps(sql string) (*FederationSteps, error) {
 		fs.Tables = append(fs.Tables, t)
 	}
 	logicDB := strings.ToLower(b.cfg.DatabaseName)
-	out := sqlparser.Rewrite(sqlparser.Clone(p.stmt), func(c *sqlparser.Cursor) bool {
+	stmt := sqlparser.Clone(p.stmt)
+	nameResultColumns(stmt)
+	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
 		switch n := c.Node().(type) {
 		case *sqlparser.AliasedTableExpr:
 			tn, ok := n.Expr.(sqlparser.TableName)
@@ -304,6 +306,37 @@ func temporaryTable(name string, t *schema.Table) (string, []string, error) {
 		b.WriteString(" COLLATE=" + t.Collation)
 	}
 	return b.String(), cols, nil
+}
+
+// nameResultColumns gives each result column of stmt that holds a
+// subquery, and has no alias, its text as the statement spells it for an
+// alias: MariaDB names such a column by that text, which the statement
+// over the temporary tables would otherwise change (its tables renamed).
+func nameResultColumns(stmt sqlparser.Statement) {
+	ts, ok := stmt.(sqlparser.TableStatement)
+	if !ok {
+		return
+	}
+	s, err := sqlparser.GetFirstSelect(ts)
+	if err != nil || s == nil || s.SelectExprs == nil {
+		return
+	}
+	for _, e := range s.SelectExprs.Exprs {
+		ae, ok := e.(*sqlparser.AliasedExpr)
+		if !ok || !ae.As.IsEmpty() {
+			continue
+		}
+		sub := false
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			if _, ok := n.(*sqlparser.Subquery); ok {
+				sub = true
+			}
+			return !sub, nil
+		}, ae.Expr)
+		if name := sqlparser.String(ae.Expr); sub && len(name) <= 256 {
+			ae.As = sqlparser.NewIdentifierCI(name)
+		}
+	}
 }
 
 // characterColumn reports whether a column of type typ holds text in a

@@ -78,4 +78,17 @@ func TestStepsFederationCharset(t *testing.T) {
 		_, err := c.ExecContext(ctx, "SET NAMES utf8mb4")
 		require.NoError(t, err)
 	}
+	// A result column holding a subquery is named as the client wrote
+	// it, not by the statement over the temporary tables.
+	q := "SELECT a.id, a.name = (SELECT name FROM xn_a WHERE id = 4), (SELECT  COUNT(*) FROM xn_b b WHERE b.a_id = a.id) AS n FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.day = a.day) ORDER BY a.id"
+	sameRows(t, px, e.ref, q)
+	var names [2][]string
+	for i, db := range []*sql.DB{px, e.ref} {
+		rows, err := db.Query(q)
+		require.NoError(t, err)
+		names[i], err = rows.Columns()
+		require.NoError(t, err)
+		require.NoError(t, rows.Close())
+	}
+	require.Equal(t, names[1], names[0])
 }
