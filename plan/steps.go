@@ -662,3 +662,53 @@ func hasSubquery(e sqlparser.Expr) bool {
 	}, e)
 	return found
 }
+
+// TextCharsets returns, each once, the character set of every text column
+// (CHAR, VARCHAR, TEXT, ENUM, SET, JSON) of the logic tables named (names
+// that are no logic table are skipped; none named: every logic table):
+// the column's own, else its collation's, else its table's; "" for a
+// column whose DDL names none (the database's default, which the planner
+// does not know). The proxy uses it to tell whether a session's character
+// set can hold every value the steps read (see proxy's lossyCharset).
+func (b *Builder) TextCharsets(tables ...string) []string {
+	all := b.tables()
+	infos := make([]*tableInfo, 0, len(tables))
+	for _, name := range tables {
+		if info := all[strings.ToLower(name)]; info != nil {
+			infos = append(infos, info)
+		}
+	}
+	if len(tables) == 0 {
+		for _, info := range all {
+			infos = append(infos, info)
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, info := range infos {
+		if info.ddl == nil || info.derived != nil || info.dual || seen["\x00"+info.name] {
+			continue
+		}
+		seen["\x00"+info.name] = true
+		for _, c := range info.ddl.Columns {
+			if !isTextType(c.Type) {
+				continue
+			}
+			cs, coll := c.Charset, c.Collation
+			if cs == "" && coll == "" {
+				cs, coll = info.ddl.Charset, info.ddl.Collation
+			}
+			if cs == "" && coll != "" {
+				cs, _, _ = strings.Cut(coll, "_")
+			}
+			if c.Type == "json" {
+				cs = "utf8mb4" // MariaDB's JSON is LONGTEXT utf8mb4_bin
+			}
+			if !seen[cs] {
+				seen[cs] = true
+				out = append(out, cs)
+			}
+		}
+	}
+	return out
+}

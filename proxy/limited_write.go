@@ -25,7 +25,7 @@ func (h *handler) limitedWrite(ctx context.Context, c *mysql.Conn, sess *session
 	if st == nil {
 		return nil, refused != nil, refused
 	}
-	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows()}
+	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows(), lossy: h.s.lossyCharset(c, q)}
 	bound, err := r.bind(ctx, st, 1)
 	if err != nil {
 		return nil, true, err

@@ -43,6 +43,10 @@ type stepsRun struct {
 	c    *mysql.Conn
 	sess *session
 	max  int
+	// lossy is the session's character set when it cannot hold every
+	// character (lossyCharset): the text the steps compare or bind must
+	// then hold no '?' (checkLossless).
+	lossy string
 }
 
 // maxCrossNodeRows returns max-cross-node-rows from the rules' props.
@@ -98,7 +102,7 @@ func (h *handler) runSteps(ctx context.Context, c *mysql.Conn, sess *session, q 
 	if e.pl != nil {
 		return h.runStepsPlan(ctx, c, sess, q, e.pl)
 	}
-	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows()}
+	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows(), lossy: h.s.lossyCharset(c, q)}
 	w, err := r.run(ctx, e.st, 1)
 	if err != nil {
 		return nil, err
@@ -271,6 +275,9 @@ func (r *stepsRun) bind(ctx context.Context, st *plan.Steps, depth int) (string,
 			n = 2 // a second row is error 1242
 		}
 		w, err := r.query(ctx, sq.LimitedSQL(n), true, depth)
+		if err == nil {
+			err = checkLossless(r.lossy, w)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -409,6 +416,9 @@ func (h *handler) previewSteps(q string, planErr error) ([]sqltypes.Row, bool, e
 // paired, sorted, paginated and projected.
 func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wireResult, error) {
 	ow, err := r.query(ctx, j.Outer.LimitedSQL(r.max+1), true, depth)
+	if err == nil {
+		err = checkLossless(r.lossy, ow)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +432,10 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 	)
 	step := j.Batch
 	if len(j.Spec.OuterKeys) == 0 {
-		if once, err = r.query(ctx, j.Inner.LimitedSQL(r.max+1), true, depth); err != nil {
+		if once, err = r.query(ctx, j.Inner.LimitedSQL(r.max+1), true, depth); err == nil {
+			err = checkLossless(r.lossy, once)
+		}
+		if err != nil {
 			return nil, err
 		}
 	} else if strategy := r.h.s.crossNodeJoin(); strategy == runtime.JoinHash || strategy == runtime.JoinAuto && len(ow.Rows) > j.Batch {
@@ -433,6 +446,9 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 			budget = min(r.max, runtime.HashJoinBuildFactor*len(ow.Rows))
 		}
 		build, err := r.query(ctx, j.Inner.LimitedSQL(budget+1), strategy == runtime.JoinHash, depth)
+		if err == nil {
+			err = checkLossless(r.lossy, build)
+		}
 		switch {
 		case err != nil:
 			return nil, err
@@ -460,7 +476,10 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 					}
 				}
 			}
-			if iw, err = r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth); err != nil {
+			if iw, err = r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth); err == nil {
+				err = checkLossless(r.lossy, iw)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -522,6 +541,9 @@ func (r *stepsRun) union(ctx context.Context, u *plan.UnionSteps, depth int) (*w
 	}
 	for i, part := range u.Parts {
 		w, err := r.query(ctx, part.LimitedSQL(r.max+1), true, depth)
+		if err == nil {
+			err = checkLossless(r.lossy, w)
+		}
 		if err != nil {
 			return nil, err
 		}

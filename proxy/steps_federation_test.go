@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,22 +51,9 @@ func TestStepsFederationSession(t *testing.T) {
 // no longer all compare equal as '??', under utf8mb3 an emoji no longer
 // sorts first as '?'; compared with the unsharded reference database.
 func TestStepsFederationCharset(t *testing.T) {
-	e, px := newXnEnv(t)
-	rows := "INSERT INTO xn_a VALUES (9, 10, '🎉party0', 'a', 1, '2024-01-01'), (10, 10, '北京', 'b', 1, '2024-01-01')"
-	execAll(t, px, rows)
-	execAll(t, e.ref, rows)
-	ctx := context.Background()
-	pc, err := px.Conn(ctx)
-	require.NoError(t, err)
-	defer pc.Close()
-	rc, err := e.ref.Conn(ctx)
-	require.NoError(t, err)
-	defer rc.Close()
+	e, px, pc, rc := xnCJKEnv(t)
 	for _, cs := range []string{"latin1", "utf8mb3"} {
-		for _, c := range []*sql.Conn{pc, rc} {
-			_, err := c.ExecContext(ctx, "SET NAMES "+cs)
-			require.NoError(t, err)
-		}
+		setNames(t, cs, pc, rc)
 		for _, q := range []string{
 			"SELECT COUNT(*) FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.day = a.day) AND a.name = (SELECT name FROM xn_a WHERE id = 4)",
 			"SELECT a.id, HEX(a.name), a.name, a.lat FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.day = a.day OR b.a_id = a.id) ORDER BY a.name, a.id",
@@ -74,10 +62,7 @@ func TestStepsFederationCharset(t *testing.T) {
 			sameRowsArgs(t, pc, rc, q)
 		}
 	}
-	for _, c := range []*sql.Conn{pc, rc} {
-		_, err := c.ExecContext(ctx, "SET NAMES utf8mb4")
-		require.NoError(t, err)
-	}
+	setNames(t, "utf8mb4", pc, rc)
 	// A result column holding a subquery is named as the client wrote
 	// it, not by the statement over the temporary tables.
 	q := "SELECT a.id, a.name = (SELECT name FROM xn_a WHERE id = 4), (SELECT  COUNT(*) FROM xn_b b WHERE b.a_id = a.id) AS n FROM xn_a a WHERE EXISTS (SELECT 1 FROM xn_b b WHERE b.day = a.day) ORDER BY a.id"
@@ -91,4 +76,91 @@ func TestStepsFederationCharset(t *testing.T) {
 		require.NoError(t, rows.Close())
 	}
 	require.Equal(t, names[1], names[0])
+}
+
+// TestStepsLossyCharset: in a session whose character set cannot hold
+// the data's characters (latin1, utf8mb3), the steps that compare or bind
+// text themselves (a join's keys, an IN subquery's values, a UNION's
+// duplicates) refuse text read as '?' instead of answering wrongly; a
+// utf8mb4 session gets the reference's rows.
+func TestStepsLossyCharset(t *testing.T) {
+	ctx := context.Background()
+	_, _, pc, rc := xnCJKEnv(t)
+	queries := []string{
+		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.name = b.name ORDER BY a.id, b.bid",
+		"SELECT id FROM xn_a WHERE name IN (SELECT name FROM xn_b) ORDER BY id",
+		"SELECT name FROM xn_a WHERE k > 30 OR k IS NULL OR id > 8 UNION SELECT name FROM xn_b WHERE a_id >= 4 ORDER BY 1",
+	}
+	for _, cs := range []string{"latin1", "utf8mb3"} {
+		setNames(t, cs, pc, rc)
+		for _, q := range queries {
+			rs, err := pc.QueryContext(ctx, q)
+			if err == nil {
+				rs.Close()
+				sameRowsArgs(t, pc, rc, q) // a path that reads the text losslessly
+				continue
+			}
+			require.ErrorContains(t, err, "holds '?' in this session's character set "+cs, q)
+		}
+	}
+	setNames(t, "utf8mb4", pc, rc)
+	for _, q := range queries {
+		sameRowsArgs(t, pc, rc, q)
+	}
+}
+
+// TestStepsLatin1SessionOverLatin1: a latin1 session over tables whose text
+// is all latin1 loses nothing, so text holding a real '?' joins, binds and
+// deduplicates across data nodes as on the reference (no refusal).
+func TestStepsLatin1SessionOverLatin1(t *testing.T) {
+	ddl := strings.ReplaceAll(xnDDL, "CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci", "CHARACTER SET latin1")
+	rows := []string{
+		"INSERT INTO xn_a VALUES (1, 10, 'why?', 'é', 1.50, '2024-01-01'), (2, 20, '?', 'e', 2.00, '2024-02-02'), (3, NULL, 'Ärger', NULL, NULL, NULL)",
+		"INSERT INTO xn_b VALUES (100, 1, 'WHY?', 'E', 1.50, '2024-02-02'), (101, 2, '?', 'é', NULL, NULL), (102, NULL, 'ärger', NULL, 2.00, '2024-01-01'), (103, 3, '??', 'x', NULL, NULL)",
+	}
+	e, px := newStepsEnv(t, "", xnRules, ddl, rows, "xn_a", "xn_b")
+	pc, rc := conns(t, px, e.ref)
+	setNames(t, "latin1", pc, rc)
+	for _, q := range []string{
+		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.name = b.name ORDER BY a.id, b.bid",
+		"SELECT id FROM xn_a WHERE name IN (SELECT name FROM xn_b) ORDER BY id",
+		"SELECT name FROM xn_a UNION SELECT name FROM xn_b ORDER BY 1",
+	} {
+		sameRowsArgs(t, pc, rc, q)
+	}
+}
+
+// xnCJKEnv is newXnEnv with an emoji and a Chinese name added to xn_a
+// (through the proxy and in the reference), and one connection to each.
+func xnCJKEnv(t *testing.T) (e *pxEnv, px *sql.DB, pc, rc *sql.Conn) {
+	t.Helper()
+	e, px = newXnEnv(t)
+	rows := "INSERT INTO xn_a VALUES (9, 10, '🎉party0', 'a', 1, '2024-01-01'), (10, 10, '北京', 'b', 1, '2024-01-01')"
+	execAll(t, px, rows)
+	execAll(t, e.ref, rows)
+	pc, rc = conns(t, px, e.ref)
+	return e, px, pc, rc
+}
+
+// conns returns a connection of the proxy px and one of the reference
+// ref, closed when t ends.
+func conns(t *testing.T, px, ref *sql.DB) (pc, rc *sql.Conn) {
+	t.Helper()
+	out := make([]*sql.Conn, 2)
+	for i, db := range []*sql.DB{px, ref} {
+		c, err := db.Conn(context.Background())
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		out[i] = c
+	}
+	return out[0], out[1]
+}
+
+// setNames runs SET NAMES cs on every connection.
+func setNames(t *testing.T, cs string, cc ...*sql.Conn) {
+	t.Helper()
+	for _, c := range cc {
+		_, err := c.ExecContext(context.Background(), "SET NAMES "+cs)
+		require.NoError(t, err)
+	}
 }

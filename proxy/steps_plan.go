@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"vitess.io/vitess/go/mysql"
@@ -186,7 +187,11 @@ func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session
 	if sess.noBackslash {
 		opt.UnitSQL = standardToNoBackslash
 	}
+	opt.LossyCharset = h.s.lossyCharset(c, q)
 	rows, err := h.s.in.src.RunStepsWith(withOwner(ctx, sess.tag), e, pl.Steps, opt, args...)
+	if lt := (*runtime.LossyTextError)(nil); errors.As(err, &lt) {
+		return nil, lossyTextError(lt.Charset)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -359,6 +360,44 @@ type StepsOptions struct {
 	// which a StepQuery's Route narrows its units with; nil: every unit
 	// of every step runs.
 	Tables func(logicTable string) *ShardingTable
+	// LossyCharset, when set, names the session's character set that
+	// cannot hold every character (latin1, utf8mb3): the text the steps
+	// read arrives in it, a character it lacks as '?', and the steps
+	// compare and bind it themselves, so a CHAR / VARCHAR / TEXT / ENUM /
+	// SET value holding '?' fails the statement with *LossyTextError
+	// instead of answering wrongly. Only read per unit (with Columns set,
+	// as the proxy sets it).
+	LossyCharset string
+}
+
+// LossyTextError is the error of a step that read text holding '?' under
+// StepsOptions.LossyCharset.
+type LossyTextError struct {
+	Charset string // e.g. "latin1"
+}
+
+// Error names the character set and what would make the statement run.
+func (e *LossyTextError) Error() string {
+	return "a text value read across data nodes holds '?' in this session's character set " + e.Charset +
+		", where it may stand for a character " + e.Charset + " cannot hold, and the steps compare or bind such values themselves" +
+		"; run the statement from a utf8mb4 session (SET NAMES utf8mb4)"
+}
+
+// lossyText reports whether a value of a text column (databaseType, as
+// sql.ColumnType.DatabaseTypeName gives it) holds '?'.
+func lossyText(databaseType string, v any) bool {
+	switch databaseType {
+	case "CHAR", "VARCHAR", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET":
+	default:
+		return false
+	}
+	switch x := v.(type) {
+	case []byte:
+		return bytes.IndexByte(x, '?') >= 0
+	case string:
+		return strings.IndexByte(x, '?') >= 0
+	}
+	return false
 }
 
 // RunStepsWith is RunSteps with the options o (nil: none).
@@ -525,7 +564,21 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
-		return vals, rs.Scan(ptrs...)
+		// The last statement of a BindStep only returns its rows: no
+		// step compares or binds them.
+		if err := rs.Scan(ptrs...); err != nil || r.opt.LossyCharset == "" || what == finalStatement {
+			return vals, err
+		}
+		ct, err := rs.ColumnTypes()
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range vals {
+			if i < len(ct) && lossyText(ct[i].DatabaseTypeName(), v) {
+				return nil, &LossyTextError{Charset: r.opt.LossyCharset}
+			}
+		}
+		return vals, nil
 	})
 	if errors.Is(err, ErrCrossNodeRows) {
 		return nil, tooMany(what, limit) // without the data node: the step, not the node, holds them
@@ -669,10 +722,13 @@ func (b *BindStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 	}
 	r.args = args
 	if len(lists) == 0 {
-		return b.Statement.rows(ctx, r, nil, "the statement")
+		return b.Statement.rows(ctx, r, nil, finalStatement)
 	}
-	return b.Statement.rows(ctx, r, lists[0], "the statement", lists[1:]...)
+	return b.Statement.rows(ctx, r, lists[0], finalStatement, lists[1:]...)
 }
+
+// finalStatement names a BindStep's Statement in errors.
+const finalStatement = "the statement"
 
 // subquery names a subquery bound as op in errors, e.g. "the subquery".
 func (op BindOp) subquery() string {
