@@ -119,7 +119,7 @@ func LoadConfig(path string) (*Config, error) {
 func ParseConfig(file string, data []byte) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlSyntaxError(file, err)
+		return nil, yamlSyntaxError(file, data, err)
 	}
 	p := &deployParser{file: file}
 	cfg := p.parse(&doc)
@@ -134,17 +134,14 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 	return cfg, nil
 }
 
-// yamlSyntaxError turns yaml.v3's "yaml: line N: msg" into "file:N: msg".
-func yamlSyntaxError(file string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if i := strings.Index(rest, ": "); i > 0 {
-			if _, convErr := strconv.Atoi(rest[:i]); convErr == nil {
-				return errors.New(file + ":" + rest[:i] + ": " + rest[i+2:])
-			}
-		}
+// yamlSyntaxError turns a yaml.v3 syntax error in data into "file:N: msg",
+// N being the line of the offending token (YAMLErrorLine).
+func yamlSyntaxError(file string, data []byte, err error) error {
+	line, msg := YAMLErrorLine(data, err)
+	if line == 0 {
+		return errors.New(file + ": " + msg)
 	}
-	return errors.New(file + ": " + msg)
+	return errors.New(file + ":" + strconv.Itoa(line) + ": " + msg)
 }
 
 // deployParser collects every problem of one ParseConfig call.

@@ -125,6 +125,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"empty", "", "conf.yaml:1: empty configuration: dataSources is required"},
 		{"not a mapping", "- a\n- b\n", "conf.yaml:1: the configuration must be a mapping with databaseName, dataSources, rules and props"},
 		{"syntax", "databaseName: a\ndataSources:\nprops\nrules: []\n", "conf.yaml:3: could not find expected ':'"},
+		{"unclosed flow mapping", "databaseName: a\ndataSources:\n  ds_0:\n    url: jdbc:mysql://h:1/ds_0\n  ds_1: {url: jdbc:mysql://h:1/ds_1\nprops: {}\n", "conf.yaml:5: did not find expected ',' or '}'"},
+		{"bad indentation", "databaseName: a\ndataSources:\n  ds_0:\n    url: jdbc:mysql://h:1/ds_0\n   username: u\n", "conf.yaml:5: did not find expected key"},
 		{"no data sources", "databaseName: x\nrules: []\n", "conf.yaml:1: dataSources is required"},
 		{"data sources not a mapping", "dataSources: [a]\n", "conf.yaml:1: dataSources must be a mapping of data source names to their settings"},
 		{

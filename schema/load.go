@@ -2,10 +2,11 @@ package schema
 
 import (
 	"os"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shardgen/shardgen/runtime"
 )
 
 // DefaultDatabaseName is the logic database name when the YAML gives neither
@@ -62,7 +63,7 @@ func Load(file string, src []byte) (*Config, error) {
 	l := &loader{file: file, lines: splitLines(src)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		l.errs = append(l.errs, yamlError(file, err))
+		l.errs = append(l.errs, yamlError(file, src, err))
 		return nil, l.errs.Err()
 	}
 	cfg := l.load(&doc)
@@ -85,18 +86,11 @@ func splitLines(src []byte) []string {
 	return lines
 }
 
-// yamlError turns a yaml.v3 syntax error ("yaml: line N: msg") into an Error
-// at line N.
-func yamlError(file string, err error) *Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if i := strings.Index(rest, ": "); i > 0 {
-			if n, convErr := strconv.Atoi(rest[:i]); convErr == nil {
-				return &Error{Pos: Pos{File: file, Line: n}, Msg: "invalid YAML: " + rest[i+2:]}
-			}
-		}
-	}
-	return &Error{Pos: Pos{File: file}, Msg: "invalid YAML: " + msg}
+// yamlError turns a yaml.v3 syntax error in src into an Error at the line of
+// the offending token (runtime.YAMLErrorLine).
+func yamlError(file string, src []byte, err error) *Error {
+	line, msg := runtime.YAMLErrorLine(src, err)
+	return &Error{Pos: Pos{File: file, Line: line}, Msg: "invalid YAML: " + msg}
 }
 
 // state is what one load collects before the cross-rule checks.

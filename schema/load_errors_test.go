@@ -187,6 +187,43 @@ t.yaml:7:25: props: kernel-executor-size must be an integer ≥ 0, got "-1"`},
 `, `t.yaml:1:1: top level: dataSources is required`},
 	{"yaml syntax error", `dataSources: [
 `, `t.yaml:1: invalid YAML: did not find expected node content`},
+	// yaml.v3 numbers the start of the enclosing construct, from 0 for
+	// parser errors; these are reported at the line to fix.
+	{"yaml: unclosed flow sequence", ds2 + `rules:
+- !SHARDING
+  tables:
+    t_order:
+      actualDataNodes: [ds_${0..1}.t_order
+      tableStrategy: {none: {}}
+`, `t.yaml:8: invalid YAML: did not find expected ',' or ']'`},
+	{"yaml: unclosed flow mapping", ds2 + `rules:
+- !SHARDING
+  tables:
+    t_order:
+      tableStrategy: {none: {}
+      actualDataNodes: ds_${0..1}.t_order
+`, `t.yaml:8: invalid YAML: did not find expected ',' or '}'`},
+	{"yaml: bad indentation", ds2 + `rules:
+- !SHARDING
+  tables:
+    t_order:
+      actualDataNodes: ds_${0..1}.t_order
+     tableStrategy: {none: {}}
+`, `t.yaml:9: invalid YAML: did not find expected key`},
+	{"yaml: tab indentation", ds2 + `props:
+  sql-show: true
+` + "\tkernel-executor-size: 2\n", `t.yaml:6: invalid YAML: found a tab character that violates indentation`},
+	{"yaml: unclosed quote", ds2 + `props:
+  sql-show: "true
+  kernel-executor-size: 2
+`, `t.yaml:5: invalid YAML: found unexpected end of stream`},
+	{"yaml: undefined alias", ds2 + `props:
+  sql-show: *show
+`, `t.yaml:5: invalid YAML: unknown anchor 'show' referenced`},
+	{"yaml: duplicate key", ds2 + `props:
+  sql-show: true
+  sql-show: false
+`, `t.yaml:6:3: props: duplicate key "sql-show" (first at line 5)`},
 	{"encrypt: undefined encryptor and AES without key", ds2 + `rules:
 - !ENCRYPT
   tables:

@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -197,7 +196,7 @@ func loadProject(path string, src []byte) (*Project, error) {
 	l := &projLoader{p: &Project{File: path, Dir: filepath.Dir(path), Pos: map[string]Pos{}}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		l.errs.Add(projYAMLErrorPos(path, err))
+		l.errs = append(l.errs, yamlError(path, src, err))
 		return nil, l.errs.Err()
 	}
 	root := &doc
@@ -241,20 +240,6 @@ func (l *projLoader) deref(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
-}
-
-// projYAMLErrorPos turns a yaml.v3 error ("yaml: line N: msg") into a
-// position and message.
-func projYAMLErrorPos(file string, err error) (Pos, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if i := strings.Index(rest, ": "); i > 0 {
-			if n, convErr := strconv.Atoi(rest[:i]); convErr == nil {
-				return Pos{File: file, Line: n}, "invalid YAML: " + rest[i+2:]
-			}
-		}
-	}
-	return Pos{File: file}, "invalid YAML: " + msg
 }
 
 // projKind describes the kind of a node for messages.

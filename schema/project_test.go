@@ -109,6 +109,11 @@ func TestLoadProjectErrors(t *testing.T) {
 			err:  "testdata/project/shardgen.yaml:3: invalid YAML: mapping values are not allowed in this context",
 		},
 		{
+			name: "invalid YAML: unclosed flow sequence",
+			yaml: "version: \"1\"\nrules: sharding.yaml\nddl: [schema.sql\nout: db\n",
+			err:  "testdata/project/shardgen.yaml:3: invalid YAML: did not find expected ',' or ']'",
+		},
+		{
 			name: "not a mapping",
 			yaml: "- a\n- b\n",
 			err:  "testdata/project/shardgen.yaml:1:1: the project file must be a mapping of keys (version, rules, ddl, ...), not a list",
