@@ -191,7 +191,10 @@ func runDiffCaseProps(t *testing.T, c goldenCase, leg diffLeg, props shardrt.Pro
 		require.True(t, called[name], "diff.json of %s never calls %s", c.Name, name)
 	}
 
-	env.ref = testdb.Open(t, testdb.Reference)
+	// parseTime as the runtime's data sources have it: DATE and DATETIME
+	// values read as time.Time on both sides (text would print a DATE
+	// without its 00:00:00).
+	env.ref = testdb.OpenWith(t, testdb.Reference, map[string]string{"parseTime": "true"})
 	cfg, err := shardrt.LoadConfig(p.File.Rules)
 	require.NoError(t, err)
 	for k, v := range props {

@@ -239,9 +239,9 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 	case *sqlparser.TrimFuncExpr:
 		return p.stringResult(false, e.TrimArg, e.StringArg), "", true
 	case *sqlparser.CastExpr:
-		return nullType(convertType(e.Type)), "", true
+		return nullType(castType(e.Type)), "", true
 	case *sqlparser.ConvertExpr:
-		return nullType(convertType(e.Type)), "", true
+		return nullType(castType(e.Type)), "", true
 	case *sqlparser.ConvertUsingExpr:
 		// CONVERT(x USING cs): x's text in cs, NULL when x is.
 		return p.stringResult(false, e.Expr), "", true
@@ -265,6 +265,19 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		}
 	}
 	return GoType{}, "", false
+}
+
+// castType is the Go type of the value of CAST(x AS t) or CONVERT(x, t):
+// convertType's, except that UNSIGNED is BIGINT UNSIGNED, uint64 as for a
+// BIGINT UNSIGNED column (an int64 cannot hold its values past 2^63-1). A
+// scalar subquery of an unsigned column evaluated in steps is bound as
+// CAST(? AS UNSIGNED) (scalarBinding), so its value is typed so too. A
+// parameter in CAST(? AS UNSIGNED) stays int64 (convertType).
+func castType(t *sqlparser.ConvertType) GoType {
+	if t != nil && strings.HasPrefix(strings.ToLower(t.Type), "unsigned") {
+		return GoType{Name: "uint64", Kind: runtime.KindLong}
+	}
+	return convertType(t)
 }
 
 // stringFuncs are the string functions whose result exprType types as

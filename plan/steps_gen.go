@@ -473,13 +473,33 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 		return &sqlparser.CastExpr{Expr: sqlcArg("arg", stepParamName(args[i])), Type: &sqlparser.ConvertType{Type: "signed"}}
 	}
 	values := make([]sqlparser.Expr, len(subs))
+	valueTypes := make([]GoType, len(subs))
 	for i, op := range ops {
 		if op == runtime.BindScalar {
-			v, err := sp.scalarBinding(subs[i].sub, sqlcArg("narg", stepParamName(args[i])))
+			v, t, err := sp.scalarBinding(subs[i].sub, sqlcArg("narg", stepParamName(args[i])))
 			if err != nil {
 				return nil, nil, fmt.Errorf("the scalar subquery %s: %w", sqlparser.String(subs[i].sub), err)
 			}
-			values[i] = v
+			values[i], valueTypes[i] = v, t
+		}
+	}
+	// A result column that is a scalar subquery keeps the type it has
+	// where its statement runs on one data node (sql.Null[uint32] for MIN
+	// of an INT UNSIGNED column), not the type of the CAST it is bound as:
+	// the select-list positions of those columns, before the star, if any.
+	resultTypes := map[int]GoType{}
+	resultExprs := map[int]*sqlparser.AliasedExpr{}
+	if sel, ok := stmt.(*sqlparser.Select); ok && sel.SelectExprs != nil {
+		for pos, se := range sel.SelectExprs.Exprs {
+			ae, ok := se.(*sqlparser.AliasedExpr)
+			if !ok {
+				break
+			}
+			if sq, ok := ae.Expr.(*sqlparser.Subquery); ok {
+				if i, found := index[sq]; found && ops[i] == runtime.BindScalar && valueTypes[i].Name != "" {
+					resultTypes[pos], resultExprs[pos] = valueTypes[i], ae
+				}
+			}
 		}
 	}
 	out := sqlparser.Rewrite(stmt, func(c *sqlparser.Cursor) bool {
@@ -554,6 +574,11 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	for pos, t := range resultTypes {
+		if pos < len(p.Columns) && p.Columns[pos].Name == resultExprs[pos].As.String() {
+			p.Columns[pos].Type = t
+		}
+	}
 	for i, a := range args {
 		if a >= 0 && !slices.Contains(stmtQ.Args, a) {
 			return nil, nil, fmt.Errorf("the statement with the subqueries' values bound does not take the %s of subquery %d", map[bool]string{true: "value", false: "flag"}[ops[i] == runtime.BindScalar], i+1)
@@ -585,10 +610,11 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 // CONVERT(arg USING cs) [COLLATE c] for text of the column's character
 // set and collation. A column whose type the generator cannot tell
 // exactly (a FLOAT, text of no known character set, an expression) is an
-// error saying what would make it run.
-func (sp *stepsPlanner) scalarBinding(sq *sqlparser.Subquery, arg sqlparser.Expr) (sqlparser.Expr, error) {
+// error saying what would make it run. The GoType is the value's type
+// as a result column (the zero GoType when exprType cannot tell it).
+func (sp *stepsPlanner) scalarBinding(sq *sqlparser.Subquery, arg sqlparser.Expr) (sqlparser.Expr, GoType, error) {
 	if _, ok := sq.Select.(*sqlparser.Select); !ok {
-		return nil, errors.New("a scalar subquery that is a UNION is evaluated by the proxy, not by generated code")
+		return nil, GoType{}, errors.New("a scalar subquery that is a UNION is evaluated by the proxy, not by generated code")
 	}
 	q := &schema.Query{Name: sp.q.Name, Cmd: schema.CmdMany, SQL: sqlparser.String(sq.Select), AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
 	p := &planner{b: sp.b, tables: sp.b.tables(), q: q, stepList: true}
@@ -597,15 +623,15 @@ func (sp *stepsPlanner) scalarBinding(sq *sqlparser.Subquery, arg sqlparser.Expr
 		if errors.As(err, &se) {
 			err = errors.New(se.Msg)
 		}
-		return nil, err
+		return nil, GoType{}, err
 	}
 	sel, ok := p.stmt.(*sqlparser.Select)
 	if !ok || sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) != 1 {
-		return nil, errors.New("a scalar subquery must return one column")
+		return nil, GoType{}, errors.New("a scalar subquery must return one column")
 	}
 	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
 	if !ok {
-		return nil, errors.New("a scalar subquery must return one column")
+		return nil, GoType{}, errors.New("a scalar subquery must return one column")
 	}
 	e := ae.Expr
 	// col is the DDL column whose value the subquery returns: a column,
@@ -631,17 +657,25 @@ func (sp *stepsPlanner) scalarBinding(sq *sqlparser.Subquery, arg sqlparser.Expr
 		return &sqlparser.CastExpr{Expr: arg, Type: &sqlparser.ConvertType{Type: typ, Length: length, Scale: scale}}
 	}
 	unknown := fmt.Errorf("the generator cannot tell the exact type of its column %s to bind its value as; give it a CAST(… AS type)", sqlparser.String(e))
+	// valType is the type of the bound value as a result column: the one a
+	// scalar subquery has where its statement runs on one data node
+	// (exprType), e.g. sql.Null[uint32] for MIN of an INT UNSIGNED column,
+	// not the CAST's (sql.NullInt64, or sql.Null[uint64] for UNSIGNED).
+	var valType GoType
+	if t, _, ok := p.exprType(e); ok {
+		valType = nullType(t)
+	}
 	k := p.exprKind(e)
 	switch k.Type {
 	case "int":
-		return cast("signed", nil, nil), nil
+		return cast("signed", nil, nil), valType, nil
 	case "uint":
-		return cast("unsigned", nil, nil), nil
+		return cast("unsigned", nil, nil), valType, nil
 	case "float":
 		if colType == "float" {
-			return nil, errors.New("a FLOAT value has no literal that compares exactly as it does; CAST it AS DOUBLE or DECIMAL")
+			return nil, GoType{}, errors.New("a FLOAT value has no literal that compares exactly as it does; CAST it AS DOUBLE or DECIMAL")
 		}
-		return cast("double", nil, nil), nil
+		return cast("double", nil, nil), valType, nil
 	case "decimal":
 		scale := -1
 		switch x := e.(type) {
@@ -668,26 +702,26 @@ func (sp *stepsPlanner) scalarBinding(sq *sqlparser.Subquery, arg sqlparser.Expr
 			}
 		}
 		if scale < 0 || scale > 38 {
-			return nil, unknown
+			return nil, GoType{}, unknown
 		}
 		precision := 65
-		return cast("decimal", &precision, &scale), nil
+		return cast("decimal", &precision, &scale), valType, nil
 	case "time":
 		switch {
 		case colType == "date":
-			return cast("date", nil, nil), nil
+			return cast("date", nil, nil), valType, nil
 		case colType == "datetime" || colType == "timestamp":
 			fsp := 0
 			if col.Length != nil {
 				fsp = *col.Length
 			}
-			return cast("datetime", &fsp, nil), nil
+			return cast("datetime", &fsp, nil), valType, nil
 		}
 		if c, ok := e.(*sqlparser.CastExpr); ok && strings.EqualFold(c.Type.Type, "date") {
-			return cast("date", nil, nil), nil
+			return cast("date", nil, nil), valType, nil
 		}
 		if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.EqualString("date") {
-			return cast("date", nil, nil), nil
+			return cast("date", nil, nil), valType, nil
 		}
 	case "string":
 		if colType == "time" {
@@ -695,26 +729,26 @@ func (sp *stepsPlanner) scalarBinding(sq *sqlparser.Subquery, arg sqlparser.Expr
 			if col.Length != nil {
 				fsp = *col.Length
 			}
-			return cast("time", &fsp, nil), nil
+			return cast("time", &fsp, nil), valType, nil
 		}
 		if texts := sp.b.subqueryTexts(sq); len(texts) == 1 && texts[0].charset != "" {
 			t := texts[0]
 			conv := &sqlparser.ConvertUsingExpr{Expr: arg, Type: t.charset}
 			switch {
 			case t.collation == defaultCollations[t.charset]:
-				return conv, nil
+				return conv, valType, nil
 			case strings.HasPrefix(t.charset, "utf8"):
-				return &sqlparser.CollateExpr{Expr: conv, Collation: t.collation}, nil
+				return &sqlparser.CollateExpr{Expr: conv, Collation: t.collation}, valType, nil
 			}
 		}
-		return nil, fmt.Errorf("the generator binds text of a column of a character set and collation the DDL names, not %s; CONVERT(… USING charset) it", sqlparser.String(e))
+		return nil, GoType{}, fmt.Errorf("the generator binds text of a column of a character set and collation the DDL names, not %s; CONVERT(… USING charset) it", sqlparser.String(e))
 	case "bytes":
 		switch colType {
 		case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob":
-			return cast("binary", nil, nil), nil
+			return cast("binary", nil, nil), valType, nil
 		}
 	}
-	return nil, unknown
+	return nil, GoType{}, unknown
 }
 
 // join plans a join: the inner side gets its first key IN the outer

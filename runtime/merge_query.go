@@ -286,6 +286,18 @@ func scanCell(c Cell, dest any) error {
 			ev.SetUint(u)
 			return nil
 		}
+		if k := c.Kind(); k != CellInt && k != CellNull {
+			// Text (a BIGINT UNSIGNED read as text): up to 2^64-1.
+			u, err := strconv.ParseUint(c.String(), 10, 64)
+			if err != nil {
+				return fmt.Errorf("converting %s %q to an unsigned integer: %w", k, c.String(), err)
+			}
+			if ev.OverflowUint(u) {
+				return fmt.Errorf("value %d overflows %s", u, ev.Type())
+			}
+			ev.SetUint(u)
+			return nil
+		}
 		n, err := cellInt(c)
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"database/sql"
+	"math"
 	"testing"
 	"time"
 
@@ -43,6 +44,15 @@ func TestScanCells(t *testing.T) {
 	var small int8
 	require.EqualError(t, ScanCells([]Cell{IntCell(300)}, &small), "column 1: value 300 overflows int8")
 	require.EqualError(t, ScanCells([]Cell{IntCell(1)}, &small, &str), "runtime.ScanCells: 1 cells into 2 destinations")
+
+	// A BIGINT UNSIGNED read as text: up to 2^64-1.
+	var big uint64
+	var small32 uint32
+	require.NoError(t, ScanCells([]Cell{StringCell("18446744073709551615")}, &big))
+	require.Equal(t, uint64(math.MaxUint64), big)
+	require.EqualError(t, ScanCells([]Cell{StringCell("4294967296")}, &small32), "column 1: value 4294967296 overflows uint32")
+	require.EqualError(t, ScanCells([]Cell{StringCell("-1")}, &big), `column 1: converting Bytes "-1" to an unsigned integer: strconv.ParseUint: parsing "-1": invalid syntax`)
+	require.EqualError(t, ScanCells([]Cell{IntCell(-1)}, &big), "column 1: value -1 overflows uint64")
 
 	// *T of emit_pointers_for_null_types: nil for NULL.
 	pname, age, born := new(string), new(int32), new(time.Time)

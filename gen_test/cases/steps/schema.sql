@@ -31,3 +31,12 @@ CREATE TABLE g50_pay (
   paid_at DATETIME NULL,
   note VARCHAR(32) NULL
 ) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;
+
+CREATE TABLE g50_meter (
+  meter_id BIGINT NOT NULL PRIMARY KEY,
+  reading BIGINT UNSIGNED NOT NULL,
+  quota INT UNSIGNED NULL,
+  read_on DATE NULL,
+  read_at DATETIME(3) NULL,
+  took TIME(3) NULL
+) DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci;

@@ -24,6 +24,7 @@ type Queries struct {
 	src      *shardrt.Sources
 	ex       shardrt.Executor
 	run      shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
+	g50Meter *shardrt.ShardingTable // routes g50_meter at run time
 	g50Order *shardrt.ShardingTable // routes g50_order at run time
 	g50Pay   *shardrt.ShardingTable // routes g50_pay at run time
 	g50User  *shardrt.ShardingTable // routes g50_user at run time
@@ -42,6 +43,9 @@ func New(db *shardrt.DB) (*Queries, error) {
 		return nil, err
 	}
 	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
+	if q.g50Meter, err = newG50MeterTable(); err != nil {
+		return nil, err
+	}
 	if q.g50Order, err = newG50OrderTable(); err != nil {
 		return nil, err
 	}
@@ -60,6 +64,8 @@ func New(db *shardrt.DB) (*Queries, error) {
 // values reach. nil for another table.
 func (q *Queries) stepTable(logicTable string) *shardrt.ShardingTable {
 	switch logicTable {
+	case "g50_meter":
+		return q.g50Meter
 	case "g50_pay":
 		return q.g50Pay
 	case "g50_user":
@@ -98,6 +104,31 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 // transaction.
 func (q *Queries) Sources() *shardrt.Sources {
 	return q.src
+}
+
+// g50MeterDataNodes are the data nodes of g50_meter in actualDataNodes order;
+// its route unit tables follow it.
+var g50MeterDataNodes = []shardrt.DataNode{
+	{DataSource: "ds_0", Table: "g50_meter"},
+	{DataSource: "ds_1", Table: "g50_meter"},
+}
+
+// newG50MeterTable binds the sharding strategies of g50_meter (database:
+// meter_id MOD db_mod) to its data nodes.
+func newG50MeterTable() (*shardrt.ShardingTable, error) {
+	database, err := shardrt.NewAlgorithm("MOD", shardrt.Props{"sharding-count": "2"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: database sharding algorithm %q: %w", "g50_meter", "db_mod", err)
+	}
+	t, err := shardrt.NewShardingTable(
+		g50MeterDataNodes,
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"meter_id"}, Algorithm: database},
+		shardrt.StrategyConfig{},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("table %q: %w", "g50_meter", err)
+	}
+	return t, nil
 }
 
 // g50OrderDataNodes are the data nodes of g50_order in actualDataNodes order;

@@ -4583,3 +4583,267 @@ func (q *Queries) IDsAndZero(ctx context.Context) ([]int64, error) {
 	}
 	return out, nil
 }
+
+// addMeterStmt is the logic statement of AddMeter (queries/steps.sql:286).
+var addMeterStmt = shardrt.Stmt{Name: "AddMeter", LogicSQL: "INSERT INTO g50_meter (meter_id, reading, quota, read_on, read_at, took) VALUES (?, ?, ?, ?, ?, ?)"}
+
+// addMeterUnits are the route units of AddMeter: one per data node of g50_meter
+// in data node order. DataSource indexes dataSourceNames.
+var addMeterUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g50_meter (meter_id, reading, quota, read_on, read_at, took) VALUES (?, ?, ?, ?, ?, ?)"}, // ds_0.g50_meter
+	{DataSource: 1, SQL: "INSERT INTO g50_meter (meter_id, reading, quota, read_on, read_at, took) VALUES (?, ?, ?, ?, ?, ?)"}, // ds_1.g50_meter
+}
+
+// AddMeterParams are the parameters of AddMeter.
+type AddMeterParams struct {
+	MeterID int64
+	Reading uint64
+	Quota   sql.Null[uint32]
+	ReadOn  sql.NullTime
+	ReadAt  sql.NullTime
+	Took    sql.NullString
+}
+
+// AddMeter runs the :exec query at queries/steps.sql:286.
+//
+// Route: SingleNode on g50_meter (database: meter_id MOD), computed inline.
+func (q *Queries) AddMeter(ctx context.Context, arg AddMeterParams) error {
+	ds := shardrt.Mod(arg.MeterID, 2)
+	_, err := q.run.Exec(ctx, &addMeterStmt, addMeterUnits[ds], arg.MeterID, arg.Reading, arg.Quota, arg.ReadOn, arg.ReadAt, arg.Took)
+	return shardrt.WrapQuery("AddMeter (queries/steps.sql:286)", err)
+}
+
+// metersAtTopReadingSteps are the steps of MetersAtTopReading
+// (queries/steps.sql:289), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var metersAtTopReadingSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersAtTopReading", LogicSQL: "select max(reading) from g50_meter limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select max(reading) from g50_meter"},
+				{DataSource: 1, SQL: "select max(reading) from g50_meter"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnUint},
+				},
+				Aggregates: []shardrt.AggregateSpec{
+					{Func: shardrt.AggMax},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersAtTopReading", LogicSQL: "select meter_id, cast(sqlc.narg(shardgenstep0) as unsigned) as top_reading, cast(sqlc.narg(shardgenstep1) as signed) as low_quota from g50_meter where reading = cast(sqlc.narg(shardgenstep2) as unsigned) or quota = cast(sqlc.narg(shardgenstep3) as signed) order by meter_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select meter_id, cast(? as unsigned) as top_reading, cast(? as signed) as low_quota from g50_meter where reading = cast(? as unsigned) or quota = cast(? as signed) order by meter_id asc"},
+				{DataSource: 1, SQL: "select meter_id, cast(? as unsigned) as top_reading, cast(? as signed) as low_quota from g50_meter where reading = cast(? as unsigned) or quota = cast(? as signed) order by meter_id asc"},
+			},
+			Columns: 3,
+			Merge: &shardrt.MergeSpec{
+				Columns: 3,
+				Visible: 3,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnUint},
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{0, 1, 2, 3},
+		},
+		Op: shardrt.BindScalar,
+		Then: []shardrt.BoundSubquery{
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "MetersAtTopReading", LogicSQL: "select min(quota) from g50_meter limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select min(quota) from g50_meter"},
+						{DataSource: 1, SQL: "select min(quota) from g50_meter"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnInt},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMin},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "MetersAtTopReading", LogicSQL: "select max(reading) from g50_meter limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select max(reading) from g50_meter"},
+						{DataSource: 1, SQL: "select max(reading) from g50_meter"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnUint},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMax},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "MetersAtTopReading", LogicSQL: "select max(quota) from g50_meter limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select max(quota) from g50_meter"},
+						{DataSource: 1, SQL: "select max(quota) from g50_meter"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnInt},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMax},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+		},
+	},
+}
+
+// MetersAtTopReadingRow is one row of MetersAtTopReading.
+type MetersAtTopReadingRow struct {
+	MeterID    int64
+	TopReading sql.Null[uint64]
+	LowQuota   sql.Null[uint32]
+}
+
+// BIGINT UNSIGNED and INT UNSIGNED scalar subqueries: their values (up to
+// 2^64-1) bound as UNSIGNED and returned as the unsigned Go type.
+//
+// It is evaluated in steps across data nodes (metersAtTopReadingSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) MetersAtTopReading(ctx context.Context) ([]MetersAtTopReadingRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &metersAtTopReadingSteps)
+	if err != nil {
+		return nil, shardrt.WrapQuery("MetersAtTopReading (queries/steps.sql:289)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]MetersAtTopReadingRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].MeterID, &out[i].TopReading, &out[i].LowQuota); err != nil {
+			return nil, shardrt.WrapQuery("MetersAtTopReading (queries/steps.sql:289)", err)
+		}
+	}
+	return out, nil
+}
+
+// metersReadingAtLeastSteps are the steps of MetersReadingAtLeast
+// (queries/steps.sql:296), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var metersReadingAtLeastSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersReadingAtLeast", LogicSQL: "select reading from g50_meter where meter_id = sqlc.arg(shardgenstep0) limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select reading from g50_meter where meter_id = ? limit 2"},
+				{DataSource: 1, SQL: "select reading from g50_meter where meter_id = ? limit 2"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+			Route: &shardrt.StepRoute{
+				Table: "g50_meter",
+				Nodes: []int{0, 1},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "meter_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersReadingAtLeast", LogicSQL: "select meter_id, reading from g50_meter where reading >= cast(sqlc.narg(shardgenstep1) as unsigned) order by meter_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select meter_id, reading from g50_meter where reading >= cast(? as unsigned) order by meter_id asc"},
+				{DataSource: 1, SQL: "select meter_id, reading from g50_meter where reading >= cast(? as unsigned) order by meter_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnUint},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindScalar,
+	},
+}
+
+// MetersReadingAtLeastRow is one row of MetersReadingAtLeast.
+type MetersReadingAtLeastRow struct {
+	MeterID int64
+	Reading uint64
+}
+
+// A parameter in the unsigned scalar subquery; no row: NULL.
+//
+// It is evaluated in steps across data nodes (metersReadingAtLeastSteps); a
+// step holding more rows than the props' max-cross-node-rows fails with an
+// error wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) MetersReadingAtLeast(ctx context.Context, meterID int64) ([]MetersReadingAtLeastRow, error) {
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &metersReadingAtLeastSteps, &shardrt.StepsOptions{Tables: q.stepTable}, meterID)
+	if err != nil {
+		return nil, shardrt.WrapQuery("MetersReadingAtLeast (queries/steps.sql:296)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]MetersReadingAtLeastRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].MeterID, &out[i].Reading); err != nil {
+			return nil, shardrt.WrapQuery("MetersReadingAtLeast (queries/steps.sql:296)", err)
+		}
+	}
+	return out, nil
+}

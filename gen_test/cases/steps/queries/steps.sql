@@ -282,3 +282,18 @@ SELECT name FROM g50_user WHERE user_id = 1 UNION SELECT 'zzz';
 -- name: IDsAndZero :many
 -- The same across data nodes: the constant row comes once.
 SELECT user_id FROM g50_user UNION SELECT 0 FROM DUAL ORDER BY user_id;
+
+-- name: AddMeter :exec
+INSERT INTO g50_meter (meter_id, reading, quota, read_on, read_at, took) VALUES (?, ?, ?, ?, ?, ?);
+
+-- name: MetersAtTopReading :many
+-- BIGINT UNSIGNED and INT UNSIGNED scalar subqueries: their values (up to
+-- 2^64-1) bound as UNSIGNED and returned as the unsigned Go type.
+SELECT meter_id, (SELECT MAX(reading) FROM g50_meter) AS top_reading, (SELECT MIN(quota) FROM g50_meter) AS low_quota
+FROM g50_meter WHERE reading = (SELECT MAX(reading) FROM g50_meter) OR quota = (SELECT MAX(quota) FROM g50_meter)
+ORDER BY meter_id;
+
+-- name: MetersReadingAtLeast :many
+-- A parameter in the unsigned scalar subquery; no row: NULL.
+SELECT meter_id, reading FROM g50_meter WHERE reading >= (SELECT reading FROM g50_meter WHERE meter_id = ?)
+ORDER BY meter_id;
