@@ -226,6 +226,7 @@ func newProxyLegProps(t *testing.T, c goldenCase, props shardrt.Props) *proxyLeg
 		mc := gomysql.NewConfig()
 		mc.User, mc.Net, mc.Addr, mc.DBName = "root", "tcp", srv.Addr(), cfg.Rules.DatabaseName
 		mc.InterpolateParams = proto == "text"
+		mc.ParseTime = true // as the reference and the runtime's data sources: DATE values compare
 		db, err := sql.Open("mysql", mc.FormatDSN())
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = db.Close() })

@@ -4847,3 +4847,528 @@ func (q *Queries) MetersReadingAtLeast(ctx context.Context, meterID int64) ([]Me
 	}
 	return out, nil
 }
+
+// metersOfExtremeTimesSteps are the steps of MetersOfExtremeTimes
+// (queries/steps.sql:301), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var metersOfExtremeTimesSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersOfExtremeTimes", LogicSQL: "select min(read_on) from g50_meter limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select min(read_on) from g50_meter"},
+				{DataSource: 1, SQL: "select min(read_on) from g50_meter"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnTime},
+				},
+				Aggregates: []shardrt.AggregateSpec{
+					{Func: shardrt.AggMin},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersOfExtremeTimes", LogicSQL: "select meter_id from g50_meter where read_on = cast(sqlc.narg(shardgenstep0) as date) or read_at = cast(sqlc.narg(shardgenstep1) as datetime(3)) or took = cast(sqlc.narg(shardgenstep2) as time(3)) order by meter_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select meter_id from g50_meter where read_on = cast(? as date) or read_at = cast(? as datetime(3)) or took = cast(? as time(3)) order by meter_id asc"},
+				{DataSource: 1, SQL: "select meter_id from g50_meter where read_on = cast(? as date) or read_at = cast(? as datetime(3)) or took = cast(? as time(3)) order by meter_id asc"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{0, 1, 2},
+		},
+		Op: shardrt.BindScalar,
+		Then: []shardrt.BoundSubquery{
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "MetersOfExtremeTimes", LogicSQL: "select max(read_at) from g50_meter limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select max(read_at) from g50_meter"},
+						{DataSource: 1, SQL: "select max(read_at) from g50_meter"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnTime},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMax},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "MetersOfExtremeTimes", LogicSQL: "select min(took) from g50_meter limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select min(took) from g50_meter"},
+						{DataSource: 1, SQL: "select min(took) from g50_meter"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMin},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+		},
+	},
+}
+
+// DATE, DATETIME(3) and TIME(3) scalar subqueries, bound as CAST(? AS
+// DATE), CAST(? AS DATETIME(3)) and CAST(? AS TIME(3)): DATE 1000-01-01,
+// milliseconds and negative times compare as the columns' values do.
+//
+// It is evaluated in steps across data nodes (metersOfExtremeTimesSteps); a
+// step holding more rows than the props' max-cross-node-rows fails with an
+// error wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) MetersOfExtremeTimes(ctx context.Context) ([]int64, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &metersOfExtremeTimesSteps)
+	if err != nil {
+		return nil, shardrt.WrapQuery("MetersOfExtremeTimes (queries/steps.sql:301)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]int64, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i]); err != nil {
+			return nil, shardrt.WrapQuery("MetersOfExtremeTimes (queries/steps.sql:301)", err)
+		}
+	}
+	return out, nil
+}
+
+// meterTimeExtremesSteps are the steps of MeterTimeExtremes
+// (queries/steps.sql:310), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var meterTimeExtremesSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MeterTimeExtremes", LogicSQL: "select min(read_on) from g50_meter limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select min(read_on) from g50_meter"},
+				{DataSource: 1, SQL: "select min(read_on) from g50_meter"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnTime},
+				},
+				Aggregates: []shardrt.AggregateSpec{
+					{Func: shardrt.AggMin},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MeterTimeExtremes", LogicSQL: "select meter_id, cast(sqlc.narg(shardgenstep0) as date) as first_day, cast(sqlc.narg(shardgenstep1) as datetime(3)) as last_at, cast(sqlc.narg(shardgenstep2) as time(3)) as shortest, cast(sqlc.narg(shardgenstep3) as time(3)) as longest from g50_meter where meter_id in (1, 4) order by meter_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select meter_id, cast(? as date) as first_day, cast(? as datetime(3)) as last_at, cast(? as time(3)) as shortest, cast(? as time(3)) as longest from g50_meter where meter_id in (1, 4) order by meter_id asc"},
+				{DataSource: 1, SQL: "select meter_id, cast(? as date) as first_day, cast(? as datetime(3)) as last_at, cast(? as time(3)) as shortest, cast(? as time(3)) as longest from g50_meter where meter_id in (1, 4) order by meter_id asc"},
+			},
+			Columns: 5,
+			Merge: &shardrt.MergeSpec{
+				Columns: 5,
+				Visible: 5,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnTime},
+					{Type: shardrt.ColumnTime},
+					{Type: shardrt.ColumnBytes},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{0, 1, 2, 3},
+		},
+		Op: shardrt.BindScalar,
+		Then: []shardrt.BoundSubquery{
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "MeterTimeExtremes", LogicSQL: "select max(read_at) from g50_meter limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select max(read_at) from g50_meter"},
+						{DataSource: 1, SQL: "select max(read_at) from g50_meter"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnTime},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMax},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "MeterTimeExtremes", LogicSQL: "select min(took) from g50_meter limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select min(took) from g50_meter"},
+						{DataSource: 1, SQL: "select min(took) from g50_meter"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMin},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+			{
+				Query: &shardrt.StepQuery{
+					Stmt: shardrt.Stmt{Name: "MeterTimeExtremes", LogicSQL: "select max(took) from g50_meter limit 2"},
+					Units: []shardrt.RouteUnit{
+						{DataSource: 0, SQL: "select max(took) from g50_meter"},
+						{DataSource: 1, SQL: "select max(took) from g50_meter"},
+					},
+					Columns: 1,
+					Merge: &shardrt.MergeSpec{
+						Columns: 1,
+						Visible: 1,
+						Kinds: []shardrt.ColumnKind{
+							{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+						},
+						Aggregates: []shardrt.AggregateSpec{
+							{Func: shardrt.AggMax},
+						},
+						Count: shardrt.LimitValue{Value: 2},
+					},
+				},
+				Op: shardrt.BindScalar,
+			},
+		},
+	},
+}
+
+// MeterTimeExtremesRow is one row of MeterTimeExtremes.
+type MeterTimeExtremesRow struct {
+	MeterID  int64
+	FirstDay sql.NullTime
+	LastAt   sql.NullTime
+	Shortest sql.NullString
+	Longest  sql.NullString
+}
+
+// The same values in the select list, typed as the columns are.
+//
+// It is evaluated in steps across data nodes (meterTimeExtremesSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) MeterTimeExtremes(ctx context.Context) ([]MeterTimeExtremesRow, error) {
+	rows, err := q.src.RunSteps(ctx, q.ex, &meterTimeExtremesSteps)
+	if err != nil {
+		return nil, shardrt.WrapQuery("MeterTimeExtremes (queries/steps.sql:310)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]MeterTimeExtremesRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].MeterID, &out[i].FirstDay, &out[i].LastAt, &out[i].Shortest, &out[i].Longest); err != nil {
+			return nil, shardrt.WrapQuery("MeterTimeExtremes (queries/steps.sql:310)", err)
+		}
+	}
+	return out, nil
+}
+
+// metersOfDayOfSteps are the steps of MetersOfDayOf (queries/steps.sql:316),
+// evaluated across data nodes as its subqueries, run first, whose rows are
+// bound into the statement as values (IN lists, flags, a scalar subquery's
+// value). Every statement's route units were chosen at generate time; the IN
+// list is the only SQL built at run time. DataSource indexes dataSourceNames.
+var metersOfDayOfSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersOfDayOf", LogicSQL: "select read_on from g50_meter where meter_id = sqlc.arg(shardgenstep0) limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select read_on from g50_meter where meter_id = ? limit 2"},
+				{DataSource: 1, SQL: "select read_on from g50_meter where meter_id = ? limit 2"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+			Route: &shardrt.StepRoute{
+				Table: "g50_meter",
+				Nodes: []int{0, 1},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "meter_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersOfDayOf", LogicSQL: "select meter_id, read_on from g50_meter where read_on = cast(sqlc.narg(shardgenstep1) as date) order by meter_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select meter_id, read_on from g50_meter where read_on = cast(? as date) order by meter_id asc"},
+				{DataSource: 1, SQL: "select meter_id, read_on from g50_meter where read_on = cast(? as date) order by meter_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnTime},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindScalar,
+	},
+}
+
+// MetersOfDayOfRow is one row of MetersOfDayOf.
+type MetersOfDayOfRow struct {
+	MeterID int64
+	ReadOn  sql.NullTime
+}
+
+// MetersOfDayOf runs the :many query at queries/steps.sql:316.
+//
+// It is evaluated in steps across data nodes (metersOfDayOfSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) MetersOfDayOf(ctx context.Context, meterID int64) ([]MetersOfDayOfRow, error) {
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &metersOfDayOfSteps, &shardrt.StepsOptions{Tables: q.stepTable}, meterID)
+	if err != nil {
+		return nil, shardrt.WrapQuery("MetersOfDayOf (queries/steps.sql:316)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]MetersOfDayOfRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].MeterID, &out[i].ReadOn); err != nil {
+			return nil, shardrt.WrapQuery("MetersOfDayOf (queries/steps.sql:316)", err)
+		}
+	}
+	return out, nil
+}
+
+// metersReadAtOfSteps are the steps of MetersReadAtOf (queries/steps.sql:320),
+// evaluated across data nodes as its subqueries, run first, whose rows are
+// bound into the statement as values (IN lists, flags, a scalar subquery's
+// value). Every statement's route units were chosen at generate time; the IN
+// list is the only SQL built at run time. DataSource indexes dataSourceNames.
+var metersReadAtOfSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersReadAtOf", LogicSQL: "select read_at from g50_meter where meter_id = sqlc.arg(shardgenstep0) limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select read_at from g50_meter where meter_id = ? limit 2"},
+				{DataSource: 1, SQL: "select read_at from g50_meter where meter_id = ? limit 2"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+			Route: &shardrt.StepRoute{
+				Table: "g50_meter",
+				Nodes: []int{0, 1},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "meter_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersReadAtOf", LogicSQL: "select meter_id, read_at from g50_meter where read_at = cast(sqlc.narg(shardgenstep1) as datetime(3)) order by meter_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select meter_id, read_at from g50_meter where read_at = cast(? as datetime(3)) order by meter_id asc"},
+				{DataSource: 1, SQL: "select meter_id, read_at from g50_meter where read_at = cast(? as datetime(3)) order by meter_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnTime},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindScalar,
+	},
+}
+
+// MetersReadAtOfRow is one row of MetersReadAtOf.
+type MetersReadAtOfRow struct {
+	MeterID int64
+	ReadAt  sql.NullTime
+}
+
+// DATETIME(3): .123 equals .123 only, not .124.
+//
+// It is evaluated in steps across data nodes (metersReadAtOfSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) MetersReadAtOf(ctx context.Context, meterID int64) ([]MetersReadAtOfRow, error) {
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &metersReadAtOfSteps, &shardrt.StepsOptions{Tables: q.stepTable}, meterID)
+	if err != nil {
+		return nil, shardrt.WrapQuery("MetersReadAtOf (queries/steps.sql:320)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]MetersReadAtOfRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].MeterID, &out[i].ReadAt); err != nil {
+			return nil, shardrt.WrapQuery("MetersReadAtOf (queries/steps.sql:320)", err)
+		}
+	}
+	return out, nil
+}
+
+// metersTookAtLeastSteps are the steps of MetersTookAtLeast
+// (queries/steps.sql:325), evaluated across data nodes as its subqueries, run
+// first, whose rows are bound into the statement as values (IN lists, flags, a
+// scalar subquery's value). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var metersTookAtLeastSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersTookAtLeast", LogicSQL: "select took from g50_meter where meter_id = sqlc.arg(shardgenstep0) limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select took from g50_meter where meter_id = ? limit 2"},
+				{DataSource: 1, SQL: "select took from g50_meter where meter_id = ? limit 2"},
+			},
+			Columns: 1,
+			Args:    []int{0},
+			Route: &shardrt.StepRoute{
+				Table: "g50_meter",
+				Nodes: []int{0, 1},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "meter_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MetersTookAtLeast", LogicSQL: "select meter_id, took from g50_meter where took >= cast(sqlc.narg(shardgenstep1) as time(3)) order by meter_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select meter_id, took from g50_meter where took >= cast(? as time(3)) order by meter_id asc"},
+				{DataSource: 1, SQL: "select meter_id, took from g50_meter where took >= cast(? as time(3)) order by meter_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			Args: []int{1},
+		},
+		Op: shardrt.BindScalar,
+	},
+}
+
+// MetersTookAtLeastRow is one row of MetersTookAtLeast.
+type MetersTookAtLeastRow struct {
+	MeterID int64
+	Took    sql.NullString
+}
+
+// TIME(3) from -838:59:59.000 to 838:59:59.000, 00:00:00 and -00:00:00.500.
+//
+// It is evaluated in steps across data nodes (metersTookAtLeastSteps); a step
+// holding more rows than the props' max-cross-node-rows fails with an error
+// wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) MetersTookAtLeast(ctx context.Context, meterID int64) ([]MetersTookAtLeastRow, error) {
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &metersTookAtLeastSteps, &shardrt.StepsOptions{Tables: q.stepTable}, meterID)
+	if err != nil {
+		return nil, shardrt.WrapQuery("MetersTookAtLeast (queries/steps.sql:325)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]MetersTookAtLeastRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].MeterID, &out[i].Took); err != nil {
+			return nil, shardrt.WrapQuery("MetersTookAtLeast (queries/steps.sql:325)", err)
+		}
+	}
+	return out, nil
+}

@@ -297,3 +297,32 @@ ORDER BY meter_id;
 -- A parameter in the unsigned scalar subquery; no row: NULL.
 SELECT meter_id, reading FROM g50_meter WHERE reading >= (SELECT reading FROM g50_meter WHERE meter_id = ?)
 ORDER BY meter_id;
+
+-- name: MetersOfExtremeTimes :many
+-- DATE, DATETIME(3) and TIME(3) scalar subqueries, bound as CAST(? AS
+-- DATE), CAST(? AS DATETIME(3)) and CAST(? AS TIME(3)): DATE 1000-01-01,
+-- milliseconds and negative times compare as the columns' values do.
+SELECT meter_id FROM g50_meter
+WHERE read_on = (SELECT MIN(read_on) FROM g50_meter) OR read_at = (SELECT MAX(read_at) FROM g50_meter)
+   OR took = (SELECT MIN(took) FROM g50_meter)
+ORDER BY meter_id;
+
+-- name: MeterTimeExtremes :many
+-- The same values in the select list, typed as the columns are.
+SELECT meter_id, (SELECT MIN(read_on) FROM g50_meter) AS first_day, (SELECT MAX(read_at) FROM g50_meter) AS last_at,
+       (SELECT MIN(took) FROM g50_meter) AS shortest, (SELECT MAX(took) FROM g50_meter) AS longest
+FROM g50_meter WHERE meter_id IN (1, 4) ORDER BY meter_id;
+
+-- name: MetersOfDayOf :many
+SELECT meter_id, read_on FROM g50_meter WHERE read_on = (SELECT read_on FROM g50_meter WHERE meter_id = ?)
+ORDER BY meter_id;
+
+-- name: MetersReadAtOf :many
+-- DATETIME(3): .123 equals .123 only, not .124.
+SELECT meter_id, read_at FROM g50_meter WHERE read_at = (SELECT read_at FROM g50_meter WHERE meter_id = ?)
+ORDER BY meter_id;
+
+-- name: MetersTookAtLeast :many
+-- TIME(3) from -838:59:59.000 to 838:59:59.000, 00:00:00 and -00:00:00.500.
+SELECT meter_id, took FROM g50_meter WHERE took >= (SELECT took FROM g50_meter WHERE meter_id = ?)
+ORDER BY meter_id;
