@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"time"
 
 	"github.com/shardgen/shardgen/runtime"
 )
@@ -59,6 +60,11 @@ type ownerConnector struct {
 	driver.Connector
 	to         *runtime.TimeoutError
 	connectKey string
+	// dsnLimit is the connect timeout the runtime read from the DSN it
+	// opened: its errors with that limit are renamed by connectKey (one
+	// with another limit is the wait for a pool connection's, named by
+	// the runtime already).
+	dsnLimit time.Duration
 }
 
 // ownerConnectors returns the runtime.WithConnector wrapper of the proxy's
@@ -76,7 +82,8 @@ func ownerConnectors(orig []runtime.NamedDataSource) func(runtime.NamedDataSourc
 			cfg = ds.Config
 		}
 		connectKey, _, key, limit := cfg.Timeouts()
-		oc := &ownerConnector{Connector: c, connectKey: connectKey}
+		_, dsnLimit, _, _ := ds.Config.Timeouts()
+		oc := &ownerConnector{Connector: c, connectKey: connectKey, dsnLimit: dsnLimit}
 		if limit > 0 {
 			oc.to = &runtime.TimeoutError{DataSource: ds.Name, Key: key, Limit: limit}
 		}
@@ -91,8 +98,11 @@ func (oc *ownerConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		var te *runtime.TimeoutError
 		switch {
-		case errors.As(err, &te) && te.Connect: // named by the runtime from the DSN backendConfig wrote
-			out := *te
+		case errors.As(err, &te) && te.Connect:
+			if te.Limit != oc.dsnLimit {
+				return nil, err
+			}
+			out := *te // named by the runtime from the DSN backendConfig wrote
 			out.Key = oc.connectKey
 			return nil, &out
 		case slot.bc != nil && slot.bc.timedOut && oc.to != nil: // a handshake read (go-sql-driver bounds them by readTimeout)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,30 +16,6 @@ import (
 
 	"github.com/shardgen/shardgen/internal/testdb"
 )
-
-// fullListener is a listening socket that is never accepted from, with a
-// backlog of 0 filled by the test: a new connection to it is never
-// established (the kernel drops its SYN), as with a blackholed port.
-func fullListener(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	require.NoError(t, err)
-	t.Cleanup(func() { syscall.Close(fd) })
-	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
-	require.NoError(t, syscall.Listen(fd, 0))
-	sa, err := syscall.Getsockname(fd)
-	require.NoError(t, err)
-	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
-	for i := 0; ; i++ {
-		require.Less(t, i, 16, "the backlog of %s never filled", addr)
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err != nil {
-			break
-		}
-		t.Cleanup(func() { c.Close() })
-	}
-	return addr
-}
 
 // pausableRelay forwards TCP connections to a MariaDB server; pause(true)
 // holds every byte in both directions, as SIGSTOP on the server would
@@ -125,6 +100,13 @@ func timeoutProxy(t *testing.T, addr, params string) (*Server, *sql.DB) {
 // timeoutProxyWith is timeoutProxy with url parameters params0 for ds_0.
 func timeoutProxyWith(t *testing.T, params0, addr, params string) (*Server, *sql.DB) {
 	t.Helper()
+	return timeoutProxyKeys(t, params0, addr, params, "    connectionTimeoutMilliseconds: 1000\n")
+}
+
+// timeoutProxyKeys is timeoutProxyWith with the YAML keys of ds_1 after
+// its maxPoolSize (keys), instead of connectionTimeoutMilliseconds 1000.
+func timeoutProxyKeys(t *testing.T, params0, addr, params, keys string) (*Server, *sql.DB) {
+	t.Helper()
 	const ddl = "CREATE TABLE e9_item (id BIGINT NOT NULL, v VARCHAR(10), PRIMARY KEY (id))"
 	for _, ds := range []string{"ds_0", "ds_1"} {
 		db := testdb.Open(t, ds)
@@ -135,8 +117,8 @@ func timeoutProxyWith(t *testing.T, params0, addr, params string) (*Server, *sql
 	var b strings.Builder
 	b.WriteString("databaseName: e9_db\ndataSources:\n")
 	fmt.Fprintf(&b, "  ds_0:\n    url: jdbc:mysql://%s/ds_0%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n", c.Addr, params0, c.User, c.Passwd)
-	fmt.Fprintf(&b, "  ds_1:\n    url: jdbc:mysql://%s/ds_1%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n    connectionTimeoutMilliseconds: 1000\n",
-		addr, params, c.User, c.Passwd)
+	fmt.Fprintf(&b, "  ds_1:\n    url: jdbc:mysql://%s/ds_1%s\n    username: %s\n    password: %s\n    maxPoolSize: 4\n%s",
+		addr, params, c.User, c.Passwd, keys)
 	b.WriteString(`rules:
   - !SHARDING
     tables:
@@ -179,7 +161,7 @@ func TestProxyDataSourceConnectTimeout(t *testing.T) {
 		name, addr string
 	}{
 		{"silent", testdb.SilentListener(t)},
-		{"never accepts", fullListener(t)},
+		{"never accepts", testdb.FullListener(t)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, px := timeoutProxy(t, tc.addr, "")
@@ -319,5 +301,71 @@ func TestProxyIdleTransactionSocketTimeout(t *testing.T) {
 		require.NoError(t, conn.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = 1").Scan(&v), settings)
 		require.Equal(t, "a", v, settings)
 		require.NoError(t, conn.Close())
+	}
+}
+
+// boundedError runs fn and checks its error text and that it came within
+// max: a bound on a hang or on a wait repeated, generous enough for a
+// loaded machine (not a performance assertion).
+func boundedError(t *testing.T, what, want string, max time.Duration, fn func(ctx context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := fn(ctx)
+	took := time.Since(start)
+	require.EqualError(t, err, want, what)
+	require.Less(t, took, max, what)
+	t.Logf("%s: %v", what, took)
+}
+
+// TestProxyBlackholedTransaction: a write inside a transaction routed to
+// a data source that never answers (accepts and stays silent, or never
+// completes the TCP handshake) fails once within about its connectTimeout
+// (1 s; the bound is 1.8 s where it took 4 s and more), with the error
+// naming the data source and the key, not a full pool's, whether
+// connectionTimeoutMilliseconds (the wait for a pool connection) equals
+// it or is unset (30 s): text and prepared, after BEGIN and under
+// autocommit=0.
+func TestProxyBlackholedTransaction(t *testing.T) {
+	const want = "Error 1105 (HY000): data source ds_1 timed out: no connection within its connectTimeout of 1000 ms"
+	for _, hole := range []struct{ name, addr string }{
+		{"silent", testdb.SilentListener(t)},
+		{"never accepts", testdb.FullListener(t)},
+	} {
+		for _, keys := range []string{"", "    connectionTimeoutMilliseconds: 1000\n"} {
+			t.Run(hole.name+"/"+strings.TrimSpace(keys), func(t *testing.T) {
+				_, px := timeoutProxyKeys(t, "", hole.addr, "?connectTimeout=1000&socketTimeout=1000", keys)
+				for _, q := range []struct {
+					what, begin string
+					run         func(ctx context.Context, conn *sql.Conn) error
+				}{
+					{"text", "BEGIN", func(ctx context.Context, conn *sql.Conn) error {
+						_, err := conn.ExecContext(ctx, "INSERT INTO e9_item (id, v) VALUES (1, 'a')")
+						return err
+					}},
+					{"prepared", "BEGIN", func(ctx context.Context, conn *sql.Conn) error {
+						_, err := conn.ExecContext(ctx, "INSERT INTO e9_item (id, v) VALUES (?, ?)", 3, "c")
+						return err
+					}},
+					{"autocommit=0", "SET autocommit = 0", func(ctx context.Context, conn *sql.Conn) error {
+						_, err := conn.ExecContext(ctx, "INSERT INTO e9_item (id, v) VALUES (5, 'e')")
+						return err
+					}},
+				} {
+					ctx := context.Background()
+					conn, err := px.Conn(ctx)
+					require.NoError(t, err)
+					_, err = conn.ExecContext(ctx, q.begin)
+					require.NoError(t, err)
+					_, err = conn.ExecContext(ctx, "INSERT INTO e9_item (id, v) VALUES (2, 'b')") // ds_0
+					require.NoError(t, err)
+					boundedError(t, q.what, want, 1800*time.Millisecond, func(ctx context.Context) error { return q.run(ctx, conn) })
+					_, err = conn.ExecContext(ctx, "ROLLBACK")
+					require.NoError(t, err)
+					require.NoError(t, conn.Close())
+				}
+			})
+		}
 	}
 }

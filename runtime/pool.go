@@ -44,7 +44,10 @@ type DB struct {
 	// their own settings (settings.go), one per data source, same order.
 	connectors []driver.Connector
 	configs    []DataSourceConfig
-	settings   settingsPools
+	// recorders are the outermost connectors of connectors, same order:
+	// their last connect timeouts (takeConn).
+	recorders []*timeoutRecorder
+	settings  settingsPools
 
 	hooks            *hooks       // nil: no logging, no observer
 	maxConnsPerQuery int          // max-connections-size-per-query, >= 1
@@ -183,6 +186,7 @@ func Open(cfg *Config, opts ...Option) (*DB, error) {
 		db.pools = append(db.pools, pool)
 		db.stmts = append(db.stmts, newStmtCache(pool))
 		db.connectors = append(db.connectors, conn)
+		db.recorders = append(db.recorders, conn)
 		db.configs = append(db.configs, ds.Config)
 	}
 	if err := db.openGroups(cfg); err != nil {
@@ -217,7 +221,7 @@ func (db *DB) Encryptor(name string) (Encryptor, error) {
 // openPool opens the pool of one data source and returns it with its
 // connector and its "host:port/db" address.
 func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Context, network, addr string) (net.Conn, error),
-	wrap func(NamedDataSource, driver.Connector) driver.Connector) (*sql.DB, driver.Connector, string, error) {
+	wrap func(NamedDataSource, driver.Connector) driver.Connector) (*sql.DB, *timeoutRecorder, string, error) {
 	if ds.Name == "" {
 		return nil, nil, "", errors.New("runtime.Open: a data source has an empty name")
 	}
@@ -245,9 +249,10 @@ func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Con
 	if wrap != nil {
 		conn = wrap(ds, conn)
 	}
-	pool := sql.OpenDB(conn)
+	rec := &timeoutRecorder{Connector: conn}
+	pool := sql.OpenDB(rec)
 	ds.Config.Apply(pool)
-	return pool, conn, mc.Addr + "/" + mc.DBName, nil
+	return pool, rec, mc.Addr + "/" + mc.DBName, nil
 }
 
 // Close closes every pool and returns the errors of those that failed,
@@ -458,20 +463,37 @@ var ErrPoolTimeout = errors.New("no connection available in the data source's po
 // forever; with the bound one of them fails and rolls back, as under
 // ShardingSphere (HikariCP). ctx still cancels the wait; it is not kept by
 // the connection. Errors are *NodeError (SQL "connect"), wrapping
-// ErrPoolTimeout when the wait timed out.
+// ErrPoolTimeout when the wait timed out with every connection in use, or
+// the data source's *TimeoutError (Connect) when it timed out while the
+// data source did not connect (the wait for a new connection is the
+// shorter of that wait and the connect timeout, once).
 func (s *Sources) takeConn(ctx context.Context, d int) (*sql.Conn, error) {
 	wait := DefaultConnectionTimeout
+	var rec *timeoutRecorder
 	if s.db != nil && s.ids[d] < len(s.db.configs) {
 		if t := s.db.configs[s.ids[d]].ConnectionTimeout; t > 0 {
 			wait = t
 		}
+		rec = s.db.recorders[s.ids[d]]
 	}
-	actx, cancel := context.WithTimeout(ctx, wait)
+	start := time.Now()
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, connectWaitKey{}, wait), wait)
 	c, err := s.pools[d].Conn(actx)
 	cancel()
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("%w (waited %v)", ErrPoolTimeout, wait)
+		var te *TimeoutError
+		switch {
+		case ctx.Err() != nil: // the caller's own end, not a limit of the data source
+			if errors.As(err, &te) {
+				err = ctx.Err()
+			}
+		case errors.As(err, &te):
+		case errors.Is(err, context.DeadlineExceeded):
+			if te = rec.since(start); te != nil {
+				err = te
+			} else {
+				err = fmt.Errorf("%w (waited %v)", ErrPoolTimeout, wait)
+			}
 		}
 		return nil, &NodeError{DataSource: s.names[d], SQL: connectSQL, Err: err}
 	}

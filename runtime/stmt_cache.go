@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,8 +37,11 @@ const txPrepareWait = 100 * time.Millisecond
 
 // stmt returns the cached statement for q, preparing it on first use, or
 // nil when it cannot be cached (full cache, or the prepare failed: the
-// caller then runs q unprepared and reports the server's error).
-func (c *stmtCache) stmt(ctx context.Context, q string) *sql.Stmt {
+// caller then runs q unprepared and reports the server's error). err is
+// set, and the caller must return it, when the prepare failed because the
+// data source did not connect or answer within its limit (*TimeoutError):
+// running q unprepared would wait as long again.
+func (c *stmtCache) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	return c.prepare(ctx, q, 0)
 }
 
@@ -48,16 +52,17 @@ func (c *stmtCache) stmt(ctx context.Context, q string) *sql.Stmt {
 // gives nil after it (the caller runs q unprepared on the transaction's
 // own connection); a later call tries again.
 func (c *stmtCache) stmtBounded(ctx context.Context, q string) *sql.Stmt {
-	return c.prepare(ctx, q, txPrepareWait)
+	st, _ := c.prepare(ctx, q, txPrepareWait)
+	return st
 }
 
 // prepare is stmt with the prepare's wait bounded by wait (0: by ctx only).
-func (c *stmtCache) prepare(ctx context.Context, q string, wait time.Duration) *sql.Stmt {
+func (c *stmtCache) prepare(ctx context.Context, q string, wait time.Duration) (*sql.Stmt, error) {
 	if v, ok := c.m.Load(q); ok {
-		return v.(*sql.Stmt)
+		return v.(*sql.Stmt), nil
 	}
 	if c.n.Load() >= maxCachedStmts {
-		return nil
+		return nil, nil
 	}
 	pctx := ctx
 	if wait > 0 {
@@ -67,21 +72,29 @@ func (c *stmtCache) prepare(ctx context.Context, q string, wait time.Duration) *
 	}
 	st, err := c.db.PrepareContext(pctx, q)
 	if err != nil {
-		return nil
+		var te *TimeoutError
+		if errors.As(err, &te) {
+			return nil, err
+		}
+		return nil, nil
 	}
 	if v, loaded := c.m.LoadOrStore(q, st); loaded {
 		_ = st.Close()
-		return v.(*sql.Stmt)
+		return v.(*sql.Stmt), nil
 	}
 	c.n.Add(1)
-	return st
+	return st, nil
 }
 
 // query runs q on the pool, through its cached statement when it has
 // arguments.
 func (c *stmtCache) query(ctx context.Context, q string, args []any) (*sql.Rows, error) {
 	if len(args) > 0 {
-		if st := c.stmt(ctx, q); st != nil {
+		st, err := c.stmt(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
 			return st.QueryContext(ctx, args...)
 		}
 	}
@@ -92,7 +105,11 @@ func (c *stmtCache) query(ctx context.Context, q string, args []any) (*sql.Rows,
 // arguments.
 func (c *stmtCache) exec(ctx context.Context, q string, args []any) (sql.Result, error) {
 	if len(args) > 0 {
-		if st := c.stmt(ctx, q); st != nil {
+		st, err := c.stmt(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
 			return st.ExecContext(ctx, args...)
 		}
 	}

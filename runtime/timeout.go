@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -47,7 +48,7 @@ func (e *TimeoutError) Error() string {
 // URL's socketTimeout, the DSN's readTimeout; 0 and "": none, reads wait
 // as long as the server takes, as Connector/J's default).
 func (c DataSourceConfig) Timeouts() (connectKey string, connect time.Duration, socketKey string, socket time.Duration) {
-	connectKey, connect, socketKey = "connectionTimeoutMilliseconds", c.ConnectionTimeout, "socketTimeout"
+	connectKey, connect, socketKey = connectionTimeoutKey, c.ConnectionTimeout, "socketTimeout"
 	var own time.Duration
 	switch {
 	case c.URL != "":
@@ -91,7 +92,8 @@ func IsTimeout(err error) bool {
 // which go-sql-driver watches during the handshake. Passing it gives
 // *TimeoutError (Connect) unless the caller's own context ended first; a
 // handshake read that go-sql-driver cut at the socket timeout (it reports
-// ErrInvalidConn) gives the socket timeout's *TimeoutError. The
+// ErrInvalidConn) gives the socket timeout's *TimeoutError when that is
+// the shorter limit (else the connect timeout's: the two race). The
 // connections are the driver's, unwrapped.
 type timeoutConnector struct {
 	driver.Connector
@@ -108,13 +110,85 @@ func (c *timeoutConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	cctx, cancel := context.WithTimeout(ctx, c.limit)
 	defer cancel()
 	conn, err := c.Connector.Connect(cctx)
-	if err != nil && ctx.Err() == nil {
+	if err == nil {
+		return conn, nil
+	}
+	if ctx.Err() == nil {
 		switch {
 		case cctx.Err() != nil || IsTimeout(err):
-			return nil, &TimeoutError{DataSource: c.dataSource, Key: c.key, Limit: c.limit, Connect: true}
+			return nil, c.connectError(c.key, c.limit)
 		case c.socket > 0 && errors.Is(err, mysql.ErrInvalidConn) && time.Since(start) >= c.socket:
+			if c.socket >= c.limit { // the read deadline passed with the connect timeout
+				return nil, c.connectError(c.key, c.limit)
+			}
 			return nil, &TimeoutError{DataSource: c.dataSource, Key: c.socketKey, Limit: c.socket}
 		}
+		return nil, err
+	}
+	// The caller's context ended first. When it is a wait for a pool
+	// connection (takeConn) whose limit passed, the data source did not
+	// connect within that limit or its own connect timeout, whichever is
+	// shorter: say so, rather than let the wait read as a full pool.
+	if wait, ok := ctx.Value(connectWaitKey{}).(time.Duration); ok && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if wait < c.limit {
+			return nil, c.connectError(connectionTimeoutKey, wait)
+		}
+		return nil, c.connectError(c.key, c.limit)
+	}
+	return nil, err
+}
+
+// connectError is the data source's *TimeoutError of a connection not
+// made within limit, set by key.
+func (c *timeoutConnector) connectError(key string, limit time.Duration) error {
+	return &TimeoutError{DataSource: c.dataSource, Key: key, Limit: limit, Connect: true}
+}
+
+// connectionTimeoutKey is the data source key of the wait for a pool
+// connection (DataSourceConfig.ConnectionTimeout).
+const connectionTimeoutKey = "connectionTimeoutMilliseconds"
+
+// connectWaitKey is the context key of a wait for a connection of a data
+// source's pool (Sources.takeConn); its value is the wait's limit, a
+// time.Duration.
+type connectWaitKey struct{}
+
+// timeoutRecorder is a data source's outermost connector: it keeps the
+// last connect timeout (*TimeoutError, Connect) any of its connections
+// returned, after the wrappers of WithConnector named it. A wait for a
+// connection of a full pool that passes while the data source's dials
+// time out is then reported as that timeout, not as a full pool
+// (Sources.takeConn): the connections were all dialling.
+type timeoutRecorder struct {
+	driver.Connector
+	last atomic.Pointer[recordedTimeout]
+}
+
+// recordedTimeout is a connect timeout and when it was returned.
+type recordedTimeout struct {
+	at  time.Time
+	err *TimeoutError
+}
+
+// Connect connects, recording a connect timeout.
+func (r *timeoutRecorder) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := r.Connector.Connect(ctx)
+	var te *TimeoutError
+	if err != nil && errors.As(err, &te) && te.Connect {
+		r.last.Store(&recordedTimeout{at: time.Now(), err: te})
 	}
 	return conn, err
+}
+
+// since returns a copy of the last connect timeout returned at or after
+// start; nil when there was none (or r is nil).
+func (r *timeoutRecorder) since(start time.Time) *TimeoutError {
+	if r == nil {
+		return nil
+	}
+	if rt := r.last.Load(); rt != nil && !rt.at.Before(start) {
+		te := *rt.err
+		return &te
+	}
+	return nil
 }

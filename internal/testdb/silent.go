@@ -1,9 +1,12 @@
 package testdb
 
 import (
+	"fmt"
 	"net"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // SilentListener returns the address of a TCP listener on 127.0.0.1 that
@@ -40,4 +43,40 @@ func SilentListener(t testing.TB) string {
 		}
 	})
 	return ln.Addr().String()
+}
+
+// FullListener returns the address of a listening socket on 127.0.0.1
+// that is never accepted from, with a backlog of 0 filled by the test: a
+// new connection to it is never established (the kernel drops its SYN),
+// as with a blackholed port or a host that drops the packets. It closes
+// at the test's end.
+func FullListener(t testing.TB) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatalf("socket: %v", err)
+	}
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatalf("bind: %v", err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatalf("getsockname: %v", err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+	for i := 0; ; i++ {
+		if i >= 16 {
+			t.Fatalf("the backlog of %s never filled", addr)
+		}
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err != nil {
+			break
+		}
+		t.Cleanup(func() { _ = c.Close() })
+	}
+	return addr
 }
