@@ -369,3 +369,54 @@ func TestProxyBlackholedTransaction(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyBlackholedSettings: a session that sets things (SET NAMES, a
+// user variable, a system variable, the handshake's character set) while
+// a data source never answers runs its statements on the other data
+// sources without waiting for that one's connect timeout (3 s here; the
+// bound of 2 s is far above what a session takes, and every SET used to
+// wait the whole timeout): each data source is dialled when a statement
+// first needs it, and then with the session's settings. The data source
+// that never answers fails the statement routed to it, once.
+func TestProxyBlackholedSettings(t *testing.T) {
+	srv, px := timeoutProxyKeys(t, "", testdb.SilentListener(t), "?connectTimeout=3000", "")
+	execAll(t, testdb.Open(t, "ds_0"), "INSERT INTO e9_item (id, v) VALUES (2, 'b')")
+	latin1 := (&pxEnv{srv: srv}).clientDB(t, "root", "secret", "e9_db", map[string]string{"collation": "latin1_swedish_ci"})
+	const want = "Error 1105 (HY000): data source ds_1 timed out: no connection within its connectTimeout of 3000 ms"
+	for _, tc := range []struct {
+		name string
+		db   *sql.DB
+		sets []string
+		v    string // SELECT @v
+	}{
+		{"SET NAMES", px, []string{"SET NAMES latin1"}, ""},
+		{"user variable", px, []string{"SET @v = 5"}, "5"},
+		{"settings and user variable", px, []string{"SET NAMES utf8mb3", "SET time_zone = '+08:00'", "SET @v = 6"}, "6"},
+		{"handshake latin1", latin1, []string{"SET time_zone = '+07:00'"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			start := time.Now()
+			conn, err := tc.db.Conn(ctx)
+			require.NoError(t, err)
+			defer conn.Close()
+			for _, s := range tc.sets {
+				_, err := conn.ExecContext(ctx, s)
+				require.NoError(t, err, s)
+			}
+			var v string
+			require.NoError(t, conn.QueryRowContext(ctx, "SELECT v FROM e9_item WHERE id = 2").Scan(&v)) // ds_0
+			require.Equal(t, "b", v)
+			var uv sql.NullString
+			require.NoError(t, conn.QueryRowContext(ctx, "SELECT @v").Scan(&uv))
+			require.Equal(t, tc.v, uv.String)
+			took := time.Since(start)
+			t.Logf("settings and a statement on ds_0: %v", took)
+			require.Less(t, took, 2*time.Second)
+			boundedError(t, "ds_1", want, 4500*time.Millisecond, func(ctx context.Context) error {
+				_, err := conn.ExecContext(ctx, "INSERT INTO e9_item (id, v) VALUES (1, 'a')")
+				return err
+			})
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 
 	gomysql "github.com/go-sql-driver/mysql"
 )
@@ -96,58 +97,136 @@ func (s *Sources) Reserve(setup ...string) *Reserved {
 // Setup returns the setup statements applied so far, in order (a copy).
 func (r *Reserved) Setup() []string { return append([]string(nil), r.setup...) }
 
-// Apply runs stmt (a SET statement) on the connection of every data
-// source, taking the ones not yet taken, and records it as setup for
-// connections taken later. On error stmt is not recorded, and the
-// connections it already changed are discarded, so that every data source
-// keeps the same settings; the error is a *NodeError.
+// Apply runs stmt (a SET statement) on the connections the session holds
+// and records it as setup for the connections it takes later: a data
+// source's connection is taken when a statement first runs there, and
+// runs the setup, in order, before that statement (conn). So a session
+// that sets something waits for no data source that none of its
+// statements goes to (one that does not answer would hold every SET up
+// for its connect timeout). A value the statement computes is computed on
+// each data source when its connection is taken (as every SET of the
+// session is computed on each data source by that data source).
 //
-// A data source no connection can be taken from (its server is down) is
-// skipped: stmt is replayed on its connection when a statement first runs
-// there (conn), so that a session with its own settings keeps running on
-// the other data sources, as one on the pools does. Apply fails with that
-// error only when no data source could be reached.
+// The statement runs on at least one connection, so that the server
+// refuses it now: with none held, a connection of every data source is
+// asked for at once and the first one taken is kept (connectAny). On
+// error stmt is not recorded, and the connections it already changed are
+// discarded, so that every data source keeps the same settings; the error
+// is a *NodeError. Apply fails with a connect error only when no data
+// source could be reached.
 func (r *Reserved) Apply(ctx context.Context, stmt string) error {
 	s := r.src
+	if !slices.ContainsFunc(r.conns, func(c *sql.Conn) bool { return c != nil }) {
+		if err := r.connectAny(ctx); err != nil {
+			return err
+		}
+	}
 	done := make([]bool, s.ndb)
-	var unreachable error // the first data source skipped
-	applied := false
 	for d := range s.pools {
 		id := s.ids[d]
-		if done[id] {
+		c := r.conns[id]
+		if done[id] || c == nil {
 			continue
 		}
-		c, err := r.conn(ctx, d)
-		if err == nil {
-			_, err = c.ExecContext(ctx, stmt)
-			if err != nil {
-				err = &NodeError{DataSource: s.names[d], SQL: stmt, Err: err}
-			}
-		} else if ne, ok := err.(*NodeError); ok && ne.SQL == connectSQL {
-			if unreachable == nil {
-				unreachable = err
-			}
-			continue
-		}
-		if err != nil {
+		if _, err := c.ExecContext(ctx, stmt); err != nil {
 			for id2, ok := range done {
 				if ok {
 					r.drop(id2)
 				}
 			}
-			if r.conns[id] != nil && badConn(err) {
+			if badConn(err) {
 				r.drop(id)
 			}
-			return err
+			return &NodeError{DataSource: s.names[d], SQL: stmt, Err: err}
 		}
 		done[id] = true
-		applied = true
-	}
-	if !applied && unreachable != nil {
-		return unreachable
 	}
 	r.setup = append(r.setup, stmt)
 	return nil
+}
+
+// connectAny takes the connection of the data source that gives one
+// first, a connection of each asked for at once (firstConn), and runs the
+// setup on it. When none gives one, the error is the first data source's
+// in order.
+func (r *Reserved) connectAny(ctx context.Context) error {
+	s := r.src
+	ds := s.distinct()
+	i, c, errs := firstConn(ctx, len(ds), func(ctx context.Context, i int) (*sql.Conn, error) {
+		return s.takeConn(ctx, ds[i])
+	}, nil)
+	if c == nil {
+		return firstError(errs)
+	}
+	return r.adopt(ctx, ds[i], c)
+}
+
+// firstError returns the first non-nil error of errs, or nil.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// distinct returns one source index of each data source of s (the first
+// that names it), in order.
+func (s *Sources) distinct() []int {
+	seen := make([]bool, s.ndb)
+	var out []int
+	for d, id := range s.ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// firstConn runs take(ctx, i) for each i < n at once and returns the
+// first connection taken with its i; the other takes are cancelled, and
+// a connection one took anyway is closed (given back to its pool). When
+// none is taken, c is nil and errs holds each take's error by i. A take
+// whose error stop reports (nil: none) ends the wait at once: c is nil,
+// errs holds the errors so far.
+func firstConn(ctx context.Context, n int, take func(ctx context.Context, i int) (*sql.Conn, error),
+	stop func(error) bool) (i int, c *sql.Conn, errs []error) {
+	type taken struct {
+		i   int
+		c   *sql.Conn
+		err error
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan taken, n)
+	for i := range n {
+		go func() {
+			c, err := take(cctx, i)
+			results <- taken{i, c, err}
+		}()
+	}
+	errs = make([]error, n)
+	for k := range n {
+		t := <-results
+		if t.err == nil || stop != nil && stop(t.err) {
+			go func(left int) {
+				for ; left > 0; left-- {
+					if t := <-results; t.c != nil {
+						_ = t.c.Close()
+					}
+				}
+			}(n - k - 1)
+			if t.err == nil {
+				return t.i, t.c, nil
+			}
+			errs[t.i] = t.err
+			return -1, nil, errs
+		}
+		errs[t.i] = t.err
+	}
+	return -1, nil, errs
 }
 
 // Close discards every connection (see Reserved) and forgets the setup.
@@ -196,15 +275,26 @@ func (r *Reserved) conn(ctx context.Context, d int) (*sql.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.adopt(ctx, d, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// adopt makes c, taken from the pool of source index d, the session's
+// connection there and runs the setup on it; on error c is discarded.
+func (r *Reserved) adopt(ctx context.Context, d int, c *sql.Conn) error {
+	s := r.src
+	id := s.ids[d]
 	r.conns[id] = c
 	r.stmts[id] = &connStmts{c: c}
 	for _, q := range r.setup {
 		if _, err := c.ExecContext(ctx, q); err != nil {
 			r.drop(id)
-			return nil, &NodeError{DataSource: s.names[d], SQL: q, Err: err}
+			return &NodeError{DataSource: s.names[d], SQL: q, Err: err}
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // target returns what a unit on source index d runs on.

@@ -134,12 +134,14 @@ func SettingsKey(setup []string) []string {
 
 // Settings returns a session's use of the pools whose connections ran
 // setup (normalized by SettingsKey), opening them when no session used
-// that key yet. The first use of a key checks it: a connection of every
-// data source of s is taken, which runs setup, and kept idle in the pool.
-// A statement the server refuses is returned as a *NodeError naming its
-// data source and the statement, wrapping the server's error, and the key
-// is forgotten; a data source that cannot be reached is skipped (its
-// connections run the setup when it is back), unless none can be reached.
+// that key yet. The first use of a key checks it: a connection that runs
+// setup is taken from the first data source of s that gives one (all are
+// asked at once, see checkSettings) and kept idle in the pool; the other
+// data sources' connections run setup when a statement first needs one,
+// so a data source that does not answer holds no session up. A statement
+// the server refuses is returned as a *NodeError naming its data source
+// and the statement, wrapping the server's error, and the key is
+// forgotten; no data source reached is a connect error.
 // ErrNoSettingsPool: see MaxSettingsPools. The caller calls Release when
 // the session ends or changes its settings.
 func (s *Sources) Settings(ctx context.Context, setup []string) (*Settings, error) {
@@ -186,36 +188,39 @@ func (s *Sources) settingsView(e *settingsEntry) *Sources {
 	return &v
 }
 
-// checkSettings takes one connection of e's pool on each data source of
-// s (see Sources.Settings).
+// checkSettings checks e's setup on the data sources of s (see
+// Sources.Settings): a connection of e's pool of every data source is
+// asked for at once, and the first one taken, which ran the setup, ends
+// the check; the others are cancelled, so a data source that does not
+// answer holds no session up, and each data source's connections run the
+// setup when a statement first needs one. A data source that refuses a
+// setup statement before one is taken fails the check.
 func (db *DB) checkSettings(ctx context.Context, e *settingsEntry, s *Sources) error {
-	done := make([]bool, len(db.pools))
-	var unreachable error
-	reached := false
-	for d, id := range s.ids {
-		if done[id] {
-			continue
-		}
-		done[id] = true
-		c, err := e.pools[id].Conn(ctx)
-		if err == nil {
-			_ = c.Close()
-			reached = true
-			continue
-		}
+	ds := s.distinct()
+	isSetup := func(err error) bool {
+		var se *setupError
+		return errors.As(err, &se)
+	}
+	_, c, errs := firstConn(ctx, len(ds), func(ctx context.Context, i int) (*sql.Conn, error) {
+		return e.pools[s.ids[ds[i]]].Conn(ctx)
+	}, isSetup)
+	if c != nil {
+		_ = c.Close()
+		return nil
+	}
+	for i, err := range errs {
 		var se *setupError
 		if errors.As(err, &se) {
-			return &NodeError{DataSource: s.names[d], SQL: se.sql, Err: se.err}
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if unreachable == nil {
-			unreachable = &NodeError{DataSource: s.names[d], SQL: connectSQL, Err: err}
+			return &NodeError{DataSource: s.names[ds[i]], SQL: se.sql, Err: se.err}
 		}
 	}
-	if !reached && unreachable != nil {
-		return unreachable
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for i, err := range errs {
+		if err != nil {
+			return &NodeError{DataSource: s.names[ds[i]], SQL: connectSQL, Err: err}
+		}
 	}
 	return nil
 }

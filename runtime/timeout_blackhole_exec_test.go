@@ -98,3 +98,68 @@ func TestBlackholedDataSourceConnect(t *testing.T) {
 		}
 	}
 }
+
+// TestBlackholedDataSourceSettings: a session's settings (a Reserved's
+// SET, a settings pool's key) do not wait for a data source that never
+// answers (connectTimeout 3 s; each used to wait for it, the bound is
+// 2 s): every data source's connection is taken when a statement first
+// goes there, and runs the settings first (checked on ds_1, a live data
+// source not yet used); the data source that never answers fails its
+// statements with its connect timeout. A setting the servers refuse still
+// fails at once.
+func TestBlackholedDataSourceSettings(t *testing.T) {
+	ctx := context.Background()
+	body := "    url: jdbc:mysql://" + testdb.SilentListener(t) + "/ds_1?connectTimeout=3000\n    username: u\n    maxPoolSize: 4\n"
+	cfg, err := shardrt.LoadConfig(writeTestYAML(t, "", "ds_blackhole", body))
+	require.NoError(t, err)
+	db, err := shardrt.Open(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	src, err := db.Sources([]string{"ds_0", "ds_blackhole", "ds_1"})
+	require.NoError(t, err)
+	const want = "data source ds_blackhole timed out: no connection within its connectTimeout of 3000 ms"
+	st := &shardrt.Stmt{Name: "settings"}
+	at := func(e shardrt.Executor, d int, q string) (string, error) {
+		var v string
+		err := e.QueryRow(ctx, st, shardrt.RouteUnit{DataSource: d, SQL: q}).Scan(&v)
+		return v, err
+	}
+
+	start := time.Now()
+	r := src.Reserve()
+	defer r.Close()
+	require.NoError(t, r.Apply(ctx, "SET @x = 7"))
+	require.NoError(t, r.Apply(ctx, "SET time_zone = '+08:00'"))
+	require.ErrorContains(t, r.Apply(ctx, "SET SESSION no_such_variable = 1"), "Unknown system variable 'no_such_variable'")
+	for _, d := range []int{0, 2} {
+		v, err := at(r, d, "SELECT CONCAT(@x, ' ', @@time_zone)")
+		require.NoError(t, err)
+		require.Equal(t, "7 +08:00", v)
+	}
+	took := time.Since(start)
+	t.Logf("reserved: %v", took)
+	require.Less(t, took, 2*time.Second)
+	boundedError(t, "reserved on the data source that never answers", want, 4500*time.Millisecond, func(ctx context.Context) error {
+		_, err := at(r, 1, "SELECT @x")
+		return err
+	})
+
+	start = time.Now()
+	set, err := src.Settings(ctx, []string{"SET time_zone = '+07:00'"})
+	require.NoError(t, err)
+	defer set.Release()
+	for _, d := range []int{0, 2} {
+		v, err := at(set.Sources(), d, "SELECT @@time_zone")
+		require.NoError(t, err)
+		require.Equal(t, "+07:00", v)
+	}
+	took = time.Since(start)
+	t.Logf("settings pools: %v", took)
+	require.Less(t, took, 2*time.Second)
+	boundedError(t, "settings pool of the data source that never answers", want, 4500*time.Millisecond, func(ctx context.Context) error {
+		_, err := at(set.Sources(), 1, "SELECT @@time_zone")
+		return err
+	})
+	_, err = src.Settings(ctx, []string{"SET SESSION no_such_variable = 1"})
+	require.ErrorContains(t, err, "Unknown system variable 'no_such_variable'")
+}
