@@ -30,17 +30,9 @@ func blackholeSources(t *testing.T, addr, params, keys string) *shardrt.Sources 
 // boundedError runs fn and checks its error text and that it came within
 // max: a bound on a hang (or on a wait repeated), generous enough for a
 // loaded machine, not a performance assertion.
-func boundedError(t *testing.T, what, want string, max time.Duration, fn func(ctx context.Context) error) time.Duration {
+func boundedError(t *testing.T, what, want string, max time.Duration, fn func(ctx context.Context) error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	start := time.Now()
-	err := fn(ctx)
-	took := time.Since(start)
-	require.EqualError(t, err, want, what)
-	require.Less(t, took, max, what)
-	t.Logf("%s: %v", what, took)
-	return took
+	require.Less(t, testdb.TimedError(t, what, want, fn), max, what)
 }
 
 // TestBlackholedDataSourceConnect: a data source that never answers

@@ -1,6 +1,7 @@
 package testdb
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"sync"
@@ -79,4 +80,21 @@ func FullListener(t testing.TB) string {
 		t.Cleanup(func() { _ = c.Close() })
 	}
 	return addr
+}
+
+// TimedError runs fn with a context of 30 s, fails the test unless fn's
+// error reads want (what names the case), and returns how long fn took:
+// the caller bounds it, e.g. by a data source's timeout.
+func TimedError(t testing.TB, what, want string, fn func(ctx context.Context) error) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := fn(ctx)
+	took := time.Since(start)
+	if err == nil || err.Error() != want {
+		t.Fatalf("%s: error %v, want %q (after %v)", what, err, want, took)
+	}
+	t.Logf("%s: %v", what, took)
+	return took
 }
