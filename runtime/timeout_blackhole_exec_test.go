@@ -155,3 +155,46 @@ func TestBlackholedDataSourceSettings(t *testing.T) {
 	_, err = src.Settings(ctx, []string{"SET SESSION no_such_variable = 1"})
 	require.ErrorContains(t, err, "Unknown system variable 'no_such_variable'")
 }
+
+// TestBlackholedDataSourcePoolWait: with connectionTimeoutMilliseconds
+// (500 ms) shorter than the connect timeout (1 s) and a pool of one
+// connection, the transaction that dials and the one that waits for the
+// pool while that dial hangs both fail after about 500 ms naming the
+// data source and connectionTimeoutMilliseconds: the connection was not
+// made within it. Both read "no connection available in the data
+// source's pool" before, as if the pool were full of connections in use.
+func TestBlackholedDataSourcePoolWait(t *testing.T) {
+	body := "    url: jdbc:mysql://" + testdb.SilentListener(t) + "/ds_1?connectTimeout=1000\n    username: u\n    maxPoolSize: 1\n" +
+		"    connectionTimeoutMilliseconds: 500\n"
+	cfg, err := shardrt.LoadConfig(writeTestYAML(t, "", "ds_blackhole", body))
+	require.NoError(t, err)
+	db, err := shardrt.Open(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	src, err := db.Sources([]string{"ds_blackhole"})
+	require.NoError(t, err)
+	const want = "data source ds_blackhole timed out: no connection within its connectionTimeoutMilliseconds of 500 ms"
+	write := func(ctx context.Context) error {
+		tx, err := src.BeginDistributed(ctx, shardrt.TxOptions{Type: shardrt.TxLocal})
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback() }()
+		_, err = tx.Exec(ctx, nil, shardrt.RouteUnit{DataSource: 0, SQL: "INSERT INTO t_x (id) VALUES (?)"}, 1)
+		return err
+	}
+	var first error
+	var took time.Duration
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		first = write(context.Background())
+		took = time.Since(start)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	boundedError(t, "waiting for the pool", want, 1500*time.Millisecond, write)
+	<-done
+	require.EqualError(t, first, want, "dialling")
+	require.Less(t, took, 1500*time.Millisecond, "dialling")
+}
