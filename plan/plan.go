@@ -356,3 +356,18 @@ type InsertPlan struct {
 	// the rows' text is the rewritten statement's.
 	ByNodeArgs bool `json:"by_node_args,omitempty"`
 }
+
+// ComparesText reports whether the merge of p compares text itself, by a
+// UTF-8 collation it implements (runtime.ColumnKind.Collation), rather
+// than by the data nodes' sort keys: what schema.Query.WeighText changes.
+func (p *Plan) ComparesText() bool {
+	if p.Merge == nil {
+		return false
+	}
+	for _, k := range p.Merge.Kinds {
+		if k.Type == runtime.ColumnString && k.Collation != runtime.CollationNone && k.Collation != runtime.CollationBinary {
+			return true
+		}
+	}
+	return false
+}

@@ -451,6 +451,13 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 	if err := checkEncryptCharset(c, p); err != nil {
 		return nil, err
 	}
+	if p.ComparesText() && foreignResults(c) != "" {
+		w, err := h.s.weighedPlan(p)
+		if err != nil {
+			return nil, err
+		}
+		p = w
+	}
 	params := make([]any, len(p.Params))
 	for i, pi := range clientParams(p) {
 		if i < len(client) {
@@ -710,13 +717,17 @@ func (s *Server) buildPlan(q string) (*plan.Plan, error) {
 }
 
 // buildUncached plans q as an ad-hoc statement, without the plan cache.
-func (s *Server) buildUncached(q string) (*plan.Plan, error) {
+func (s *Server) buildUncached(q string) (*plan.Plan, error) { return s.buildQuery(q, false) }
+
+// buildQuery plans q as an ad-hoc statement; weigh sets
+// schema.Query.WeighText.
+func (s *Server) buildQuery(q string, weigh bool) (*plan.Plan, error) {
 	cmd := schema.CmdExec
 	if plan.ReturnsRows(q) {
 		cmd = schema.CmdMany
 	}
 	pos := schema.Pos{File: "<sql>", Line: 1, Col: 1}
-	return s.b.Build(&schema.Query{Name: "proxy", Cmd: cmd, SQL: q, AllowFullRoute: true, Pos: pos, SQLPos: pos})
+	return s.b.Build(&schema.Query{Name: "proxy", Cmd: cmd, SQL: q, AllowFullRoute: true, WeighText: weigh, Pos: pos, SQLPos: pos})
 }
 
 // checkSize refuses a statement longer than Options.MaxStatementSize with

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"strings"
 
 	"vitess.io/vitess/go/mysql"
@@ -10,6 +9,7 @@ import (
 	"vitess.io/vitess/go/sqltypes"
 	"vitess.io/vitess/go/vt/sqlparser"
 
+	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
 )
 
@@ -19,9 +19,13 @@ import (
 // statement may carry such '?' (MariaDB sends them too), but a value the
 // proxy compares itself (a join key, a UNION's duplicate, an ORDER BY over
 // joined rows) or binds into the next step's SQL would then equal every
-// other '?' and miss its own row. Until the steps read text losslessly, a
-// step that reads text holding '?' in such a session is refused
-// (lossyCharset, checkLossless) rather than answered wrongly.
+// other '?' and miss its own row; and in a character set other than UTF-8
+// the merge's UTF-8 collations cannot compare the converted text either.
+// Until the steps read text losslessly, a step that reads such text
+// (runtime.LossyText) in such a session is refused (lossyCharset,
+// checkLossless) rather than answered wrongly. A statement merged in one
+// step compares its text keys by the data nodes' sort keys instead
+// (weighedPlan).
 
 // lossyCharset returns the character set of c's results when it cannot
 // hold every character of the text columns of the logic tables statement
@@ -30,11 +34,10 @@ import (
 // table's), "" when it can (utf8mb4, binary: no conversion; a latin1
 // session over latin1 tables).
 func (s *Server) lossyCharset(c *mysql.Conn, q string) string {
-	name := collations.MySQL8().LookupName(collations.ID(resultCollation(c)))
-	if name == "" || name == "binary" || strings.HasPrefix(name, "utf8mb4") {
+	cs := foreignResults(c)
+	if cs == "" {
 		return ""
 	}
-	cs, _, _ := strings.Cut(name, "_")
 	var tables []string
 	if stmt, err := s.b.Parser().Parse(q); err == nil {
 		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
@@ -50,6 +53,38 @@ func (s *Server) lossyCharset(c *mysql.Conn, q string) string {
 		}
 	}
 	return ""
+}
+
+// foreignResults returns the character set of c's results when it is
+// neither utf8mb4 nor binary (latin1, utf8mb3, ...): text then reaches the
+// proxy converted from its own character set, which the merge's UTF-8
+// collations cannot compare (see weighedPlan); "" otherwise.
+func foreignResults(c *mysql.Conn) string {
+	name := collations.MySQL8().LookupName(collations.ID(resultCollation(c)))
+	if name == "" || name == "binary" || strings.HasPrefix(name, "utf8mb4") {
+		return ""
+	}
+	cs, _, _ := strings.Cut(name, "_")
+	return cs
+}
+
+// weighedPlan returns p planned again with schema.Query.WeighText (every
+// text key merged by the data nodes' sort keys), from the plan cache or
+// planned and cached, for a session whose results are not UTF-8
+// (foreignResults) when p's merge compares text itself (ComparesText).
+func (s *Server) weighedPlan(p *plan.Plan) (*plan.Plan, error) {
+	key := "\x00weigh\x00" + p.LogicSQL
+	if w := s.cache.get(key); w != nil {
+		return w, nil
+	}
+	w, err := s.buildQuery(p.LogicSQL, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(key) <= s.opts.MaxCachedStatementSize {
+		s.cache.put(key, w)
+	}
+	return w, nil
 }
 
 // holdsCharset reports whether every character of character set col has
@@ -68,15 +103,15 @@ func holdsCharset(session, col string) bool {
 	return false
 }
 
-// lossyTextError is the refusal of a step's text that holds '?' in a
-// session of character set charset: runtime.LossyTextError's text as
+// lossyTextError is the refusal of a step's text that runtime.LossyText
+// refuses in a session of character set charset: runtime.LossyTextError's text as
 // ER_NOT_SUPPORTED_YET (1235).
 func lossyTextError(charset string) error {
 	return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000", (&runtime.LossyTextError{Charset: charset}).Error())
 }
 
 // checkLossless returns lossyTextError when charset is set (lossyCharset)
-// and a text column of w holds '?'; nil otherwise.
+// and a value of a text column of w is runtime.LossyText; nil otherwise.
 func checkLossless(charset string, w *wireResult) error {
 	if charset == "" || w == nil || w.Result == nil {
 		return nil
@@ -88,7 +123,7 @@ func checkLossless(charset string, w *wireResult) error {
 			continue
 		}
 		for _, row := range w.Rows {
-			if k < len(row) && holdsQuestionMark(row[k]) {
+			if k < len(row) && lossyValue(charset, row[k]) {
 				return lossyTextError(charset)
 			}
 		}
@@ -96,15 +131,10 @@ func checkLossless(charset string, w *wireResult) error {
 	return nil
 }
 
-// holdsQuestionMark reports whether the text value v holds '?'.
-func holdsQuestionMark(v any) bool {
-	switch x := v.(type) {
-	case []byte:
-		return bytes.IndexByte(x, '?') >= 0
-	case string:
-		return strings.IndexByte(x, '?') >= 0
-	case sqltypes.Value:
-		return bytes.IndexByte(x.Raw(), '?') >= 0
+// lossyValue is runtime.LossyText of a value of a wireResult.
+func lossyValue(charset string, v any) bool {
+	if x, ok := v.(sqltypes.Value); ok {
+		return runtime.LossyText(charset, x.Raw())
 	}
-	return false
+	return runtime.LossyText(charset, v)
 }

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -370,32 +369,49 @@ type StepsOptions struct {
 	LossyCharset string
 }
 
-// LossyTextError is the error of a step that read text holding '?' under
-// StepsOptions.LossyCharset.
+// LossyTextError is the error of a step that read text under
+// StepsOptions.LossyCharset that LossyText refuses.
 type LossyTextError struct {
 	Charset string // e.g. "latin1"
 }
 
 // Error names the character set and what would make the statement run.
 func (e *LossyTextError) Error() string {
-	return "a text value read across data nodes holds '?' in this session's character set " + e.Charset +
-		", where it may stand for a character " + e.Charset + " cannot hold, and the steps compare or bind such values themselves" +
+	return "a text value read across data nodes holds '?' (or, in a character set other than UTF-8, a character beyond ASCII) in this session's character set " +
+		e.Charset + ", where it may stand for a character " + e.Charset + " cannot hold or not compare as the data node compares it, and the steps compare or bind such values themselves" +
 		"; run the statement from a utf8mb4 session (SET NAMES utf8mb4)"
 }
 
-// lossyText reports whether a value of a text column (databaseType, as
-// sql.ColumnType.DatabaseTypeName gives it) holds '?'.
-func lossyText(databaseType string, v any) bool {
-	switch databaseType {
-	case "CHAR", "VARCHAR", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET":
+// LossyText reports whether the text value v (string or []byte), read in
+// a session of character set charset, may not be the text the data node
+// holds, or may not compare in process as it compares there: it holds
+// '?' (what a character charset lacks becomes), or charset is not UTF-8
+// (utf8, utf8mb3) and v holds a byte beyond ASCII.
+func LossyText(charset string, v any) bool {
+	var b []byte
+	switch x := v.(type) {
+	case []byte:
+		b = x
+	case string:
+		b = []byte(x)
 	default:
 		return false
 	}
-	switch x := v.(type) {
-	case []byte:
-		return bytes.IndexByte(x, '?') >= 0
-	case string:
-		return strings.IndexByte(x, '?') >= 0
+	utf8 := charset == "utf8" || charset == "utf8mb3"
+	for _, c := range b {
+		if c == '?' || c >= 0x80 && !utf8 {
+			return true
+		}
+	}
+	return false
+}
+
+// textDatabaseType reports whether databaseType (as
+// sql.ColumnType.DatabaseTypeName gives it) is a text column's.
+func textDatabaseType(databaseType string) bool {
+	switch databaseType {
+	case "CHAR", "VARCHAR", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET":
+		return true
 	}
 	return false
 }
@@ -574,7 +590,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			return nil, err
 		}
 		for i, v := range vals {
-			if i < len(ct) && lossyText(ct[i].DatabaseTypeName(), v) {
+			if i < len(ct) && textDatabaseType(ct[i].DatabaseTypeName()) && LossyText(r.opt.LossyCharset, v) {
 				return nil, &LossyTextError{Charset: r.opt.LossyCharset}
 			}
 		}

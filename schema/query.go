@@ -50,8 +50,15 @@ type Query struct {
 	// primary of a read/write group even outside a transaction
 	// (read-your-writes).
 	Primary bool
-	Pos     Pos // the name line
-	SQLPos  Pos // where the statement starts
+	// WeighText makes every text key a merge compares (ORDER BY, GROUP
+	// BY, DISTINCT, MIN / MAX, HAVING) compare by the data nodes' sort
+	// keys (WEIGHT_STRING) even where the merge could compare the text
+	// itself: the proxy sets it for a client session whose character set
+	// is not the text's, where the rows hold the text converted to it
+	// (and a character it cannot hold as '?').
+	WeighText bool
+	Pos       Pos // the name line
+	SQLPos    Pos // where the statement starts
 }
 
 // AnnotationAllowFullRoute is the comment line that lets a query route to
