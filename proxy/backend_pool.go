@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -88,6 +89,11 @@ type backendPool struct {
 	socketKey     string
 	idleTimeout   time.Duration // 0: none
 	maxLifetime   time.Duration // 0: none
+
+	// dialTimedOut is when a dial of the pool last passed the connect
+	// timeout (UnixNano; 0: never): get fails a wait for a free
+	// connection with that timeout when it passed during the wait.
+	dialTimedOut atomic.Int64
 
 	mu     sync.Mutex
 	idle   []*backendConn // oldest first
@@ -244,12 +250,18 @@ func newBackendPool(name string, c runtime.DataSourceConfig) (*backendPool, stri
 
 // get returns a connection: the most recently used idle one that passes
 // the checks above, or a new one while the pool has room; on a full pool
-// it waits for one to be put back, up to the connection timeout. Errors
-// name the data source.
+// it waits for one to be put back, up to the connection timeout. A wait
+// during which a dial of the pool timed out fails with that
+// *runtime.TimeoutError (the connections were dialling a data source that
+// does not answer: dialling again would wait as long again). Errors name
+// the data source.
 func (p *backendPool) get() (*backendConn, error) {
-	var deadline time.Time
+	var deadline, waitStart time.Time
 	for {
 		now := time.Now()
+		if !waitStart.IsZero() && p.dialTimedOut.Load() >= waitStart.UnixNano() {
+			return nil, p.connectTimeout()
+		}
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -278,7 +290,7 @@ func (p *backendPool) get() (*backendConn, error) {
 		}
 		p.mu.Unlock()
 		if deadline.IsZero() {
-			deadline = now.Add(p.wait)
+			deadline, waitStart = now.Add(p.wait), now
 		}
 		left := deadline.Sub(now)
 		if left <= 0 {
@@ -305,7 +317,8 @@ func (p *backendPool) dial() (*backendConn, error) {
 	mc, err := mysql.Connect(ctx, &params)
 	if err != nil {
 		if ctx.Err() != nil || runtime.IsTimeout(err) {
-			return nil, &runtime.TimeoutError{DataSource: p.name, Key: p.waitKey, Limit: p.wait, Connect: true}
+			p.dialTimedOut.Store(time.Now().UnixNano())
+			return nil, p.connectTimeout()
 		}
 		return nil, &runtime.NodeError{DataSource: p.name, Err: err}
 	}
@@ -330,6 +343,12 @@ func (p *backendPool) dial() (*backendConn, error) {
 		}
 	}
 	return c, nil
+}
+
+// connectTimeout is the error of a connection not made within the
+// connect timeout.
+func (p *backendPool) connectTimeout() error {
+	return &runtime.TimeoutError{DataSource: p.name, Key: p.waitKey, Limit: p.wait, Connect: true}
 }
 
 // expired reports whether c outlived maxLifetime or idleTimeout at now.

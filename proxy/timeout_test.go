@@ -408,3 +408,34 @@ func TestProxyBlackholedSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyBlackholedPoolWait: more statements at once than a silent data
+// source's maxPoolSize (4): those that wait for the pool while its dials
+// hang fail with the connect timeout too, within about it (1 s; bound
+// 1.8 s), not with a full pool's error nor after dialling again.
+func TestProxyBlackholedPoolWait(t *testing.T) {
+	_, px := timeoutProxy(t, testdb.SilentListener(t), "?connectTimeout=1000")
+	const want = "Error 1105 (HY000): data source ds_1 timed out: no connection within its connectTimeout of 1000 ms"
+	const n = 7
+	errs := make([]error, n)
+	took := make([]time.Duration, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			var v string
+			errs[i] = px.QueryRowContext(context.Background(), "SELECT v FROM e9_item WHERE id = 1").Scan(&v)
+			took[i] = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		t.Logf("%d: %v %v", i, took[i], errs[i])
+	}
+	for i := range n {
+		require.EqualError(t, errs[i], want, i)
+		require.Less(t, took[i], 1800*time.Millisecond, i)
+	}
+}
