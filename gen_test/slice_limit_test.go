@@ -40,7 +40,7 @@ func TestSliceLimit(t *testing.T) {
 		even[i], all[i] = base+2*int64(i), base+int64(i)
 	}
 	_, err = q.CountOfUsers(ctx, even)
-	require.EqualError(t, err, "CountOfUsers (queries/slice.sql:24): data node ds_0: query CountOfUsers: sqlc.slice list of 70000 distinct values there, 70000 placeholders with the other arguments: more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
+	require.EqualError(t, err, "CountOfUsers (queries/slice.sql:24): data node ds_0: sqlc.slice list of 70000 distinct values there, 70000 placeholders with the other arguments: more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
 	require.ErrorIs(t, err, shardrt.ErrTooManyPlaceholders)
 	var nerr *shardrt.NodeError
 	require.True(t, errors.As(err, &nerr))

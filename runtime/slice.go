@@ -27,22 +27,22 @@ var ErrTooManyPlaceholders = errors.New("more placeholders than MySQL's limit of
 // three values "IN (?, ?, ?)", and the unit's Args are before, the node's
 // values, then after.
 //
-// st is the statement, for errors. Errors: lengths that differ, an offset
+// Errors: lengths that differ, an offset
 // that is not a `?` of the unit's SQL, a unit whose data source is not one
 // of s, more than MaxPlaceholders arguments for one data node once its
 // repeated values are dropped (a list over the limit keeps only the first of
 // equal values, which `IN` matches the same rows with: a slice of 300,000
 // ids of which 50 differ runs): a *NodeError naming the data source, e.g.
-// "data node ds_1: query ListOrders: sqlc.slice list of 70000 distinct
+// "data node ds_1: sqlc.slice list of 70000 distinct
 // values there, 70001 placeholders with the other arguments: more
 // placeholders than ...", wrapping ErrTooManyPlaceholders.
-func (s *Sources) SliceUnits(st *Stmt, all []RouteUnit, at []int, values [][]any, before, after []any) ([]RouteUnit, error) {
-	return s.sliceUnits(st, all, at, "", values, before, after)
+func (s *Sources) SliceUnits(all []RouteUnit, at []int, values [][]any, before, after []any) ([]RouteUnit, error) {
+	return s.sliceUnits(all, at, "", values, before, after)
 }
 
 // sliceUnits is SliceUnits with elem, the text of one element of the list
 // with its one `?` (e.g. "CONVERT(? USING latin1)"); "" is "?".
-func (s *Sources) sliceUnits(st *Stmt, all []RouteUnit, at []int, elem string, values [][]any, before, after []any) ([]RouteUnit, error) {
+func (s *Sources) sliceUnits(all []RouteUnit, at []int, elem string, values [][]any, before, after []any) ([]RouteUnit, error) {
 	if elem == "" {
 		elem = "?"
 	}
@@ -71,7 +71,7 @@ func (s *Sources) sliceUnits(st *Stmt, all []RouteUnit, at []int, elem string, v
 			vals = distinctValues(vals)
 		}
 		if k := len(before) + len(vals) + len(after); k > MaxPlaceholders {
-			return nil, &NodeError{DataSource: s.names[u.DataSource], SQL: u.SQL, Err: fmt.Errorf("query %s: sqlc.slice list of %d distinct values there, %d placeholders with the other arguments: %w", st.Name, len(vals), k, ErrTooManyPlaceholders)}
+			return nil, &NodeError{DataSource: s.names[u.DataSource], SQL: u.SQL, Err: fmt.Errorf("sqlc.slice list of %d distinct values there, %d placeholders with the other arguments: %w", len(vals), k, ErrTooManyPlaceholders)}
 		}
 		var b strings.Builder
 		b.Grow(len(u.SQL) + (len(elem)+2)*len(vals) + 4)

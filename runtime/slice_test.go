@@ -10,27 +10,26 @@ import (
 // empty list becomes NULL, and the arguments are before, the values, after.
 func TestSliceUnits(t *testing.T) {
 	src := &Sources{names: []string{"ds_0", "ds_1"}}
-	st := &Stmt{Name: "ListA"}
 	all := []RouteUnit{
 		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?) LIMIT ?"},
 		{DataSource: 1, SQL: "SELECT a FROM t_1 WHERE b = ? AND a IN (?) LIMIT ?"},
 		{DataSource: 1, SQL: "SELECT a FROM t_2 WHERE b = ? AND a IN (?) LIMIT ?"},
 	}
 	at := []int{40, 40, 40}
-	units, err := src.SliceUnits(st, all, at, [][]any{{int64(1), int64(3)}, nil, {}}, []any{"x"}, []any{10})
+	units, err := src.SliceUnits(all, at, [][]any{{int64(1), int64(3)}, nil, {}}, []any{"x"}, []any{10})
 	require.NoError(t, err)
 	require.Equal(t, []RouteUnit{
 		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?, ?) LIMIT ?", Args: []any{"x", int64(1), int64(3), 10}},
 		{DataSource: 1, SQL: "SELECT a FROM t_2 WHERE b = ? AND a IN (NULL) LIMIT ?", Args: []any{"x", 10}},
 	}, units)
 
-	units, err = src.SliceUnits(st, all, at, make([][]any, 3), nil, nil)
+	units, err = src.SliceUnits(all, at, make([][]any, 3), nil, nil)
 	require.NoError(t, err)
 	require.Empty(t, units)
 
-	_, err = src.SliceUnits(st, all, []int{40, 41, 40}, [][]any{nil, {1}, nil}, nil, nil)
+	_, err = src.SliceUnits(all, []int{40, 41, 40}, [][]any{nil, {1}, nil}, nil, nil)
 	require.EqualError(t, err, "slice units: offset 41 of unit 1 is not a placeholder")
-	_, err = src.SliceUnits(st, all, at[:2], [][]any{nil, {1}, nil}, nil, nil)
+	_, err = src.SliceUnits(all, at[:2], [][]any{nil, {1}, nil}, nil, nil)
 	require.EqualError(t, err, "slice units: 3 units, 2 offsets, 3 value lists")
 
 	// Over the limit, repeated values are dropped first: 200,000 values of
@@ -46,7 +45,7 @@ func TestSliceUnits(t *testing.T) {
 			many = append(many, []byte{'7'})
 		}
 	}
-	units, err = src.SliceUnits(st, all, at, [][]any{many, nil, nil}, []any{"x"}, []any{10})
+	units, err = src.SliceUnits(all, at, [][]any{many, nil, nil}, []any{"x"}, []any{10})
 	require.NoError(t, err)
 	require.Equal(t, []RouteUnit{
 		{DataSource: 0, SQL: "SELECT a FROM t_0 WHERE b = ? AND a IN (?, ?, ?) LIMIT ?", Args: []any{"x", int64(7), "7", []byte{'7'}, 10}},
@@ -55,12 +54,12 @@ func TestSliceUnits(t *testing.T) {
 	for i := range distinct {
 		distinct[i] = int64(i)
 	}
-	_, err = src.SliceUnits(st, all, at, [][]any{append(distinct, int64(0)), nil, nil}, nil, nil)
-	require.EqualError(t, err, "data node ds_0: query ListA: sqlc.slice list of 65536 distinct values there, 65536 placeholders with the other arguments: more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
+	_, err = src.SliceUnits(all, at, [][]any{append(distinct, int64(0)), nil, nil}, nil, nil)
+	require.EqualError(t, err, "data node ds_0: sqlc.slice list of 65536 distinct values there, 65536 placeholders with the other arguments: more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
 	require.ErrorIs(t, err, ErrTooManyPlaceholders)
-	_, err = src.SliceUnits(st, all, at, [][]any{nil, distinct[:MaxPlaceholders], nil}, []any{1}, nil)
-	require.EqualError(t, err, "data node ds_1: query ListA: sqlc.slice list of 65535 distinct values there, 65536 placeholders with the other arguments: more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
+	_, err = src.SliceUnits(all, at, [][]any{nil, distinct[:MaxPlaceholders], nil}, []any{1}, nil)
+	require.EqualError(t, err, "data node ds_1: sqlc.slice list of 65535 distinct values there, 65536 placeholders with the other arguments: more placeholders than MySQL's limit of 65535 for one statement (ER_PS_MANY_PARAM)")
 	// A unit whose data source is not one of the Sources.
-	_, err = src.SliceUnits(st, []RouteUnit{{DataSource: 2, SQL: "SELECT ?"}}, []int{7}, [][]any{{1}}, nil, nil)
+	_, err = src.SliceUnits([]RouteUnit{{DataSource: 2, SQL: "SELECT ?"}}, []int{7}, [][]any{{1}}, nil, nil)
 	require.ErrorIs(t, err, ErrBadRouteUnit)
 }

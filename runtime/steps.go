@@ -506,7 +506,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 	}
 	if len(q.Lists) > 0 {
 		var err error
-		if units, err = r.src.listUnits(&q.Stmt, q, units, keep, args, append([][]any{list}, more...)); err != nil {
+		if units, err = r.src.listUnits(q, units, keep, args, append([][]any{list}, more...)); err != nil {
 			return nil, err
 		}
 		args = nil // each unit carries its own (RouteUnit.Args)
@@ -522,7 +522,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			vals[i] = list
 		}
 		var err error
-		if units, err = r.src.sliceUnits(&q.Stmt, units, listAt, q.ListElem, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
+		if units, err = r.src.sliceUnits(units, listAt, q.ListElem, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
 			return nil, err
 		}
 		args = nil // each unit carries its own (RouteUnit.Args)
@@ -759,7 +759,7 @@ func (op BindOp) subquery() string {
 // lists (ListAt, then Lists) expanded to the values of lists (one element
 // per value, `NULL` for none) and each unit's arguments (args with every
 // list's values at its place).
-func (s *Sources) listUnits(st *Stmt, q *StepQuery, all []RouteUnit, keep []int, args []any, lists [][]any) ([]RouteUnit, error) {
+func (s *Sources) listUnits(q *StepQuery, all []RouteUnit, keep []int, args []any, lists [][]any) ([]RouteUnit, error) {
 	type list struct {
 		at   []int
 		arg  int
@@ -783,12 +783,12 @@ func (s *Sources) listUnits(st *Stmt, q *StepQuery, all []RouteUnit, keep []int,
 		ls = append(ls, list{kept(l.At), l.Arg, l.Elem})
 	}
 	if len(lists) != len(ls) {
-		return nil, fmt.Errorf("query %s: %d lists of values for %d IN lists", st.Name, len(lists), len(ls))
+		return nil, fmt.Errorf("%d lists of values for %d IN lists", len(lists), len(ls))
 	}
 	n := len(args)
 	for k, l := range ls {
 		if len(l.at) != len(all) || l.arg < 0 || l.arg > len(args) || k > 0 && l.arg < ls[k-1].arg {
-			return nil, fmt.Errorf("query %s: IN list %d has %d offsets for %d units, %d arguments before it of %d", st.Name, k+1, len(l.at), len(all), l.arg, len(args))
+			return nil, fmt.Errorf("IN list %d has %d offsets for %d units, %d arguments before it of %d", k+1, len(l.at), len(all), l.arg, len(args))
 		}
 		if l.elem == "" {
 			ls[k].elem = "?"
@@ -796,7 +796,7 @@ func (s *Sources) listUnits(st *Stmt, q *StepQuery, all []RouteUnit, keep []int,
 		n += len(lists[k])
 	}
 	if n > MaxPlaceholders {
-		return nil, fmt.Errorf("query %s: %d IN list values with the other arguments: %w", st.Name, n, ErrTooManyPlaceholders)
+		return nil, fmt.Errorf("%d IN list values with the other arguments: %w", n, ErrTooManyPlaceholders)
 	}
 	units := make([]RouteUnit, 0, len(all))
 	for i, u := range all {
@@ -809,7 +809,7 @@ func (s *Sources) listUnits(st *Stmt, q *StepQuery, all []RouteUnit, keep []int,
 		for k, l := range ls {
 			at := l.at[i]
 			if at < from || at >= len(u.SQL) || u.SQL[at] != '?' {
-				return nil, fmt.Errorf("query %s: offset %d of IN list %d in unit %d is not a placeholder", st.Name, at, k+1, i)
+				return nil, fmt.Errorf("offset %d of IN list %d in unit %d is not a placeholder", at, k+1, i)
 			}
 			b.WriteString(u.SQL[from:at])
 			if len(lists[k]) == 0 {

@@ -74,7 +74,7 @@ func sliceName(q *query) string { return snakeName(q.p.Params[q.p.Slice.Param].N
 //		ds := shardrt.Mod(v, 2)
 //		vals[ds] = append(vals[ds], v)
 //	}
-//	units, err := q.src.SliceUnits(&listOrdersStmt, listOrdersUnits[:], listOrdersSliceAt[:], vals[:], nil, nil)
+//	units, err := q.src.SliceUnits(listOrdersUnits[:], listOrdersSliceAt[:], vals[:], nil, nil)
 //	if err != nil {
 //		return nil, err
 //	}
@@ -193,7 +193,7 @@ func (g *generator) sliceStatements(fc *fnCtx) (*routeCode, error) {
 	}
 	out = append(out,
 		jen.List(jen.Id("units"), jen.Err()).Op(fc.define("units", "err")).Id("q").Dot("src").Dot("SliceUnits").Call(
-			jen.Op("&").Id(q.stmtVar), jen.Id(q.unitsVar).Index(jen.Op(":")), jen.Id(q.sliceAtVar).Index(jen.Op(":")), jen.Id(vals).Index(jen.Op(":")),
+			jen.Id(q.unitsVar).Index(jen.Op(":")), jen.Id(q.sliceAtVar).Index(jen.Op(":")), jen.Id(vals).Index(jen.Op(":")),
 			part(args[:s.Arg]), part(args[s.Arg+1:])),
 		jen.If(jen.Err().Op("!=").Nil()).Block(fc.fail(jen.Err())),
 	)

@@ -228,7 +228,7 @@ func (q *Queries) OrdersOfUsers(ctx context.Context, userIds []int64) ([]OrdersO
 		ds := shardrt.Mod(v, 2)
 		vals[ds] = append(vals[ds], v)
 	}
-	units, err := q.src.SliceUnits(&ordersOfUsersStmt, ordersOfUsersUnits[:], ordersOfUsersSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(ordersOfUsersUnits[:], ordersOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return nil, shardrt.WrapQuery("OrdersOfUsers (queries/embed.sql:16)", err)
 	}

@@ -91,7 +91,7 @@ func (q *Queries) ListOrdersOfUsers(ctx context.Context, userIds []int64) ([]G40
 			vals[n] = append(vals[n], v)
 		}
 	}
-	units, err := q.src.SliceUnits(&listOrdersOfUsersStmt, listOrdersOfUsersUnits[:], listOrdersOfUsersSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(listOrdersOfUsersUnits[:], listOrdersOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return nil, shardrt.WrapQuery("ListOrdersOfUsers (queries/slice.sql:4)", err)
 	}
@@ -168,7 +168,7 @@ func (q *Queries) FindOrders(ctx context.Context, notStatus string, userID int64
 		t := shardrt.Mod(v, 2)
 		vals[ds*2+t] = append(vals[ds*2+t], v)
 	}
-	units, err := q.src.SliceUnits(&findOrdersStmt, findOrdersUnits[:], findOrdersSliceAt[:], vals[:], []any{notStatus, userID}, []any{minAmount})
+	units, err := q.src.SliceUnits(findOrdersUnits[:], findOrdersSliceAt[:], vals[:], []any{notStatus, userID}, []any{minAmount})
 	if err != nil {
 		return nil, shardrt.WrapQuery("FindOrders (queries/slice.sql:8)", err)
 	}
@@ -233,7 +233,7 @@ func (q *Queries) GetIfStatus(ctx context.Context, userID int64, orderID int64, 
 	ds := shardrt.Mod(userID, 2)
 	t := shardrt.Mod(orderID, 2)
 	vals[ds*2+t] = list
-	units, err := q.src.SliceUnits(&getIfStatusStmt, getIfStatusUnits[:], getIfStatusSliceAt[:], vals[:], []any{userID, orderID}, nil)
+	units, err := q.src.SliceUnits(getIfStatusUnits[:], getIfStatusSliceAt[:], vals[:], []any{userID, orderID}, nil)
 	if err != nil {
 		return GetIfStatusRow{}, shardrt.WrapQuery("GetIfStatus (queries/slice.sql:14)", err)
 	}
@@ -309,7 +309,7 @@ func (q *Queries) ListOfUserByStatus(ctx context.Context, userID int64, statuses
 	for _, n := range nodes {
 		vals[n] = list
 	}
-	units, err := q.src.SliceUnits(&listOfUserByStatusStmt, listOfUserByStatusUnits[:], listOfUserByStatusSliceAt[:], vals[:], []any{userID}, nil)
+	units, err := q.src.SliceUnits(listOfUserByStatusUnits[:], listOfUserByStatusSliceAt[:], vals[:], []any{userID}, nil)
 	if err != nil {
 		return nil, shardrt.WrapQuery("ListOfUserByStatus (queries/slice.sql:17)", err)
 	}
@@ -391,7 +391,7 @@ func (q *Queries) CountByStatus(ctx context.Context, statuses []string) (CountBy
 	for n := range vals {
 		vals[n] = list
 	}
-	units, err := q.src.SliceUnits(&countByStatusStmt, countByStatusUnits[:], countByStatusSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(countByStatusUnits[:], countByStatusSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return CountByStatusRow{}, shardrt.WrapQuery("CountByStatus (queries/slice.sql:20)", err)
 	}
@@ -467,7 +467,7 @@ func (q *Queries) CountOfUsers(ctx context.Context, userIds []int64) (int64, err
 	if len(userIds) == 0 {
 		vals[0] = []any{}
 	}
-	units, err := q.src.SliceUnits(&countOfUsersStmt, countOfUsersUnits[:], countOfUsersSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(countOfUsersUnits[:], countOfUsersSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return 0, shardrt.WrapQuery("CountOfUsers (queries/slice.sql:24)", err)
 	}
@@ -550,7 +550,7 @@ func (q *Queries) TopOrdersOfUsers(ctx context.Context, userIds []int64, limit i
 			vals[n] = append(vals[n], v)
 		}
 	}
-	units, err := q.src.SliceUnits(&topOrdersOfUsersStmt, topOrdersOfUsersUnits[:], topOrdersOfUsersSliceAt[:], vals[:], nil, []any{limit})
+	units, err := q.src.SliceUnits(topOrdersOfUsersUnits[:], topOrdersOfUsersSliceAt[:], vals[:], nil, []any{limit})
 	if err != nil {
 		return nil, shardrt.WrapQuery("TopOrdersOfUsers (queries/slice.sql:27)", err)
 	}
@@ -606,7 +606,7 @@ func (q *Queries) SetStatus(ctx context.Context, status string, orderIds []int64
 		t := shardrt.Mod(v, 2)
 		vals[ds*2+t] = append(vals[ds*2+t], v)
 	}
-	units, err := q.src.SliceUnits(&setStatusStmt, setStatusUnits[:], setStatusSliceAt[:], vals[:], []any{status}, []any{userID})
+	units, err := q.src.SliceUnits(setStatusUnits[:], setStatusSliceAt[:], vals[:], []any{status}, []any{userID})
 	if err != nil {
 		return 0, shardrt.WrapQuery("SetStatus (queries/slice.sql:30)", err)
 	}
@@ -645,7 +645,7 @@ func (q *Queries) TouchOrders(ctx context.Context, userID int64, orderIds []int6
 		t := shardrt.Mod(v, 2)
 		vals[ds*2+t] = append(vals[ds*2+t], v)
 	}
-	units, err := q.src.SliceUnits(&touchOrdersStmt, touchOrdersUnits[:], touchOrdersSliceAt[:], vals[:], []any{userID}, nil)
+	units, err := q.src.SliceUnits(touchOrdersUnits[:], touchOrdersSliceAt[:], vals[:], []any{userID}, nil)
 	if err != nil {
 		return shardrt.WrapQuery("TouchOrders (queries/slice.sql:33)", err)
 	}
@@ -691,7 +691,7 @@ func (q *Queries) DeleteOfUsers(ctx context.Context, userIds []int64, amount int
 			vals[n] = append(vals[n], v)
 		}
 	}
-	units, err := q.src.SliceUnits(&deleteOfUsersStmt, deleteOfUsersUnits[:], deleteOfUsersSliceAt[:], vals[:], nil, []any{amount})
+	units, err := q.src.SliceUnits(deleteOfUsersUnits[:], deleteOfUsersSliceAt[:], vals[:], nil, []any{amount})
 	if err != nil {
 		return nil, shardrt.WrapQuery("DeleteOfUsers (queries/slice.sql:36)", err)
 	}
@@ -767,7 +767,7 @@ func (q *Queries) ListItems(ctx context.Context, codes []string) ([]G40Item, err
 		ds := shardrt.HashModString(v, 2)
 		vals[ds] = append(vals[ds], v)
 	}
-	units, err := q.src.SliceUnits(&listItemsStmt, listItemsUnits[:], listItemsSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(listItemsUnits[:], listItemsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return nil, shardrt.WrapQuery("ListItems (queries/slice.sql:42)", err)
 	}
@@ -843,7 +843,7 @@ func (q *Queries) ListDicts(ctx context.Context, ids []int32) ([]G40Dict, error)
 		list[i] = v
 	}
 	vals[0] = list
-	units, err := q.src.SliceUnits(&listDictsStmt, listDictsUnits[:], listDictsSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(listDictsUnits[:], listDictsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return nil, shardrt.WrapQuery("ListDicts (queries/slice.sql:48)", err)
 	}
@@ -884,7 +884,7 @@ func (q *Queries) DeleteDicts(ctx context.Context, ids []int32) (int64, error) {
 	for n := range vals {
 		vals[n] = list
 	}
-	units, err := q.src.SliceUnits(&deleteDictsStmt, deleteDictsUnits[:], deleteDictsSliceAt[:], vals[:], nil, nil)
+	units, err := q.src.SliceUnits(deleteDictsUnits[:], deleteDictsSliceAt[:], vals[:], nil, nil)
 	if err != nil {
 		return 0, shardrt.WrapQuery("DeleteDicts (queries/slice.sql:51)", err)
 	}
