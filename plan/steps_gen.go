@@ -483,10 +483,12 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 			values[i], valueTypes[i] = v, t
 		}
 	}
-	// A result column that is a scalar subquery keeps the type it has
-	// where its statement runs on one data node (sql.Null[uint32] for MIN
-	// of an INT UNSIGNED column), not the type of the CAST it is bound as:
-	// the select-list positions of those columns, before the star, if any.
+	// A result column that is a scalar subquery or an EXISTS keeps the
+	// type it has where its statement runs on one data node
+	// (sql.Null[uint32] for MIN of an INT UNSIGNED column, int64 for
+	// EXISTS, which is never NULL), not the type of the CAST it is bound
+	// as: the select-list positions of those columns, before the star, if
+	// any.
 	resultTypes := map[int]GoType{}
 	resultExprs := map[int]*sqlparser.AliasedExpr{}
 	if sel, ok := stmt.(*sqlparser.Select); ok && sel.SelectExprs != nil {
@@ -495,9 +497,14 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 			if !ok {
 				break
 			}
-			if sq, ok := ae.Expr.(*sqlparser.Subquery); ok {
-				if i, found := index[sq]; found && ops[i] == runtime.BindScalar && valueTypes[i].Name != "" {
+			switch x := ae.Expr.(type) {
+			case *sqlparser.Subquery:
+				if i, found := index[x]; found && ops[i] == runtime.BindScalar && valueTypes[i].Name != "" {
 					resultTypes[pos], resultExprs[pos] = valueTypes[i], ae
+				}
+			case *sqlparser.ExistsExpr:
+				if _, found := index[x.Subquery]; found {
+					resultTypes[pos], resultExprs[pos] = typeInt64, ae
 				}
 			}
 		}

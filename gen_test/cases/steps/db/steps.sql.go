@@ -2929,7 +2929,7 @@ var countWithNoteFlagSteps = shardrt.Steps{
 // CountWithNoteFlagRow is one row of CountWithNoteFlag.
 type CountWithNoteFlagRow struct {
 	N       int64
-	HasNote sql.NullInt64
+	HasNote int64
 }
 
 // EXISTS in the select list of an aggregate.
