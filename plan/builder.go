@@ -27,6 +27,11 @@ type Builder struct {
 	// lower-case name, and the DDL it was bound from. SetTableDDL swaps it
 	// whole; each Build reads it once, so a plan sees one version.
 	live atomic.Pointer[tableSet]
+	// weighText is set when a data source's connections receive text in
+	// a character set other than utf8mb4 (runtime.DataSourceConfig.Charset):
+	// every plan then compares text by the data nodes' sort keys, as
+	// schema.Query.WeighText asks.
+	weighText bool
 }
 
 // tableInfo is what the planner knows of one logic table.
@@ -71,6 +76,11 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 		return nil, err
 	}
 	b := &Builder{cfg: cfg, parser: parser, overrides: overrides}
+	for _, d := range cfg.DataSources {
+		if cs := d.Config.Charset(); cs != "" && cs != "utf8mb4" && cs != "binary" {
+			b.weighText = true
+		}
+	}
 	set, err := b.bind(cfg.Tables, nil)
 	if err != nil {
 		return nil, err
@@ -369,6 +379,10 @@ func (b *Builder) buildStep(q *schema.Query) (*Plan, error) {
 }
 
 // planner holds the state of planning one statement.
+// weighText reports whether the plan compares every text key by the data
+// nodes' sort keys (schema.Query.WeighText, Builder.weighText).
+func (p *planner) weighText() bool { return p.q.WeighText || p.b.weighText }
+
 type planner struct {
 	b      *Builder
 	tables map[string]*tableInfo // b's tables when planning started

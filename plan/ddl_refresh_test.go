@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -91,4 +92,33 @@ func TestBuilderWithoutDDL(t *testing.T) {
 	require.Equal(t, []string{"t_user"}, b.TableNames())
 	_, err = build(t, b, ":many", "SELECT * FROM t_user WHERE user_id = 1")
 	require.NoError(t, err)
+}
+
+// TestBuilderForeignCharset: a data source whose connections receive text
+// in latin1 (characterEncoding=ISO-8859-1) makes every plan merge its
+// utf8mb4 text keys by the data nodes' WEIGHT_STRINGs, which the merge
+// cannot compare in process from latin1 bytes; a utf8mb4 one compares
+// them in process.
+func TestBuilderForeignCharset(t *testing.T) {
+	ddl := "CREATE TABLE t_user (user_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci)"
+	q := "SELECT name FROM t_user ORDER BY name"
+	for _, c := range []struct {
+		rules string
+		weigh bool
+	}{
+		{testRules, false},
+		{strings.Replace(testRules, "/ds_1\"}", "/ds_1?characterEncoding=ISO-8859-1\"}", 1), true},
+	} {
+		cfg, err := schema.Load("rules.yaml", []byte(c.rules))
+		require.NoError(t, err)
+		b, err := plan.NewBuilder(cfg, nil)
+		require.NoError(t, err)
+		ts, err := schema.ParseDDL("t.sql", []byte(ddl))
+		require.NoError(t, err)
+		require.NoError(t, b.SetTableDDL("t_user", ts[0]))
+		p, err := build(t, b, ":many", q, "shardgen:allow-full-route")
+		require.NoError(t, err)
+		require.Equal(t, !c.weigh, p.ComparesText())
+		require.Equal(t, c.weigh, p.Merge.Kinds[0].Weight > 0)
+	}
 }

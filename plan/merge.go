@@ -559,7 +559,7 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 		if !key || k.Type != "string" {
 			continue
 		}
-		if c, err := runtime.ParseCollation(k.Collation); err == nil && (!p.q.WeighText || c == runtime.CollationBinary) {
+		if c, err := runtime.ParseCollation(k.Collation); err == nil && (!p.weighText() || c == runtime.CollationBinary) {
 			continue // compared in process, exactly
 		}
 		expr := node.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr).Expr

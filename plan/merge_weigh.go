@@ -30,7 +30,7 @@ func (x *exprBuilder) weighCollation(operands ...sqlparser.Expr) (coll string, o
 	if coll == "" {
 		return "", false
 	}
-	if _, err := runtime.ParseCollation(coll); err == nil && !x.p.q.WeighText {
+	if _, err := runtime.ParseCollation(coll); err == nil && !x.p.weighText() {
 		return "", false
 	}
 	return coll, runtime.WeightCollationError(coll) == nil

@@ -150,6 +150,8 @@ type joinDraft struct {
 	kinds []mergeKind
 	conds []sqlparser.Expr
 	keys  []int
+	// weighText: every text key by the server's sort keys (Builder.weighText).
+	weighText bool
 }
 
 func (d *joinDraft) add(e sqlparser.Expr, as string, k mergeKind) int {
@@ -170,7 +172,7 @@ func (d *joinDraft) weigh(c int, e sqlparser.Expr) error {
 	if k.Type != "string" || k.Weight > 0 {
 		return nil
 	}
-	if _, err := runtime.ParseCollation(k.Collation); err == nil {
+	if c, err := runtime.ParseCollation(k.Collation); err == nil && (!d.weighText || c == runtime.CollationBinary) {
 		return nil
 	}
 	if k.Collation != "" {
@@ -316,7 +318,7 @@ func (b *Builder) joinSteps(sql string) (*JoinSteps, error) {
 		return nil, joinRefusal("the table references of the join could not be told apart")
 	}
 	inner := 1 - outer
-	d := [2]*joinDraft{{refs: sideRefs[0], from: from[0]}, {refs: sideRefs[1], from: from[1]}}
+	d := [2]*joinDraft{{refs: sideRefs[0], from: from[0], weighText: b.weighText}, {refs: sideRefs[1], from: from[1], weighText: b.weighText}}
 	// sides reports the FROM positions whose columns e names (bit 0: the
 	// first table, bit 1: the second); -1 when e names something else.
 	sides := func(e sqlparser.SQLNode) int {

@@ -202,7 +202,7 @@ func (b *Builder) unionSteps(sql string) (*UnionSteps, error) {
 		if k.Type != "string" {
 			continue
 		}
-		if _, err := runtime.ParseCollation(k.Collation); err == nil {
+		if c, err := runtime.ParseCollation(k.Collation); err == nil && (!b.weighText || c == runtime.CollationBinary) {
 			continue
 		}
 		if k.Collation != "" {

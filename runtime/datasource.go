@@ -206,6 +206,43 @@ func checkRoundTrip(dsn string, want *mysql.Config) error {
 	return nil
 }
 
+// Charset returns the character set, lower case, that the data source's
+// connections receive text in: the URL's characterEncoding (as
+// jdbcCharsets maps it) or its connectionCollation's, the DSN's charset
+// (the first listed) or its collation's; "" when none is set (the
+// driver's default, utf8mb4) or the configuration does not parse.
+func (c DataSourceConfig) Charset() string {
+	var (
+		cfg *mysql.Config
+		err error
+	)
+	switch {
+	case c.URL != "":
+		cfg, err = jdbcConfig(c.URL)
+	case c.DSN != "":
+		cfg, err = dsnConfig(c.DSN)
+	default:
+		return ""
+	}
+	if err != nil {
+		return ""
+	}
+	_, query, ok := strings.Cut(cfg.FormatDSN(), "?")
+	if !ok {
+		return ""
+	}
+	vals, err := url.ParseQuery(query)
+	if err != nil {
+		return ""
+	}
+	if cs := vals.Get("charset"); cs != "" {
+		first, _, _ := strings.Cut(cs, ",")
+		return strings.ToLower(first)
+	}
+	cs, _, _ := strings.Cut(vals.Get("collation"), "_")
+	return strings.ToLower(cs)
+}
+
 // dsnConfig parses a go-sql-driver/mysql DSN.
 func dsnConfig(dsn string) (*mysql.Config, error) {
 	// ParseDSN panics on the removed `strict` parameter; find it first, the

@@ -386,3 +386,21 @@ func withParseTime(dsn string) string {
 	}
 	return out
 }
+
+func TestDataSourceConfigCharset(t *testing.T) {
+	for _, c := range []struct {
+		cfg  DataSourceConfig
+		want string
+	}{
+		{DataSourceConfig{URL: "jdbc:mysql://h/db"}, ""},
+		{DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=UTF-8"}, ""},
+		{DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=ISO-8859-1"}, "latin1"},
+		{DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=GBK&connectionCollation=gbk_chinese_ci"}, "gbk"},
+		{DataSourceConfig{URL: "jdbc:mysql://h/db?connectionCollation=latin1_german1_ci"}, "latin1"},
+		{DataSourceConfig{DSN: "u:p@tcp(h:3306)/db?charset=latin1,utf8mb4"}, "latin1"},
+		{DataSourceConfig{DSN: "u:p@tcp(h:3306)/db?collation=utf8mb3_general_ci"}, "utf8mb3"},
+		{DataSourceConfig{DSN: "u:p@tcp(h:3306)/db"}, ""},
+	} {
+		require.Equal(t, c.want, c.cfg.Charset(), "%+v", c.cfg)
+	}
+}
