@@ -97,6 +97,8 @@ type Steps struct {
 
 	stmt sqlparser.Statement // the parsed SQL, never changed
 	b    *Builder
+	// keys are the key columns a write of LimitedWriteSteps selects.
+	keys []string
 	// federatedBy is why the other kinds refused the statement
 	// (StepsFederation).
 	federatedBy error

@@ -54,13 +54,21 @@ const listMarker = "-7431952860147258369"
 // runtime.RunStepsWith: one operator set for both.
 func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) {
 	var pe *schema.Error
-	if !errors.As(planErr, &pe) || !strings.Contains(pe.Msg, "across data nodes is not supported yet") || !ReturnsRows(q.SQL) {
+	if !errors.As(planErr, &pe) {
+		return nil, planErr
+	}
+	rows := ReturnsRows(q.SQL)
+	write := !rows && strings.Contains(pe.Msg, LimitedWriteRefusal)
+	if !write && (!strings.Contains(pe.Msg, "across data nodes is not supported yet") || !rows) {
 		return nil, planErr
 	}
 	refuse := func(format string, args ...any) error {
 		return &schema.Error{Pos: pe.Pos, Msg: pe.Msg + "; " + fmt.Sprintf(format, args...)}
 	}
-	if q.Cmd != schema.CmdOne && q.Cmd != schema.CmdMany {
+	switch {
+	case write && q.Cmd != schema.CmdExec && q.Cmd != schema.CmdExecRows:
+		return nil, refuse("a %s query is not evaluated across data nodes; use :execrows or :exec", q.Cmd)
+	case !write && q.Cmd != schema.CmdOne && q.Cmd != schema.CmdMany:
 		return nil, refuse("a %s query is not evaluated across data nodes; use :many or :one", q.Cmd)
 	}
 	logic, names, nulls, isSlice, embeds, _, bad := namedParams(q.SQL)
@@ -87,16 +95,32 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 		}
 		stepsSQL = stepsSQL[:at] + form + "(" + stepParamName(i) + ")" + stepsSQL[at+1:]
 	}
-	st, err := b.BuildSteps(stepsSQL)
+	var st *Steps
+	var err error
+	if write {
+		st, err = b.LimitedWriteSteps(stepsSQL)
+	} else {
+		st, err = b.BuildSteps(stepsSQL)
+	}
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
-	sp := &stepsPlanner{b: b, q: q, params: make([]*Param, len(names))}
+	if write {
+		if c := st.setSharding(); c != "" {
+			return nil, refuse("the UPDATE sets sharding column %s, whose new value generated code does not check against each row's data node across data nodes; set other columns, or compare every sharding column with one value so that the statement routes to one data node", c)
+		}
+	}
+	sp := &stepsPlanner{b: b, q: q, params: make([]*Param, len(names)), write: write}
 	pl := &Plan{Name: q.Name, Cmd: q.Cmd, Statement: StmtSelect, LogicSQL: logic, Doc: q.Doc}
 	var steps runtime.Steps
 	switch st.Kind {
 	case StepsSubqueries:
 		steps.Bind, pl.Columns, err = sp.bind(st)
+		if err == nil && write {
+			steps.Bind.Write = true
+			steps.Bind.Statement.ListRoute = sp.keyRoute(steps.Bind.Statement, st.keys)
+			pl.Statement = sp.writeKind
+		}
 	case StepsJoin:
 		steps.Join, pl.Columns, err = sp.join(st.Join)
 	case StepsUnion:
@@ -155,6 +179,10 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 	pl.Steps = &steps
 	pl.StepRoutes = sp.routes
 	pl.Route = &Route{Kind: runtime.RouteMultiNode, Reason: "evaluated in steps across data nodes (" + st.Kind.String() + "); each step's statement has its own route units", DataSources: sp.dataSources}
+	if write {
+		pl.Route.LogicTable = sp.writeTable
+		pl.Route.Reason = map[StmtKind]string{StmtUpdate: "an UPDATE", StmtDelete: "a DELETE"}[pl.Statement] + " with ORDER BY … LIMIT over several data nodes, evaluated in steps: the keys of its rows selected in its order across data nodes, then the rows with those keys written as one all-or-nothing write"
+	}
 	return pl, nil
 }
 
@@ -175,6 +203,39 @@ type stepsPlanner struct {
 	// that the subqueries of a BindStep bind (flags and scalar values):
 	// stepParamName(len(params)+i) names argument i of them.
 	extra int
+	// write says that the statement is an UPDATE or DELETE with ORDER BY
+	// … LIMIT (LimitedWriteSteps); writeKind is its kind and writeTable
+	// the logic table it writes, once planned.
+	write      bool
+	writeKind  StmtKind
+	writeTable string
+	writePlan  *Plan
+}
+
+// keyRoute returns the route of the keys of the write's IN list (the
+// statement's, q) to their data nodes: set when the key is one column and
+// a sharding column of the table written (so that each data node gets only
+// its rows' keys), nil otherwise (every unit gets every key). keyCols are
+// the key columns (the primary key).
+func (sp *stepsPlanner) keyRoute(q *runtime.StepQuery, keyCols []string) *runtime.StepListRoute {
+	p := sp.writePlan
+	info := sp.b.tables()[strings.ToLower(sp.writeTable)]
+	if p == nil || info == nil || !info.sharded() || info.ddl == nil || len(keyCols) != 1 || !containsFold(ruleColumns(info.rule), keyCols[0]) {
+		return nil
+	}
+	r := p.Route
+	col := info.ddl.Column(keyCols[0])
+	if col == nil || r.Fixed != nil || len(r.Units) != len(q.Units) || len(q.Lists) > 0 || sp.b.ShardingTable(r.LogicTable) == nil {
+		return nil
+	}
+	lr := &runtime.StepListRoute{Table: r.LogicTable, Column: col.Name, Class: sp.b.columnClass(r.LogicTable, col.Name, false), Kind: sp.b.goType(info.name, col, false).Kind}
+	for i := range r.Units {
+		lr.Nodes = append(lr.Nodes, i) // a computed route's units are its table's data nodes, in order
+	}
+	if !slices.ContainsFunc(sp.routes, func(x *Route) bool { return x == r }) {
+		sp.routes = append(sp.routes, r) // its router: StepsOptions.Tables
+	}
+	return lr
 }
 
 // dataSource returns the index of data source name in sp.dataSources,
@@ -213,7 +274,11 @@ func (sp *stepsPlanner) query(sql, what string, list bool) (*runtime.StepQuery, 
 // them, in SQL order): sqlc.slice where the values route, a sqlc.arg where
 // they do not (NOT IN). text is the statement as explain shows it.
 func (sp *stepsPlanner) queryLists(planned, text, what string, lists int) (*runtime.StepQuery, *Plan, error) {
-	q := &schema.Query{Name: sp.q.Name, Cmd: schema.CmdMany, SQL: planned, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
+	cmd := schema.CmdMany
+	if sp.write && !ReturnsRows(planned) {
+		cmd = schema.CmdExecRows
+	}
+	q := &schema.Query{Name: sp.q.Name, Cmd: cmd, SQL: planned, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
 	p, err := sp.b.buildStep(q)
 	if err != nil {
 		var se *schema.Error
@@ -223,9 +288,17 @@ func (sp *stepsPlanner) queryLists(planned, text, what string, lists int) (*runt
 		return nil, nil, fmt.Errorf("%s (%s): %v", what, text, err)
 	}
 	r := p.Route
+	isWrite := sp.write && (p.Statement == StmtUpdate || p.Statement == StmtDelete)
 	switch {
-	case p.Statement != StmtSelect:
+	case p.Statement != StmtSelect && !isWrite:
 		return nil, nil, fmt.Errorf("%s is not a SELECT", what)
+	case isWrite && r.Update != nil:
+		return nil, nil, fmt.Errorf("%s sets sharding column %s, which generated code does not check across data nodes; set other columns, or compare every sharding column with one value so the statement routes to one data node", what, r.Update.ColumnsText())
+	}
+	if isWrite {
+		sp.writeKind, sp.writeTable, sp.writePlan = p.Statement, r.LogicTable, p
+	}
+	switch {
 	case r.Pushdown && r.Fixed == nil, len(r.Agree) > 0:
 		return nil, nil, fmt.Errorf("%s routes by the bound values to one data node for several tables, which generated code does not evaluate yet", what)
 	case decryptedColumn(p) != "":

@@ -64,6 +64,10 @@ func (b *Builder) LimitedWriteSteps(sql string) (*Steps, error) {
 		return refuse("it has no LIMIT n")
 	}
 	if l, ok := limit.Rowcount.(*sqlparser.Literal); !ok || l.Type != sqlparser.IntVal {
+		switch limit.Rowcount.(type) {
+		case *sqlparser.Argument, *sqlparser.FuncExpr: // ?, sqlc.arg(n)
+			return refuse("its LIMIT is a parameter; the LIMIT must be an integer literal, the number written in the SQL")
+		}
 		return refuse("LIMIT %s must be an integer literal", sqlparser.String(limit.Rowcount))
 	}
 	if len(tables) != 1 {
@@ -148,7 +152,36 @@ func (b *Builder) LimitedWriteSteps(sql string) (*Steps, error) {
 	}
 	step := subqueryStep(sub, SubqueryIn)
 	step.texts = b.subqueryTexts(sub)
-	return &Steps{Kind: StepsSubqueries, SQL: sql, Subqueries: []*Subquery{step}, stmt: write, b: b}, nil
+	return &Steps{Kind: StepsSubqueries, SQL: sql, Subqueries: []*Subquery{step}, stmt: write, b: b, keys: pk}, nil
+}
+
+// setSharding returns the sharding column that the UPDATE of st (steps of
+// LimitedWriteSteps) sets, "" when it sets none (or st is a DELETE).
+func (st *Steps) setSharding() string {
+	u, ok := st.stmt.(*sqlparser.Update)
+	if !ok || len(u.TableExprs) != 1 {
+		return ""
+	}
+	at, ok := u.TableExprs[0].(*sqlparser.AliasedTableExpr)
+	if !ok {
+		return ""
+	}
+	tn, ok := at.Expr.(sqlparser.TableName)
+	if !ok {
+		return ""
+	}
+	info := st.b.tables()[strings.ToLower(tn.Name.String())]
+	if info == nil || !info.sharded() {
+		return ""
+	}
+	for _, e := range u.Exprs {
+		for _, c := range ruleColumns(info.rule) {
+			if strings.EqualFold(c, e.Name.Name.String()) {
+				return c
+			}
+		}
+	}
+	return ""
 }
 
 // andWhere returns the WHERE w AND e (e alone without w).

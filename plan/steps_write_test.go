@@ -34,7 +34,7 @@ func TestLimitedWriteSteps(t *testing.T) {
 	for _, c := range []struct{ sql, err string }{
 		{"UPDATE t_order SET status = 'X' ORDER BY amount LIMIT 3", "the ORDER BY must include every column of the primary key (order_id) or of a unique key of NOT NULL columns, so that it orders the rows totally and the rows MySQL would change are known; e.g. ORDER BY amount, order_id"},
 		{"DELETE FROM t_order LIMIT 3", "the ORDER BY must include every column of the primary key (order_id)"},
-		{"UPDATE t_order SET status = 'X' ORDER BY order_id LIMIT ?", "LIMIT :v1 must be an integer literal"},
+		{"UPDATE t_order SET status = 'X' ORDER BY order_id LIMIT ?", "its LIMIT is a parameter; the LIMIT must be an integer literal"},
 		{"SELECT 1", "only UPDATE and DELETE"},
 	} {
 		_, err := b.LimitedWriteSteps(c.sql)

@@ -84,6 +84,10 @@ type StepQuery struct {
 	// the first (ListAt) in SQL order: a statement with several
 	// subqueries (BindStep.Then).
 	Lists []StepList `json:"lists,omitempty"`
+	// ListRoute, when set, gives each unit only the values of its IN list
+	// (ListAt) on its data node, and runs no unit that gets none; nil:
+	// every unit gets every value. Only with no further Lists.
+	ListRoute *StepListRoute `json:"list_route,omitempty"`
 }
 
 // StepList is an IN list of bound values of a StepQuery after its first.
@@ -117,6 +121,11 @@ type BindStep struct {
 	// argument after the previous subquery's, and an IN or NOT IN list the
 	// statement's next list (ListAt for the first, then Lists).
 	Then []BoundSubquery `json:"then,omitempty"`
+	// Write says that Statement is an UPDATE or DELETE, which ExecSteps
+	// runs (an UPDATE or DELETE with ORDER BY … LIMIT n over several
+	// data nodes: Subquery selects the keys of the n rows in order, the
+	// statement writes the rows with those keys).
+	Write bool `json:"write,omitempty"`
 }
 
 // BoundSubquery is a subquery of a BindStep after its first.
@@ -418,16 +427,7 @@ func textDatabaseType(databaseType string) bool {
 
 // RunStepsWith is RunSteps with the options o (nil: none).
 func (s *Sources) RunStepsWith(ctx context.Context, e Executor, st *Steps, o *StepsOptions, args ...any) ([][]any, error) {
-	if o == nil {
-		o = &StepsOptions{}
-	}
-	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows(), join: s.CrossNodeJoin(), opt: o, args: args}
-	if o.MaxRows > 0 {
-		r.limit = o.MaxRows
-	}
-	if o.Join != JoinAuto {
-		r.join = o.Join
-	}
+	r := s.newStepsRun(e, o, args)
 	switch {
 	case st == nil:
 		return nil, errors.New("runtime.RunSteps: nil steps")
@@ -439,6 +439,48 @@ func (s *Sources) RunStepsWith(ctx context.Context, e Executor, st *Steps, o *St
 		return st.Union.run(ctx, r)
 	}
 	return nil, errors.New("runtime.RunSteps: empty steps")
+}
+
+// ExecSteps runs the steps of a write (BindStep.Write) on e (s itself, or
+// a transaction over s) and returns its rows affected: its subqueries run
+// first, on the write data sources of read/write groups (WithPrimary), and
+// their values are bound into the statement, which runs on its units as
+// one all-or-nothing write (ExecUnits). args and o are as RunStepsWith's.
+func (s *Sources) ExecSteps(ctx context.Context, e Executor, st *Steps, o *StepsOptions, args ...any) (int64, error) {
+	if st == nil || st.Bind == nil || !st.Bind.Write {
+		return 0, errors.New("runtime.ExecSteps: not the steps of a write")
+	}
+	r := s.newStepsRun(e, o, args)
+	b := st.Bind
+	lists, err := b.bind(WithPrimary(ctx), r)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case len(lists) == 0:
+		return b.Statement.exec(ctx, r, nil, finalStatement)
+	case b.Op == BindIn && len(b.Then) == 0 && len(lists[0]) == 0:
+		// No key: the write would change no row on any data node (IN
+		// (NULL)); it does not run, as MySQL's changes none.
+		return 0, nil
+	}
+	return b.Statement.exec(ctx, r, lists[0], finalStatement, lists[1:]...)
+}
+
+// newStepsRun returns an evaluation of steps on e with the options o
+// (nil: none) and the statement's parameters args.
+func (s *Sources) newStepsRun(e Executor, o *StepsOptions, args []any) *stepsRun {
+	if o == nil {
+		o = &StepsOptions{}
+	}
+	r := &stepsRun{src: s, e: e, limit: s.MaxCrossNodeRows(), join: s.CrossNodeJoin(), opt: o, args: args}
+	if o.MaxRows > 0 {
+		r.limit = o.MaxRows
+	}
+	if o.Join != JoinAuto {
+		r.join = o.Join
+	}
+	return r
 }
 
 // stepsRun is one evaluation of a Steps.
@@ -478,13 +520,34 @@ func tooMany(what string, limit int) error {
 // its further Lists), and returns at most max rows (more:
 // ErrCrossNodeRows naming what and q's SQL).
 func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what string, more ...[]any) ([][]any, error) {
-	e, limit := r.e, r.limit
 	what += " (" + q.Stmt.LogicSQL + ")"
+	units, args, err := q.boundUnits(r, list, what, more...)
+	if err != nil {
+		return nil, err
+	}
+	return q.query(ctx, r, units, args, what)
+}
+
+// exec runs q, a write, as rows runs a SELECT, on its units as one
+// all-or-nothing write (ExecUnits) and returns its rows affected.
+func (q *StepQuery) exec(ctx context.Context, r *stepsRun, list []any, what string, more ...[]any) (int64, error) {
+	what += " (" + q.Stmt.LogicSQL + ")"
+	units, args, err := q.boundUnits(r, list, what, more...)
+	if err != nil {
+		return 0, err
+	}
+	return ExecUnits(ctx, r.e, &q.Stmt, units, args)
+}
+
+// boundUnits returns the units q runs on (narrowed by its Route) with its
+// IN lists expanded to list and more, and the arguments of units that
+// carry none of their own.
+func (q *StepQuery) boundUnits(r *stepsRun, list []any, what string, more ...[]any) ([]RouteUnit, []any, error) {
 	units, listAt := q.Units, q.ListAt
 	var args []any
 	for _, a := range q.Args {
 		if a < 0 || a >= len(r.args) {
-			return nil, fmt.Errorf("%s: argument %d of %d", what, a+1, len(r.args))
+			return nil, nil, fmt.Errorf("%s: argument %d of %d", what, a+1, len(r.args))
 		}
 		args = append(args, r.args[a])
 	}
@@ -507,7 +570,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 	if len(q.Lists) > 0 {
 		var err error
 		if units, err = r.src.listUnits(q, units, keep, args, append([][]any{list}, more...)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		args = nil // each unit carries its own (RouteUnit.Args)
 	} else if listAt != nil {
@@ -515,15 +578,21 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			list = []any{}
 		}
 		if q.ListArg < 0 || q.ListArg > len(args) {
-			return nil, fmt.Errorf("%s: %d arguments before the IN list of %d", what, q.ListArg, len(args))
+			return nil, nil, fmt.Errorf("%s: %d arguments before the IN list of %d", what, q.ListArg, len(args))
 		}
-		vals := make([][]any, len(units))
-		for i := range vals {
-			vals[i] = list
+		vals, routed := [][]any(nil), false
+		if q.ListRoute != nil {
+			vals, routed = q.ListRoute.split(q, r.opt.Tables, keep, len(units), list)
+		}
+		if !routed {
+			vals = make([][]any, len(units))
+			for i := range vals {
+				vals[i] = list
+			}
 		}
 		var err error
 		if units, err = r.src.sliceUnits(units, listAt, q.ListElem, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		args = nil // each unit carries its own (RouteUnit.Args)
 	}
@@ -533,6 +602,13 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 			units[i].SQL = r.opt.UnitSQL(units[i].SQL)
 		}
 	}
+	return units, args, nil
+}
+
+// query runs q's bound units (boundUnits) and returns their rows, merged
+// by q.Merge, at most r.limit of them.
+func (q *StepQuery) query(ctx context.Context, r *stepsRun, units []RouteUnit, args []any, what string) ([][]any, error) {
+	e, limit := r.e, r.limit
 	if q.Merge != nil && len(units) > 1 && r.opt.Columns == nil {
 		merged, err := QueryMerged(ctx, e, &q.Stmt, units, args, q.Merge, nil)
 		if err != nil {
@@ -698,6 +774,22 @@ func listValues(rows [][]any, c int, kind ColumnKind) []any {
 }
 
 func (b *BindStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
+	if b.Write {
+		return nil, errors.New("runtime.RunSteps: the steps of a write run with ExecSteps")
+	}
+	lists, err := b.bind(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if len(lists) == 0 {
+		return b.Statement.rows(ctx, r, nil, finalStatement)
+	}
+	return b.Statement.rows(ctx, r, lists[0], finalStatement, lists[1:]...)
+}
+
+// bind runs the subqueries of b and returns the statement's IN lists of
+// their values; the flags and scalar values are appended to r.args.
+func (b *BindStep) bind(ctx context.Context, r *stepsRun) ([][]any, error) {
 	subs := append([]BoundSubquery{{Query: b.Subquery, Op: b.Op}}, b.Then...)
 	var lists [][]any
 	args := r.args[:len(r.args):len(r.args)]
@@ -737,10 +829,7 @@ func (b *BindStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
 		lists = append(lists, list)
 	}
 	r.args = args
-	if len(lists) == 0 {
-		return b.Statement.rows(ctx, r, nil, finalStatement)
-	}
-	return b.Statement.rows(ctx, r, lists[0], finalStatement, lists[1:]...)
+	return lists, nil
 }
 
 // finalStatement names a BindStep's Statement in errors.
@@ -1083,6 +1172,13 @@ type StepsQuery struct {
 // them.
 func (st *Steps) Queries() []StepsQuery {
 	switch {
+	case st.Bind != nil && st.Bind.Write && st.Bind.Op == BindIn && len(st.Bind.Then) == 0:
+		what := "the write of the rows with those keys, its IN list (?) the keys of step 1, as one all-or-nothing write"
+		if lr := st.Bind.Statement.ListRoute; lr != nil {
+			what = "the write of the rows with those keys, its IN list (?) the keys of step 1 on its data node (routed by " + lr.Table + "." + lr.Column + "; a data node without one is not written), as one all-or-nothing write"
+		}
+		return []StepsQuery{{"the keys of the rows to write, in the statement's ORDER BY and LIMIT across data nodes", st.Bind.Subquery},
+			{what, st.Bind.Statement}}
 	case st.Bind != nil && (len(st.Bind.Then) > 0 || st.Bind.Op == BindScalar):
 		return st.Bind.queries()
 	case st.Bind != nil && st.Bind.Op == BindExists:

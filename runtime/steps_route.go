@@ -105,23 +105,10 @@ func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, arg
 				if k < len(c.Kinds) {
 					kind = c.Kinds[k]
 				}
-				v, ok := argValue(kind, args[a])
+				v, ok := stepValue(kind, c.Class, args[a])
 				if !ok {
 					exact = false
 					break
-				}
-				v, conv := c.Class.Equal(v)
-				switch conv {
-				case EveryTarget:
-					exact = false
-				case NoRow:
-					v = Null
-				}
-				if !exact {
-					break
-				}
-				if v.Kind == KindInt {
-					v = Long(v.Int) // a parameter's integer, as go-sql-driver sends it
 				}
 				sv.Values = append(sv.Values, v)
 			}
@@ -148,6 +135,93 @@ func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, arg
 		keep = []int{0}
 	}
 	return keep, true
+}
+
+// stepValue returns the sharding value of arg, a value of Go kind kind
+// compared with a column of class class (argValue, then ColumnClass.Equal:
+// NULL when no row can hold it); ok is false when the route of the value
+// cannot be computed exactly (every target must run).
+func stepValue(kind ValueKind, class ColumnClass, arg any) (Value, bool) {
+	v, ok := argValue(kind, arg)
+	if !ok {
+		return Value{}, false
+	}
+	v, conv := class.Equal(v)
+	switch conv {
+	case EveryTarget:
+		return Value{}, false
+	case NoRow:
+		v = Null
+	}
+	if v.Kind == KindInt {
+		v = Long(v.Int) // a parameter's integer, as go-sql-driver sends it
+	}
+	return v, true
+}
+
+// StepListRoute routes the values of a StepQuery's IN list (ListAt), which
+// compares a sharding column of Table with them (a write's keys, see
+// BindStep.Write): each unit gets only the values whose data nodes the
+// sharding algorithm picks for its own, and a unit that gets none does
+// not run. Each value is converted as StepRoute converts a parameter's.
+// Whenever a value's data nodes cannot be computed exactly (no router for
+// Table, a value of another Go type, an algorithm that fails on it) every
+// unit gets every value, as without a StepListRoute.
+type StepListRoute struct {
+	// Table is the logic table whose router (StepsOptions.Tables) computes
+	// the data nodes.
+	Table string `json:"table"`
+	// Nodes holds, for each unit of the StepQuery, its data node's index
+	// in Table's data nodes (ShardingTable.Nodes).
+	Nodes []int `json:"nodes"`
+	// Column is the sharding column the list compares.
+	Column string `json:"column"`
+	// Class is how MySQL compares the column with a value of another type.
+	Class ColumnClass `json:"class,omitempty"`
+	// Kind is the Java kind of the values (as StepCondition.Kinds).
+	Kind ValueKind `json:"kind,omitempty"`
+}
+
+// split returns, for each unit of q whose index in q.Units is keep[i]
+// (i itself when keep is nil; n units), the values of list that it gets,
+// nil for a unit that gets none; ok is false when every unit must get
+// every value.
+func (lr *StepListRoute) split(q *StepQuery, tables func(string) *ShardingTable, keep []int, n int, list []any) ([][]any, bool) {
+	if tables == nil || len(lr.Nodes) != len(q.Units) {
+		return nil, false
+	}
+	st := tables(lr.Table)
+	if st == nil {
+		return nil, false
+	}
+	unitOf := map[int][]int{} // data node index → indexes of the units (0..n-1) on it
+	for i := range n {
+		k := i
+		if keep != nil {
+			k = keep[i]
+		}
+		if k < 0 || k >= len(lr.Nodes) {
+			return nil, false
+		}
+		unitOf[lr.Nodes[k]] = append(unitOf[lr.Nodes[k]], i)
+	}
+	out := make([][]any, n)
+	for _, arg := range list {
+		v, ok := stepValue(lr.Kind, lr.Class, arg)
+		if !ok {
+			return nil, false
+		}
+		nodes, err := st.RouteConditions([][]ShardingValues{{{Column: lr.Column, Values: []Value{v}}}}, HintValues{})
+		if err != nil {
+			return nil, false
+		}
+		for _, m := range nodes {
+			for _, i := range unitOf[m] {
+				out[i] = append(out[i], arg)
+			}
+		}
+	}
+	return out, true
 }
 
 // argValue converts an argument of RunSteps to the sharding value a single

@@ -98,3 +98,90 @@ func TestRunStepsRoute(t *testing.T) {
 	require.Equal(t, [][]any{{int64(1)}}, rows)
 	require.ElementsMatch(t, []string{"ds1"}, ran)
 }
+
+// TestExecStepsListRoute: the steps of a write (BindStep.Write) select the
+// keys in order across data nodes, then write the rows with those keys,
+// each data node getting only its own keys (StepQuery.ListRoute) and a
+// data node with none not written; without routers every data node gets
+// every key. No key writes nothing. The rows affected are the write's.
+func TestExecStepsListRoute(t *testing.T) {
+	db, src := openTestSources(t, "")
+	stepsTables(t, db) // steps_a: id MOD 4 over ds_0..ds_3, ids 1..6
+	ctx := context.Background()
+	mod, err := shardrt.NewAlgorithm("MOD", shardrt.Props{"sharding-count": "4"})
+	require.NoError(t, err)
+	var nodes []shardrt.DataNode
+	for _, ds := range testDataSources[:4] {
+		nodes = append(nodes, shardrt.DataNode{DataSource: ds, Table: "steps_a"})
+	}
+	table, err := shardrt.NewShardingTable(nodes, shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"id"}, Algorithm: mod}, shardrt.StrategyConfig{})
+	require.NoError(t, err)
+	tables := func(name string) *shardrt.ShardingTable {
+		if name == "steps_a" {
+			return table
+		}
+		return nil
+	}
+	// UPDATE steps_a SET v = ? WHERE id > ? ORDER BY id DESC LIMIT 2.
+	keys := &shardrt.StepQuery{Stmt: shardrt.Stmt{Name: "steps", LogicSQL: "SELECT id FROM steps_a WHERE id > ? ORDER BY id DESC LIMIT 2"}, Columns: 1, Args: []int{1},
+		Merge: &shardrt.MergeSpec{Columns: 1, Visible: 1, Kinds: []shardrt.ColumnKind{intKind}, OrderBy: []shardrt.SortKey{{Column: 0, Desc: true}}, Count: shardrt.LimitValue{Value: 2}}}
+	write := &shardrt.StepQuery{Stmt: shardrt.Stmt{Name: "steps", LogicSQL: "UPDATE steps_a SET v = ? WHERE id > ? AND id IN (?)"}, Args: []int{0, 1}, ListArg: 2,
+		ListRoute: &shardrt.StepListRoute{Table: "steps_a", Nodes: []int{0, 1, 2, 3}, Column: "id", Class: shardrt.ClassInteger, Kind: shardrt.KindLong}}
+	for d := range 4 {
+		keys.Units = append(keys.Units, shardrt.RouteUnit{DataSource: d, SQL: fmt.Sprintf("SELECT id FROM steps_a WHERE id > ? ORDER BY id DESC LIMIT 2 /* ds%d */", d)})
+		sql := fmt.Sprintf("UPDATE steps_a SET v = ? WHERE id > ? AND id IN (?) /* ds%d */", d)
+		write.Units = append(write.Units, shardrt.RouteUnit{DataSource: d, SQL: sql})
+		write.ListAt = append(write.ListAt, strings.LastIndex(sql, "?"))
+	}
+	st := &shardrt.Steps{Bind: &shardrt.BindStep{Subquery: keys, Statement: write, Write: true}}
+	// run returns the rows affected and the data sources the write ran on.
+	run := func(tables func(string) *shardrt.ShardingTable, args ...any) (int64, []string) {
+		var (
+			mu  sync.Mutex
+			ran []string
+		)
+		n, err := src.ExecSteps(ctx, src, st, &shardrt.StepsOptions{Tables: tables, UnitSQL: func(sql string) string {
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.HasPrefix(sql, "UPDATE") {
+				ran = append(ran, sql[strings.LastIndex(sql, "/* ")+3:len(sql)-3])
+			}
+			return sql
+		}}, args...)
+		require.NoError(t, err)
+		return n, ran
+	}
+	values := func() []string {
+		var out []string
+		for d := range 4 {
+			pool, _ := db.Pool(testDataSources[d])
+			rows, err := pool.QueryContext(ctx, "SELECT id, v FROM steps_a ORDER BY id")
+			require.NoError(t, err)
+			for rows.Next() {
+				var id int
+				var v string
+				require.NoError(t, rows.Scan(&id, &v))
+				out = append(out, fmt.Sprintf("%d:%s@ds%d", id, v, d))
+			}
+			require.NoError(t, rows.Err())
+			require.NoError(t, rows.Close())
+		}
+		return out
+	}
+	n, ran := run(tables, "w", 2) // keys 6, 5: ds2 and ds1 only
+	require.Equal(t, int64(2), n)
+	require.ElementsMatch(t, []string{"ds1", "ds2"}, ran)
+	require.Equal(t, []string{"4:a1@ds0", "1:a1@ds1", "5:w@ds1", "2:a2@ds2", "6:w@ds2", "3:a0@ds3"}, values())
+	n, ran = run(tables, "w", 2) // the same rows, unchanged: none affected
+	require.Equal(t, int64(0), n)
+	require.ElementsMatch(t, []string{"ds1", "ds2"}, ran)
+	n, ran = run(nil, "x", 0) // keys 6, 5 again; every data node gets both
+	require.Equal(t, int64(2), n)
+	require.Len(t, ran, 4)
+	n, ran = run(tables, "y", 6) // no key: nothing runs
+	require.Equal(t, int64(0), n)
+	require.Empty(t, ran)
+	require.Equal(t, []string{"4:a1@ds0", "1:a1@ds1", "5:x@ds1", "2:a2@ds2", "6:x@ds2", "3:a0@ds3"}, values())
+	_, err = src.RunSteps(ctx, src, st)
+	require.ErrorContains(t, err, "ExecSteps")
+}

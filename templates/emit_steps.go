@@ -24,7 +24,11 @@ func (g *generator) analyzeSteps(q *query, base, owner string) error {
 			errs = append(errs, err)
 		}
 	}
-	if p.Cmd != schema.CmdOne && p.Cmd != schema.CmdMany {
+	write := p.Steps.Bind != nil && p.Steps.Bind.Write
+	switch {
+	case write && p.Cmd != schema.CmdExec && p.Cmd != schema.CmdExecRows:
+		add(fmt.Errorf("a %s write evaluated in steps; only :exec and :execrows are", p.Cmd))
+	case !write && p.Cmd != schema.CmdOne && p.Cmd != schema.CmdMany:
 		add(fmt.Errorf("a %s query evaluated in steps; only :one and :many SELECTs are", p.Cmd))
 	}
 	for _, prm := range p.Params {
@@ -52,6 +56,9 @@ func (g *generator) analyzeSteps(q *query, base, owner string) error {
 	if len(q.visible()) > g.parameterLimit() {
 		q.paramsType = p.Name + "Params"
 		add(g.declare(q.paramsType, owner))
+	}
+	if write {
+		return errors.Join(errs...)
 	}
 	if len(p.Columns) == 0 {
 		add(errors.New("a SELECT without result columns"))
@@ -95,6 +102,9 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 	lit, err := g.stepsLit(reflect.ValueOf(*p.Steps), p.Route.DataSources)
 	if err != nil {
 		return fmt.Errorf("steps: %w", err)
+	}
+	if p.Steps.Bind != nil && p.Steps.Bind.Write {
+		return g.emitWriteSteps(f, q, lit)
 	}
 	what := "a UNION"
 	switch {
@@ -177,6 +187,57 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 			),
 			jen.Return(jen.Id("out"), jen.Nil()),
 		)
+	}
+	if len(p.Doc) > 0 {
+		f.Add(comments(p.Doc...)).Line().Add(doc("", route))
+	} else {
+		f.Add(doc(p.Name+" runs the "+p.Cmd.String()+" query at "+p.Source+".", "", route))
+	}
+	q.methods = append(q.methods, jen.Id(p.Name).Params(sig...).Params(results...))
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(p.Name).Params(sig...).Params(results...).Block(body...)
+	f.Line()
+	return nil
+}
+
+// emitWriteSteps emits the shardrt.Steps (lit) of q, an UPDATE or DELETE
+// with ORDER BY … LIMIT over several data nodes, and its method, e.g.:
+//
+//	// closeFirstOrdersSteps are the steps of CloseFirstOrders ...
+//	var closeFirstOrdersSteps = shardrt.Steps{Bind: &shardrt.BindStep{..., Write: true}}
+//
+//	func (q *Queries) CloseFirstOrders(ctx context.Context, status string) (int64, error) {
+//		n, err := q.src.ExecSteps(ctx, q.ex, &closeFirstOrdersSteps, nil, status)
+//		return n, shardrt.WrapQuery("CloseFirstOrders (queries/steps.sql:290)", err)
+//	}
+func (g *generator) emitWriteSteps(f *jen.File, q *query, lit jen.Code) error {
+	p := q.p
+	f.Add(doc(q.stepsVar + " are the steps of " + p.Name + " (" + p.Source + "), " + map[bool]string{true: "an UPDATE", false: "a DELETE"}[p.Statement.String() == "update"] +
+		" with ORDER BY … LIMIT over several data nodes: the keys of the rows one MySQL would change are selected in its order across data nodes (merged), then the rows with those keys are written, as one all-or-nothing write. Every statement's route units were chosen at generate time; the IN list of keys is the only SQL built at run time. DataSource indexes dataSourceNames."))
+	f.Var().Id(q.stepsVar).Op("=").Add(lit)
+	f.Line()
+	g.emitParamsType(f, q)
+	fc, sig := g.newFnCtx(q, func(_ *fnCtx, err jen.Code) jen.Code { return err })
+	opts := jen.Code(jen.Nil())
+	if len(p.StepRoutes) > 0 {
+		opts = jen.Op("&").Qual(rt, "StepsOptions").Values(jen.Id("Tables").Op(":").Id("q").Dot("stepTable"))
+	}
+	call := jen.Id("q").Dot("src").Dot("ExecSteps").Call(
+		append([]jen.Code{jen.Id("ctx"), jen.Id("q").Dot("ex"), jen.Op("&").Id(q.stepsVar), opts}, fc.args()...)...)
+	route := "It is evaluated in steps across data nodes (" + q.stepsVar + "): the keys of the rows are read on the write data sources; a step holding more rows than the props' max-cross-node-rows fails with an error wrapping shardrt.ErrCrossNodeRows."
+	var results, body []jen.Code
+	if p.Cmd == schema.CmdExecRows {
+		results = []jen.Code{jen.Int64(), jen.Error()}
+		body = []jen.Code{
+			jen.List(jen.Id("n"), jen.Id("err")).Op(":=").Add(call),
+			jen.Return(jen.Id("n"), fc.wrap(jen.Id("err"))),
+		}
+		route += " It returns the rows affected."
+	} else {
+		results = []jen.Code{jen.Error()}
+		body = []jen.Code{
+			jen.List(jen.Id("_"), jen.Id("err")).Op(":=").Add(call),
+			jen.Return(fc.wrap(jen.Id("err"))),
+		}
 	}
 	if len(p.Doc) > 0 {
 		f.Add(comments(p.Doc...)).Line().Add(doc("", route))

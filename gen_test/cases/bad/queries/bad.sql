@@ -56,3 +56,23 @@ SELECT payment_id, (SELECT note FROM g6_order WHERE order_id = 5) AS n FROM g6_p
 -- name: ScalarOfExpression :many
 -- expect: the generator cannot tell the exact type of its column max(amount) * 2 to bind its value as; give it a CAST(… AS type)
 SELECT order_id FROM g6_order WHERE user_id IN (1, 2) AND order_id > (SELECT MAX(amount) * 2 FROM g6_payment WHERE user_id = 3);
+
+-- name: UpdateNotTotal :exec
+-- shardgen:allow-full-route
+-- expect: the ORDER BY must include every column of the primary key (order_id)
+UPDATE g6_order SET note = ? ORDER BY note LIMIT 2;
+
+-- name: DeleteLimitParam :execrows
+-- shardgen:allow-full-route
+-- expect: its LIMIT is a parameter; the LIMIT must be an integer literal
+DELETE FROM g6_order ORDER BY order_id LIMIT ?;
+
+-- name: MoveOrders :exec
+-- shardgen:allow-full-route
+-- expect: sets sharding column
+UPDATE g6_order SET user_id = ? ORDER BY order_id LIMIT 1;
+
+-- name: LimitedResult :execresult
+-- shardgen:allow-full-route
+-- expect: use :execrows or :exec
+UPDATE g6_order SET note = 'x' ORDER BY order_id LIMIT 1;

@@ -27,6 +27,7 @@ type Queries struct {
 	g50Meter *shardrt.ShardingTable // routes g50_meter at run time
 	g50Order *shardrt.ShardingTable // routes g50_order at run time
 	g50Pay   *shardrt.ShardingTable // routes g50_pay at run time
+	g50Tag   *shardrt.ShardingTable // routes g50_tag at run time
 	g50User  *shardrt.ShardingTable // routes g50_user at run time
 }
 
@@ -52,6 +53,9 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if q.g50Pay, err = newG50PayTable(); err != nil {
 		return nil, err
 	}
+	if q.g50Tag, err = newG50TagTable(); err != nil {
+		return nil, err
+	}
 	if q.g50User, err = newG50UserTable(); err != nil {
 		return nil, err
 	}
@@ -66,8 +70,12 @@ func (q *Queries) stepTable(logicTable string) *shardrt.ShardingTable {
 	switch logicTable {
 	case "g50_meter":
 		return q.g50Meter
+	case "g50_order":
+		return q.g50Order
 	case "g50_pay":
 		return q.g50Pay
+	case "g50_tag":
+		return q.g50Tag
 	case "g50_user":
 		return q.g50User
 	}
@@ -183,6 +191,31 @@ func newG50PayTable() (*shardrt.ShardingTable, error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("table %q: %w", "g50_pay", err)
+	}
+	return t, nil
+}
+
+// g50TagDataNodes are the data nodes of g50_tag in actualDataNodes order; its
+// route unit tables follow it.
+var g50TagDataNodes = []shardrt.DataNode{
+	{DataSource: "ds_0", Table: "g50_tag"},
+	{DataSource: "ds_1", Table: "g50_tag"},
+}
+
+// newG50TagTable binds the sharding strategies of g50_tag (database: tag_id MOD
+// db_mod) to its data nodes.
+func newG50TagTable() (*shardrt.ShardingTable, error) {
+	database, err := shardrt.NewAlgorithm("MOD", shardrt.Props{"sharding-count": "2"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: database sharding algorithm %q: %w", "g50_tag", "db_mod", err)
+	}
+	t, err := shardrt.NewShardingTable(
+		g50TagDataNodes,
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"tag_id"}, Algorithm: database},
+		shardrt.StrategyConfig{},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("table %q: %w", "g50_tag", err)
 	}
 	return t, nil
 }

@@ -5372,3 +5372,405 @@ func (q *Queries) MetersTookAtLeast(ctx context.Context, meterID int64) ([]Meter
 	}
 	return out, nil
 }
+
+// closeCheapOrdersSteps are the steps of CloseCheapOrders
+// (queries/steps.sql:330), an UPDATE with ORDER BY … LIMIT over several data
+// nodes: the keys of the rows one MySQL would change are selected in its order
+// across data nodes (merged), then the rows with those keys are written, as one
+// all-or-nothing write. Every statement's route units were chosen at generate
+// time; the IN list of keys is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var closeCheapOrdersSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CloseCheapOrders", LogicSQL: "select g50_order.order_id from g50_order where amount >= sqlc.arg(shardgenstep1) order by amount asc, order_id asc limit 3"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g50_order_0.order_id, amount as ORDER_BY_DERIVED_0 from g50_order_0 where amount >= ? order by amount asc, order_id asc limit 3"},
+				{DataSource: 0, SQL: "select g50_order_1.order_id, amount as ORDER_BY_DERIVED_0 from g50_order_1 where amount >= ? order by amount asc, order_id asc limit 3"},
+				{DataSource: 1, SQL: "select g50_order_0.order_id, amount as ORDER_BY_DERIVED_0 from g50_order_0 where amount >= ? order by amount asc, order_id asc limit 3"},
+				{DataSource: 1, SQL: "select g50_order_1.order_id, amount as ORDER_BY_DERIVED_0 from g50_order_1 where amount >= ? order by amount asc, order_id asc limit 3"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Column: 1},
+					{},
+				},
+				Count: shardrt.LimitValue{Value: 3},
+			},
+			Args: []int{1},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "CloseCheapOrders", LogicSQL: "update g50_order set `status` = sqlc.arg(shardgenstep0) where amount >= sqlc.arg(shardgenstep1) and g50_order.order_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "update g50_order_0 set `status` = ? where amount >= ? and g50_order_0.order_id in (?)"},
+				{DataSource: 0, SQL: "update g50_order_1 set `status` = ? where amount >= ? and g50_order_1.order_id in (?)"},
+				{DataSource: 1, SQL: "update g50_order_0 set `status` = ? where amount >= ? and g50_order_0.order_id in (?)"},
+				{DataSource: 1, SQL: "update g50_order_1 set `status` = ? where amount >= ? and g50_order_1.order_id in (?)"},
+			},
+			ListAt:   []int{83, 83, 83, 83},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			Args:     []int{0, 1},
+			ListArg:  2,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_order",
+				Nodes:  []int{0, 1, 2, 3},
+				Column: "order_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+		},
+		Write: true,
+	},
+}
+
+// UPDATE … ORDER BY … LIMIT over several data nodes: the keys of the rows
+// one MySQL would change, selected in order across data nodes (merged),
+// then exactly those rows written. Amounts repeat (0, 7, 5, 9): order_id
+// breaks the ties, so the ORDER BY is total.
+//
+// It is evaluated in steps across data nodes (closeCheapOrdersSteps): the keys
+// of the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) CloseCheapOrders(ctx context.Context, status string, amount int32) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &closeCheapOrdersSteps, &shardrt.StepsOptions{Tables: q.stepTable}, status, amount)
+	return n, shardrt.WrapQuery("CloseCheapOrders (queries/steps.sql:330)", err)
+}
+
+// bumpFirstOrderSteps are the steps of BumpFirstOrder (queries/steps.sql:338),
+// an UPDATE with ORDER BY … LIMIT over several data nodes: the keys of the
+// rows one MySQL would change are selected in its order across data nodes
+// (merged), then the rows with those keys are written, as one all-or-nothing
+// write. Every statement's route units were chosen at generate time; the IN
+// list of keys is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
+var bumpFirstOrderSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "BumpFirstOrder", LogicSQL: "select g50_order.order_id from g50_order order by user_id asc, order_id asc limit 1"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g50_order_0.order_id, user_id as ORDER_BY_DERIVED_0 from g50_order_0 order by user_id asc, order_id asc limit 1"},
+				{DataSource: 0, SQL: "select g50_order_1.order_id, user_id as ORDER_BY_DERIVED_0 from g50_order_1 order by user_id asc, order_id asc limit 1"},
+				{DataSource: 1, SQL: "select g50_order_0.order_id, user_id as ORDER_BY_DERIVED_0 from g50_order_0 order by user_id asc, order_id asc limit 1"},
+				{DataSource: 1, SQL: "select g50_order_1.order_id, user_id as ORDER_BY_DERIVED_0 from g50_order_1 order by user_id asc, order_id asc limit 1"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Column: 1},
+					{},
+				},
+				Count: shardrt.LimitValue{Value: 1},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "BumpFirstOrder", LogicSQL: "update g50_order set amount = amount + 10 where g50_order.order_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "update g50_order_0 set amount = amount + 10 where g50_order_0.order_id in (?)"},
+				{DataSource: 0, SQL: "update g50_order_1 set amount = amount + 10 where g50_order_1.order_id in (?)"},
+				{DataSource: 1, SQL: "update g50_order_0 set amount = amount + 10 where g50_order_0.order_id in (?)"},
+				{DataSource: 1, SQL: "update g50_order_1 set amount = amount + 10 where g50_order_1.order_id in (?)"},
+			},
+			ListAt:   []int{75, 75, 75, 75},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_order",
+				Nodes:  []int{0, 1, 2, 3},
+				Column: "order_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+		},
+		Write: true,
+	},
+}
+
+// NULL user_id sorts first, as in MySQL.
+//
+// It is evaluated in steps across data nodes (bumpFirstOrderSteps): the keys of
+// the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows.
+func (q *Queries) BumpFirstOrder(ctx context.Context) error {
+	_, err := q.src.ExecSteps(ctx, q.ex, &bumpFirstOrderSteps, &shardrt.StepsOptions{Tables: q.stepTable})
+	return shardrt.WrapQuery("BumpFirstOrder (queries/steps.sql:338)", err)
+}
+
+// deleteLastOrdersSteps are the steps of DeleteLastOrders
+// (queries/steps.sql:343), a DELETE with ORDER BY … LIMIT over several data
+// nodes: the keys of the rows one MySQL would change are selected in its order
+// across data nodes (merged), then the rows with those keys are written, as one
+// all-or-nothing write. Every statement's route units were chosen at generate
+// time; the IN list of keys is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var deleteLastOrdersSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DeleteLastOrders", LogicSQL: "select g50_order.order_id from g50_order where `status` != sqlc.arg(shardgenstep0) order by user_id desc, order_id desc limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g50_order_0.order_id, user_id as ORDER_BY_DERIVED_0 from g50_order_0 where `status` != ? order by user_id desc, order_id desc limit 2"},
+				{DataSource: 0, SQL: "select g50_order_1.order_id, user_id as ORDER_BY_DERIVED_0 from g50_order_1 where `status` != ? order by user_id desc, order_id desc limit 2"},
+				{DataSource: 1, SQL: "select g50_order_0.order_id, user_id as ORDER_BY_DERIVED_0 from g50_order_0 where `status` != ? order by user_id desc, order_id desc limit 2"},
+				{DataSource: 1, SQL: "select g50_order_1.order_id, user_id as ORDER_BY_DERIVED_0 from g50_order_1 where `status` != ? order by user_id desc, order_id desc limit 2"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Column: 1, Desc: true},
+					{Desc: true},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+			Args: []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DeleteLastOrders", LogicSQL: "delete from g50_order where `status` != sqlc.arg(shardgenstep0) and g50_order.order_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "delete from g50_order_0 where `status` != ? and g50_order_0.order_id in (?)"},
+				{DataSource: 0, SQL: "delete from g50_order_1 where `status` != ? and g50_order_1.order_id in (?)"},
+				{DataSource: 1, SQL: "delete from g50_order_0 where `status` != ? and g50_order_0.order_id in (?)"},
+				{DataSource: 1, SQL: "delete from g50_order_1 where `status` != ? and g50_order_1.order_id in (?)"},
+			},
+			ListAt:   []int{73, 73, 73, 73},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			Args:     []int{0},
+			ListArg:  1,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_order",
+				Nodes:  []int{0, 1, 2, 3},
+				Column: "order_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+		},
+		Write: true,
+	},
+}
+
+// DESC: NULL user_id sorts last; the rows of user 7 tie on user_id.
+//
+// It is evaluated in steps across data nodes (deleteLastOrdersSteps): the keys
+// of the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) DeleteLastOrders(ctx context.Context, status string) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &deleteLastOrdersSteps, &shardrt.StepsOptions{Tables: q.stepTable}, status)
+	return n, shardrt.WrapQuery("DeleteLastOrders (queries/steps.sql:343)", err)
+}
+
+// deleteNoOrdersSteps are the steps of DeleteNoOrders (queries/steps.sql:348),
+// a DELETE with ORDER BY … LIMIT over several data nodes: the keys of the
+// rows one MySQL would change are selected in its order across data nodes
+// (merged), then the rows with those keys are written, as one all-or-nothing
+// write. Every statement's route units were chosen at generate time; the IN
+// list of keys is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
+var deleteNoOrdersSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DeleteNoOrders", LogicSQL: "select g50_order.order_id from g50_order where amount > sqlc.arg(shardgenstep0) order by order_id asc limit 0"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g50_order_0.order_id from g50_order_0 where amount > ? order by order_id asc limit 0"},
+				{DataSource: 0, SQL: "select g50_order_1.order_id from g50_order_1 where amount > ? order by order_id asc limit 0"},
+				{DataSource: 1, SQL: "select g50_order_0.order_id from g50_order_0 where amount > ? order by order_id asc limit 0"},
+				{DataSource: 1, SQL: "select g50_order_1.order_id from g50_order_1 where amount > ? order by order_id asc limit 0"},
+			},
+			Columns: 1,
+			Merge: &shardrt.MergeSpec{
+				Columns: 1,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+			},
+			Args: []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DeleteNoOrders", LogicSQL: "delete from g50_order where amount > sqlc.arg(shardgenstep0) and g50_order.order_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "delete from g50_order_0 where amount > ? and g50_order_0.order_id in (?)"},
+				{DataSource: 0, SQL: "delete from g50_order_1 where amount > ? and g50_order_1.order_id in (?)"},
+				{DataSource: 1, SQL: "delete from g50_order_0 where amount > ? and g50_order_0.order_id in (?)"},
+				{DataSource: 1, SQL: "delete from g50_order_1 where amount > ? and g50_order_1.order_id in (?)"},
+			},
+			ListAt:   []int{70, 70, 70, 70},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			Args:     []int{0},
+			ListArg:  1,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_order",
+				Nodes:  []int{0, 1, 2, 3},
+				Column: "order_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+		},
+		Write: true,
+	},
+}
+
+// LIMIT 0 writes nothing.
+//
+// It is evaluated in steps across data nodes (deleteNoOrdersSteps): the keys of
+// the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) DeleteNoOrders(ctx context.Context, amount int32) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &deleteNoOrdersSteps, &shardrt.StepsOptions{Tables: q.stepTable}, amount)
+	return n, shardrt.WrapQuery("DeleteNoOrders (queries/steps.sql:348)", err)
+}
+
+// markBigOrdersSteps are the steps of MarkBigOrders (queries/steps.sql:353), an
+// UPDATE with ORDER BY … LIMIT over several data nodes: the keys of the rows
+// one MySQL would change are selected in its order across data nodes (merged),
+// then the rows with those keys are written, as one all-or-nothing write. Every
+// statement's route units were chosen at generate time; the IN list of keys is
+// the only SQL built at run time. DataSource indexes dataSourceNames.
+var markBigOrdersSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MarkBigOrders", LogicSQL: "select g50_order.order_id from g50_order where amount > sqlc.arg(shardgenstep0) order by amount desc, order_id asc limit 100"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g50_order_0.order_id, amount as ORDER_BY_DERIVED_0 from g50_order_0 where amount > ? order by amount desc, order_id asc limit 100"},
+				{DataSource: 0, SQL: "select g50_order_1.order_id, amount as ORDER_BY_DERIVED_0 from g50_order_1 where amount > ? order by amount desc, order_id asc limit 100"},
+				{DataSource: 1, SQL: "select g50_order_0.order_id, amount as ORDER_BY_DERIVED_0 from g50_order_0 where amount > ? order by amount desc, order_id asc limit 100"},
+				{DataSource: 1, SQL: "select g50_order_1.order_id, amount as ORDER_BY_DERIVED_0 from g50_order_1 where amount > ? order by amount desc, order_id asc limit 100"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnInt},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Column: 1, Desc: true},
+					{},
+				},
+				Count: shardrt.LimitValue{Value: 100},
+			},
+			Args: []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "MarkBigOrders", LogicSQL: "update g50_order set `status` = 'big' where amount > sqlc.arg(shardgenstep0) and g50_order.order_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "update g50_order_0 set `status` = 'big' where amount > ? and g50_order_0.order_id in (?)"},
+				{DataSource: 0, SQL: "update g50_order_1 set `status` = 'big' where amount > ? and g50_order_1.order_id in (?)"},
+				{DataSource: 1, SQL: "update g50_order_0 set `status` = 'big' where amount > ? and g50_order_0.order_id in (?)"},
+				{DataSource: 1, SQL: "update g50_order_1 set `status` = 'big' where amount > ? and g50_order_1.order_id in (?)"},
+			},
+			ListAt:   []int{86, 86, 86, 86},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			Args:     []int{0},
+			ListArg:  1,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_order",
+				Nodes:  []int{0, 1, 2, 3},
+				Column: "order_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+		},
+		Write: true,
+	},
+}
+
+// A LIMIT above the rows that match: every matching row.
+//
+// It is evaluated in steps across data nodes (markBigOrdersSteps): the keys of
+// the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) MarkBigOrders(ctx context.Context, amount int32) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &markBigOrdersSteps, &shardrt.StepsOptions{Tables: q.stepTable}, amount)
+	return n, shardrt.WrapQuery("MarkBigOrders (queries/steps.sql:353)", err)
+}
+
+// renoteTagsByLabelSteps are the steps of RenoteTagsByLabel
+// (queries/steps.sql:358), an UPDATE with ORDER BY … LIMIT over several data
+// nodes: the keys of the rows one MySQL would change are selected in its order
+// across data nodes (merged), then the rows with those keys are written, as one
+// all-or-nothing write. Every statement's route units were chosen at generate
+// time; the IN list of keys is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var renoteTagsByLabelSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "RenoteTagsByLabel", LogicSQL: "select g50_tag.tag_id from g50_tag order by label asc, tag_id asc limit 4"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g50_tag.tag_id, label as ORDER_BY_DERIVED_0, weight_string(label) as WEIGHT_STRING_DERIVED_0, IF(LEFT(label, 0) = ' ', weight_string(CONCAT(LEFT(label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag order by label asc, tag_id asc limit 4"},
+				{DataSource: 1, SQL: "select g50_tag.tag_id, label as ORDER_BY_DERIVED_0, weight_string(label) as WEIGHT_STRING_DERIVED_0, IF(LEFT(label, 0) = ' ', weight_string(CONCAT(LEFT(label, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g50_tag order by label asc, tag_id asc limit 4"},
+			},
+			Columns: 4,
+			Merge: &shardrt.MergeSpec{
+				Columns: 4,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Weight: 2},
+					{Type: shardrt.ColumnBytes},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Column: 1},
+					{},
+				},
+				Count: shardrt.LimitValue{Value: 4},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "RenoteTagsByLabel", LogicSQL: "update g50_tag set note = sqlc.arg(shardgenstep0) where g50_tag.tag_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "update g50_tag set note = ? where g50_tag.tag_id in (?)"},
+				{DataSource: 1, SQL: "update g50_tag set note = ? where g50_tag.tag_id in (?)"},
+			},
+			ListAt:   []int{53, 53},
+			ListElem: "CONVERT(? USING utf8mb4)",
+			Args:     []int{0},
+			ListArg:  1,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_tag",
+				Nodes:  []int{0, 1},
+				Column: "tag_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+		},
+		Write: true,
+	},
+}
+
+// ORDER BY a latin1 column merged under its collation (y = ü, e = É tie;
+// NULL first), tag_id breaking the ties; the key list is bound as integers.
+//
+// It is evaluated in steps across data nodes (renoteTagsByLabelSteps): the keys
+// of the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) RenoteTagsByLabel(ctx context.Context, note sql.NullString) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &renoteTagsByLabelSteps, &shardrt.StepsOptions{Tables: q.stepTable}, note)
+	return n, shardrt.WrapQuery("RenoteTagsByLabel (queries/steps.sql:358)", err)
+}

@@ -326,3 +326,37 @@ ORDER BY meter_id;
 -- TIME(3) from -838:59:59.000 to 838:59:59.000, 00:00:00 and -00:00:00.500.
 SELECT meter_id, took FROM g50_meter WHERE took >= (SELECT took FROM g50_meter WHERE meter_id = ?)
 ORDER BY meter_id;
+
+-- name: CloseCheapOrders :execrows
+-- shardgen:allow-full-route
+-- UPDATE … ORDER BY … LIMIT over several data nodes: the keys of the rows
+-- one MySQL would change, selected in order across data nodes (merged),
+-- then exactly those rows written. Amounts repeat (0, 7, 5, 9): order_id
+-- breaks the ties, so the ORDER BY is total.
+UPDATE g50_order SET status = ? WHERE amount >= ? ORDER BY amount, order_id LIMIT 3;
+
+-- name: BumpFirstOrder :exec
+-- shardgen:allow-full-route
+-- NULL user_id sorts first, as in MySQL.
+UPDATE g50_order SET amount = amount + 10 ORDER BY user_id, order_id LIMIT 1;
+
+-- name: DeleteLastOrders :execrows
+-- shardgen:allow-full-route
+-- DESC: NULL user_id sorts last; the rows of user 7 tie on user_id.
+DELETE FROM g50_order WHERE status <> ? ORDER BY user_id DESC, order_id DESC LIMIT 2;
+
+-- name: DeleteNoOrders :execrows
+-- shardgen:allow-full-route
+-- LIMIT 0 writes nothing.
+DELETE FROM g50_order WHERE amount > ? ORDER BY order_id LIMIT 0;
+
+-- name: MarkBigOrders :execrows
+-- shardgen:allow-full-route
+-- A LIMIT above the rows that match: every matching row.
+UPDATE g50_order SET status = 'big' WHERE amount > ? ORDER BY amount DESC, order_id LIMIT 100;
+
+-- name: RenoteTagsByLabel :execrows
+-- shardgen:allow-full-route
+-- ORDER BY a latin1 column merged under its collation (y = ü, e = É tie;
+-- NULL first), tag_id breaking the ties; the key list is bound as integers.
+UPDATE g50_tag SET note = ? ORDER BY label, tag_id LIMIT 4;
