@@ -12,14 +12,10 @@ import (
 	shardrt "github.com/shardgen/shardgen/runtime"
 )
 
-// TestRunStepsRoute: a step whose statement compares the sharding column
-// with parameters runs only on the data nodes the algorithm picks for
-// their values (StepQuery.Route), converted as MySQL compares them; where
-// that cannot be exact every unit runs. The rows are the same either way.
-func TestRunStepsRoute(t *testing.T) {
-	db, src := openTestSources(t, "")
-	stepsTables(t, db) // steps_a: id MOD 4 over ds_0..ds_3
-	ctx := context.Background()
+// stepsRouters returns the routers of StepsOptions.Tables: steps_a, id
+// MOD 4 over ds_0..ds_3.
+func stepsRouters(t *testing.T) func(string) *shardrt.ShardingTable {
+	t.Helper()
 	mod, err := shardrt.NewAlgorithm("MOD", shardrt.Props{"sharding-count": "4"})
 	require.NoError(t, err)
 	var nodes []shardrt.DataNode
@@ -34,6 +30,18 @@ func TestRunStepsRoute(t *testing.T) {
 		}
 		return nil
 	}
+	return tables
+}
+
+// TestRunStepsRoute: a step whose statement compares the sharding column
+// with parameters runs only on the data nodes the algorithm picks for
+// their values (StepQuery.Route), converted as MySQL compares them; where
+// that cannot be exact every unit runs. The rows are the same either way.
+func TestRunStepsRoute(t *testing.T) {
+	db, src := openTestSources(t, "")
+	stepsTables(t, db) // steps_a: id MOD 4 over ds_0..ds_3
+	ctx := context.Background()
+	tables := stepsRouters(t)
 	// part is a UNION part over steps_a's four data nodes, each unit's SQL
 	// naming its data source so that the test counts where it ran.
 	part := func(where string, args ...int) *shardrt.StepQuery {
@@ -108,20 +116,7 @@ func TestExecStepsListRoute(t *testing.T) {
 	db, src := openTestSources(t, "")
 	stepsTables(t, db) // steps_a: id MOD 4 over ds_0..ds_3, ids 1..6
 	ctx := context.Background()
-	mod, err := shardrt.NewAlgorithm("MOD", shardrt.Props{"sharding-count": "4"})
-	require.NoError(t, err)
-	var nodes []shardrt.DataNode
-	for _, ds := range testDataSources[:4] {
-		nodes = append(nodes, shardrt.DataNode{DataSource: ds, Table: "steps_a"})
-	}
-	table, err := shardrt.NewShardingTable(nodes, shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"id"}, Algorithm: mod}, shardrt.StrategyConfig{})
-	require.NoError(t, err)
-	tables := func(name string) *shardrt.ShardingTable {
-		if name == "steps_a" {
-			return table
-		}
-		return nil
-	}
+	tables := stepsRouters(t)
 	// UPDATE steps_a SET v = ? WHERE id > ? ORDER BY id DESC LIMIT 2.
 	keys := &shardrt.StepQuery{Stmt: shardrt.Stmt{Name: "steps", LogicSQL: "SELECT id FROM steps_a WHERE id > ? ORDER BY id DESC LIMIT 2"}, Columns: 1, Args: []int{1},
 		Merge: &shardrt.MergeSpec{Columns: 1, Visible: 1, Kinds: []shardrt.ColumnKind{intKind}, OrderBy: []shardrt.SortKey{{Column: 0, Desc: true}}, Count: shardrt.LimitValue{Value: 2}}}
@@ -182,6 +177,6 @@ func TestExecStepsListRoute(t *testing.T) {
 	require.Equal(t, int64(0), n)
 	require.Empty(t, ran)
 	require.Equal(t, []string{"4:a1@ds0", "1:a1@ds1", "5:x@ds1", "2:a2@ds2", "6:x@ds2", "3:a0@ds3"}, values())
-	_, err = src.RunSteps(ctx, src, st)
+	_, err := src.RunSteps(ctx, src, st)
 	require.ErrorContains(t, err, "ExecSteps")
 }

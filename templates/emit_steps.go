@@ -188,14 +188,7 @@ func (g *generator) emitSteps(f *jen.File, q *query) error {
 			jen.Return(jen.Id("out"), jen.Nil()),
 		)
 	}
-	if len(p.Doc) > 0 {
-		f.Add(comments(p.Doc...)).Line().Add(doc("", route))
-	} else {
-		f.Add(doc(p.Name+" runs the "+p.Cmd.String()+" query at "+p.Source+".", "", route))
-	}
-	q.methods = append(q.methods, jen.Id(p.Name).Params(sig...).Params(results...))
-	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(p.Name).Params(sig...).Params(results...).Block(body...)
-	f.Line()
+	emitStepsMethod(f, q, route, sig, results, body)
 	return nil
 }
 
@@ -239,6 +232,14 @@ func (g *generator) emitWriteSteps(f *jen.File, q *query, lit jen.Code) error {
 			jen.Return(fc.wrap(jen.Id("err"))),
 		}
 	}
+	emitStepsMethod(f, q, route, sig, results, body)
+	return nil
+}
+
+// emitStepsMethod emits the method of q, a query evaluated in steps, with
+// its doc comment (the query's own, else one naming it) ending in route.
+func emitStepsMethod(f *jen.File, q *query, route string, sig, results, body []jen.Code) {
+	p := q.p
 	if len(p.Doc) > 0 {
 		f.Add(comments(p.Doc...)).Line().Add(doc("", route))
 	} else {
@@ -247,7 +248,6 @@ func (g *generator) emitWriteSteps(f *jen.File, q *query, lit jen.Code) error {
 	q.methods = append(q.methods, jen.Id(p.Name).Params(sig...).Params(results...))
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(p.Name).Params(sig...).Params(results...).Block(body...)
 	f.Line()
-	return nil
 }
 
 // stepsLit spells a value of the runtime's steps types as a Go composite
