@@ -650,7 +650,7 @@ func refStatement(pl *plan.Plan, values []reflect.Value) (string, []any) {
 	for i, pi := range pl.Args {
 		v := values[pi]
 		if !pl.Params[pi].Slice {
-			args = append(args, v.Interface())
+			args = append(args, refArg(v.Interface()))
 			continue
 		}
 		at := plan.PlaceholderOffset(pl.LogicSQL, i)
@@ -664,6 +664,19 @@ func refStatement(pl *plan.Plan, values []reflect.Value) (string, []any) {
 		}
 	}
 	return sql, args
+}
+
+// refArg is a for the reference database and the proxy's clients, as the
+// runtime passes it (driverArgs): a sql.Null[uint64] as its value or nil,
+// which database/sql takes past 2^63-1 and the Null itself not.
+func refArg(a any) any {
+	if n, ok := a.(sql.Null[uint64]); ok {
+		if !n.Valid {
+			return nil
+		}
+		return n.V
+	}
+	return a
 }
 
 func (e *diffEnv) compareRead(pl *plan.Plan, repro string, out []reflect.Value, values []reflect.Value) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,7 @@ type target struct {
 }
 
 func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
+	args = driverArgs(args)
 	if t.rw != nil {
 		return t.rw.query(ctx, t, query, args)
 	}
@@ -97,6 +99,7 @@ func (t target) query(ctx context.Context, query string, args []any) (*sql.Rows,
 }
 
 func (t target) exec(ctx context.Context, query string, args []any) (sql.Result, error) {
+	args = driverArgs(args)
 	if t.tx != nil {
 		if st := t.txStmt(ctx, query, args); st != nil {
 			return st.ExecContext(ctx, args...)
@@ -113,6 +116,34 @@ func (t target) exec(ctx context.Context, query string, args []any) (sql.Result,
 		return t.stmts.exec(ctx, query, args)
 	}
 	return t.db.ExecContext(ctx, query, args...)
+}
+
+// driverArgs returns args with every sql.Null[uint64] (a nullable BIGINT
+// UNSIGNED parameter of generated code) replaced by its value, or nil for
+// NULL: database/sql refuses the Null's own Value past 2^63-1 ("uint64
+// values with high bit set are not supported": sql.Null[T].Value converts
+// with driver.DefaultParameterConverter), while go-sql-driver takes a plain
+// uint64 up to 2^64-1. args itself is not changed (units running in
+// parallel share it); a copy is made only when there is such a value.
+func driverArgs(args []any) []any {
+	var out []any
+	for i, a := range args {
+		n, ok := a.(sql.Null[uint64])
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(args)
+		}
+		out[i] = nil
+		if n.Valid {
+			out[i] = n.V
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // txStmt returns the pool's cached statement for query bound to the

@@ -4597,7 +4597,7 @@ var addMeterUnits = [...]shardrt.RouteUnit{
 // AddMeterParams are the parameters of AddMeter.
 type AddMeterParams struct {
 	MeterID int64
-	Reading uint64
+	Reading sql.Null[uint64]
 	Quota   sql.Null[uint32]
 	ReadOn  sql.NullTime
 	ReadAt  sql.NullTime
@@ -4823,7 +4823,7 @@ var metersReadingAtLeastSteps = shardrt.Steps{
 // MetersReadingAtLeastRow is one row of MetersReadingAtLeast.
 type MetersReadingAtLeastRow struct {
 	MeterID int64
-	Reading uint64
+	Reading sql.Null[uint64]
 }
 
 // A parameter in the unsigned scalar subquery; no row: NULL.
