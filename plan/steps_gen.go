@@ -106,6 +106,9 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 		return nil, refuse("%v", err)
 	}
 	if write {
+		if len(st.keys) > 1 {
+			return nil, refuse("the primary key of %s has several columns (%s); generated code binds the keys of a one-column primary key (the proxy runs it)", st.writeTable(), strings.Join(st.keys, ", "))
+		}
 		if c := st.setSharding(); c != "" {
 			return nil, refuse("the UPDATE sets sharding column %s, whose new value generated code does not check against each row's data node across data nodes; set other columns, or compare every sharding column with one value so that the statement routes to one data node", c)
 		}

@@ -155,22 +155,35 @@ func (b *Builder) LimitedWriteSteps(sql string) (*Steps, error) {
 	return &Steps{Kind: StepsSubqueries, SQL: sql, Subqueries: []*Subquery{step}, stmt: write, b: b, keys: pk}, nil
 }
 
+// writeTable returns the name of the table the write of st (steps of
+// LimitedWriteSteps) writes, "" when st is no such write.
+func (st *Steps) writeTable() string {
+	var tables sqlparser.TableExprs
+	switch w := st.stmt.(type) {
+	case *sqlparser.Update:
+		tables = w.TableExprs
+	case *sqlparser.Delete:
+		tables = w.TableExprs
+	}
+	if len(tables) != 1 {
+		return ""
+	}
+	if at, ok := tables[0].(*sqlparser.AliasedTableExpr); ok {
+		if tn, ok := at.Expr.(sqlparser.TableName); ok {
+			return tn.Name.String()
+		}
+	}
+	return ""
+}
+
 // setSharding returns the sharding column that the UPDATE of st (steps of
 // LimitedWriteSteps) sets, "" when it sets none (or st is a DELETE).
 func (st *Steps) setSharding() string {
 	u, ok := st.stmt.(*sqlparser.Update)
-	if !ok || len(u.TableExprs) != 1 {
-		return ""
-	}
-	at, ok := u.TableExprs[0].(*sqlparser.AliasedTableExpr)
 	if !ok {
 		return ""
 	}
-	tn, ok := at.Expr.(sqlparser.TableName)
-	if !ok {
-		return ""
-	}
-	info := st.b.tables()[strings.ToLower(tn.Name.String())]
+	info := st.b.tables()[strings.ToLower(st.writeTable())]
 	if info == nil || !info.sharded() {
 		return ""
 	}

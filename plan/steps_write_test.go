@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shardgen/shardgen/plan"
+	"github.com/shardgen/shardgen/schema"
 )
 
 // TestLimitedWriteSteps: an UPDATE or DELETE with a total ORDER BY … LIMIT
@@ -40,5 +41,69 @@ func TestLimitedWriteSteps(t *testing.T) {
 		_, err := b.LimitedWriteSteps(c.sql)
 		require.ErrorContains(t, err, c.err, c.sql)
 		require.True(t, errors.Is(err, plan.ErrCrossNode), c.sql)
+	}
+}
+
+// TestBuildStepsPlanLimitedWrite: a query file's UPDATE or DELETE with
+// ORDER BY … LIMIT over several data nodes is planned as the steps of a
+// write (runtime.BindStep.Write), its keys routed to their data nodes when
+// the key is a sharding column; what generated code cannot run is refused
+// with the reason.
+func TestBuildStepsPlanLimitedWrite(t *testing.T) {
+	b := builderOf(t, `dataSources:
+  ds_0: {url: "jdbc:mysql://127.0.0.1:13306/ds_0"}
+  ds_1: {url: "jdbc:mysql://127.0.0.1:13307/ds_1"}
+rules:
+- !SHARDING
+  tables:
+    t_item:
+      actualDataNodes: ds_${0..1}.t_item
+      databaseStrategy: {standard: {shardingColumn: item_id, shardingAlgorithmName: mod2}}
+    t_pair:
+      actualDataNodes: ds_${0..1}.t_pair
+      databaseStrategy: {standard: {shardingColumn: a, shardingAlgorithmName: mod2}}
+    t_nopk:
+      actualDataNodes: ds_${0..1}.t_nopk
+      databaseStrategy: {standard: {shardingColumn: id, shardingAlgorithmName: mod2}}
+  shardingAlgorithms:
+    mod2: {type: MOD, props: {sharding-count: 2}}
+`, `CREATE TABLE t_item (item_id BIGINT NOT NULL PRIMARY KEY, owner BIGINT NULL, n INT NOT NULL);
+CREATE TABLE t_pair (a INT NOT NULL, b INT NOT NULL, n INT NOT NULL, PRIMARY KEY (a, b));
+CREATE TABLE t_nopk (id INT NOT NULL, n INT NOT NULL);
+`)
+	build := func(cmd schema.Cmd, sql string) (*plan.Plan, error) {
+		q := &schema.Query{Name: "Q", Cmd: cmd, SQL: sql, AllowFullRoute: true, Pos: schema.Pos{File: "q.sql", Line: 1, Col: 1}, SQLPos: schema.Pos{File: "q.sql", Line: 1, Col: 1}}
+		_, err := b.Build(q)
+		require.ErrorContains(t, err, plan.LimitedWriteRefusal, sql)
+		return b.BuildStepsPlan(q, err)
+	}
+	p, err := build(schema.CmdExecRows, "UPDATE t_item SET n = ? WHERE owner = ? ORDER BY owner DESC, item_id LIMIT 2")
+	require.NoError(t, err)
+	require.Equal(t, plan.StmtUpdate, p.Statement)
+	require.Equal(t, "t_item", p.Route.LogicTable)
+	bs := p.Steps.Bind
+	require.True(t, bs.Write)
+	require.Equal(t, "update t_item set n = ? where owner = ? and t_item.item_id in (?)", bs.Statement.Units[0].SQL)
+	require.NotNil(t, bs.Statement.ListRoute)
+	require.Equal(t, "item_id", bs.Statement.ListRoute.Column)
+	require.Len(t, p.Params, 2)
+
+	// A primary key of several columns: the proxy runs it, generated code
+	// binds keys of one column.
+	_, err = build(schema.CmdExec, "DELETE FROM t_pair ORDER BY a, b LIMIT 2")
+	require.ErrorContains(t, err, "the primary key of t_pair has several columns (a, b); generated code binds the keys of a one-column primary key")
+
+	for _, c := range []struct {
+		cmd      schema.Cmd
+		sql, err string
+	}{
+		{schema.CmdExec, "DELETE FROM t_nopk ORDER BY id LIMIT 2", `table "t_nopk" has no primary key to select the rows by; declare one`},
+		{schema.CmdExec, "UPDATE t_item SET n = 1 ORDER BY n LIMIT 2", "the ORDER BY must include every column of the primary key (item_id)"},
+		{schema.CmdExec, "UPDATE t_item SET n = 1 ORDER BY item_id LIMIT ?", "its LIMIT is a parameter"},
+		{schema.CmdExec, "UPDATE t_item SET item_id = ? ORDER BY item_id LIMIT 2", "the UPDATE sets sharding column item_id"},
+		{schema.CmdExecResult, "UPDATE t_item SET n = 1 ORDER BY item_id LIMIT 2", "use :execrows or :exec"},
+	} {
+		_, err := build(c.cmd, c.sql)
+		require.ErrorContains(t, err, c.err, c.sql)
 	}
 }

@@ -179,4 +179,25 @@ func TestExecStepsListRoute(t *testing.T) {
 	require.Equal(t, []string{"4:a1@ds0", "1:a1@ds1", "5:x@ds1", "2:a2@ds2", "6:x@ds2", "3:a0@ds3"}, values())
 	_, err := src.RunSteps(ctx, src, st)
 	require.ErrorContains(t, err, "ExecSteps")
+
+	// In a single-shard transaction: keys read on several data sources are
+	// refused (ErrCrossShardTx), nothing written; on the transaction's one
+	// data source the write is the transaction's (rolled back with it).
+	tx := src.BeginTx(ctx, nil)
+	_, err = src.ExecSteps(ctx, tx, st, &shardrt.StepsOptions{Tables: tables}, "t", 0)
+	require.ErrorIs(t, err, shardrt.ErrCrossShardTx)
+	require.NoError(t, tx.Rollback())
+	one := &shardrt.Steps{Bind: &shardrt.BindStep{Subquery: &shardrt.StepQuery{Stmt: keys.Stmt, Columns: 1, Args: keys.Args, Merge: keys.Merge, Units: keys.Units[:1]},
+		Statement: &shardrt.StepQuery{Stmt: write.Stmt, Args: write.Args, ListArg: write.ListArg, Units: write.Units[:1], ListAt: write.ListAt[:1]}, Write: true}}
+	tx = src.BeginTx(ctx, nil)
+	n, err = src.ExecSteps(ctx, tx, one, nil, "t", 0) // key 4, on ds0
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n)
+	require.NoError(t, tx.Rollback())
+	require.Equal(t, []string{"4:a1@ds0", "1:a1@ds1", "5:x@ds1", "2:a2@ds2", "6:x@ds2", "3:a0@ds3"}, values())
+	tx = src.BeginTx(ctx, nil)
+	_, err = src.ExecSteps(ctx, tx, one, nil, "t", 0)
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit())
+	require.Equal(t, []string{"4:t@ds0", "1:a1@ds1", "5:x@ds1", "2:a2@ds2", "6:x@ds2", "3:a0@ds3"}, values())
 }
