@@ -24,6 +24,7 @@ type Queries struct {
 	src      *shardrt.Sources
 	ex       shardrt.Executor
 	run      shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
+	g40Item  *shardrt.ShardingTable // routes g40_item at run time
 	g40Order *shardrt.ShardingTable // routes g40_order at run time
 }
 
@@ -40,10 +41,25 @@ func New(db *shardrt.DB) (*Queries, error) {
 		return nil, err
 	}
 	q := &Queries{src: src, ex: src, run: shardrt.RunnerOf(src)}
+	if q.g40Item, err = newG40ItemTable(); err != nil {
+		return nil, err
+	}
 	if q.g40Order, err = newG40OrderTable(); err != nil {
 		return nil, err
 	}
 	return q, nil
+}
+
+// stepTable returns the router of a logic table whose sharding column a step of
+// a query evaluated in steps compares with parameters
+// (shardrt.StepsOptions.Tables): the step runs only on the data nodes their
+// values reach. nil for another table.
+func (q *Queries) stepTable(logicTable string) *shardrt.ShardingTable {
+	switch logicTable {
+	case "g40_item":
+		return q.g40Item
+	}
+	return nil
 }
 
 // WithTx returns a copy of q whose queries run in tx, a single-shard
@@ -76,6 +92,31 @@ func (q *Queries) Tx(ctx context.Context, opts shardrt.TxOptions, fn func(*Queri
 // transaction.
 func (q *Queries) Sources() *shardrt.Sources {
 	return q.src
+}
+
+// g40ItemDataNodes are the data nodes of g40_item in actualDataNodes order; its
+// route unit tables follow it.
+var g40ItemDataNodes = []shardrt.DataNode{
+	{DataSource: "ds_0", Table: "g40_item"},
+	{DataSource: "ds_1", Table: "g40_item"},
+}
+
+// newG40ItemTable binds the sharding strategies of g40_item (database: code
+// HASH_MOD code_hash) to its data nodes.
+func newG40ItemTable() (*shardrt.ShardingTable, error) {
+	database, err := shardrt.NewAlgorithm("HASH_MOD", shardrt.Props{"sharding-count": "2"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: database sharding algorithm %q: %w", "g40_item", "code_hash", err)
+	}
+	t, err := shardrt.NewShardingTable(
+		g40ItemDataNodes,
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"code"}, Algorithm: database},
+		shardrt.StrategyConfig{},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("table %q: %w", "g40_item", err)
+	}
+	return t, nil
 }
 
 // g40OrderDataNodes are the data nodes of g40_order in actualDataNodes order;

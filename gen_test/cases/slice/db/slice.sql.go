@@ -894,3 +894,130 @@ func (q *Queries) DeleteDicts(ctx context.Context, ids []int32) (int64, error) {
 	}
 	return res.RowsAffected()
 }
+
+// renameLastItemsSteps are the steps of RenameLastItems (queries/slice.sql:54),
+// an UPDATE with ORDER BY … LIMIT over several data nodes: the keys of the
+// rows one MySQL would change are selected in its order across data nodes
+// (merged), then the rows with those keys are written, as one all-or-nothing
+// write. Every statement's route units were chosen at generate time; the IN
+// list of keys is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
+var renameLastItemsSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "RenameLastItems", LogicSQL: "select g40_item.`code` from g40_item where `name` != sqlc.arg(shardgenstep1) order by `code` desc limit 3"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g40_item.`code`, weight_string(g40_item.`code`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(g40_item.`code`, 0) = ' ', weight_string(CONCAT(LEFT(g40_item.`code`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g40_item where `name` != ? order by `code` desc limit 3"},
+				{DataSource: 1, SQL: "select g40_item.`code`, weight_string(g40_item.`code`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(g40_item.`code`, 0) = ' ', weight_string(CONCAT(LEFT(g40_item.`code`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g40_item where `name` != ? order by `code` desc limit 3"},
+			},
+			Columns: 3,
+			Merge: &shardrt.MergeSpec{
+				Columns: 3,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnString, Weight: 1},
+					{Type: shardrt.ColumnBytes},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Desc: true},
+				},
+				Count: shardrt.LimitValue{Value: 3},
+			},
+			Args: []int{1},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "RenameLastItems", LogicSQL: "update g40_item set `name` = sqlc.arg(shardgenstep0) where `name` != sqlc.arg(shardgenstep1) and g40_item.`code` in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "update g40_item set `name` = ? where `name` != ? and g40_item.`code` in (?)"},
+				{DataSource: 1, SQL: "update g40_item set `name` = ? where `name` != ? and g40_item.`code` in (?)"},
+			},
+			ListAt:  []int{73, 73},
+			Args:    []int{0, 1},
+			ListArg: 2,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g40_item",
+				Nodes:  []int{0, 1},
+				Column: "code",
+				Kind:   shardrt.KindString,
+			},
+		},
+		Write: true,
+	},
+}
+
+// UPDATE … ORDER BY … LIMIT over several data nodes on a text key: the
+// keys selected in order, then each data node's write gets only the keys
+// HASH_MOD puts there (a string's Java hashCode).
+//
+// It is evaluated in steps across data nodes (renameLastItemsSteps): the keys
+// of the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) RenameLastItems(ctx context.Context, name string, name_2 string) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &renameLastItemsSteps, &shardrt.StepsOptions{Tables: q.stepTable}, name, name_2)
+	return n, shardrt.WrapQuery("RenameLastItems (queries/slice.sql:54)", err)
+}
+
+// deleteFirstItemsSteps are the steps of DeleteFirstItems
+// (queries/slice.sql:61), a DELETE with ORDER BY … LIMIT over several data
+// nodes: the keys of the rows one MySQL would change are selected in its order
+// across data nodes (merged), then the rows with those keys are written, as one
+// all-or-nothing write. Every statement's route units were chosen at generate
+// time; the IN list of keys is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var deleteFirstItemsSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DeleteFirstItems", LogicSQL: "select g40_item.`code` from g40_item order by `name` asc, `code` asc limit 2"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g40_item.`code`, `name` as ORDER_BY_DERIVED_0, weight_string(g40_item.`code`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(g40_item.`code`, 0) = ' ', weight_string(CONCAT(LEFT(g40_item.`code`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`name`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`name`, 0) = ' ', weight_string(CONCAT(LEFT(`name`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g40_item order by `name` asc, `code` asc limit 2"},
+				{DataSource: 1, SQL: "select g40_item.`code`, `name` as ORDER_BY_DERIVED_0, weight_string(g40_item.`code`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(g40_item.`code`, 0) = ' ', weight_string(CONCAT(LEFT(g40_item.`code`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0, weight_string(`name`) as WEIGHT_STRING_DERIVED_1, IF(LEFT(`name`, 0) = ' ', weight_string(CONCAT(LEFT(`name`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_1 from g40_item order by `name` asc, `code` asc limit 2"},
+			},
+			Columns: 6,
+			Merge: &shardrt.MergeSpec{
+				Columns: 6,
+				Visible: 1,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnString, Weight: 2},
+					{Type: shardrt.ColumnString, Weight: 4},
+					{Type: shardrt.ColumnBytes},
+					{Type: shardrt.ColumnBytes},
+					{Type: shardrt.ColumnBytes},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Column: 1},
+					{},
+				},
+				Count: shardrt.LimitValue{Value: 2},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DeleteFirstItems", LogicSQL: "delete from g40_item where g40_item.`code` in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "delete from g40_item where g40_item.`code` in (?)"},
+				{DataSource: 1, SQL: "delete from g40_item where g40_item.`code` in (?)"},
+			},
+			ListAt: []int{47, 47},
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g40_item",
+				Nodes:  []int{0, 1},
+				Column: "code",
+				Kind:   shardrt.KindString,
+			},
+		},
+		Write: true,
+	},
+}
+
+// DeleteFirstItems runs the :execrows query at queries/slice.sql:61.
+//
+// It is evaluated in steps across data nodes (deleteFirstItemsSteps): the keys
+// of the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) DeleteFirstItems(ctx context.Context) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &deleteFirstItemsSteps, &shardrt.StepsOptions{Tables: q.stepTable})
+	return n, shardrt.WrapQuery("DeleteFirstItems (queries/slice.sql:61)", err)
+}

@@ -50,3 +50,14 @@ SELECT * FROM g40_dict WHERE id IN (sqlc.slice(ids)) ORDER BY id;
 
 -- name: DeleteDicts :execrows
 DELETE FROM g40_dict WHERE id IN (sqlc.slice(ids));
+
+-- name: RenameLastItems :execrows
+-- shardgen:allow-full-route
+-- UPDATE … ORDER BY … LIMIT over several data nodes on a text key: the
+-- keys selected in order, then each data node's write gets only the keys
+-- HASH_MOD puts there (a string's Java hashCode).
+UPDATE g40_item SET name = ? WHERE name <> ? ORDER BY code DESC LIMIT 3;
+
+-- name: DeleteFirstItems :execrows
+-- shardgen:allow-full-route
+DELETE FROM g40_item ORDER BY name, code LIMIT 2;
