@@ -27,16 +27,22 @@ func paSeed(ds int) string { return "item:" + strconv.Itoa(ds) + "=a;dict:1=a" }
 // (pa_item sharded by id % 3); without, on ds_0 and ds_1 (id % 2).
 func newAtomicProxy(t *testing.T, down bool) *Server {
 	t.Helper()
-	n := 2
 	if down {
-		n = 3
+		return startProxy(t, paYAML(t, 3, 2), paDDL)
 	}
+	return startProxy(t, paYAML(t, 2, -1), paDDL)
+}
+
+// paYAML is the rules of pa_item sharded over n data sources (and pa_dict
+// broadcast), data source down (-1: none) down.
+func paYAML(t *testing.T, n, down int) string {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString("databaseName: pa_db\ndataSources:\n")
 	for i := range n {
 		ds := "ds_" + strconv.Itoa(i)
 		c := testdb.Config(ds)
-		if i == 2 {
+		if i == down {
 			c = testdb.DownConfig(t, ds)
 		}
 		fmt.Fprintf(&b, "  %s:\n    url: jdbc:mysql://%s/%s\n    username: %s\n    password: %s\n    maxPoolSize: 8\n", ds, c.Addr, ds, c.User, c.Passwd)
@@ -63,7 +69,7 @@ authority:
     - user: root@%%
       password: secret
 `, n-1, n)
-	return startProxy(t, b.String(), paDDL)
+	return b.String()
 }
 
 // paReset creates pa_item and pa_dict on ds_0 and ds_1 with the seed rows.

@@ -210,7 +210,9 @@ func (h *handler) readSQLMode(ctx context.Context, c *mysql.Conn, sess *session)
 	const q = "SELECT @@SESSION.sql_mode"
 	var e runtime.Executor = h.base(sess)
 	var mode string
-	if err := e.QueryRow(ctx, &runtime.Stmt{Name: "sql_mode", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: q}).Scan(&mode); err != nil {
+	if err := h.onLiveDataSource(nil, func(ds int) error {
+		return e.QueryRow(ctx, &runtime.Stmt{Name: "sql_mode", LogicSQL: q}, runtime.RouteUnit{DataSource: ds, SQL: q}).Scan(&mode)
+	}); err != nil {
 		return err
 	}
 	sess.noBackslash = false

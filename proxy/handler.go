@@ -876,6 +876,38 @@ func connectError(err error) bool {
 	return false
 }
 
+// onLiveDataSource runs f with data source 0 and, while f cannot reach
+// the data source (unreachable), with the next one: for a statement every
+// data source answers alike (a collation's name, a session variable, a
+// statement without a table), so that the first being down or silent
+// does not fail the session. Inside sess's transaction (sess non-nil with
+// one open) only data source 0 is asked. The error is data source 0's
+// when none answers.
+func (h *handler) onLiveDataSource(sess *session, f func(ds int) error) error {
+	n := len(h.s.in.names)
+	if sess != nil && sess.tx != nil {
+		n = 1
+	}
+	var first error
+	for ds := range max(n, 1) {
+		err := f(ds)
+		if err == nil || !unreachable(err) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// unreachable reports whether err is a data source's failure to connect
+// (connectError) or to connect in time (runtime.TimeoutError.Connect).
+func unreachable(err error) bool {
+	var te *runtime.TimeoutError
+	return connectError(err) || errors.As(err, &te) && te.Connect
+}
+
 // readRows reads every row of rows with its column types.
 func readRows(rows *sql.Rows) ([]column, [][]any, error) {
 	defer rows.Close()

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -179,7 +180,10 @@ func (h *handler) do(ctx context.Context, c *mysql.Conn, sess *session, q, rest 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.Exec(withOwner(ctx, sess.tag), &runtime.Stmt{Name: "proxy", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: sess.toBackend(q)}); err != nil {
+	if err := h.onLiveDataSource(sess, func(ds int) error {
+		_, err := e.Exec(withOwner(ctx, sess.tag), &runtime.Stmt{Name: "proxy", LogicSQL: q}, runtime.RouteUnit{DataSource: ds, SQL: sess.toBackend(q)})
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	return &sqltypes.Result{}, nil
@@ -261,7 +265,11 @@ func (h *handler) runNoTable(ctx context.Context, c *mysql.Conn, sess *session, 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := e.Query(withOwner(ctx, sess.tag), &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: 0, SQL: sess.toBackend(text)})
+	var rows *sql.Rows
+	err = h.onLiveDataSource(sess, func(ds int) (err error) {
+		rows, err = e.Query(withOwner(ctx, sess.tag), &runtime.Stmt{Name: "proxy", LogicSQL: text}, runtime.RouteUnit{DataSource: ds, SQL: sess.toBackend(text)})
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -65,9 +65,11 @@ func (h *handler) applyHandshakeCharset(ctx context.Context, c *mysql.Conn, sess
 		return h.applySetting(ctx, sess, q.(string), false)
 	}
 	var charset, coll string
-	row := h.s.in.src.QueryRow(ctx, &runtime.Stmt{Name: "charset", LogicSQL: "collation"},
-		runtime.RouteUnit{DataSource: 0, SQL: "SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLLATIONS WHERE ID = ?"}, int64(id))
-	if err := row.Scan(&charset, &coll); err != nil {
+	err := h.onLiveDataSource(nil, func(ds int) error {
+		return h.s.in.src.QueryRow(ctx, &runtime.Stmt{Name: "charset", LogicSQL: "collation"},
+			runtime.RouteUnit{DataSource: ds, SQL: "SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLLATIONS WHERE ID = ?"}, int64(id)).Scan(&charset, &coll)
+	})
+	if err != nil {
 		if err == sql.ErrNoRows {
 			return sqlerror.NewSQLError(sqlerror.ERUnknownCharacterSet, "42000", "Unknown collation id "+strconv.Itoa(int(id))+" of the handshake")
 		}
@@ -309,7 +311,9 @@ func (h *handler) readResultsCharset(ctx context.Context, sess *session) error {
 	const q = "SELECT ID FROM information_schema.COLLATIONS WHERE CHARACTER_SET_NAME = @@SESSION.character_set_results AND " +
 		"(COLLATION_NAME = @@SESSION.collation_connection OR IS_DEFAULT = 'Yes' AND @@SESSION.character_set_connection <> @@SESSION.character_set_results)"
 	var id sql.NullInt64
-	err := h.base(sess).QueryRow(ctx, &runtime.Stmt{Name: "character_set_results", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: q}).Scan(&id)
+	err := h.onLiveDataSource(nil, func(ds int) error {
+		return h.base(sess).QueryRow(ctx, &runtime.Stmt{Name: "character_set_results", LogicSQL: q}, runtime.RouteUnit{DataSource: ds, SQL: q}).Scan(&id)
+	})
 	if err != nil && err != sql.ErrNoRows {
 		return err
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"crypto/tls"
+	"database/sql"
 	"strings"
 
 	"vitess.io/vitess/go/mysql"
@@ -37,7 +38,11 @@ func (h *handler) showVariables(ctx context.Context, c *mysql.Conn, sess *sessio
 	if sess.tx != nil {
 		e = sess.tx
 	}
-	rows, err := e.Query(ctx, &runtime.Stmt{Name: "show", LogicSQL: q}, runtime.RouteUnit{DataSource: 0, SQL: sess.toBackend(q)})
+	var rows *sql.Rows
+	err := h.onLiveDataSource(sess, func(ds int) (err error) {
+		rows, err = e.Query(ctx, &runtime.Stmt{Name: "show", LogicSQL: q}, runtime.RouteUnit{DataSource: ds, SQL: sess.toBackend(q)})
+		return err
+	})
 	if err != nil {
 		return nil, true, err
 	}

@@ -103,6 +103,13 @@ func TestStepsLossyCharset(t *testing.T) {
 			require.ErrorContains(t, err, "in this session's character set "+cs, q)
 		}
 	}
+	// Text that no step compares or binds (an IN subquery of numbers, the
+	// final rows) is not refused: the reference's rows, '?' and all.
+	for _, cs := range []string{"latin1", "utf8mb3"} {
+		setNames(t, cs, pc, rc)
+		sameRowsArgs(t, pc, rc, "SELECT id, name FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE a_id > ?) ORDER BY id", 0)
+		sameRowsArgs(t, pc, rc, "SELECT id, name FROM xn_a WHERE id IN (SELECT a_id FROM xn_b) ORDER BY id")
+	}
 	setNames(t, "utf8mb4", pc, rc)
 	for _, q := range queries {
 		sameRowsArgs(t, pc, rc, q)

@@ -658,7 +658,7 @@ func (q *StepQuery) query(ctx context.Context, r *stepsRun, units []RouteUnit, a
 		}
 		// The last statement of a BindStep only returns its rows: no
 		// step compares or binds them.
-		if err := rs.Scan(ptrs...); err != nil || r.opt.LossyCharset == "" || what == finalStatement {
+		if err := rs.Scan(ptrs...); err != nil || r.opt.LossyCharset == "" || strings.HasPrefix(what, finalStatement+" (") {
 			return vals, err
 		}
 		ct, err := rs.ColumnTypes()
