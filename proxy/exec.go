@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/shardgen/shardgen/plan"
 	"github.com/shardgen/shardgen/runtime"
@@ -268,83 +267,20 @@ func (e *routeError) As(target any) bool {
 }
 
 // ValueOf converts a parameter's Go value to the sharding value a
-// generated function would build for a parameter of type t: integers are
+// generated function would build for a parameter of type t
+// (runtime.ArgValue, which generated code's steps use too): integers are
 // java.lang.Long (go-sql-driver sends them as LONGLONG), strings String,
-// DECIMAL text BigDecimal, times Timestamp, nil NULL. A string (or []byte)
+// DECIMAL text BigDecimal, times Timestamp, nil NULL; a string (or []byte)
 // for a DATE, DATETIME or TIMESTAMP parameter (t.Kind KindTime) that is
-// MySQL date or datetime text is the time MySQL compares the column with
-// (plan.DateTimeValue): client libraries send time values as text, and
-// go-sql-driver drops the time of day at midnight ("2026-02-01"), which a
-// datetime-pattern would refuse as a String.
+// MySQL date or datetime text is the time MySQL compares the column with;
+// a double (JavaScript's mysql2 binds every number as DOUBLE) the integer
+// or double text runtime.ColumnClass.Equal converts as MySQL compares it;
+// a driver.Valuer (a LOAD DATA field, sql.NullString) by its value.
+// Another type is an error naming it.
 func ValueOf(t plan.GoType, v any) (runtime.Value, error) {
-	switch x := v.(type) {
-	case nil:
-		return runtime.Null, nil
-	case int:
-		return runtime.Long(int64(x)), nil
-	case int8:
-		return runtime.Long(int64(x)), nil
-	case int16:
-		return runtime.Long(int64(x)), nil
-	case int32:
-		return runtime.Long(int64(x)), nil
-	case int64:
-		return runtime.Long(x), nil
-	case uint8:
-		return runtime.Long(int64(x)), nil
-	case uint16:
-		return runtime.Long(int64(x)), nil
-	case uint32:
-		return runtime.Long(int64(x)), nil
-	case uint64:
-		if x > 1<<63-1 {
-			return runtime.BigInteger(strconv.FormatUint(x, 10)), nil
-		}
-		return runtime.Long(int64(x)), nil
-	case string:
-		switch t.Kind {
-		case runtime.KindDecimal:
-			return runtime.Decimal(x), nil
-		case runtime.KindTime:
-			if tv, ok := plan.DateTimeValue(x); ok {
-				return tv, nil
-			}
-		}
-		return runtime.String(x), nil
-	case []byte:
-		if t.Kind == runtime.KindTime {
-			if tv, ok := plan.DateTimeValue(string(x)); ok {
-				return tv, nil
-			}
-		}
-		return runtime.String(string(x)), nil
-	case fileText:
-		return ValueOf(t, x.text)
-	case time.Time:
-		return runtime.Time(x), nil
-	case float64:
-		// A client that has only doubles (JavaScript's mysql2 binds every
-		// number as DOUBLE): the double's text with an exponent, which
-		// plan.Builder.Units reads as a double and converts for the
-		// column as MySQL compares it (a whole number below 2^53 routes
-		// as that integer, 5.5 matches no row of an integer column).
-		if t.Kind == runtime.KindInt || t.Kind == runtime.KindLong {
-			if x == float64(int64(x)) && x > -(1<<53) && x < 1<<53 {
-				return runtime.Long(int64(x)), nil
-			}
-			return runtime.Decimal(strconv.FormatFloat(x, 'e', -1, 64)), nil
-		}
-		return runtime.Decimal(fmt.Sprint(x)), nil
-	case sql.NullString:
-		if !x.Valid {
-			return runtime.Null, nil
-		}
-		return ValueOf(t, x.String)
-	case sql.NullInt64:
-		if !x.Valid {
-			return runtime.Null, nil
-		}
-		return runtime.Long(x.Int64), nil
+	rv, ok := runtime.ArgValue(t.Kind, v)
+	if !ok {
+		return runtime.Value{}, fmt.Errorf("unsupported parameter type %T", v)
 	}
-	return runtime.Value{}, fmt.Errorf("unsupported parameter type %T", v)
+	return rv, nil
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"database/sql/driver"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -137,12 +138,13 @@ func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, arg
 	return keep, true
 }
 
-// stepValue returns the sharding value of arg, a value of Go kind kind
-// compared with a column of class class (argValue, then ColumnClass.Equal:
-// NULL when no row can hold it); ok is false when the route of the value
-// cannot be computed exactly (every target must run).
-func stepValue(kind ValueKind, class ColumnClass, arg any) (Value, bool) {
-	v, ok := argValue(kind, arg)
+// stepValue converts a, an argument of Java kind kind compared with `=` or
+// IN to a column of class class, to the sharding value it routes as (Null
+// when it can equal no value of the column, see ColumnClass.Equal); ok is
+// false when the comparison cannot be mirrored exactly (ArgValue refuses
+// a, or EveryTarget).
+func stepValue(kind ValueKind, class ColumnClass, a any) (Value, bool) {
+	v, ok := ArgValue(kind, a)
 	if !ok {
 		return Value{}, false
 	}
@@ -151,7 +153,7 @@ func stepValue(kind ValueKind, class ColumnClass, arg any) (Value, bool) {
 	case EveryTarget:
 		return Value{}, false
 	case NoRow:
-		v = Null
+		return Null, true
 	}
 	if v.Kind == KindInt {
 		v = Long(v.Int) // a parameter's integer, as go-sql-driver sends it
@@ -224,13 +226,23 @@ func (lr *StepListRoute) split(q *StepQuery, tables func(string) *ShardingTable,
 	return out, true
 }
 
-// argValue converts an argument of RunSteps to the sharding value a single
-// route builds for a parameter whose Go type has the Java kind kind:
-// integers Long (BigInteger beyond int64), text String (BigDecimal for a
-// decimal, a time for MySQL date or datetime text of a time parameter),
-// times Timestamp, nil NULL; a driver.Valuer by its value. ok is false for
-// anything else (a float, another type): the caller routes to every unit.
-func argValue(kind ValueKind, v any) (Value, bool) {
+// ArgValue converts an argument's Go value to the sharding value a
+// generated function builds for a parameter whose Go type has the Java
+// kind kind, as the proxy's parameters are converted too: integers Long
+// (BigInteger beyond int64; go-sql-driver sends them as LONGLONG, which
+// ShardingSphere reads as java.lang.Long), text String (BigDecimal for a
+// decimal, a time for MySQL date or datetime text of a time parameter:
+// client libraries send times as text, and go-sql-driver drops the time
+// of day at midnight), times Timestamp, nil NULL; a driver.Valuer by its
+// value. A float64 (a client that has only doubles, such as JavaScript's
+// mysql2) is, for an integer kind, the integer it is when whole and below
+// 2^53, else its text with an exponent, which ColumnClass.Equal reads as
+// a double and converts as MySQL compares it (5.5 matches no row of an
+// integer column, a whole double from 2^53 on routes to every target);
+// for another kind a BigDecimal of its shortest text. ok is false for
+// anything else (another type, a Valuer that fails): callers route to
+// every target or refuse the value.
+func ArgValue(kind ValueKind, v any) (Value, bool) {
 	if vr, ok := v.(driver.Valuer); ok {
 		dv, err := vr.Value()
 		if err != nil {
@@ -258,14 +270,14 @@ func argValue(kind ValueKind, v any) (Value, bool) {
 	case uint32:
 		return Long(int64(x)), true
 	case uint:
-		return argValue(kind, uint64(x))
+		return ArgValue(kind, uint64(x))
 	case uint64:
 		if x > 1<<63-1 {
 			return BigInteger(strconv.FormatUint(x, 10)), true
 		}
 		return Long(int64(x)), true
 	case []byte:
-		return argValue(kind, string(x))
+		return ArgValue(kind, string(x))
 	case string:
 		switch kind {
 		case KindDecimal:
@@ -278,6 +290,14 @@ func argValue(kind ValueKind, v any) (Value, bool) {
 		return String(x), true
 	case time.Time:
 		return Time(x), true
+	case float64:
+		if kind == KindInt || kind == KindLong {
+			if x == float64(int64(x)) && x > -(1<<53) && x < 1<<53 {
+				return Long(int64(x)), true
+			}
+			return Decimal(strconv.FormatFloat(x, 'e', -1, 64)), true
+		}
+		return Decimal(fmt.Sprint(x)), true // %v: an exponent from 1e21 on
 	}
 	return Value{}, false
 }

@@ -83,11 +83,13 @@ func TestRunStepsRoute(t *testing.T) {
 	}{
 		{int64(5), [][]any{{int64(5)}}, []string{"ds1"}},
 		{int32(6), [][]any{{int64(6)}}, []string{"ds2"}},
-		{"5", [][]any{{int64(5)}}, []string{"ds1"}},                      // '5' compares as 5
-		{" 5", [][]any{{int64(5)}}, []string{"ds1"}},                     // so does ' 5'
-		{"5.5", nil, []string{"ds0"}},                                    // no BIGINT equals 5.5: one data node answers (none)
-		{nil, nil, []string{"ds0"}},                                      // NULL matches no row
-		{5.0, [][]any{{int64(5)}}, []string{"ds0", "ds1", "ds2", "ds3"}}, // a float is not narrowed
+		{"5", [][]any{{int64(5)}}, []string{"ds1"}},                   // '5' compares as 5
+		{" 5", [][]any{{int64(5)}}, []string{"ds1"}},                  // so does ' 5'
+		{"5.5", nil, []string{"ds0"}},                                 // no BIGINT equals 5.5: one data node answers (none)
+		{nil, nil, []string{"ds0"}},                                   // NULL matches no row
+		{5.0, [][]any{{int64(5)}}, []string{"ds1"}},                   // a whole double compares as that integer
+		{5.5, nil, []string{"ds0"}},                                   // no BIGINT equals the double 5.5
+		{float64(1 << 53), nil, []string{"ds0", "ds1", "ds2", "ds3"}}, // from 2^53 on, a double equals several BIGINTs
 	} {
 		rows, ran := run(eq, tables, c.arg)
 		require.Equal(t, c.rows, rows, "%#v", c.arg)
