@@ -371,11 +371,81 @@ func (sp *stepsPlanner) queryLists(planned, text, what string, lists int) (*runt
 	}
 	if r.Fixed == nil {
 		sq.Route = sp.stepRoute(p, len(sq.Units))
-		if sq.Route != nil {
+		if lists > 0 {
+			sq.ListRoute = sp.listRoute(p, len(sq.Units))
+		}
+		if sq.Route != nil || sq.ListRoute != nil {
 			sp.routes = append(sp.routes, r)
 		}
 	}
 	return sq, p, nil
+}
+
+// listRoute returns how the first IN list of bound values of a step's
+// statement p, whose n units are every unit of its route, splits by data
+// node (runtime.StepListRoute): when the list is the values of a sharding
+// column of p's table compared with = or IN (the planned
+// sqlc.slice(stepListName(0)) among its route's conditions) and the
+// column's values convert exactly (an integer, DATE or DATETIME column;
+// never text, whose collation may equal other spellings). Each unit then
+// gets the values of its data node, and a unit that gets none does not
+// run: the list is a condition the WHERE ANDs with the others. nil
+// otherwise: every unit gets the whole list.
+func (sp *stepsPlanner) listRoute(p *Plan, n int) *runtime.StepListRoute {
+	r := p.Route
+	if !sp.computed(p, n) {
+		return nil
+	}
+	lr := &runtime.StepListRoute{Table: r.LogicTable}
+	found := false
+	for _, c := range r.Conditions {
+		has := false
+		for _, cc := range c.Columns {
+			if cc.Range != nil {
+				continue
+			}
+			for _, o := range cc.Values {
+				if o.Literal != nil || o.Param < 0 || o.Param >= len(p.Params) {
+					continue
+				}
+				prm := p.Params[o.Param]
+				if k, ok := stepListIndex(prm.Name); !ok || k != 0 || !prm.Slice {
+					continue
+				}
+				class := sp.b.columnClass(r.LogicTable, cc.Column, cc.Binary)
+				if found && (!strings.EqualFold(lr.Column, cc.Column) || lr.Class != class) {
+					return nil // not one column: leave the list whole
+				}
+				found, has = true, true
+				lr.Column, lr.Class, lr.Kind = cc.Column, class, prm.Type.Kind
+			}
+		}
+		if !has {
+			// An AND-group without the list matches rows on any data
+			// node (the planner keeps the list a condition the WHERE
+			// ANDs with the others, so this does not happen).
+			return nil
+		}
+	}
+	if !found || lr.Class == runtime.ClassAsIs {
+		return nil
+	}
+	for i := range r.Units {
+		lr.Nodes = append(lr.Nodes, i) // a computed route's units are its table's data nodes, in order
+	}
+	return lr
+}
+
+// computed reports whether the route of a step's statement p, whose n
+// units are every unit of its route, is computed from the conditions of a
+// sharded table: its units are then that table's data nodes, in order,
+// which a run-time route (stepRoute, listRoute) narrows.
+func (sp *stepsPlanner) computed(p *Plan, n int) bool {
+	r := p.Route
+	if r.Fixed != nil || r.Update != nil || r.Pushdown || len(r.Conditions) == 0 || len(r.Units) != n || sp.b.ShardingTable(r.LogicTable) == nil {
+		return false
+	}
+	return r.Kind != runtime.RouteAllNodes && r.Kind != runtime.RouteBroadcast
 }
 
 // stepRoute returns the run-time route of a step's statement p whose n
@@ -386,11 +456,7 @@ func (sp *stepsPlanner) queryLists(planned, text, what string, lists int) (*runt
 // or the route is not computed from a sharded table's conditions.
 func (sp *stepsPlanner) stepRoute(p *Plan, n int) *runtime.StepRoute {
 	r := p.Route
-	if r.Fixed != nil || r.Update != nil || r.Pushdown || len(r.Conditions) == 0 || len(r.Units) != n || sp.b.ShardingTable(r.LogicTable) == nil {
-		return nil
-	}
-	switch r.Kind {
-	case runtime.RouteAllNodes, runtime.RouteBroadcast:
+	if !sp.computed(p, n) {
 		return nil
 	}
 	rt := &runtime.StepRoute{Table: r.LogicTable}

@@ -207,16 +207,16 @@ func TestStepsPreview(t *testing.T) {
 		"string:ds_1 | string:/* step 1: the IN subquery */ select a_id from xn_b where bid = 101",
 		"string:ds_0 | string:/* step 2: the EXISTS subquery (one row at most) */ select 1 from xn_b limit 1",
 		"string:ds_1 | string:/* step 2: the EXISTS subquery (one row at most) */ select 1 from xn_b limit 1",
-		"string:ds_0 | string:/* step 3: the statement, taking an IN list (?) the values of step 1, a cast(? as signed) 1 when step 2 returned a row, else 0 */ select id from xn_a where id in (?) and cast(? as signed)",
-		"string:ds_1 | string:/* step 3: the statement, taking an IN list (?) the values of step 1, a cast(? as signed) 1 when step 2 returned a row, else 0 */ select id from xn_a where id in (?) and cast(? as signed)",
+		"string:ds_0 | string:/* step 3: the statement, taking an IN list (?) the values of step 1, a cast(? as signed) 1 when step 2 returned a row, else 0; its IN list split by the data nodes of its values (xn_a.id): a data node that gets none is not asked */ select id from xn_a where id in (?) and cast(? as signed)",
+		"string:ds_1 | string:/* step 3: the statement, taking an IN list (?) the values of step 1, a cast(? as signed) 1 when step 2 returned a row, else 0; its IN list split by the data nodes of its values (xn_a.id): a data node that gets none is not asked */ select id from xn_a where id in (?) and cast(? as signed)",
 	}, got)
 	got = rowsOf(t, px, "PREVIEW SELECT id, (SELECT MAX(bid) FROM xn_b) AS top FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid = 101)")
 	require.Equal(t, []string{
 		"string:ds_0 | string:/* step 1: the scalar subquery (two rows at most) */ select max(bid) from xn_b",
 		"string:ds_1 | string:/* step 1: the scalar subquery (two rows at most) */ select max(bid) from xn_b",
 		"string:ds_1 | string:/* step 2: the IN subquery */ select a_id from xn_b where bid = 101",
-		"string:ds_0 | string:/* step 3: the statement, taking a ? the value of step 1 (NULL when it returned no row; more than one row fails with error 1242), an IN list (?) the values of step 2 */ select id, cast(? as signed) as top from xn_a where id in (?)",
-		"string:ds_1 | string:/* step 3: the statement, taking a ? the value of step 1 (NULL when it returned no row; more than one row fails with error 1242), an IN list (?) the values of step 2 */ select id, cast(? as signed) as top from xn_a where id in (?)",
+		"string:ds_0 | string:/* step 3: the statement, taking a ? the value of step 1 (NULL when it returned no row; more than one row fails with error 1242), an IN list (?) the values of step 2; its IN list split by the data nodes of its values (xn_a.id): a data node that gets none is not asked */ select id, cast(? as signed) as top from xn_a where id in (?)",
+		"string:ds_1 | string:/* step 3: the statement, taking a ? the value of step 1 (NULL when it returned no row; more than one row fails with error 1242), an IN list (?) the values of step 2; its IN list split by the data nodes of its values (xn_a.id): a data node that gets none is not asked */ select id, cast(? as signed) as top from xn_a where id in (?)",
 	}, got)
 	// The proxy's own operators (a subquery whose own statement needs
 	// steps): the bound statement is planned at run time.
@@ -275,6 +275,12 @@ func TestStepsJoin(t *testing.T) {
 	require.ErrorContains(t, err, "; the statement cannot be evaluated in steps across data nodes: "+why, q)
 	_, err = px.Exec("PREVIEW " + q)
 	require.ErrorContains(t, err, why, q)
+	// The IN list on the inner side's sharding column is split by data
+	// node (runtime.StepListRoute).
+	require.Equal(t, []string{
+		"string:ds_0 | string:/* step 3: nested loop: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?), when step 2 does not run; its IN list split by the data nodes of its values (xn_a.id): a data node that gets none is not asked */ select a.id, a.id from xn_a as a where a.id in (?)",
+		"string:ds_1 | string:/* step 3: nested loop: inner side of the join, run for every 500 rows of step 1 with their key values as its IN list (?), when step 2 does not run; its IN list split by the data nodes of its values (xn_a.id): a data node that gets none is not asked */ select a.id, a.id from xn_a as a where a.id in (?)",
+	}, rowsOf(t, px, "PREVIEW SELECT b.bid, a.id FROM xn_b b JOIN xn_a a ON a.id = b.a_id")[4:])
 }
 
 // stepsJoinQueries are the joins of xn_a and xn_b TestStepsJoin and
@@ -284,6 +290,15 @@ var stepsJoinQueries = []string{
 	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.id = b.a_id",
 	"SELECT a.id, b.bid FROM xn_a a RIGHT JOIN xn_b b ON a.id = b.a_id",
 	"SELECT b.bid, a.id FROM xn_b b LEFT JOIN xn_a a ON b.a_id = a.id",
+	// The inner side's key is its sharding column: each data node's IN
+	// list holds only its values, converted as MySQL compares them with
+	// a BIGINT (DECIMAL 7.00 is 7, 1.50 no id; text '2' is 2, 'alpha' 0).
+	"SELECT b.bid, a.id, a.name FROM xn_b b JOIN xn_a a ON a.id = b.price ORDER BY b.bid",
+	"SELECT b.bid, a.id FROM xn_b b LEFT JOIN xn_a a ON a.id = b.name ORDER BY b.bid",
+	"SELECT a.id, COUNT(*) FROM xn_b b JOIN xn_a a ON a.id = b.a_id WHERE b.price > 1 GROUP BY a.id ORDER BY a.id",
+	"SELECT bid FROM xn_b WHERE a_id IN (SELECT id FROM xn_a WHERE k = 10) ORDER BY bid",
+	"SELECT id, name FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid IN (100, 103, 105, 107)) ORDER BY id",
+	"SELECT COUNT(*) FROM xn_a WHERE id IN (SELECT price FROM xn_b)",
 	"SELECT a.id, b.bid, a.name, b.name FROM xn_a a JOIN xn_b b ON a.name = b.name",
 	"SELECT a.id, b.bid, a.lat, b.lat FROM xn_a a JOIN xn_b b ON b.lat = a.lat",
 	"SELECT a.id, b.bid FROM xn_a a LEFT JOIN xn_b b ON a.lat = b.lat",
@@ -588,12 +603,21 @@ func BenchmarkStepsJoin(b *testing.B) {
 		fy := strings.Replace(y, "authority:", "props:\n  cross-node-join: "+s+"\n"+"authority:", 1)
 		forced[s] = newPxEnvDDL(b, fy, ddl).client(b, "root", "secret", nil)
 	}
+	// The join the other way round: the inner side's key is its sharding
+	// column (jb_a.id), so each data node's IN list holds only the values
+	// that live there (runtime.StepListRoute): 1,000 outer rows by the
+	// nested loop forced, 400 by the automatic choice (one IN batch).
+	const sq = "SELECT a.id, a.name, b.bid, b.v FROM jb_b b JOIN jb_a a ON a.id = b.a_id"
+	const sq400 = sq + " WHERE b.v < 400"
 	for _, c := range []struct {
 		name string
 		db   *sql.DB
 		q    string
-	}{{"proxy-4-nodes", px, q}, {"proxy-4-nodes-nested-loop", forced["nested-loop"], q}, {"proxy-4-nodes-hash", forced["hash"], q},
-		{"proxy-4-nodes-federation", px, fq}, {"unsharded", e.ref, q}} {
+		n    int
+	}{{"proxy-4-nodes", px, q, 1000}, {"proxy-4-nodes-nested-loop", forced["nested-loop"], q, 1000}, {"proxy-4-nodes-hash", forced["hash"], q, 1000},
+		{"proxy-4-nodes-federation", px, fq, 1000}, {"unsharded", e.ref, q, 1000},
+		{"proxy-4-nodes-inner-sharding-key-nested-loop", forced["nested-loop"], sq, 1000},
+		{"proxy-4-nodes-inner-sharding-key-400", px, sq400, 400}, {"unsharded-inner-sharding-key-400", e.ref, sq400, 400}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				rows, err := c.db.Query(c.q)
@@ -604,7 +628,7 @@ func BenchmarkStepsJoin(b *testing.B) {
 				}
 				require.NoError(b, rows.Err())
 				require.NoError(b, rows.Close())
-				require.Equal(b, 1000, n)
+				require.Equal(b, c.n, n)
 			}
 		})
 	}

@@ -85,8 +85,9 @@ type StepQuery struct {
 	// subqueries (BindStep.Then).
 	Lists []StepList `json:"lists,omitempty"`
 	// ListRoute, when set, gives each unit only the values of its IN list
-	// (ListAt) on its data node, and runs no unit that gets none; nil:
-	// every unit gets every value. Only with no further Lists.
+	// (ListAt) on its data node, and runs no unit that gets none (a
+	// SELECT's first unit when none gets one); nil: every unit gets every
+	// value.
 	ListRoute *StepListRoute `json:"list_route,omitempty"`
 }
 
@@ -521,7 +522,7 @@ func tooMany(what string, limit int) error {
 // ErrCrossNodeRows naming what and q's SQL).
 func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what string, more ...[]any) ([][]any, error) {
 	what += " (" + q.Stmt.LogicSQL + ")"
-	units, args, err := q.boundUnits(r, list, what, more...)
+	units, args, err := q.boundUnits(r, list, true, what, more...)
 	if err != nil {
 		return nil, err
 	}
@@ -532,7 +533,7 @@ func (q *StepQuery) rows(ctx context.Context, r *stepsRun, list []any, what stri
 // all-or-nothing write (ExecUnits) and returns its rows affected.
 func (q *StepQuery) exec(ctx context.Context, r *stepsRun, list []any, what string, more ...[]any) (int64, error) {
 	what += " (" + q.Stmt.LogicSQL + ")"
-	units, args, err := q.boundUnits(r, list, what, more...)
+	units, args, err := q.boundUnits(r, list, false, what, more...)
 	if err != nil {
 		return 0, err
 	}
@@ -540,9 +541,12 @@ func (q *StepQuery) exec(ctx context.Context, r *stepsRun, list []any, what stri
 }
 
 // boundUnits returns the units q runs on (narrowed by its Route) with its
-// IN lists expanded to list and more, and the arguments of units that
-// carry none of their own.
-func (q *StepQuery) boundUnits(r *stepsRun, list []any, what string, more ...[]any) ([]RouteUnit, []any, error) {
+// IN lists expanded to list and more (the first split by its ListRoute),
+// and the arguments of units that carry none of their own. read says that
+// q is a SELECT: when its ListRoute gives no unit a value, its first unit
+// still runs with the list NULL, as any data node would answer (an
+// aggregate returns its row); a write then runs nowhere.
+func (q *StepQuery) boundUnits(r *stepsRun, list []any, read bool, what string, more ...[]any) ([]RouteUnit, []any, error) {
 	units, listAt := q.Units, q.ListAt
 	var args []any
 	for _, a := range q.Args {
@@ -567,9 +571,18 @@ func (q *StepQuery) boundUnits(r *stepsRun, list []any, what string, more ...[]a
 			}
 		}
 	}
+	var split [][]any // the first IN list of each unit (ListRoute); nil: list whole
+	if q.ListRoute != nil && listAt != nil {
+		if vals, ok := q.ListRoute.split(q, r.opt.Tables, keep, len(units), list); ok {
+			split = vals
+			if read && len(split) > 0 && !slices.ContainsFunc(split, func(v []any) bool { return v != nil }) {
+				split[0] = []any{}
+			}
+		}
+	}
 	if len(q.Lists) > 0 {
 		var err error
-		if units, err = r.src.listUnits(q, units, keep, args, append([][]any{list}, more...)); err != nil {
+		if units, err = r.src.listUnits(q, units, keep, args, append([][]any{list}, more...), split); err != nil {
 			return nil, nil, err
 		}
 		args = nil // each unit carries its own (RouteUnit.Args)
@@ -580,10 +593,7 @@ func (q *StepQuery) boundUnits(r *stepsRun, list []any, what string, more ...[]a
 		if q.ListArg < 0 || q.ListArg > len(args) {
 			return nil, nil, fmt.Errorf("%s: %d arguments before the IN list of %d", what, q.ListArg, len(args))
 		}
-		vals, routed := [][]any(nil), false
-		if q.ListRoute != nil {
-			vals, routed = q.ListRoute.split(q, r.opt.Tables, keep, len(units), list)
-		}
+		vals, routed := split, split != nil
 		if !routed {
 			vals = make([][]any, len(units))
 			for i := range vals {
@@ -847,8 +857,10 @@ func (op BindOp) subquery() string {
 // them whose indexes in q.Units are keep, when set) with each of its IN
 // lists (ListAt, then Lists) expanded to the values of lists (one element
 // per value, `NULL` for none) and each unit's arguments (args with every
-// list's values at its place).
-func (s *Sources) listUnits(q *StepQuery, all []RouteUnit, keep []int, args []any, lists [][]any) ([]RouteUnit, error) {
+// list's values at its place). first, when set, holds each unit's own
+// first list (StepListRoute.split) instead of lists[0]: a unit whose first
+// list is nil does not run.
+func (s *Sources) listUnits(q *StepQuery, all []RouteUnit, keep []int, args []any, lists [][]any, first [][]any) ([]RouteUnit, error) {
 	type list struct {
 		at   []int
 		arg  int
@@ -887,8 +899,14 @@ func (s *Sources) listUnits(q *StepQuery, all []RouteUnit, keep []int, args []an
 	if n > MaxPlaceholders {
 		return nil, fmt.Errorf("%d IN list values with the other arguments: %w", n, ErrTooManyPlaceholders)
 	}
+	if first != nil && len(first) != len(all) {
+		return nil, fmt.Errorf("%d first IN lists for %d units", len(first), len(all))
+	}
 	units := make([]RouteUnit, 0, len(all))
 	for i, u := range all {
+		if first != nil && first[i] == nil {
+			continue
+		}
 		if uint(u.DataSource) >= uint(len(s.names)) {
 			return nil, s.badUnit(&u)
 		}
@@ -901,17 +919,21 @@ func (s *Sources) listUnits(q *StepQuery, all []RouteUnit, keep []int, args []an
 				return nil, fmt.Errorf("offset %d of IN list %d in unit %d is not a placeholder", at, k+1, i)
 			}
 			b.WriteString(u.SQL[from:at])
-			if len(lists[k]) == 0 {
+			vals := lists[k]
+			if k == 0 && first != nil {
+				vals = first[i]
+			}
+			if len(vals) == 0 {
 				b.WriteString("NULL")
 			}
-			for v := range lists[k] {
+			for v := range vals {
 				if v > 0 {
 					b.WriteString(", ")
 				}
 				b.WriteString(l.elem)
 			}
 			from = at + 1
-			uargs = append(append(uargs, args[arg:l.arg]...), lists[k]...)
+			uargs = append(append(uargs, args[arg:l.arg]...), vals...)
 			arg = l.arg
 		}
 		b.WriteString(u.SQL[from:])
@@ -1189,7 +1211,7 @@ func (st *Steps) Queries() []StepsQuery {
 			{"the statement, its NOT IN list (?) the values of step 1 (NULL among them when it returned one), its cast(? as signed) 1 when step 1 returned no row", st.Bind.Statement}}
 	case st.Bind != nil:
 		return []StepsQuery{{"the IN subquery", st.Bind.Subquery},
-			{"the statement, its IN list (?) the values of step 1", st.Bind.Statement}}
+			{"the statement, its IN list (?) the values of step 1" + listRouteNote(st.Bind.Statement), st.Bind.Statement}}
 	case st.Join != nil:
 		return st.Join.queries()
 	case st.Union != nil:
@@ -1245,7 +1267,7 @@ func (b *BindStep) queries() []StepsQuery {
 			takes = append(takes, "a ? the value of step "+step+" (NULL when it returned no row; more than one row fails with error 1242)")
 		}
 	}
-	return append(out, StepsQuery{"the statement, taking " + strings.Join(takes, ", "), b.Statement})
+	return append(out, StepsQuery{"the statement, taking " + strings.Join(takes, ", ") + listRouteNote(b.Statement), b.Statement})
 }
 
 // queries lists the statements of a join: its outer side's (those of its
@@ -1270,5 +1292,16 @@ func (j *JoinStep) queries() []StepsQuery {
 		out = append(out, StepsQuery{fmt.Sprintf("build side of the hash join, run once instead of step %d when the rows of %s number more than %d (reading at most %d rows per row of %s), its rows hashed by the join key", n+2, rows, j.Batch, HashJoinBuildFactor, rows), j.Build})
 		what = fmt.Sprintf("nested loop: %s, when step %d does not run", what, n+1)
 	}
-	return append(out, StepsQuery{what, j.Inner})
+	return append(out, StepsQuery{what + listRouteNote(j.Inner), j.Inner})
+}
+
+// listRouteNote is what a statement whose ListRoute splits its IN list
+// adds to its description (explain, PREVIEW), e.g. "; its IN list split
+// by the data nodes of its values (t_user.user_id): a data node that gets
+// none is not asked"; "" without a ListRoute.
+func listRouteNote(q *StepQuery) string {
+	if q == nil || q.ListRoute == nil {
+		return ""
+	}
+	return "; its IN list split by the data nodes of its values (" + q.ListRoute.Table + "." + q.ListRoute.Column + "): a data node that gets none is not asked"
 }

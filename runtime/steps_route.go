@@ -163,12 +163,20 @@ func stepValue(kind ValueKind, class ColumnClass, a any) (Value, bool) {
 
 // StepListRoute routes the values of a StepQuery's IN list (ListAt), which
 // compares a sharding column of Table with them (a write's keys, see
-// BindStep.Write): each unit gets only the values whose data nodes the
-// sharding algorithm picks for its own, and a unit that gets none does
-// not run. Each value is converted as StepRoute converts a parameter's.
-// Whenever a value's data nodes cannot be computed exactly (no router for
-// Table, a value of another Go type, an algorithm that fails on it) every
-// unit gets every value, as without a StepListRoute.
+// BindStep.Write; a nested-loop join's outer keys on the inner table's
+// sharding column, `user_id IN (SELECT …)`): each unit gets only the
+// values whose data nodes the sharding algorithm picks for its own, and a
+// unit that gets none does not run. This is exact because a row lives on
+// the data node of its column's value, and a value equals the row's only
+// if it converts to that value as MySQL compares them: each value is
+// converted as StepRoute converts a parameter's (ColumnClass.Equal after
+// ArgValue: '3' and 3.0 route as 3, 7.5 equals no BIGINT and goes
+// nowhere). Whenever a value's data nodes cannot be computed exactly (no
+// router for Table, a value of another Go type, a double from 2^53 on, an
+// algorithm that fails on it) every unit gets every value, as without a
+// StepListRoute. The planner sets it for values read from another table
+// only on integer, DATE and DATETIME columns (never text, whose collation
+// may equal other spellings).
 type StepListRoute struct {
 	// Table is the logic table whose router (StepsOptions.Tables) computes
 	// the data nodes.

@@ -40,7 +40,6 @@ func stepsRouters(t *testing.T) func(string) *shardrt.ShardingTable {
 func TestRunStepsRoute(t *testing.T) {
 	db, src := openTestSources(t, "")
 	stepsTables(t, db) // steps_a: id MOD 4 over ds_0..ds_3
-	ctx := context.Background()
 	tables := stepsRouters(t)
 	// part is a UNION part over steps_a's four data nodes, each unit's SQL
 	// naming its data source so that the test counts where it ran.
@@ -62,18 +61,7 @@ func TestRunStepsRoute(t *testing.T) {
 	}
 	// run returns the rows and the data sources the step ran on.
 	run := func(st *shardrt.Steps, tables func(string) *shardrt.ShardingTable, args ...any) ([][]any, []string) {
-		var (
-			mu  sync.Mutex
-			ran []string
-		)
-		rows, err := src.RunStepsWith(ctx, src, st, &shardrt.StepsOptions{Tables: tables, UnitSQL: func(sql string) string {
-			mu.Lock()
-			defer mu.Unlock()
-			ran = append(ran, sql[strings.LastIndex(sql, "/* ")+3:len(sql)-3])
-			return sql
-		}}, args...)
-		require.NoError(t, err)
-		return rows, ran
+		return runStepsUnits(t, src, st, tables, func(sql string) (string, bool) { return sql[strings.LastIndex(sql, "/* ")+3 : len(sql)-3], true }, args...)
 	}
 	eq := union(part("id = ?", 0))
 	for _, c := range []struct {
@@ -202,4 +190,95 @@ func TestExecStepsListRoute(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, tx.Commit())
 	require.Equal(t, []string{"4:t@ds0", "1:a1@ds1", "5:x@ds1", "2:a2@ds2", "6:x@ds2", "3:a0@ds3"}, values())
+}
+
+// TestRunStepsListRoute: an IN list of values bound from an earlier step
+// on a sharding column (StepQuery.ListRoute) is split by data node: each
+// unit gets the values its data node can hold, converted as MySQL compares
+// them, and a data node that gets none is not asked (the first when none
+// gets one); a value that cannot be converted exactly gives every unit the
+// whole list. The rows are those of the whole list either way.
+func TestRunStepsListRoute(t *testing.T) {
+	db, src := openTestSources(t, "")
+	stepsTables(t, db) // steps_a: ids 1-6, id MOD 4 over ds_0..ds_3; steps_b: ids 2, 4, …, 12
+	tables := stepsRouters(t)
+	// statement is `… FROM steps_a WHERE <where>` on steps_a's four data
+	// nodes, its IN list split by id.
+	statement := func(sel, where string) *shardrt.StepQuery {
+		q := &shardrt.StepQuery{Stmt: shardrt.Stmt{Name: "steps", LogicSQL: sel + " FROM steps_a WHERE " + where}, Columns: 1,
+			ListRoute: &shardrt.StepListRoute{Table: "steps_a", Nodes: []int{0, 1, 2, 3}, Column: "id", Class: shardrt.ClassInteger, Kind: shardrt.KindLong}}
+		for d := range 4 {
+			sql := fmt.Sprintf("%s FROM steps_a WHERE %s /* ds%d */", sel, where, d)
+			q.Units = append(q.Units, shardrt.RouteUnit{DataSource: d, SQL: sql})
+			q.ListAt = append(q.ListAt, strings.IndexByte(sql, '?'))
+		}
+		return q
+	}
+	// run returns the rows and the SQL each data source ran (with its
+	// list's placeholders).
+	run := func(st *shardrt.Steps, tables func(string) *shardrt.ShardingTable) ([][]any, []string) {
+		return runStepsUnits(t, src, st, tables, func(sql string) (string, bool) { return sql, strings.Contains(sql, "steps_a") })
+	}
+	bind := func(sub string, st *shardrt.StepQuery) *shardrt.Steps {
+		return &shardrt.Steps{Bind: &shardrt.BindStep{Subquery: stepQuery(sub, 1, false, 0, 1), Statement: st}}
+	}
+	sorted := func(q *shardrt.StepQuery) *shardrt.StepQuery {
+		q.Merge = &shardrt.MergeSpec{Columns: 1, Visible: 1, Kinds: []shardrt.ColumnKind{intKind}, OrderBy: []shardrt.SortKey{{Column: 0}}, Count: shardrt.NoLimit}
+		return q
+	}
+
+	// 2, 4, …, 12: ids 4, 8, 12 live on ds_0, 2, 6, 10 on ds_2; ds_1 and
+	// ds_3 are not asked.
+	rows, ran := run(bind("SELECT id FROM steps_b", sorted(statement("SELECT id", "id IN (?) ORDER BY id"))), tables)
+	require.Equal(t, [][]any{{int64(2)}, {int64(4)}, {int64(6)}}, rows)
+	require.ElementsMatch(t, []string{
+		"SELECT id FROM steps_a WHERE id IN (?, ?, ?) ORDER BY id /* ds0 */",
+		"SELECT id FROM steps_a WHERE id IN (?, ?, ?) ORDER BY id /* ds2 */",
+	}, ran)
+	// Without routers every unit gets the whole list.
+	rows, ran = run(bind("SELECT id FROM steps_b", sorted(statement("SELECT id", "id IN (?) ORDER BY id"))), nil)
+	require.Equal(t, [][]any{{int64(2)}, {int64(4)}, {int64(6)}}, rows)
+	require.Len(t, ran, 4)
+	require.Contains(t, ran, "SELECT id FROM steps_a WHERE id IN (?, ?, ?, ?, ?, ?) ORDER BY id /* ds1 */")
+	// Text values convert as MySQL compares them with a BIGINT: '3' is 3
+	// (ds_3); 'b2' is 0 (ds_0), as MySQL reads it.
+	rows, ran = run(bind("SELECT CAST(id - 9 AS CHAR) FROM steps_b WHERE id = 12", sorted(statement("SELECT id", "id IN (?) ORDER BY id"))), tables)
+	require.Equal(t, [][]any{{int64(3)}}, rows)
+	require.Equal(t, []string{"SELECT id FROM steps_a WHERE id IN (?) ORDER BY id /* ds3 */"}, ran)
+	rows, ran = run(bind("SELECT v FROM steps_b WHERE id = 2", sorted(statement("SELECT id", "id IN (?) ORDER BY id"))), tables)
+	require.Nil(t, rows)
+	require.Equal(t, []string{"SELECT id FROM steps_a WHERE id IN (?) ORDER BY id /* ds0 */"}, ran)
+	// '2.5' equals no BIGINT: sent nowhere; with no value left the first
+	// unit answers the aggregate with the list NULL.
+	rows, ran = run(bind("SELECT CAST(id / 4 AS CHAR) FROM steps_b WHERE id = 10", statement("SELECT COUNT(*)", "id IN (?)")), tables)
+	require.Equal(t, [][]any{{int64(0)}}, rows)
+	require.Equal(t, []string{"SELECT COUNT(*) FROM steps_a WHERE id IN (NULL) /* ds0 */"}, ran)
+	// A whole double is its integer; one from 2^53 on may equal several
+	// BIGINTs: the whole list goes to every unit.
+	rows, ran = run(bind("SELECT id / 2e0 FROM steps_b WHERE id = 4", sorted(statement("SELECT id", "id IN (?) ORDER BY id"))), tables)
+	require.Equal(t, [][]any{{int64(2)}}, rows)
+	require.Equal(t, []string{"SELECT id FROM steps_a WHERE id IN (?) ORDER BY id /* ds2 */"}, ran)
+	rows, ran = run(bind("SELECT id * 9007199254740992e0 FROM steps_b WHERE id = 4", sorted(statement("SELECT id", "id IN (?) ORDER BY id"))), tables)
+	require.Nil(t, rows)
+	require.Len(t, ran, 4)
+}
+
+// runStepsUnits runs st on src with the routers tables and returns its rows
+// and what ran returns for the SQL of each unit that ran (when ok).
+func runStepsUnits(t *testing.T, src *shardrt.Sources, st *shardrt.Steps, tables func(string) *shardrt.ShardingTable, ran func(sql string) (string, bool), args ...any) ([][]any, []string) {
+	t.Helper()
+	var (
+		mu   sync.Mutex
+		seen []string
+	)
+	rows, err := src.RunStepsWith(context.Background(), src, st, &shardrt.StepsOptions{Tables: tables, UnitSQL: func(sql string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if r, ok := ran(sql); ok {
+			seen = append(seen, r)
+		}
+		return sql
+	}}, args...)
+	require.NoError(t, err)
+	return rows, seen
 }

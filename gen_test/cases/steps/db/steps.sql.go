@@ -250,6 +250,13 @@ var ordersWithUsersSteps = shardrt.Steps{
 			},
 			Columns: 3,
 			ListAt:  []int{76, 76},
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 		Build: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "OrdersWithUsers", LogicSQL: "select u.`name`, u.user_id, u.`name` from g50_user as u"},
@@ -306,7 +313,7 @@ type OrdersWithUsersRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) OrdersWithUsers(ctx context.Context) ([]OrdersWithUsersRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &ordersWithUsersSteps)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &ordersWithUsersSteps, &shardrt.StepsOptions{Tables: q.stepTable})
 	if err != nil {
 		return nil, shardrt.WrapQuery("OrdersWithUsers (queries/steps.sql:22)", err)
 	}
@@ -454,6 +461,13 @@ var topOrdersWithUsersSteps = shardrt.Steps{
 			},
 			Columns: 2,
 			ListAt:  []int{79, 79},
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 		Build: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "TopOrdersWithUsers", LogicSQL: "select u.`name` as user_name, u.user_id from g50_user as u"},
@@ -508,7 +522,7 @@ type TopOrdersWithUsersRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) TopOrdersWithUsers(ctx context.Context) ([]TopOrdersWithUsersRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &topOrdersWithUsersSteps)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &topOrdersWithUsersSteps, &shardrt.StepsOptions{Tables: q.stepTable})
 	if err != nil {
 		return nil, shardrt.WrapQuery("TopOrdersWithUsers (queries/steps.sql:33)", err)
 	}
@@ -960,6 +974,13 @@ var averageInParisSteps = shardrt.Steps{
 			},
 			Columns: 1,
 			ListAt:  []int{77, 77},
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 		Build: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "AverageInParis", LogicSQL: "select u.user_id from g50_user as u where u.city = 'paris'"},
@@ -1031,7 +1052,7 @@ type AverageInParisRow struct {
 // wrapping shardrt.ErrCrossNodeRows. The first row is returned; sql.ErrNoRows
 // when there is none.
 func (q *Queries) AverageInParis(ctx context.Context) (AverageInParisRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &averageInParisSteps)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &averageInParisSteps, &shardrt.StepsOptions{Tables: q.stepTable})
 	if err != nil {
 		return AverageInParisRow{}, shardrt.WrapQuery("AverageInParis (queries/steps.sql:59)", err)
 	}
@@ -1082,6 +1103,13 @@ var usersOfBigOrdersSteps = shardrt.Steps{
 			},
 			ListAt:   []int{55, 55},
 			ListElem: "CONVERT(? USING utf8mb4)",
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 	},
 }
@@ -1099,7 +1127,7 @@ type UsersOfBigOrdersRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) UsersOfBigOrders(ctx context.Context) ([]UsersOfBigOrdersRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &usersOfBigOrdersSteps)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &usersOfBigOrdersSteps, &shardrt.StepsOptions{Tables: q.stepTable})
 	if err != nil {
 		return nil, shardrt.WrapQuery("UsersOfBigOrders (queries/steps.sql:63)", err)
 	}
@@ -1154,6 +1182,13 @@ var countUsersOfBigOrdersSteps = shardrt.Steps{
 			},
 			ListAt:   []int{73, 73},
 			ListElem: "CONVERT(? USING utf8mb4)",
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 	},
 }
@@ -1171,7 +1206,7 @@ type CountUsersOfBigOrdersRow struct {
 // error wrapping shardrt.ErrCrossNodeRows. The first row is returned;
 // sql.ErrNoRows when there is none.
 func (q *Queries) CountUsersOfBigOrders(ctx context.Context) (CountUsersOfBigOrdersRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &countUsersOfBigOrdersSteps)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &countUsersOfBigOrdersSteps, &shardrt.StepsOptions{Tables: q.stepTable})
 	if err != nil {
 		return CountUsersOfBigOrdersRow{}, shardrt.WrapQuery("CountUsersOfBigOrders (queries/steps.sql:70)", err)
 	}
@@ -1788,6 +1823,13 @@ var tagsOfUsersByNoteSteps = shardrt.Steps{
 			},
 			Columns: 1,
 			ListAt:  []int{56, 56},
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 		Build: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "TagsOfUsersByNote", LogicSQL: "select u.user_id from g50_user as u"},
@@ -1863,7 +1905,7 @@ type TagsOfUsersByNoteRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) TagsOfUsersByNote(ctx context.Context) ([]TagsOfUsersByNoteRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &tagsOfUsersByNoteSteps)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &tagsOfUsersByNoteSteps, &shardrt.StepsOptions{Tables: q.stepTable})
 	if err != nil {
 		return nil, shardrt.WrapQuery("TagsOfUsersByNote (queries/steps.sql:112)", err)
 	}
@@ -2144,6 +2186,13 @@ var ordersWithUsersOfSteps = shardrt.Steps{
 			ListAt:  []int{81, 81},
 			Args:    []int{1},
 			ListArg: 1,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 		Build: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "OrdersWithUsersOf", LogicSQL: "select u.`name`, u.user_id from g50_user as u where u.city = sqlc.arg(shardgenstep1)"},
@@ -2198,7 +2247,7 @@ type OrdersWithUsersOfRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) OrdersWithUsersOf(ctx context.Context, amount int32, city string) ([]OrdersWithUsersOfRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &ordersWithUsersOfSteps, amount, city)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &ordersWithUsersOfSteps, &shardrt.StepsOptions{Tables: q.stepTable}, amount, city)
 	if err != nil {
 		return nil, shardrt.WrapQuery("OrdersWithUsersOf (queries/steps.sql:135)", err)
 	}
@@ -3950,6 +3999,13 @@ var pageOfOrdersWithUsersSteps = shardrt.Steps{
 			},
 			Columns: 2,
 			ListAt:  []int{66, 66},
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 		Build: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "PageOfOrdersWithUsers", LogicSQL: "select u.`name`, u.user_id from g50_user as u"},
@@ -4000,7 +4056,7 @@ type PageOfOrdersWithUsersRow struct {
 // step holding more rows than the props' max-cross-node-rows fails with an
 // error wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) PageOfOrdersWithUsers(ctx context.Context, offset int64, limit int64) ([]PageOfOrdersWithUsersRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &pageOfOrdersWithUsersSteps, offset, limit)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &pageOfOrdersWithUsersSteps, &shardrt.StepsOptions{Tables: q.stepTable}, offset, limit)
 	if err != nil {
 		return nil, shardrt.WrapQuery("PageOfOrdersWithUsers (queries/steps.sql:247)", err)
 	}
@@ -4190,6 +4246,13 @@ var ordersUsersTagsSteps = shardrt.Steps{
 				},
 				Columns: 3,
 				ListAt:  []int{77, 77},
+				ListRoute: &shardrt.StepListRoute{
+					Table:  "g50_user",
+					Nodes:  []int{0, 1},
+					Column: "user_id",
+					Class:  shardrt.ClassInteger,
+					Kind:   shardrt.KindLong,
+				},
 			},
 			Build: &shardrt.StepQuery{
 				Stmt: shardrt.Stmt{Name: "OrdersUsersTags", LogicSQL: "select u.`name`, u.user_id, u.user_id from g50_user as u"},
@@ -4290,7 +4353,7 @@ type OrdersUsersTagsRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) OrdersUsersTags(ctx context.Context) ([]OrdersUsersTagsRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &ordersUsersTagsSteps)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &ordersUsersTagsSteps, &shardrt.StepsOptions{Tables: q.stepTable})
 	if err != nil {
 		return nil, shardrt.WrapQuery("OrdersUsersTags (queries/steps.sql:266)", err)
 	}
@@ -4383,6 +4446,13 @@ var usersOrdersPaysSteps = shardrt.Steps{
 			},
 			Columns: 4,
 			ListAt:  []int{81, 81},
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_pay",
+				Nodes:  []int{0, 1},
+				Column: "pay_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
 		},
 		Build: &shardrt.StepQuery{
 			Stmt: shardrt.Stmt{Name: "UsersOrdersPays", LogicSQL: "select p.pay_id, p.note, p.pay_id, p.pay_id from g50_pay as p"},
@@ -4446,7 +4516,7 @@ type UsersOrdersPaysRow struct {
 // holding more rows than the props' max-cross-node-rows fails with an error
 // wrapping shardrt.ErrCrossNodeRows.
 func (q *Queries) UsersOrdersPays(ctx context.Context, city string) ([]UsersOrdersPaysRow, error) {
-	rows, err := q.src.RunSteps(ctx, q.ex, &usersOrdersPaysSteps, city)
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &usersOrdersPaysSteps, &shardrt.StepsOptions{Tables: q.stepTable}, city)
 	if err != nil {
 		return nil, shardrt.WrapQuery("UsersOrdersPays (queries/steps.sql:272)", err)
 	}
@@ -5773,4 +5843,108 @@ var renoteTagsByLabelSteps = shardrt.Steps{
 func (q *Queries) RenoteTagsByLabel(ctx context.Context, note sql.NullString) (int64, error) {
 	n, err := q.src.ExecSteps(ctx, q.ex, &renoteTagsByLabelSteps, &shardrt.StepsOptions{Tables: q.stepTable}, note)
 	return n, shardrt.WrapQuery("RenoteTagsByLabel (queries/steps.sql:358)", err)
+}
+
+// paysWithUsersByAmountSteps are the steps of PaysWithUsersByAmount
+// (queries/steps.sql:364), evaluated across data nodes as a join: the outer
+// side's rows, then the inner side's for each batch of their key values, bound
+// as its IN list (nested loop), or once whole, hashed by the join key (hash
+// join, see shardrt.JoinStrategy). Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var paysWithUsersByAmountSteps = shardrt.Steps{
+	Join: &shardrt.JoinStep{
+		Outer: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysWithUsersByAmount", LogicSQL: "select p.pay_id, p.amount, p.amount, p.pay_id from g50_pay as p"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select p.pay_id, p.amount, p.amount, p.pay_id from g50_pay as p"},
+				{DataSource: 1, SQL: "select p.pay_id, p.amount, p.amount, p.pay_id from g50_pay as p"},
+			},
+			Columns: 4,
+		},
+		Inner: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysWithUsersByAmount", LogicSQL: "select u.`name`, u.user_id from g50_user as u where u.user_id in (?)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id from g50_user as u where u.user_id in (?)"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id from g50_user as u where u.user_id in (?)"},
+			},
+			Columns: 2,
+			ListAt:  []int{66, 66},
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g50_user",
+				Nodes:  []int{0, 1},
+				Column: "user_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+		},
+		Build: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "PaysWithUsersByAmount", LogicSQL: "select u.`name`, u.user_id from g50_user as u"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select u.`name`, u.user_id from g50_user as u"},
+				{DataSource: 1, SQL: "select u.`name`, u.user_id from g50_user as u"},
+			},
+			Columns: 2,
+		},
+		Spec: shardrt.JoinSpec{
+			OuterKeys: []int{2},
+			InnerKeys: []int{1},
+			OuterKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnInt},
+				{Type: shardrt.ColumnDecimal},
+				{Type: shardrt.ColumnDecimal},
+				{Type: shardrt.ColumnInt},
+			},
+			InnerKinds: []shardrt.ColumnKind{
+				{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+				{Type: shardrt.ColumnInt},
+			},
+		},
+		Output: []int{0, 1, 4},
+		Kinds: []shardrt.ColumnKind{
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnDecimal},
+			{Type: shardrt.ColumnDecimal},
+			{Type: shardrt.ColumnInt},
+			{Type: shardrt.ColumnString, Collation: shardrt.CollationUTF8MB4GeneralCI},
+			{Type: shardrt.ColumnInt},
+		},
+		OrderBy: []shardrt.SortKey{
+			{Column: 3},
+		},
+		Count: -1,
+		Batch: 500,
+	},
+}
+
+// PaysWithUsersByAmountRow is one row of PaysWithUsersByAmount.
+type PaysWithUsersByAmountRow struct {
+	PayID  int64
+	Amount sql.NullString
+	Name   string
+}
+
+// The inner side's IN list is on its sharding column (user_id): each data
+// node gets only the values that live there, converted as MySQL compares
+// a DECIMAL with a BIGINT (7.00 is user 7; 10.50 equals no user and goes
+// to none).
+//
+// It is evaluated in steps across data nodes (paysWithUsersByAmountSteps); a
+// step holding more rows than the props' max-cross-node-rows fails with an
+// error wrapping shardrt.ErrCrossNodeRows.
+func (q *Queries) PaysWithUsersByAmount(ctx context.Context) ([]PaysWithUsersByAmountRow, error) {
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &paysWithUsersByAmountSteps, &shardrt.StepsOptions{Tables: q.stepTable})
+	if err != nil {
+		return nil, shardrt.WrapQuery("PaysWithUsersByAmount (queries/steps.sql:364)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]PaysWithUsersByAmountRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].PayID, &out[i].Amount, &out[i].Name); err != nil {
+			return nil, shardrt.WrapQuery("PaysWithUsersByAmount (queries/steps.sql:364)", err)
+		}
+	}
+	return out, nil
 }

@@ -360,3 +360,11 @@ UPDATE g50_order SET status = 'big' WHERE amount > ? ORDER BY amount DESC, order
 -- ORDER BY a latin1 column merged under its collation (y = ü, e = É tie;
 -- NULL first), tag_id breaking the ties; the key list is bound as integers.
 UPDATE g50_tag SET note = ? ORDER BY label, tag_id LIMIT 4;
+
+-- name: PaysWithUsersByAmount :many
+-- The inner side's IN list is on its sharding column (user_id): each data
+-- node gets only the values that live there, converted as MySQL compares
+-- a DECIMAL with a BIGINT (7.00 is user 7; 10.50 equals no user and goes
+-- to none).
+SELECT p.pay_id, p.amount, u.name FROM g50_pay p JOIN g50_user u ON u.user_id = p.amount
+ORDER BY p.pay_id;
