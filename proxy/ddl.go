@@ -178,9 +178,15 @@ func (s *Server) ddlUnits(ctx context.Context, stmt sqlparser.Statement, logic s
 	}
 	if at, ok := stmt.(*sqlparser.AlterTable); ok {
 		// ADD / MODIFY / DROP of a logic column change its physical
-		// columns, as under ShardingSphere-Proxy and `shardgen migrate`.
+		// columns, as under ShardingSphere-Proxy and `shardgen migrate`,
+		// unless the actual table has a column of the logic name: then
+		// the clauses naming it run as written (encryptAsItStands).
 		at = sqlparser.Clone(at)
-		if _, err := schema.EncryptAlterTable(s.cfg.Rules.Encrypt, at); err != nil {
+		rule, err := s.encryptAsItStands(ctx, logic.Name.String(), nodes)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := schema.EncryptAlterTable(rule, at); err != nil {
 			return nil, nil, err
 		}
 		stmt = at
@@ -197,6 +203,48 @@ func (s *Server) ddlUnits(ctx context.Context, stmt sqlparser.Statement, logic s
 		texts[i] = sqlparser.String(out)
 	}
 	return nodes, texts, nil
+}
+
+// encryptAsItStands returns the !ENCRYPT rule an ALTER TABLE of logic
+// table name is rewritten under: the rules' rule without the encrypt
+// columns whose logic name is a column of the table's first actual table
+// (nodes[0], read with SHOW CREATE TABLE) as it stands. That column is a
+// plain column from before the rule listed it (older migrations created
+// phone, a later one adds phone_cipher, then drops phone), and the
+// statement names that column: MODIFY phone must not change phone_cipher
+// (which may not exist yet), and DROP COLUMN phone after phone_cipher was
+// added must drop the plain phone, not the cipher column and its data. The
+// generator (schema.ParseDDLFiles) and `shardgen migrate`
+// (schema.EncryptRuleAsRun) read such a history the same way. A table in
+// logic form has no column of the logic name (CREATE TABLE through the
+// proxy derives its physical columns), so its clauses are rewritten as
+// ShardingSphere-Proxy rewrites them. The rule itself when the table is
+// not encrypted or has no actual table yet.
+func (s *Server) encryptAsItStands(ctx context.Context, name string, nodes []node) (*schema.EncryptRule, error) {
+	rule := s.cfg.Rules.Encrypt
+	var et *schema.EncryptTable
+	if rule != nil {
+		for _, t := range rule.Tables {
+			if strings.EqualFold(t.Name, name) {
+				et = t
+			}
+		}
+	}
+	if et == nil || len(nodes) == 0 {
+		return rule, nil
+	}
+	t, err := s.readTable(ctx, name, nodes[0])
+	if err != nil || t == nil {
+		return rule, err
+	}
+	view := *t
+	view.PlainEncrypt = map[string]bool{}
+	for _, ec := range et.Columns {
+		if t.Column(ec.Name) != nil {
+			view.PlainEncrypt[strings.ToLower(ec.Name)] = true
+		}
+	}
+	return schema.EncryptRuleAsRun(rule, &view), nil
 }
 
 // ddlTable returns the logic table a DDL statement the proxy fans out

@@ -348,6 +348,50 @@ func TestProxyCreateEncryptedTable(t *testing.T) {
 	}
 }
 
+// TestProxyAlterEncryptedPlainHistory: ALTER TABLE through the proxy on
+// an encrypted table whose actual tables still have phone as a plain
+// column (older migrations ran before the !ENCRYPT rule listed it) runs
+// the clauses naming phone as written, as generate and `shardgen migrate`
+// read such a history: MODIFY phone widens the plain column (it was
+// rewritten to MODIFY phone_cipher, phone_assisted, phone_like: Unknown
+// column), ADD COLUMN phone_cipher adds the cipher column, and DROP COLUMN
+// phone then drops the plain column (it dropped phone_cipher, phone_assisted
+// and phone_like, with the cipher text). A table in logic form keeps the
+// rewrite (TestProxyCreateEncryptedTable).
+func TestProxyAlterEncryptedPlainHistory(t *testing.T) {
+	e := newEncEnv(t, encRules)
+	db := e.client(t)
+	_, err := db.Exec("DROP TABLE e9_user")
+	require.NoError(t, err)
+	columns := func(ds string) []string {
+		return rowsOf(t, testdb.Open(t, ds), "SELECT CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'e9_user' ORDER BY ORDINAL_POSITION")
+	}
+	for _, ds := range []string{"ds_0", "ds_1"} {
+		_, err := testdb.Open(t, ds).Exec("CREATE TABLE e9_user (id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(32) NULL, phone VARCHAR(32) NULL, email_cipher VARCHAR(512) NULL)")
+		require.NoError(t, err)
+	}
+	for _, c := range []struct {
+		alter string
+		want  []string
+	}{
+		{"ALTER TABLE e9_user MODIFY COLUMN phone VARCHAR(64) NULL",
+			[]string{"string:id bigint(20)", "string:name varchar(32)", "string:phone varchar(64)", "string:email_cipher varchar(512)"}},
+		{"ALTER TABLE e9_user ADD COLUMN phone_cipher VARCHAR(400) NULL AFTER phone",
+			[]string{"string:id bigint(20)", "string:name varchar(32)", "string:phone varchar(64)", "string:phone_cipher varchar(400)", "string:email_cipher varchar(512)"}},
+		{"ALTER TABLE e9_user DROP COLUMN phone",
+			[]string{"string:id bigint(20)", "string:name varchar(32)", "string:phone_cipher varchar(400)", "string:email_cipher varchar(512)"}},
+	} {
+		pv := rowsOf(t, db, "PREVIEW "+c.alter)
+		require.Len(t, pv, 2, c.alter)
+		require.NotContains(t, strings.Join(pv, "\n"), "phone_assisted", c.alter)
+		_, err := db.Exec(c.alter)
+		require.NoError(t, err, c.alter)
+		for _, ds := range []string{"ds_0", "ds_1"} {
+			require.Equal(t, c.want, columns(ds), "%s: %s", ds, c.alter)
+		}
+	}
+}
+
 // TestProxyEncryptedLatin1Session: a session whose character set is latin1
 // (the mariadb CLI with --default-character-set=latin1) gets ERROR 1235 for
 // statements that encrypt values or decrypt columns, instead of storing the
