@@ -95,7 +95,7 @@ func TestBuilderWithoutDDL(t *testing.T) {
 }
 
 // TestBuilderForeignCharset: a data source whose connections receive text
-// in latin1 (characterEncoding=ISO-8859-1) makes every plan merge its
+// in latin1 (a DSN's charset=latin1) makes every plan merge its
 // utf8mb4 text keys by the data nodes' WEIGHT_STRINGs, which the merge
 // cannot compare in process from latin1 bytes; a utf8mb4 one compares
 // them in process.
@@ -107,7 +107,7 @@ func TestBuilderForeignCharset(t *testing.T) {
 		weigh bool
 	}{
 		{testRules, false},
-		{strings.Replace(testRules, "/ds_1\"}", "/ds_1?characterEncoding=ISO-8859-1\"}", 1), true},
+		{strings.Replace(testRules, `ds_1: {url: "jdbc:mysql://127.0.0.1:13307/ds_1"}`, `ds_1: {dsn: "u:p@tcp(127.0.0.1:13307)/ds_1?charset=latin1"}`, 1), true},
 	} {
 		cfg, err := schema.Load("rules.yaml", []byte(c.rules))
 		require.NoError(t, err)

@@ -3,6 +3,7 @@ package runtime
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strconv"
@@ -54,13 +55,16 @@ import (
 //     minutes have no driver equivalent and are errors; MariaDB's disable
 //     leaves the default (UTC). Java's own three-letter ids (CST is
 //     America/Chicago in Java) are not zone names here: write the IANA name.
-//   - characterEncoding: utf8, UTF-8 and utf8mb4 keep the driver default,
-//     utf8mb4 (Connector/J 8 maps Java's UTF-8 to utf8mb4 too; MySQL's
-//     3-byte utf8 would corrupt 4-byte characters), with no extra SET NAMES
-//     round trip. ISO-8859-1/Cp1252 → latin1, GBK → gbk, GB2312 → gb2312,
-//     GB18030 → gb18030, Big5 → big5, US-ASCII → ascii, Shift_JIS → sjis,
-//     EUC-JP → ujis, EUC-KR → euckr (charset=...); anything else is an error.
-//   - connectionCollation → collation.
+//   - characterEncoding: the connection stays utf8mb4, the driver default,
+//     whatever it names: it is how Connector/J encodes Java's strings on
+//     the wire, and Go's strings are UTF-8, which go-sql-driver sends
+//     unconverted (a latin1 connection would store them as mojibake); the
+//     server converts utf8mb4 to each column's character set as it
+//     converts Connector/J's latin1. UTF-8, utf8mb4, ISO-8859-1, Cp1252,
+//     GBK, GB2312, GB18030, Big5, US-ASCII, Shift_JIS, EUC-JP and EUC-KR
+//     are accepted; anything else is an error.
+//   - connectionCollation → collation; a utf8mb4 collation only (another
+//     is an error, for the same reason).
 //   - connectTimeout (ms) → timeout (dial timeout); 0 means none.
 //   - socketTimeout (ms) → readTimeout (Java's SO_TIMEOUT bounds reads only).
 //   - allowMultiQueries → multiStatements.
@@ -207,9 +211,9 @@ func checkRoundTrip(dsn string, want *mysql.Config) error {
 }
 
 // Charset returns the character set, lower case, that the data source's
-// connections receive text in: the URL's characterEncoding (as
-// jdbcCharsets maps it) or its connectionCollation's, the DSN's charset
-// (the first listed) or its collation's; "" when none is set (the
+// connections receive text in: a DSN's charset (the first listed) or its
+// collation's, a URL's connectionCollation's (utf8mb4: a URL's
+// connections are always utf8mb4, see DriverDSN); "" when none is set (the
 // driver's default, utf8mb4) or the configuration does not parse.
 func (c DataSourceConfig) Charset() string {
 	var (
@@ -455,22 +459,22 @@ func applyJDBCParams(cfg *mysql.Config, params []jdbcParam, mariadb bool) error 
 		}
 	}
 
-	charset := ""
+	// Go strings are UTF-8 and go-sql-driver sends and returns text
+	// unconverted, so the connections stay utf8mb4 whatever Java's
+	// characterEncoding says (Connector/J converts Java's strings to it;
+	// the server converts utf8mb4 to each column's character set just as
+	// well): a latin1 connection would store Go's UTF-8 bytes as latin1
+	// text ('naÃ¯ve') and return latin1 bytes to Go.
 	if p, ok := get("characterEncoding"); ok {
-		if charset, err = jdbcCharset(p); err != nil {
+		if _, err = jdbcCharset(p); err != nil {
 			return err
 		}
 	}
-	collation := ""
 	if p, ok := get("connectionCollation"); ok {
-		collation = p.value
-	}
-	if charset != "" {
-		if err := cfg.Apply(mysql.Charset(charset, collation)); err != nil {
-			return err
+		if !strings.HasPrefix(strings.ToLower(p.value), "utf8mb4_") {
+			return fmt.Errorf("url parameter connectionCollation %q is not a utf8mb4 collation: Go strings are UTF-8, so shardgen's connections are utf8mb4 (the server converts to each column's character set); name a utf8mb4 collation or leave it out", p.value)
 		}
-	} else {
-		cfg.Collation = collation
+		cfg.Collation = p.value
 	}
 
 	if p, ok := get("connectTimeout"); ok {

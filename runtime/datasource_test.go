@@ -76,9 +76,8 @@ func TestDriverDSNFromURL(t *testing.T) {
 		// Character sets
 		{"UTF-8 keeps utf8mb4", DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=UTF-8"}, "tcp(h:3306)/db"},
 		{"utf8mb4", DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=utf8mb4"}, "tcp(h:3306)/db"},
-		{"GBK with collation", DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=GBK&connectionCollation=gbk_chinese_ci"},
-			"tcp(h:3306)/db?charset=gbk&collation=gbk_chinese_ci"},
-		{"ISO-8859-1", DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=ISO-8859-1"}, "tcp(h:3306)/db?charset=latin1"},
+		{"GBK keeps utf8mb4", DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=GBK"}, "tcp(h:3306)/db"},
+		{"ISO-8859-1 keeps utf8mb4", DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=ISO-8859-1"}, "tcp(h:3306)/db"},
 		{"collation only", DataSourceConfig{URL: "jdbc:mysql://h/db?connectionCollation=utf8mb4_unicode_ci"},
 			"tcp(h:3306)/db?collation=utf8mb4_unicode_ci"},
 
@@ -210,6 +209,8 @@ func TestDriverDSNErrors(t *testing.T) {
 			`url parameter serverTimezone "GMT 8" is not a known IANA time zone name (Java's three-letter ids such as CST are not)`},
 		{"character encoding", DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=UTF-16"},
 			`url parameter characterEncoding "UTF-16" is not supported: use UTF-8, ISO-8859-1, Cp1252, GBK, GB2312, GB18030, Big5, US-ASCII, Shift_JIS, EUC-JP or EUC-KR`},
+		{"latin1 connection collation", DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=ISO-8859-1&connectionCollation=latin1_swedish_ci"},
+			`url parameter connectionCollation "latin1_swedish_ci" is not a utf8mb4 collation: Go strings are UTF-8, so shardgen's connections are utf8mb4 (the server converts to each column's character set); name a utf8mb4 collation or leave it out`},
 		{"session variables syntax", DataSourceConfig{URL: "jdbc:mysql://h/db?sessionVariables=sql_mode"},
 			`url parameter sessionVariables must be name=value pairs separated by ',', got "sql_mode"`},
 		{"session variable name", DataSourceConfig{URL: "jdbc:mysql://h/db?sessionVariables=@@x=1"},
@@ -394,9 +395,8 @@ func TestDataSourceConfigCharset(t *testing.T) {
 	}{
 		{DataSourceConfig{URL: "jdbc:mysql://h/db"}, ""},
 		{DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=UTF-8"}, ""},
-		{DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=ISO-8859-1"}, "latin1"},
-		{DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=GBK&connectionCollation=gbk_chinese_ci"}, "gbk"},
-		{DataSourceConfig{URL: "jdbc:mysql://h/db?connectionCollation=latin1_german1_ci"}, "latin1"},
+		{DataSourceConfig{URL: "jdbc:mysql://h/db?characterEncoding=ISO-8859-1"}, ""},
+		{DataSourceConfig{URL: "jdbc:mysql://h/db?connectionCollation=utf8mb4_unicode_ci"}, "utf8mb4"},
 		{DataSourceConfig{DSN: "u:p@tcp(h:3306)/db?charset=latin1,utf8mb4"}, "latin1"},
 		{DataSourceConfig{DSN: "u:p@tcp(h:3306)/db?collation=utf8mb3_general_ci"}, "utf8mb3"},
 		{DataSourceConfig{DSN: "u:p@tcp(h:3306)/db"}, ""},
