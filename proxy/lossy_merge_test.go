@@ -1,6 +1,12 @@
 package proxy
 
-import "testing"
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestMergeLossySession: statements routed to several data nodes and
 // merged (ORDER BY, GROUP BY, DISTINCT, MIN / MAX over utf8mb4 and latin1
@@ -34,5 +40,87 @@ func TestMergeLossySession(t *testing.T) {
 		}
 		// prepared: planned once, run in each session's character set
 		sameRowsArgs(t, pc, rc, "SELECT id, name FROM xn_a WHERE k >= ? ORDER BY name, id", 0)
+	}
+}
+
+// TestStepsMergeLossySession: a step evaluated by the proxy's own
+// operators whose statement is itself merged over several data nodes (a
+// scalar subquery's MAX, the bound statement's ORDER BY) compares text by
+// the data nodes' sort keys in latin1 and utf8mb3 sessions, as a
+// statement merged in one step does: MAX(name) was '東京' for the
+// reference's '🎉party0' (received as '?party0' and compared by
+// utf8mb4_general_ci in process), so the statement returned xn_b's 東京
+// row where the reference returns none. A statement whose steps
+// generated code would run (runStepsPlan, text or prepared) runs by the
+// proxy's own operators in such sessions: the steps plan's final ORDER BY
+// name DESC put '大阪' (received as '??') among the ASCII names. Each
+// statement answers the reference's rows or is refused for the session's
+// character set.
+func TestStepsMergeLossySession(t *testing.T) {
+	e, px := newXnEnv(t)
+	rows := "INSERT INTO xn_a VALUES (9, 10, '🎉party0', 'a', 1, '2024-01-01'), (10, 10, '北京', 'b', 1, '2024-01-01'), (11, 50, 'é?', 'É', 2, NULL), (12, 60, 'e?', 'e', 3, NULL)"
+	execAll(t, px, rows)
+	execAll(t, e.ref, rows)
+	pc, rc := conns(t, px, e.ref)
+	queries := []string{
+		"SELECT bid, name FROM xn_b WHERE name = (SELECT MAX(name) FROM xn_a)",
+		"SELECT bid, name FROM xn_b WHERE name = (SELECT MAX(name) FROM xn_a WHERE k = 10)",
+		"SELECT bid, name FROM xn_b WHERE name <> (SELECT MIN(name) FROM xn_a) ORDER BY name DESC, bid",
+		"SELECT bid, name FROM xn_b WHERE a_id IN (SELECT id FROM xn_a) ORDER BY name DESC, bid",
+		"SELECT bid, name FROM xn_b WHERE a_id IN (SELECT id FROM xn_a) AND name IS NOT NULL ORDER BY name, bid LIMIT 3",
+		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON b.a_id = a.id WHERE b.name = (SELECT MAX(name) FROM xn_a) ORDER BY a.id, b.bid",
+	}
+	for _, cs := range []string{"latin1", "utf8mb3"} {
+		setNames(t, cs, pc, rc)
+		for _, q := range queries {
+			t.Run(cs+"/"+q, func(t *testing.T) {
+				rs, err := pc.QueryContext(context.Background(), q)
+				if err != nil {
+					require.ErrorContains(t, err, "in this session's character set "+cs)
+					return
+				}
+				rs.Close()
+				sameRowsArgs(t, pc, rc, q)
+			})
+		}
+		// A prepared statement's steps plan (runStepsPlan) too.
+		q := "SELECT bid, name FROM xn_b WHERE a_id IN (SELECT id FROM xn_a WHERE k >= ?) ORDER BY name DESC, bid"
+		t.Run(cs+"/prepared", func(t *testing.T) {
+			rs, err := pc.QueryContext(context.Background(), q, 0)
+			if err != nil {
+				require.ErrorContains(t, err, "in this session's character set "+cs)
+				return
+			}
+			rs.Close()
+			sameRowsArgs(t, pc, rc, q, 0)
+		})
+	}
+}
+
+// TestLimitedWriteLossySession: an UPDATE or DELETE with ORDER BY … LIMIT
+// over several data nodes, whose keys are selected across data nodes in
+// the statement's order of utf8mb4_general_ci text, writes the
+// reference's rows in latin1 and utf8mb3 sessions ('🎉party0', received as
+// '?party0', sorts last). It passed before TestStepsMergeLossySession's
+// fix too: a guard against the order of the session's bytes.
+func TestLimitedWriteLossySession(t *testing.T) {
+	e, px := newXnEnv(t)
+	rows := "INSERT INTO xn_a VALUES (9, 10, '🎉party0', 'a', 1, '2024-01-01'), (10, 10, '北京', 'b', 1, '2024-01-01'), (11, 50, 'é?', 'É', 2, NULL), (12, 60, 'e?', 'e', 3, NULL)"
+	execAll(t, px, rows)
+	execAll(t, e.ref, rows)
+	pc, rc := conns(t, px, e.ref)
+	for _, cs := range []string{"latin1", "utf8mb3"} {
+		setNames(t, cs, pc, rc)
+		for _, q := range []string{
+			"UPDATE xn_a SET k = k + 1 ORDER BY name DESC, id LIMIT 2",
+			"UPDATE xn_a SET k = k + 100 WHERE name IS NOT NULL ORDER BY name, id LIMIT 3",
+			"DELETE FROM xn_a ORDER BY name DESC, id LIMIT 1",
+		} {
+			for _, c := range []*sql.Conn{pc, rc} {
+				_, err := c.ExecContext(context.Background(), q)
+				require.NoError(t, err, q)
+			}
+			sameRowsArgs(t, px, e.ref, "SELECT id, k FROM xn_a ORDER BY id")
+		}
 	}
 }

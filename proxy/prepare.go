@@ -285,6 +285,10 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	}
 	// steps runs q's steps plan (stepsPlan) with the execution's values.
 	steps := func(pl *plan.Plan) (*sqltypes.Result, error) {
+		if foreignResults(c) != "" {
+			// As text, for the proxy's own operators (runSteps).
+			return asText(uint16(len(pl.Args)))
+		}
 		vals, err := bindArgs(prepare, unsigned, len(pl.Args))
 		if err != nil {
 			return nil, err

@@ -99,11 +99,21 @@ func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q str
 // runSteps answers the SELECT q with its cached steps e (a text
 // statement's: no parameter): its plan, else the proxy's own operators.
 func (h *handler) runSteps(ctx context.Context, c *mysql.Conn, sess *session, q string, e *stepsEntry) (*sqltypes.Result, error) {
-	if e.pl != nil {
+	st := e.st
+	if e.pl != nil && foreignResults(c) != "" {
+		// The steps plan's statements merge text by the UTF-8 collations
+		// (its final statement's ORDER BY too, whose rows are not checked
+		// for lossy text); the proxy's own operators merge each step's
+		// statement by the data nodes' sort keys (stepsRun.query).
+		if own, err := h.s.b.BuildSteps(q); err == nil {
+			st = own
+		}
+	}
+	if st == e.st && e.pl != nil {
 		return h.runStepsPlan(ctx, c, sess, q, e.pl)
 	}
 	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows(), lossy: h.s.lossyCharset(c, q)}
-	w, err := r.run(ctx, e.st, 1)
+	w, err := r.run(ctx, st, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -219,6 +229,13 @@ func (r *stepsRun) query(ctx context.Context, q string, cache bool, depth int) (
 	if err == nil {
 		if p.Statement != plan.StmtSelect {
 			return nil, fmt.Errorf("a step of a statement evaluated across data nodes is not a SELECT: %s", q)
+		}
+		if p.ComparesText() && foreignResults(r.c) != "" {
+			// A step's own merge (a scalar subquery's MAX, the bound
+			// statement's ORDER BY) compares text as execute's does.
+			if p, err = r.h.s.weighedPlan(p); err != nil {
+				return nil, err
+			}
 		}
 		e, err := r.h.executor(r.c, r.sess)
 		if err != nil {

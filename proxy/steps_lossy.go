@@ -24,8 +24,9 @@ import (
 // Until the steps read text losslessly, a step that reads such text
 // (runtime.LossyText) in such a session is refused (lossyCharset,
 // checkLossless) rather than answered wrongly. A statement merged in one
-// step compares its text keys by the data nodes' sort keys instead
-// (weighedPlan).
+// step, and a step's own statement merged over several data nodes
+// (stepsRun.query), compares its text keys by the data nodes' sort keys
+// instead (weighedPlan).
 
 // lossyCharset returns the character set of c's results when it cannot
 // hold every character of the text columns of the logic tables statement

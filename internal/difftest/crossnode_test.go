@@ -16,6 +16,8 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shardgen/shardgen/internal/testdb"
 )
 
 // The cross-node layout: xa sharded by id over ds_0..ds_3 (one table
@@ -656,6 +658,11 @@ type xnodeEnv struct {
 	e       *env
 	px      *sql.DB
 	classes map[string]map[string]string
+	// ref is the reference's pool queries are compared on (e.ref, or one
+	// whose sessions have charset); charset is the character set of the
+	// px and ref sessions ("" the driver's utf8mb4).
+	ref     *sql.DB
+	charset string
 }
 
 func newXnodeEnv(t *testing.T) *xnodeEnv {
@@ -665,23 +672,65 @@ func newXnodeEnv(t *testing.T) *xnodeEnv {
 // newXnodeEnvRules is newXnodeEnv with rules (xnodeRules and top-level
 // props, say).
 func newXnodeEnvRules(t *testing.T, rules string) *xnodeEnv {
-	e := newEnv(t, rules, xnodeDDL)
+	return newXnodeEnvCharset(t, rules, xSession{}, xnodeUni)
+}
+
+// xnodeUni is the collation of the uni columns of xnodeDDL.
+const xnodeUni = "utf8mb4_unicode_ci"
+
+// xSession is the character set of the proxy's and the reference's
+// sessions of a cross-node corpus: charset ("": the driver's utf8mb4),
+// set by SET NAMES on every pooled connection (the DSN's charset
+// parameter), or, when handshake is set, by the handshake's collation
+// (the DSN's collation parameter, e.g. latin1_swedish_ci).
+type xSession struct {
+	charset   string
+	handshake string
+}
+
+// newXnodeEnvCharset is newXnodeEnvRules whose proxy and reference
+// sessions have character set cs and whose uni columns have collation uni
+// (xnodeUni, or one the merge compares in process such as
+// utf8mb4_general_ci). The rows are seeded in utf8mb4 either way.
+func newXnodeEnvCharset(t *testing.T, rules string, cs xSession, uni string) *xnodeEnv {
+	charset := cs.charset
+	ddl := strings.ReplaceAll(xnodeDDL, xnodeUni, uni)
+	e := newEnv(t, rules, ddl)
 	e.adHoc = true
 	seedXnode(e)
-	srv := startProxy(t, rules, xnodeDDL)
+	srv := startProxy(t, rules, ddl)
 	mc := gomysql.NewConfig()
 	mc.User, mc.Net, mc.Addr, mc.DBName = "any", "tcp", srv.Addr(), "difftest"
+	ref := e.ref
+	if charset != "" {
+		params := map[string]string{"charset": charset}
+		if cs.handshake != "" {
+			params = map[string]string{"collation": cs.handshake}
+		}
+		mc.Params = params
+		ref = testdb.OpenWith(t, testdb.Reference, params)
+	}
 	px, err := sql.Open("mysql", mc.FormatDSN())
 	require.NoError(t, err)
 	t.Cleanup(func() { px.Close() })
-	x := &xnodeEnv{e: e, px: px, classes: map[string]map[string]string{}}
+	x := &xnodeEnv{e: e, px: px, ref: ref, charset: charset, classes: map[string]map[string]string{}}
+	if charset != "" {
+		// Both sessions have it: the text of a utf8mb4 column it lacks
+		// arrives as '?'.
+		for _, db := range []*sql.DB{px, ref} {
+			var res, uni string
+			require.NoError(t, db.QueryRow("SELECT @@character_set_results, uni FROM xa WHERE CAST(uni AS BINARY) = X'E4B8ADE69687' LIMIT 1").Scan(&res, &uni))
+			require.Contains(t, []string{charset, strings.TrimSuffix(charset, "mb3")}, res)
+			require.Equal(t, map[string]string{"latin1": "??", "utf8mb3": "中文"}[charset], uni)
+		}
+	}
 	// The classes of equal strings under each collation, as the reference
 	// compares them: every value of the pools to the least equal one in
 	// byte order.
 	for coll, pool := range map[string][]string{"lat": xLatin1, "uni": append(append([]string(nil), xUni...), xLatin1...)} {
 		typ := "VARCHAR(16) CHARACTER SET latin1 COLLATE latin1_swedish_ci"
 		if coll == "uni" {
-			typ = "VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
+			typ = "VARCHAR(16) CHARACTER SET utf8mb4 COLLATE " + uni
 		}
 		ctx := context.Background()
 		conn, err := e.ref.Conn(ctx)
@@ -762,9 +811,12 @@ var refusedShapes = [][2]any{
 func (x *xnodeEnv) run(q xQuery) (mismatch, refused string) {
 	ctx := context.Background()
 	got, gerr := x.rows(ctx, x.px, q)
-	want, werr := x.rows(ctx, x.e.ref, q)
+	want, werr := x.rows(ctx, x.ref, q)
 	var me *gomysql.MySQLError
 	if errors.As(gerr, &me) && me.Number == 1235 {
+		if x.charset != "" && strings.Contains(me.Message, "session's character set") {
+			return "", lossyRefusal
+		}
 		return "", refusedReason(me.Message)
 	}
 	if gerr != nil || werr != nil {
@@ -797,7 +849,7 @@ func (x *xnodeEnv) run(q xQuery) (mismatch, refused string) {
 // rows runs q on db, each row printed with its folded columns replaced by
 // their class.
 func (x *xnodeEnv) rows(ctx context.Context, db *sql.DB, q xQuery) ([]string, error) {
-	rs, err := db.QueryContext(ctx, q.sql)
+	rs, err := db.QueryContext(ctx, encodeCharset(x.charset, q.sql))
 	if err != nil {
 		return nil, err
 	}
@@ -808,6 +860,9 @@ func (x *xnodeEnv) rows(ctx context.Context, db *sql.DB, q xQuery) ([]string, er
 	out := make([]string, len(rows))
 	for i, row := range rows {
 		for c := range row {
+			if x.charset == "latin1" {
+				row[c] = latin1ToUTF8([]byte(row[c]))
+			}
 			if c < len(q.fold) && q.fold[c] != "" && row[c] != "NULL" {
 				if rep, ok := x.classes[q.fold[c]][row[c]]; ok {
 					row[c] = rep
@@ -856,17 +911,24 @@ func TestCrossNodeCorpusJoinStrategies(t *testing.T) {
 
 // crossNodeCorpus is TestCrossNodeCorpus on x with the queries of seed.
 func crossNodeCorpus(t *testing.T, x *xnodeEnv, seed uint64) {
-	n := xnodeQueries(t)
+	crossNodeCorpusN(t, x, seed, xnodeQueries(t))
+}
+
+// crossNodeCorpusN is crossNodeCorpus with n queries.
+func crossNodeCorpusN(t *testing.T, x *xnodeEnv, seed uint64, n int) {
 	g := &xGen{r: rand.New(rand.NewPCG(seed, 16)), known: os.Getenv("SHARDGEN_DIFF_CROSSNODE_KNOWN") == "1"}
 	refusals := map[string]int{}
 	shapes := map[string][2]int{} // run, refused
-	mismatches, refused := 0, 0
+	mismatches, refused, lossy := 0, 0, 0
 	for i := 0; i < n; i++ {
 		q := g.next()
 		mismatch, reason := x.run(q)
 		s := shapes[q.shape]
 		s[0]++
-		if reason != "" {
+		if reason == lossyRefusal {
+			lossy++
+			s[1]++
+		} else if reason != "" {
 			refused++
 			refusals[reason]++
 			s[1]++
@@ -889,11 +951,75 @@ func crossNodeCorpus(t *testing.T, x *xnodeEnv, seed uint64) {
 		sh = append(sh, fmt.Sprintf("%s %d/%d", s, c[1], c[0]))
 	}
 	sort.Strings(sh)
-	t.Logf("%d queries (seed %d; SHARDGEN_DIFF_CROSSNODE_SEED=%d repeats them), %d mismatches, %d refused\nrefused/run by shape: %s\nrefusals by reason:\n%s",
-		n, seed, seed, mismatches, refused, strings.Join(sh, ", "), strings.Join(lines, "\n"))
+	t.Logf("%d queries (seed %d; SHARDGEN_DIFF_CROSSNODE_SEED=%d repeats them), %d mismatches, %d refused, %d refused for the session's character set %q (%.1f%%)\nrefused/run by shape: %s\nrefusals by reason:\n%s",
+		n, seed, seed, mismatches, refused, lossy, x.charset, 100*float64(lossy)/float64(max(n, 1)), strings.Join(sh, ", "), strings.Join(lines, "\n"))
 	require.Zero(t, mismatches, "%d of %d queries differ from the unsharded reference (SHARDGEN_DIFF_CROSSNODE_SEED=%d)", mismatches, n, seed)
 	require.LessOrEqual(t, float64(refused), xnodeMaxRefused*float64(n), "refused %d of %d queries (SHARDGEN_DIFF_CROSSNODE_SEED=%d)", refused, n, seed)
+	require.LessOrEqual(t, float64(lossy), xnodeMaxLossy*float64(n), "refused %d of %d queries for the session's character set %s (SHARDGEN_DIFF_CROSSNODE_SEED=%d)", lossy, n, x.charset, seed)
 }
+
+// lossyRefusal is the reason run returns for the proxy's refusal of text
+// its session's character set may have changed (runtime.LossyTextError).
+const lossyRefusal = "lossy text in the session's character set"
+
+// encodeCharset returns the statement text s as a client of character
+// set charset sends it: latin1 bytes, UTF-8 without characters beyond the
+// BMP (utf8mb3); what the character set lacks is '?'.
+func encodeCharset(charset, s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case charset == "latin1" && r < 256:
+			b.WriteByte(byte(r))
+		case charset == "latin1", (charset == "utf8mb3" || charset == "utf8") && r > 0xFFFF:
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// xnodeMaxLossy is the fraction of generated queries the proxy may refuse
+// in a latin1 or utf8mb3 session for text that session's character set
+// may have changed (lossyRefusal) before the test fails.
+const xnodeMaxLossy = 0.5
+
+// TestCrossNodeCorpusCharsets runs TestCrossNodeCorpus's queries (one
+// seed for all, SHARDGEN_DIFF_CROSSNODE_SEED) in latin1 (SET NAMES and
+// the handshake's collation) and utf8mb3 sessions of the proxy and of the
+// reference: text arrives converted to the session's character set ('?'
+// for what it cannot hold), statements are sent in it. The uni columns are
+// utf8mb4_unicode_ci (merged by the data nodes' sort keys in any
+// session), utf8mb4_general_ci or utf8mb4_bin (merged in process, by
+// WEIGHT_STRING in these sessions). Every answer equals the reference's;
+// the proxy's refusals of text the session's character set may have
+// changed are counted apart and at most xnodeMaxLossy of the queries.
+// Each variant runs xnodeCharsetQueries queries
+// (SHARDGEN_DIFF_CROSSNODE_QUERIES when set: a bigger run).
+func TestCrossNodeCorpusCharsets(t *testing.T) {
+	seed := xnodeSeed(t)
+	n := xnodeCharsetQueries
+	if os.Getenv("SHARDGEN_DIFF_CROSSNODE_QUERIES") != "" {
+		n = xnodeQueries(t)
+	}
+	for _, cs := range []xSession{{charset: "latin1"}, {charset: "utf8mb3"}, {charset: "latin1", handshake: "latin1_swedish_ci"}} {
+		unis := []string{xnodeUni, "utf8mb4_general_ci", "utf8mb4_bin"}
+		name := cs.charset
+		if cs.handshake != "" {
+			unis, name = unis[1:2], "handshake "+cs.handshake
+		}
+		for _, uni := range unis {
+			t.Run(name+"/"+uni, func(t *testing.T) {
+				crossNodeCorpusN(t, newXnodeEnvCharset(t, xnodeRules, cs, uni), seed, n)
+			})
+		}
+	}
+}
+
+// xnodeCharsetQueries is the number of queries of each variant of
+// TestCrossNodeCorpusCharsets in make test.
+const xnodeCharsetQueries = 150
 
 // TestCrossNodeRegressions are the mismatches TestCrossNodeCorpus found,
 // minimized: each runs through the proxy equal to the reference, or, where

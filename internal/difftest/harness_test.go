@@ -222,6 +222,13 @@ func (e *env) query(sqlText string, orderCols, fold, foldOrder []int, params ...
 	for _, r := range res.Rows {
 		got = append(got, norm(r))
 	}
+	return e.compare(got, want, orderCols, fold, foldOrder)
+}
+
+// compare returns a mismatch description of the sharded rows got against
+// the reference's rows want (query's orderCols, fold and foldOrder), or ""
+// when they agree.
+func (e *env) compare(got, want [][]string, orderCols, fold, foldOrder []int) string {
 	for _, rows := range [][][]string{got, want} {
 		for _, row := range rows {
 			for _, c := range fold {

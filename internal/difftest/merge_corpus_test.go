@@ -1,12 +1,15 @@
 package difftest
 
 import (
+	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/shardgen/shardgen/internal/testdb"
@@ -188,4 +191,89 @@ func TestGroupConcatCut(t *testing.T) {
 	} {
 		require.Empty(t, e.query(q, nil, nil, nil), q)
 	}
+}
+
+// TestMergeCorpusCharsets runs the merged-group corpus (-merge-corpus N /
+// 4 queries per variant, -merge-seed S) through a running proxy and on
+// the reference in latin1 and utf8mb3 sessions (every pooled connection:
+// the DSN's charset parameter), statements sent in the session's
+// character set, with grp ('élan') of the server's default collation
+// (merged by the data nodes' sort keys in any session) and of
+// utf8mb4_general_ci (merged in process, by WEIGHT_STRING in these
+// sessions). Every answer equals the reference's.
+func TestMergeCorpusCharsets(t *testing.T) {
+	seed := *mergeCorpusSeed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	n := *mergeCorpusSize / 4
+	for _, grp := range []string{"", "utf8mb4_general_ci"} {
+		ddl := corpusDDL
+		if grp != "" {
+			ddl = strings.Replace(ddl, "grp VARCHAR(16) NOT NULL", "grp VARCHAR(16) COLLATE "+grp+" NOT NULL", 1)
+		}
+		e := newEnv(t, corpusRules, ddl)
+		seedCorpus(t, e)
+		srv := startProxy(t, corpusRules, ddl)
+		for _, cs := range []string{"latin1", "utf8mb3"} {
+			mergeCorpusSession(t, e, srv.Addr(), cs, grp, seed, n)
+		}
+	}
+}
+
+// mergeCorpusSession is TestMergeCorpusCharsets's n queries of seed
+// through the proxy at addr in sessions of character set cs (grp: the
+// collation of grp, for the subtest's name).
+func mergeCorpusSession(t *testing.T, e *env, addr, cs, grp string, seed uint64, n int) {
+	if grp == "" {
+		grp = "default"
+	}
+	t.Run(cs+"/"+grp, func(t *testing.T) {
+		params := map[string]string{"charset": cs}
+		mc := gomysql.NewConfig()
+		mc.User, mc.Net, mc.Addr, mc.DBName, mc.Params = "any", "tcp", addr, "difftest", params
+		px, err := sql.Open("mysql", mc.FormatDSN())
+		require.NoError(t, err)
+		t.Cleanup(func() { px.Close() })
+		ref := testdb.OpenWith(t, testdb.Reference, params)
+		rows := func(db *sql.DB, q string) ([][]string, error) {
+			rs, err := db.Query(encodeCharset(cs, q))
+			if err != nil {
+				return nil, err
+			}
+			out, err := scanRows(rs)
+			for _, row := range out {
+				for c := range row {
+					if cs == "latin1" {
+						row[c] = latin1ToUTF8([]byte(row[c]))
+					}
+				}
+			}
+			return out, err
+		}
+		r := rand.New(rand.NewPCG(seed, 16))
+		mismatches := 0
+		for i := 0; i < n; i++ {
+			q := genMergeQuery(r)
+			got, gerr := rows(px, q.sql)
+			want, werr := rows(ref, q.sql)
+			msg := ""
+			var ge, we *gomysql.MySQLError
+			switch {
+			case gerr == nil && werr == nil:
+				msg = e.compare(got, want, q.ordered, q.fold, q.foldOrder)
+			case errors.As(gerr, &ge) && errors.As(werr, &we) && ge.Number == we.Number:
+			default:
+				msg = fmt.Sprintf("errors differ\n  sharded:   %v\n  reference: %v", gerr, werr)
+			}
+			if msg != "" {
+				mismatches++
+				if mismatches <= 10 {
+					t.Errorf("seed %d query %d: %s\n  %s", seed, i, q.sql, msg)
+				}
+			}
+		}
+		require.Zero(t, mismatches, "%d of %d queries differ from the unsharded reference in a %s session (-merge-seed %d)", mismatches, n, cs, seed)
+		t.Logf("%d queries in a %s session, 0 mismatches (-merge-seed %d)", n, cs, seed)
+	})
 }
