@@ -563,6 +563,18 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 			continue // compared in process, exactly
 		}
 		expr := node.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr).Expr
+		for _, c := range m.Computed {
+			if c.Column == i {
+				// Its value is computed after the merge: a node's sort key
+				// of its own partial value would order the merged rows
+				// wrongly.
+				coll := k.Collation
+				if coll == "" {
+					coll = "the database default"
+				}
+				return p.errorf(-1, "%s over several data nodes cannot be merged: it is text computed from the merged groups and compared by %s, which the merge compares only by the data nodes' sort keys; order by a GROUP BY column or MIN / MAX instead", sqlparser.String(expr), coll)
+			}
+		}
 		if k.Collation != "" {
 			if err := runtime.WeightCollationError(k.Collation); err != nil {
 				return p.errorf(-1, "%s over several data nodes cannot be merged: %v", sqlparser.String(expr), err)

@@ -84,7 +84,6 @@ func TestStepsFederationCharset(t *testing.T) {
 // duplicates) refuse text read as '?' instead of answering wrongly; a
 // utf8mb4 session gets the reference's rows.
 func TestStepsLossyCharset(t *testing.T) {
-	ctx := context.Background()
 	_, _, pc, rc := xnCJKEnv(t)
 	queries := []string{
 		"SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.name = b.name ORDER BY a.id, b.bid",
@@ -94,13 +93,7 @@ func TestStepsLossyCharset(t *testing.T) {
 	for _, cs := range []string{"latin1", "utf8mb3"} {
 		setNames(t, cs, pc, rc)
 		for _, q := range queries {
-			rs, err := pc.QueryContext(ctx, q)
-			if err == nil {
-				rs.Close()
-				sameRowsArgs(t, pc, rc, q) // a path that reads the text losslessly
-				continue
-			}
-			require.ErrorContains(t, err, "in this session's character set "+cs, q)
+			sameRowsOrLossy(t, pc, rc, cs, q) // rows: a path that reads the text losslessly
 		}
 	}
 	// Text that no step compares or binds (an IN subquery of numbers, the
@@ -188,13 +181,7 @@ func TestStepsLatin1SessionAccents(t *testing.T) {
 			pc, rc := conns(t, px, e.ref)
 			setNames(t, "latin1", pc, rc)
 			q := "SELECT a.id, b.bid FROM xn_a a JOIN xn_b b ON a.name = b.name ORDER BY a.id, b.bid"
-			rs, err := pc.QueryContext(context.Background(), q)
-			if err != nil {
-				require.ErrorContains(t, err, "in this session's character set latin1")
-				return
-			}
-			rs.Close()
-			sameRowsArgs(t, pc, rc, q)
+			sameRowsOrLossy(t, pc, rc, "latin1", q)
 		})
 	}
 }

@@ -200,7 +200,10 @@ func TestGroupConcatCut(t *testing.T) {
 // character set, with grp ('élan') of the server's default collation
 // (merged by the data nodes' sort keys in any session) and of
 // utf8mb4_general_ci (merged in process, by WEIGHT_STRING in these
-// sessions). Every answer equals the reference's.
+// sessions). Every answer equals the reference's; the proxy refuses
+// (ERROR 1235) ORDER BY text computed from the merged groups, which it
+// compares by the data nodes' sort keys in these sessions (at most a
+// tenth of the queries).
 func TestMergeCorpusCharsets(t *testing.T) {
 	seed := *mergeCorpusSeed
 	if seed == 0 {
@@ -252,7 +255,7 @@ func mergeCorpusSession(t *testing.T, e *env, addr, cs, grp string, seed uint64,
 			return out, err
 		}
 		r := rand.New(rand.NewPCG(seed, 16))
-		mismatches := 0
+		mismatches, refused := 0, 0
 		for i := 0; i < n; i++ {
 			q := genMergeQuery(r)
 			got, gerr := rows(px, q.sql)
@@ -262,6 +265,10 @@ func mergeCorpusSession(t *testing.T, e *env, addr, cs, grp string, seed uint64,
 			switch {
 			case gerr == nil && werr == nil:
 				msg = e.compare(got, want, q.ordered, q.fold, q.foldOrder)
+			case errors.As(gerr, &ge) && ge.Number == 1235:
+				// ORDER BY text computed from merged groups, weighed in
+				// these sessions (TestCrossNodeRegressions).
+				refused++
 			case errors.As(gerr, &ge) && errors.As(werr, &we) && ge.Number == we.Number:
 			default:
 				msg = fmt.Sprintf("errors differ\n  sharded:   %v\n  reference: %v", gerr, werr)
@@ -274,6 +281,7 @@ func mergeCorpusSession(t *testing.T, e *env, addr, cs, grp string, seed uint64,
 			}
 		}
 		require.Zero(t, mismatches, "%d of %d queries differ from the unsharded reference in a %s session (-merge-seed %d)", mismatches, n, cs, seed)
-		t.Logf("%d queries in a %s session, 0 mismatches (-merge-seed %d)", n, cs, seed)
+		require.LessOrEqual(t, refused, n/10, "refused %d of %d queries in a %s session (-merge-seed %d)", refused, n, cs, seed)
+		t.Logf("%d queries in a %s session, 0 mismatches, %d refused (-merge-seed %d)", n, cs, refused, seed)
 	})
 }
