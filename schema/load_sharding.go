@@ -831,12 +831,27 @@ func (l *loader) warnUnreached(t *tableState, ss *strategyState, inherited bool,
 	}
 	hit := make([]bool, len(targets))
 	left := len(targets)
-	for v := int64(0); v < reachProbe && left > 0; v++ {
+	var (
+		nowhere    = int64(-1) // the first value routed to no target
+		nowhereErr error
+	)
+	for v := int64(0); v < reachProbe && (left > 0 || nowhere < 0); v++ {
 		i, err := r.Precise(runtime.Long(v))
+		if err != nil && nowhere < 0 && ds == "" && ss.s.Algorithm.Type != "INLINE" { // ds: targets are one data source's share
+			nowhere, nowhereErr = v, err
+		}
 		if err == nil && i >= 0 && i < len(hit) && !hit[i] {
 			hit[i] = true
 			left--
 		}
+	}
+	if nowhere >= 0 {
+		at, from := ss.algNode, ""
+		if inherited {
+			at, from = t.key, " (from "+strings.SplitN(ss.path, ".", 2)[0]+")"
+		}
+		l.warnf(at, "%s: sharding algorithm %q%s routes %s = %d to none of the %d %s (%s): %v; every statement with such a value fails; does its sharding count match the %s?",
+			t.path, ss.s.AlgorithmName, from, ss.s.Columns[0], nowhere, len(targets), what, strings.Join(targets, ", "), nowhereErr, what)
 	}
 	if left == 0 {
 		return

@@ -407,3 +407,24 @@ func TestLoadWarnsUnreachedTargets(t *testing.T) {
 t.yaml:10:83: tables.t_order: sharding algorithm "t_inline" routes no value of order_id to table t_order_2 of data source ds_0: no row is ever written there, yet range queries read it; does its sharding count or expression match the 3 tables it routes over?
 t.yaml:10:83: tables.t_order: sharding algorithm "t_inline" routes no value of order_id to table t_order_2 of data source ds_1: no row is ever written there, yet range queries read it; does its sharding count or expression match the 3 tables it routes over?`)
 }
+
+// TestLoadWarnsValuesRoutedNowhere: a MOD whose sharding count exceeds its
+// data sources (3 over ds_0, ds_1) routes some values to a data source
+// that does not exist; ShardingSphere accepts the rule and fails such
+// statements at run time, vet warns with the first such value.
+func TestLoadWarnsValuesRoutedNowhere(t *testing.T) {
+	cfg, err := Load("t.yaml", []byte(ds2+`rules:
+- !SHARDING
+  tables:
+    t_user:
+      actualDataNodes: ds_${0..1}.t_user
+      databaseStrategy: {standard: {shardingColumn: user_id, shardingAlgorithmName: mod3}}
+  shardingAlgorithms:
+    mod3:
+      type: MOD
+      props: {sharding-count: 3}
+`))
+	require.NoError(t, err)
+	require.ErrorContains(t, cfg.Warnings, `tables.t_user: sharding algorithm "mod3" routes user_id = 2 to none of the 2 data sources (ds_0, ds_1): `)
+	require.ErrorContains(t, cfg.Warnings, "every statement with such a value fails; does its sharding count match the data sources?")
+}
