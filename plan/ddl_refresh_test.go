@@ -122,3 +122,34 @@ func TestBuilderForeignCharset(t *testing.T) {
 		require.Equal(t, c.weigh, p.Merge.Kinds[0].Weight > 0)
 	}
 }
+
+// TestStepStatementsNoRoute: a SELECT whose value routes to no data source
+// (MOD 3 over two) is not split into steps of itself until the nesting
+// limit: StepStatements (shardgen preview, PREVIEW) gives the planner's
+// reason.
+func TestStepStatementsNoRoute(t *testing.T) {
+	cfg, err := schema.Load("rules.yaml", []byte(`dataSources:
+  ds_0: {url: "jdbc:mysql://127.0.0.1:13306/ds_0"}
+  ds_1: {url: "jdbc:mysql://127.0.0.1:13307/ds_1"}
+rules:
+- !SHARDING
+  tables:
+    customers:
+      actualDataNodes: ds_${0..1}.customers
+      databaseStrategy: {standard: {shardingColumn: customer_id, shardingAlgorithmName: m3}}
+  shardingAlgorithms:
+    m3: {type: MOD, props: {sharding-count: 3}}
+`))
+	require.NoError(t, err)
+	b, err := plan.NewBuilder(cfg, nil)
+	require.NoError(t, err)
+	ts, err := schema.ParseDDL("t.sql", []byte("CREATE TABLE customers (customer_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(20))"))
+	require.NoError(t, err)
+	require.NoError(t, b.SetTableDDL("customers", ts[0]))
+	st, err := b.BuildSteps("SELECT customer_id FROM customers WHERE customer_id = 2")
+	if err != nil {
+		return // not split at all: nothing to expand
+	}
+	_, err = b.StepStatements(st)
+	require.ErrorContains(t, err, `routes to "ds_2", which is not among the targets`)
+}

@@ -589,6 +589,9 @@ func (b *Builder) stepStatements(st *Steps, out *[]StepStatement, depth int) err
 			*out = append(*out, StepStatement{Step: len(*out) + 1, What: what, SQL: sql, Plan: p})
 			return nil
 		}
+		if sql == st.SQL {
+			return err // the step is the statement itself: the planner's reason stands
+		}
 		inner, serr := b.BuildSteps(sql)
 		if serr != nil {
 			return err
