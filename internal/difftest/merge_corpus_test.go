@@ -197,10 +197,9 @@ func TestGroupConcatCut(t *testing.T) {
 // 4 queries per variant, -merge-seed S) through a running proxy and on
 // the reference in latin1 and utf8mb3 sessions (every pooled connection:
 // the DSN's charset parameter), statements sent in the session's
-// character set, with grp ('élan') of the server's default collation
-// (merged by the data nodes' sort keys in any session) and of
-// utf8mb4_general_ci (merged in process, by WEIGHT_STRING in these
-// sessions). Every answer equals the reference's; the proxy refuses
+// character set, with grp ('élan') of utf8mb4_unicode_ci (merged by the
+// data nodes' sort keys in any session) and of utf8mb4_general_ci (merged
+// in process, by WEIGHT_STRING in these sessions). Every answer equals the reference's; the proxy refuses
 // (ERROR 1235) ORDER BY text computed from the merged groups, which it
 // compares by the data nodes' sort keys in these sessions (at most a
 // tenth of the queries).
@@ -210,11 +209,8 @@ func TestMergeCorpusCharsets(t *testing.T) {
 		seed = rand.Uint64()
 	}
 	n := *mergeCorpusSize / 4
-	for _, grp := range []string{"", "utf8mb4_general_ci"} {
-		ddl := corpusDDL
-		if grp != "" {
-			ddl = strings.Replace(ddl, "grp VARCHAR(16) NOT NULL", "grp VARCHAR(16) COLLATE "+grp+" NOT NULL", 1)
-		}
+	for _, grp := range []string{"utf8mb4_unicode_ci", "utf8mb4_general_ci"} {
+		ddl := strings.Replace(corpusDDL, "grp VARCHAR(16) NOT NULL", "grp VARCHAR(16) COLLATE "+grp+" NOT NULL", 1)
 		e := newEnv(t, corpusRules, ddl)
 		seedCorpus(t, e)
 		srv := startProxy(t, corpusRules, ddl)
@@ -228,9 +224,6 @@ func TestMergeCorpusCharsets(t *testing.T) {
 // through the proxy at addr in sessions of character set cs (grp: the
 // collation of grp, for the subtest's name).
 func mergeCorpusSession(t *testing.T, e *env, addr, cs, grp string, seed uint64, n int) {
-	if grp == "" {
-		grp = "default"
-	}
 	t.Run(cs+"/"+grp, func(t *testing.T) {
 		params := map[string]string{"charset": cs}
 		mc := gomysql.NewConfig()
