@@ -43,8 +43,8 @@ func TestAdHocUntyped(t *testing.T) {
 		// (UPPER(x) keeps x's collation: DISTINCT, GROUP BY and ORDER BY
 		// of it merge, TestMergeKeyKinds.)
 		{"SELECT DISTINCT SUBSTRING_INDEX(kind, '.', 1) FROM t_event",
-			`q.sql:1:1: query "Q": SELECT DISTINCT of SUBSTRING_INDEX(kind, '.', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column`,
-			`<sql>:1:1: query "proxy": SELECT DISTINCT of SUBSTRING_INDEX(kind, '.', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column`, ""},
+			`q.sql:1:1: query "Q": SELECT DISTINCT of SUBSTRING_INDEX(kind, '.', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column`,
+			`<sql>:1:1: query "proxy": SELECT DISTINCT of SUBSTRING_INDEX(kind, '.', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {

@@ -942,6 +942,11 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 		return p.exprKind(e.Expr)
 	case *sqlparser.GroupConcatExpr:
 		return mergeKind{Type: "bytes"} // not a key of a merge (groupConcat)
+	case *sqlparser.CollateExpr:
+		// x COLLATE c: x's text, compared in c (an explicit collation).
+		if k := p.exprKind(e.Expr); k.Type == "string" {
+			return mergeKind{Type: "string", Collation: strings.ToLower(e.Collation)}
+		}
 	case *sqlparser.Subquery:
 		if k, ok := lookupKind(e); ok {
 			return k
@@ -1088,7 +1093,7 @@ func (p *planner) arithKind(e *sqlparser.BinaryExpr) mergeKind {
 func (p *planner) checkMergeKeys(m *mergeDraft, cols []mergeCol) error {
 	check := func(i int, role string) error {
 		if i >= 0 && i < len(cols) && cols[i].kind.Type == "" {
-			return p.errorf(-1, "%s %s over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column", role, sqlparser.String(cols[i].expr))
+			return p.errorf(-1, "%s %s over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column", role, sqlparser.String(cols[i].expr))
 		}
 		return nil
 	}

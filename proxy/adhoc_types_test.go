@@ -47,5 +47,5 @@ func TestProxyUntypedColumns(t *testing.T) {
 	// refused.
 	require.Equal(t, []string{"string:ONE", "string:SECOND", "string:THREE"}, rowsOf(t, db, "SELECT DISTINCT UPPER(name) AS u FROM e9_user ORDER BY u"))
 	_, err = db.Exec("SELECT DISTINCT SUBSTRING_INDEX(name, 'e', 1) FROM e9_user")
-	require.EqualError(t, err, "Error 1235 (42000): SELECT DISTINCT of SUBSTRING_INDEX(`name`, 'e', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE, CHAR) or use a column")
+	require.EqualError(t, err, "Error 1235 (42000): SELECT DISTINCT of SUBSTRING_INDEX(`name`, 'e', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column")
 }

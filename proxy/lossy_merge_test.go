@@ -25,6 +25,9 @@ func TestMergeLossySession(t *testing.T) {
 		"SELECT MAX(name), MIN(lat), MAX(lat) FROM xn_a", // MIN(name): alpha and 'ALPHA ' are equal, either is right
 		"SELECT COUNT(DISTINCT name) FROM xn_a",
 		"SELECT k, GROUP_CONCAT(name ORDER BY name SEPARATOR '|') FROM xn_a GROUP BY k ORDER BY k",
+		"SELECT id, name FROM xn_a ORDER BY name COLLATE utf8mb4_bin, id",
+		"SELECT id, lat FROM xn_a ORDER BY lat COLLATE latin1_bin DESC, id",
+		"SELECT DISTINCT name COLLATE utf8mb4_bin AS n FROM xn_a ORDER BY n",
 	}
 	// Values equal under the collation ('alpha', 'ALPHA ') are one
 	// group, and which one MIN / MAX or the group shows is MariaDB's
