@@ -403,6 +403,9 @@ func (h *handler) queryStandard(ctx context.Context, c *mysql.Conn, sess *sessio
 	if err := unsupportedStatement(q); err != nil {
 		return nil, err
 	}
+	if err := h.sessionCounterRefusal(q); err != nil {
+		return nil, err
+	}
 	if res, ok, err := h.sessionStatement(ctx, c, sess, q); ok {
 		return res, err
 	}

@@ -55,6 +55,9 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	if q == "" {
 		return nil, 0, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")
 	}
+	if err := h.sessionCounterRefusal(q); err != nil {
+		return nil, 0, err
+	}
 	if h.sessionPrepared(q) {
 		return nil, 0, nil
 	}
