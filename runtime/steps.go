@@ -398,19 +398,16 @@ func (e *LossyTextError) Error() string {
 // '?' (what a character charset lacks becomes), or charset is not UTF-8
 // (utf8, utf8mb3) and v holds a byte beyond ASCII.
 func LossyText(charset string, v any) bool {
-	var b []byte
+	utf8 := charset == "utf8" || charset == "utf8mb3"
+	lossy := func(c byte) bool { return c == '?' || c >= 0x80 && !utf8 }
 	switch x := v.(type) {
 	case []byte:
-		b = x
+		return slices.ContainsFunc(x, lossy)
 	case string:
-		b = []byte(x)
-	default:
-		return false
-	}
-	utf8 := charset == "utf8" || charset == "utf8mb3"
-	for _, c := range b {
-		if c == '?' || c >= 0x80 && !utf8 {
-			return true
+		for i := range len(x) {
+			if lossy(x[i]) {
+				return true
+			}
 		}
 	}
 	return false
@@ -654,11 +651,15 @@ func (q *StepQuery) query(ctx context.Context, r *stepsRun, units []RouteUnit, a
 		types []*sql.ColumnType
 		terr  error
 	)
+	// The text a step reads in a lossy session (StepsOptions.LossyCharset)
+	// is checked, but not a BindStep's final rows, which the statement
+	// only returns: no step compares or binds them.
+	lossy := r.opt.LossyCharset != "" && !strings.HasPrefix(what, finalStatement+" (")
 	perUnit, err := QueryUnitsEach(ctx, e, &q.Stmt, units, args, func(rs *sql.Rows) ([]any, error) {
 		if n.Add(1) > int64(limit) {
 			return nil, tooMany(what, limit)
 		}
-		if r.opt.Columns != nil {
+		if r.opt.Columns != nil || lossy {
 			once.Do(func() { types, terr = rs.ColumnTypes() })
 		}
 		vals := make([]any, q.Columns)
@@ -666,17 +667,14 @@ func (q *StepQuery) query(ctx context.Context, r *stepsRun, units []RouteUnit, a
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
-		// The last statement of a BindStep only returns its rows: no
-		// step compares or binds them.
-		if err := rs.Scan(ptrs...); err != nil || r.opt.LossyCharset == "" || strings.HasPrefix(what, finalStatement+" (") {
+		if err := rs.Scan(ptrs...); err != nil || !lossy {
 			return vals, err
 		}
-		ct, err := rs.ColumnTypes()
-		if err != nil {
-			return nil, err
+		if terr != nil {
+			return nil, terr
 		}
 		for i, v := range vals {
-			if i < len(ct) && textDatabaseType(ct[i].DatabaseTypeName()) && LossyText(r.opt.LossyCharset, v) {
+			if i < len(types) && textDatabaseType(types[i].DatabaseTypeName()) && LossyText(r.opt.LossyCharset, v) {
 				return nil, &LossyTextError{Charset: r.opt.LossyCharset}
 			}
 		}

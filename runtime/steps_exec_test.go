@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -53,17 +54,8 @@ func TestRunStepsJoinBindUnion(t *testing.T) {
 	stepsTables(t, db)
 	ctx := context.Background()
 
-	join := &shardrt.Steps{Join: &shardrt.JoinStep{
-		Outer: stepQuery("SELECT id, v FROM steps_a", 2, false, 0, 1, 2, 3),
-		Inner: stepQuery("SELECT id, v FROM steps_b WHERE id IN (?)", 2, true, 0, 1),
-		Spec: shardrt.JoinSpec{Left: true, OuterKeys: []int{0}, InnerKeys: []int{0},
-			OuterKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}, InnerKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}},
-		Output:  []int{0, 3},
-		Kinds:   []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}, intKind, {Type: shardrt.ColumnBytes}},
-		OrderBy: []shardrt.SortKey{{Column: 0, Desc: true}},
-		Count:   -1,
-		Batch:   2, // three batches of the outer side's rows
-	}}
+	join := leftJoinSteps("SELECT id, v FROM steps_a") // three batches of the outer side's rows
+	join.Join.Build = nil
 	rows, err := src.RunSteps(ctx, src, join)
 	require.NoError(t, err)
 	require.Equal(t, [][]any{{int64(6), []byte("b6")}, {int64(5), nil}, {int64(4), []byte("b4")}, {int64(3), nil}, {int64(2), []byte("b2")}, {int64(1), nil}}, rows)
@@ -137,6 +129,49 @@ func TestMergeJoined(t *testing.T) {
 	require.Equal(t, []any{"b", int64(2), int64(2)}, []any{name, n, nn})
 }
 
+// leftJoinSteps is steps_a (the rows of outer: id, v) LEFT JOIN steps_b
+// ON id, the output a.id, b.v ordered by a.id DESC, in batches of 2.
+func leftJoinSteps(outer string) *shardrt.Steps {
+	return &shardrt.Steps{Join: &shardrt.JoinStep{
+		Outer: stepQuery(outer, 2, false, 0, 1, 2, 3),
+		Inner: stepQuery("SELECT id, v FROM steps_b WHERE id IN (?)", 2, true, 0, 1),
+		Build: stepQuery("SELECT id, v FROM steps_b", 2, false, 0, 1),
+		Spec: shardrt.JoinSpec{Left: true, OuterKeys: []int{0}, InnerKeys: []int{0},
+			OuterKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}, InnerKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}},
+		Output:  []int{0, 3},
+		Kinds:   []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}, intKind, {Type: shardrt.ColumnBytes}},
+		OrderBy: []shardrt.SortKey{{Column: 0, Desc: true}},
+		Count:   -1,
+		Batch:   2,
+	}}
+}
+
+// TestRunStepsLossyCharset: under StepsOptions.LossyCharset a step that
+// reads text holding '?' (or, in latin1, a byte beyond ASCII) fails with
+// *LossyTextError, in every step; ASCII text gives the rows as without it.
+func TestRunStepsLossyCharset(t *testing.T) {
+	db, src := openTestSources(t, "")
+	stepsTables(t, db)
+	ctx := context.Background()
+	plain, err := src.RunStepsWith(ctx, src, leftJoinSteps("SELECT id, v FROM steps_a"), nil)
+	require.NoError(t, err)
+	for _, cs := range []string{"latin1", "utf8mb3"} {
+		rows, err := src.RunStepsWith(ctx, src, leftJoinSteps("SELECT id, v FROM steps_a"), &shardrt.StepsOptions{LossyCharset: cs})
+		require.NoError(t, err, cs)
+		require.Equal(t, plain, rows, cs)
+		for _, outer := range []string{"SELECT id, CONCAT(v, '?') FROM steps_a", "SELECT id, CONCAT(v, 'é') FROM steps_a"} {
+			_, err = src.RunStepsWith(ctx, src, leftJoinSteps(outer), &shardrt.StepsOptions{LossyCharset: cs})
+			var le *shardrt.LossyTextError
+			if cs == "utf8mb3" && strings.Contains(outer, "é") {
+				require.NoError(t, err, "%s %s: UTF-8 text beyond ASCII compares in process", cs, outer)
+				continue
+			}
+			require.ErrorAs(t, err, &le, "%s %s", cs, outer)
+			require.Equal(t, cs, le.Charset)
+		}
+	}
+}
+
 // TestRunStepsHashJoin: the same LEFT join by each JoinStrategy gives the
 // same rows; auto runs the hash join when the outer side fills more than
 // one batch and falls back to the nested loop when the build side holds
@@ -145,20 +180,7 @@ func TestRunStepsHashJoin(t *testing.T) {
 	db, src := openTestSources(t, "")
 	stepsTables(t, db)
 	ctx := context.Background()
-	join := func(outer string) *shardrt.Steps {
-		return &shardrt.Steps{Join: &shardrt.JoinStep{
-			Outer: stepQuery(outer, 2, false, 0, 1, 2, 3),
-			Inner: stepQuery("SELECT id, v FROM steps_b WHERE id IN (?)", 2, true, 0, 1),
-			Build: stepQuery("SELECT id, v FROM steps_b", 2, false, 0, 1),
-			Spec: shardrt.JoinSpec{Left: true, OuterKeys: []int{0}, InnerKeys: []int{0},
-				OuterKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}, InnerKinds: []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}}},
-			Output:  []int{0, 3},
-			Kinds:   []shardrt.ColumnKind{intKind, {Type: shardrt.ColumnBytes}, intKind, {Type: shardrt.ColumnBytes}},
-			OrderBy: []shardrt.SortKey{{Column: 0, Desc: true}},
-			Count:   -1,
-			Batch:   2,
-		}}
-	}
+	join := leftJoinSteps
 	// run returns the rows and whether the build side ran (a unit SQL
 	// without an IN list of steps_b).
 	run := func(src *shardrt.Sources, st *shardrt.Steps, s shardrt.JoinStrategy) ([][]any, bool, error) {
