@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"time"
 
 	"github.com/shardgen/shardgen/runtime"
 )
@@ -53,41 +52,18 @@ type dialSlotKey struct{}
 type dialSlot struct{ bc *backConn }
 
 // ownerConnector wraps a data source's go-sql-driver connector
-// (runtime.WithConnector); see the comment at the top of the file. to is
-// the error of a read past the data source's socketTimeout (nil: it has
-// none); connectKey names its connect timeout in errors.
+// (runtime.WithConnector); see the comment at the top of the file. The
+// runtime's connector inside names the data source's timeouts in errors
+// (backendConfig's runtime.DataSourceConfig.Origin).
 type ownerConnector struct {
 	driver.Connector
-	to         *runtime.TimeoutError
-	connectKey string
-	// dsnLimit is the connect timeout the runtime read from the DSN it
-	// opened: its errors with that limit are renamed by connectKey (one
-	// with another limit is the wait for a pool connection's, named by
-	// the runtime already).
-	dsnLimit time.Duration
 }
 
 // ownerConnectors returns the runtime.WithConnector wrapper of the proxy's
-// pools. The runtime opens them from backendConfig's DSNs; orig are the
-// data sources as configured, whose keys (socketTimeout, connectTimeout,
-// ...) the errors name.
-func ownerConnectors(orig []runtime.NamedDataSource) func(runtime.NamedDataSource, driver.Connector) driver.Connector {
-	byName := make(map[string]runtime.DataSourceConfig, len(orig))
-	for _, ds := range orig {
-		byName[ds.Name] = ds.Config
-	}
-	return func(ds runtime.NamedDataSource, c driver.Connector) driver.Connector {
-		cfg, ok := byName[ds.Name]
-		if !ok {
-			cfg = ds.Config
-		}
-		connectKey, _, key, limit := cfg.Timeouts()
-		_, dsnLimit, _, _ := ds.Config.Timeouts()
-		oc := &ownerConnector{Connector: c, connectKey: connectKey, dsnLimit: dsnLimit}
-		if limit > 0 {
-			oc.to = &runtime.TimeoutError{DataSource: ds.Name, Key: key, Limit: limit}
-		}
-		return oc
+// pools.
+func ownerConnectors() func(runtime.NamedDataSource, driver.Connector) driver.Connector {
+	return func(_ runtime.NamedDataSource, c driver.Connector) driver.Connector {
+		return &ownerConnector{Connector: c}
 	}
 }
 
@@ -96,22 +72,9 @@ func (oc *ownerConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	slot := &dialSlot{}
 	conn, err := oc.Connector.Connect(context.WithValue(ctx, dialSlotKey{}, slot))
 	if err != nil {
-		var te *runtime.TimeoutError
-		switch {
-		case errors.As(err, &te) && te.Connect:
-			if te.Limit != oc.dsnLimit {
-				return nil, err
-			}
-			out := *te // named by the runtime from the DSN backendConfig wrote
-			out.Key = oc.connectKey
-			return nil, &out
-		case slot.bc != nil && slot.bc.timedOut && oc.to != nil: // a handshake read (go-sql-driver bounds them by readTimeout)
-			out := *oc.to
-			return nil, &out
-		}
 		return nil, err
 	}
-	return &ownerConn{c: conn, bc: slot.bc, to: oc.to}, nil
+	return &ownerConn{c: conn, bc: slot.bc}, nil
 }
 
 // errNoInterface is returned for an optional driver interface the wrapped
@@ -128,19 +91,6 @@ var errNoInterface = errors.New("proxy: the back-end driver connection lacks an 
 type ownerConn struct {
 	c  driver.Conn
 	bc *backConn
-	to *runtime.TimeoutError // the connector's
-}
-
-// timeout returns err, or the data source's *runtime.TimeoutError when a
-// read on c passed its socketTimeout (go-sql-driver answers that with
-// ErrInvalidConn, having closed the connection, which database/sql then
-// discards: IsValid).
-func (c *ownerConn) timeout(err error) error {
-	if err != nil && c.to != nil && c.bc != nil && c.bc.timedOut {
-		te := *c.to
-		return &te
-	}
-	return err
 }
 
 var (
@@ -169,7 +119,7 @@ func (c *ownerConn) Prepare(query string) (driver.Stmt, error) {
 	c.own("")
 	st, err := c.c.Prepare(query)
 	if err != nil {
-		return nil, c.timeout(err)
+		return nil, err
 	}
 	return &ownerStmt{s: st, c: c}, nil
 }
@@ -180,8 +130,7 @@ func (c *ownerConn) Close() error { return c.c.Close() }
 // Begin begins a transaction without an owner.
 func (c *ownerConn) Begin() (driver.Tx, error) {
 	c.own("")
-	tx, err := c.c.Begin() //nolint:staticcheck // forwarded as go-sql-driver has it
-	return tx, c.timeout(err)
+	return c.c.Begin() //nolint:staticcheck // forwarded as go-sql-driver has it
 }
 
 // Exec forwards driver.Execer, without an owner.
@@ -191,8 +140,7 @@ func (c *ownerConn) Exec(query string, args []driver.Value) (driver.Result, erro
 		return nil, driver.ErrSkip
 	}
 	c.own("")
-	res, err := ex.Exec(query, args)
-	return res, c.timeout(err)
+	return ex.Exec(query, args)
 }
 
 // Query forwards driver.Queryer, without an owner.
@@ -202,8 +150,7 @@ func (c *ownerConn) Query(query string, args []driver.Value) (driver.Rows, error
 		return nil, driver.ErrSkip
 	}
 	c.own("")
-	rows, err := q.Query(query, args)
-	return rows, c.timeout(err)
+	return q.Query(query, args)
 }
 
 // ExecContext forwards driver.ExecerContext under ctx's owner.
@@ -213,8 +160,7 @@ func (c *ownerConn) ExecContext(ctx context.Context, query string, args []driver
 		return nil, driver.ErrSkip
 	}
 	c.own(ownerOf(ctx))
-	res, err := ex.ExecContext(ctx, query, args)
-	return res, c.timeout(err)
+	return ex.ExecContext(ctx, query, args)
 }
 
 // QueryContext forwards driver.QueryerContext under ctx's owner.
@@ -224,8 +170,7 @@ func (c *ownerConn) QueryContext(ctx context.Context, query string, args []drive
 		return nil, driver.ErrSkip
 	}
 	c.own(ownerOf(ctx))
-	rows, err := q.QueryContext(ctx, query, args)
-	return rows, c.timeout(err)
+	return q.QueryContext(ctx, query, args)
 }
 
 // PrepareContext forwards driver.ConnPrepareContext under ctx's owner;
@@ -240,7 +185,7 @@ func (c *ownerConn) PrepareContext(ctx context.Context, query string) (driver.St
 		st, err = c.c.Prepare(query)
 	}
 	if err != nil {
-		return nil, c.timeout(err)
+		return nil, err
 	}
 	return &ownerStmt{s: st, c: c}, nil
 }
@@ -252,8 +197,7 @@ func (c *ownerConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.
 		return nil, errNoInterface
 	}
 	c.own(ownerOf(ctx))
-	tx, err := b.BeginTx(ctx, opts)
-	return tx, c.timeout(err)
+	return b.BeginTx(ctx, opts)
 }
 
 // Ping forwards driver.Pinger.
@@ -263,7 +207,7 @@ func (c *ownerConn) Ping(ctx context.Context) error {
 		return nil
 	}
 	c.own(ownerOf(ctx))
-	return c.timeout(p.Ping(ctx))
+	return p.Ping(ctx)
 }
 
 // CheckNamedValue forwards driver.NamedValueChecker.
@@ -316,15 +260,13 @@ func (s *ownerStmt) NumInput() int { return s.s.NumInput() }
 // Exec runs the statement without an owner.
 func (s *ownerStmt) Exec(args []driver.Value) (driver.Result, error) {
 	s.c.own("")
-	res, err := s.s.Exec(args) //nolint:staticcheck // forwarded as go-sql-driver has it
-	return res, s.c.timeout(err)
+	return s.s.Exec(args) //nolint:staticcheck // forwarded as go-sql-driver has it
 }
 
 // Query runs the statement without an owner.
 func (s *ownerStmt) Query(args []driver.Value) (driver.Rows, error) {
 	s.c.own("")
-	rows, err := s.s.Query(args) //nolint:staticcheck // forwarded as go-sql-driver has it
-	return rows, s.c.timeout(err)
+	return s.s.Query(args) //nolint:staticcheck // forwarded as go-sql-driver has it
 }
 
 // ExecContext forwards driver.StmtExecContext under ctx's owner.
@@ -334,8 +276,7 @@ func (s *ownerStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (
 		return nil, errNoInterface
 	}
 	s.c.own(ownerOf(ctx))
-	res, err := ex.ExecContext(ctx, args)
-	return res, s.c.timeout(err)
+	return ex.ExecContext(ctx, args)
 }
 
 // QueryContext forwards driver.StmtQueryContext under ctx's owner.
@@ -345,8 +286,7 @@ func (s *ownerStmt) QueryContext(ctx context.Context, args []driver.NamedValue) 
 		return nil, errNoInterface
 	}
 	s.c.own(ownerOf(ctx))
-	rows, err := q.QueryContext(ctx, args)
-	return rows, s.c.timeout(err)
+	return q.QueryContext(ctx, args)
 }
 
 // CheckNamedValue forwards driver.NamedValueChecker.

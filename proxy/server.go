@@ -208,7 +208,7 @@ func NewServer(cfg *Config, opts Options) (*Server, error) {
 	}
 	warns := &warnStore{}
 	deadlocks := newDeadlockDetector()
-	ropts := []runtime.Option{runtime.WithDialFunc(dialBackend(warns, deadlocks)), runtime.WithConnector(ownerConnectors(cfg.Deploy.DataSources))}
+	ropts := []runtime.Option{runtime.WithDialFunc(dialBackend(warns, deadlocks)), runtime.WithConnector(ownerConnectors())}
 	if show, _ := deploy.Props.Bool(runtime.PropSQLShow, false); show {
 		ropts = append(ropts, runtime.WithLogger(opts.Logger))
 	}
@@ -279,7 +279,8 @@ func backendConfig(c *runtime.Config) (*runtime.Config, error) {
 			}
 		}
 		cfg := ds.Config
-		cfg.URL, cfg.DSN, cfg.Username, cfg.Password = "", dsn, "", ""
+		orig := ds.Config
+		cfg.URL, cfg.DSN, cfg.Username, cfg.Password, cfg.Origin = "", dsn, "", "", &orig // errors name the timeouts as the user did
 		out.DataSources[i] = runtime.NamedDataSource{Name: ds.Name, Config: cfg}
 	}
 	return &out, nil

@@ -259,6 +259,19 @@ func TestProxyDataSourceSocketTimeout(t *testing.T) {
 		}
 		check()
 	}
+	// A wait in the middle of the rows of a merge: ds_1 sends a row of
+	// 100 kB, then sleeps on the next.
+	timedError(t, "merged, in the rows", want, 500*time.Millisecond, func(ctx context.Context) error {
+		rows, err := px.QueryContext(ctx, "SELECT id, IF(id = 3, SLEEP(2), REPEAT('x', 100000)) FROM e9_item ORDER BY id")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+		}
+		return rows.Err()
+	})
+	check()
 }
 
 // TestProxyIdleTransactionSocketTimeout: a transaction that sits idle

@@ -16,8 +16,6 @@ import (
 	"vitess.io/vitess/go/mysql/sqlerror"
 	"vitess.io/vitess/go/sqltypes"
 	querypb "vitess.io/vitess/go/vt/proto/query"
-
-	"github.com/shardgen/shardgen/runtime"
 )
 
 // Warnings follow the client as one server's: the warning count of the
@@ -153,7 +151,6 @@ type backConn struct {
 	cur          string       // the owner of the next command (ownerConn.own); "": none
 	caps         uint32       // the capability flags of the handshake response
 	relay        *backendConn // the fast path's view of the socket (relayConn); nil until used
-	timedOut     bool         // a read passed its deadline (go-sql-driver's readTimeout): the connection is dead
 
 	// For the deadlock detector (deadlock.go): dl, the server's address
 	// and the thread id the greeting gave (0: not read); owner is the tag
@@ -309,9 +306,6 @@ func (c *backConn) command(p []byte) {
 // command; see the comment at the top of the file.
 func (c *backConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	if err != nil && runtime.IsTimeout(err) {
-		c.timedOut = true
-	}
 	if n > 0 && !c.handshook && c.thread == 0 {
 		c.greeting(b[:n])
 	}

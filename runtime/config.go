@@ -18,4 +18,10 @@ type DataSourceConfig struct {
 	ConnectionTimeout time.Duration // connectionTimeoutMilliseconds → DSN timeout, and the wait of a transaction or Reserved for a free connection of a full pool (takeConn, default 30 s)
 	IdleTimeout       time.Duration // idleTimeoutMilliseconds → SetConnMaxIdleTime
 	MaxLifetime       time.Duration // maxLifetimeMilliseconds → SetConnMaxLifetime
+
+	// Origin, when set, is the configuration this one was written from
+	// (a proxy opens its pools from DSNs it derives from the user's URLs):
+	// Timeouts reads the limits and the keys that name them in errors
+	// from it. Never set by LoadConfig.
+	Origin *DataSourceConfig
 }

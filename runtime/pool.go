@@ -240,11 +240,14 @@ func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Con
 	if mc.DialFunc == nil {
 		mc.DialFunc = dial
 	}
+	key, limit, socketKey, socket := ds.Config.Timeouts()
+	if socket > 0 {
+		mc.DialFunc = readDialer(mc.DialFunc)
+	}
 	var conn driver.Connector
 	if conn, err = mysql.NewConnector(mc); err != nil {
 		return nil, nil, "", errors.New(where + err.Error())
 	}
-	key, limit, socketKey, socket := ds.Config.Timeouts()
 	conn = &timeoutConnector{Connector: conn, dataSource: ds.Name, key: key, limit: limit, socketKey: socketKey, socket: socket}
 	if wrap != nil {
 		conn = wrap(ds, conn)

@@ -44,10 +44,15 @@ func (e *TimeoutError) Error() string {
 // that set it: connect bounds dialing and the handshake of a new
 // connection (the URL's connectTimeout, the DSN's timeout, else
 // connectionTimeoutMilliseconds, else DefaultConnectionTimeout under that
-// key, as HikariCP's connectionTimeout bounds its getConnection); socket bounds each read of an answer on an open connection (the
-// URL's socketTimeout, the DSN's readTimeout; 0 and "": none, reads wait
-// as long as the server takes, as Connector/J's default).
+// key, as HikariCP's connectionTimeout bounds its getConnection); socket
+// bounds each read of an answer on an open connection (the URL's
+// socketTimeout, the DSN's readTimeout; 0 and "": none, reads wait as long
+// as the server takes, as Connector/J's default). A config with an Origin
+// returns the Origin's.
 func (c DataSourceConfig) Timeouts() (connectKey string, connect time.Duration, socketKey string, socket time.Duration) {
+	if c.Origin != nil {
+		return c.Origin.Timeouts()
+	}
 	connectKey, connect, socketKey = connectionTimeoutKey, c.ConnectionTimeout, "socketTimeout"
 	var own time.Duration
 	switch {
@@ -93,8 +98,9 @@ func IsTimeout(err error) bool {
 // *TimeoutError (Connect) unless the caller's own context ended first; a
 // handshake read that go-sql-driver cut at the socket timeout (it reports
 // ErrInvalidConn) gives the socket timeout's *TimeoutError when that is
-// the shorter limit (else the connect timeout's: the two race). The
-// connections are the driver's, unwrapped.
+// the shorter limit (else the connect timeout's: the two race). With a
+// socket timeout, its connections are socketConns (socket.go); without,
+// the driver's, unwrapped.
 type timeoutConnector struct {
 	driver.Connector
 	dataSource string
@@ -104,20 +110,27 @@ type timeoutConnector struct {
 	socket     time.Duration // 0: none
 }
 
-// Connect connects within the connect timeout.
+// Connect connects within the connect timeout. With a socket timeout, the
+// connection is a socketConn (socket.go).
 func (c *timeoutConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, c.limit)
 	defer cancel()
+	var slot readSlot
+	if c.socket > 0 {
+		cctx = context.WithValue(cctx, readSlotKey{}, &slot)
+	}
 	conn, err := c.Connector.Connect(cctx)
 	if err == nil {
-		return conn, nil
+		if slot.rc == nil {
+			return conn, nil
+		}
+		return &socketConn{c: conn, rc: slot.rc, te: &TimeoutError{DataSource: c.dataSource, Key: c.socketKey, Limit: c.socket}}, nil
 	}
 	if ctx.Err() == nil {
 		switch {
 		case cctx.Err() != nil || IsTimeout(err):
 			return nil, c.connectError(c.key, c.limit)
-		case c.socket > 0 && errors.Is(err, mysql.ErrInvalidConn) && time.Since(start) >= c.socket:
+		case slot.rc != nil && slot.rc.timedOut && errors.Is(err, mysql.ErrInvalidConn):
 			if c.socket >= c.limit { // the read deadline passed with the connect timeout
 				return nil, c.connectError(c.key, c.limit)
 			}
