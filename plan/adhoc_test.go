@@ -157,19 +157,19 @@ func TestAdHocStatements(t *testing.T) {
 		{
 			name: "empty literal range", cmd: ":many",
 			sql:     "SELECT event_id, kind FROM t_event WHERE event_id BETWEEN 30 AND 10",
-			fileErr: `q.sql:1:1: query "Q": the sharding conditions on "t_event" reach no data node`,
+			fileErr: `q.sql:3:36: query "Q": the sharding conditions on "t_event" reach no data node`,
 			nodes:   []string{}, literals: []string{"Long 30", "Long 10"},
 		},
 		{
 			name: "empty literal range of an UPDATE", cmd: ":execrows",
 			sql:     "UPDATE t_event SET kind = 'x' WHERE event_id BETWEEN 30 AND 10",
-			fileErr: `q.sql:1:1: query "Q": the sharding conditions on "t_event" reach no data node`,
+			fileErr: `q.sql:3:31: query "Q": the sharding conditions on "t_event" reach no data node`,
 			nodes:   []string{}, literals: []string{"Long 30", "Long 10"},
 		},
 		{
 			name: "empty literal range of a DELETE", cmd: ":execrows",
 			sql:     "DELETE FROM t_event WHERE event_id BETWEEN 30 AND 10",
-			fileErr: `q.sql:1:1: query "Q": the sharding conditions on "t_event" reach no data node`,
+			fileErr: `q.sql:3:21: query "Q": the sharding conditions on "t_event" reach no data node`,
 			nodes:   []string{}, literals: []string{"Long 30", "Long 10"},
 		},
 		{
@@ -224,8 +224,8 @@ func TestAdHocStatements(t *testing.T) {
 		{
 			name: "INSERT outside the intervals", cmd: ":exec",
 			sql:     "INSERT INTO t_log (log_id, logged_at, message) VALUES (99, '2026-07-01 00:00:00', 'm')",
-			fileErr: `q.sql:1:1: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value Time 2026-07-01 00:00:00.0 is outside the windows from datetime-lower to datetime-upper: no data node matches the sharding value`,
-			err:     `<sql>:1:1: query "proxy": routing table "t_log": INTERVAL on logged_at: sharding value Time 2026-07-01 00:00:00.0 is outside the windows from datetime-lower to datetime-upper: no data node matches the sharding value`,
+			fileErr: `q.sql:3:48: query "Q": routing table "t_log": INTERVAL on logged_at: sharding value Time 2026-07-01 00:00:00.0 is outside the windows from datetime-lower to datetime-upper: no data node matches the sharding value`,
+			err:     `<sql>:1:48: query "proxy": routing table "t_log": INTERVAL on logged_at: sharding value Time 2026-07-01 00:00:00.0 is outside the windows from datetime-lower to datetime-upper: no data node matches the sharding value`,
 		},
 		{
 			name: "a string on a string column stays a String", cmd: ":many",

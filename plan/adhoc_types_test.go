@@ -26,9 +26,9 @@ func TestAdHocUntyped(t *testing.T) {
 		types    string // result column types of the ad-hoc plan
 	}{
 		{"SELECT LENGTH(kind) FROM t_event WHERE user_id = 1 AND event_id = 1",
-			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (LENGTH(kind)): give it a CAST(... AS type)`, "", "any"},
+			`q.sql:3:8: query "Q": cannot infer the Go type of result column 1 (LENGTH(kind)): give it a CAST(... AS type)`, "", "any"},
 		{"SELECT LENGTH(kind) AS n FROM t_event ORDER BY n DESC LIMIT 3",
-			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (LENGTH(kind)): give it a CAST(... AS type)`, "", "any"},
+			`q.sql:3:8: query "Q": cannot infer the Go type of result column 1 (LENGTH(kind)): give it a CAST(... AS type)`, "", "any"},
 		{"SELECT event_id FROM t_event WHERE user_id = 1 AND kind = CONCAT(?, 'x')",
 			`q.sql:3:66: query "Q": cannot infer the type of parameter 1: compare it with a column (col = ?), or CAST(? AS type)`, "", "int64"},
 		{"SELECT ? + 1 FROM t_event WHERE user_id = ?",
@@ -43,8 +43,8 @@ func TestAdHocUntyped(t *testing.T) {
 		// (UPPER(x) keeps x's collation: DISTINCT, GROUP BY and ORDER BY
 		// of it merge, TestMergeKeyKinds.)
 		{"SELECT DISTINCT SUBSTRING_INDEX(kind, '.', 1) FROM t_event",
-			`q.sql:1:1: query "Q": SELECT DISTINCT of SUBSTRING_INDEX(kind, '.', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column`,
-			`<sql>:1:1: query "proxy": SELECT DISTINCT of SUBSTRING_INDEX(kind, '.', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column`, ""},
+			`q.sql:3:17: query "Q": SELECT DISTINCT of SUBSTRING_INDEX(kind, '.', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column`,
+			`<sql>:1:17: query "proxy": SELECT DISTINCT of SUBSTRING_INDEX(kind, '.', 1) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {

@@ -442,6 +442,10 @@ type planner struct {
 	// placeholders that rewrite added.
 	encStmt sqlparser.Statement
 	encArgs map[string]encArg
+	// cteWhy says why the statement's WITH was not inlined (inlineCTEs).
+	cteWhy string
+	// cteInlined is set when inlineCTEs made the WITH derived tables.
+	cteInlined bool
 	// shadowing is set when a derived table's alias is the name of a logic
 	// table: the rewrite then renames tables in the AST, where it can tell
 	// the alias from the table.
@@ -575,6 +579,7 @@ func (p *planner) bindStatement() error {
 	if lostLimit(p.b.parser, p.sql, stmt) {
 		return p.errorf(-1, "%s", lostLimitReason)
 	}
+	stmt, p.cteWhy = p.inlineCTEs(stmt)
 	p.stmt = stmt
 	p.plan = &Plan{Name: p.q.Name, Cmd: p.q.Cmd, Source: p.q.Pos.String(), LogicSQL: p.sql, Doc: p.q.Doc}
 	if err := p.checkSupported(); err != nil {
@@ -627,7 +632,7 @@ func (p *planner) checkSupported() error {
 	case *sqlparser.Select:
 		p.plan.Statement = StmtSelect
 		if s.Into != nil {
-			return p.errorf(-1, "SELECT ... INTO is not supported")
+			return p.errorAt("INTO", "SELECT ... INTO is not supported: select the rows and write them from the application")
 		}
 	case *sqlparser.Insert:
 		p.plan.Statement = StmtInsert
@@ -638,7 +643,7 @@ func (p *planner) checkSupported() error {
 	case *sqlparser.Union:
 		p.plan.Statement = StmtSelect
 		if s.Into != nil {
-			return p.errorf(-1, "SELECT ... INTO is not supported")
+			return p.errorAt("INTO", "SELECT ... INTO is not supported: select the rows and write them from the application")
 		}
 	default:
 		return p.errorf(-1, "unsupported statement %q: shardgen plans SELECT, INSERT, UPDATE and DELETE", strings.ToUpper(sqlparser.Preview(p.sql).String()))
@@ -647,7 +652,7 @@ func (p *planner) checkSupported() error {
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch n.(type) {
 		case *sqlparser.With:
-			err = p.errorf(-1, "WITH (common table expressions) is not supported yet")
+			err = p.cteRefusal()
 			return false, nil
 		}
 		return true, nil

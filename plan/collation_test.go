@@ -53,9 +53,9 @@ func TestMergeCollations(t *testing.T) {
 		p.Route.Units[0].SQL)
 	for _, tc := range []struct{ sql, err string }{
 		{"SELECT cs FROM t_user WHERE user_id IN (1, 2) ORDER BY cs",
-			`q.sql:1:1: query "Q": cs over several data nodes cannot be merged: collation "utf8mb4_uca1400_as_cs" compares accents and case on separate levels, which its WEIGHT_STRING does not keep apart`},
+			`q.sql:2:8: query "Q": cs over several data nodes cannot be merged: collation "utf8mb4_uca1400_as_cs" compares accents and case on separate levels, which its WEIGHT_STRING does not keep apart`},
 		{"SELECT DISTINCT b5 FROM t_user WHERE user_id IN (1, 2)",
-			`q.sql:1:1: query "Q": b5 over several data nodes cannot be merged: collation "big5_chinese_ci" has a WEIGHT_STRING that disagrees with the server's own comparison`},
+			`q.sql:2:17: query "Q": b5 over several data nodes cannot be merged: collation "big5_chinese_ci" has a WEIGHT_STRING that disagrees with the server's own comparison`},
 	} {
 		_, err := build(t, b, ":many", tc.sql)
 		require.EqualError(t, err, tc.err)

@@ -273,10 +273,10 @@ func (p *planner) componentConditionsAsWritten(c *component) ([]Condition, bool,
 				e := p.insertSelectExpr(ins, sel, col)
 				o, ok := p.operand(e)
 				if e == nil || !ok {
-					return nil, false, p.errorf(-1, "INSERT … SELECT into sharded table %q must write sharding column %q from the selected table's sharding column (a table bound to it) or from a value (a literal or a parameter)", c.anchor.info.name, col)
+					return nil, false, p.errorf(p.clauseNode("SELECT", e), "INSERT … SELECT into sharded table %q must write sharding column %q from the selected table's sharding column (a table bound to it) or from a value (a literal or a parameter)", c.anchor.info.name, col)
 				}
 				if o.Literal != nil && o.Literal.IsNull() {
-					return nil, false, p.errorf(-1, "INSERT into sharded table %q: sharding column %q must not be NULL", c.anchor.info.name, col)
+					return nil, false, p.errorIn("SELECT", e, "INSERT into sharded table %q: sharding column %q must not be NULL", c.anchor.info.name, col)
 				}
 				cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: []Operand{o}})
 			}
@@ -313,9 +313,9 @@ func (p *planner) routePushdown(comps []*component, singles []*tableRef) error {
 		if none || noRow {
 			if !p.adHoc() {
 				if noRow {
-					return p.errorf(-1, "the sharding conditions on %q compare a sharding column with values no row of it can hold (e.g. 5.5 for an integer column)", c.anchor.info.name)
+					return p.errorf(p.conditionsOffset(c.anchor.info), "the sharding conditions on %q compare a sharding column with values no row of it can hold (e.g. 5.5 for an integer column)", c.anchor.info.name)
 				}
-				return p.errorf(-1, "the sharding conditions on %q compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it)", c.anchor.info.name)
+				return p.errorf(p.conditionsOffset(c.anchor.info), "the sharding conditions on %q compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it)", c.anchor.info.name)
 			}
 			rs = append(rs, routed{c: c, rt: rt, none: true})
 			continue
@@ -532,6 +532,9 @@ func (p *planner) pushdownWhy(comps []*component, singles []*tableRef) string {
 	case kinds[scopeInsertSelect]:
 		return "INSERT … SELECT"
 	case kinds[scopeDerived]:
+		if p.cteInlined {
+			return "the statement has a derived table (its common table expression)"
+		}
 		return "the statement has a derived table"
 	case kinds[scopeSubquery]:
 		return "the statement has a subquery"

@@ -106,13 +106,13 @@ func (p *planner) resultColumns() error {
 			t, origin, ok := p.exprType(e.Expr)
 			if !ok {
 				if !p.adHoc() {
-					return p.errorf(-1, "cannot infer the Go type of result column %d (%s): give it a CAST(... AS type)", i+1, sqlparser.String(e.Expr))
+					return p.errorOn(e.Expr, "cannot infer the Go type of result column %d (%s): give it a CAST(... AS type)", i+1, sqlparser.String(e.Expr))
 				}
 				t = typeAny // the proxy takes the column's type from the back end
 			}
 			add(name, origin, t)
 		default:
-			return p.errorf(-1, "unsupported select expression %s", sqlparser.String(se))
+			return p.errorOn(se, "unsupported select expression %s", sqlparser.String(se))
 		}
 	}
 	for _, name := range p.embeds {

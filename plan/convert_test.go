@@ -171,7 +171,7 @@ func TestShardingValueConversion(t *testing.T) {
 
 	// A query file is told at generate time that no row can match.
 	_, err = build(t, b, ":many", "SELECT name FROM t_user WHERE user_id = 5.5")
-	require.EqualError(t, err, `q.sql:1:1: query "Q": the sharding conditions on "t_user" compare a sharding column with values no row of it can hold (e.g. 5.5 for an integer column, or a date range whose lower bound is after its upper): the statement would run on no data node`)
+	require.EqualError(t, err, `q.sql:2:25: query "Q": the sharding conditions on "t_user" compare a sharding column with values no row of it can hold (e.g. 5.5 for an integer column, or a date range whose lower bound is after its upper): the statement would run on no data node`)
 	// BINARY user_id = ? takes the column's type: generated code routes
 	// the int64 as the value.
 	fp, err := build(t, b, ":one", "SELECT name FROM t_user WHERE BINARY user_id = ?")

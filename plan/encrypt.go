@@ -165,7 +165,7 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			}
 			lit, ok := p.operand(a)
 			if !ok || lit.Literal == nil {
-				fail(p.errorf(-1, "encrypted column %q must be compared with or set to a parameter or a literal, not %s", col, sqlparser.String(a)))
+				fail(p.errorOn(a, "encrypted column %q must be compared with or set to a parameter or a literal, not %s", col, sqlparser.String(a)))
 				return a
 			}
 			// The literal is encrypted at run time, with the run time's key:
@@ -249,7 +249,7 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			// ORDER BY an alias or a position of a column read as cipher
 			// text would sort by the cipher text.
 			if name := p.cipherResult(n.Expr); name != "" {
-				return fail(p.errorf(-1, "encrypted column %q cannot be used in ORDER BY: %s", name, cipherOnly))
+				return fail(p.errorIn("ORDER", n.Expr, "encrypted column %q cannot be used in ORDER BY: %s", name, cipherOnly))
 			}
 		case *sqlparser.SelectExprs:
 			// Before its items are visited: expanding * changes the list.
@@ -268,7 +268,7 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			if sc := stack[len(stack)-1]; sc.kind == scopeSubquery {
 				// A subquery's values are compared, not returned: its
 				// cipher text would be compared with values.
-				return fail(p.errorf(-1, "encrypted column %q cannot be selected by a subquery: its values would be compared as cipher text; compare it with = or IN in the subquery's WHERE instead", ec.Name))
+				return fail(p.errorOn(n, "encrypted column %q cannot be selected by a subquery: its values would be compared as cipher text; compare it with = or IN in the subquery's WHERE instead", ec.Name))
 			}
 			col := ec.Cipher.Column
 			if !cr.ref.info.enc.queryWithCipher && ec.Plain != "" {
@@ -298,7 +298,7 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 			if !lok {
 				if r, rok := n.Right.(*sqlparser.ColName); rok {
 					if _, ec := encOf(r); ec != nil {
-						fail(p.errorf(-1, "put encrypted column %q on the left of %s", ec.Name, sqlparser.String(n)))
+						fail(p.errorOn(n, "put encrypted column %q on the left of %s", ec.Name, sqlparser.String(n)))
 					}
 				}
 				return true
@@ -337,12 +337,12 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 					return false
 				}
 				if ec.LikeQuery == nil {
-					return fail(p.errorf(-1, "LIKE on encrypted column %q needs a like-query column (likeQuery) in its !ENCRYPT rule", ec.Name))
+					return fail(p.errorOn(n, "LIKE on encrypted column %q needs a like-query column (likeQuery) in its !ENCRYPT rule", ec.Name))
 				}
 				cur.Replace(&sqlparser.ComparisonExpr{Operator: n.Operator, Left: rename(l, ec.LikeQuery.Column), Right: newArg(n.Right, ec.LikeQuery.Encryptor, ec.Name), Escape: n.Escape})
 				return false
 			default:
-				return fail(p.errorf(-1, "encrypted column %q cannot be compared with %s: its cipher text does not keep the order of the values", ec.Name, n.Operator.ToString()))
+				return fail(p.errorOn(n, "encrypted column %q cannot be compared with %s: its cipher text does not keep the order of the values", ec.Name, n.Operator.ToString()))
 			}
 		case *sqlparser.IsExpr:
 			c, ok := n.Left.(*sqlparser.ColName)
@@ -358,9 +358,9 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 				if _, ok := cur.Parent().(*sqlparser.WeightStringFuncExpr); ok {
 					// A merge key over several data nodes (UNION, a join
 					// key, DISTINCT, ORDER BY): the steps compare it.
-					return fail(p.errorf(-1, "encrypted column %q cannot be compared across data nodes (a UNION's deduplication, a join key, DISTINCT or ORDER BY): its cipher text does not compare as its values; use UNION ALL, or join on a plain column", ec.Name))
+					return fail(p.errorOn(n, "encrypted column %q cannot be compared across data nodes (a UNION's deduplication, a join key, DISTINCT or ORDER BY): its cipher text does not compare as its values; use UNION ALL, or join on a plain column", ec.Name))
 				}
-				return fail(p.errorf(-1, "encrypted column %q cannot be used in %s: %s", ec.Name, contextOf(cur), cipherOnly))
+				return fail(p.errorf(p.usedAt(cur, n), "encrypted column %q cannot be used in %s: %s", ec.Name, contextOf(cur), cipherOnly))
 			}
 		}
 		return true
@@ -406,6 +406,24 @@ func (p *planner) cipherResult(e sqlparser.Expr) string {
 	}
 	_, col, _ := strings.Cut(p.plan.Columns[idx].Origin, ".")
 	return col
+}
+
+// usedAt is where an error about column n, the node at cur, points: its
+// ORDER BY or GROUP BY item, else the expression around it, else n.
+func (p *planner) usedAt(cur *sqlparser.Cursor, n *sqlparser.ColName) int {
+	off := -1
+	switch par := cur.Parent().(type) {
+	case *sqlparser.Order:
+		off = p.clauseNode("ORDER", n)
+	case *sqlparser.GroupBy:
+		off = p.clauseNode("GROUP", n)
+	case sqlparser.Expr:
+		off = p.nodeOffset(par, 0)
+	}
+	if off < 0 {
+		off = p.nodeOffset(n, 0)
+	}
+	return off
 }
 
 // contextOf names the clause or expression a column sits in, for error
@@ -497,7 +515,7 @@ func (p *planner) encryptInsert(s *sqlparser.Insert, newArg func(sqlparser.Expr,
 	}
 	for i, ue := range s.OnDup {
 		if ec := info.enc.columns[strings.ToLower(ue.Name.Name.String())]; ec != nil && *err == nil {
-			*err = p.errorf(-1, "ON DUPLICATE KEY UPDATE of encrypted column %q is not supported yet", ec.Name)
+			*err = p.errorIn("DUPLICATE", ue, "ON DUPLICATE KEY UPDATE of encrypted column %q is not supported yet; update it with an UPDATE statement of its own", ec.Name)
 		}
 		_ = i
 	}

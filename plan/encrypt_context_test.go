@@ -13,27 +13,27 @@ import (
 func TestEncryptRefusalContext(t *testing.T) {
 	b := encBuilder(t)
 	const why = ": only projections, =, <>, IN, IS [NOT] NULL and LIKE (with a like-query column) work on cipher text"
-	tests := []struct{ sql, col, used string }{
-		{"SELECT COUNT(DISTINCT mobile) FROM t_user", "mobile", "COUNT(DISTINCT mobile)"},
-		{"SELECT COUNT(DISTINCT mobile) FROM t_user WHERE user_id = ?", "mobile", "COUNT(DISTINCT mobile)"},
-		{"SELECT name, count(distinct email) FROM t_user GROUP BY name", "email", "COUNT(DISTINCT email)"},
-		{"SELECT mobile, COUNT(*) FROM t_user GROUP BY mobile", "mobile", "GROUP BY"},
-		{"SELECT mobile, COUNT(*) FROM t_user WHERE user_id = ? GROUP BY mobile", "mobile", "GROUP BY"},
-		{"SELECT MAX(mobile) FROM t_user", "mobile", "MAX(mobile)"},
-		{"SELECT SUM(email) FROM t_user WHERE user_id = ?", "email", "SUM(email)"},
-		{"SELECT name FROM t_user ORDER BY mobile", "mobile", "ORDER BY"},
-		{"SELECT name FROM t_user WHERE user_id = ? ORDER BY email DESC", "email", "ORDER BY"},
-		{"SELECT name FROM t_user WHERE mobile BETWEEN 'a' AND 'b'", "mobile", "BETWEEN"},
-		{"SELECT name FROM t_user WHERE user_id = ? AND LENGTH(mobile) = 3", "mobile", "LENGTH(mobile)"},
-		{"SELECT name FROM t_user WHERE user_id = ? AND email + 1 = 2", "email", "arithmetic"},
+	tests := []struct{ sql, col, used, at string }{
+		{"SELECT COUNT(DISTINCT mobile) FROM t_user", "mobile", "COUNT(DISTINCT mobile)", "3:8"},
+		{"SELECT COUNT(DISTINCT mobile) FROM t_user WHERE user_id = ?", "mobile", "COUNT(DISTINCT mobile)", "3:8"},
+		{"SELECT name, count(distinct email) FROM t_user GROUP BY name", "email", "COUNT(DISTINCT email)", "3:14"},
+		{"SELECT mobile, COUNT(*) FROM t_user GROUP BY mobile", "mobile", "GROUP BY", "3:46"},
+		{"SELECT mobile, COUNT(*) FROM t_user WHERE user_id = ? GROUP BY mobile", "mobile", "GROUP BY", "3:64"},
+		{"SELECT MAX(mobile) FROM t_user", "mobile", "MAX(mobile)", "3:8"},
+		{"SELECT SUM(email) FROM t_user WHERE user_id = ?", "email", "SUM(email)", "3:8"},
+		{"SELECT name FROM t_user ORDER BY mobile", "mobile", "ORDER BY", "3:34"},
+		{"SELECT name FROM t_user WHERE user_id = ? ORDER BY email DESC", "email", "ORDER BY", "3:52"},
+		{"SELECT name FROM t_user WHERE mobile BETWEEN 'a' AND 'b'", "mobile", "BETWEEN", "3:31"},
+		{"SELECT name FROM t_user WHERE user_id = ? AND LENGTH(mobile) = 3", "mobile", "LENGTH(mobile)", "3:47"},
+		{"SELECT name FROM t_user WHERE user_id = ? AND email + 1 = 2", "email", "arithmetic", "3:47"},
 		// By alias or position: the nodes would sort by the cipher text.
-		{"SELECT mobile AS m FROM t_user ORDER BY m", "mobile", "ORDER BY"},
-		{"SELECT name, mobile FROM t_user WHERE user_id = ? ORDER BY 2 DESC", "mobile", "ORDER BY"},
-		{"SELECT * FROM t_user ORDER BY 3", "mobile", "ORDER BY"},
+		{"SELECT mobile AS m FROM t_user ORDER BY m", "mobile", "ORDER BY", "3:41"},
+		{"SELECT name, mobile FROM t_user WHERE user_id = ? ORDER BY 2 DESC", "mobile", "ORDER BY", "3:60"},
+		{"SELECT * FROM t_user ORDER BY 3", "mobile", "ORDER BY", "3:31"},
 	}
 	for _, tt := range tests {
 		_, err := build(t, b, ":many", tt.sql, "shardgen:allow-full-route")
-		require.EqualError(t, err, `q.sql:1:1: query "Q": encrypted column "`+tt.col+`" cannot be used in `+tt.used+why, tt.sql)
+		require.EqualError(t, err, `q.sql:`+tt.at+`: query "Q": encrypted column "`+tt.col+`" cannot be used in `+tt.used+why, tt.sql)
 	}
 }
 

@@ -97,11 +97,11 @@ func TestEncryptRefusals(t *testing.T) {
 	b := encBuilder(t)
 	tests := []struct{ sql, err string }{
 		{"SELECT name FROM t_user WHERE user_id = ? AND mobile > ?",
-			`q.sql:1:1: query "Q": encrypted column "mobile" cannot be compared with >: its cipher text does not keep the order of the values`},
+			`q.sql:2:47: query "Q": encrypted column "mobile" cannot be compared with >: its cipher text does not keep the order of the values`},
 		{"SELECT name FROM t_user WHERE user_id = ? AND email LIKE ?",
-			`q.sql:1:1: query "Q": LIKE on encrypted column "email" needs a like-query column (likeQuery) in its !ENCRYPT rule`},
+			`q.sql:2:47: query "Q": LIKE on encrypted column "email" needs a like-query column (likeQuery) in its !ENCRYPT rule`},
 		{"SELECT name FROM t_user WHERE user_id = ? ORDER BY mobile",
-			`q.sql:1:1: query "Q": encrypted column "mobile" cannot be used in ORDER BY: only projections, =, <>, IN, IS [NOT] NULL and LIKE (with a like-query column) work on cipher text`},
+			`q.sql:2:52: query "Q": encrypted column "mobile" cannot be used in ORDER BY: only projections, =, <>, IN, IS [NOT] NULL and LIKE (with a like-query column) work on cipher text`},
 	}
 	for _, tt := range tests {
 		_, err := build(t, b, ":many", tt.sql)

@@ -417,7 +417,42 @@ func ReturnsRows(sql string) bool {
 	case sqlparser.StmtSelect, sqlparser.StmtShow, sqlparser.StmtExplain:
 		return true
 	}
-	return false
+	return afterWith(sql) == "select"
+}
+
+// afterWith returns, for a statement that starts with WITH, the lower-case
+// keyword of the statement its common table expressions precede ("select",
+// "update", "delete"): the first such word outside parentheses (the
+// expressions' bodies and column lists). Otherwise "".
+func afterWith(sql string) string {
+	if len(sql) < 5 || !strings.EqualFold(sql[:4], "with") || isIdentByte(sql[4]) {
+		return ""
+	}
+	depth := 0
+	for i := 4; i < len(sql); i++ {
+		switch c := sql[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			i = skipQuoted(sql, i) - 1
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case depth == 0 && isIdentByte(c) && !isIdentByte(sql[i-1]):
+			j := i
+			for j < len(sql) && isIdentByte(sql[j]) {
+				j++
+			}
+			switch w := strings.ToLower(sql[i:j]); w {
+			case "select", "update", "delete", "insert", "replace", "values", "table":
+				if w == "values" || w == "table" {
+					return "select"
+				}
+				return w
+			}
+			i = j - 1
+		}
+	}
+	return ""
 }
 
 // RowNodes returns, for a multi-row INSERT (p.Insert set), the unit index

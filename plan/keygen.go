@@ -26,8 +26,14 @@ func (p *planner) keyGenerate() error {
 			return nil // the statement supplies the key itself
 		}
 	}
-	if _, ok := ins.Rows.(sqlparser.Values); !ok {
-		return p.errorf(-1, "INSERT … SELECT into %q must list its generated key column %q and select its value: a key generated per row cannot be added to a SELECT", info.name, kg.Column)
+	rows, ok := ins.Rows.(sqlparser.Values)
+	for _, row := range rows {
+		if len(row) != len(ins.Columns) {
+			return nil // refused with the counts as written (checkParams)
+		}
+	}
+	if !ok {
+		return p.errorf(p.findWord("SELECT"), "INSERT … SELECT into %q must list its generated key column %q and select its value: a key generated per row cannot be added to a SELECT", info.name, kg.Column)
 	}
 	spans, colClose := p.insertSpans()
 	if colClose < 0 || len(spans) == 0 {
@@ -41,11 +47,13 @@ func (p *planner) keyGenerate() error {
 	b.Grow(len(p.sql) + len(kg.Column) + 2 + 3*len(spans))
 	b.WriteString(p.sql[:colClose])
 	b.WriteString(", " + kg.Column)
+	added := []insertion{{at: colClose, n: len(kg.Column) + 2}}
 	last := colClose
 	for _, sp := range spans {
 		end := sp[1] - 1 // the row's ')'
 		b.WriteString(p.sql[last:end])
 		b.WriteString(", ?")
+		added = append(added, insertion{at: end, n: 3})
 		last = end
 	}
 	b.WriteString(p.sql[last:])
@@ -72,7 +80,27 @@ func (p *planner) keyGenerate() error {
 		p.slices = append(p.slices[:o], append([]bool{false}, p.slices[o:]...)...)
 	}
 	p.keyArgs = ordinals
-	p.shift = nil
+	// Errors found from here on point into the original text: an offset
+	// of the new statement moves back over what was added before it.
+	prev := p.shift
+	p.shift = func(off int) int {
+		cum := 0 // bytes added before off
+		for _, a := range added {
+			pos := a.at + cum // where a starts in the new text
+			if off < pos {
+				break
+			}
+			if off < pos+a.n {
+				cum = off - a.at // inside the added text: its place
+				break
+			}
+			cum += a.n
+		}
+		if prev != nil {
+			return prev(off - cum)
+		}
+		return off - cum
+	}
 	p.plan.KeyGenerate = &KeyGenerate{Column: kg.Column, Generator: kg.GeneratorName}
 	if kg.Generator != nil {
 		p.plan.KeyGenerate.Type = kg.Generator.Type
@@ -138,3 +166,7 @@ func placeholderCounts(s string, offs []int) []int {
 	}
 	return out
 }
+
+// insertion is text added to a statement: n bytes at offset at of the
+// text it was added to.
+type insertion struct{ at, n int }

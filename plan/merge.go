@@ -97,7 +97,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	// HAVING and expressions exactly, and the merge only orders and pages.
 	colocated := p.groupsColocated(sel)
 	if sel.GroupBy != nil && sel.GroupBy.WithRollup {
-		return p.errorf(-1, "GROUP BY ... WITH ROLLUP over several data nodes is not supported")
+		return p.errorf(p.findWord("ROLLUP"), "GROUP BY ... WITH ROLLUP over several data nodes is not supported: its subtotal rows add up groups from every data node, which the merge does not compute; compare every sharding column (%s) with one value so the statement routes to one data node, or drop WITH ROLLUP and add up the groups' rows", strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	node := sqlparser.Clone(sel)
 	m := &mergeDraft{}
@@ -161,7 +161,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		for _, g := range sel.GroupBy.Exprs {
 			i := find(g)
 			if i == -2 {
-				return p.errorf(-1, "GROUP BY position %s is out of range", sqlparser.String(g))
+				return p.errorIn("GROUP", g, "GROUP BY position %s is out of range", sqlparser.String(g))
 			}
 			if i < 0 {
 				i = derived("GROUP_BY_DERIVED", g, p.exprKind(g))
@@ -203,11 +203,11 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 	for _, o := range sel.OrderBy {
 		i := find(o.Expr)
 		if i == -2 {
-			return p.errorf(-1, "ORDER BY position %s is out of range", sqlparser.String(o.Expr))
+			return p.errorIn("ORDER", o.Expr, "ORDER BY position %s is out of range", sqlparser.String(o.Expr))
 		}
 		if i < 0 {
 			if sel.Distinct {
-				return p.errorf(-1, "ORDER BY %s of a SELECT DISTINCT must name a selected column", sqlparser.String(o.Expr))
+				return p.errorIn("ORDER", o.Expr, "ORDER BY %s of a SELECT DISTINCT must name a selected column", sqlparser.String(o.Expr))
 			}
 			if a, ok := o.Expr.(sqlparser.AggrFunc); ok && !colocated {
 				i = derived("ORDER_BY_DERIVED", o.Expr, p.exprKind(o.Expr))
@@ -230,7 +230,7 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		}
 		for _, a := range m.Aggregates {
 			if a.Column == i && a.GroupConcat != nil {
-				return p.errorf(-1, "ORDER BY the GROUP_CONCAT %s over several data nodes is not supported", sqlparser.String(o.Expr))
+				return p.errorIn("ORDER", o.Expr, "ORDER BY the GROUP_CONCAT %s over several data nodes is not supported; order by a GROUP BY column, or GROUP BY every sharding column (%s) so each group is on one data node", sqlparser.String(o.Expr), strings.Join(shardingColumns(p.plan.Route), ", "))
 			}
 		}
 		m.OrderBy = append(m.OrderBy, runtime.SortKey{Column: i, Desc: o.Direction == sqlparser.DescOrder})
@@ -276,13 +276,13 @@ func (p *planner) planMerge(sel *sqlparser.Select) error {
 		if sel.Limit.Offset != nil {
 			o, ok := p.operand(sel.Limit.Offset)
 			if !ok || (o.Literal != nil && o.Literal.Kind > 2) {
-				return p.errorf(-1, "LIMIT offset must be an integer or a parameter")
+				return p.errorAt("LIMIT", "LIMIT offset must be an integer or a parameter")
 			}
 			m.Offset = &o
 		}
 		c, ok := p.operand(sel.Limit.Rowcount)
 		if !ok {
-			return p.errorf(-1, "LIMIT row count must be an integer or a parameter")
+			return p.errorAt("LIMIT", "LIMIT row count must be an integer or a parameter")
 		}
 		m.Count = &c
 	}
@@ -572,12 +572,12 @@ func (p *planner) addWeightStrings(node *sqlparser.Select, m *mergeDraft) error 
 				if coll == "" {
 					coll = "the database default"
 				}
-				return p.errorf(-1, "%s over several data nodes cannot be merged: it is text computed from the merged groups and compared by %s, which the merge compares only by the data nodes' sort keys; order by a GROUP BY column or MIN / MAX instead", sqlparser.String(expr), coll)
+				return p.errorIn("ORDER", expr, "%s over several data nodes cannot be merged: it is text computed from the merged groups and compared by %s, which the merge compares only by the data nodes' sort keys; order by a GROUP BY column or MIN / MAX instead", sqlparser.String(expr), coll)
 			}
 		}
 		if k.Collation != "" {
 			if err := runtime.WeightCollationError(k.Collation); err != nil {
-				return p.errorf(-1, "%s over several data nodes cannot be merged: %v", sqlparser.String(expr), err)
+				return p.errorOn(expr, "%s over several data nodes cannot be merged: %v", sqlparser.String(expr), err)
 			}
 		}
 		k.Weight = len(m.Kinds)
@@ -661,10 +661,10 @@ func (p *planner) aggregate(a sqlparser.AggrFunc, col int, derived func(string, 
 	case *sqlparser.BitXor:
 		agg.Func = runtime.AggBitXor
 	default:
-		return agg, p.errorf(-1, "aggregate %s over several data nodes is not supported yet; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", strings.ToUpper(a.AggrName()), strings.Join(shardingColumns(p.plan.Route), ", "))
+		return agg, p.errorOn(a, "aggregate %s over several data nodes is not supported yet; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", strings.ToUpper(a.AggrName()), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	if o, ok := a.(interface{ GetOverClause() *sqlparser.OverClause }); ok && o.GetOverClause() != nil {
-		return agg, p.errorf(-1, "an aggregate window function (%s) over several data nodes is not supported; compare the sharding columns (%s) with one value so the statement routes to one data node", sqlparser.String(a), strings.Join(shardingColumns(p.plan.Route), ", "))
+		return agg, p.errorOn(a, "an aggregate window function (%s) over several data nodes is not supported; compare the sharding columns (%s) with one value so the statement routes to one data node", sqlparser.String(a), strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	return agg, nil
 }
@@ -794,7 +794,7 @@ func (p *planner) rewriteDistinctAggregates(node *sqlparser.Select, m *mergeDraf
 		return nil
 	}
 	if m.Distinct {
-		return p.errorf(-1, "SELECT DISTINCT with an aggregate over DISTINCT values is not supported across data nodes")
+		return p.errorAt("DISTINCT", "SELECT DISTINCT with an aggregate over DISTINCT values is not supported across data nodes; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	var keys []sqlparser.Expr
 	for _, g := range m.GroupBy {
@@ -1090,10 +1090,13 @@ func (p *planner) arithKind(e *sqlparser.BinaryExpr) mergeKind {
 // checkMergeKeys refuses a merge that would compare the values of a column
 // whose kind the planner cannot tell (exprKind), instead of guessing and
 // merging rows in a wrong order or wrong groups.
+// roleClause maps a role of checkMergeKeys to the keyword of its clause.
+var roleClause = map[string]string{"GROUP BY": "GROUP", "ORDER BY": "ORDER", "SELECT DISTINCT of": "DISTINCT"}
+
 func (p *planner) checkMergeKeys(m *mergeDraft, cols []mergeCol) error {
 	check := func(i int, role string) error {
 		if i >= 0 && i < len(cols) && cols[i].kind.Type == "" {
-			return p.errorf(-1, "%s %s over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column", role, sqlparser.String(cols[i].expr))
+			return p.errorIn(roleClause[role], cols[i].expr, "%s %s over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column", role, sqlparser.String(cols[i].expr))
 		}
 		return nil
 	}

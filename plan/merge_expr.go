@@ -34,11 +34,11 @@ type exprBuilder struct {
 // refuse is the error for a part of the expression the merge cannot
 // evaluate.
 func (x *exprBuilder) refuse(e sqlparser.Expr, why string) error {
-	where := "the expression"
+	where, clause := "the expression", ""
 	if x.having {
-		where = "HAVING"
+		where, clause = "HAVING", "HAVING"
 	}
-	return x.p.errorf(-1, "%s over several data nodes: %s %s; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", where, sqlparser.String(e), why, strings.Join(shardingColumns(x.p.plan.Route), ", "))
+	return x.p.errorIn(clause, e, "%s over several data nodes: %s %s; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", where, sqlparser.String(e), why, strings.Join(shardingColumns(x.p.plan.Route), ", "))
 }
 
 // aggColumn returns the merged column holding aggregate a: a selected
@@ -369,7 +369,7 @@ func (x *exprBuilder) collation(e sqlparser.Expr, operands ...sqlparser.Expr) (r
 // and the merge sorts, joins and cuts them.
 func (p *planner) groupConcat(a *sqlparser.GroupConcatExpr, agg runtime.AggregateSpec, derived func(string, sqlparser.Expr, mergeKind) int) (runtime.AggregateSpec, error) {
 	refuse := func(why string) (runtime.AggregateSpec, error) {
-		return agg, p.errorf(-1, "GROUP_CONCAT over several data nodes: %s; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", why, strings.Join(shardingColumns(p.plan.Route), ", "))
+		return agg, p.errorOn(a, "GROUP_CONCAT over several data nodes: %s; GROUP BY every sharding column (%s) so each group is on one data node, or route to one data node", why, strings.Join(shardingColumns(p.plan.Route), ", "))
 	}
 	if a.Limit != nil {
 		return refuse("its LIMIT is not supported")

@@ -49,7 +49,7 @@ func (p *planner) typeParams() error {
 		case sqlparser.Values:
 			for _, row := range rows {
 				if len(row) != len(insertCols) {
-					return p.errorf(-1, "INSERT has %d columns but a row has %d values", len(insertCols), len(row))
+					return p.errorIn("VALUES", row, "INSERT has %d columns but a row has %d values", len(insertCols), len(row))
 				}
 				for i, v := range row {
 					p.hintExpr(v, insertCols[i], true)
@@ -342,9 +342,20 @@ func (p *planner) errorAt(word string, format string, args ...any) error {
 // findWord returns the offset of the first occurrence of word as a whole
 // identifier outside quoted strings, or -1.
 func (p *planner) findWord(word string) int {
+	return p.findWordFrom(word, 0)
+}
+
+// findWordFrom is findWord from byte offset from of the statement on: the
+// first occurrence of word at or after from, or -1 (also when from < 0). A
+// clause is found by its keywords in order, each after the one before:
+// p.findWordFrom("ROLLUP", p.findWord("GROUP")).
+func (p *planner) findWordFrom(word string, from int) int {
+	if from < 0 {
+		return -1
+	}
 	s := p.sql
 	lw := strings.ToLower(word)
-	for off := 0; off < len(s); off++ {
+	for off := from; off < len(s); off++ {
 		c := s[off]
 		if c == '\'' || c == '"' {
 			off = skipQuoted(s, off) - 1
@@ -356,6 +367,117 @@ func (p *planner) findWord(word string) int {
 		}
 	}
 	return -1
+}
+
+// errorOn reports an error at node's text in the statement (nodeOffset), or
+// at the name line when it cannot be found there.
+func (p *planner) errorOn(node sqlparser.SQLNode, format string, args ...any) error {
+	return p.errorf(p.nodeOffset(node, 0), format, args...)
+}
+
+// errorIn reports an error at node within the clause that starts with
+// keyword (ORDER, GROUP, WHERE; "" for the whole statement): node's text
+// at or after the keyword's first occurrence, else the keyword, else the
+// name line.
+func (p *planner) errorIn(keyword string, node sqlparser.SQLNode, format string, args ...any) error {
+	return p.errorf(p.clauseNode(keyword, node), format, args...)
+}
+
+// clauseNode is the offset errorIn reports at.
+func (p *planner) clauseNode(keyword string, node sqlparser.SQLNode) int {
+	from := 0
+	if keyword != "" {
+		from = max(p.findWord(keyword), 0)
+	}
+	if off := p.nodeOffset(node, from); off >= 0 {
+		return off
+	}
+	if keyword == "" {
+		return -1
+	}
+	return p.findWord(keyword)
+}
+
+// nodeOffset returns the offset in the statement of node's text, at or
+// after byte offset from: vitess nodes carry no position, so node is
+// printed and its tokens are looked up among the statement's (keywords and
+// identifiers compared case-insensitively, any placeholder matching any).
+// Where the printed form differs from the written one (<> for !=), the
+// longest run of matching tokens wins, the first of equal runs; -1 when not
+// even the first token is found.
+func (p *planner) nodeOffset(node sqlparser.SQLNode, from int) int {
+	if node == nil || from < 0 {
+		return -1
+	}
+	want := codeTokens(p.tokens(sqlparser.String(node)))
+	src := p.tokens(p.sql)
+	starts := p.tokenStarts(src)
+	best, bestLen := -1, 0
+	for i := range src {
+		if starts[i] < from || src[i].typ == sqlparser.COMMENT {
+			continue
+		}
+		n, j := 0, i
+		for n < len(want) && j < len(src) {
+			if src[j].typ == sqlparser.COMMENT {
+				j++
+				continue
+			}
+			if !sameToken(src[j], want[n]) {
+				break
+			}
+			n++
+			j++
+		}
+		if n > bestLen {
+			best, bestLen = starts[i], n
+			if n == len(want) {
+				break
+			}
+		}
+	}
+	return best
+}
+
+// tokenStarts returns the offset in p.sql of each token of p.tokens(p.sql):
+// the first non-blank byte after the token before it (p.tokens locates
+// identifiers only).
+func (p *planner) tokenStarts(toks []token) []int {
+	starts := make([]int, len(toks))
+	prev := 0
+	for i, t := range toks {
+		for prev < len(p.sql) && strings.IndexByte(" \t\r\n", p.sql[prev]) >= 0 {
+			prev++
+		}
+		starts[i] = prev
+		prev = t.end
+	}
+	return starts
+}
+
+// codeTokens drops the comments of toks.
+func codeTokens(toks []token) []token {
+	out := toks[:0:0]
+	for _, t := range toks {
+		if t.typ != sqlparser.COMMENT {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sameToken reports whether a statement's token a is b of a printed node.
+func sameToken(a, b token) bool {
+	if a.typ != b.typ {
+		return false
+	}
+	switch a.typ {
+	case sqlparser.VALUE_ARG:
+		return true // ? in the statement, :v1 printed
+	case sqlparser.STRING, sqlparser.INTEGRAL, sqlparser.FLOAT, sqlparser.DECIMAL:
+		return a.val == b.val
+	}
+	return strings.EqualFold(a.val, b.val)
 }
 
 // lowerCamel turns a SQL name (user_id, OrderID) into a Go parameter name

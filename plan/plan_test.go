@@ -229,33 +229,33 @@ func TestRefusals(t *testing.T) {
 		{":one", "SELEC * FROM t_order",
 			`q.sql:2:1: query "Q": syntax error: at position 6 near 'SELEC'`},
 		{":many", "SELECT order_id FROM t_order WHERE status = ?",
-			`q.sql:1:1: query "Q": no sharding condition on table "t_order" (sharding columns: user_id, order_id): it would run on all 8 data nodes; add ` + "`=`" + ` or IN on a sharding column, or annotate the query with -- shardgen:allow-full-route`},
+			`q.sql:2:30: query "Q": no sharding condition on table "t_order" (sharding columns: user_id, order_id): it would run on all 8 data nodes; add ` + "`=`" + ` or IN on a sharding column, or annotate the query with -- shardgen:allow-full-route`},
 		{":many", "SELECT u.name FROM t_order o JOIN t_user u ON o.user_id = u.user_id WHERE o.user_id = ? AND o.order_id = ?",
 			`q.sql:2:35: query "Q": join of sharded tables "t_order" (sharded by user_id, order_id) and "t_user" (sharded by user_id): their rows are placed by different sharding rules, so binding them would not co-locate matching rows; compare each table's sharding columns with one value (=) so both route to one data node, or make one a broadcast table; evaluating the join across data nodes is not supported yet`},
 		{":many", "SELECT i.sku FROM t_order o JOIN t_order_item i ON o.status = i.sku WHERE o.user_id = ? AND o.order_id = ?",
 			`q.sql:2:34: query "Q": join of "t_order" and "t_order_item" must compare their sharding columns (e.g. ON t_order.user_id = t_order_item.user_id) so matching rows are on one data node, or compare each table's sharding columns with one value (=) so both route to the same data node; evaluating the join across data nodes is not supported yet`},
 		{":many", "SELECT order_id, SUM(amount) / COUNT(*) FROM t_order WHERE user_id = ? GROUP BY order_id",
-			`q.sql:1:1: query "Q": cannot infer the Go type of result column 2 (sum(amount) / count(*)): give it a CAST(... AS type)`},
+			`q.sql:2:18: query "Q": cannot infer the Go type of result column 2 (sum(amount) / count(*)): give it a CAST(... AS type)`},
 		{":many", "SELECT order_id, CAST(LENGTH(MAX(status)) AS SIGNED) FROM t_order WHERE user_id = ? GROUP BY order_id",
-			`q.sql:1:1: query "Q": the expression over several data nodes: LENGTH(max(` + "`status`" + `)) (the function LENGTH over merged aggregates); GROUP BY every sharding column (user_id, order_id) so each group is on one data node, or route to one data node`},
+			`q.sql:2:23: query "Q": the expression over several data nodes: LENGTH(max(` + "`status`" + `)) (the function LENGTH over merged aggregates); GROUP BY every sharding column (user_id, order_id) so each group is on one data node, or route to one data node`},
 		{":many", "SELECT status, COUNT(*) FROM t_order WHERE user_id = ? GROUP BY status HAVING MAX(status) LIKE 'a%'",
-			`q.sql:1:1: query "Q": HAVING over several data nodes: max(` + "`status`" + `) like 'a%' (it compares text in the database's default collation (the DDL names none), which the merge cannot compare in process; name a _bin or utf8mb4_general_ci collation); GROUP BY every sharding column (user_id, order_id) so each group is on one data node, or route to one data node`},
+			`q.sql:2:79: query "Q": HAVING over several data nodes: max(` + "`status`" + `) like 'a%' (it compares text in the database's default collation (the DDL names none), which the merge cannot compare in process; name a _bin or utf8mb4_general_ci collation); GROUP BY every sharding column (user_id, order_id) so each group is on one data node, or route to one data node`},
 		{":exec", "UPDATE t_order SET status = ? WHERE user_id IN (?, ?) ORDER BY order_id LIMIT 2",
-			`q.sql:1:1: query "Q": UPDATE ... LIMIT over several data nodes of "t_order" is not supported: each data node would apply its own LIMIT, changing more rows than one MySQL would; compare every sharding column (user_id, order_id) with one value so it routes to one data node, or SELECT the keys ... ORDER BY ... LIMIT first and update those rows by key`},
+			`q.sql:2:73: query "Q": UPDATE ... LIMIT over several data nodes of "t_order" is not supported: each data node would apply its own LIMIT, changing more rows than one MySQL would; compare every sharding column (user_id, order_id) with one value so it routes to one data node, or SELECT the keys ... ORDER BY ... LIMIT first and update those rows by key`},
 		{":exec", "DELETE FROM t_order WHERE user_id IN (?, ?) LIMIT 1",
-			`q.sql:1:1: query "Q": DELETE ... LIMIT over several data nodes of "t_order" is not supported: each data node would apply its own LIMIT, changing more rows than one MySQL would; compare every sharding column (user_id, order_id) with one value so it routes to one data node, or SELECT the keys ... ORDER BY ... LIMIT first and delete those rows by key`},
+			`q.sql:2:45: query "Q": DELETE ... LIMIT over several data nodes of "t_order" is not supported: each data node would apply its own LIMIT, changing more rows than one MySQL would; compare every sharding column (user_id, order_id) with one value so it routes to one data node, or SELECT the keys ... ORDER BY ... LIMIT first and delete those rows by key`},
 		{":exec", "UPDATE t_order SET user_id = user_id + 1 WHERE user_id = ? AND order_id = ?",
 			`q.sql:2:20: query "Q": UPDATE sets sharding column "user_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
 		{":exec", "INSERT INTO t_order (user_id, order_id, amount) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE order_id = order_id + 1",
 			`q.sql:2:31: query "Q": UPDATE sets sharding column "order_id" of table "t_order": the row would have to move to another data node; delete and re-insert it instead`},
 		{":exec", "INSERT INTO t_order (order_id, status, amount) VALUES (?, ?, ?)",
-			`q.sql:1:1: query "Q": INSERT into sharded table "t_order" must give sharding column "user_id"`},
+			`q.sql:2:13: query "Q": INSERT into sharded table "t_order" must give sharding column "user_id"`},
 		{":exec", "INSERT INTO t_order (user_id, status, amount) VALUES (?, ?)",
-			`q.sql:1:1: query "Q": INSERT has 4 columns but a row has 3 values`},
+			`q.sql:2:54: query "Q": INSERT has 3 columns but a row has 2 values`},
 		{":one", "SELECT order_id FROM t_order WHERE user_id = ? AND order_id = ? AND ? > 3",
 			`q.sql:2:69: query "Q": cannot infer the type of parameter 3: compare it with a column (col = ?), or CAST(? AS type)`},
 		{":one", "SELECT NOW() FROM t_order WHERE user_id = ? AND order_id = ?",
-			`q.sql:1:1: query "Q": cannot infer the Go type of result column 1 (now()): give it a CAST(... AS type)`},
+			`q.sql:2:8: query "Q": cannot infer the Go type of result column 1 (now()): give it a CAST(... AS type)`},
 		{":exec", "SELECT order_id FROM t_order WHERE user_id = ? AND order_id = ?",
 			`q.sql:1:1: query "Q": :exec cannot return rows; use :one or :many for a SELECT`},
 		{":one", "SELECT order_id FROM other_db.t_order WHERE user_id = ? AND order_id = ?",
@@ -263,7 +263,7 @@ func TestRefusals(t *testing.T) {
 		{":many", "SELECT o.order_id, c.v FROM t_order o JOIN t_config c ON c.k = o.status WHERE o.user_id IN (?, ?)",
 			`q.sql:2:29: query "Q": sharded table "t_order" is joined with single table "t_config", so the statement must run whole on one data node, but "t_order" does not route to one: compare each of its sharding columns (user_id, order_id) with one value (=) at its query level; or make "t_config" a broadcast table; evaluating it across data nodes is not supported yet`},
 		{":one", "SELECT order_id FROM t_order WHERE user_id = NULL AND order_id = 1",
-			`q.sql:1:1: query "Q": the sharding conditions on "t_order" compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it): the statement would run on no data node`},
+			`q.sql:2:30: query "Q": the sharding conditions on "t_order" compare with NULL, which matches no row (NULL equals nothing; IS NULL tests it): the statement would run on no data node`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {
@@ -424,7 +424,7 @@ rules:
 	require.Equal(t, 1, p.Route.Conditions[0].Columns[1].Values[0].Param)
 
 	_, err = build(t, b, ":exec", "INSERT INTO t_event VALUES (?, ?, ?, ?, ?)")
-	require.EqualError(t, err, `q.sql:1:1: query "Q": INSERT has 3 columns but a row has 5 values`)
+	require.EqualError(t, err, `q.sql:2:28: query "Q": INSERT has 3 columns but a row has 5 values`)
 
 	p, err = build(t, b, ":many", "SELECT * FROM t_event WHERE id IN (?, ?) ORDER BY kind")
 	require.NoError(t, err)

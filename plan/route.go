@@ -42,7 +42,7 @@ func (p *planner) route() error {
 	for _, r := range sharded {
 		for _, s := range []*schema.Strategy{r.info.rule.DatabaseStrategy, r.info.rule.TableStrategy} {
 			if s != nil && s.Kind == schema.StrategyHint && !p.hint.hasValues(r.info.name) {
-				return p.errorf(-1, "table %q uses a hint strategy: give its values in a comment before the statement, /* SHARDINGSPHERE_HINT: %s.SHARDING_DATABASE_VALUE=v, %s.SHARDING_TABLE_VALUE=v */", r.info.name, r.info.name, r.info.name)
+				return p.errorf(0, "table %q uses a hint strategy: give its values in a comment before the statement, /* SHARDINGSPHERE_HINT: %s.SHARDING_DATABASE_VALUE=v, %s.SHARDING_TABLE_VALUE=v */", r.info.name, r.info.name, r.info.name)
 			}
 		}
 	}
@@ -98,7 +98,7 @@ func (p *planner) routeComponent(c *component, sets []keySet) error {
 			rt.Reason = "every sharding condition compares with a value no row of the column can hold: the statement runs on no data node (no rows)"
 		}
 		if !p.adHoc() {
-			return p.errorf(-1, fileMsg, info.name)
+			return p.errorf(p.conditionsOffset(info), fileMsg, info.name)
 		}
 		rt.Kind = runtime.RouteSingleNode
 		rt.Fixed = []int{}
@@ -125,7 +125,7 @@ func (p *planner) routeComponent(c *component, sets []keySet) error {
 	case len(groups) == 0 && !single:
 		rt.Kind = runtime.RouteAllNodes
 		if !p.q.AllowFullRoute {
-			return p.errorf(-1, "no sharding condition on table %q (sharding columns: %s): it would run on all %d data nodes; add `=` or IN on a sharding column, or annotate the query with -- %s",
+			return p.errorf(p.conditionsOffset(info), "no sharding condition on table %q (sharding columns: %s): it would run on all %d data nodes; add `=` or IN on a sharding column, or annotate the query with -- %s",
 				info.name, strings.Join(shardingColumns(rt), ", "), len(info.route.Nodes()), schema.AnnotationAllowFullRoute)
 		}
 		rt.Reason = "no sharding condition; full route allowed by -- " + schema.AnnotationAllowFullRoute
@@ -177,7 +177,7 @@ func hasHintStrategy(info *tableInfo) bool {
 // another strategy), at plan time: the route is fixed.
 func (p *planner) routeHinted(info *tableInfo, rt *Route, groups []Condition) error {
 	if !literalOnly(groups) {
-		return p.errorf(-1, "table %q routes by hint values; its other sharding conditions must be literals, not parameters", info.name)
+		return p.errorf(p.conditionsOffset(info), "table %q routes by hint values; its other sharding conditions must be literals, not parameters", info.name)
 	}
 	fixed, err := p.routeFixed(info, groups, p.hint.values(info.name))
 	if err != nil {
@@ -587,14 +587,14 @@ func (p *planner) insertConditions(primary *tableRef, ins *sqlparser.Insert, col
 				}
 			}
 			if idx < 0 {
-				return nil, p.errorf(-1, "INSERT into sharded table %q must give sharding column %q", primary.info.name, col)
+				return nil, p.errorAt(primary.info.name, "INSERT into sharded table %q must give sharding column %q", primary.info.name, col)
 			}
 			o, ok := p.operand(row[idx])
 			if !ok {
-				return nil, p.errorf(-1, "INSERT into sharded table %q: the value of sharding column %q must be a literal or a parameter", primary.info.name, col)
+				return nil, p.errorIn("VALUES", row[idx], "INSERT into sharded table %q: the value of sharding column %q must be a literal or a parameter", primary.info.name, col)
 			}
 			if o.Literal != nil && o.Literal.IsNull() {
-				return nil, p.errorf(-1, "INSERT into sharded table %q: sharding column %q must not be NULL", primary.info.name, col)
+				return nil, p.errorIn("VALUES", row[idx], "INSERT into sharded table %q: sharding column %q must not be NULL", primary.info.name, col)
 			}
 			cond.Columns = append(cond.Columns, ColumnCondition{Column: col, Values: []Operand{o}})
 		}
@@ -677,7 +677,7 @@ func (p *planner) isSingleNode(rt *Route) bool {
 // some nodes and then fails cannot be made exact afterwards. It names what
 // runs instead.
 func (p *planner) limitedWriteError(kind string, info *tableInfo) error {
-	return p.errorf(-1, "%s ... LIMIT over several data nodes of %q is not supported: each data node would apply its own LIMIT, changing more rows than one MySQL would; compare every sharding column (%s) with one value so it routes to one data node, or SELECT the keys ... ORDER BY ... LIMIT first and %s those rows by key", kind, info.name, strings.Join(ruleColumns(info.rule), ", "), strings.ToLower(kind))
+	return p.errorAt("LIMIT", "%s ... LIMIT over several data nodes of %q is not supported: each data node would apply its own LIMIT, changing more rows than one MySQL would; compare every sharding column (%s) with one value so it routes to one data node, or SELECT the keys ... ORDER BY ... LIMIT first and %s those rows by key", kind, info.name, strings.Join(ruleColumns(info.rule), ", "), strings.ToLower(kind))
 }
 
 // checkNoMerge plans the merge of a SELECT that reaches several data nodes
@@ -688,7 +688,7 @@ func (p *planner) checkNoMerge(info *tableInfo) error {
 	switch s := p.stmt.(type) {
 	case *sqlparser.Select:
 		if hasWindow(s) && !p.windowsColocated(s, info) {
-			return p.errorf(-1, "a window function over several data nodes of %q needs a PARTITION BY of every sharding column (%s), so that each partition is on one data node; or compare the sharding columns with one value so the statement routes to one data node", info.name, strings.Join(ruleColumns(info.rule), ", "))
+			return p.errorAt("OVER", "a window function over several data nodes of %q needs a PARTITION BY of every sharding column (%s), so that each partition is on one data node; or compare the sharding columns with one value so the statement routes to one data node", info.name, strings.Join(ruleColumns(info.rule), ", "))
 		}
 		dropOrderByNull(s)
 		if why = mergeNeeded(s); why != "" {
@@ -743,13 +743,13 @@ func (p *planner) routeFixed(info *tableInfo, groups []Condition, hints runtime.
 	}
 	nodes, err := route(vals, hints)
 	if err != nil {
-		return nil, p.errorf(-1, "routing table %q: %v", info.name, err)
+		return nil, p.errorf(p.conditionsOffset(info), "routing table %q: %v", info.name, err)
 	}
 	if len(nodes) == 0 {
 		if p.adHoc() && p.plan.Statement != StmtInsert {
 			return []int{}, nil // MySQL returns no rows for `BETWEEN 30 AND 10`
 		}
-		return nil, p.errorf(-1, "the sharding conditions on %q reach no data node", info.name)
+		return nil, p.errorf(p.conditionsOffset(info), "the sharding conditions on %q reach no data node", info.name)
 	}
 	return nodes, nil
 }
@@ -818,4 +818,21 @@ func (p *planner) checkRanges(info *tableInfo, groups []Condition) error {
 		}
 	}
 	return nil
+}
+
+// conditionsOffset is where an error about the sharding conditions of
+// table info points: the VALUES (or SELECT) of an INSERT, else the WHERE
+// after the table's name, else the name (a statement without WHERE).
+func (p *planner) conditionsOffset(info *tableInfo) int {
+	if p.plan.Statement == StmtInsert {
+		if off := p.findWord("VALUES"); off >= 0 {
+			return off
+		}
+		return p.findWord("SELECT")
+	}
+	name := p.findWord(info.name)
+	if off := p.findWordFrom("WHERE", name); off >= 0 {
+		return off
+	}
+	return name
 }

@@ -188,7 +188,7 @@ func (p *planner) level(st sqlparser.TableStatement, parent *scope, kind scopeKi
 // the subqueries in its other clauses.
 func (p *planner) fillSelect(s *sqlparser.Select, sc *scope) error {
 	if s.With != nil {
-		return p.errorf(-1, "WITH (common table expressions) is not supported yet")
+		return p.cteRefusal()
 	}
 	for _, e := range s.From {
 		if err := p.addTableExpr(e, sc); err != nil {

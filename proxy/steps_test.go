@@ -424,6 +424,24 @@ func TestStepsFederation(t *testing.T) {
 	}, rowsOf(t, px, "PREVIEW SELECT n, COUNT(*) FROM (SELECT a.k AS n FROM xn_a a JOIN xn_b b ON a.id = b.a_id WHERE a.k > 3) d GROUP BY n"))
 }
 
+// TestStepsCTE: a SELECT that starts with WITH, whose common table
+// expressions are not recursive and each referenced once, runs as the
+// same statement with derived tables (here over temporary tables, as
+// TestStepsFederation's); the reference runs it as written. Another WITH
+// is refused (ERROR 1235) naming what runs.
+func TestStepsCTE(t *testing.T) {
+	e, px := newXnEnv(t)
+	for _, q := range []string{
+		"WITH d AS (SELECT a.k AS n FROM xn_a a JOIN xn_b b ON a.id = b.a_id) SELECT n, COUNT(*) FROM d GROUP BY n ORDER BY n",
+		"WITH c AS (SELECT k, COUNT(*) AS c FROM xn_a GROUP BY k) SELECT c.k, c.c, b.bid FROM c JOIN xn_b b ON b.a_id = c.c ORDER BY c.k, b.bid LIMIT 3",
+		"WITH x AS (SELECT id, name FROM xn_a WHERE k > 3), y AS (SELECT a_id, bid FROM xn_b) SELECT x.id, y.bid FROM x LEFT JOIN y ON y.a_id = x.id",
+	} {
+		sameRows(t, px, e.ref, q)
+	}
+	_, err := px.Exec("WITH o AS (SELECT id FROM xn_a) SELECT a.id FROM o a JOIN o b ON a.id = b.id")
+	require.ErrorContains(t, err, "Error 1235 (42000): WITH (common table expressions) is not supported here: o is referenced 2 times")
+}
+
 // TestStepsWindow: a window function over several data nodes runs pushed
 // down when its PARTITION BY holds the sharding column (each partition on
 // one data node), else it is refused naming what would make it run (it

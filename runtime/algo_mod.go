@@ -28,8 +28,11 @@ import (
 // bounds and (int)(upper-lower) ≥ sharding-count-1 (Java's BigInteger
 // intValue, which keeps the low 32 bits); otherwise the targets of the
 // residues lower..upper, endpoints included whatever the bound type, read
-// with new BigInteger(text) and without the offsets. An upper bound without
-// a lower bound is an error, as in ShardingSphere (Guava lowerEndpoint()).
+// with new BigInteger(text) and without the offsets. A range with an upper
+// bound and no lower bound (id < 5) reaches every target too: its values
+// are unbounded below, so every residue may hold rows (ShardingSphere
+// fails there instead, reading the missing endpoint with Guava's
+// lowerEndpoint()).
 //
 // Source: ShardingSphere ModShardingAlgorithm;
 // https://shardingsphere.apache.org/document/current/en/user-manual/common-config/builtin-algorithm/sharding/
@@ -195,11 +198,8 @@ func (r *modRouter) suffix(v Value) (int64, error) {
 // Range appends the targets a range reaches (see ModAlgorithm).
 func (r *modRouter) Range(dst []int, rg Range) ([]int, error) {
 	c := r.alg.count
-	if !rg.HasUpper {
+	if !rg.HasUpper || !rg.HasLower {
 		return r.targets.appendAll(dst), nil
-	}
-	if !rg.HasLower {
-		return dst, fmt.Errorf("MOD on %s: a range with an upper bound but no lower bound cannot be routed (ShardingSphere reads its lower endpoint)", r.column)
 	}
 	if rg.Lower.Kind == KindNull || rg.Upper.Kind == KindNull {
 		return dst, nullValueError("MOD", r.column)

@@ -94,6 +94,25 @@ SELECT * FORM t_order;
 `, stderr)
 }
 
+// TestGenerateDDLSyntaxError: a CREATE TABLE that does not parse is
+// reported alone, not followed by its consequences (the rules' table
+// "has no CREATE TABLE", the queries' "unknown table").
+func TestGenerateDDLSyntaxError(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"shardgen.yaml", "sharding.yaml", "schema.sql", "queries/orders.sql", "queries/dict.sql", "queries/items.sql"} {
+		b, err := os.ReadFile(filepath.Join(example, f))
+		require.NoError(t, err)
+		if f == "schema.sql" {
+			b = bytes.Replace(b, []byte("status     VARCHAR(32) NOT NULL,"), []byte("status     VARCHAR(32) NOT NULL DEFALT 'new',"), 1)
+		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	code, _, stderr := runCLI("generate", "-f", filepath.Join(dir, "shardgen.yaml"))
+	require.Equal(t, 1, code)
+	require.Equal(t, filepath.Join(dir, "schema.sql")+":6:35: syntax error near 'DEFALT'\n", stderr)
+}
+
 func TestExplainExample(t *testing.T) {
 	code, stdout, stderr := runCLI("explain", "-f", example+"/shardgen.yaml")
 	require.Equal(t, 0, code, stderr)

@@ -126,7 +126,13 @@ func loadRulesAndDDL(path string, typed bool) (*schema.Project, *schema.Config, 
 	}
 	var errs schema.Errors
 	tables, err := schema.ParseDDLFiles(pf.DDL, cfg.Encrypt)
-	collect(&errs, err)
+	if err != nil {
+		// A statement that did not parse leaves its table out: checking
+		// the rules against the rest would report consequences of it
+		// ("sharding table has no CREATE TABLE"), so only the DDL's own
+		// errors are reported, as vet does.
+		return nil, nil, err
+	}
 	collect(&errs, schema.CheckDDL(cfg, tables))
 	if typed {
 		errs = append(errs, cfg.DroppedEncryptColumns...)

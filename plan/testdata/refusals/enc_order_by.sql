@@ -1,0 +1,5 @@
+-- name: ByMobile :many
+SELECT name
+FROM t_user
+WHERE user_id = ?
+ORDER BY mobile;

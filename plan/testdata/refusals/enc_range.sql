@@ -1,0 +1,5 @@
+-- name: MobileAbove :many
+SELECT name
+FROM t_user
+WHERE user_id = ?
+  AND mobile > ?;

@@ -1,0 +1,4 @@
+-- name: AddOrder :exec
+INSERT INTO t_order
+  (order_id, status, amount)
+VALUES (?, ?, ?);

@@ -1,0 +1,4 @@
+-- name: AddOrder :exec
+INSERT INTO t_order (user_id, status, amount)
+VALUES
+  (?, ?);

@@ -1,0 +1,5 @@
+-- name: Totals :many
+SELECT status, COUNT(*) AS n
+FROM t_order
+WHERE user_id IN (?, ?)
+GROUP BY status WITH ROLLUP;
