@@ -204,7 +204,7 @@ func TestPushdownRefusals(t *testing.T) {
 		{"SELECT user_id FROM p_user WHERE user_id IN (1, 2) UNION ALL SELECT user_id FROM p_user WHERE user_id = 3",
 			`<corpus>:1:21: query "Q": the statement is a UNION, so the statement must run whole on one data node, but "p_user" does not route to one: compare each of its sharding columns (user_id) with one value (=) at its query level; evaluating it across data nodes is not supported yet`},
 		{"INSERT INTO p_user (user_id, name) SELECT user_id + 1, status FROM p_order WHERE user_id = 1 AND order_id = 8",
-			`<corpus>:1: query "Q": INSERT … SELECT into sharded table "p_user" must write sharding column "user_id" from the selected table's sharding column (a table bound to it) or from a value (a literal or a parameter)`},
+			`<corpus>:1:43: query "Q": INSERT … SELECT into sharded table "p_user" must write sharding column "user_id" from the selected table's sharding column (a table bound to it) or from a value (a literal or a parameter)`},
 	}
 	for _, pe := range planErrs {
 		_, err := e.plan(pe.sql)
