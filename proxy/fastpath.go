@@ -157,7 +157,7 @@ func (h *handler) learnFast(q string, p *plan.Plan) bool {
 	if fr := s.fast.get(q); fr != nil {
 		return !fr.off.Load()
 	}
-	if diagnostics(q) || p.Statement != plan.StmtSelect || p.Merge != nil || p.Insert != nil || p.KeyGenerate != nil ||
+	if diagnostics(q) || counterText(q) || p.Statement != plan.StmtSelect || p.Merge != nil || p.Insert != nil || p.KeyGenerate != nil ||
 		p.Route == nil || p.Route.Kind == runtime.RouteBroadcast || len(q) > s.opts.MaxCachedStatementSize {
 		return false
 	}
@@ -217,7 +217,7 @@ func (h *handler) learnNoTable(q, text string) bool {
 	if fr := s.fast.get(q); fr != nil {
 		return !fr.off.Load()
 	}
-	if len(s.backends) == 0 || s.backends[0] == nil || len(q) > s.opts.MaxCachedStatementSize || diagnostics(q) {
+	if len(s.backends) == 0 || s.backends[0] == nil || len(q) > s.opts.MaxCachedStatementSize || diagnostics(q) || counterText(q) {
 		return false
 	}
 	s.fast.put(q, &fastRoute{pool: s.backends[0], ds: 0, sql: text, db: s.cfg.Rules.DatabaseName, tables: map[string]string{}})
@@ -290,6 +290,7 @@ func (h *handler) fastQuery(c *mysql.Conn, query string, callback func(*sqltypes
 	}
 	h.countFast(sess)
 	if err != nil {
+		sess.rowCount = -1
 		h.s.metrics.errors.Inc()
 		err = h.txAbort(c, sess, err)
 	}
@@ -441,6 +442,7 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 			return true, false, h.clientGone(bc, err)
 		}
 	}
+	rows := uint64(0) // FOUND_ROWS() after it (rowcount.go)
 	for {
 		if buf, n, err = a.read(buf); err != nil {
 			bc.broken = true
@@ -448,6 +450,7 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 		}
 		switch {
 		case buf[4] == mysql.EOFPacket && n < mysql.MaxPacketSize:
+			sess.rowCount, sess.lastFound = -1, rows
 			warns := 0
 			if bc.Capabilities&mysql.CapabilityClientDeprecateEOF != 0 {
 				warns = okWarnings(buf[4 : 4+n])
@@ -477,6 +480,9 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 			return true, false, callback(emptyResult)
 		case buf[4] == mysql.ErrPacket && n < mysql.MaxPacketSize:
 			return true, false, w.failed(h.fastError(sess, h.s.backendNodeError(bc.pool.name, backendError(buf[4:4+n]))))
+		}
+		if n < mysql.MaxPacketSize {
+			rows++ // a row's last packet
 		}
 		if err := w.packet(buf[:4+n]); err != nil {
 			return true, false, h.clientGone(bc, err)
@@ -629,6 +635,7 @@ func (h *handler) fastError(sess *session, err error) error {
 		w.list = []warning{{level: "Error", code: uint64(se.Number()), msg: se.Message}}
 	}
 	sess.warn = w
+	sess.rowCount = -1
 	return err
 }
 

@@ -200,9 +200,11 @@ func (h *handler) answerTx(c *mysql.Conn, sess *session, q string, k txKind) (b 
 	h.collectWarnings(sess, q, err)
 	b = sess.out[:0]
 	if err != nil {
+		sess.rowCount = -1
 		h.s.metrics.errors.Inc()
 		b = appendError(b, 1, h.s.nodeError(h.txAbort(c, sess, err)))
 	} else {
+		sess.rowCount = 0
 		b = appendOK(b, 1, c, sess.warn.count)
 	}
 	sess.out = b[:0]

@@ -83,7 +83,10 @@ func (h *handler) learnShape(p *plan.Plan) *fastShape {
 		return sh
 	}
 	if p.Statement != plan.StmtSelect {
-		sh := h.writeShape(p)
+		var sh *fastShape
+		if !counterText(p.LogicSQL) {
+			sh = h.writeShape(p)
+		}
 		if sh == nil {
 			sh = newFastShape(p)
 		}
@@ -94,7 +97,7 @@ func (h *handler) learnShape(p *plan.Plan) *fastShape {
 		return sh
 	}
 	sh := newFastShape(p)
-	ok := p.Statement == plan.StmtSelect && p.Merge == nil && p.Insert == nil && p.KeyGenerate == nil &&
+	ok := !counterText(p.LogicSQL) && p.Statement == plan.StmtSelect && p.Merge == nil && p.Insert == nil && p.KeyGenerate == nil &&
 		p.Route != nil && p.Route.Kind != runtime.RouteBroadcast && !p.Route.Pushdown
 	for _, c := range p.Columns {
 		ok = ok && c.Decrypt == ""

@@ -89,7 +89,7 @@ func (h *handler) learnStmt(q string) *stmtShape {
 		return nil // not planned yet (or never cached): decided later
 	}
 	var ss *stmtShape
-	if !h.sessionPrepared(q) && !routineStatement(q) && !diagnostics(q) {
+	if !h.sessionPrepared(q) && !routineStatement(q) && !diagnostics(q) && !counterText(q) {
 		if _, info := h.infoSchemaPrepared(q); !info && stmtForwardable(p) {
 			var sh *fastShape
 			if p.Statement == plan.StmtSelect {
@@ -240,6 +240,7 @@ func (h *handler) fastExecuteArgs(c *mysql.Conn, prepare *mysql.PrepareData, uns
 	}
 	h.countFast(sess)
 	if err != nil {
+		sess.rowCount = -1
 		h.s.metrics.errors.Inc()
 		err = h.txAbort(c, sess, err)
 	}
@@ -489,6 +490,7 @@ func setPacketLen(b []byte) []byte {
 // info with the proxy's status flags, written instead of vitess's OK.
 func (h *handler) relayOK(c *mysql.Conn, sess *session, bc *backendConn, p []byte, callback func(*sqltypes.Result) error) error {
 	affected, insertID := okCounts(p)
+	sess.rowCount = int64(affected)
 	h.fastWarnings(sess, bc, okWarnings(p))
 	if insertID != 0 {
 		sess.lastInsertID = insertID

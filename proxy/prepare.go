@@ -36,6 +36,7 @@ func (h *handler) ComPrepare(c *mysql.Conn, query string) ([]*querypb.Field, uin
 	defer end()
 	fields, n, err := h.prepare(ctx, c, query)
 	if err != nil {
+		sessionOf(c).rowCount = -1 // as MariaDB's after a failed prepare (rowcount.go)
 		h.s.metrics.errors.Inc()
 		return nil, 0, sqlError(h.s.nodeError(err))
 	}
@@ -55,8 +56,12 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 	if q == "" {
 		return nil, 0, sqlerror.NewSQLError(sqlerror.EREmptyQuery, sqlerror.SSClientError, "Query was empty")
 	}
-	if err := h.sessionCounterRefusal(q); err != nil {
+	if calls, err := h.countersPrepared(q); err != nil {
 		return nil, 0, err
+	} else if calls {
+		// Run as text with the values in place (stmtExecute), with the
+		// session's counters at each execution.
+		return nil, uint16(min(countPlaceholders(q), math.MaxUint16)), nil
 	}
 	if h.sessionPrepared(q) {
 		return nil, 0, nil
@@ -223,6 +228,7 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 		return h.stmtExecuteRoutine(ctx, c, prepare, unsigned, q, callback)
 	}
 	res, err := h.stmtExecute(ctx, c, prepare, unsigned)
+	sessionOf(c).answered(res, err)
 	h.collectWarnings(sessionOf(c), prepare.PrepareStmt, err)
 	if err != nil {
 		h.s.metrics.errors.Inc()
@@ -246,6 +252,7 @@ func (h *handler) stmtExecuteRoutine(ctx context.Context, c *mysql.Conn, prepare
 	if err == nil {
 		results, err = h.routine(ctx, c, sessionOf(c), text)
 	}
+	sessionOf(c).answeredAll(results, err)
 	h.collectWarnings(sessionOf(c), prepare.PrepareStmt, err)
 	sent := len(results)
 	if err == nil {
@@ -285,6 +292,12 @@ func (h *handler) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql
 	}
 	if n, ok := h.infoSchemaPrepared(q); ok {
 		return asText(n)
+	}
+	if calls, err := h.countersPrepared(q); calls || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return asText(prepare.ParamsCount)
 	}
 	// steps runs q's steps plan (stepsPlan) with the execution's values.
 	steps := func(pl *plan.Plan) (*sqltypes.Result, error) {

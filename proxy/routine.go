@@ -92,6 +92,10 @@ func (h *handler) routine(ctx context.Context, c *mysql.Conn, sess *session, q s
 	if err := h.ownStatementChecks(ctx, c, sess, q); err != nil {
 		return nil, err
 	}
+	q, err := h.callCounters(sess, q)
+	if err != nil {
+		return nil, err
+	}
 	kind := statementKind(q)
 	ds, err := h.routineDataSource(kind)
 	if err != nil {

@@ -513,6 +513,11 @@ func originalName(q, name string) string {
 	if !strings.ContainsAny(name, "( `'") && !strings.HasPrefix(name, "@@") {
 		return name // a column, a number, a placeholder: as written
 	}
+	if quotedIn(q, name) {
+		// An alias spelled as the expression but in another case (as
+		// nameAsWritten writes them: count(*) AS `COUNT(*)`): as quoted.
+		return name
+	}
 	if i := strings.Index(asciiLower(q), asciiLower(name)); i >= 0 {
 		return q[i : i+len(name)]
 	}
@@ -569,6 +574,22 @@ func originalName(q, name string) string {
 		return strings.TrimSpace(q[loc[0]:loc[1]])
 	}
 	return name
+}
+
+// quotedIn reports whether q holds name exactly, between backquotes.
+func quotedIn(q, name string) bool {
+	for i := 0; name != ""; {
+		j := strings.Index(q[i:], name)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if at > 0 && q[at-1] == '`' && at+len(name) < len(q) && q[at+len(name)] == '`' {
+			return true
+		}
+		i = at + 1
+	}
+	return false
 }
 
 // addedWord returns the word ("asc", "from dual") that s, the rest of a
