@@ -54,7 +54,7 @@ func (p *planner) resultColumns() error {
 			var ok bool
 			if t, origin, ok = p.derivedType(&colRef{ref: r, col: c}); !ok {
 				if !p.adHoc() {
-					return p.errorf(-1, "cannot infer the Go type of column %q of derived table %q: give it a CAST(... AS type)", c.Name, r.info.name)
+					return p.errorAt(c.Name, "cannot infer the Go type of column %q of derived table %q: give it a CAST(... AS type)", c.Name, r.info.name)
 				}
 				t = typeAny
 			}
@@ -461,11 +461,11 @@ func (p *planner) checkUnionTypes(u *sqlparser.Union) error {
 	for _, s := range sels[1:] {
 		other := typesOf(s)
 		if first == nil || other == nil || len(other) != len(first) {
-			return p.errorf(-1, "the SELECTs of a UNION must list the same number of columns, without *")
+			return p.errorAt("UNION", "the SELECTs of a UNION must list the same number of columns, without *")
 		}
 		for i := range first {
 			if first[i].Name == "" || first[i].Name != other[i].Name || first[i].Pkg != other[i].Pkg {
-				return p.errorf(-1, "column %d of the UNION has different types in its SELECTs: CAST it in every SELECT to one type", i+1)
+				return p.errorAt("UNION", "column %d of the UNION has different types in its SELECTs: CAST it in every SELECT to one type", i+1)
 			}
 		}
 	}

@@ -111,7 +111,7 @@ func (p *planner) encryptRewrite() error {
 		if sc.kind == scopeDerived {
 			// The derived table's columns are no encrypted logic columns:
 			// the enclosing level would read the cipher text as values.
-			return p.errorf(-1, "a derived table (a subquery in FROM) in a statement over an encrypted table is not supported yet: select from %s directly", encryptedTables(p.allRefs))
+			return p.errorf(p.findWordFrom("SELECT", p.findWord("FROM")), "a derived table (a subquery in FROM) in a statement over an encrypted table is not supported yet: select from %s directly", encryptedTables(p.allRefs))
 		}
 	}
 	src := p.stmt
@@ -566,7 +566,7 @@ func (p *planner) encryptStars(list *sqlparser.SelectExprs, sc *scope) error {
 			continue
 		}
 		if sc.using {
-			return p.errorf(-1, "cannot expand * over an encrypted table in a JOIN … USING: list the columns")
+			return p.errorAt("USING", "cannot expand * over an encrypted table in a JOIN … USING: list the columns")
 		}
 		out = append(out, exprs...)
 		changed = true
@@ -689,11 +689,11 @@ func (p *planner) checkEncryptedUnion(src sqlparser.Statement) error {
 		}
 		for k, se := range sel.SelectExprs.Exprs {
 			if _, star := se.(*sqlparser.StarExpr); star && encryptedTables(sc.refs) != "" {
-				return p.errorf(-1, "SELECT %d of the UNION selects * of encrypted table %s: list its columns", i+1, encryptedTables(sc.refs))
+				return p.errorOn(se, "SELECT %d of the UNION selects * of encrypted table %s: list its columns", i+1, encryptedTables(sc.refs))
 			}
 			dec, ec := p.projectedCipher(se, sc)
 			if ec != nil && distinct {
-				return p.errorf(-1, "UNION DISTINCT over encrypted column %q would compare its cipher text, not its values: use UNION ALL", ec.Name)
+				return p.errorAt("UNION", "UNION DISTINCT over encrypted column %q would compare its cipher text, not its values: use UNION ALL", ec.Name)
 			}
 			if i == 0 {
 				first = append(first, dec)
@@ -704,7 +704,7 @@ func (p *planner) checkEncryptedUnion(src sqlparser.Statement) error {
 				if ec != nil {
 					name = ec.Name
 				}
-				return p.errorf(-1, "column %d of the UNION is encrypted in one SELECT and not alike in another (SELECT %d: %s): a result column decrypts one encryptor's cipher text; select the same encrypted column in every SELECT", k+1, i+1, name)
+				return p.errorOn(se, "column %d of the UNION is encrypted in one SELECT and not alike in another (SELECT %d: %s): a result column decrypts one encryptor's cipher text; select the same encrypted column in every SELECT", k+1, i+1, name)
 			}
 		}
 	}
@@ -723,12 +723,12 @@ func (p *planner) encryptedColumns(n *sqlparser.ComparisonExpr, lr *colRef, lec 
 		if ec == nil {
 			ec, plain = rec, l
 		}
-		return nil, p.errorf(-1, "encrypted column %q cannot be compared with plain column %s: the data node holds its cipher text", ec.Name, sqlparser.String(plain))
+		return nil, p.errorOn(n, "encrypted column %q cannot be compared with plain column %s: the data node holds its cipher text", ec.Name, sqlparser.String(plain))
 	}
 	switch n.Operator {
 	case sqlparser.EqualOp, sqlparser.NotEqualOp, sqlparser.NullSafeEqualOp:
 	default:
-		return nil, p.errorf(-1, "encrypted columns %q and %q cannot be compared with %s: their cipher text does not keep the order of the values", lec.Name, rec.Name, n.Operator.ToString())
+		return nil, p.errorOn(n, "encrypted columns %q and %q cannot be compared with %s: their cipher text does not keep the order of the values", lec.Name, rec.Name, n.Operator.ToString())
 	}
 	filter := func(cr *colRef, ec *schema.EncryptColumn) (string, string) {
 		if !cr.ref.info.enc.queryWithCipher && ec.Plain != "" {
@@ -748,7 +748,7 @@ func (p *planner) encryptedColumns(n *sqlparser.ComparisonExpr, lr *colRef, lec 
 			}
 			return "encryptor " + e
 		}
-		return nil, p.errorf(-1, "encrypted columns %s and %s cannot be compared: their data nodes hold them through different encryptors (%s, %s), so equal values have different stored text; compare each with a value instead",
+		return nil, p.errorOn(n, "encrypted columns %s and %s cannot be compared: their data nodes hold them through different encryptors (%s, %s), so equal values have different stored text; compare each with a value instead",
 			sqlparser.String(l), sqlparser.String(r), what(lenc), what(renc))
 	}
 	return &sqlparser.ComparisonExpr{Operator: n.Operator,
@@ -762,7 +762,7 @@ func (p *planner) encryptedColumns(n *sqlparser.ComparisonExpr, lr *colRef, lec 
 // both, in place; anything else is refused.
 func (p *planner) encryptedSubquery(n *sqlparser.ComparisonExpr, cr *colRef, ec *schema.EncryptColumn, sub *sqlparser.Subquery, levels map[*sqlparser.Select]*scope) error {
 	refuse := func() error {
-		return p.errorf(-1, "encrypted column %q can be compared with a subquery only when the subquery selects one encrypted column that the same encryptors write: %s", ec.Name, sqlparser.String(n))
+		return p.errorOn(n, "encrypted column %q can be compared with a subquery only when the subquery selects one encrypted column that the same encryptors write: %s", ec.Name, sqlparser.String(n))
 	}
 	switch n.Operator {
 	case sqlparser.EqualOp, sqlparser.NotEqualOp, sqlparser.InOp, sqlparser.NotInOp:
@@ -813,7 +813,7 @@ func (p *planner) encryptInsertSelect(s *sqlparser.Insert, rows sqlparser.TableS
 			}
 			for _, se := range x.SelectExprs.Exprs {
 				if _, ec := p.projectedCipher(se, sc); ec != nil || info.enc != nil {
-					return p.errorf(-1, "INSERT … SELECT … UNION over an encrypted table is not supported yet: insert each SELECT's rows with a statement of its own")
+					return p.errorAt("UNION", "INSERT … SELECT … UNION over an encrypted table is not supported yet: insert each SELECT's rows with a statement of its own")
 				}
 			}
 		}
@@ -832,11 +832,11 @@ func (p *planner) encryptInsertSelect(s *sqlparser.Insert, rows sqlparser.TableS
 	exprs := sel.SelectExprs.Exprs
 	for _, se := range exprs {
 		if _, star := se.(*sqlparser.StarExpr); star {
-			return p.errorf(-1, "INSERT … SELECT * over an encrypted table: list the selected columns")
+			return p.errorOn(se, "INSERT … SELECT * over an encrypted table: list the selected columns")
 		}
 	}
 	if len(exprs) != len(cols) {
-		return p.errorf(-1, "INSERT … SELECT: %d columns, %d selected", len(cols), len(exprs))
+		return p.errorAt("SELECT", "INSERT … SELECT: %d columns, %d selected", len(cols), len(exprs))
 	}
 	var outCols sqlparser.Columns
 	var outExprs []sqlparser.SelectExpr
@@ -852,7 +852,7 @@ func (p *planner) encryptInsertSelect(s *sqlparser.Insert, rows sqlparser.TableS
 			outExprs = append(outExprs, exprs[i])
 			continue
 		case tec == nil:
-			return p.errorf(-1, "INSERT … SELECT would write the cipher text of encrypted column %q into plain column %q of %s; select it through the proxy and insert the values instead", sec.Name, c.String(), info.name)
+			return p.errorAt("SELECT", "INSERT … SELECT would write the cipher text of encrypted column %q into plain column %q of %s; select it through the proxy and insert the values instead", sec.Name, c.String(), info.name)
 		case sec == nil && isValue(exprs[i]):
 			// A value the statement holds (not one the SELECT reads):
 			// encrypted here, as a VALUES row's.
@@ -863,7 +863,7 @@ func (p *planner) encryptInsertSelect(s *sqlparser.Insert, rows sqlparser.TableS
 			}
 			continue
 		case sec == nil:
-			return p.errorf(-1, "INSERT … SELECT into encrypted column %q of %s needs a value (a literal or a parameter) or a selected encrypted column with the same encryptors (%s): the proxy cannot encrypt values the SELECT reads on a data node; insert them with VALUES instead", tec.Name, info.name, encryptorList(tec))
+			return p.errorAt("SELECT", "INSERT … SELECT into encrypted column %q of %s needs a value (a literal or a parameter) or a selected encrypted column with the same encryptors (%s): the proxy cannot encrypt values the SELECT reads on a data node; insert them with VALUES instead", tec.Name, info.name, encryptorList(tec))
 		}
 		tw, sw := writeColumns(tec), writeColumns(sec)
 		same := len(tw) == len(sw)
@@ -872,7 +872,7 @@ func (p *planner) encryptInsertSelect(s *sqlparser.Insert, rows sqlparser.TableS
 		}
 		same = same && (tec.AssistedQuery == nil) == (sec.AssistedQuery == nil) && (tec.LikeQuery == nil) == (sec.LikeQuery == nil)
 		if !same {
-			return p.errorf(-1, "INSERT … SELECT into encrypted column %q of %s from encrypted column %q: their encryptors differ (%s; %s), so the stored text cannot be copied; the proxy cannot encrypt values the SELECT reads on a data node",
+			return p.errorAt("SELECT", "INSERT … SELECT into encrypted column %q of %s from encrypted column %q: their encryptors differ (%s; %s), so the stored text cannot be copied; the proxy cannot encrypt values the SELECT reads on a data node",
 				tec.Name, info.name, sec.Name, encryptorList(tec), encryptorList(sec))
 		}
 		src := exprs[i].(*sqlparser.AliasedExpr).Expr.(*sqlparser.ColName)

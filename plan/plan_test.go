@@ -325,7 +325,7 @@ func TestTableInNoRule(t *testing.T) {
 		})
 	}
 	_, err := build(t, builderOf(t, two, ddl), ":many", "SELECT id, body FROM t_note WHERE body = ?")
-	require.EqualError(t, err, `q.sql:1:1: query "Q": table "t_note" is in no rule and the logic database has 2 data sources (ds_0, ds_1): list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: ["ds_0.t_note"])`)
+	require.EqualError(t, err, `q.sql:2:22: query "Q": table "t_note" is in no rule and the logic database has 2 data sources (ds_0, ds_1): list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: ["ds_0.t_note"])`)
 }
 
 // TestJoinSingleNodeTables: sharding tables with one data node each (no

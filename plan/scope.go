@@ -241,7 +241,7 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr, sc *scope) error {
 		}
 		tn, ok := t.Expr.(sqlparser.TableName)
 		if !ok {
-			return p.errorf(-1, "unsupported table expression %s", sqlparser.String(e))
+			return p.errorOn(e, "unsupported table expression %s", sqlparser.String(e))
 		}
 		if q := tn.Qualifier.String(); q != "" && !strings.EqualFold(q, p.b.cfg.DatabaseName) {
 			return p.errorAt(q, "table %q is qualified with database %q; the logic database is %q", tn.Name.String(), q, p.b.cfg.DatabaseName)
@@ -259,11 +259,11 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr, sc *scope) error {
 		}
 		if !info.sharded() && !info.broadcast && info.singleDS == "" {
 			ds := p.b.cfg.LogicDataSources
-			return p.errorf(-1, "table %q is in no rule and the logic database has %d data sources (%s): list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: [\"%s.%s\"])",
+			return p.errorAt(name, "table %q is in no rule and the logic database has %d data sources (%s): list it in !SHARDING, !BROADCAST or !SINGLE (e.g. tables: [\"%s.%s\"])",
 				name, len(ds), strings.Join(ds, ", "), ds[0], name)
 		}
 		if info.sharded() && info.route == nil {
-			return p.errorf(-1, "table %q has a rule that could not be bound", name)
+			return p.errorAt(name, "table %q has a rule that could not be bound", name)
 		}
 		r := &tableRef{info: info, alias: t.As.String(), scope: sc}
 		sc.refs = append(sc.refs, r)
@@ -312,7 +312,7 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr, sc *scope) error {
 			}
 		}
 	default:
-		return p.errorf(-1, "unsupported table expression %s", sqlparser.String(e))
+		return p.errorOn(e, "unsupported table expression %s", sqlparser.String(e))
 	}
 	return nil
 }
@@ -322,10 +322,10 @@ func (p *planner) addTableExpr(e sqlparser.TableExpr, sc *scope) error {
 func (p *planner) addDerived(t *sqlparser.AliasedTableExpr, dt *sqlparser.DerivedTable, sc *scope) error {
 	alias := t.As.String()
 	if alias == "" {
-		return p.errorf(-1, "every derived table must have its own alias")
+		return p.errorOn(dt, "every derived table must have its own alias")
 	}
 	if dt.Lateral {
-		return p.errorf(-1, "LATERAL derived tables are not supported")
+		return p.errorAt("LATERAL", "LATERAL derived tables are not supported")
 	}
 	if p.tables[strings.ToLower(alias)] != nil {
 		// go-tpc's checks name derived tables after the tables they read
@@ -348,7 +348,7 @@ func (p *planner) addDerived(t *sqlparser.AliasedTableExpr, dt *sqlparser.Derive
 	}
 	sel, ok := first.(*sqlparser.Select)
 	if !ok {
-		return p.errorf(-1, "unsupported derived table %s", sqlparser.String(dt))
+		return p.errorOn(dt, "unsupported derived table %s", sqlparser.String(dt))
 	}
 	_, union := dt.Select.(*sqlparser.Union)
 	d := &derivedTable{exprs: map[string]sqlparser.Expr{}, base: map[string]*colRef{}, sel: sel, scope: inner, union: union,
@@ -384,7 +384,7 @@ func (p *planner) addDerived(t *sqlparser.AliasedTableExpr, dt *sqlparser.Derive
 		}
 	}
 	if t.Columns != nil {
-		return p.errorf(-1, "a column list on derived table %q is not supported", alias)
+		return p.errorOn(t.Columns, "a column list on derived table %q is not supported: alias the columns in its SELECT", alias)
 	}
 	r := &tableRef{info: &tableInfo{name: alias, ddl: tbl, derived: d}, alias: alias, scope: sc}
 	sc.refs = append(sc.refs, r)
@@ -451,7 +451,7 @@ func (p *planner) resolve(c *sqlparser.ColName, sc *scope) (*colRef, error) {
 	name := c.Name.String()
 	q := c.Qualifier.Name.String()
 	if db := c.Qualifier.Qualifier.String(); q != "" && db != "" && !strings.EqualFold(db, p.b.cfg.DatabaseName) {
-		return nil, p.errorf(-1, "column %s is qualified with database %q; the logic database is %q", sqlparser.String(c), db, p.b.cfg.DatabaseName)
+		return nil, p.errorOn(c, "column %s is qualified with database %q; the logic database is %q", sqlparser.String(c), db, p.b.cfg.DatabaseName)
 	}
 	for s := sc; s != nil; s = s.parent {
 		if q != "" {
@@ -475,7 +475,7 @@ func (p *planner) resolve(c *sqlparser.ColName, sc *scope) (*colRef, error) {
 		for _, r := range s.refs {
 			if col := r.info.ddl.Column(name); col != nil {
 				if found != nil {
-					return nil, p.errorf(-1, "column %q is ambiguous: both %q and %q have it; qualify it", name, found.ref.info.name, r.info.name)
+					return nil, p.errorOn(c, "column %q is ambiguous: both %q and %q have it; qualify it", name, found.ref.info.name, r.info.name)
 				}
 				found = &colRef{ref: r, col: col}
 			}

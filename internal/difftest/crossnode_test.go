@@ -777,6 +777,10 @@ func latin1ToUTF8(b []byte) string {
 
 // refusedReason is the reason of a refusal with names, strings and
 // numbers taken out, so refusals of one kind count together.
+// sqlPosition is the position of an ad-hoc statement's refusal (where in
+// the statement it points).
+var sqlPosition = regexp.MustCompile(`^<sql>:\d+(:\d+)?: `)
+
 var refusedNames = regexp.MustCompile(`"[^"]*"|'[^']*'|\x60[^\x60]*\x60|\b\d+\b|query Q\d+: `)
 
 func refusedReason(msg string) string {
@@ -788,7 +792,7 @@ func refusedReason(msg string) string {
 	} else if before, _, ok := strings.Cut(msg, ";"); ok {
 		msg = before
 	}
-	msg = strings.TrimPrefix(msg, "<sql>:1:1: ")
+	msg = sqlPosition.ReplaceAllString(msg, "")
 	for _, r := range refusedShapes {
 		msg = r[0].(*regexp.Regexp).ReplaceAllString(msg, r[1].(string))
 	}
