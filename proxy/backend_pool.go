@@ -116,6 +116,10 @@ type backendConn struct {
 	stmts *backendStmts
 	// deadline is the read deadline armRead set last (zero: none).
 	deadline time.Time
+	// beginPending: the START TRANSACTION of a fast-path statement that
+	// begins its transaction's branch was sent before the statement and
+	// its answer is the next to read (txfast.go); begun: it was read, OK.
+	beginPending, begun bool
 }
 
 // armRead bounds the next read of c by its pool's socketTimeout when

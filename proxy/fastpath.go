@@ -282,7 +282,7 @@ func (h *handler) fastQuery(c *mysql.Conn, query string, callback func(*sqltypes
 	h.s.inflight.Add(1)
 	defer h.s.inflight.Add(-1)
 	sess.count = fastCount{fr: fr, start: time.Now()}
-	done, err = h.onFastBackend(c, sess, fr.ds, pool, func(bc *backendConn) (bool, error) {
+	done, err = h.onFastBackend(c, sess, fr.ds, pool, false, func(bc *backendConn) (bool, error) {
 		return h.relay(c, sess, fr, sql, bc, callback)
 	})
 	if !done {
@@ -659,6 +659,12 @@ func (h *handler) clientGone(bc *backendConn, err error) error {
 // (armRead; a long payload is read in pieces, each bounded); errors are
 // bc.readError's.
 func readBackend(bc *backendConn, buf []byte) ([]byte, int, error) {
+	if bc.beginPending {
+		var err error
+		if buf, err = beginAnswer(bc, buf, readBackend); err != nil {
+			return buf, 0, err
+		}
+	}
 	if cap(buf) < 4 {
 		buf = make([]byte, 4, 512)
 	}

@@ -232,7 +232,7 @@ func (h *handler) fastExecuteArgs(c *mysql.Conn, prepare *mysql.PrepareData, uns
 	h.s.inflight.Add(1)
 	defer h.s.inflight.Add(-1)
 	sess.count = fastCount{fr: fr, start: time.Now()}
-	done, err = h.onFastBackend(c, sess, ds, pool, func(bc *backendConn) (bool, error) {
+	done, err = h.onFastBackend(c, sess, ds, pool, !ss.write, func(bc *backendConn) (bool, error) {
 		return h.relayStmt(c, sess, ss, fr, sql, raw, types, bc, callback)
 	})
 	if !done {
@@ -294,6 +294,12 @@ func (bs *backendStmts) write(bc *backendConn, p []byte) error {
 // read reads the next packet into buf (header, then payload; see
 // readBackend); n is its payload's length.
 func (bs *backendStmts) read(bc *backendConn, buf []byte) ([]byte, int, error) {
+	if bc.beginPending {
+		var err error
+		if buf, err = beginAnswer(bc, buf, bs.read); err != nil {
+			return buf, 0, err
+		}
+	}
 	if cap(buf) < 4 {
 		buf = make([]byte, 4, 512)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,6 +45,13 @@ type inprocBackend struct {
 
 	mu   sync.Mutex
 	seen []string
+	// commands counts the commands received after the handshake.
+	commands atomic.Int64
+	// holdBegin: a START TRANSACTION is answered only after the command
+	// that follows it has been read (a pipelined pair), or after 10 s,
+	// recorded as "START TRANSACTION answered alone" (and holdBegin is
+	// cleared).
+	holdBegin atomic.Bool
 }
 
 // startInprocBackend listens on a free local port; the listener closes
@@ -125,29 +133,60 @@ func (b *inprocBackend) serve(nc net.Conn, id uint32) {
 		if err != nil || len(p) == 0 {
 			return
 		}
-		switch p[0] {
-		case mysql.ComQuit:
-			return
-		case mysql.ComInitDB, mysql.ComPing, mysql.ComResetConnection:
-			err = c.ok()
-		case mysql.ComQuery:
-			err = b.query(c, p[1:])
-		case mysql.ComPrepare:
-			err = b.prepare(c, p[1:])
-		case mysql.ComStmtExecute:
-			err = b.execute(c, p[1:])
-		case mysql.ComStmtClose, mysql.ComStmtSendLongData:
-			// no answer
-		case mysql.ComStmtReset:
-			err = c.ok()
-		default:
-			b.record("command " + strconv.Itoa(int(p[0])))
-			err = c.fail(1047, "unknown command")
+		b.commands.Add(1)
+		if b.holdBegin.Load() && p[0] == mysql.ComQuery && bytes.HasPrefix(p[1:], []byte("START TRANSACTION")) {
+			// Answered once the next command has come, which only a
+			// client that does not wait for the answer sends.
+			b.record(string(p[1:]))
+			_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			next, err := c.read()
+			_ = nc.SetReadDeadline(time.Time{})
+			if err != nil {
+				b.holdBegin.Store(false) // once
+				b.record("START TRANSACTION answered alone: " + err.Error())
+				c.seq = 1
+				if c.ok() != nil {
+					return
+				}
+				continue
+			}
+			b.commands.Add(1)
+			held := append([]byte(nil), next...)
+			seq := c.seq
+			c.seq = 1
+			if c.ok() != nil {
+				return
+			}
+			c.seq, p = seq, held
 		}
-		if err != nil {
+		if quit, err := b.dispatch(c, p); quit || err != nil {
 			return
 		}
 	}
+}
+
+// dispatch answers the command p; quit is set for COM_QUIT.
+func (b *inprocBackend) dispatch(c *inprocConn, p []byte) (quit bool, err error) {
+	switch p[0] {
+	case mysql.ComQuit:
+		return true, nil
+	case mysql.ComInitDB, mysql.ComPing, mysql.ComResetConnection:
+		err = c.ok()
+	case mysql.ComQuery:
+		err = b.query(c, p[1:])
+	case mysql.ComPrepare:
+		err = b.prepare(c, p[1:])
+	case mysql.ComStmtExecute:
+		err = b.execute(c, p[1:])
+	case mysql.ComStmtClose, mysql.ComStmtSendLongData:
+		// no answer
+	case mysql.ComStmtReset:
+		err = c.ok()
+	default:
+		b.record("command " + strconv.Itoa(int(p[0])))
+		err = c.fail(1047, "unknown command")
+	}
+	return false, err
 }
 
 // handshake greets the client (HandshakeV10, mysql_native_password) and

@@ -105,6 +105,7 @@ var (
 	_ driver.NamedValueChecker  = (*ownerConn)(nil)
 	_ driver.SessionResetter    = (*ownerConn)(nil)
 	_ driver.Validator          = (*ownerConn)(nil)
+	_ runtime.TxAdopter         = (*ownerConn)(nil)
 )
 
 // own sets the owner of the next command ("": none).
@@ -190,14 +191,43 @@ func (c *ownerConn) PrepareContext(ctx context.Context, query string) (driver.St
 	return &ownerStmt{s: st, c: c}, nil
 }
 
-// BeginTx forwards driver.ConnBeginTx under ctx's owner.
+// BeginTx forwards driver.ConnBeginTx under ctx's owner; under a context
+// for which runtime.AdoptsTx is true it sends nothing and returns the
+// transaction the fast path began on the connection (txfast.go).
 func (c *ownerConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if runtime.AdoptsTx(ctx) {
+		return adoptedTx{c: c}, nil
+	}
 	b, ok := c.c.(driver.ConnBeginTx)
 	if !ok {
 		return nil, errNoInterface
 	}
 	c.own(ownerOf(ctx))
 	return b.BeginTx(ctx, opts)
+}
+
+// AdoptsTransactions marks ownerConn a runtime.TxAdopter.
+func (c *ownerConn) AdoptsTransactions() bool { return true }
+
+// adoptedTx is a transaction begun on c by the fast path and adopted by
+// database/sql (BeginTx): Commit and Rollback send COMMIT and ROLLBACK,
+// with no context to watch, as go-sql-driver's own transaction does.
+type adoptedTx struct{ c *ownerConn }
+
+// Commit sends COMMIT.
+func (t adoptedTx) Commit() error { return t.end("COMMIT") }
+
+// Rollback sends ROLLBACK.
+func (t adoptedTx) Rollback() error { return t.end("ROLLBACK") }
+
+func (t adoptedTx) end(verb string) error {
+	ex, ok := t.c.c.(driver.ExecerContext)
+	if !ok {
+		return errNoInterface
+	}
+	t.c.own("")
+	_, err := ex.ExecContext(context.Background(), verb, nil)
+	return err
 }
 
 // Ping forwards driver.Pinger.

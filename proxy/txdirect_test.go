@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	rtmetrics "runtime/metrics"
 	"testing"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -173,28 +174,13 @@ func TestDirectTransactionPrepared(t *testing.T) {
 // select through the proxy over in-process data sources (inproc_test.go):
 // BEGIN, the point select, COMMIT, as text (COM_QUERY) or prepared
 // (COM_STMT_EXECUTE of prepared BEGIN and COMMIT, as sysbench runs them).
+// Besides ns/op and allocs/op it reports the commands the data sources
+// received (cmds/op), the goroutines the process started (goroutines/op)
+// and an estimate of the goroutine wake-ups (wakeups/op; schedCount).
 func BenchmarkSessionTransaction(b *testing.B) {
-	srv, _ := startInprocProxy(b)
-	exec0 := func(c *benchClient, stmt uint32) error {
-		p := append(c.out[:0], 0, 0, 0, 0, mysql.ComStmtExecute)
-		p = binary.LittleEndian.AppendUint32(p, stmt)
-		p = append(p, 0)
-		p = binary.LittleEndian.AppendUint32(p, 1)
-		c.out = p
-		if err := c.send(p); err != nil {
-			return err
-		}
-		_, _, err := c.result()
-		return err
-	}
-	text := func(c *benchClient, q string) error {
-		c.out = append(append(c.out[:0], 0, 0, 0, 0, mysql.ComQuery), q...)
-		if err := c.send(c.out); err != nil {
-			return err
-		}
-		_, _, err := c.result()
-		return err
-	}
+	srv, be := startInprocProxy(b)
+	exec0 := (*benchClient).exec0
+	text := (*benchClient).text
 	b.Run("text", func(b *testing.B) {
 		c := dialBench(b, srv, 0)
 		for i := range inprocIDs { // learn the routes
@@ -203,6 +189,7 @@ func BenchmarkSessionTransaction(b *testing.B) {
 			}
 		}
 		b.ReportAllocs()
+		m := startSchedCount(be)
 		b.ResetTimer()
 		for i := range b.N {
 			require.NoError(b, text(c, "BEGIN"))
@@ -211,6 +198,7 @@ func BenchmarkSessionTransaction(b *testing.B) {
 			}
 			require.NoError(b, text(c, "COMMIT"))
 		}
+		m.report(b)
 	})
 	b.Run("binary", func(b *testing.B) {
 		c := dialBench(b, srv, 0)
@@ -226,6 +214,7 @@ func BenchmarkSessionTransaction(b *testing.B) {
 			}
 		}
 		b.ReportAllocs()
+		m := startSchedCount(be)
 		b.ResetTimer()
 		for i := range b.N {
 			require.NoError(b, exec0(c, begin))
@@ -234,5 +223,183 @@ func BenchmarkSessionTransaction(b *testing.B) {
 			}
 			require.NoError(b, exec0(c, commit))
 		}
+		m.report(b)
+	})
+}
+
+// schedCount reads, over a benchmark's loop, the commands the in-process
+// data sources received and two counters of the Go scheduler: goroutines
+// created, and /sched/latencies:seconds's count, which the runtime samples
+// at one of every 8 transitions of a goroutine to running (gTrackingPeriod
+// in runtime/proc.go), so 8 times it estimates the wake-ups of the whole
+// process (client, proxy and data sources).
+type schedCount struct {
+	be                   [2]*inprocBackend
+	cmds, created, waked uint64
+}
+
+func startSchedCount(be [2]*inprocBackend) *schedCount {
+	m := &schedCount{be: be}
+	m.cmds, m.created, m.waked = m.read()
+	return m
+}
+
+func (m *schedCount) read() (cmds, created, waked uint64) {
+	s := []rtmetrics.Sample{{Name: "/sched/goroutines-created:goroutines"}, {Name: "/sched/latencies:seconds"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() == rtmetrics.KindUint64 {
+		created = s[0].Value.Uint64()
+	}
+	if s[1].Value.Kind() == rtmetrics.KindFloat64Histogram {
+		for _, n := range s[1].Value.Float64Histogram().Counts {
+			waked += n
+		}
+	}
+	for _, b := range m.be {
+		cmds += uint64(b.commands.Load())
+	}
+	return cmds, created, waked
+}
+
+// report stops b's timer and reports the counts per operation.
+func (m *schedCount) report(b *testing.B) {
+	b.StopTimer()
+	cmds, created, waked := m.read()
+	n := float64(b.N)
+	b.ReportMetric(float64(cmds-m.cmds)/n, "cmds/op")
+	b.ReportMetric(float64(created-m.created)/n, "goroutines/op")
+	b.ReportMetric(8*float64(waked-m.waked)/n, "wakeups/op")
+}
+
+// exec0 executes the prepared statement stmt, which has no parameters,
+// and reads its answer.
+func (c *benchClient) exec0(stmt uint32) error {
+	p := append(c.out[:0], 0, 0, 0, 0, mysql.ComStmtExecute)
+	p = binary.LittleEndian.AppendUint32(p, stmt)
+	p = append(p, 0)
+	p = binary.LittleEndian.AppendUint32(p, 1)
+	c.out = p
+	if err := c.send(p); err != nil {
+		return err
+	}
+	_, _, err := c.result()
+	return err
+}
+
+// text runs q as a COM_QUERY and reads its answer.
+func (c *benchClient) text(q string) error {
+	c.out = append(append(c.out[:0], 0, 0, 0, 0, mysql.ComQuery), q...)
+	if err := c.send(c.out); err != nil {
+		return err
+	}
+	_, _, err := c.result()
+	return err
+}
+
+// TestSessionTransactionRelay counts what the data sources receive for a
+// session's transaction on one data source whose statements take the fast
+// path (txfast.go), over the in-process data sources: START TRANSACTION,
+// the statement and COMMIT (or ROLLBACK), three commands, with no
+// goroutine started per transaction (database/sql's transaction started
+// one, and go-sql-driver's START TRANSACTION woke its context watcher
+// twice); prepared, the START TRANSACTION is sent with the execution
+// without waiting for its answer (the data sources answer it only once
+// the next command came); BEGIN … COMMIT with no statement sends nothing.
+func TestSessionTransactionRelay(t *testing.T) {
+	srv, be := startInprocProxy(t)
+	const n = 20
+	seen := func() (begins, commits, rollbacks int, other []string) {
+		for _, b := range be {
+			for _, s := range b.statements() {
+				switch s {
+				case "START TRANSACTION":
+					begins++
+				case "COMMIT":
+					commits++
+				case "ROLLBACK":
+					rollbacks++
+				default:
+					other = append(other, s)
+				}
+			}
+		}
+		return
+	}
+	check := func(t *testing.T, m *schedCount, end string) {
+		t.Helper()
+		cmds, created, _ := m.read()
+		require.Equal(t, uint64(3*n), cmds-m.cmds, "START TRANSACTION, the point select, %s", end)
+		require.Less(t, created-m.created, uint64(n/2), "goroutines started per transaction")
+	}
+	t.Run("binary", func(t *testing.T) {
+		c := dialBench(t, srv, 0)
+		stmt, err := c.prepareStmt("SELECT c FROM sbtest1 WHERE id=?")
+		require.NoError(t, err)
+		begin, err := c.prepareStmt("BEGIN")
+		require.NoError(t, err)
+		commit, err := c.prepareStmt("COMMIT")
+		require.NoError(t, err)
+		rollback, err := c.prepareStmt("ROLLBACK")
+		require.NoError(t, err)
+		for i := range 10 { // learn the routes, prepare on the back-end connections
+			_, _, err := c.execute(stmt, int64(1000+i))
+			require.NoError(t, err)
+			require.NoError(t, c.exec0(begin)) // and on the transactions' ones
+			_, _, err = c.execute(stmt, int64(1000+i))
+			require.NoError(t, err)
+			require.NoError(t, c.exec0(commit))
+		}
+		for _, b := range be {
+			b.holdBegin.Store(true)
+			defer b.holdBegin.Store(false)
+		}
+		b0, c0, r0, o0 := seen()
+		m := startSchedCount(be)
+		for i := range n {
+			require.NoError(t, c.exec0(begin))
+			rows, _, err := c.execute(stmt, int64(1000+i))
+			require.NoError(t, err)
+			require.Equal(t, 1, rows)
+			require.NoError(t, c.exec0(commit))
+		}
+		check(t, m, "COMMIT")
+		b1, c1, r1, o1 := seen()
+		require.Equal(t, []int{n, n, 0}, []int{b1 - b0, c1 - c0, r1 - r0})
+		require.Equal(t, o0, o1, "nothing else; no START TRANSACTION answered alone")
+		m = startSchedCount(be)
+		for i := range n {
+			require.NoError(t, c.exec0(begin))
+			_, _, err := c.execute(stmt, int64(1000+i))
+			require.NoError(t, err)
+			require.NoError(t, c.exec0(rollback))
+		}
+		check(t, m, "ROLLBACK")
+		b2, c2, r2, _ := seen()
+		require.Equal(t, []int{n, 0, n}, []int{b2 - b1, c2 - c1, r2 - r1})
+		m = startSchedCount(be)
+		require.NoError(t, c.exec0(begin))
+		require.NoError(t, c.exec0(commit))
+		cmds, _, _ := m.read()
+		require.Equal(t, m.cmds, cmds, "an empty transaction sends nothing")
+	})
+	t.Run("text", func(t *testing.T) {
+		c := dialBench(t, srv, 0)
+		for i := range 10 {
+			_, _, err := c.query(1000 + i)
+			require.NoError(t, err)
+		}
+		b0, c0, _, o0 := seen()
+		m := startSchedCount(be)
+		for i := range n {
+			require.NoError(t, c.text("BEGIN"))
+			rows, _, err := c.query(1000 + i)
+			require.NoError(t, err)
+			require.Equal(t, 1, rows)
+			require.NoError(t, c.text("COMMIT"))
+		}
+		check(t, m, "COMMIT")
+		b1, c1, _, o1 := seen()
+		require.Equal(t, []int{n, n}, []int{b1 - b0, c1 - c0})
+		require.Equal(t, o0, o1)
 	})
 }

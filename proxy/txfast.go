@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"database/sql/driver"
 	"errors"
 	"time"
 
@@ -11,27 +12,40 @@ import (
 
 // The fast path inside a transaction. A session transaction (BEGIN …
 // COMMIT, or any statement under autocommit=0) is a runtime.DistTx with
-// one branch per data source it touched; a LOCAL branch is a database/sql
-// transaction on one go-sql-driver connection of the data source's pool
-// (DistTx.LocalConn). A fast-path statement of the transaction (fastpath.go,
-// fastpath_stmt.go) is relayed on that same connection: sql.Conn.Raw hands
-// over the driver connection, an ownerConn (owner.go), whose socket is a
-// backConn (warnings.go), and the relay writes its command and reads the
-// response there (relayConn: a vitess packet connection over that socket,
-// made once per back-end connection) while go-sql-driver is idle between
-// two of its calls, with nothing of either left in the other's buffer (a
-// server sends nothing unasked). So fast-path and database/sql statements
-// of one transaction run in the same back-end transaction per data source:
-// each sees the other's uncommitted writes, COMMIT and ROLLBACK cover
-// both, and a failed statement leaves what MySQL leaves. A client's
-// savepoints (savepoint.go) are set through database/sql on that same
-// connection.
+// one branch per data source it touched, each on one go-sql-driver
+// connection of the data source's pool. A fast-path statement of a LOCAL
+// transaction (fastpath.go, fastpath_stmt.go) is relayed on that
+// connection (DistTx.RelayLocal): sql.Conn.Raw hands over the driver
+// connection, an ownerConn (owner.go), whose socket is a backConn
+// (warnings.go), and the relay writes its command and reads the response
+// there (relayConn: a vitess packet connection over that socket, made once
+// per back-end connection) while go-sql-driver is idle between two of its
+// calls, with nothing of either left in the other's buffer (a server sends
+// nothing unasked).
 //
-// Why not the whole transaction on the packet pools: the merge path reads
-// *sql.Rows from runtime executors (database/sql is the runtime's API),
-// so a transaction would then need two back-end connections per data
-// source, two transactions. Relaying on the database/sql connection keeps
-// one, and costs one Raw call per statement.
+// A branch that a fast-path statement begins is begun by the relay, with
+// no database/sql transaction: onFastBackend writes START TRANSACTION (READ
+// ONLY) and then the statement, and reads both answers. A write waits for
+// the first answer before it is sent (it must not run when the transaction
+// did not begin, which a pipelined pair cannot promise), and so does a
+// text statement: vitess's reader, which reads the text protocol's
+// answers, checks sequence ids against the last command written (the
+// prepared statements' reader, backendStmts.rd, does not).
+// COMMIT and ROLLBACK of such a branch are one command on the connection
+// (runtime's endRelayed). So a transaction on one data source whose
+// statements all take the fast path costs the round trips of its
+// statements and of its COMMIT, as directly on the server (BEGIN is
+// answered by the proxy), and no goroutine: neither database/sql's
+// transaction watcher nor go-sql-driver's context watcher is woken. When a
+// statement of the transaction takes the database/sql path on that data
+// source (a merge, a savepoint), the runtime adopts the open transaction
+// (ownerConn.BeginTx under runtime.AdoptsTx sends nothing) and goes on as
+// with a branch it began: fast-path and database/sql statements of one
+// transaction run in the same back-end transaction per data source, each
+// sees the other's uncommitted writes, COMMIT and ROLLBACK cover both,
+// and a failed statement leaves what MySQL leaves. A transaction that
+// reaches a second data source begins a branch there the same way; LOCAL
+// commits them one after the other as before.
 //
 // Only for LOCAL transactions (XA branches end with XA END / PREPARE /
 // COMMIT and keep the database/sql path), not for a reserved session (its
@@ -54,18 +68,16 @@ func (h *handler) fastTx(sess *session) bool {
 	return ok && dt.Local()
 }
 
-// errNoRelay is onFastBackend's answer inside Raw when the connection
-// cannot be relayed on (it is then still usable).
-var errNoRelay = errors.New("proxy: the transaction's back-end connection cannot be relayed on")
-
 // onFastBackend runs fn, a fast-path statement of sess on the data source
 // ds (an index into the interpreter's names), with the back-end connection
 // it runs on: a connection of pool outside a transaction, put back (or
 // discarded when broken or killed) afterwards; inside one, the connection
-// of the transaction's branch on ds (see the top of the file). done and
+// of the transaction's branch on ds, begun first when it has not (see the
+// top of the file; pipeline says the statement may be sent before the
+// answer to START TRANSACTION is read). done and
 // err are fn's; done is false without running fn when there is no such
 // connection (the statement then takes the database/sql path).
-func (h *handler) onFastBackend(c *mysql.Conn, sess *session, ds int, pool *backendPool, fn func(bc *backendConn) (bool, error)) (done bool, err error) {
+func (h *handler) onFastBackend(c *mysql.Conn, sess *session, ds int, pool *backendPool, pipeline bool, fn func(bc *backendConn) (bool, error)) (done bool, err error) {
 	if sess.tx == nil && !sess.manual {
 		bc, err := pool.get()
 		if err != nil {
@@ -93,38 +105,87 @@ func (h *handler) onFastBackend(c *mysql.Conn, sess *session, ds int, pool *back
 	if !ok {
 		return false, nil
 	}
-	conn, ok, err := dt.LocalConn(ds)
-	if timedOut(err) {
-		return true, err // beginning it again would wait as long again
-	}
-	if err != nil || !ok {
-		return false, nil // the database/sql path begins it again and reports
-	}
-	rerr := conn.Raw(func(dc any) error {
+	ok, rerr := dt.RelayLocal(ds, func(dc any, begin string) error {
 		oc, ok := dc.(*ownerConn)
 		if !ok || oc.bc == nil {
-			return errNoRelay
+			return runtime.ErrNotBegun
 		}
 		bc := oc.bc.relayConn(pool)
 		if bc == nil {
-			return errNoRelay
+			return runtime.ErrNotBegun
 		}
 		oc.bc.ownRelay(sess.tag)
+		if begin != "" {
+			if werr := bc.WriteComQuery(begin); werr != nil {
+				_ = oc.bc.Close()
+				return driver.ErrBadConn
+			}
+			bc.beginPending = true
+			if !pipeline {
+				var berr error
+				if sess.pkt, berr = beginAnswer(bc, sess.pkt, readBackend); berr != nil {
+					if timedOut(berr) {
+						done, err = true, berr // asking again would wait as long again
+					}
+					_ = oc.bc.Close()
+					return driver.ErrBadConn
+				}
+			}
+		}
 		sess.runStart.Store(time.Now().UnixNano())
 		sess.running.Store(bc)
 		done, err = fn(bc)
-		if !sess.running.CompareAndSwap(bc, nil) || bc.broken {
-			// Not driver.ErrBadConn, which makes database/sql close the
-			// sql.Conn and wait for the open sql.Tx on it: the socket is
-			// closed, and go-sql-driver's next command on it fails.
+		killed := !sess.running.CompareAndSwap(bc, nil)
+		if bc.beginPending && !bc.broken && !killed {
+			// fn read nothing (it gave up before sending its statement).
+			sess.pkt, _ = beginAnswer(bc, sess.pkt, readBackend)
+		}
+		if killed || bc.broken {
+			// Not driver.ErrBadConn for a branch that has begun, which
+			// makes database/sql close the sql.Conn and wait for the open
+			// sql.Tx on it: the socket is closed, and go-sql-driver's next
+			// command on it fails.
 			_ = oc.bc.Close()
+		}
+		if begin != "" && !bc.begun {
+			return driver.ErrBadConn // the socket is closed
 		}
 		return nil
 	})
-	if errors.Is(rerr, errNoRelay) {
+	if !ok || errors.Is(rerr, runtime.ErrNotBegun) {
 		return false, nil
 	}
+	if rerr != nil && !done {
+		var ne *runtime.NodeError
+		if timedOut(rerr) || errors.As(rerr, &ne) && timedOut(ne.Err) {
+			return true, rerr // beginning it again would wait as long again
+		}
+		return false, nil // the database/sql path begins it again and reports
+	}
 	return done, err
+}
+
+// beginAnswer reads, with read (the reader the statement's answer is read
+// with), the answer to the START TRANSACTION that onFastBackend sent
+// before the statement and marks bc begun when it is OK. Another answer
+// leaves bc broken: the statement after it ran outside a transaction, and
+// its answer is not read.
+func beginAnswer(bc *backendConn, buf []byte, read func(*backendConn, []byte) ([]byte, int, error)) ([]byte, error) {
+	bc.beginPending = false
+	buf, n, err := read(bc, buf)
+	if err != nil {
+		bc.broken = true
+		return buf, err
+	}
+	if buf[4] != mysql.OKPacket {
+		bc.broken = true
+		if buf[4] == mysql.ErrPacket {
+			return buf, backendError(buf[4 : 4+n])
+		}
+		return buf, errors.New("data source " + bc.pool.name + ": malformed START TRANSACTION answer")
+	}
+	bc.begun = true
+	return buf, nil
 }
 
 // relayConn returns the fast path's packet connection over c's socket,
@@ -146,6 +207,7 @@ func (c *backConn) relayConn(pool *backendPool) *backendConn {
 	}
 	c.relay.pool = pool
 	c.relay.broken = false
+	c.relay.beginPending, c.relay.begun = false, false
 	return c.relay
 }
 

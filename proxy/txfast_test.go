@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/sqlerror"
 
+	"github.com/shardgen/shardgen/internal/testdb"
 	"github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
@@ -190,4 +192,137 @@ func TestFastPathTransactionXA(t *testing.T) {
 		{"SET autocommit = 1", false},
 		{"SELECT id, name FROM fp_item WHERE id = 530", true},
 	})
+}
+
+// TestFastPathTransactionRelayBegin: a branch that a fast-path statement
+// begins is begun on the back end by the relay (START TRANSACTION before
+// the statement, pipelined for a prepared read), and behaves as a
+// transaction begun directly on MariaDB, side by side with the unsharded
+// reference database: the first read takes the transaction's snapshot (a
+// row another session changes and commits afterwards is read unchanged
+// until COMMIT); a first statement that fails (duplicate key) leaves the
+// transaction open, and ROLLBACK undoes what followed; a savepoint set
+// after a relayed begin (the runtime then adopts the branch) rolls back
+// to it.
+func TestFastPathTransactionRelayBegin(t *testing.T) {
+	fast, _ := fpEnv(t)
+	fc, rc := fpConn(t, fast, false, false), fpConn(t, nil, false, false)
+	fo, ro := fpConn(t, fast, false, false), fpConn(t, nil, false, false) // the other sessions
+	for _, c := range []*mysql.Conn{fc, fo} {
+		exchange(t, c, "SELECT 1") // the session's first statement finds its character set
+	}
+	both := func(fc, rc *mysql.Conn, q string) {
+		t.Helper()
+		require.Equal(t, txAnswer(rc, q), txAnswer(fc, q), q)
+	}
+	runTxSteps(t, fast, fc, rc, []txStep{
+		{"INSERT INTO fp_item (id, name) VALUES (540, 'a')", true},
+		{"BEGIN", false},
+		{"SELECT id, name FROM fp_item WHERE id = 540", true},
+	})
+	both(fo, ro, "UPDATE fp_item SET name = 'changed' WHERE id = 540")
+	runTxSteps(t, fast, fc, rc, []txStep{
+		{"SELECT id, name FROM fp_item WHERE id = 540", true}, // 'a': the snapshot
+		{"COMMIT", false},
+		{"SELECT id, name FROM fp_item WHERE id = 540", true}, // 'changed'
+
+		{"BEGIN", false},
+		{"INSERT INTO fp_item (id, name) VALUES (540, 'dup')", true}, // ERROR 1062, the first statement
+		{"INSERT INTO fp_item (id, name) VALUES (544, 'b')", true},
+		{"SELECT id, name FROM fp_item WHERE id = 544", true},
+		{"ROLLBACK", false},
+		{"SELECT COUNT(*) AS n FROM fp_item WHERE id IN (540, 544)", false},
+
+		{"START TRANSACTION", false},
+		{"INSERT INTO fp_item (id, name) VALUES (548, 'c')", true},
+		{"SAVEPOINT s1", false},
+		{"INSERT INTO fp_item (id, name) VALUES (552, 'd')", true},
+		{"ROLLBACK TO SAVEPOINT s1", false},
+		{"INSERT INTO fp_item (id, name) VALUES (556, 'e')", true},
+		{"COMMIT", false},
+		{"SELECT id, name FROM fp_item WHERE id IN (548, 552, 556) ORDER BY id", false},
+		{"DELETE FROM fp_item WHERE id IN (540, 548, 556)", true}, // one data node
+	})
+
+	// Prepared (the binary protocol): the START TRANSACTION is sent with
+	// the first read of the transaction.
+	c := gomysql.NewConfig()
+	c.User, c.Passwd, c.Net, c.Addr, c.DBName = "root", "secret", "tcp", fast.Addr(), "fp_db"
+	db, err := sql.Open("mysql", c.FormatDSN())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	ref := testdb.Open(t, "reference")
+	ctx := context.Background()
+	for _, d := range []*sql.DB{db, ref} {
+		conn, err := d.Conn(ctx)
+		require.NoError(t, err)
+		name := func(q querier) string {
+			t.Helper()
+			var n string
+			rows, err := q.QueryContext(ctx, "SELECT name FROM fp_item WHERE id = ?", 560)
+			require.NoError(t, err)
+			defer rows.Close()
+			require.True(t, rows.Next())
+			require.NoError(t, rows.Scan(&n))
+			return n
+		}
+		_, err = conn.ExecContext(ctx, "INSERT INTO fp_item (id, name) VALUES (560, 'a')")
+		require.NoError(t, err)
+		name(conn) // learns the fast route
+		_, err = conn.ExecContext(ctx, "BEGIN")
+		require.NoError(t, err)
+		require.Equal(t, "a", name(conn))
+		_, err = d.ExecContext(ctx, "UPDATE fp_item SET name = 'changed' WHERE id = 560") // another connection
+		require.NoError(t, err)
+		require.Equal(t, "a", name(conn), "the snapshot of the transaction's first read")
+		_, err = conn.ExecContext(ctx, "COMMIT")
+		require.NoError(t, err)
+		require.Equal(t, "changed", name(conn))
+		_, err = conn.ExecContext(ctx, "DELETE FROM fp_item WHERE id = 560")
+		require.NoError(t, err)
+		require.NoError(t, conn.Close())
+	}
+}
+
+// TestFastPathTransactionClientGone: a client that disconnects in the
+// middle of a transaction whose branch the relay began (a row written and
+// locked) leaves, as on MariaDB, nothing of it: the transaction is rolled
+// back on the back end, no back-end connection stays in a transaction
+// (information_schema.INNODB_TRX empties), the row is not there and
+// another session writes it at once.
+func TestFastPathTransactionClientGone(t *testing.T) {
+	fast, _ := fpEnv(t)
+	fo := fpConn(t, fast, false, false)
+	exchange(t, fo, "SELECT 1")
+	for _, prepared := range []bool{false, true} {
+		gone := dialRaw(t, fast.Addr(), "root", "secret", "fp_db", mysql.MysqlNativePassword)
+		_, err := gone.query(t, "SELECT 1")
+		require.NoError(t, err)
+		_, err = gone.query(t, "BEGIN")
+		require.NoError(t, err)
+		before := passThroughCount(t, fast)
+		if prepared {
+			st, _ := gone.prepare(t, "INSERT INTO fp_item (id, name) VALUES (?, 'gone')")
+			require.NoError(t, gone.execute(t, st, rawParam{typ: rawTypeLongLong, val: binary.LittleEndian.AppendUint64(nil, 570)}))
+		} else {
+			_, err = gone.query(t, "INSERT INTO fp_item (id, name) VALUES (570, 'gone')")
+			require.NoError(t, err)
+		}
+		require.Equal(t, before+1, passThroughCount(t, fast), "the INSERT took the fast path")
+		require.NoError(t, gone.conn.Close())
+		trx := func() int {
+			n := 0
+			for _, ds := range []string{"ds_0", "ds_1"} {
+				var k int
+				require.NoError(t, testdb.Open(t, ds).QueryRowContext(context.Background(),
+					"SELECT COUNT(*) FROM information_schema.INNODB_TRX").Scan(&k))
+				n += k
+			}
+			return n
+		}
+		require.Eventually(t, func() bool { return trx() == 0 }, 20*time.Second, 20*time.Millisecond, "a back-end transaction stays open")
+		require.Equal(t, "rows [] affected 0 in-transaction false", txAnswer(fo, "SELECT id, name FROM fp_item WHERE id = 570"))
+		require.Equal(t, "rows [] affected 1 in-transaction false", txAnswer(fo, "INSERT INTO fp_item (id, name) VALUES (570, 'kept')"))
+		require.Equal(t, "rows [] affected 1 in-transaction false", txAnswer(fo, "DELETE FROM fp_item WHERE id = 570"))
+	}
 }

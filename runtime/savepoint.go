@@ -108,6 +108,9 @@ func (t *DistTx) savepointIndex(name string) int {
 // error is the first failure's *NodeError.
 func (t *DistTx) onBranches(ctx context.Context, q string) error {
 	for _, b := range t.branches {
+		if err := t.adopt(b); err != nil {
+			return err
+		}
 		if _, err := b.target(nil).exec(ctx, q, nil); err != nil {
 			return &NodeError{DataSource: t.src.db.names[b.pool], SQL: q, Err: err}
 		}

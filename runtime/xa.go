@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -129,6 +130,10 @@ type txBranch struct {
 	// bounded wait (Sources.takeConn); closed with the branch. nil for a
 	// reserved session's branch, whose connection is the session's.
 	local *sql.Conn
+	// relayed: the branch's transaction was begun on local by a caller of
+	// DistTx.RelayLocal; tx is nil until a statement of t itself needs
+	// it, which adopts the open transaction (adopt).
+	relayed bool
 }
 
 // xaCoordinator is the XA state of a DB.
@@ -219,14 +224,14 @@ func (t *DistTx) branch(d int) (target, error) {
 	}
 	id := s.ids[d]
 	if b := t.byID[id]; b != nil {
+		if err := t.adopt(b); err != nil {
+			return target{}, err
+		}
 		return b.target(s.stmts[d]), nil
 	}
 	b := &txBranch{pool: id}
 	if t.opts.Type == TxLocal {
-		var txo *sql.TxOptions
-		if t.opts.Isolation != sql.LevelDefault || t.opts.ReadOnly {
-			txo = &sql.TxOptions{Isolation: t.opts.Isolation, ReadOnly: t.opts.ReadOnly}
-		}
+		txo := t.txOptions()
 		var (
 			tx  *sql.Tx
 			err error
@@ -272,34 +277,140 @@ func (t *DistTx) branch(d int) (target, error) {
 	return b.target(s.stmts[d]), nil
 }
 
+// txOptions are database/sql's options of a LOCAL branch (nil: none).
+func (t *DistTx) txOptions() *sql.TxOptions {
+	if t.opts.Isolation != sql.LevelDefault || t.opts.ReadOnly {
+		return &sql.TxOptions{Isolation: t.opts.Isolation, ReadOnly: t.opts.ReadOnly}
+	}
+	return nil
+}
+
+// adopt gives a branch begun by a RelayLocal caller its sql.Tx: BeginTx
+// under a context marked by adoptContext, which a TxAdopter connection
+// answers without sending anything (RelayLocal checked it is one).
+func (t *DistTx) adopt(b *txBranch) error {
+	if !b.relayed || b.tx != nil {
+		return nil
+	}
+	tx, err := b.local.BeginTx(context.WithValue(t.ctx, adoptKey{}, true), t.txOptions())
+	if err != nil {
+		return &NodeError{DataSource: t.src.db.names[b.pool], SQL: "START TRANSACTION", Err: err}
+	}
+	b.tx = tx
+	return nil
+}
+
+// adoptKey marks the context of a BeginTx that adopts the transaction a
+// RelayLocal caller began (AdoptsTx).
+type adoptKey struct{}
+
+// AdoptsTx reports whether ctx is the context of a BeginTx by which a
+// DistTx adopts the transaction a caller of RelayLocal began on the
+// connection: a TxAdopter then sends nothing and returns a driver.Tx whose
+// Commit and Rollback send COMMIT and ROLLBACK.
+func AdoptsTx(ctx context.Context) bool {
+	v, _ := ctx.Value(adoptKey{}).(bool)
+	return v
+}
+
+// TxAdopter is implemented by a driver connection (the driver.Conn that
+// sql.Conn.Raw passes) whose BeginTx adopts an open transaction under a
+// context for which AdoptsTx is true. DistTx.RelayLocal begins branches
+// itself only on such connections.
+type TxAdopter interface {
+	// AdoptsTransactions reports whether BeginTx adopts (always true for
+	// an implementation; the method marks the interface).
+	AdoptsTransactions() bool
+}
+
+// ErrNotBegun is returned by a RelayLocal callback that did not begin the
+// branch's transaction and left the connection as it found it (nothing
+// sent): the connection goes back to its pool.
+var ErrNotBegun = errors.New("runtime: the caller did not begin the LOCAL branch")
+
+// RelayLocal runs fn on the driver connection of t's LOCAL branch on source
+// index d (sql.Conn.Raw: the connection's own driver.Conn, which fn may
+// use to send statements of the transaction by its own means while t is
+// idle; t's next call sees their effects). When the branch has begun, fn
+// gets begin "". When it has not, RelayLocal takes a connection of the data
+// source's pool and fn gets the statement that begins the branch (START
+// TRANSACTION, or START TRANSACTION READ ONLY), which it must send before
+// its own statements: fn returns nil when it did and the data source
+// accepted it (the branch has begun; t commits it with the others),
+// ErrNotBegun when it sent nothing (the connection goes back to the pool),
+// or another error when the connection is unusable (it is closed; return
+// driver.ErrBadConn to have database/sql discard it). Savepoints remembered
+// by t, an isolation level, or a connection that is no TxAdopter make
+// RelayLocal begin the branch itself first, as t's statements do, and pass
+// begin "". ok is false, with fn not run, for an XA transaction and a
+// reserved session's branch; err is the error of beginning the branch or
+// of taking its connection (ok true, fn not run), or fn's.
+func (t *DistTx) RelayLocal(d int, fn func(dc any, begin string) error) (ok bool, err error) {
+	if t.opts.Type != TxLocal || t.res != nil {
+		return false, nil
+	}
+	if err := t.acquire(); err != nil {
+		return false, err
+	}
+	defer t.release()
+	s := t.src
+	if uint(d) >= uint(len(s.pools)) {
+		return false, badUnit(&RouteUnit{DataSource: d}, len(s.pools))
+	}
+	if b := t.byID[s.ids[d]]; b != nil {
+		if b.local == nil {
+			return false, nil
+		}
+		return true, b.local.Raw(func(dc any) error { return fn(dc, "") })
+	}
+	if len(t.savepoints) > 0 || t.opts.Isolation != sql.LevelDefault {
+		return t.relayBegun(d, fn)
+	}
+	begin := "START TRANSACTION"
+	if t.opts.ReadOnly {
+		begin = "START TRANSACTION READ ONLY"
+	}
+	c, err := s.takeConn(t.ctx, d)
+	if err != nil {
+		return true, err
+	}
+	adopter := false
+	err = c.Raw(func(dc any) error {
+		if a, ok := dc.(TxAdopter); !ok || !a.AdoptsTransactions() {
+			return ErrNotBegun
+		}
+		adopter = true
+		return fn(dc, begin)
+	})
+	if err != nil {
+		_ = c.Close()
+		if !adopter {
+			return t.relayBegun(d, fn)
+		}
+		return true, err
+	}
+	b := &txBranch{pool: s.ids[d], local: c, relayed: true}
+	t.byID[b.pool] = b
+	t.branches = append(t.branches, b)
+	return true, nil
+}
+
+// relayBegun begins the branch on d as t's statements do, then runs fn
+// on its connection with begin "" (RelayLocal).
+func (t *DistTx) relayBegun(d int, fn func(dc any, begin string) error) (bool, error) {
+	if _, err := t.branch(d); err != nil {
+		return true, err
+	}
+	b := t.byID[t.src.ids[d]]
+	if b.local == nil {
+		return false, nil
+	}
+	return true, b.local.Raw(func(dc any) error { return fn(dc, "") })
+}
+
 // Local reports whether t is a LOCAL transaction.
 func (t *DistTx) Local() bool { return t.opts.Type == TxLocal }
 
-// LocalConn returns the connection on which the LOCAL branch of source
-// index d runs, beginning the branch (START TRANSACTION with t's options)
-// when it has not begun: a proxy relays statements of the transaction on
-// it (sql.Conn.Raw) between the branch's own statements, which then see
-// each other's uncommitted writes. The connection stays the branch's: the
-// caller must not close it, nor use it while another call of t runs.
-// ok is false for an XA transaction and for a reserved session's branch
-// (whose connection is the session's); err is the branch's begin error.
-func (t *DistTx) LocalConn(d int) (conn *sql.Conn, ok bool, err error) {
-	if t.opts.Type != TxLocal || t.res != nil {
-		return nil, false, nil
-	}
-	if err := t.acquire(); err != nil {
-		return nil, false, err
-	}
-	defer t.release()
-	if _, err := t.branch(d); err != nil {
-		return nil, false, err
-	}
-	b := t.byID[t.src.ids[d]]
-	return b.local, b.local != nil, nil
-}
-
-// target is what a unit of branch b runs on; stmts is the pool's statement
-// cache (used by LOCAL branches).
 func (b *txBranch) target(stmts *stmtCache) target {
 	if b.tx != nil {
 		return target{tx: b.tx, stmts: stmts}
@@ -430,9 +541,12 @@ func (t *DistTx) finish(commit bool) error {
 		var committed []string
 		for _, b := range t.branches {
 			var err error
-			if commit {
+			switch {
+			case b.tx == nil: // begun by a RelayLocal caller, never adopted
+				err = endRelayed(b.local, verb)
+			case commit:
 				err = b.tx.Commit()
-			} else {
+			default:
 				err = b.tx.Rollback()
 			}
 			if err != nil {
@@ -514,6 +628,28 @@ func (t *DistTx) xaRollback() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// endRelayed sends verb (COMMIT or ROLLBACK) on c's driver connection,
+// with no context to watch (as database/sql's Tx ends one). Any error
+// makes database/sql discard c: its transaction's state is unknown.
+func endRelayed(c *sql.Conn, verb string) error {
+	var out error
+	err := c.Raw(func(dc any) error {
+		ex, ok := dc.(driver.ExecerContext)
+		if !ok {
+			out = errors.New("runtime: the driver connection cannot execute " + verb)
+			return driver.ErrBadConn
+		}
+		if _, out = ex.ExecContext(context.Background(), verb, nil); out != nil {
+			return driver.ErrBadConn
+		}
+		return nil
+	})
+	if out == nil {
+		out = err
+	}
+	return out
 }
 
 func (t *DistTx) closeAll() {
