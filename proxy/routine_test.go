@@ -198,6 +198,7 @@ func TestProxyRoutines(t *testing.T) {
 		{"SELECT 1 AS x; CALL rt_multi(2); SELECT rt_f(21) AS y", nil},
 		{"CALL rt_write(?)", []any{9}},
 		{"UPDATE rt_types SET n = 4 WHERE id IN (1, 2); CALL rt_multi(ROW_COUNT() + 1)", nil}, // the session's ROW_COUNT() (rowcount.go)
+		{"UPDATE rt_types SET n = 5 WHERE id = 2; /* c */ CALL rt_multi(ROW_COUNT())", nil},
 		{"SELECT n FROM rt_types ORDER BY id", nil},
 	} {
 		want := resultSets(t, ref, c.q, c.args...)

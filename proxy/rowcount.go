@@ -407,8 +407,8 @@ func (h *handler) callCounters(sess *session, q string) (string, error) {
 	if !counterText(q) {
 		return q, nil
 	}
-	if w, _ := firstWord(q); w != "call" {
-		return q, nil
+	if w, _ := nextWord(q, 0); !strings.EqualFold(w, "call") {
+		return q, nil // comments before it skipped
 	}
 	stmt, err := h.s.b.Parser().Parse(q)
 	if err != nil {

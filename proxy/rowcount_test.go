@@ -133,6 +133,10 @@ func TestProxyRowCountFoundRows(t *testing.T) {
 		{q: "SELECT SQL_CALC_FOUND_ROWS COUNT(*) FROM px_item LIMIT 0"},
 		{q: "SELECT SQL_CALC_FOUND_ROWS id FROM px_item WHERE id = 3"},
 		{q: "SELECT SQL_CALC_FOUND_ROWS id FROM px_item ORDER BY id LIMIT 10, 5"},
+		{q: "SELECT SQL_CALC_FOUND_ROWS a.id, b.id FROM px_item a JOIN px_item b ON a.name = b.name ORDER BY a.id, b.id LIMIT 2"}, // a join across data nodes
+		{q: "SELECT SQL_CALC_FOUND_ROWS id FROM px_item WHERE name IN (SELECT name FROM px_item WHERE id > 4) ORDER BY id LIMIT 1"},
+		{q: "SELECT SQL_CALC_FOUND_ROWS name, SUM(score) AS s FROM px_item GROUP BY name HAVING SUM(score) > 3 ORDER BY name LIMIT 1"},
+		{q: "SELECT SQL_CALC_FOUND_ROWS id FROM px_item WHERE id IN (2, 5, 6) ORDER BY id LIMIT 1 FOR UPDATE"},
 		{q: "SELECT name FROM px_item WHERE id = 2"},
 		{q: "SELECT name FROM px_item WHERE id = 4"}, // the fast path
 		{q: "SELECT name FROM px_item WHERE id = 999"},
