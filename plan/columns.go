@@ -201,6 +201,10 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		return p.minMaxType(e.Arg)
 	case *sqlparser.Min:
 		return p.minMaxType(e.Arg)
+	case *sqlparser.Std, *sqlparser.StdDev, *sqlparser.StdPop, *sqlparser.StdSamp, *sqlparser.VarPop, *sqlparser.VarSamp, *sqlparser.Variance:
+		// STDDEV, VARIANCE and their forms: DOUBLE, NULL over no rows (the
+		// _SAMP forms over one row too).
+		return nullType(typeFloat64), "", true
 	case *sqlparser.BitAnd, *sqlparser.BitOr, *sqlparser.BitXor:
 		// BIT_AND / BIT_OR / BIT_XOR: BIGINT UNSIGNED, never NULL.
 		return GoType{Name: "uint64", Kind: runtime.KindLong}, "", true

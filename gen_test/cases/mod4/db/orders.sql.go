@@ -617,3 +617,102 @@ func (q *Queries) DeleteCheapOrders(ctx context.Context, userID int64, userID_2 
 	n, err := shardrt.ExecUnits(ctx, q.ex, &deleteCheapOrdersStmt, units, []any{userID, userID_2, amount})
 	return n, shardrt.WrapQuery("DeleteCheapOrders (queries/orders.sql:45)", err)
 }
+
+// listUserOrdersBelowStmt is the logic statement of ListUserOrdersBelow
+// (queries/orders.sql:48).
+var listUserOrdersBelowStmt = shardrt.Stmt{Name: "ListUserOrdersBelow", LogicSQL: "SELECT order_id, status FROM g1_order WHERE user_id = ? AND order_id < ?"}
+
+// listUserOrdersBelowUnits are the route units of ListUserOrdersBelow: one per
+// data node of g1_order in data node order. DataSource indexes dataSourceNames.
+var listUserOrdersBelowUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id < ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id < ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id < ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id < ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id < ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id < ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id < ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id < ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id < ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id < ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id < ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id < ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_0 WHERE user_id = ? AND order_id < ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_1 WHERE user_id = ? AND order_id < ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_2 WHERE user_id = ? AND order_id < ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "SELECT order_id, status FROM g1_order_3 WHERE user_id = ? AND order_id < ?"}, // ds_3.g1_order_3
+}
+
+// ListUserOrdersBelowRow is one row of ListUserOrdersBelow.
+type ListUserOrdersBelowRow struct {
+	OrderID int64
+	Status  string
+}
+
+// An upper bound only on the MOD table column: every table of the data
+// source (ShardingSphere's MOD fails on such a range).
+//
+// Route: MultiNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed by the sharding algorithms over the conditions.
+func (q *Queries) ListUserOrdersBelow(ctx context.Context, userID int64, orderID int64) ([]ListUserOrdersBelowRow, error) {
+	nodes, err := q.g1Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+		{Column: "order_id", Range: &shardrt.Range{Upper: shardrt.Long(orderID), HasUpper: true, UpperOpen: true}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, shardrt.WrapQuery("ListUserOrdersBelow (queries/orders.sql:48)", err)
+	}
+	units := pickUnits(listUserOrdersBelowUnits[:], nodes)
+	rows, err := shardrt.QueryUnits(ctx, q.ex, &listUserOrdersBelowStmt, units, []any{userID, orderID}, scanListUserOrdersBelowRow)
+	return rows, shardrt.WrapQuery("ListUserOrdersBelow (queries/orders.sql:48)", err)
+}
+
+// scanListUserOrdersBelowRow scans one row of ListUserOrdersBelow.
+func scanListUserOrdersBelowRow(rows *sql.Rows) (ListUserOrdersBelowRow, error) {
+	var r ListUserOrdersBelowRow
+	err := rows.Scan(&r.OrderID, &r.Status)
+	return r, err
+}
+
+// amountSpreadStmt is the logic statement of AmountSpread
+// (queries/orders.sql:53).
+var amountSpreadStmt = shardrt.Stmt{Name: "AmountSpread", LogicSQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order WHERE user_id = ? AND order_id = ?"}
+
+// amountSpreadUnits are the route units of AmountSpread: one per data node of
+// g1_order in data node order. DataSource indexes dataSourceNames.
+var amountSpreadUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_0
+	{DataSource: 0, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_1
+	{DataSource: 0, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_2
+	{DataSource: 0, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_0.g1_order_3
+	{DataSource: 1, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_0
+	{DataSource: 1, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_1
+	{DataSource: 1, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_2
+	{DataSource: 1, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_1.g1_order_3
+	{DataSource: 2, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_0
+	{DataSource: 2, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_1
+	{DataSource: 2, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_2
+	{DataSource: 2, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_2.g1_order_3
+	{DataSource: 3, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_0 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_0
+	{DataSource: 3, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_1 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_1
+	{DataSource: 3, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_2 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_2
+	{DataSource: 3, SQL: "SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order_3 WHERE user_id = ? AND order_id = ?"}, // ds_3.g1_order_3
+}
+
+// AmountSpreadRow is one row of AmountSpread.
+type AmountSpreadRow struct {
+	Spread sql.NullFloat64
+	V      sql.NullFloat64
+}
+
+// STDDEV and VARIANCE on one data node: DOUBLE, NULL over no rows.
+//
+// Route: SingleNode on g1_order (database: user_id MOD, table: order_id MOD),
+// computed inline.
+func (q *Queries) AmountSpread(ctx context.Context, userID int64, orderID int64) (AmountSpreadRow, error) {
+	ds := shardrt.Mod(userID, 4)
+	t := shardrt.Mod(orderID, 4)
+	var r AmountSpreadRow
+	err := q.run.QueryRow(ctx, &amountSpreadStmt, amountSpreadUnits[ds*4+t], userID, orderID).Scan(&r.Spread, &r.V)
+	return r, shardrt.WrapQuery("AmountSpread (queries/orders.sql:53)", err)
+}

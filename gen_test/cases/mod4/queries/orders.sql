@@ -44,3 +44,12 @@ DELETE FROM g1_order WHERE user_id = ? AND order_id = ?;
 
 -- name: DeleteCheapOrders :execrows
 DELETE FROM g1_order WHERE user_id IN (?, ?) AND amount < ?;
+
+-- name: ListUserOrdersBelow :many
+-- An upper bound only on the MOD table column: every table of the data
+-- source (ShardingSphere's MOD fails on such a range).
+SELECT order_id, status FROM g1_order WHERE user_id = ? AND order_id < ?;
+
+-- name: AmountSpread :one
+-- STDDEV and VARIANCE on one data node: DOUBLE, NULL over no rows.
+SELECT STDDEV_SAMP(amount) AS spread, VARIANCE(amount) AS v FROM g1_order WHERE user_id = ? AND order_id = ?;
