@@ -151,7 +151,10 @@ func (p *planner) typeParams() error {
 	for i := range p.names {
 		h, ok := p.hints[i]
 		if !ok {
-			if !p.adHoc() {
+			// A list of rows bound by steps (the keys of a primary key of
+			// several columns) stands as a condition of its own and has
+			// no type: the steps bind its values.
+			if _, list := stepListIndex(p.names[i]); !p.adHoc() && !list {
 				return p.errorf(p.placeholderOffset(i), "cannot infer the type of parameter %d: compare it with a column (col = ?), or CAST(? AS type)", i+1)
 			}
 			// A prepared ad-hoc statement's value comes typed from the

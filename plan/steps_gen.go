@@ -106,9 +106,6 @@ func (b *Builder) BuildStepsPlan(q *schema.Query, planErr error) (*Plan, error) 
 		return nil, refuse("%v", err)
 	}
 	if write {
-		if len(st.keys) > 1 {
-			return nil, refuse("the primary key of %s has several columns (%s); generated code binds the keys of a one-column primary key (the proxy runs it)", st.writeTable(), strings.Join(st.keys, ", "))
-		}
 		if c := st.setSharding(); c != "" {
 			return nil, refuse("the UPDATE sets sharding column %s, whose new value generated code does not check against each row's data node across data nodes; set other columns, or compare every sharding column with one value so that the statement routes to one data node", c)
 		}
@@ -216,22 +213,30 @@ type stepsPlanner struct {
 }
 
 // keyRoute returns the route of the keys of the write's IN list (the
-// statement's, q) to their data nodes: set when the key is one column and
-// a sharding column of the table written (so that each data node gets only
-// its rows' keys), nil otherwise (every unit gets every key). keyCols are
-// the key columns (the primary key).
+// statement's, q) to their data nodes: set when a key column is a sharding
+// column of the table written (so that each data node gets only its rows'
+// keys; of a key of several columns, by that column's value in each row,
+// StepListRoute.Part), nil otherwise (every unit gets every key). keyCols
+// are the key columns (the primary key).
 func (sp *stepsPlanner) keyRoute(q *runtime.StepQuery, keyCols []string) *runtime.StepListRoute {
 	p := sp.writePlan
 	info := sp.b.tables()[strings.ToLower(sp.writeTable)]
-	if p == nil || info == nil || !info.sharded() || info.ddl == nil || len(keyCols) != 1 || !containsFold(ruleColumns(info.rule), keyCols[0]) {
+	if p == nil || info == nil || !info.sharded() || info.ddl == nil {
+		return nil
+	}
+	// The first key column that is a sharding column routes each key (of
+	// a table sharded on several columns, its data nodes for that column
+	// alone: the write's WHERE keeps the rest exact).
+	part := slices.IndexFunc(keyCols, func(k string) bool { return containsFold(ruleColumns(info.rule), k) })
+	if part < 0 {
 		return nil
 	}
 	r := p.Route
-	col := info.ddl.Column(keyCols[0])
+	col := info.ddl.Column(keyCols[part])
 	if col == nil || r.Fixed != nil || len(r.Units) != len(q.Units) || len(q.Lists) > 0 || sp.b.ShardingTable(r.LogicTable) == nil {
 		return nil
 	}
-	lr := &runtime.StepListRoute{Table: r.LogicTable, Column: col.Name, Class: sp.b.columnClass(r.LogicTable, col.Name, false), Kind: sp.b.goType(info.name, col, false).Kind}
+	lr := &runtime.StepListRoute{Table: r.LogicTable, Column: col.Name, Class: sp.b.columnClass(r.LogicTable, col.Name, false), Kind: sp.b.goType(info.name, col, false).Kind, Part: part}
 	for i := range r.Units {
 		lr.Nodes = append(lr.Nodes, i) // a computed route's units are its table's data nodes, in order
 	}
@@ -281,7 +286,7 @@ func (sp *stepsPlanner) queryLists(planned, text, what string, lists int) (*runt
 	if sp.write && !ReturnsRows(planned) {
 		cmd = schema.CmdExecRows
 	}
-	q := &schema.Query{Name: sp.q.Name, Cmd: cmd, SQL: planned, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos}
+	q := &schema.Query{Name: sp.q.Name, Cmd: cmd, SQL: planned, AllowFullRoute: true, Pos: sp.q.Pos, SQLPos: sp.q.SQLPos, WeighText: sp.q.WeighText}
 	p, err := sp.b.buildStep(q)
 	if err != nil {
 		var se *schema.Error
@@ -308,7 +313,7 @@ func (sp *stepsPlanner) queryLists(planned, text, what string, lists int) (*runt
 		return nil, nil, fmt.Errorf("%s reads encrypted column %s, which generated code does not decrypt in a step across data nodes yet", what, decryptedColumn(p))
 	case encryptedNodeArg(p):
 		return nil, nil, fmt.Errorf("%s compares an encrypted column with a value, which generated code does not encrypt in a step across data nodes yet; encrypted tables in subqueries are not supported", what)
-	case !plainNodeArgs(p) || p.Merge != nil && (p.Merge.Offset.Param || p.Merge.Count.Param):
+	case !plainNodeArgs(p) || p.Merge != nil && (p.Merge.Offset.Param || p.Merge.Count.Param && !(sp.write && lists == 0)):
 		return nil, nil, fmt.Errorf("%s has a LIMIT over several data nodes that depends on the bound values", what)
 	}
 	sq := &runtime.StepQuery{Stmt: runtime.Stmt{Name: sp.q.Name, LogicSQL: text}, Columns: len(p.Columns), Merge: p.Merge}
@@ -334,6 +339,23 @@ func (sp *stepsPlanner) queryLists(planned, text, what string, lists int) (*runt
 	}
 	if len(listArgs) != lists {
 		return nil, nil, fmt.Errorf("%s has %d lists of bound values, want %d", what, len(listArgs), lists)
+	}
+	if m := p.Merge; m != nil && m.Count.Param {
+		// LIMIT ? of a write's keys (no list, no offset): the merge takes
+		// the count from the step's arguments (runtime.StepQuery.Args),
+		// in which the parameter is at its placeholder's position.
+		k := slices.Index(p.Args, int(m.Count.Value))
+		if k < 0 {
+			return nil, nil, fmt.Errorf("%s: its LIMIT parameter has no placeholder", what)
+		}
+		c := *m
+		c.Count.Value = int64(k)
+		sq.Merge = &c
+		if i := sq.Args[k]; i < len(sp.params) && sp.params[i] == p.Params[m.Count.Value] {
+			named := *sp.params[i] // the function's parameter is named limit
+			named.Name = "limit"
+			sp.params[i] = &named
+		}
 	}
 	if lists > 0 {
 		sq.ListArg = listArgs[0]
@@ -576,7 +598,7 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 		}
 		sq, ok := x.Right.(*sqlparser.Subquery)
 		if i, found := index[sq]; ok && found && ops[i] == runtime.BindIn {
-			if _, tuple := x.Left.(sqlparser.ValTuple); tuple {
+			if _, tuple := x.Left.(sqlparser.ValTuple); tuple && !(st.keys != nil && i == 0) {
 				bad = errors.New("generated code evaluates IN (SELECT …) of one column across data nodes, not of a row")
 			}
 			switch {
@@ -672,6 +694,14 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 			}
 			list := &sqlparser.FuncExpr{Qualifier: sqlparser.NewIdentifierCS("sqlc"), Name: sqlparser.NewIdentifierCI("slice"),
 				Exprs: []sqlparser.Expr{sqlparser.NewColName(stepListName(lists[i]))}}
+			if _, tuple := x.Left.(sqlparser.ValTuple); tuple && lists[i] == 0 {
+				// The keys of a primary key of several columns (a write's):
+				// the list of rows, a condition of its own
+				// (runtime.StepQuery.ListWidth), which does not route.
+				list.Name = sqlparser.NewIdentifierCI("arg")
+				c.Replace(list)
+				return false
+			}
 			if ops[i] == runtime.BindIn && lists[i] == 0 {
 				c.Replace(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: x.Left, Right: sqlparser.ValTuple{list}})
 				return false
@@ -709,7 +739,11 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if ops[i] != runtime.BindExists && len(p.Columns) != 1 {
+		width := 1 // a write's keys: a column of each key column
+		if i == 0 && len(st.keys) > 1 {
+			width = len(st.keys)
+		}
+		if ops[i] != runtime.BindExists && len(p.Columns) != width {
 			return nil, nil, fmt.Errorf("the subquery %s must return one column", sq.SQL)
 		}
 		steps = append(steps, runtime.BoundSubquery{Query: q, Op: ops[i]})
@@ -718,6 +752,9 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 	text := planned
 	for k := range nLists {
 		text = strings.Replace(text, "sqlc.slice("+stepListName(k)+")", "?", 1)
+	}
+	if len(st.keys) > 1 {
+		text = strings.Replace(text, "sqlc.arg("+stepListName(0)+")", "?", 1) // the rows of keys
 	}
 	stmtQ, p, err := sp.queryLists(planned, text, "the statement with the subqueries' values bound", nLists)
 	if err != nil {
@@ -732,6 +769,21 @@ func (sp *stepsPlanner) bind(st *Steps) (*runtime.BindStep, []*Column, error) {
 		if a >= 0 && !slices.Contains(stmtQ.Args, a) {
 			return nil, nil, fmt.Errorf("the statement with the subqueries' values bound does not take the %s of subquery %d", map[bool]string{true: "value", false: "flag"}[ops[i] == runtime.BindScalar], i+1)
 		}
+	}
+	if len(st.keys) > 1 {
+		// The condition on one row of keys: (`a`, `b`) = (?, CONVERT(?
+		// USING latin1)), each value typed as its column.
+		texts := st.Subqueries[0].texts
+		cols, vals := make([]string, len(st.keys)), make([]string, len(st.keys))
+		for c, k := range st.keys {
+			cols[c], vals[c] = sqlparser.String(sqlparser.NewColName(k)), "?"
+			if c < len(texts) && texts[c].placeholder() != "" {
+				vals[c] = texts[c].placeholder()
+			}
+		}
+		stmtQ.ListElem = "(" + strings.Join(cols, ", ") + ") = (" + strings.Join(vals, ", ") + ")"
+		stmtQ.ListWidth = len(st.keys)
+		lists = nil
 	}
 	for i, k := range lists {
 		texts := st.Subqueries[i].texts

@@ -33,7 +33,9 @@ const LimitedWriteRefusal = "LIMIT over several data nodes of"
 // key of NOT NULL columns. Refused (an error wrapping ErrCrossNode, with the
 // reason and what would make it run): another statement, several tables,
 // no ORDER BY or one that is not total, a table without a primary key, a
-// LIMIT that is not an integer literal.
+// LIMIT that is neither an integer literal nor a parameter (a parameter's
+// value is read as each data node reads it: a negative one from the binary
+// protocol as an unsigned count, every row; NULL as 0).
 func (b *Builder) LimitedWriteSteps(sql string) (*Steps, error) {
 	stmt, err := b.parser.Parse(sql)
 	if err != nil {
@@ -63,12 +65,18 @@ func (b *Builder) LimitedWriteSteps(sql string) (*Steps, error) {
 	if limit == nil || limit.Offset != nil {
 		return refuse("it has no LIMIT n")
 	}
-	if l, ok := limit.Rowcount.(*sqlparser.Literal); !ok || l.Type != sqlparser.IntVal {
-		switch limit.Rowcount.(type) {
-		case *sqlparser.Argument, *sqlparser.FuncExpr: // ?, sqlc.arg(n)
-			return refuse("its LIMIT is a parameter; the LIMIT must be an integer literal, the number written in the SQL")
+	switch l := limit.Rowcount.(type) {
+	case *sqlparser.Literal:
+		if l.Type != sqlparser.IntVal {
+			return refuse("LIMIT %s must be an integer literal or a parameter", sqlparser.String(limit.Rowcount))
 		}
-		return refuse("LIMIT %s must be an integer literal", sqlparser.String(limit.Rowcount))
+	case *sqlparser.Argument: // ?
+	case *sqlparser.FuncExpr: // sqlc.arg(n)
+		if !strings.EqualFold(l.Qualifier.String(), "sqlc") {
+			return refuse("LIMIT %s must be an integer literal or a parameter", sqlparser.String(limit.Rowcount))
+		}
+	default:
+		return refuse("LIMIT %s must be an integer literal or a parameter", sqlparser.String(limit.Rowcount))
 	}
 	if len(tables) != 1 {
 		return refuse("it names several tables")

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shardgen/shardgen/plan"
+	shardrt "github.com/shardgen/shardgen/runtime"
 	"github.com/shardgen/shardgen/schema"
 )
 
@@ -35,7 +36,7 @@ func TestLimitedWriteSteps(t *testing.T) {
 	for _, c := range []struct{ sql, err string }{
 		{"UPDATE t_order SET status = 'X' ORDER BY amount LIMIT 3", "the ORDER BY must include every column of the primary key (order_id) or of a unique key of NOT NULL columns, so that it orders the rows totally and the rows MySQL would change are known; e.g. ORDER BY amount, order_id"},
 		{"DELETE FROM t_order LIMIT 3", "the ORDER BY must include every column of the primary key (order_id)"},
-		{"UPDATE t_order SET status = 'X' ORDER BY order_id LIMIT ?", "its LIMIT is a parameter; the LIMIT must be an integer literal"},
+		{"UPDATE t_order SET status = 'X' ORDER BY order_id LIMIT 2.5", "LIMIT 2.5 must be an integer literal or a parameter"},
 		{"SELECT 1", "only UPDATE and DELETE"},
 	} {
 		_, err := b.LimitedWriteSteps(c.sql)
@@ -88,10 +89,22 @@ CREATE TABLE t_nopk (id INT NOT NULL, n INT NOT NULL);
 	require.Equal(t, "item_id", bs.Statement.ListRoute.Column)
 	require.Len(t, p.Params, 2)
 
-	// A primary key of several columns: the proxy runs it, generated code
-	// binds keys of one column.
-	_, err = build(schema.CmdExec, "DELETE FROM t_pair ORDER BY a, b LIMIT 2")
-	require.ErrorContains(t, err, "the primary key of t_pair has several columns (a, b); generated code binds the keys of a one-column primary key")
+	// A primary key of several columns: a list of rows, each a condition
+	// on the key's columns, routed by the sharding column's part.
+	p, err = build(schema.CmdExec, "DELETE FROM t_pair WHERE n > ? ORDER BY b DESC, a LIMIT ?")
+	require.NoError(t, err)
+	bs = p.Steps.Bind
+	require.Equal(t, "select t_pair.a, t_pair.b from t_pair where n > ? order by b desc, a asc limit ?", bs.Subquery.Units[0].SQL)
+	require.Equal(t, shardrt.LimitValue{Value: 1, Param: true}, bs.Subquery.Merge.Count)
+	require.Equal(t, "delete from t_pair where n > ? and ?", bs.Statement.Units[0].SQL)
+	require.Equal(t, "(a, b) = (?, ?)", bs.Statement.ListElem)
+	require.Equal(t, 2, bs.Statement.ListWidth)
+	require.Equal(t, &shardrt.StepListRoute{Table: "t_pair", Nodes: []int{0, 1}, Column: "a", Class: bs.Statement.ListRoute.Class, Kind: bs.Statement.ListRoute.Kind}, bs.Statement.ListRoute)
+	require.Len(t, p.Params, 2)
+	require.Equal(t, "limit", p.Params[1].Name)
+	p, err = build(schema.CmdExec, "DELETE FROM t_pair ORDER BY n, b, a LIMIT 2")
+	require.NoError(t, err)
+	require.Equal(t, 0, p.Steps.Bind.Statement.ListRoute.Part)
 
 	for _, c := range []struct {
 		cmd      schema.Cmd
@@ -99,7 +112,7 @@ CREATE TABLE t_nopk (id INT NOT NULL, n INT NOT NULL);
 	}{
 		{schema.CmdExec, "DELETE FROM t_nopk ORDER BY id LIMIT 2", `table "t_nopk" has no primary key to select the rows by; declare one`},
 		{schema.CmdExec, "UPDATE t_item SET n = 1 ORDER BY n LIMIT 2", "the ORDER BY must include every column of the primary key (item_id)"},
-		{schema.CmdExec, "UPDATE t_item SET n = 1 ORDER BY item_id LIMIT ?", "its LIMIT is a parameter"},
+		{schema.CmdExec, "UPDATE t_item SET n = 1 ORDER BY item_id LIMIT 1 + 1", "LIMIT 1 + 1 must be an integer literal or a parameter"},
 		{schema.CmdExec, "UPDATE t_item SET item_id = ? ORDER BY item_id LIMIT 2", "the UPDATE sets sharding column item_id"},
 		{schema.CmdExecResult, "UPDATE t_item SET n = 1 ORDER BY item_id LIMIT 2", "use :execrows or :exec"},
 	} {

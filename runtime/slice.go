@@ -37,12 +37,19 @@ var ErrTooManyPlaceholders = errors.New("more placeholders than MySQL's limit of
 // values there, 70001 placeholders with the other arguments: more
 // placeholders than ...", wrapping ErrTooManyPlaceholders.
 func (s *Sources) SliceUnits(all []RouteUnit, at []int, values [][]any, before, after []any) ([]RouteUnit, error) {
-	return s.sliceUnits(all, at, "", values, before, after)
+	return s.sliceUnits(all, at, "", 0, values, before, after)
 }
 
 // sliceUnits is SliceUnits with elem, the text of one element of the list
-// with its one `?` (e.g. "CONVERT(? USING latin1)"); "" is "?".
-func (s *Sources) sliceUnits(all []RouteUnit, at []int, elem string, values [][]any, before, after []any) ([]RouteUnit, error) {
+// with its one `?` (e.g. "CONVERT(? USING latin1)"); "" is "?". width
+// above 1 makes each value a row of that many values ([]any), elem the
+// condition on one row with width `?`, and the list `(elem OR elem …)`
+// (StepQuery.ListWidth).
+func (s *Sources) sliceUnits(all []RouteUnit, at []int, elem string, width int, values [][]any, before, after []any) ([]RouteUnit, error) {
+	sep, begin, end := ", ", "", ""
+	if width > 1 {
+		sep, begin, end = " OR ", "(", ")"
+	}
 	if elem == "" {
 		elem = "?"
 	}
@@ -67,10 +74,10 @@ func (s *Sources) sliceUnits(all []RouteUnit, at []int, elem string, values [][]
 		if at[i] < 0 || at[i] >= len(u.SQL) || u.SQL[at[i]] != '?' {
 			return nil, fmt.Errorf("slice units: offset %d of unit %d is not a placeholder", at[i], i)
 		}
-		if len(before)+len(vals)+len(after) > MaxPlaceholders {
+		if len(before)+len(vals)+len(after) > MaxPlaceholders && width <= 1 {
 			vals = distinctValues(vals)
 		}
-		if k := len(before) + len(vals) + len(after); k > MaxPlaceholders {
+		if k := len(before) + len(vals)*max(width, 1) + len(after); k > MaxPlaceholders {
 			return nil, &NodeError{DataSource: s.names[u.DataSource], SQL: u.SQL, Err: fmt.Errorf("sqlc.slice list of %d distinct values there, %d placeholders with the other arguments: %w", len(vals), k, ErrTooManyPlaceholders)}
 		}
 		var b strings.Builder
@@ -79,15 +86,29 @@ func (s *Sources) sliceUnits(all []RouteUnit, at []int, elem string, values [][]
 		if len(vals) == 0 {
 			b.WriteString("NULL")
 		} else {
+			b.WriteString(begin)
 			b.WriteString(elem)
 			for range len(vals) - 1 {
-				b.WriteString(", ")
+				b.WriteString(sep)
 				b.WriteString(elem)
 			}
+			b.WriteString(end)
 		}
 		b.WriteString(u.SQL[at[i]+1:])
-		args := make([]any, 0, len(before)+len(vals)+len(after))
-		args = append(append(append(args, before...), vals...), after...)
+		args := make([]any, 0, len(before)+len(vals)*max(width, 1)+len(after))
+		args = append(args, before...)
+		if width > 1 {
+			for _, v := range vals {
+				row, ok := v.([]any)
+				if !ok || len(row) != width {
+					return nil, fmt.Errorf("slice units: a value of an IN list of rows of %d is %T", width, v)
+				}
+				args = append(args, row...)
+			}
+		} else {
+			args = append(args, vals...)
+		}
+		args = append(args, after...)
 		units = append(units, RouteUnit{DataSource: u.DataSource, SQL: b.String(), Args: args})
 	}
 	return units, nil

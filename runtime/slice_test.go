@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,4 +63,38 @@ func TestSliceUnits(t *testing.T) {
 	// A unit whose data source is not one of the Sources.
 	_, err = src.SliceUnits([]RouteUnit{{DataSource: 2, SQL: "SELECT ?"}}, []int{7}, [][]any{{1}}, nil, nil)
 	require.ErrorIs(t, err, ErrBadRouteUnit)
+}
+
+// TestSliceUnitsRows: an IN list of rows (StepQuery.ListWidth) is written
+// as one condition per row, ORed in parentheses, its values flattened in
+// order; NULL for none; a value that is not a row of that width fails.
+func TestSliceUnitsRows(t *testing.T) {
+	src := &Sources{names: []string{"ds_0", "ds_1"}}
+	all := []RouteUnit{
+		{DataSource: 0, SQL: "DELETE FROM t WHERE n > ? AND ?"},
+		{DataSource: 1, SQL: "DELETE FROM t WHERE n > ? AND ?"},
+	}
+	at := []int{30, 30}
+	elem := "(a, b) = (?, CONVERT(? USING latin1))"
+	units, err := src.sliceUnits(all, at, elem, 2, [][]any{{[]any{int64(1), "x"}, []any{int64(3), "é"}}, {}}, []any{7}, nil)
+	require.NoError(t, err)
+	require.Equal(t, []RouteUnit{
+		{DataSource: 0, SQL: "DELETE FROM t WHERE n > ? AND ((a, b) = (?, CONVERT(? USING latin1)) OR (a, b) = (?, CONVERT(? USING latin1)))", Args: []any{7, int64(1), "x", int64(3), "é"}},
+		{DataSource: 1, SQL: "DELETE FROM t WHERE n > ? AND NULL", Args: []any{7}},
+	}, units)
+	_, err = src.sliceUnits(all, at, elem, 2, [][]any{{int64(1)}, nil}, nil, nil)
+	require.EqualError(t, err, "slice units: a value of an IN list of rows of 2 is int64")
+}
+
+// TestLimitArgs: a step's LIMIT parameter is read as the data nodes read
+// it from the binary protocol: a negative integer is every row, NULL none;
+// the caller's arguments are not changed.
+func TestLimitArgs(t *testing.T) {
+	spec := &MergeSpec{Count: LimitValue{Value: 1, Param: true}}
+	args := []any{"x", int64(-1)}
+	require.Equal(t, []any{"x", int64(math.MaxInt64)}, limitArgs(spec, args))
+	require.Equal(t, []any{"x", int64(-1)}, args)
+	require.Equal(t, []any{"x", int64(0)}, limitArgs(spec, []any{"x", nil}))
+	require.Equal(t, []any{"x", int32(3)}, limitArgs(spec, []any{"x", int32(3)}))
+	require.Equal(t, []any{"x"}, limitArgs(&MergeSpec{Count: NoLimit}, []any{"x"}))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,6 +90,16 @@ type StepQuery struct {
 	// SELECT's first unit when none gets one); nil: every unit gets every
 	// value.
 	ListRoute *StepListRoute `json:"list_route,omitempty"`
+	// ListWidth, when above 1, makes each value of the IN list (ListAt)
+	// a row of that many values ([]any), the key of a primary key of
+	// several columns (BindStep.Write): ListElem is then the condition
+	// on one row, with ListWidth `?`, e.g. "(`a`, `b`) = (?, ?)", and the
+	// list is written as `(elem OR elem …)` (`NULL` for none) in place of
+	// the `?`, which stands alone as a condition. Not IN over rows:
+	// MariaDB 10.11's (a, b) IN ((…), (…)) misses rows when a text column
+	// and its value differ in character set, where `=` of rows does not.
+	// Only without further Lists.
+	ListWidth int `json:"list_width,omitempty"`
 }
 
 // StepList is an IN list of bound values of a StepQuery after its first.
@@ -578,6 +589,9 @@ func (q *StepQuery) boundUnits(r *stepsRun, list []any, read bool, what string, 
 		}
 	}
 	if len(q.Lists) > 0 {
+		if q.ListWidth > 1 {
+			return nil, nil, fmt.Errorf("%s: an IN list of rows with further IN lists", what)
+		}
 		var err error
 		if units, err = r.src.listUnits(q, units, keep, args, append([][]any{list}, more...), split); err != nil {
 			return nil, nil, err
@@ -598,7 +612,7 @@ func (q *StepQuery) boundUnits(r *stepsRun, list []any, read bool, what string, 
 			}
 		}
 		var err error
-		if units, err = r.src.sliceUnits(units, listAt, q.ListElem, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
+		if units, err = r.src.sliceUnits(units, listAt, q.ListElem, q.ListWidth, vals, args[:q.ListArg], args[q.ListArg:]); err != nil {
 			return nil, nil, err
 		}
 		args = nil // each unit carries its own (RouteUnit.Args)
@@ -617,7 +631,7 @@ func (q *StepQuery) boundUnits(r *stepsRun, list []any, read bool, what string, 
 func (q *StepQuery) query(ctx context.Context, r *stepsRun, units []RouteUnit, args []any, what string) ([][]any, error) {
 	e, limit := r.e, r.limit
 	if q.Merge != nil && len(units) > 1 && r.opt.Columns == nil {
-		merged, err := QueryMerged(ctx, e, &q.Stmt, units, args, q.Merge, nil)
+		merged, err := QueryMerged(ctx, e, &q.Stmt, units, args, q.Merge, limitArgs(q.Merge, args))
 		if err != nil {
 			return nil, err
 		}
@@ -704,7 +718,7 @@ func (q *StepQuery) query(ctx context.Context, r *stepsRun, units []RouteUnit, a
 		r.opt.Columns(q, types)
 	}
 	if q.Merge != nil {
-		return mergeUnits(q.Merge, perUnit)
+		return mergeUnitsArgs(q.Merge, limitArgs(q.Merge, args), perUnit)
 	}
 	var rows [][]any
 	for _, u := range perUnit {
@@ -722,6 +736,40 @@ func mergeOne(spec *MergeSpec, rows [][]any) ([][]any, error) {
 // mergeUnits applies a merge spec to the rows of each unit, each already
 // in the order the merge needs (the unit's SQL ordered them).
 func mergeUnits(spec *MergeSpec, perUnit [][][]any) ([][]any, error) {
+	return mergeUnitsArgs(spec, nil, perUnit)
+}
+
+// limitArgs returns args (a step's arguments, whose LIMIT parameters its
+// merge spec names) with those LIMIT values as each data node read them
+// from go-sql-driver's binary protocol: a negative integer as the unsigned
+// count it is there (-1 is 2^64-1: every row; math.MaxInt64), NULL as 0
+// (LIMIT NULL of a prepared statement returns no row). A copy when one
+// changes; args when spec has no LIMIT parameter.
+func limitArgs(spec *MergeSpec, args []any) []any {
+	out, copied := args, false
+	for _, v := range [...]LimitValue{spec.Offset, spec.Count} {
+		if !v.Param || v.Value < 0 || v.Value >= int64(len(args)) {
+			continue
+		}
+		a := args[v.Value]
+		n, isInt := anyInt(a)
+		if a != nil && (!isInt || n >= 0) {
+			continue
+		}
+		if !copied {
+			out, copied = slices.Clone(args), true
+		}
+		out[v.Value] = int64(0)
+		if a != nil {
+			out[v.Value] = int64(math.MaxInt64)
+		}
+	}
+	return out
+}
+
+// mergeUnitsArgs is mergeUnits with the statement's arguments args, which
+// the spec's LIMIT parameters name.
+func mergeUnitsArgs(spec *MergeSpec, args []any, perUnit [][][]any) ([][]any, error) {
 	sources := make([]RowSource, len(perUnit))
 	for u, rows := range perUnit {
 		cells := make([][]Cell, len(rows))
@@ -740,7 +788,7 @@ func mergeUnits(spec *MergeSpec, perUnit [][][]any) ([][]any, error) {
 		}
 		sources[u] = NewBufferedRows(cells)
 	}
-	src, err := Merge(spec, nil, sources)
+	src, err := Merge(spec, args, sources)
 	if err != nil {
 		return nil, err
 	}
@@ -761,6 +809,36 @@ func mergeUnits(spec *MergeSpec, perUnit [][][]any) ([][]any, error) {
 	}
 }
 
+// listKind is the kind of column c of a subquery whose merge is m (nil:
+// none) as listValues takes it: ColumnBytes for a binary column, else
+// ColumnString.
+func listKind(m *MergeSpec, c int) ColumnKind {
+	if m != nil && c < len(m.Kinds) && m.Kinds[c].Type == ColumnBytes {
+		return ColumnKind{Type: ColumnBytes}
+	}
+	return ColumnKind{Type: ColumnString}
+}
+
+// listRows returns the rows of the first w columns of rows (subquery rows
+// read with merge m) as the values of an IN list of rows
+// (StepQuery.ListWidth), each a []any of w values converted as
+// listValues converts them; a row with a NULL is left out (it equals no
+// row). The keys of a LIMIT over a primary key are distinct already.
+func listRows(rows [][]any, w int, m *MergeSpec) []any {
+	out := make([]any, 0, len(rows))
+	for _, row := range rows {
+		if len(row) < w || slices.Contains(row[:w], nil) {
+			continue
+		}
+		key := make([]any, w)
+		for c := range key {
+			key[c] = listValue(row[c], listKind(m, c))
+		}
+		out = append(out, key)
+	}
+	return out
+}
+
 // listValues returns the distinct non-NULL values of column c of rows, as
 // arguments that compare as the column does: text (which database/sql
 // scans as []byte) as a string, so that it compares under the column's
@@ -769,16 +847,19 @@ func mergeUnits(spec *MergeSpec, perUnit [][][]any) ([][]any, error) {
 func listValues(rows [][]any, c int, kind ColumnKind) []any {
 	vals := make([]any, 0, len(rows))
 	for _, row := range rows {
-		v := row[c]
-		if v == nil {
-			continue
+		if row[c] != nil {
+			vals = append(vals, listValue(row[c], kind))
 		}
-		if b, ok := v.([]byte); ok && kind.Type != ColumnBytes {
-			v = string(b)
-		}
-		vals = append(vals, v)
 	}
 	return distinctValues(vals)
+}
+
+// listValue is v as listValues binds a value of a column of kind.
+func listValue(v any, kind ColumnKind) any {
+	if b, ok := v.([]byte); ok && kind.Type != ColumnBytes {
+		return string(b)
+	}
+	return v
 }
 
 func (b *BindStep) run(ctx context.Context, r *stepsRun) ([][]any, error) {
@@ -826,11 +907,12 @@ func (b *BindStep) bind(ctx context.Context, r *stepsRun) ([][]any, error) {
 		if sq.Op != BindIn && sq.Op != BindNotIn {
 			continue
 		}
-		kind := ColumnKind{Type: ColumnString}
-		if m := sq.Query.Merge; m != nil && len(m.Kinds) > 0 && m.Kinds[0].Type == ColumnBytes {
-			kind.Type = ColumnBytes
+		var list []any
+		if w := b.Statement.ListWidth; w > 1 && len(lists) == 0 {
+			list = listRows(sub, w, sq.Query.Merge)
+		} else {
+			list = listValues(sub, 0, listKind(sq.Query.Merge, 0))
 		}
-		list := listValues(sub, 0, kind)
 		if sq.Op == BindNotIn && slices.ContainsFunc(sub, func(row []any) bool { return row[0] == nil }) {
 			list = append(list, nil)
 		}

@@ -190,6 +190,9 @@ type StepListRoute struct {
 	Class ColumnClass `json:"class,omitempty"`
 	// Kind is the Java kind of the values (as StepCondition.Kinds).
 	Kind ValueKind `json:"kind,omitempty"`
+	// Part, for an IN list of rows (StepQuery.ListWidth), is the index
+	// in each row of the value of Column.
+	Part int `json:"part,omitempty"`
 }
 
 // split returns, for each unit of q whose index in q.Units is keep[i]
@@ -197,7 +200,33 @@ type StepListRoute struct {
 // nil for a unit that gets none; ok is false when every unit must get
 // every value.
 func (lr *StepListRoute) split(q *StepQuery, tables func(string) *ShardingTable, keep []int, n int, list []any) ([][]any, bool) {
-	if tables == nil || len(lr.Nodes) != len(q.Units) {
+	if len(lr.Nodes) != len(q.Units) {
+		return nil, false
+	}
+	idx, ok := lr.Split(tables, keep, n, q.ListWidth, list)
+	if !ok {
+		return nil, false
+	}
+	out := make([][]any, n)
+	for i, vals := range idx {
+		for _, v := range vals {
+			out[i] = append(out[i], list[v])
+		}
+	}
+	return out, true
+}
+
+// Split returns, for each of n route units, the indexes in list of the
+// values the unit gets: those whose data nodes (routed by Table's router
+// from tables) include the unit's, Nodes[keep[i]] for unit i (Nodes[i]
+// when keep is nil); nil for a unit that gets none. width above 1 makes
+// each value a row of that many values ([]any, StepQuery.ListWidth)
+// routed by its Part. ok is false when a value's data nodes cannot be
+// computed exactly (see StepListRoute): every unit must then get every
+// value. The proxy's own operators split the IN lists they bind with it
+// too.
+func (lr *StepListRoute) Split(tables func(string) *ShardingTable, keep []int, n, width int, list []any) ([][]int, bool) {
+	if tables == nil {
 		return nil, false
 	}
 	st := tables(lr.Table)
@@ -215,9 +244,17 @@ func (lr *StepListRoute) split(q *StepQuery, tables func(string) *ShardingTable,
 		}
 		unitOf[lr.Nodes[k]] = append(unitOf[lr.Nodes[k]], i)
 	}
-	out := make([][]any, n)
-	for _, arg := range list {
-		v, ok := stepValue(lr.Kind, lr.Class, arg)
+	out := make([][]int, n)
+	for j, arg := range list {
+		key := arg
+		if width > 1 {
+			row, ok := arg.([]any)
+			if !ok || lr.Part < 0 || lr.Part >= len(row) {
+				return nil, false
+			}
+			key = row[lr.Part]
+		}
+		v, ok := stepValue(lr.Kind, lr.Class, key)
 		if !ok {
 			return nil, false
 		}
@@ -227,7 +264,7 @@ func (lr *StepListRoute) split(q *StepQuery, tables func(string) *ShardingTable,
 		}
 		for _, m := range nodes {
 			for _, i := range unitOf[m] {
-				out[i] = append(out[i], arg)
+				out[i] = append(out[i], j)
 			}
 		}
 	}

@@ -14,3 +14,11 @@ CREATE TABLE g40_dict (
   id INT NOT NULL PRIMARY KEY,
   name VARCHAR(32) NOT NULL
 );
+
+CREATE TABLE g40_line (
+  order_id BIGINT NOT NULL,
+  tag VARCHAR(8) CHARACTER SET latin1 NOT NULL,
+  qty INT NULL,
+  note VARCHAR(16) NOT NULL,
+  PRIMARY KEY (order_id, tag)
+);

@@ -62,10 +62,10 @@ SELECT order_id FROM g6_order WHERE user_id IN (1, 2) AND order_id > (SELECT MAX
 -- expect: the ORDER BY must include every column of the primary key (order_id)
 UPDATE g6_order SET note = ? ORDER BY note LIMIT 2;
 
--- name: DeleteLimitParam :execrows
+-- name: DeleteLimitExpr :execrows
 -- shardgen:allow-full-route
--- expect: its LIMIT is a parameter; the LIMIT must be an integer literal
-DELETE FROM g6_order ORDER BY order_id LIMIT ?;
+-- expect: LIMIT 1 + 1 must be an integer literal or a parameter
+DELETE FROM g6_order ORDER BY order_id LIMIT 1 + 1;
 
 -- name: MoveOrders :exec
 -- shardgen:allow-full-route

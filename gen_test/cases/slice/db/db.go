@@ -25,6 +25,7 @@ type Queries struct {
 	ex       shardrt.Executor
 	run      shardrt.Runner         // single-unit statements on ex (shardrt.RunnerOf(ex))
 	g40Item  *shardrt.ShardingTable // routes g40_item at run time
+	g40Line  *shardrt.ShardingTable // routes g40_line at run time
 	g40Order *shardrt.ShardingTable // routes g40_order at run time
 }
 
@@ -44,6 +45,9 @@ func New(db *shardrt.DB) (*Queries, error) {
 	if q.g40Item, err = newG40ItemTable(); err != nil {
 		return nil, err
 	}
+	if q.g40Line, err = newG40LineTable(); err != nil {
+		return nil, err
+	}
 	if q.g40Order, err = newG40OrderTable(); err != nil {
 		return nil, err
 	}
@@ -58,6 +62,8 @@ func (q *Queries) stepTable(logicTable string) *shardrt.ShardingTable {
 	switch logicTable {
 	case "g40_item":
 		return q.g40Item
+	case "g40_line":
+		return q.g40Line
 	}
 	return nil
 }
@@ -115,6 +121,31 @@ func newG40ItemTable() (*shardrt.ShardingTable, error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("table %q: %w", "g40_item", err)
+	}
+	return t, nil
+}
+
+// g40LineDataNodes are the data nodes of g40_line in actualDataNodes order; its
+// route unit tables follow it.
+var g40LineDataNodes = []shardrt.DataNode{
+	{DataSource: "ds_0", Table: "g40_line"},
+	{DataSource: "ds_1", Table: "g40_line"},
+}
+
+// newG40LineTable binds the sharding strategies of g40_line (database: order_id
+// MOD db_mod) to its data nodes.
+func newG40LineTable() (*shardrt.ShardingTable, error) {
+	database, err := shardrt.NewAlgorithm("MOD", shardrt.Props{"sharding-count": "2"})
+	if err != nil {
+		return nil, fmt.Errorf("table %q: database sharding algorithm %q: %w", "g40_line", "db_mod", err)
+	}
+	t, err := shardrt.NewShardingTable(
+		g40LineDataNodes,
+		shardrt.StrategyConfig{Kind: shardrt.StandardStrategy, Columns: []string{"order_id"}, Algorithm: database},
+		shardrt.StrategyConfig{},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("table %q: %w", "g40_line", err)
 	}
 	return t, nil
 }

@@ -26,6 +26,14 @@ type G40Item struct {
 	Name string
 }
 
+// G40Line is a row of logic table g40_line, columns in DDL order.
+type G40Line struct {
+	OrderID int64
+	Tag     string
+	Qty     sql.NullInt32
+	Note    string
+}
+
 // G40Order is a row of logic table g40_order, columns in DDL order.
 type G40Order struct {
 	OrderID int64

@@ -1021,3 +1021,218 @@ func (q *Queries) DeleteFirstItems(ctx context.Context) (int64, error) {
 	n, err := q.src.ExecSteps(ctx, q.ex, &deleteFirstItemsSteps, &shardrt.StepsOptions{Tables: q.stepTable})
 	return n, shardrt.WrapQuery("DeleteFirstItems (queries/slice.sql:61)", err)
 }
+
+// addLineStmt is the logic statement of AddLine (queries/slice.sql:65).
+var addLineStmt = shardrt.Stmt{Name: "AddLine", LogicSQL: "INSERT INTO g40_line (order_id, tag, qty, note) VALUES (?, ?, ?, ?)"}
+
+// addLineUnits are the route units of AddLine: one per data node of g40_line in
+// data node order. DataSource indexes dataSourceNames.
+var addLineUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "INSERT INTO g40_line (order_id, tag, qty, note) VALUES (?, ?, ?, ?)"}, // ds_0.g40_line
+	{DataSource: 1, SQL: "INSERT INTO g40_line (order_id, tag, qty, note) VALUES (?, ?, ?, ?)"}, // ds_1.g40_line
+}
+
+// AddLine runs the :exec query at queries/slice.sql:65.
+//
+// Route: SingleNode on g40_line (database: order_id MOD), computed inline.
+func (q *Queries) AddLine(ctx context.Context, orderID int64, tag string, qty sql.NullInt32, note string) error {
+	ds := shardrt.Mod(orderID, 2)
+	_, err := q.run.Exec(ctx, &addLineStmt, addLineUnits[ds], orderID, tag, qty, note)
+	return shardrt.WrapQuery("AddLine (queries/slice.sql:65)", err)
+}
+
+// bumpLinesSteps are the steps of BumpLines (queries/slice.sql:68), an UPDATE
+// with ORDER BY … LIMIT over several data nodes: the keys of the rows one
+// MySQL would change are selected in its order across data nodes (merged), then
+// the rows with those keys are written, as one all-or-nothing write. Every
+// statement's route units were chosen at generate time; the IN list of keys is
+// the only SQL built at run time. DataSource indexes dataSourceNames.
+var bumpLinesSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "BumpLines", LogicSQL: "select g40_line.order_id, g40_line.tag from g40_line where note != sqlc.arg(shardgenstep1) order by qty desc, order_id asc, tag asc limit sqlc.arg(shardgenstep2)"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g40_line.order_id, g40_line.tag, qty as ORDER_BY_DERIVED_0, weight_string(g40_line.tag) as WEIGHT_STRING_DERIVED_0, IF(LEFT(g40_line.tag, 0) = ' ', weight_string(CONCAT(LEFT(g40_line.tag, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g40_line where note != ? order by qty desc, order_id asc, tag asc limit ?"},
+				{DataSource: 1, SQL: "select g40_line.order_id, g40_line.tag, qty as ORDER_BY_DERIVED_0, weight_string(g40_line.tag) as WEIGHT_STRING_DERIVED_0, IF(LEFT(g40_line.tag, 0) = ' ', weight_string(CONCAT(LEFT(g40_line.tag, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g40_line where note != ? order by qty desc, order_id asc, tag asc limit ?"},
+			},
+			Columns: 5,
+			Merge: &shardrt.MergeSpec{
+				Columns: 5,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Weight: 3},
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnBytes},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Column: 2, Desc: true},
+					{},
+					{Column: 1},
+				},
+				Count: shardrt.LimitValue{Value: 1, Param: true},
+			},
+			Args: []int{1, 2},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "BumpLines", LogicSQL: "update g40_line set qty = qty + 1, note = sqlc.arg(shardgenstep0) where note != sqlc.arg(shardgenstep1) and ?"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "update g40_line set qty = qty + 1, note = ? where note != ? and ?"},
+				{DataSource: 1, SQL: "update g40_line set qty = qty + 1, note = ? where note != ? and ?"},
+			},
+			ListAt:   []int{64, 64},
+			ListElem: "(order_id, tag) = (?, CONVERT(? USING latin1))",
+			Args:     []int{0, 1},
+			ListArg:  2,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g40_line",
+				Nodes:  []int{0, 1},
+				Column: "order_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+			ListWidth: 2,
+		},
+		Write: true,
+	},
+}
+
+// UPDATE … ORDER BY … LIMIT ? over several data nodes on a primary key of
+// two columns (order_id, tag): NULL quantities last, ties broken by the
+// whole key; each data node's write gets only the keys of its order_id.
+//
+// It is evaluated in steps across data nodes (bumpLinesSteps): the keys of the
+// rows are read on the write data sources; a step holding more rows than the
+// props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) BumpLines(ctx context.Context, note string, note_2 string, limit int64) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &bumpLinesSteps, &shardrt.StepsOptions{Tables: q.stepTable}, note, note_2, limit)
+	return n, shardrt.WrapQuery("BumpLines (queries/slice.sql:68)", err)
+}
+
+// deleteLastLinesSteps are the steps of DeleteLastLines (queries/slice.sql:75),
+// a DELETE with ORDER BY … LIMIT over several data nodes: the keys of the
+// rows one MySQL would change are selected in its order across data nodes
+// (merged), then the rows with those keys are written, as one all-or-nothing
+// write. Every statement's route units were chosen at generate time; the IN
+// list of keys is the only SQL built at run time. DataSource indexes
+// dataSourceNames.
+var deleteLastLinesSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DeleteLastLines", LogicSQL: "select g40_line.order_id, g40_line.tag from g40_line where order_id > sqlc.arg(shardgenstep0) order by tag desc, order_id desc limit 3"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g40_line.order_id, g40_line.tag, weight_string(g40_line.tag) as WEIGHT_STRING_DERIVED_0, IF(LEFT(g40_line.tag, 0) = ' ', weight_string(CONCAT(LEFT(g40_line.tag, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g40_line where order_id > ? order by tag desc, order_id desc limit 3"},
+				{DataSource: 1, SQL: "select g40_line.order_id, g40_line.tag, weight_string(g40_line.tag) as WEIGHT_STRING_DERIVED_0, IF(LEFT(g40_line.tag, 0) = ' ', weight_string(CONCAT(LEFT(g40_line.tag, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g40_line where order_id > ? order by tag desc, order_id desc limit 3"},
+			},
+			Columns: 4,
+			Merge: &shardrt.MergeSpec{
+				Columns: 4,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnString, Weight: 2},
+					{Type: shardrt.ColumnBytes},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{Column: 1, Desc: true},
+					{Desc: true},
+				},
+				Count: shardrt.LimitValue{Value: 3},
+			},
+			Args: []int{0},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DeleteLastLines", LogicSQL: "delete from g40_line where order_id > sqlc.arg(shardgenstep0) and ?"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "delete from g40_line where order_id > ? and ?"},
+				{DataSource: 1, SQL: "delete from g40_line where order_id > ? and ?"},
+			},
+			ListAt:   []int{44, 44},
+			ListElem: "(order_id, tag) = (?, CONVERT(? USING latin1))",
+			Args:     []int{0},
+			ListArg:  1,
+			ListRoute: &shardrt.StepListRoute{
+				Table:  "g40_line",
+				Nodes:  []int{0, 1},
+				Column: "order_id",
+				Class:  shardrt.ClassInteger,
+				Kind:   shardrt.KindLong,
+			},
+			ListWidth: 2,
+		},
+		Write: true,
+	},
+}
+
+// DELETE … ORDER BY … LIMIT over several data nodes ordered by the key's
+// latin1 text part (latin1_swedish_ci) first.
+//
+// It is evaluated in steps across data nodes (deleteLastLinesSteps): the keys
+// of the rows are read on the write data sources; a step holding more rows than
+// the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows. It returns the rows affected.
+func (q *Queries) DeleteLastLines(ctx context.Context, orderID int64) (int64, error) {
+	n, err := q.src.ExecSteps(ctx, q.ex, &deleteLastLinesSteps, &shardrt.StepsOptions{Tables: q.stepTable}, orderID)
+	return n, shardrt.WrapQuery("DeleteLastLines (queries/slice.sql:75)", err)
+}
+
+// listLinesStmt is the logic statement of ListLines (queries/slice.sql:81).
+var listLinesStmt = shardrt.Stmt{Name: "ListLines", LogicSQL: "SELECT order_id, tag, qty, note FROM g40_line ORDER BY order_id, tag"}
+
+// listLinesUnits are the route units of ListLines: its data nodes. DataSource
+// indexes dataSourceNames.
+var listLinesUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select order_id, tag, qty, note, weight_string(tag) as WEIGHT_STRING_DERIVED_0, IF(LEFT(tag, 0) = ' ', weight_string(CONCAT(LEFT(tag, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g40_line order by order_id asc, tag asc"}, // ds_0.g40_line
+	{DataSource: 1, SQL: "select order_id, tag, qty, note, weight_string(tag) as WEIGHT_STRING_DERIVED_0, IF(LEFT(tag, 0) = ' ', weight_string(CONCAT(LEFT(tag, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g40_line order by order_id asc, tag asc"}, // ds_1.g40_line
+}
+
+// listLinesMerge says how ListLines merges the rows of its data nodes into the
+// result one unsharded MySQL would return (ORDER BY). Every data node returns
+// the 4 result columns, then 2 the rewrite derived (AVG's SUM and COUNT, ORDER
+// BY and GROUP BY items not selected, WEIGHT_STRING sort keys of text), which
+// the merge drops.
+var listLinesMerge = shardrt.MergeSpec{
+	Columns: 6,
+	Visible: 4,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnString, Weight: 4},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}, {Column: 1}},
+	Count:   shardrt.NoLimit,
+}
+
+// ListLines runs the :many query at queries/slice.sql:81.
+//
+// Route: AllNodes on g40_line (database: order_id MOD); no sharding condition;
+// full route allowed by -- shardgen:allow-full-route. The rows of its data
+// nodes are merged as listLinesMerge says.
+func (q *Queries) ListLines(ctx context.Context) ([]G40Line, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &listLinesStmt, listLinesUnits[:], nil, &listLinesMerge, nil)
+	if err != nil {
+		return nil, shardrt.WrapQuery("ListLines (queries/slice.sql:81)", err)
+	}
+	defer merged.Close()
+	var out []G40Line
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, shardrt.WrapQuery("ListLines (queries/slice.sql:81)", err)
+		}
+		var r G40Line
+		if err := shardrt.ScanCells(row, &r.OrderID, &r.Tag, &r.Qty, &r.Note); err != nil {
+			return nil, shardrt.WrapQuery("ListLines (queries/slice.sql:81)", err)
+		}
+		out = append(out, r)
+	}
+}

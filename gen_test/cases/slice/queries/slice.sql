@@ -61,3 +61,23 @@ UPDATE g40_item SET name = ? WHERE name <> ? ORDER BY code DESC LIMIT 3;
 -- name: DeleteFirstItems :execrows
 -- shardgen:allow-full-route
 DELETE FROM g40_item ORDER BY name, code LIMIT 2;
+
+-- name: AddLine :exec
+INSERT INTO g40_line (order_id, tag, qty, note) VALUES (?, ?, sqlc.narg(qty), ?);
+
+-- name: BumpLines :execrows
+-- shardgen:allow-full-route
+-- UPDATE … ORDER BY … LIMIT ? over several data nodes on a primary key of
+-- two columns (order_id, tag): NULL quantities last, ties broken by the
+-- whole key; each data node's write gets only the keys of its order_id.
+UPDATE g40_line SET qty = qty + 1, note = ? WHERE note <> ? ORDER BY qty DESC, order_id, tag LIMIT ?;
+
+-- name: DeleteLastLines :execrows
+-- shardgen:allow-full-route
+-- DELETE … ORDER BY … LIMIT over several data nodes ordered by the key's
+-- latin1 text part (latin1_swedish_ci) first.
+DELETE FROM g40_line WHERE order_id > ? ORDER BY tag DESC, order_id DESC LIMIT 3;
+
+-- name: ListLines :many
+-- shardgen:allow-full-route
+SELECT order_id, tag, qty, note FROM g40_line ORDER BY order_id, tag;
