@@ -427,6 +427,12 @@ var SubqueryRowsError = errors.New("Subquery returns more than 1 row")
 // FALSE (NOT IN: TRUE); EXISTS as TRUE or FALSE; a scalar subquery as its
 // value, NULL without a row, SubqueryRowsError with more than one.
 func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
+	return s.bind(rows, -1)
+}
+
+// bind is Bind, but with the IN list of subquery split (not -1), an IN
+// (or = ANY) of one column, as `IN (listMarker)` (SplitBind).
+func (s *Steps) bind(rows [][][]BoundValue, split int) (string, error) {
 	if s.Kind != StepsSubqueries || len(rows) != len(s.Subqueries) {
 		return "", fmt.Errorf("bind: %d results for %d subqueries", len(rows), len(s.Subqueries))
 	}
@@ -471,6 +477,10 @@ func (s *Steps) Bind(rows [][][]BoundValue) (string, error) {
 			i, ok := index[sq]
 			if !ok || subs[i].kind != SubqueryIn {
 				return true
+			}
+			if i == split {
+				c.Replace(&sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: x.Left, Right: sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)}})
+				return false
 			}
 			if len(rows[i]) == 0 {
 				c.Replace(sqlparser.BoolVal(x.Operator == sqlparser.NotInOp || x.Operator == sqlparser.NotEqualOp))

@@ -125,10 +125,18 @@ func (s *JoinSide) LimitedSQL(n int) string {
 // value `IN (NULL)`, which matches no row. limit > 0 reads at most limit
 // rows (LIMIT limit).
 func (j *JoinSteps) InnerSQL(keys [][]BoundValue, limit int) string {
+	return j.innerSQL(keys, limit, -1)
+}
+
+// innerSQL is InnerSQL, but with the list of key split (not -1) as
+// `IN (listMarker)` (SplitInner).
+func (j *JoinSteps) innerSQL(keys [][]BoundValue, limit, split int) string {
 	c := sqlparser.Clone(j.Inner.sel)
 	for i, k := range j.Inner.keys {
 		list := sqlparser.ValTuple{&sqlparser.NullVal{}}
-		if i < len(keys) && len(keys[i]) > 0 {
+		if i == split {
+			list = sqlparser.ValTuple{sqlparser.NewIntLiteral(listMarker)}
+		} else if i < len(keys) && len(keys[i]) > 0 {
 			list = make(sqlparser.ValTuple, len(keys[i]))
 			for n, v := range keys[i] {
 				list[n] = v.Expr()

@@ -237,11 +237,7 @@ func (r *stepsRun) query(ctx context.Context, q string, cache bool, depth int) (
 				return nil, err
 			}
 		}
-		e, err := r.h.executor(r.c, r.sess)
-		if err != nil {
-			return nil, err
-		}
-		return r.h.s.in.executeWire(ctx, e, p, nil, nil, r.sess.tag, false, r.sess.noBackslash)
+		return r.queryPlan(ctx, p)
 	}
 	var pe *schema.Error
 	if !errors.As(err, &pe) {
@@ -252,6 +248,23 @@ func (r *stepsRun) query(ctx context.Context, q string, cache bool, depth int) (
 		return nil, err
 	}
 	return r.run(ctx, st, depth+1)
+}
+
+// queryPlan runs the SELECT planned as p on the session's executor.
+func (r *stepsRun) queryPlan(ctx context.Context, p *plan.Plan) (*wireResult, error) {
+	e, err := r.h.executor(r.c, r.sess)
+	if err != nil {
+		return nil, err
+	}
+	return r.h.s.in.executeWire(ctx, e, p, nil, nil, r.sess.tag, false, r.sess.noBackslash)
+}
+
+// querySplit runs the statement sl with the values vals (raw as read) in
+// its IN list, each data node getting only the values its sharding
+// algorithm routes there (plan.SplitList.Bind), as generated code's steps
+// bind such a list (runtime.StepListRoute).
+func (r *stepsRun) querySplit(ctx context.Context, sl *plan.SplitList, raw []any, vals []plan.BoundValue) (*wireResult, error) {
+	return r.queryPlan(ctx, sl.Bind(r.h.s.b.ShardingTable, raw, vals))
 }
 
 // run evaluates the steps st.
@@ -274,8 +287,25 @@ func (r *stepsRun) run(ctx context.Context, st *plan.Steps, depth int) (*wireRes
 
 // subqueries evaluates each subquery of st, binds its rows into the
 // statement as values and runs the bound statement.
+//
+// An IN list on a sharding column of the statement's table is split by
+// data node (plan.Steps.SplitBind): each data node gets only the values
+// its sharding algorithm routes there, and one that gets none is not
+// asked.
 func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*wireResult, error) {
-	bound, err := r.bind(ctx, st, depth)
+	rows, raw, err := r.subqueryRows(ctx, st, depth)
+	if err != nil {
+		return nil, err
+	}
+	if sl, i := st.SplitBind(rows, foreignResults(r.c) != ""); sl != nil {
+		vals := make([]plan.BoundValue, len(rows[i]))
+		first := make([]any, len(raw[i]))
+		for j := range rows[i] {
+			vals[j], first[j] = rows[i][j][0], raw[i][j][0]
+		}
+		return r.querySplit(ctx, sl, first, vals)
+	}
+	bound, err := r.bound(st, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +315,18 @@ func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*
 // bind evaluates each subquery of st and returns the statement with their
 // rows bound into it as values.
 func (r *stepsRun) bind(ctx context.Context, st *plan.Steps, depth int) (string, error) {
-	rows := make([][][]plan.BoundValue, len(st.Subqueries))
+	rows, _, err := r.subqueryRows(ctx, st, depth)
+	if err != nil {
+		return "", err
+	}
+	return r.bound(st, rows)
+}
+
+// subqueryRows evaluates each subquery of st and returns their rows as
+// the values they are bound as, and as read (raw).
+func (r *stepsRun) subqueryRows(ctx context.Context, st *plan.Steps, depth int) (rows [][][]plan.BoundValue, raw [][][]any, err error) {
+	rows = make([][][]plan.BoundValue, len(st.Subqueries))
+	raw = make([][][]any, len(st.Subqueries))
 	for i, sq := range st.Subqueries {
 		n := r.max + 1
 		if sq.Kind == plan.SubqueryScalar {
@@ -296,26 +337,32 @@ func (r *stepsRun) bind(ctx context.Context, st *plan.Steps, depth int) (string,
 			err = checkLossless(r.lossy, w)
 		}
 		if err != nil {
-			return "", err
+			return nil, nil, err
 		}
 		if len(w.Rows) > r.max {
-			return "", fmt.Errorf("subquery %s: the subquery %w (%d); raise it in props or narrow the subquery", sq.SQL, ErrTooManyRows, r.max)
+			return nil, nil, fmt.Errorf("subquery %s: the subquery %w (%d); raise it in props or narrow the subquery", sq.SQL, ErrTooManyRows, r.max)
 		}
 		if sq.Kind == plan.SubqueryScalar && len(w.Rows) > 1 {
-			return "", sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
+			return nil, nil, sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
 		}
-		rows[i] = make([][]plan.BoundValue, len(w.Rows))
+		rows[i], raw[i] = make([][]plan.BoundValue, len(w.Rows)), w.Rows
 		for j, row := range w.Rows {
 			rows[i][j] = make([]plan.BoundValue, len(w.columns))
 			for k := range w.columns {
 				v, err := boundValue(&w.columns[k], row[k])
 				if err != nil {
-					return "", fmt.Errorf("subquery %s: %w", sq.SQL, err)
+					return nil, nil, fmt.Errorf("subquery %s: %w", sq.SQL, err)
 				}
 				rows[i][j][k] = v
 			}
 		}
 	}
+	return rows, raw, nil
+}
+
+// bound returns the statement of st with the rows of its subqueries
+// bound into it as values (plan.Steps.Bind).
+func (r *stepsRun) bound(st *plan.Steps, rows [][][]plan.BoundValue) (string, error) {
 	bound, err := st.Bind(rows)
 	if err != nil {
 		if errors.Is(err, plan.SubqueryRowsError) {
@@ -480,6 +527,7 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 		iw := once
 		if iw == nil {
 			keys := make([][]plan.BoundValue, len(j.Spec.OuterKeys))
+			raw := make([][]any, len(j.Spec.OuterKeys)) // keys as read
 			for k, c := range j.Spec.OuterKeys {
 				seen := map[plan.BoundValue]bool{}
 				for _, row := range batch {
@@ -489,11 +537,18 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 					}
 					if v.Kind != plan.BoundNull && !seen[v] {
 						seen[v] = true
-						keys[k] = append(keys[k], v)
+						keys[k], raw[k] = append(keys[k], v), append(raw[k], row[c])
 					}
 				}
 			}
-			if iw, err = r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth); err == nil {
+			// A key on a sharding column of the inner table: each data
+			// node gets only its values (plan.JoinSteps.SplitInner).
+			if sl, k := j.SplitInner(r.h.s.b, keys, r.max+1, foreignResults(r.c) != ""); sl != nil {
+				iw, err = r.querySplit(ctx, sl, raw[k], keys[k])
+			} else {
+				iw, err = r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth)
+			}
+			if err == nil {
 				err = checkLossless(r.lossy, iw)
 			}
 			if err != nil {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,11 +13,12 @@ import (
 
 // unitLog is a slog handler that counts the "Actual SQL" records of the
 // sql-show prop (runtime's logActual) per data source, of statements
-// naming a table with prefix.
+// naming a table with prefix, and keeps their SQL by data source.
 type unitLog struct {
 	prefix string
 	mu     *sync.Mutex
 	counts map[string]int
+	sqls   []string // "data source: SQL"
 }
 
 func newUnitLog(prefix string) *unitLog {
@@ -43,6 +45,7 @@ func (l *unitLog) Handle(_ context.Context, r slog.Record) error {
 	if strings.Contains(q, l.prefix) {
 		l.mu.Lock()
 		l.counts[ds+" "+q[strings.Index(q, l.prefix):][:len(l.prefix)+1]]++
+		l.sqls = append(l.sqls, ds+": "+q)
 		l.mu.Unlock()
 	}
 	return nil
@@ -53,8 +56,18 @@ func (l *unitLog) take() map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := l.counts
-	l.counts = map[string]int{}
+	l.counts, l.sqls = map[string]int{}, nil
 
+	return out
+}
+
+// takeSQL returns the SQL since the last take or takeSQL, as
+// "data source: SQL" in the order the data sources ran it.
+func (l *unitLog) takeSQL() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.sqls
+	l.counts, l.sqls = map[string]int{}, nil
 	return out
 }
 
@@ -170,4 +183,58 @@ func TestStepsPreparedNarrowAndCache(t *testing.T) {
 	sameRows(t, px, e.ref, text)
 	require.Equal(t, plans+3, stepsPlanCount(t, e.srv))
 	sameRows(t, px, e.ref, "SELECT a.id, a.extra, b.bid FROM xn_a a JOIN xn_b b ON b.a_id = a.id WHERE a.id = 4 ORDER BY b.bid")
+}
+
+// TestStepsLatin1SplitLists: in a latin1 session, where the proxy's own
+// operators evaluate the steps (the values bound as literals), an IN list
+// bound from an earlier step on the inner table's sharding column (an IN
+// subquery's values, a join's outer keys) is split by data node as
+// generated code's steps split it: each data node gets only the values
+// xn_a's id MOD 2 routes there, one that gets none is not asked, and an
+// aggregate with no value left runs once with the list NULL. The rows are
+// the reference's (in the same latin1 session).
+func TestStepsLatin1SplitLists(t *testing.T) {
+	units := newUnitLog("xn_a")
+	e, px := newStepsEnvOpts(t, "  sql-show: true\n", Options{Logger: slog.New(units)}, xnRules, xnDDL, xnRows, "xn_a", "xn_b")
+	pc, rc := conns(t, px, e.ref)
+	setNames(t, "latin1", pc, rc)
+	units.take()
+	for _, c := range []struct {
+		q    string
+		want []string // the statements on xn_a, each with its IN list
+	}{
+		// a_id 4 and 7 (bid 103-105): id 4 on ds_0, 7 on ds_1.
+		{"SELECT id, k FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid IN (103, 104, 105)) ORDER BY id",
+			[]string{"ds_0: in (4)", "ds_1: in (7)"}},
+		// a_id 1 only: ds_0 is not asked.
+		{"SELECT COUNT(*), SUM(k) FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid IN (100, 101))",
+			[]string{"ds_1: in (1)"}},
+		// a_id NULL: no value; the aggregate runs once, the list NULL.
+		{"SELECT COUNT(*) FROM xn_a WHERE id IN (SELECT a_id FROM xn_b WHERE bid = 102)",
+			[]string{"ds_0: in (NULL)"}},
+		// A join's inner side keyed on xn_a.id: a_id 1 and 4, one each.
+		{"SELECT b.bid, a.k FROM xn_b b JOIN xn_a a ON a.id = b.a_id WHERE b.bid IN (100, 101, 103) ORDER BY b.bid",
+			[]string{"ds_0: in (4)", "ds_1: in (1)"}},
+		{"SELECT b.bid, a.k FROM xn_b b LEFT JOIN xn_a a ON a.id = b.a_id WHERE b.bid IN (105, 106, 102) ORDER BY b.bid",
+			[]string{"ds_1: in (7, 99)"}},
+	} {
+		sameRowsArgs(t, pc, rc, c.q)
+		var got []string
+		for _, s := range units.takeSQL() {
+			ds, q, _ := strings.Cut(s, ": ")
+			if !strings.Contains(q, "from xn_a") && !strings.Contains(q, "FROM xn_a") {
+				continue
+			}
+			if i := strings.LastIndex(q, " in ("); i >= 0 {
+				// The list, its values sorted (the outer rows come from
+				// the data nodes in any order).
+				list := strings.Split(q[i+5:i+5+strings.IndexByte(q[i+5:], ')')], ", ")
+				slices.Sort(list)
+				q = "in (" + strings.Join(list, ", ") + ")"
+			}
+			got = append(got, ds+": "+q)
+		}
+		slices.Sort(got)
+		require.Equal(t, c.want, got, c.q)
+	}
 }
