@@ -104,6 +104,9 @@ func (p *planner) resultColumns() error {
 		case *sqlparser.AliasedExpr:
 			name := columnName(e)
 			t, origin, ok := p.exprType(e.Expr)
+			if !ok && !p.adHoc() {
+				t, ok = p.kindType(e.Expr)
+			}
 			if !ok {
 				if !p.adHoc() {
 					return p.errorOn(e.Expr, "cannot infer the Go type of result column %d (%s): give it a CAST(... AS type)", i+1, sqlparser.String(e.Expr))
@@ -269,6 +272,50 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 		}
 	}
 	return GoType{}, "", false
+}
+
+// kindType is the Go type of a result column exprType cannot type, from
+// how MySQL returns its values (exprKind), nullable but for the ranking
+// window functions: ROW_NUMBER, RANK, DENSE_RANK and NTILE are BIGINT,
+// CUME_DIST and PERCENT_RANK DOUBLE, never NULL; STD, STDDEV, VARIANCE and
+// their _POP / _SAMP forms DOUBLE, NULL over no rows; arithmetic
+// (SUM(a) / COUNT(b)), comparisons and the other expressions exprKind
+// knows as BIGINT (sql.NullInt64), BIGINT UNSIGNED (sql.Null[uint64]),
+// DOUBLE (sql.NullFloat64), DECIMAL or text (sql.NullString). ok is false
+// for the rest (a date or time, a function exprKind does not know).
+func (p *planner) kindType(e sqlparser.Expr) (t GoType, ok bool) {
+	switch e := e.(type) {
+	case *sqlparser.ArgumentLessWindowExpr:
+		if e.Type == sqlparser.CumeDistExprType || e.Type == sqlparser.PercentRankExprType {
+			return typeFloat64, true
+		}
+		return typeInt64, true
+	case *sqlparser.NtileExpr:
+		return typeInt64, true
+	case *sqlparser.Std, *sqlparser.StdDev, *sqlparser.StdPop, *sqlparser.StdSamp,
+		*sqlparser.VarPop, *sqlparser.VarSamp, *sqlparser.Variance:
+		return nullType(typeFloat64), true
+	}
+	if t, ok := kindGoType(p.exprKind(e)); ok {
+		return nullType(t), true
+	}
+	return GoType{}, false
+}
+
+// kindGoType is the non-NULL Go type of values of kind k: int64, uint64,
+// float64, or string for DECIMAL and text; ok is false for other kinds.
+func kindGoType(k mergeKind) (GoType, bool) {
+	switch k.Type {
+	case "int":
+		return typeInt64, true
+	case "uint":
+		return GoType{Name: "uint64", Kind: runtime.KindLong}, true
+	case "float":
+		return typeFloat64, true
+	case "decimal", "string":
+		return typeString, true
+	}
+	return GoType{}, false
 }
 
 // castType is the Go type of the value of CAST(x AS t) or CONVERT(x, t):

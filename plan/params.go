@@ -95,6 +95,13 @@ func (p *planner) typeParams() error {
 						p.hintType(side[1], t)
 					}
 				}
+				// HAVING SUM(qty) / COUNT(*) >= ?: the type MySQL gives
+				// the arithmetic (kindGoType).
+				if b, ok := side[0].(*sqlparser.BinaryExpr); ok {
+					if t, ok := kindGoType(p.arithKind(b)); ok {
+						p.hintType(side[1], t)
+					}
+				}
 			}
 		case *sqlparser.BetweenExpr:
 			if c := p.colOf(n.Left); c != nil {

@@ -380,3 +380,100 @@ func (q *Queries) SkuUsers(ctx context.Context) ([]SkuUsersRow, error) {
 		out = append(out, r)
 	}
 }
+
+// skuRatiosStmt is the logic statement of SkuRatios (queries/items.sql:27).
+var skuRatiosStmt = shardrt.Stmt{Name: "SkuRatios", LogicSQL: "SELECT sku, SUM(qty) / COUNT(*) AS per_item, MAX(qty) - MIN(qty) AS spread, AVG(qty) * 3 AS avg3\nFROM g7_item GROUP BY sku HAVING SUM(qty) / COUNT(*) >= ? ORDER BY sku"}
+
+// skuRatiosUnits are the route units of SkuRatios: its data nodes. DataSource
+// indexes dataSourceNames.
+var skuRatiosUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select sku, sum(qty) / count(*) as per_item, max(qty) - min(qty) as spread, avg(qty) * 3 as avg3, sum(qty) as AGG_DERIVED_0, count(*) as AGG_DERIVED_1, max(qty) as AGG_DERIVED_2, min(qty) as AGG_DERIVED_3, count(qty) as AGG_DERIVED_4, min(g7_item_0.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku order by sku asc"}, // ds_0.g7_item_0
+	{DataSource: 0, SQL: "select sku, sum(qty) / count(*) as per_item, max(qty) - min(qty) as spread, avg(qty) * 3 as avg3, sum(qty) as AGG_DERIVED_0, count(*) as AGG_DERIVED_1, max(qty) as AGG_DERIVED_2, min(qty) as AGG_DERIVED_3, count(qty) as AGG_DERIVED_4, min(g7_item_1.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku order by sku asc"}, // ds_0.g7_item_1
+	{DataSource: 1, SQL: "select sku, sum(qty) / count(*) as per_item, max(qty) - min(qty) as spread, avg(qty) * 3 as avg3, sum(qty) as AGG_DERIVED_0, count(*) as AGG_DERIVED_1, max(qty) as AGG_DERIVED_2, min(qty) as AGG_DERIVED_3, count(qty) as AGG_DERIVED_4, min(g7_item_0.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku order by sku asc"}, // ds_1.g7_item_0
+	{DataSource: 1, SQL: "select sku, sum(qty) / count(*) as per_item, max(qty) - min(qty) as spread, avg(qty) * 3 as avg3, sum(qty) as AGG_DERIVED_0, count(*) as AGG_DERIVED_1, max(qty) as AGG_DERIVED_2, min(qty) as AGG_DERIVED_3, count(qty) as AGG_DERIVED_4, min(g7_item_1.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku order by sku asc"}, // ds_1.g7_item_1
+	{DataSource: 2, SQL: "select sku, sum(qty) / count(*) as per_item, max(qty) - min(qty) as spread, avg(qty) * 3 as avg3, sum(qty) as AGG_DERIVED_0, count(*) as AGG_DERIVED_1, max(qty) as AGG_DERIVED_2, min(qty) as AGG_DERIVED_3, count(qty) as AGG_DERIVED_4, min(g7_item_0.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku order by sku asc"}, // ds_2.g7_item_0
+	{DataSource: 2, SQL: "select sku, sum(qty) / count(*) as per_item, max(qty) - min(qty) as spread, avg(qty) * 3 as avg3, sum(qty) as AGG_DERIVED_0, count(*) as AGG_DERIVED_1, max(qty) as AGG_DERIVED_2, min(qty) as AGG_DERIVED_3, count(qty) as AGG_DERIVED_4, min(g7_item_1.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku order by sku asc"}, // ds_2.g7_item_1
+	{DataSource: 3, SQL: "select sku, sum(qty) / count(*) as per_item, max(qty) - min(qty) as spread, avg(qty) * 3 as avg3, sum(qty) as AGG_DERIVED_0, count(*) as AGG_DERIVED_1, max(qty) as AGG_DERIVED_2, min(qty) as AGG_DERIVED_3, count(qty) as AGG_DERIVED_4, min(g7_item_0.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_0 group by sku order by sku asc"}, // ds_3.g7_item_0
+	{DataSource: 3, SQL: "select sku, sum(qty) / count(*) as per_item, max(qty) - min(qty) as spread, avg(qty) * 3 as avg3, sum(qty) as AGG_DERIVED_0, count(*) as AGG_DERIVED_1, max(qty) as AGG_DERIVED_2, min(qty) as AGG_DERIVED_3, count(qty) as AGG_DERIVED_4, min(g7_item_1.item_id) as GROUP_FIRST_DERIVED_0, weight_string(sku) as WEIGHT_STRING_DERIVED_0, IF(LEFT(sku, 0) = ' ', weight_string(CONCAT(LEFT(sku, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_item_1 group by sku order by sku asc"}, // ds_3.g7_item_1
+}
+
+// skuRatiosMerge says how SkuRatios merges the rows of its data nodes into the
+// result one unsharded MySQL would return (GROUP BY, aggregates SUM, COUNT,
+// MAX, MIN, COUNT, expressions over the merged aggregates, HAVING, ORDER BY).
+// Every data node returns the 4 result columns, then 8 the rewrite derived
+// (AVG's SUM and COUNT, ORDER BY and GROUP BY items not selected, WEIGHT_STRING
+// sort keys of text), which the merge drops.
+var skuRatiosMerge = shardrt.MergeSpec{
+	Columns: 12,
+	Visible: 4,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Weight: 10},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 4, Func: shardrt.AggSum},
+		{Column: 5, Func: shardrt.AggCount},
+		{Column: 6, Func: shardrt.AggMax},
+		{Column: 7, Func: shardrt.AggMin},
+		{Column: 8, Func: shardrt.AggCount},
+	},
+	Count:       shardrt.NoLimit,
+	StreamGroup: true,
+	FirstColumn: 9,
+	Computed: []shardrt.ComputedColumn{
+		{Column: 1, Expr: shardrt.Expr{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprColumn, Column: 5}}}},
+		{Column: 2, Expr: shardrt.Expr{Op: shardrt.ExprSub, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 6}, {Op: shardrt.ExprColumn, Column: 7}}}},
+		{Column: 3, Expr: shardrt.Expr{Op: shardrt.ExprMul, Args: []shardrt.Expr{{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprColumn, Column: 8}}}, {Op: shardrt.ExprLiteral, Value: "3", Type: shardrt.ColumnInt}}}},
+	},
+	Having: &shardrt.Expr{Op: shardrt.ExprGE, Args: []shardrt.Expr{{Op: shardrt.ExprDiv, Args: []shardrt.Expr{{Op: shardrt.ExprColumn, Column: 4}, {Op: shardrt.ExprColumn, Column: 5}}}, {Op: shardrt.ExprParam, Param: 0}}},
+}
+
+// SkuRatiosRow is one row of SkuRatios.
+type SkuRatiosRow struct {
+	Sku     string
+	PerItem sql.NullString
+	Spread  sql.NullInt64
+	Avg3    sql.NullString
+}
+
+// Arithmetic over merged aggregates without a CAST: typed as MySQL returns
+// it (DECIMAL text for /, BIGINT for -), evaluated on the merged groups.
+//
+// Route: AllNodes on g7_item (database: user_id MOD, table: user_id, item_id
+// COMPLEX_INLINE); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// skuRatiosMerge says.
+func (q *Queries) SkuRatios(ctx context.Context, arg string) ([]SkuRatiosRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &skuRatiosStmt, skuRatiosUnits[:], nil, &skuRatiosMerge, []any{arg})
+	if err != nil {
+		return nil, shardrt.WrapQuery("SkuRatios (queries/items.sql:27)", err)
+	}
+	defer merged.Close()
+	var out []SkuRatiosRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, shardrt.WrapQuery("SkuRatios (queries/items.sql:27)", err)
+		}
+		var r SkuRatiosRow
+		if err := shardrt.ScanCells(row, &r.Sku, &r.PerItem, &r.Spread, &r.Avg3); err != nil {
+			return nil, shardrt.WrapQuery("SkuRatios (queries/items.sql:27)", err)
+		}
+		out = append(out, r)
+	}
+}

@@ -1334,3 +1334,73 @@ func (q *Queries) BigSpenders(ctx context.Context, arg string, arg_2 string, arg
 		out = append(out, r)
 	}
 }
+
+// orderRanksStmt is the logic statement of OrderRanks (queries/orders.sql:104).
+var orderRanksStmt = shardrt.Stmt{Name: "OrderRanks", LogicSQL: "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY user_id, order_id ORDER BY created_at) AS rn,\n       RANK() OVER (PARTITION BY user_id, order_id ORDER BY amount) AS rk,\n       PERCENT_RANK() OVER (PARTITION BY user_id, order_id ORDER BY amount) AS pr\nFROM g7_order ORDER BY order_id"}
+
+// orderRanksUnits are the route units of OrderRanks: its data nodes. DataSource
+// indexes dataSourceNames.
+var orderRanksUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select order_id, row_number() over (partition by user_id, order_id order by created_at asc) as rn, rank() over (partition by user_id, order_id order by amount asc) as rk, percent_rank() over (partition by user_id, order_id order by amount asc) as pr from g7_order_0 order by order_id asc"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select order_id, row_number() over (partition by user_id, order_id order by created_at asc) as rn, rank() over (partition by user_id, order_id order by amount asc) as rk, percent_rank() over (partition by user_id, order_id order by amount asc) as pr from g7_order_1 order by order_id asc"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select order_id, row_number() over (partition by user_id, order_id order by created_at asc) as rn, rank() over (partition by user_id, order_id order by amount asc) as rk, percent_rank() over (partition by user_id, order_id order by amount asc) as pr from g7_order_0 order by order_id asc"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select order_id, row_number() over (partition by user_id, order_id order by created_at asc) as rn, rank() over (partition by user_id, order_id order by amount asc) as rk, percent_rank() over (partition by user_id, order_id order by amount asc) as pr from g7_order_1 order by order_id asc"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select order_id, row_number() over (partition by user_id, order_id order by created_at asc) as rn, rank() over (partition by user_id, order_id order by amount asc) as rk, percent_rank() over (partition by user_id, order_id order by amount asc) as pr from g7_order_0 order by order_id asc"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select order_id, row_number() over (partition by user_id, order_id order by created_at asc) as rn, rank() over (partition by user_id, order_id order by amount asc) as rk, percent_rank() over (partition by user_id, order_id order by amount asc) as pr from g7_order_1 order by order_id asc"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select order_id, row_number() over (partition by user_id, order_id order by created_at asc) as rn, rank() over (partition by user_id, order_id order by amount asc) as rk, percent_rank() over (partition by user_id, order_id order by amount asc) as pr from g7_order_0 order by order_id asc"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select order_id, row_number() over (partition by user_id, order_id order by created_at asc) as rn, rank() over (partition by user_id, order_id order by amount asc) as rk, percent_rank() over (partition by user_id, order_id order by amount asc) as pr from g7_order_1 order by order_id asc"}, // ds_3.g7_order_1
+}
+
+// orderRanksMerge says how OrderRanks merges the rows of its data nodes into
+// the result one unsharded MySQL would return (ORDER BY). Every data node
+// returns the 4 result columns.
+var orderRanksMerge = shardrt.MergeSpec{
+	Columns: 4,
+	Visible: 4,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnFloat},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	Count:   shardrt.NoLimit,
+}
+
+// OrderRanksRow is one row of OrderRanks.
+type OrderRanksRow struct {
+	OrderID int64
+	Rn      int64
+	Rk      int64
+	Pr      float64
+}
+
+// Ranking window functions partitioned by every sharding column (each
+// partition is on one data node), typed without a CAST: BIGINT, DOUBLE.
+//
+// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// orderRanksMerge says.
+func (q *Queries) OrderRanks(ctx context.Context) ([]OrderRanksRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &orderRanksStmt, orderRanksUnits[:], nil, &orderRanksMerge, nil)
+	if err != nil {
+		return nil, shardrt.WrapQuery("OrderRanks (queries/orders.sql:104)", err)
+	}
+	defer merged.Close()
+	var out []OrderRanksRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, shardrt.WrapQuery("OrderRanks (queries/orders.sql:104)", err)
+		}
+		var r OrderRanksRow
+		if err := shardrt.ScanCells(row, &r.OrderID, &r.Rn, &r.Rk, &r.Pr); err != nil {
+			return nil, shardrt.WrapQuery("OrderRanks (queries/orders.sql:104)", err)
+		}
+		out = append(out, r)
+	}
+}

@@ -23,3 +23,10 @@ FROM g7_item GROUP BY sku HAVING COUNT(*) > ? AND SUM(qty) / COUNT(*) >= 1 ORDER
 SELECT sku, GROUP_CONCAT(DISTINCT user_id ORDER BY user_id DESC SEPARATOR '|') AS users,
        GROUP_CONCAT(qty ORDER BY item_id) AS qtys
 FROM g7_item GROUP BY sku ORDER BY sku;
+
+-- name: SkuRatios :many
+-- Arithmetic over merged aggregates without a CAST: typed as MySQL returns
+-- it (DECIMAL text for /, BIGINT for -), evaluated on the merged groups.
+-- shardgen:allow-full-route
+SELECT sku, SUM(qty) / COUNT(*) AS per_item, MAX(qty) - MIN(qty) AS spread, AVG(qty) * 3 AS avg3
+FROM g7_item GROUP BY sku HAVING SUM(qty) / COUNT(*) >= ? ORDER BY sku;

@@ -100,3 +100,12 @@ FROM g7_order WHERE user_id IN (?, ?);
 SELECT user_id, SUM(amount) AS total, SUM(qty) AS qtys, COUNT(*) AS n FROM g7_order
 GROUP BY user_id HAVING SUM(amount) > ? AND SUM(qty) >= ? AND MAX(rate) > ? AND COUNT(*) > ?
 ORDER BY user_id;
+
+-- name: OrderRanks :many
+-- Ranking window functions partitioned by every sharding column (each
+-- partition is on one data node), typed without a CAST: BIGINT, DOUBLE.
+-- shardgen:allow-full-route
+SELECT order_id, ROW_NUMBER() OVER (PARTITION BY user_id, order_id ORDER BY created_at) AS rn,
+       RANK() OVER (PARTITION BY user_id, order_id ORDER BY amount) AS rk,
+       PERCENT_RANK() OVER (PARTITION BY user_id, order_id ORDER BY amount) AS pr
+FROM g7_order ORDER BY order_id;
