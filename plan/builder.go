@@ -362,20 +362,30 @@ var (
 // into the query file; a query that cannot be planned correctly is refused
 // with the reason, never planned approximately.
 func (b *Builder) Build(q *schema.Query) (*Plan, error) {
-	p := &planner{b: b, tables: b.tables(), q: q}
-	pl, err := p.build()
-	if err != nil {
-		return nil, err
-	}
-	return pl, nil
+	return b.build(q, false)
 }
 
 // buildStep is Build for a statement of a step (stepsPlanner.query): an
 // ad-hoc one (the proxy's) may hold the one sqlc.slice that stands for
 // the values bound from an earlier step.
 func (b *Builder) buildStep(q *schema.Query) (*Plan, error) {
-	p := &planner{b: b, tables: b.tables(), q: q, stepList: true}
-	return p.build()
+	return b.build(q, true)
+}
+
+// build plans q; a SELECT of a derived table that does not plan as written
+// is planned with the derived table merged into it (mergeDerived), and
+// keeps the first error when that does not plan either.
+func (b *Builder) build(q *schema.Query, stepList bool) (*Plan, error) {
+	p := &planner{b: b, tables: b.tables(), q: q, stepList: stepList}
+	pl, err := p.build()
+	if err == nil || !derivedFromRE.MatchString(q.SQL) {
+		return pl, err
+	}
+	m := &planner{b: b, tables: b.tables(), q: q, stepList: stepList, mergeDerived: true}
+	if pl, merr := m.build(); merr == nil {
+		return pl, nil
+	}
+	return nil, err
 }
 
 // planner holds the state of planning one statement.
@@ -396,6 +406,9 @@ type planner struct {
 	// stepList allows an ad-hoc statement its sqlc.slice: the list of
 	// values a step binds from an earlier one (buildStep).
 	stepList bool
+	// mergeDerived plans the statement with its derived table merged
+	// (mergeDerived), or fails with errNotMerged.
+	mergeDerived bool
 	stmt     sqlparser.Statement
 	// hint is the statement's SHARDINGSPHERE_HINT comment (nil: none).
 	hint *sqlHint
@@ -580,6 +593,11 @@ func (p *planner) bindStatement() error {
 		return p.errorf(-1, "%s", lostLimitReason)
 	}
 	stmt, p.cteWhy = p.inlineCTEs(stmt)
+	if p.mergeDerived {
+		if sel, ok := stmt.(*sqlparser.Select); !ok || !mergeDerived(sel) {
+			return errNotMerged
+		}
+	}
 	p.stmt = stmt
 	p.plan = &Plan{Name: p.q.Name, Cmd: p.q.Cmd, Source: p.q.Pos.String(), LogicSQL: p.sql, Doc: p.q.Doc}
 	if err := p.checkSupported(); err != nil {

@@ -51,6 +51,18 @@ func New(db *shardrt.DB) (*Queries, error) {
 	return q, nil
 }
 
+// stepTable returns the router of a logic table whose sharding column a step of
+// a query evaluated in steps compares with parameters
+// (shardrt.StepsOptions.Tables): the step runs only on the data nodes their
+// values reach. nil for another table.
+func (q *Queries) stepTable(logicTable string) *shardrt.ShardingTable {
+	switch logicTable {
+	case "g7_order":
+		return q.g7Order
+	}
+	return nil
+}
+
 // WithTx returns a copy of q whose queries run in tx, a single-shard
 // transaction begun with q.Sources().BeginTx. The copy is not safe for
 // concurrent use.

@@ -1404,3 +1404,342 @@ func (q *Queries) OrderRanks(ctx context.Context) ([]OrderRanksRow, error) {
 		out = append(out, r)
 	}
 }
+
+// derivedPickStmt is the logic statement of DerivedPick
+// (queries/orders.sql:113).
+var derivedPickStmt = shardrt.Stmt{Name: "DerivedPick", LogicSQL: "SELECT * FROM (SELECT order_id, status, amount FROM g7_order WHERE user_id = ?) AS temp ORDER BY order_id"}
+
+// derivedPickUnits are the route units of DerivedPick: one per data node of
+// g7_order in data node order. DataSource indexes dataSourceNames.
+var derivedPickUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select g7_order_0.order_id, g7_order_0.`status`, g7_order_0.amount from g7_order_0 where user_id = ? order by g7_order_0.order_id asc"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select g7_order_1.order_id, g7_order_1.`status`, g7_order_1.amount from g7_order_1 where user_id = ? order by g7_order_1.order_id asc"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select g7_order_0.order_id, g7_order_0.`status`, g7_order_0.amount from g7_order_0 where user_id = ? order by g7_order_0.order_id asc"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select g7_order_1.order_id, g7_order_1.`status`, g7_order_1.amount from g7_order_1 where user_id = ? order by g7_order_1.order_id asc"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select g7_order_0.order_id, g7_order_0.`status`, g7_order_0.amount from g7_order_0 where user_id = ? order by g7_order_0.order_id asc"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select g7_order_1.order_id, g7_order_1.`status`, g7_order_1.amount from g7_order_1 where user_id = ? order by g7_order_1.order_id asc"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select g7_order_0.order_id, g7_order_0.`status`, g7_order_0.amount from g7_order_0 where user_id = ? order by g7_order_0.order_id asc"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select g7_order_1.order_id, g7_order_1.`status`, g7_order_1.amount from g7_order_1 where user_id = ? order by g7_order_1.order_id asc"}, // ds_3.g7_order_1
+}
+
+// derivedPickMerge says how DerivedPick merges the rows of its data nodes into
+// the result one unsharded MySQL would return (ORDER BY). Every data node
+// returns the 3 result columns.
+var derivedPickMerge = shardrt.MergeSpec{
+	Columns: 3,
+	Visible: 3,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnDecimal},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0}},
+	Count:   shardrt.NoLimit,
+}
+
+// DerivedPickRow is one row of DerivedPick.
+type DerivedPickRow struct {
+	OrderID int64
+	Status  sql.NullString
+	Amount  sql.NullString
+}
+
+// A derived table that picks columns and filters rows, over the two
+// actual tables of one data source: planned with the derived table merged
+// into the statement (MySQL's derived_merge).
+//
+// Route: MultiNode on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD), computed by the sharding algorithms over the conditions. The rows
+// of its data nodes are merged as derivedPickMerge says.
+func (q *Queries) DerivedPick(ctx context.Context, userID int64) ([]DerivedPickRow, error) {
+	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, shardrt.WrapQuery("DerivedPick (queries/orders.sql:113)", err)
+	}
+	units := pickUnits(derivedPickUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &derivedPickStmt, units, []any{userID}, &derivedPickMerge, nil)
+	if err != nil {
+		return nil, shardrt.WrapQuery("DerivedPick (queries/orders.sql:113)", err)
+	}
+	defer merged.Close()
+	var out []DerivedPickRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, shardrt.WrapQuery("DerivedPick (queries/orders.sql:113)", err)
+		}
+		var r DerivedPickRow
+		if err := shardrt.ScanCells(row, &r.OrderID, &r.Status, &r.Amount); err != nil {
+			return nil, shardrt.WrapQuery("DerivedPick (queries/orders.sql:113)", err)
+		}
+		out = append(out, r)
+	}
+}
+
+// derivedGroupsStmt is the logic statement of DerivedGroups
+// (queries/orders.sql:119).
+var derivedGroupsStmt = shardrt.Stmt{Name: "DerivedGroups", LogicSQL: "SELECT temp.st, COUNT(*) AS n, SUM(temp.amount) AS total\nFROM (SELECT o.status AS st, o.amount FROM g7_order o WHERE o.qty >= ?) AS temp\nWHERE temp.amount > ? GROUP BY temp.st ORDER BY n DESC, temp.st"}
+
+// derivedGroupsUnits are the route units of DerivedGroups: its data nodes.
+// DataSource indexes dataSourceNames.
+var derivedGroupsUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select o.`status` as st, count(*) as n, sum(o.amount) as total, min(o.order_id) as GROUP_FIRST_DERIVED_0, weight_string(o.`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(o.`status`, 0) = ' ', weight_string(CONCAT(LEFT(o.`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 as o where o.qty >= ? and o.amount > ? group by o.`status`"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select o.`status` as st, count(*) as n, sum(o.amount) as total, min(o.order_id) as GROUP_FIRST_DERIVED_0, weight_string(o.`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(o.`status`, 0) = ' ', weight_string(CONCAT(LEFT(o.`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 as o where o.qty >= ? and o.amount > ? group by o.`status`"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select o.`status` as st, count(*) as n, sum(o.amount) as total, min(o.order_id) as GROUP_FIRST_DERIVED_0, weight_string(o.`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(o.`status`, 0) = ' ', weight_string(CONCAT(LEFT(o.`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 as o where o.qty >= ? and o.amount > ? group by o.`status`"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select o.`status` as st, count(*) as n, sum(o.amount) as total, min(o.order_id) as GROUP_FIRST_DERIVED_0, weight_string(o.`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(o.`status`, 0) = ' ', weight_string(CONCAT(LEFT(o.`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 as o where o.qty >= ? and o.amount > ? group by o.`status`"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select o.`status` as st, count(*) as n, sum(o.amount) as total, min(o.order_id) as GROUP_FIRST_DERIVED_0, weight_string(o.`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(o.`status`, 0) = ' ', weight_string(CONCAT(LEFT(o.`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 as o where o.qty >= ? and o.amount > ? group by o.`status`"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select o.`status` as st, count(*) as n, sum(o.amount) as total, min(o.order_id) as GROUP_FIRST_DERIVED_0, weight_string(o.`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(o.`status`, 0) = ' ', weight_string(CONCAT(LEFT(o.`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 as o where o.qty >= ? and o.amount > ? group by o.`status`"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select o.`status` as st, count(*) as n, sum(o.amount) as total, min(o.order_id) as GROUP_FIRST_DERIVED_0, weight_string(o.`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(o.`status`, 0) = ' ', weight_string(CONCAT(LEFT(o.`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_0 as o where o.qty >= ? and o.amount > ? group by o.`status`"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select o.`status` as st, count(*) as n, sum(o.amount) as total, min(o.order_id) as GROUP_FIRST_DERIVED_0, weight_string(o.`status`) as WEIGHT_STRING_DERIVED_0, IF(LEFT(o.`status`, 0) = ' ', weight_string(CONCAT(LEFT(o.`status`, 0), ' ')), '') as WEIGHT_PAD_DERIVED_0 from g7_order_1 as o where o.qty >= ? and o.amount > ? group by o.`status`"}, // ds_3.g7_order_1
+}
+
+// derivedGroupsMerge says how DerivedGroups merges the rows of its data nodes
+// into the result one unsharded MySQL would return (GROUP BY, aggregates COUNT,
+// SUM, ORDER BY). Every data node returns the 3 result columns, then 3 the
+// rewrite derived (AVG's SUM and COUNT, ORDER BY and GROUP BY items not
+// selected, WEIGHT_STRING sort keys of text), which the merge drops.
+var derivedGroupsMerge = shardrt.MergeSpec{
+	Columns: 6,
+	Visible: 3,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnString, Weight: 4},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnDecimal},
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnBytes},
+		{Type: shardrt.ColumnBytes},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 1, Desc: true}, {Column: 0}},
+	GroupBy: []int{0},
+	Aggregates: []shardrt.AggregateSpec{
+		{Column: 1, Func: shardrt.AggCount},
+		{Column: 2, Func: shardrt.AggSum},
+	},
+	Count:       shardrt.NoLimit,
+	FirstColumn: 3,
+}
+
+// DerivedGroupsRow is one row of DerivedGroups.
+type DerivedGroupsRow struct {
+	St    sql.NullString
+	N     int64
+	Total sql.NullString
+}
+
+// Groups of a merged derived table over every data node: an aliased
+// column, the outer WHERE on a derived column, ORDER BY a select alias.
+//
+// Route: AllNodes on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD); no sharding condition; full route allowed by --
+// shardgen:allow-full-route. The rows of its data nodes are merged as
+// derivedGroupsMerge says.
+func (q *Queries) DerivedGroups(ctx context.Context, qty int32, amount string) ([]DerivedGroupsRow, error) {
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &derivedGroupsStmt, derivedGroupsUnits[:], []any{qty, amount}, &derivedGroupsMerge, nil)
+	if err != nil {
+		return nil, shardrt.WrapQuery("DerivedGroups (queries/orders.sql:119)", err)
+	}
+	defer merged.Close()
+	var out []DerivedGroupsRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, shardrt.WrapQuery("DerivedGroups (queries/orders.sql:119)", err)
+		}
+		var r DerivedGroupsRow
+		if err := shardrt.ScanCells(row, &r.St, &r.N, &r.Total); err != nil {
+			return nil, shardrt.WrapQuery("DerivedGroups (queries/orders.sql:119)", err)
+		}
+		out = append(out, r)
+	}
+}
+
+// derivedInSteps are the steps of DerivedIn (queries/orders.sql:127), evaluated
+// across data nodes as its IN (SELECT …) subquery, whose values are bound as
+// the statement's IN list. Every statement's route units were chosen at
+// generate time; the IN list is the only SQL built at run time. DataSource
+// indexes dataSourceNames.
+var derivedInSteps = shardrt.Steps{
+	Bind: &shardrt.BindStep{
+		Subquery: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DerivedIn", LogicSQL: "select `status` from g7_order where user_id = sqlc.arg(shardgenstep1) and qty > 1"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select `status` from g7_order_0 where user_id = ? and qty > 1"},
+				{DataSource: 0, SQL: "select `status` from g7_order_1 where user_id = ? and qty > 1"},
+				{DataSource: 1, SQL: "select `status` from g7_order_0 where user_id = ? and qty > 1"},
+				{DataSource: 1, SQL: "select `status` from g7_order_1 where user_id = ? and qty > 1"},
+				{DataSource: 2, SQL: "select `status` from g7_order_0 where user_id = ? and qty > 1"},
+				{DataSource: 2, SQL: "select `status` from g7_order_1 where user_id = ? and qty > 1"},
+				{DataSource: 3, SQL: "select `status` from g7_order_0 where user_id = ? and qty > 1"},
+				{DataSource: 3, SQL: "select `status` from g7_order_1 where user_id = ? and qty > 1"},
+			},
+			Columns: 1,
+			Args:    []int{1},
+			Route: &shardrt.StepRoute{
+				Table: "g7_order",
+				Nodes: []int{0, 1, 2, 3, 4, 5, 6, 7},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "user_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{1},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
+		},
+		Statement: &shardrt.StepQuery{
+			Stmt: shardrt.Stmt{Name: "DerivedIn", LogicSQL: "select * from (select order_id, `status` from g7_order where user_id = sqlc.arg(shardgenstep0) and `status` in (?)) as temp order by order_id asc"},
+			Units: []shardrt.RouteUnit{
+				{DataSource: 0, SQL: "select g7_order_0.order_id, g7_order_0.`status` from g7_order_0 where user_id = ? and `status` in (?) order by g7_order_0.order_id asc"},
+				{DataSource: 0, SQL: "select g7_order_1.order_id, g7_order_1.`status` from g7_order_1 where user_id = ? and `status` in (?) order by g7_order_1.order_id asc"},
+				{DataSource: 1, SQL: "select g7_order_0.order_id, g7_order_0.`status` from g7_order_0 where user_id = ? and `status` in (?) order by g7_order_0.order_id asc"},
+				{DataSource: 1, SQL: "select g7_order_1.order_id, g7_order_1.`status` from g7_order_1 where user_id = ? and `status` in (?) order by g7_order_1.order_id asc"},
+				{DataSource: 2, SQL: "select g7_order_0.order_id, g7_order_0.`status` from g7_order_0 where user_id = ? and `status` in (?) order by g7_order_0.order_id asc"},
+				{DataSource: 2, SQL: "select g7_order_1.order_id, g7_order_1.`status` from g7_order_1 where user_id = ? and `status` in (?) order by g7_order_1.order_id asc"},
+				{DataSource: 3, SQL: "select g7_order_0.order_id, g7_order_0.`status` from g7_order_0 where user_id = ? and `status` in (?) order by g7_order_0.order_id asc"},
+				{DataSource: 3, SQL: "select g7_order_1.order_id, g7_order_1.`status` from g7_order_1 where user_id = ? and `status` in (?) order by g7_order_1.order_id asc"},
+			},
+			Columns: 2,
+			Merge: &shardrt.MergeSpec{
+				Columns: 2,
+				Visible: 2,
+				Kinds: []shardrt.ColumnKind{
+					{Type: shardrt.ColumnInt},
+					{Type: shardrt.ColumnBytes},
+				},
+				OrderBy: []shardrt.SortKey{
+					{},
+				},
+				Count: shardrt.NoLimit,
+			},
+			ListAt:  []int{99, 99, 99, 99, 99, 99, 99, 99},
+			Args:    []int{0},
+			ListArg: 1,
+			Route: &shardrt.StepRoute{
+				Table: "g7_order",
+				Nodes: []int{0, 1, 2, 3, 4, 5, 6, 7},
+				Conditions: []shardrt.StepConditions{
+					{Columns: []shardrt.StepCondition{
+						{
+							Column: "user_id",
+							Class:  shardrt.ClassInteger,
+							Args:   []int{0},
+							Kinds:  []shardrt.ValueKind{shardrt.KindLong},
+						},
+					}},
+				},
+			},
+		},
+	},
+}
+
+// DerivedInRow is one row of DerivedIn.
+type DerivedInRow struct {
+	OrderID int64
+	Status  sql.NullString
+}
+
+// ShardingSphere's case: a derived table with IN (SELECT …), whose rows
+// are routed by another parameter (evaluated in steps once merged).
+//
+// It is evaluated in steps across data nodes (derivedInSteps); a step holding
+// more rows than the props' max-cross-node-rows fails with an error wrapping
+// shardrt.ErrCrossNodeRows.
+func (q *Queries) DerivedIn(ctx context.Context, userID int64, userID_2 int64) ([]DerivedInRow, error) {
+	rows, err := q.src.RunStepsWith(ctx, q.ex, &derivedInSteps, &shardrt.StepsOptions{Tables: q.stepTable}, userID, userID_2)
+	if err != nil {
+		return nil, shardrt.WrapQuery("DerivedIn (queries/orders.sql:127)", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]DerivedInRow, len(rows))
+	for i, row := range rows {
+		if err := shardrt.ScanValues(row, &out[i].OrderID, &out[i].Status); err != nil {
+			return nil, shardrt.WrapQuery("DerivedIn (queries/orders.sql:127)", err)
+		}
+	}
+	return out, nil
+}
+
+// derivedStarStmt is the logic statement of DerivedStar
+// (queries/orders.sql:132).
+var derivedStarStmt = shardrt.Stmt{Name: "DerivedStar", LogicSQL: "SELECT order_id AS id, t.qty FROM (SELECT * FROM g7_order WHERE user_id = ?) AS t WHERE t.qty > ? ORDER BY t.order_id DESC LIMIT 3"}
+
+// derivedStarUnits are the route units of DerivedStar: one per data node of
+// g7_order in data node order. DataSource indexes dataSourceNames.
+var derivedStarUnits = [...]shardrt.RouteUnit{
+	{DataSource: 0, SQL: "select g7_order_0.order_id as id, g7_order_0.qty from g7_order_0 where user_id = ? and g7_order_0.qty > ? order by g7_order_0.order_id desc limit 3"}, // ds_0.g7_order_0
+	{DataSource: 0, SQL: "select g7_order_1.order_id as id, g7_order_1.qty from g7_order_1 where user_id = ? and g7_order_1.qty > ? order by g7_order_1.order_id desc limit 3"}, // ds_0.g7_order_1
+	{DataSource: 1, SQL: "select g7_order_0.order_id as id, g7_order_0.qty from g7_order_0 where user_id = ? and g7_order_0.qty > ? order by g7_order_0.order_id desc limit 3"}, // ds_1.g7_order_0
+	{DataSource: 1, SQL: "select g7_order_1.order_id as id, g7_order_1.qty from g7_order_1 where user_id = ? and g7_order_1.qty > ? order by g7_order_1.order_id desc limit 3"}, // ds_1.g7_order_1
+	{DataSource: 2, SQL: "select g7_order_0.order_id as id, g7_order_0.qty from g7_order_0 where user_id = ? and g7_order_0.qty > ? order by g7_order_0.order_id desc limit 3"}, // ds_2.g7_order_0
+	{DataSource: 2, SQL: "select g7_order_1.order_id as id, g7_order_1.qty from g7_order_1 where user_id = ? and g7_order_1.qty > ? order by g7_order_1.order_id desc limit 3"}, // ds_2.g7_order_1
+	{DataSource: 3, SQL: "select g7_order_0.order_id as id, g7_order_0.qty from g7_order_0 where user_id = ? and g7_order_0.qty > ? order by g7_order_0.order_id desc limit 3"}, // ds_3.g7_order_0
+	{DataSource: 3, SQL: "select g7_order_1.order_id as id, g7_order_1.qty from g7_order_1 where user_id = ? and g7_order_1.qty > ? order by g7_order_1.order_id desc limit 3"}, // ds_3.g7_order_1
+}
+
+// derivedStarMerge says how DerivedStar merges the rows of its data nodes into
+// the result one unsharded MySQL would return (ORDER BY, LIMIT). Every data
+// node returns the 2 result columns.
+var derivedStarMerge = shardrt.MergeSpec{
+	Columns: 2,
+	Visible: 2,
+	Kinds: []shardrt.ColumnKind{
+		{Type: shardrt.ColumnInt},
+		{Type: shardrt.ColumnInt},
+	},
+	OrderBy: []shardrt.SortKey{{Column: 0, Desc: true}},
+	Count:   shardrt.LimitValue{Value: 3},
+}
+
+// DerivedStarRow is one row of DerivedStar.
+type DerivedStarRow struct {
+	ID  int64
+	Qty sql.NullInt32
+}
+
+// SELECT * in the derived table, the outer statement names its columns.
+//
+// Route: MultiNode on g7_order (database: user_id MOD, table: order_id
+// HASH_MOD), computed by the sharding algorithms over the conditions. The rows
+// of its data nodes are merged as derivedStarMerge says.
+func (q *Queries) DerivedStar(ctx context.Context, userID int64, qty int32) ([]DerivedStarRow, error) {
+	nodes, err := q.g7Order.RouteConditions([][]shardrt.ShardingValues{{
+		{Column: "user_id", Values: []shardrt.Value{shardrt.Long(userID)}},
+	}}, shardrt.HintValues{})
+	if err != nil {
+		return nil, shardrt.WrapQuery("DerivedStar (queries/orders.sql:132)", err)
+	}
+	units := pickUnits(derivedStarUnits[:], nodes)
+	merged, err := shardrt.QueryMerged(ctx, q.ex, &derivedStarStmt, units, []any{userID, qty}, &derivedStarMerge, nil)
+	if err != nil {
+		return nil, shardrt.WrapQuery("DerivedStar (queries/orders.sql:132)", err)
+	}
+	defer merged.Close()
+	var out []DerivedStarRow
+	for {
+		row, err := merged.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, shardrt.WrapQuery("DerivedStar (queries/orders.sql:132)", err)
+		}
+		var r DerivedStarRow
+		if err := shardrt.ScanCells(row, &r.ID, &r.Qty); err != nil {
+			return nil, shardrt.WrapQuery("DerivedStar (queries/orders.sql:132)", err)
+		}
+		out = append(out, r)
+	}
+}

@@ -109,3 +109,27 @@ SELECT order_id, ROW_NUMBER() OVER (PARTITION BY user_id, order_id ORDER BY crea
        RANK() OVER (PARTITION BY user_id, order_id ORDER BY amount) AS rk,
        PERCENT_RANK() OVER (PARTITION BY user_id, order_id ORDER BY amount) AS pr
 FROM g7_order ORDER BY order_id;
+
+-- name: DerivedPick :many
+-- A derived table that picks columns and filters rows, over the two
+-- actual tables of one data source: planned with the derived table merged
+-- into the statement (MySQL's derived_merge).
+SELECT * FROM (SELECT order_id, status, amount FROM g7_order WHERE user_id = ?) AS temp ORDER BY order_id;
+
+-- name: DerivedGroups :many
+-- Groups of a merged derived table over every data node: an aliased
+-- column, the outer WHERE on a derived column, ORDER BY a select alias.
+-- shardgen:allow-full-route
+SELECT temp.st, COUNT(*) AS n, SUM(temp.amount) AS total
+FROM (SELECT o.status AS st, o.amount FROM g7_order o WHERE o.qty >= ?) AS temp
+WHERE temp.amount > ? GROUP BY temp.st ORDER BY n DESC, temp.st;
+
+-- name: DerivedIn :many
+-- ShardingSphere's case: a derived table with IN (SELECT …), whose rows
+-- are routed by another parameter (evaluated in steps once merged).
+SELECT * FROM (SELECT order_id, status FROM g7_order WHERE user_id = ? AND status IN (SELECT status FROM g7_order WHERE user_id = ? AND qty > 1)) AS temp ORDER BY order_id;
+
+-- name: DerivedStar :many
+-- SELECT * in the derived table, the outer statement names its columns.
+SELECT order_id AS id, t.qty FROM (SELECT * FROM g7_order WHERE user_id = ?) AS t WHERE t.qty > ? ORDER BY t.order_id DESC LIMIT 3;
+
