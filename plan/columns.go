@@ -277,8 +277,7 @@ func (p *planner) exprType(e sqlparser.Expr) (t GoType, origin string, ok bool) 
 // kindType is the Go type of a result column exprType cannot type, from
 // how MySQL returns its values (exprKind), nullable but for the ranking
 // window functions: ROW_NUMBER, RANK, DENSE_RANK and NTILE are BIGINT,
-// CUME_DIST and PERCENT_RANK DOUBLE, never NULL; STD, STDDEV, VARIANCE and
-// their _POP / _SAMP forms DOUBLE, NULL over no rows; arithmetic
+// CUME_DIST and PERCENT_RANK DOUBLE, never NULL; arithmetic
 // (SUM(a) / COUNT(b)), comparisons and the other expressions exprKind
 // knows as BIGINT (sql.NullInt64), BIGINT UNSIGNED (sql.Null[uint64]),
 // DOUBLE (sql.NullFloat64), DECIMAL or text (sql.NullString). ok is false
@@ -292,9 +291,6 @@ func (p *planner) kindType(e sqlparser.Expr) (t GoType, ok bool) {
 		return typeInt64, true
 	case *sqlparser.NtileExpr:
 		return typeInt64, true
-	case *sqlparser.Std, *sqlparser.StdDev, *sqlparser.StdPop, *sqlparser.StdSamp,
-		*sqlparser.VarPop, *sqlparser.VarSamp, *sqlparser.Variance:
-		return nullType(typeFloat64), true
 	}
 	if t, ok := kindGoType(p.exprKind(e)); ok {
 		return nullType(t), true
