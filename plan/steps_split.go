@@ -24,10 +24,11 @@ type SplitList struct {
 	text  boundText // how a text value is typed (BoundValue.exprAs)
 }
 
-// SplitBind returns the statement of s (StepsSubqueries) with the rows of
-// its subqueries bound as Bind binds them, but the IN list of subquery sub
-// (an IN or = ANY of one column) left to split by data node: nil when no
-// such list has values and compares a sharding column whose values convert
+// SplitBind returns the statement of s (StepsSubqueries, or the write of
+// LimitedWriteSteps with its keys' subquery) with the rows of its
+// subqueries bound as Bind binds them, but the IN list of subquery sub (an
+// IN or = ANY of one column) left to split by data node: nil when no such
+// list has values and compares a sharding column whose values convert
 // exactly (the statement then runs as Bind binds it). weigh plans it
 // comparing text keys by the data nodes' sort keys (schema.Query.WeighText).
 func (s *Steps) SplitBind(rows [][][]BoundValue, weigh bool) (sl *SplitList, sub int) {
@@ -108,9 +109,13 @@ func (j *JoinSteps) SplitInner(b *Builder, keys [][]BoundValue, limit int, weigh
 // by data node (no StepListRoute) or the statement does not plan so.
 func (b *Builder) splitList(sql string, t boundText, weigh bool) *SplitList {
 	pos := schema.Pos{File: AdHocFile, Line: 1, Col: 1}
-	sp := &stepsPlanner{b: b, q: &schema.Query{Name: "steps", Cmd: schema.CmdMany, SQL: sql, AllowFullRoute: true, Pos: pos, SQLPos: pos, WeighText: weigh}}
+	write := !ReturnsRows(sql) // the write of an UPDATE or DELETE … ORDER BY … LIMIT (LimitedWriteSteps)
+	sp := &stepsPlanner{b: b, q: &schema.Query{Name: "steps", Cmd: schema.CmdMany, SQL: sql, AllowFullRoute: true, Pos: pos, SQLPos: pos, WeighText: weigh}, write: write}
 	q, p, err := sp.query(sql, "the statement", true)
-	if err != nil || q.ListRoute == nil || p.Statement != StmtSelect || p.Route.Fixed != nil || len(q.ListAt) != len(p.Route.Units) || len(q.Args) > 0 {
+	if err != nil || q.ListRoute == nil || p.Route.Fixed != nil || len(q.ListAt) != len(p.Route.Units) || len(q.Args) > 0 {
+		return nil
+	}
+	if p.Statement != StmtSelect && !(write && (p.Statement == StmtUpdate || p.Statement == StmtDelete)) {
 		return nil
 	}
 	return &SplitList{p: p, at: q.ListAt, route: q.ListRoute, text: t}
@@ -123,7 +128,7 @@ func (b *Builder) splitList(sql string, t boundText, weigh bool) *SplitList {
 // SQL; the plan has no parameter and runs on the units that get values
 // (Route.Fixed). When none gets one, the first unit runs with the list
 // NULL, as any data node would answer the SELECT (an aggregate returns its
-// row); when a value's data nodes cannot be computed exactly, every unit
+// row; a write changes no row); when a value's data nodes cannot be computed exactly, every unit
 // gets every value. NULL values and repeated ones are left out: the list
 // is a condition the WHERE ANDs with the others, which NULL never makes
 // true.

@@ -17,7 +17,9 @@ import (
 // plan.LimitedWriteRefusal): the keys of the n rows one MySQL would change
 // are selected across data nodes in the statement's order
 // (plan.LimitedWriteSteps), then exactly those rows are written in one
-// all-or-nothing write over the data nodes they are on. ok is false when
+// all-or-nothing write over the data nodes they are on (each data node's
+// write with only its rows' keys when the key is a sharding column:
+// plan.Steps.SplitBind). ok is false when
 // planErr is another refusal (it stands); when the statement cannot be
 // split so, planErr is returned with the reason added.
 func (h *handler) limitedWrite(ctx context.Context, c *mysql.Conn, sess *session, q string, planErr error) (*sqltypes.Result, bool, error) {
@@ -26,16 +28,27 @@ func (h *handler) limitedWrite(ctx context.Context, c *mysql.Conn, sess *session
 		return nil, refused != nil, refused
 	}
 	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows(), lossy: h.s.lossyCharset(c, q)}
-	bound, err := r.bind(ctx, st, 1)
+	rows, raw, err := r.subqueryRows(ctx, st, 1)
 	if err != nil {
 		return nil, true, err
 	}
-	if err := h.s.checkSize(bound); err != nil {
-		return nil, true, err
-	}
-	p, err := h.s.buildUncached(bound)
-	if err != nil {
-		return nil, true, err
+	var p *plan.Plan
+	if sl, i := st.SplitBind(rows, false); sl != nil {
+		// Keys of a sharding column: each data node's write gets only its
+		// rows' keys.
+		vals, first := firstColumn(rows[i], raw[i])
+		p = sl.Bind(h.s.b.ShardingTable, first, vals)
+	} else {
+		bound, err := r.bound(st, rows)
+		if err == nil {
+			err = h.s.checkSize(bound)
+		}
+		if err == nil {
+			p, err = h.s.buildUncached(bound)
+		}
+		if err != nil {
+			return nil, true, err
+		}
 	}
 	res, err := h.execute(ctx, c, sess, p, nil, true)
 	return res, true, err

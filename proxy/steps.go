@@ -298,11 +298,7 @@ func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*
 		return nil, err
 	}
 	if sl, i := st.SplitBind(rows, foreignResults(r.c) != ""); sl != nil {
-		vals := make([]plan.BoundValue, len(rows[i]))
-		first := make([]any, len(raw[i]))
-		for j := range rows[i] {
-			vals[j], first[j] = rows[i][j][0], raw[i][j][0]
-		}
+		vals, first := firstColumn(rows[i], raw[i])
 		return r.querySplit(ctx, sl, first, vals)
 	}
 	bound, err := r.bound(st, rows)
@@ -312,14 +308,14 @@ func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*
 	return r.query(ctx, bound, false, depth)
 }
 
-// bind evaluates each subquery of st and returns the statement with their
-// rows bound into it as values.
-func (r *stepsRun) bind(ctx context.Context, st *plan.Steps, depth int) (string, error) {
-	rows, _, err := r.subqueryRows(ctx, st, depth)
-	if err != nil {
-		return "", err
+// firstColumn returns the first column of a subquery's rows, bound (rows)
+// and as read (raw).
+func firstColumn(rows [][]plan.BoundValue, raw [][]any) ([]plan.BoundValue, []any) {
+	vals, first := make([]plan.BoundValue, len(rows)), make([]any, len(raw))
+	for j := range rows {
+		vals[j], first[j] = rows[j][0], raw[j][0]
 	}
-	return r.bound(st, rows)
+	return vals, first
 }
 
 // subqueryRows evaluates each subquery of st and returns their rows as

@@ -238,3 +238,45 @@ func TestStepsLatin1SplitLists(t *testing.T) {
 		require.Equal(t, c.want, got, c.q)
 	}
 }
+
+// TestLimitedWriteSplitKeys: the proxy's UPDATE and DELETE … ORDER BY …
+// LIMIT over several data nodes writes each data node with only the keys
+// of its rows when the key is the sharding column (xn_a.id MOD 2), and
+// changes exactly the reference's rows.
+func TestLimitedWriteSplitKeys(t *testing.T) {
+	units := newUnitLog("xn_a")
+	e, px := newStepsEnvOpts(t, "  sql-show: true\n", Options{Logger: slog.New(units)}, xnRules, xnDDL, xnRows, "xn_a", "xn_b")
+	units.take()
+	for _, c := range []struct {
+		q    string
+		want []string // the writes on xn_a, each with its key list
+	}{
+		// ids 8 and 7: one on each data node.
+		{"UPDATE xn_a SET k = k + 1 ORDER BY id DESC LIMIT 2", []string{"ds_0: in (8)", "ds_1: in (7)"}},
+		// k 10 (ids 1, 4, 8 before; 8 is 11 now): ids 1 and 4.
+		{"DELETE FROM xn_a WHERE k = 10 ORDER BY k, id LIMIT 5", []string{"ds_0: in (4)", "ds_1: in (1)"}},
+		// ids 5 and 7 (k 30, 41): ds_1 only.
+		{"UPDATE xn_a SET name = 'odd' WHERE k >= 30 ORDER BY k, id LIMIT 2", []string{"ds_1: in (5, 7)"}},
+	} {
+		want, err := e.ref.Exec(c.q)
+		require.NoError(t, err, c.q)
+		got, err := px.Exec(c.q)
+		require.NoError(t, err, c.q)
+		wn, _ := want.RowsAffected()
+		gn, _ := got.RowsAffected()
+		require.Equal(t, wn, gn, c.q)
+		var writes []string
+		for _, s := range units.takeSQL() {
+			ds, q, _ := strings.Cut(s, ": ")
+			if !strings.HasPrefix(q, "update") && !strings.HasPrefix(q, "delete") {
+				continue
+			}
+			i := strings.LastIndex(q, " in (")
+			require.GreaterOrEqual(t, i, 0, q)
+			writes = append(writes, ds+": "+q[i+1:i+2+strings.IndexByte(q[i+1:], ')')])
+		}
+		slices.Sort(writes)
+		require.Equal(t, c.want, writes, c.q)
+		sameRows(t, px, e.ref, "SELECT id, k, name FROM xn_a ORDER BY id")
+	}
+}
