@@ -943,8 +943,16 @@ func (p *planner) exprKind(e sqlparser.Expr) mergeKind {
 	case *sqlparser.GroupConcatExpr:
 		return mergeKind{Type: "bytes"} // not a key of a merge (groupConcat)
 	case *sqlparser.CollateExpr:
-		// x COLLATE c: x's text, compared in c (an explicit collation).
-		if k := p.exprKind(e.Expr); k.Type == "string" {
+		// x COLLATE c: x's text, compared in c (an explicit collation);
+		// x a text column or the result of a function that returns text
+		// (CONCAT(a, '-', b) COLLATE utf8mb4_bin: the server refuses a
+		// collation its character set does not have).
+		f, text := e.Expr.(*sqlparser.FuncExpr)
+		if text {
+			_, text = stringFuncs[f.Name.Lowered()]
+			text = text && f.Qualifier.IsEmpty()
+		}
+		if k := p.exprKind(e.Expr); k.Type == "string" || text {
 			return mergeKind{Type: "string", Collation: strings.ToLower(e.Collation)}
 		}
 	case *sqlparser.Subquery:

@@ -37,6 +37,7 @@ func TestMergeKeyKinds(t *testing.T) {
 		{sql: "SELECT DATE(born), COUNT(*) FROM t_user GROUP BY DATE(born)", want: runtime.ColumnTime},
 		{sql: "SELECT COUNT(*) FROM t_user GROUP BY CAST(born AS DATE)", want: runtime.ColumnTime},
 		{sql: "SELECT user_id FROM t_user ORDER BY CAST(born AS DATETIME) DESC", want: runtime.ColumnTime},
+		{sql: "SELECT order_id FROM t_order ORDER BY CONCAT(status, 'x') COLLATE utf8mb4_bin", want: runtime.ColumnString},
 		{sql: "SELECT order_id FROM t_order ORDER BY UPPER(LENGTH(status))",
 			err: "ORDER BY UPPER(LENGTH(`status`)) over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values; CAST it (AS SIGNED, DECIMAL(p,s), DOUBLE), name the collation of text (COLLATE utf8mb4_bin) or use a column"},
 		{sql: "SELECT COUNT(*) FROM t_order GROUP BY COALESCE(status, 'x')", want: runtime.ColumnString},

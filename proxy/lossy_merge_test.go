@@ -26,6 +26,7 @@ func TestMergeLossySession(t *testing.T) {
 		"SELECT COUNT(DISTINCT name) FROM xn_a",
 		"SELECT k, GROUP_CONCAT(name ORDER BY name SEPARATOR '|') FROM xn_a GROUP BY k ORDER BY k",
 		"SELECT id, name FROM xn_a ORDER BY name COLLATE utf8mb4_bin, id",
+		"SELECT id, name FROM xn_a ORDER BY CONCAT(name, '-', k) COLLATE utf8mb4_bin DESC, id",
 		"SELECT id, lat FROM xn_a ORDER BY lat COLLATE latin1_bin DESC, id",
 		"SELECT DISTINCT name COLLATE utf8mb4_bin AS n FROM xn_a ORDER BY n",
 	}
