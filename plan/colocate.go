@@ -323,6 +323,9 @@ func (p *planner) routePushdown(comps []*component, singles []*tableRef) error {
 		if err := p.checkRanges(c.anchor.info, groups); err != nil {
 			return err
 		}
+		if err := p.checkComplexColumns(c.anchor.info, groups); err != nil {
+			return err
+		}
 		if !p.isSingleNode(rt) {
 			return p.notColocated(c, comps, why)
 		}

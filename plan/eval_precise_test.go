@@ -93,7 +93,7 @@ func TestPreciseUnitMatchesConditions(t *testing.T) {
 		"SELECT n FROM t_code WHERE code = ?",
 		"INSERT INTO t_code (code, n) VALUES (?, 1)",
 		"SELECT n FROM t_nodb WHERE id = ?",
-		"SELECT b FROM t_cx WHERE a = ?",
+		"SELECT b FROM t_cx WHERE a = ? AND b = 1", // a = ? alone is refused: sharding-columns lists b
 		"SELECT id FROM t_day WHERE day = ?",
 		"INSERT INTO t_day (id, day) VALUES (1, ?)",
 	} {

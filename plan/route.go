@@ -114,6 +114,9 @@ func (p *planner) routeComponent(c *component, sets []keySet) error {
 	if err := p.checkRanges(info, groups); err != nil {
 		return err
 	}
+	if err := p.checkComplexColumns(info, groups); err != nil {
+		return err
+	}
 	if hasHintStrategy(info) {
 		if len(sets) > 0 {
 			return sets[0].refusal(p) // hint values say nothing of the rows' new place
@@ -815,6 +818,34 @@ func (p *planner) checkRanges(info *tableInfo, groups []Condition) error {
 					return p.errorAt(c.Column, "a range condition on sharding column %q cannot be routed by INLINE algorithm %q: compare it with = or IN, or set allow-range-query-with-inline-sharding: true (then the range reaches every data node)", c.Column, s.AlgorithmName)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkComplexColumns refuses an AND-group that gives a complex strategy
+// of table info = or IN values for some of its columns but not for one its
+// COMPLEX_INLINE expression reads or its sharding-columns lists
+// (runtime.ShardingTable.CheckColumns): ShardingSphere would fail every
+// execution, whatever the values, so shardgen says so at generate time, and
+// the proxy when it plans the statement. An INSERT's rows give every
+// sharding column (insertConditions refuses one that does not).
+func (p *planner) checkComplexColumns(info *tableInfo, groups []Condition) error {
+	if p.plan.Statement == StmtInsert || info.route == nil {
+		return nil
+	}
+	for _, g := range groups {
+		var valued, ranged []string
+		for _, c := range g.Columns {
+			if c.Range != nil {
+				ranged = append(ranged, c.Column)
+			}
+			if len(c.Values) > 0 {
+				valued = append(valued, c.Column)
+			}
+		}
+		if err := info.route.CheckColumns(valued, ranged); err != nil {
+			return p.errorf(p.conditionsOffset(info), "routing table %q: %v", info.name, err)
 		}
 	}
 	return nil

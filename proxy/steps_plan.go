@@ -192,6 +192,11 @@ func (h *handler) runStepsPlan(ctx context.Context, c *mysql.Conn, sess *session
 	if lt := (*runtime.LossyTextError)(nil); errors.As(err, &lt) {
 		return nil, lossyTextError(lt.Charset)
 	}
+	if re := (*runtime.StepRouteError)(nil); errors.As(err, &re) {
+		// The sharding algorithm refused a step's parameters: answered as
+		// a statement routed once (units) answers them.
+		return nil, &routeError{Table: re.Table, Err: re.Err}
+	}
 	if err != nil {
 		return nil, err
 	}

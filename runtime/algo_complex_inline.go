@@ -12,7 +12,11 @@ const propShardingColumns = "sharding-columns"
 // algorithm: an inline expression over several sharding columns, e.g.
 // `t_order_${(user_id + order_id) % 4}`. For `=`/IN conditions it evaluates
 // the expression once per combination of the columns' values (cartesian
-// product) and routes to the union of the results.
+// product) and routes to the union of the results. A condition that gives
+// values for some of the strategy's columns but not for one the expression
+// reads, or sharding-columns lists, fails whatever the values, as in
+// ShardingSphere; the planner refuses it when it plans the statement
+// (ShardingTable.CheckColumns).
 //
 // Props:
 //   - algorithm-expression (required): see docs/inline-expressions.md.
@@ -140,11 +144,9 @@ func (r *complexInlineRouter) Route(dst []int, values [][]Value, ranges []*Range
 	if !slices.ContainsFunc(values, func(v []Value) bool { return v != nil }) {
 		return append(dst, r.all...), nil
 	}
-	for _, c := range r.required {
-		if values[c] == nil {
-			return dst, fmt.Errorf("COMPLEX_INLINE %q: %s lists %q, but the statement has no = or IN condition on it",
-				r.expr.src, propShardingColumns, r.columns[c])
-		}
+	valued := func(c int) bool { return values[c] != nil }
+	if err := r.checkRequired(valued); err != nil {
+		return dst, err
 	}
 	for _, vs := range values {
 		for _, v := range vs {
@@ -153,11 +155,10 @@ func (r *complexInlineRouter) Route(dst []int, values [][]Value, ranges []*Range
 			}
 		}
 	}
-	for i, c := range r.slots {
-		if values[c] == nil {
-			return dst, fmt.Errorf("COMPLEX_INLINE %q reads %q, but the statement has no = or IN condition on it",
-				r.expr.src, r.expr.names[i])
-		}
+	if err := r.checkRead(valued); err != nil {
+		return dst, err
+	}
+	for _, c := range r.slots {
 		if len(values[c]) == 0 {
 			return dst, nil // an empty IN list: the product is empty
 		}
@@ -198,6 +199,53 @@ func (r *complexInlineRouter) Route(dst []int, values [][]Value, ranges []*Range
 			return sortUniqueFrom(dst, start), nil
 		}
 	}
+}
+
+// CheckColumns returns the error Route returns for every condition that
+// gives = or IN values (none NULL) for the columns whose valued(i) is true
+// (i indexes the columns given to BindComplex; at least one) and no range
+// on any of them: a column listed in sharding-columns, or read by the
+// expression, without values. nil when such a condition may route.
+func (r *complexInlineRouter) CheckColumns(valued func(i int) bool) error {
+	if err := r.checkRequired(valued); err != nil {
+		return err
+	}
+	return r.checkRead(valued)
+}
+
+// checkRequired refuses a condition without values for a column listed in
+// sharding-columns (ShardingSphere compares their counts).
+func (r *complexInlineRouter) checkRequired(valued func(i int) bool) error {
+	for _, c := range r.required {
+		if !valued(c) {
+			return fmt.Errorf("COMPLEX_INLINE %q: %s lists %q, but the condition gives = or IN values only for %s: add %s = ? or %s IN (…) to it",
+				r.expr.src, propShardingColumns, r.columns[c], r.valuedText(valued), r.columns[c], r.columns[c])
+		}
+	}
+	return nil
+}
+
+// checkRead refuses a condition without values for a column the
+// expression reads: ShardingSphere's closure would find no such property.
+func (r *complexInlineRouter) checkRead(valued func(i int) bool) error {
+	for i, c := range r.slots {
+		if !valued(c) {
+			return fmt.Errorf("COMPLEX_INLINE %q reads %q, but the condition gives = or IN values only for %s: add %s = ? or %s IN (…) to it",
+				r.expr.src, r.expr.names[i], r.valuedText(valued), r.expr.names[i], r.expr.names[i])
+		}
+	}
+	return nil
+}
+
+// valuedText names the columns with values, e.g. "user_id" or "a, b".
+func (r *complexInlineRouter) valuedText(valued func(i int) bool) string {
+	var names []string
+	for i, c := range r.columns {
+		if valued(i) {
+			names = append(names, c)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // allIndexes returns 0, 1, ..., n-1.

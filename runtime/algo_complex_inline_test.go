@@ -35,10 +35,10 @@ func TestComplexInlineRoute(t *testing.T) {
 		{"no conditions", expr, [][]Value{nil, nil}, []*Range{nil, nil}, []int{0, 1, 2, 3}, ""},
 		{"empty IN", expr, [][]Value{{}, {Long(1)}}, []*Range{nil, nil}, nil, ""},
 		{"missing read column", expr, [][]Value{{Long(1)}, nil}, []*Range{nil, nil}, nil,
-			`COMPLEX_INLINE "t_order_${(user_id + order_id) % 4}" reads "order_id", but the statement has no = or IN condition on it`},
+			`COMPLEX_INLINE "t_order_${(user_id + order_id) % 4}" reads "order_id", but the condition gives = or IN values only for user_id: add order_id = ? or order_id IN (…) to it`},
 		{"sharding-columns missing", Props{"algorithm-expression": "t_order_${user_id % 4}", "sharding-columns": "user_id, order_id"},
 			[][]Value{{Long(1)}, nil}, []*Range{nil, nil}, nil,
-			`COMPLEX_INLINE "t_order_${user_id % 4}": sharding-columns lists "order_id", but the statement has no = or IN condition on it`},
+			`COMPLEX_INLINE "t_order_${user_id % 4}": sharding-columns lists "order_id", but the condition gives = or IN values only for user_id: add order_id = ? or order_id IN (…) to it`},
 		{"unread column ignored", Props{"algorithm-expression": "t_order_${user_id % 4}"},
 			[][]Value{{Long(1)}, {String("x"), Long(2)}}, []*Range{nil, nil}, []int{1}, ""},
 		{"null", expr, [][]Value{{Long(1)}, {Null}}, []*Range{nil, nil}, nil, "sharding value must not be NULL"},
@@ -133,4 +133,47 @@ func TestComplexInlineAllocs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 3}, got)
 	require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = r.Route(dst[:0], values, ranges) }))
+}
+
+// TestShardingTableCheckColumns: CheckColumns refuses, without values, the
+// groups Route refuses for any values: = or IN on some columns of a
+// COMPLEX_INLINE strategy but not on one its expression reads or its
+// sharding-columns lists; a range on one of its columns, or no condition
+// on them, is left to Route.
+func TestShardingTableCheckColumns(t *testing.T) {
+	alg, err := NewAlgorithm("COMPLEX_INLINE", Props{"algorithm-expression": "t_${(a + b) % 2}", "sharding-columns": "a, b"})
+	require.NoError(t, err)
+	nodes := []DataNode{{DataSource: "ds_0", Table: "t_0"}, {DataSource: "ds_0", Table: "t_1"}}
+	st, err := NewShardingTable(nodes, StrategyConfig{}, StrategyConfig{Kind: ComplexStrategy, Columns: []string{"a", "b", "c"}, Algorithm: alg})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		valued, ranged []string
+		err            string
+	}{
+		{[]string{"a", "b"}, nil, ""},
+		{[]string{"A", "B", "c"}, nil, ""},
+		{nil, nil, ""},
+		{[]string{"x"}, nil, ""},
+		{[]string{"a"}, []string{"b"}, ""},
+		{[]string{"a"}, nil, `COMPLEX_INLINE "t_${(a + b) % 2}": sharding-columns lists "b", but the condition gives = or IN values only for a: add b = ? or b IN (…) to it`},
+		{[]string{"c"}, nil, `COMPLEX_INLINE "t_${(a + b) % 2}": sharding-columns lists "a", but the condition gives = or IN values only for c: add a = ? or a IN (…) to it`},
+	} {
+		err := st.CheckColumns(tc.valued, tc.ranged)
+		if tc.err == "" {
+			require.NoError(t, err, "%v %v", tc.valued, tc.ranged)
+		} else {
+			require.EqualError(t, err, tc.err, "%v %v", tc.valued, tc.ranged)
+		}
+		// Route agrees for some values.
+		var g []ShardingValues
+		for _, c := range tc.valued {
+			g = append(g, ShardingValues{Column: c, Values: []Value{Long(1)}})
+		}
+		for _, c := range tc.ranged {
+			g = append(g, ShardingValues{Column: c, Range: &Range{Lower: Long(1), HasLower: true}})
+		}
+		if _, rerr := st.Route(nil, g, HintValues{}); tc.err != "" {
+			require.EqualError(t, rerr, tc.err)
+		}
+	}
 }

@@ -342,6 +342,52 @@ func (sp *splitRoute) unplaced() error {
 	return nil
 }
 
+// columnsChecker is a ComplexRouter that refuses some conditions for the
+// columns they give values for, whatever the values
+// (complexInlineRouter.CheckColumns).
+type columnsChecker interface {
+	CheckColumns(valued func(i int) bool) error
+}
+
+// CheckColumns returns the error Route returns for every AND-group that
+// compares exactly the columns valued with = or IN (values that are not
+// NULL) and the columns ranged with a range, whatever the values: a
+// complex strategy given values for some of its columns but not for a
+// column its COMPLEX_INLINE expression reads or its sharding-columns
+// lists (ShardingSphere fails such a statement on every execution). nil
+// when such a group may route. The planner refuses such a group at
+// generate time.
+func (t *ShardingTable) CheckColumns(valued, ranged []string) error {
+	has := func(cols []string, c string) bool {
+		return slices.ContainsFunc(cols, func(x string) bool { return strings.EqualFold(x, c) })
+	}
+	sides := append([]*sideRouter{&t.db}, make([]*sideRouter, len(t.tables))...)
+	for d := range t.tables {
+		sides[d+1] = &t.tables[d]
+	}
+	for _, s := range sides {
+		ch, ok := s.complex.(columnsChecker)
+		if s.kind != ComplexStrategy || !ok {
+			continue
+		}
+		constrained := false
+		for _, c := range s.columns {
+			if has(ranged, c) {
+				constrained = false // a range routes the side on its own
+				break
+			}
+			constrained = constrained || has(valued, c)
+		}
+		if !constrained {
+			continue
+		}
+		if err := ch.CheckColumns(func(i int) bool { return has(valued, s.columns[i]) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // RouteAll returns the union of Route over every AND-group (disjunctive
 // normal form), ascending and without duplicates.
 func (t *ShardingTable) RouteAll(groups [][]ShardingValues, hints HintValues) ([]int, error) {

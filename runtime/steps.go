@@ -565,7 +565,11 @@ func (q *StepQuery) boundUnits(r *stepsRun, list []any, read bool, what string, 
 	}
 	var keep []int // the indexes in q.Units of units, nil: every unit
 	if q.Route != nil {
-		if k, ok := q.Route.units(q, r.opt.Tables, r.args); ok && len(k) < len(units) {
+		k, ok, err := q.Route.units(q, r.opt.Tables, r.args)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok && len(k) < len(units) {
 			keep = k
 			units = make([]RouteUnit, len(keep))
 			for i, k := range keep {

@@ -19,9 +19,13 @@ import (
 // exactly leaves that column's side on every target. Ranges and literal
 // values are not conditions here (they were decided at generate time or
 // route to every unit). Whenever narrowing cannot be exact (no router for
-// Table, an argument of another Go type, an algorithm that fails on the
-// value) every unit runs, as without a StepRoute: the rows are the same,
-// only fewer data nodes are asked.
+// Table, an argument of another Go type, a value whose comparison cannot
+// be mirrored) every unit runs, as without
+// a StepRoute: the rows are the same, only fewer data nodes are asked. A
+// sharding algorithm that refuses the values (no data node matches a
+// value, an expression that fails on it) refuses the statement with a
+// *StepRouteError, as the same condition refuses a statement routed once
+// (a query without steps, a literal routed at generate time).
 type StepRoute struct {
 	// Table is the logic table whose router (StepsOptions.Tables) computes
 	// the data nodes.
@@ -80,17 +84,34 @@ func (rt *StepRoute) String() string {
 	return b.String()
 }
 
+// StepRouteError is a step's statement refused by the sharding algorithm
+// of its StepRoute for the statement's parameters: the error routing the
+// same statement once gives (ShardingTable.RouteConditions).
+type StepRouteError struct {
+	Table string // the logic table routed
+	Err   error  // the algorithm's refusal
+}
+
+// Error returns `routing table "<table>": <reason>`, the planner's text
+// for the same refusal of a literal.
+func (e *StepRouteError) Error() string {
+	return "routing table " + strconv.Quote(e.Table) + ": " + e.Err.Error()
+}
+
+// Unwrap returns the algorithm's refusal.
+func (e *StepRouteError) Unwrap() error { return e.Err }
+
 // units returns the indexes of the units of q that the route reaches for
 // args (ascending; at least one: when the values match no row, the first
 // unit answers, as any data node would), and false when every unit must
-// run.
-func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, args []any) ([]int, bool) {
+// run; a *StepRouteError when the sharding algorithm refuses the values.
+func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, args []any) ([]int, bool, error) {
 	if tables == nil || len(rt.Nodes) != len(q.Units) {
-		return nil, false
+		return nil, false, nil
 	}
 	st := tables(rt.Table)
 	if st == nil {
-		return nil, false
+		return nil, false, nil
 	}
 	groups := make([][]ShardingValues, 0, len(rt.Conditions))
 	for _, g := range rt.Conditions {
@@ -100,7 +121,7 @@ func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, arg
 			exact := true
 			for k, a := range c.Args {
 				if a < 0 || a >= len(args) {
-					return nil, false
+					return nil, false, nil
 				}
 				kind := KindLong
 				if k < len(c.Kinds) {
@@ -121,7 +142,7 @@ func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, arg
 	}
 	nodes, err := st.RouteConditions(groups, HintValues{})
 	if err != nil {
-		return nil, false
+		return nil, false, &StepRouteError{Table: rt.Table, Err: err}
 	}
 	var keep []int
 	for i, n := range rt.Nodes {
@@ -135,7 +156,7 @@ func (rt *StepRoute) units(q *StepQuery, tables func(string) *ShardingTable, arg
 	if len(keep) == 0 {
 		keep = []int{0}
 	}
-	return keep, true
+	return keep, true, nil
 }
 
 // stepValue converts a, an argument of Java kind kind compared with `=` or
