@@ -25,14 +25,28 @@ type Builder struct {
 	overrides []Override
 	// live holds what the planner knows of every logic table, by
 	// lower-case name, and the DDL it was bound from. SetTableDDL swaps it
-	// whole; each Build reads it once, so a plan sees one version.
-	live atomic.Pointer[tableSet]
+	// whole; each Build reads it once, so a plan sees one version. The
+	// weighing view (Weighing) shares it.
+	live *atomic.Pointer[tableSet]
 	// weighText is set when a data source's connections receive text in
 	// a character set other than utf8mb4 (runtime.DataSourceConfig.Charset):
 	// every plan then compares text by the data nodes' sort keys, as
 	// schema.Query.WeighText asks.
 	weighText bool
+	// weighing is the Builder's weighing view (Weighing): b itself when
+	// weighText is set.
+	weighing *Builder
 }
+
+// Weighing returns a view of b that plans as b does with
+// schema.Query.WeighText set for every statement, steps included
+// (BuildSteps: a join's keys, a UNION's duplicates, ORDER BY over joined
+// or united rows compared by the data nodes' WEIGHT_STRINGs): for a proxy
+// session whose results are not UTF-8, where the text a step reads
+// arrives converted to the session's character set. It shares b's tables
+// (SetTableDDL on either is seen by both); b itself when b already weighs
+// every text key.
+func (b *Builder) Weighing() *Builder { return b.weighing }
 
 // tableInfo is what the planner knows of one logic table.
 type tableInfo struct {
@@ -75,11 +89,16 @@ func NewBuilder(cfg *schema.Config, overrides []Override) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{cfg: cfg, parser: parser, overrides: overrides}
+	b := &Builder{cfg: cfg, parser: parser, overrides: overrides, live: new(atomic.Pointer[tableSet])}
 	for _, d := range cfg.DataSources {
 		if cs := d.Config.Charset(); cs != "" && cs != "utf8mb4" && cs != "binary" {
 			b.weighText = true
 		}
+	}
+	b.weighing = b
+	if !b.weighText {
+		b.weighing = &Builder{cfg: cfg, parser: parser, overrides: overrides, live: b.live, weighText: true}
+		b.weighing.weighing = b.weighing
 	}
 	set, err := b.bind(cfg.Tables, nil)
 	if err != nil {

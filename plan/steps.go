@@ -121,8 +121,17 @@ type Subquery struct {
 }
 
 // boundText is the character set and collation of a subquery's text
-// column.
-type boundText struct{ charset, collation string }
+// column; text is set when the DDL's column type is text (CHAR, VARCHAR,
+// TEXT, ENUM, SET: the others take the table's character set too).
+type boundText struct {
+	charset, collation string
+	text               bool
+}
+
+// textColumnTypes are the DDL's column types that hold text.
+var textColumnTypes = map[string]bool{
+	"char": true, "varchar": true, "tinytext": true, "text": true, "mediumtext": true, "longtext": true, "enum": true, "set": true,
+}
 
 // defaultCollations are MariaDB's default collations of the character
 // sets a text column is commonly declared in.
@@ -162,7 +171,7 @@ func (b *Builder) subqueryTexts(sq *sqlparser.Subquery) []boundText {
 			coll = defaultCollations[cs]
 		}
 		if cs != "" && coll != "" && strings.HasPrefix(coll, cs+"_") {
-			out[i] = boundText{charset: cs, collation: coll}
+			out[i] = boundText{charset: cs, collation: coll, text: textColumnTypes[strings.ToLower(col.Type)]}
 		}
 	}
 	return out
@@ -199,6 +208,66 @@ func (t boundText) placeholder() string {
 		return "CONVERT(? USING " + t.charset + ") COLLATE " + t.collation
 	}
 	return ""
+}
+
+// TextCharset returns the character set a text value of the subquery's
+// result column col is bound as (CONVERT(… USING cs), see Bind): the
+// column's own when it is a plain text column of known character set that
+// Bind converts to; "" when the value stays a literal of the connection's
+// character set, or the column is not of a text type.
+func (s *Subquery) TextCharset(col int) string {
+	if col < 0 || col >= len(s.texts) {
+		return ""
+	}
+	t := s.texts[col]
+	if t.charset == "" || !t.text || t.collation != defaultCollations[t.charset] && !strings.HasPrefix(t.charset, "utf8") {
+		return ""
+	}
+	return t.charset
+}
+
+// HexSQL is LimitedSQL(n) with HEX(e) appended, after the subquery's own
+// columns, for each of its select expressions e whose text Bind binds as
+// its column's (TextCharset): the column's bytes in its own character
+// set, as ASCII that no session's character set changes, which a value
+// bound from it (BoundValue.Hex) takes as they are. hex[i] is the result
+// column holding the HEX of column i, -1 for none. ok is false when no
+// column is such text, or when a column more would change the
+// subquery's rows or cannot be merged: a look-up, a UNION, *, DISTINCT,
+// GROUP BY, HAVING, aggregates, window functions.
+func (s *Subquery) HexSQL(n int) (sql string, hex []int, ok bool) {
+	sel, isSel := s.sel.(*sqlparser.Select)
+	if !isSel || s.lookup != nil || s.Kind != SubqueryIn && s.Kind != SubqueryScalar ||
+		sel.GroupBy != nil && len(sel.GroupBy.Exprs) > 0 || sel.Having != nil || hasWindow(sel) ||
+		sel.Distinct || sqlparser.ContainsAggregation(sel.SelectExprs) {
+		return "", nil, false
+	}
+	c := sqlparser.Clone(sel)
+	exprs := c.SelectExprs.Exprs
+	hex = make([]int, len(exprs))
+	n0 := len(exprs)
+	for i, se := range exprs {
+		hex[i] = -1
+		ae, isAliased := se.(*sqlparser.AliasedExpr)
+		if !isAliased {
+			return "", nil, false // *
+		}
+		if s.TextCharset(i) == "" {
+			continue
+		}
+		hex[i] = len(c.SelectExprs.Exprs)
+		c.SelectExprs.Exprs = append(c.SelectExprs.Exprs, &sqlparser.AliasedExpr{
+			Expr: &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("HEX"), Exprs: []sqlparser.Expr{sqlparser.Clone(ae.Expr)}},
+			As:   sqlparser.NewIdentifierCI("HEX_DERIVED_" + strconv.Itoa(i)),
+		})
+	}
+	if len(c.SelectExprs.Exprs) == n0 {
+		return "", nil, false
+	}
+	if c.Limit == nil {
+		c.SetLimit(&sqlparser.Limit{Rowcount: sqlparser.NewIntLiteral(strconv.Itoa(n))})
+	}
+	return sqlparser.String(c), hex, true
 }
 
 // LimitedSQL is SQL reading at most n rows (LIMIT n) when the subquery is
@@ -264,7 +333,11 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 				return federated(fmt.Errorf("%w: a comparison with ANY or ALL of a subquery (other than = ANY and <> ALL) is not evaluated across data nodes; write it with MIN or MAX of the subquery", ErrCrossNode))
 			}
 			step := subqueryStep(sq.sub, sq.kind)
-			if sq.kind == SubqueryIn {
+			if sq.kind == SubqueryIn || sq.kind == SubqueryScalar {
+				// A scalar subquery's text too is bound as its column's
+				// (CONVERT … USING), as generated code binds it
+				// (scalarBinding): its length, character set and
+				// collation are the column's, not the connection's.
 				step.texts = b.subqueryTexts(sq.sub)
 			}
 			s.Subqueries = append(s.Subqueries, step)
@@ -379,11 +452,17 @@ type BoundValue struct {
 	Text string
 	// Decimals are the fractional digits of a DATETIME or TIME.
 	Decimals int
+	// Hex, for a BoundString, says that Text is the HEX of the text's
+	// bytes in its column's character set (Subquery.HexSQL), bound as X'…'
+	// converted to that character set (CONVERT(X'…' USING cs)): text a
+	// session's character set could not carry, bound exactly.
+	Hex bool
 }
 
 // Expr returns the literal that compares as v: an integer, DECIMAL or
 // DOUBLE (1e0 form) literal, a string, _binary X'…', or CAST('…' AS
-// DATE / DATETIME(n) / TIME(n)).
+// DATE / DATETIME(n) / TIME(n)); a Hex text's bytes as X'…', which Bind
+// converts to its column's character set.
 func (v BoundValue) Expr() sqlparser.Expr {
 	cast := func(typ string, dec int) sqlparser.Expr {
 		ct := &sqlparser.ConvertType{Type: typ}
@@ -407,6 +486,12 @@ func (v BoundValue) Expr() sqlparser.Expr {
 		return sqlparser.NewFloatLiteral(t)
 	case BoundBinary:
 		return &sqlparser.IntroducerExpr{CharacterSet: "_binary", Expr: sqlparser.NewHexLiteral(fmt.Sprintf("%X", v.Text))}
+	case BoundString:
+		if v.Hex {
+			// The bytes as they are; exprAs converts them to the
+			// column's character set.
+			return sqlparser.NewHexLiteral(v.Text)
+		}
 	case BoundDate:
 		return cast("date", 0)
 	case BoundDatetime:

@@ -44,9 +44,16 @@ type stepsRun struct {
 	sess *session
 	max  int
 	// lossy is the session's character set when it cannot hold every
-	// character (lossyCharset): the text the steps compare or bind must
-	// then hold no '?' (checkLossless).
+	// character (lossyCharset): the text the steps bind into a later
+	// step's SQL must then hold no '?' (checkBindable).
 	lossy string
+	// weigh is set when the steps were planned by the weighing view of
+	// the planner (weighedSteps: a session whose results are not UTF-8),
+	// which nested steps are planned by too: the steps compare text by the
+	// data nodes' sort keys, so only the text bound into a later step's
+	// SQL is checked. Unset with lossy set, every step's text is checked
+	// (checkLossless).
+	weigh bool
 }
 
 // maxCrossNodeRows returns max-cross-node-rows from the rules' props.
@@ -98,21 +105,27 @@ func (h *handler) steps(ctx context.Context, c *mysql.Conn, sess *session, q str
 
 // runSteps answers the SELECT q with its cached steps e (a text
 // statement's: no parameter): its plan, else the proxy's own operators.
+// In a session whose results are not UTF-8 (foreignResults) the proxy's
+// own operators run the steps planned to weigh text (weighedSteps).
 func (h *handler) runSteps(ctx context.Context, c *mysql.Conn, sess *session, q string, e *stepsEntry) (*sqltypes.Result, error) {
-	st := e.st
-	if e.pl != nil && foreignResults(c) != "" {
+	st, weigh := e.st, false
+	if foreignResults(c) != "" {
 		// The steps plan's statements merge text by the UTF-8 collations
-		// (its final statement's ORDER BY too, whose rows are not checked
-		// for lossy text); the proxy's own operators merge each step's
-		// statement by the data nodes' sort keys (stepsRun.query).
-		if own, err := h.s.b.BuildSteps(q); err == nil {
+		// (its final statement's ORDER BY too); the weighed steps compare
+		// every text key by the data nodes' sort keys, and the proxy's own
+		// operators merge each step's statement so (stepsRun.query). Steps
+		// the weighing planner refuses run unweighed, every step's text
+		// then checked (stepsRun.weigh).
+		if w, err := h.s.weighedSteps(q); err == nil {
+			st, weigh = w, true
+		} else if own, err := h.s.b.BuildSteps(q); err == nil {
 			st = own
 		}
 	}
-	if st == e.st && e.pl != nil {
+	if st == nil {
 		return h.runStepsPlan(ctx, c, sess, q, e.pl)
 	}
-	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows(), lossy: h.s.lossyCharset(c, q)}
+	r := &stepsRun{h: h, c: c, sess: sess, max: h.s.maxCrossNodeRows(), lossy: h.s.lossyCharset(c, q), weigh: weigh}
 	w, err := r.run(ctx, st, 1)
 	if err != nil {
 		return nil, err
@@ -121,6 +134,23 @@ func (h *handler) runSteps(ctx context.Context, c *mysql.Conn, sess *session, q 
 		w.columns[i].name = originalName(q, w.columns[i].name)
 	}
 	return rowsResult(w.columns, w.Rows, resultCollation(c))
+}
+
+// weighedSteps returns the steps of the SELECT q planned by the weighing
+// view of the planner (plan.Builder.Weighing), from the steps cache under
+// a key of their own or planned and cached: the steps a session whose
+// results are not UTF-8 runs.
+func (s *Server) weighedSteps(q string) (*plan.Steps, error) {
+	key := "\x00weigh\x00" + q
+	if e := s.steps.get(key); e != nil && e.st != nil {
+		return e.st, nil
+	}
+	st, err := s.b.Weighing().BuildSteps(q)
+	if err != nil {
+		return nil, err
+	}
+	s.cacheSteps(key, &stepsEntry{st: st})
+	return st, nil
 }
 
 // stepsOf returns the steps of a SELECT q the planner refused (planErr, a
@@ -243,7 +273,11 @@ func (r *stepsRun) query(ctx context.Context, q string, cache bool, depth int) (
 	if !errors.As(err, &pe) {
 		return nil, err
 	}
-	st, serr := r.h.s.b.BuildSteps(q)
+	b := r.h.s.b
+	if r.weigh {
+		b = b.Weighing()
+	}
+	st, serr := b.BuildSteps(q)
 	if serr != nil || st.Kind == plan.StepsFederation && !crossNodeRefusal(pe.Msg) {
 		return nil, err
 	}
@@ -297,7 +331,7 @@ func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*
 	if err != nil {
 		return nil, err
 	}
-	if sl, i := st.SplitBind(rows, foreignResults(r.c) != ""); sl != nil {
+	if sl, i := st.SplitBind(rows, foreignResults(r.c) != ""); sl != nil && !hexBound(rows[i]) {
 		vals, first := firstColumn(rows[i], raw[i])
 		return r.querySplit(ctx, sl, first, vals)
 	}
@@ -306,6 +340,18 @@ func (r *stepsRun) subqueries(ctx context.Context, st *plan.Steps, depth int) (*
 		return nil, err
 	}
 	return r.query(ctx, bound, false, depth)
+}
+
+// hexBound reports whether a value of the first column of rows is bound
+// from its HEX (plan.BoundValue.Hex): its text as read may have lost
+// characters, so it cannot route (querySplit routes by the value read).
+func hexBound(rows [][]plan.BoundValue) bool {
+	for _, row := range rows {
+		if len(row) > 0 && row[0].Hex {
+			return true
+		}
+	}
+	return false
 }
 
 // firstColumn returns the first column of a subquery's rows, bound (rows)
@@ -328,9 +374,27 @@ func (r *stepsRun) subqueryRows(ctx context.Context, st *plan.Steps, depth int) 
 		if sq.Kind == plan.SubqueryScalar {
 			n = 2 // a second row is error 1242
 		}
-		w, err := r.query(ctx, sq.LimitedSQL(n), true, depth)
+		q, hex := sq.LimitedSQL(n), []int(nil)
+		if r.weigh && r.lossy != "" {
+			// Text the session's character set may not carry is read as
+			// HEX of the column's bytes too, and bound from it.
+			if hq, h, ok := sq.HexSQL(n); ok {
+				q, hex = hq, h
+			}
+		}
+		w, err := r.query(ctx, q, true, depth)
 		if err == nil {
-			err = checkLossless(r.lossy, w)
+			var cols []int
+			if hex != nil {
+				for k, h := range hex {
+					if h < 0 {
+						cols = append(cols, k)
+					}
+				}
+			}
+			if hex == nil || len(cols) > 0 {
+				err = r.checkBindable(w, cols, func(col int) bool { return sq.TextCharset(col) != "" })
+			}
 		}
 		if err != nil {
 			return nil, nil, err
@@ -341,10 +405,22 @@ func (r *stepsRun) subqueryRows(ctx context.Context, st *plan.Steps, depth int) 
 		if sq.Kind == plan.SubqueryScalar && len(w.Rows) > 1 {
 			return nil, nil, sqlerror.NewSQLError(sqlerror.ERSubqueryNo1Row, "21000", "Subquery returns more than 1 row")
 		}
+		ncols := len(w.columns)
+		if hex != nil {
+			ncols = len(hex)
+		}
 		rows[i], raw[i] = make([][]plan.BoundValue, len(w.Rows)), w.Rows
 		for j, row := range w.Rows {
-			rows[i][j] = make([]plan.BoundValue, len(w.columns))
-			for k := range w.columns {
+			rows[i][j] = make([]plan.BoundValue, ncols)
+			for k := range ncols {
+				if hex != nil && hex[k] >= 0 && row[k] != nil && row[hex[k]] != nil {
+					tv, err := textValue(&w.columns[hex[k]], row[hex[k]])
+					if err != nil {
+						return nil, nil, fmt.Errorf("subquery %s: %w", sq.SQL, err)
+					}
+					rows[i][j][k] = plan.BoundValue{Kind: plan.BoundString, Text: tv.ToString(), Hex: true}
+					continue
+				}
 				v, err := boundValue(&w.columns[k], row[k])
 				if err != nil {
 					return nil, nil, fmt.Errorf("subquery %s: %w", sq.SQL, err)
@@ -477,7 +553,7 @@ func (h *handler) previewSteps(q string, planErr error) ([]sqltypes.Row, bool, e
 func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wireResult, error) {
 	ow, err := r.query(ctx, j.Outer.LimitedSQL(r.max+1), true, depth)
 	if err == nil {
-		err = checkLossless(r.lossy, ow)
+		err = r.checkRead(ow)
 	}
 	if err != nil {
 		return nil, err
@@ -485,6 +561,12 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 	if len(ow.Rows) > r.max {
 		return nil, fmt.Errorf("the outer side of the join (%s) %w (%d); raise it in props or narrow the join", j.Outer.SQL, ErrTooManyRows, r.max)
 	}
+	// An outer key value that cannot be bound (a '?' the session may have
+	// lost a character to) is not: the inner side is read whole and
+	// paired by the keys' weight strings (the hash join's path). Bytes
+	// past ASCII bind exactly: the literal converts to the inner key's
+	// character set, and its IN list only narrows the rows paired.
+	unbound := len(j.Spec.OuterKeys) > 0 && r.checkBindable(ow, j.Spec.OuterKeys, func(int) bool { return true }) != nil
 	var (
 		joined [][]any
 		icols  []column
@@ -493,11 +575,21 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 	step := j.Batch
 	if len(j.Spec.OuterKeys) == 0 {
 		if once, err = r.query(ctx, j.Inner.LimitedSQL(r.max+1), true, depth); err == nil {
-			err = checkLossless(r.lossy, once)
+			err = r.checkRead(once)
 		}
 		if err != nil {
 			return nil, err
 		}
+	} else if unbound {
+		build, err := r.query(ctx, j.Inner.LimitedSQL(r.max+1), false, depth)
+		switch {
+		case err != nil:
+			return nil, err
+		case len(build.Rows) > r.max:
+			return nil, sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000", fmt.Sprintf(
+				"a key of the join's outer side holds '?' in this session's character set %s, where it may stand for a character %s cannot hold, so it is not bound into the inner side's statement, and reading that side whole (%s) holds more than max-cross-node-rows (%d) rows; run the statement from a utf8mb4 session (SET NAMES utf8mb4) or narrow the join", r.lossy, r.lossy, j.Inner.SQL, r.max))
+		}
+		once, step = build, max(len(ow.Rows), 1)
 	} else if strategy := r.h.s.crossNodeJoin(); strategy == runtime.JoinHash || strategy == runtime.JoinAuto && len(ow.Rows) > j.Batch {
 		// The hash join (runtime.JoinStrategy's rule): the inner side read
 		// once with its own conditions, all outer rows paired with it.
@@ -507,7 +599,7 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 		}
 		build, err := r.query(ctx, j.Inner.LimitedSQL(budget+1), strategy == runtime.JoinHash, depth)
 		if err == nil {
-			err = checkLossless(r.lossy, build)
+			err = r.checkRead(build)
 		}
 		switch {
 		case err != nil:
@@ -545,7 +637,7 @@ func (r *stepsRun) join(ctx context.Context, j *plan.JoinSteps, depth int) (*wir
 				iw, err = r.query(ctx, j.InnerSQL(keys, r.max+1), false, depth)
 			}
 			if err == nil {
-				err = checkLossless(r.lossy, iw)
+				err = r.checkRead(iw)
 			}
 			if err != nil {
 				return nil, err
@@ -610,7 +702,7 @@ func (r *stepsRun) union(ctx context.Context, u *plan.UnionSteps, depth int) (*w
 	for i, part := range u.Parts {
 		w, err := r.query(ctx, part.LimitedSQL(r.max+1), true, depth)
 		if err == nil {
-			err = checkLossless(r.lossy, w)
+			err = r.checkRead(w)
 		}
 		if err != nil {
 			return nil, err

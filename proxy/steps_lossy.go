@@ -21,12 +21,20 @@ import (
 // joined rows) or binds into the next step's SQL would then equal every
 // other '?' and miss its own row; and in a character set other than UTF-8
 // the merge's UTF-8 collations cannot compare the converted text either.
-// Until the steps read text losslessly, a step that reads such text
-// (runtime.LossyText) in such a session is refused (lossyCharset,
-// checkLossless) rather than answered wrongly. A statement merged in one
-// step, and a step's own statement merged over several data nodes
-// (stepsRun.query), compares its text keys by the data nodes' sort keys
-// instead (weighedPlan).
+//
+// So in such a session the steps are planned by the weighing view of the
+// planner (weighedSteps): every text key a step compares is compared by
+// the data nodes' WEIGHT_STRINGs read alongside it, never by the received
+// bytes; a statement merged in one step, and a step's own statement
+// merged over several data nodes (stepsRun.query), likewise (weighedPlan).
+// What is still lossy is a value bound into a later step's SQL as a
+// literal: a text value holding '?' may stand for characters the session
+// lost (checkBindable). A join's outer key holding one is not bound: the
+// join reads its inner side whole instead (hash join, at most
+// max-cross-node-rows rows); a subquery's value holding one is refused.
+// Steps the weighing planner refuses run unweighed, and then a step that
+// reads such text at all (runtime.LossyText) is refused (checkLossless)
+// rather than answered wrongly.
 
 // lossyCharset returns the character set of c's results when it cannot
 // hold every character of the text columns of the logic tables statement
@@ -118,9 +126,7 @@ func checkLossless(charset string, w *wireResult) error {
 		return nil
 	}
 	for k, c := range w.columns {
-		switch c.typ {
-		case sqltypes.VarChar, sqltypes.Char, sqltypes.Text, sqltypes.Enum, sqltypes.Set:
-		default:
+		if !textType(c.typ) {
 			continue
 		}
 		for _, row := range w.Rows {
@@ -130,6 +136,81 @@ func checkLossless(charset string, w *wireResult) error {
 		}
 	}
 	return nil
+}
+
+// checkRead returns checkLossless of a step's rows w that are compared
+// (a join side's, a UNION part's) but not bound: nil when the steps weigh
+// text (stepsRun.weigh).
+func (r *stepsRun) checkRead(w *wireResult) error {
+	if r.weigh {
+		return nil
+	}
+	return checkLossless(r.lossy, w)
+}
+
+// checkBindable returns lossyTextError when r.lossy is set and a text
+// value of w's columns cols (nil: every column) cannot be bound into a
+// statement as the literal it was read as: it holds '?', which may stand
+// for a character the session lost, or, in a session whose character set
+// is not UTF-8, a byte past ASCII where exact(col) is false (the value
+// would stay a literal of the session's character set, whose bytes and
+// length differ from the column's). Unweighed steps check every value
+// (checkLossless).
+func (r *stepsRun) checkBindable(w *wireResult, cols []int, exact func(col int) bool) error {
+	if !r.weigh {
+		return checkLossless(r.lossy, w)
+	}
+	if r.lossy == "" || w == nil || w.Result == nil {
+		return nil
+	}
+	if cols == nil {
+		cols = make([]int, len(w.columns))
+		for i := range cols {
+			cols[i] = i
+		}
+	}
+	utf8 := r.lossy == "utf8" || r.lossy == "utf8mb3"
+	for _, k := range cols {
+		if k >= len(w.columns) || !textType(w.columns[k].typ) {
+			continue
+		}
+		strict := !utf8 && !exact(k)
+		for _, row := range w.Rows {
+			if k >= len(row) {
+				continue
+			}
+			// runtime.LossyText of a UTF-8 character set finds '?' alone.
+			if lossyValue("utf8mb3", row[k]) {
+				return bindRefusal(r.lossy, false)
+			}
+			if strict && lossyValue(r.lossy, row[k]) {
+				return bindRefusal(r.lossy, true)
+			}
+		}
+	}
+	return nil
+}
+
+// bindRefusal is ER_NOT_SUPPORTED_YET (1235) for a text value read in a
+// session of character set charset that checkBindable refuses to bind
+// (beyondASCII: for a byte past ASCII, else for a '?').
+func bindRefusal(charset string, beyondASCII bool) error {
+	what := "holds '?', which may stand for a character " + charset + " cannot hold"
+	if beyondASCII {
+		what = "holds a character beyond ASCII and its column's character set is not known, so it cannot be bound as the column's text"
+	}
+	return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000",
+		"a text value that a step across data nodes binds into the next step's SQL "+what+" in this session's character set "+charset+
+			"; run the statement from a utf8mb4 session (SET NAMES utf8mb4)")
+}
+
+// textType reports whether a column of type t holds text.
+func textType(t sqltypes.Type) bool {
+	switch t {
+	case sqltypes.VarChar, sqltypes.Char, sqltypes.Text, sqltypes.Enum, sqltypes.Set:
+		return true
+	}
+	return false
 }
 
 // lossyValue is runtime.LossyText of a value of a wireResult.
