@@ -113,6 +113,10 @@ type Subquery struct {
 
 	sel    sqlparser.TableStatement
 	lookup *lookupSpec // SubqueryLookup
+	// extreme, for a scalar MIN(col) or MAX(col) of a text column, is the
+	// same value as a SELECT of col (extremeSelect), which HexSQL can read
+	// the HEX of; texts are then col's.
+	extreme *sqlparser.Select
 	// texts are the character set and collation of each result column
 	// that is a plain text column of the DDL (zero where unknown): a
 	// value of it is bound as text of that character set and collation,
@@ -237,6 +241,9 @@ func (s *Subquery) TextCharset(col int) string {
 // GROUP BY, HAVING, aggregates, window functions.
 func (s *Subquery) HexSQL(n int) (sql string, hex []int, ok bool) {
 	sel, isSel := s.sel.(*sqlparser.Select)
+	if s.extreme != nil {
+		sel, isSel, n = s.extreme, true, 1
+	}
 	if !isSel || s.lookup != nil || s.Kind != SubqueryIn && s.Kind != SubqueryScalar ||
 		sel.GroupBy != nil && len(sel.GroupBy.Exprs) > 0 || sel.Having != nil || hasWindow(sel) ||
 		sel.Distinct || sqlparser.ContainsAggregation(sel.SelectExprs) {
@@ -268,6 +275,51 @@ func (s *Subquery) HexSQL(n int) (sql string, hex []int, ok bool) {
 		c.SetLimit(&sqlparser.Limit{Rowcount: sqlparser.NewIntLiteral(strconv.Itoa(n))})
 	}
 	return sqlparser.String(c), hex, true
+}
+
+// extremeSelect returns, for a SELECT of MIN(col) or MAX(col) alone (no
+// DISTINCT, GROUP BY, HAVING, ORDER BY or LIMIT), the SELECT of col whose
+// first row is that value: `SELECT col … WHERE (…) AND col IS NOT NULL
+// ORDER BY col [DESC]` (no row: NULL, as MIN and MAX of no value); nil
+// for any other statement. Of values equal in col's collation it may
+// return another than MIN or MAX would, which compares the same.
+func extremeSelect(ts sqlparser.TableStatement) *sqlparser.Select {
+	sel, ok := ts.(*sqlparser.Select)
+	if !ok || sel.Distinct || sel.GroupBy != nil && len(sel.GroupBy.Exprs) > 0 || sel.Having != nil || len(sel.OrderBy) > 0 ||
+		sel.Limit != nil || sel.With != nil || sel.Into != nil || sel.Lock != sqlparser.NoLock || len(sel.SelectExprs.Exprs) != 1 {
+		return nil
+	}
+	ae, ok := sel.SelectExprs.Exprs[0].(*sqlparser.AliasedExpr)
+	if !ok {
+		return nil
+	}
+	var (
+		arg  sqlparser.Expr
+		desc bool
+	)
+	switch a := ae.Expr.(type) {
+	case *sqlparser.Max:
+		arg, desc = a.Arg, true
+		ok = !a.Distinct && a.OverClause == nil
+	case *sqlparser.Min:
+		arg = a.Arg
+		ok = !a.Distinct && a.OverClause == nil
+	default:
+		ok = false
+	}
+	col, isCol := arg.(*sqlparser.ColName)
+	if !ok || !isCol {
+		return nil
+	}
+	c := sqlparser.Clone(sel)
+	c.SelectExprs = &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.AliasedExpr{Expr: sqlparser.Clone(col)}}}
+	c.AddWhere(&sqlparser.IsExpr{Left: sqlparser.Clone(col), Right: sqlparser.IsNotNullOp})
+	dir := sqlparser.AscOrder
+	if desc {
+		dir = sqlparser.DescOrder
+	}
+	c.OrderBy = sqlparser.OrderBy{{Expr: sqlparser.Clone(col), Direction: dir}}
+	return c
 }
 
 // LimitedSQL is SQL reading at most n rows (LIMIT n) when the subquery is
@@ -339,6 +391,11 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 				// (scalarBinding): its length, character set and
 				// collation are the column's, not the connection's.
 				step.texts = b.subqueryTexts(sq.sub)
+			}
+			if ext := extremeSelect(sq.sub.Select); sq.kind == SubqueryScalar && ext != nil {
+				if t := b.subqueryTexts(&sqlparser.Subquery{Select: ext}); len(t) == 1 && t[0].text {
+					step.extreme, step.texts = ext, t
+				}
 			}
 			s.Subqueries = append(s.Subqueries, step)
 		}

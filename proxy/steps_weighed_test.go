@@ -34,7 +34,8 @@ var weighedRows = []string{
 // key holds '?' (maybe a character the session lost) does not bind it but
 // reads the inner side whole, under either join strategy; a subquery's
 // text is read as HEX too and bound from it where a column more does not
-// change the subquery's rows; a subquery value holding '?' without it is
+// change the subquery's rows (MIN or MAX of a column as the first row of
+// its ORDER BY); a subquery value holding '?' without it is
 // still refused, as is such a join whose inner side exceeds
 // max-cross-node-rows. (It replaces TestStepsLatin1SessionAccents, which
 // accepted the refusal of 'café' = 'CAFE' in a latin1 session.)
@@ -67,12 +68,18 @@ func TestStepsWeighedSession(t *testing.T) {
 		"SELECT bid FROM xn_b WHERE name = (SELECT name FROM xn_a WHERE id = 5) ORDER BY bid",
 		"SELECT bid, (SELECT name FROM xn_a WHERE id = 4) AS n, LENGTH((SELECT name FROM xn_a WHERE id = 4)) FROM xn_b ORDER BY bid",
 		"SELECT bid FROM xn_b WHERE name IN (SELECT name FROM xn_a WHERE id IN (4, 7, 8)) ORDER BY bid",
+		// MIN / MAX of a text column as the first row of its ORDER BY.
+		"SELECT bid FROM xn_b WHERE name = (SELECT MAX(name) FROM xn_a WHERE id IN (4, 5)) ORDER BY bid",
+		"SELECT bid, (SELECT MIN(name) FROM xn_a WHERE k > 3) AS m FROM xn_b WHERE a_id < 4 ORDER BY bid",
+		"SELECT bid FROM xn_b WHERE name >= (SELECT MAX(name) FROM xn_a WHERE k < 5) ORDER BY bid",
+		"SELECT bid FROM xn_b WHERE name = (SELECT MAX(name) FROM xn_a WHERE k > 100) ORDER BY bid",
+		"SELECT bid FROM xn_b WHERE lat < (SELECT MIN(lat) FROM xn_a) ORDER BY bid",
 	)
 	// What binds a value the session received as '?' and no HEX of it
-	// (an aggregate, DISTINCT) stays refused.
+	// (an aggregate other than MIN or MAX of a column, DISTINCT) stays refused.
 	refused := []string{
 		"SELECT id FROM xn_a WHERE name IN (SELECT DISTINCT name FROM xn_b) ORDER BY id",
-		"SELECT bid FROM xn_b WHERE name = (SELECT MAX(name) FROM xn_a WHERE id IN (4, 5))",
+		"SELECT bid FROM xn_b WHERE name = (SELECT GROUP_CONCAT(name) FROM xn_a WHERE id = 5)",
 		"SELECT bid FROM xn_b WHERE name = (SELECT DISTINCT name FROM xn_a WHERE id = 5)",
 	}
 	for _, strategy := range []string{"nested-loop", "hash"} {
