@@ -235,7 +235,9 @@ func (s *Subquery) TextCharset(col int) string {
 // its column's (TextCharset): the column's bytes in its own character
 // set, as ASCII that no session's character set changes, which a value
 // bound from it (BoundValue.Hex) takes as they are. hex[i] is the result
-// column holding the HEX of column i, -1 for none. ok is false when no
+// column holding the HEX of column i, -1 for none (also for an IN
+// subquery's text of a collation other than its character set's default,
+// which Bind binds with COLLATE). ok is false when no
 // column is such text, or when a column more would change the
 // subquery's rows or cannot be merged: a look-up, a UNION, *, DISTINCT,
 // GROUP BY, HAVING, aggregates, window functions.
@@ -259,7 +261,13 @@ func (s *Subquery) HexSQL(n int) (sql string, hex []int, ok bool) {
 		if !isAliased {
 			return "", nil, false // *
 		}
-		if s.TextCharset(i) == "" {
+		if s.TextCharset(i) == "" || s.Kind == SubqueryIn && s.texts[i].collation != defaultCollations[s.texts[i].charset] {
+			// An IN list of text with COLLATE (utf8mb4_bin) may compare
+			// otherwise than MariaDB's IN subquery over a column of
+			// another character set, whose collation depends on its
+			// plan (latin1 lat NOT IN (SELECT uni) matched 'ABC' to
+			// 'abc' where the list did not: TestCrossNodeCorpusCharsets,
+			// seed 9): such values are not bound from HEX.
 			continue
 		}
 		hex[i] = len(c.SelectExprs.Exprs)

@@ -986,8 +986,12 @@ func encodeCharset(charset, s string) string {
 
 // xnodeMaxLossy is the fraction of generated queries the proxy may refuse
 // in a latin1 or utf8mb3 session for text that session's character set
-// may have changed (lossyRefusal) before the test fails.
-const xnodeMaxLossy = 0.5
+// may have changed (lossyRefusal) before the test fails. The steps compare
+// text by the data nodes' WEIGHT_STRINGs and bind a subquery's text from
+// its HEX in such sessions, so only a value bound without it (an
+// aggregate other than MIN / MAX of a column, DISTINCT) is refused: 0-2%
+// of the queries (16-31% when every step reading a '?' was).
+const xnodeMaxLossy = 0.05
 
 // TestCrossNodeCorpusCharsets runs TestCrossNodeCorpus's queries (one
 // seed for all, SHARDGEN_DIFF_CROSSNODE_SEED) in latin1 (SET NAMES and
