@@ -428,7 +428,7 @@ type planner struct {
 	// mergeDerived plans the statement with its derived table merged
 	// (mergeDerived), or fails with errNotMerged.
 	mergeDerived bool
-	stmt     sqlparser.Statement
+	stmt         sqlparser.Statement
 	// hint is the statement's SHARDINGSPHERE_HINT comment (nil: none).
 	hint *sqlHint
 	// refs are the table references of the statement's own level (its
