@@ -512,8 +512,16 @@ type argHint struct {
 
 // errorf returns a *schema.Error at the byte offset off of p.sql (or at the
 // query's name line when off < 0).
+// boundArgRE matches vitess's printing of a `?` (:v1, :v2, ...), which
+// errorf shows as the user wrote it.
+var boundArgRE = regexp.MustCompile(`:v[0-9]+\b`)
+
 func (p *planner) errorf(off int, format string, args ...any) error {
-	return &schema.Error{Pos: p.pos(off), Msg: fmt.Sprintf("query %q: ", p.q.Name) + fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	if strings.Contains(msg, ":v") {
+		msg = boundArgRE.ReplaceAllString(msg, "?") // vitess prints a ? as :v1
+	}
+	return &schema.Error{Pos: p.pos(off), Msg: fmt.Sprintf("query %q: ", p.q.Name) + msg}
 }
 
 func (p *planner) pos(off int) schema.Pos {

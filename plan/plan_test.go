@@ -234,6 +234,8 @@ func TestRefusals(t *testing.T) {
 			`q.sql:2:35: query "Q": join of sharded tables "t_order" (sharded by user_id, order_id) and "t_user" (sharded by user_id): their rows are placed by different sharding rules, so binding them would not co-locate matching rows; compare each table's sharding columns with one value (=) so both route to one data node, or make one a broadcast table; evaluating the join across data nodes is not supported yet`},
 		{":many", "SELECT i.sku FROM t_order o JOIN t_order_item i ON o.status = i.sku WHERE o.user_id = ? AND o.order_id = ?",
 			`q.sql:2:34: query "Q": join of "t_order" and "t_order_item" must compare their sharding columns (e.g. ON t_order.user_id = t_order_item.user_id) so matching rows are on one data node, or compare each table's sharding columns with one value (=) so both route to the same data node; evaluating the join across data nodes is not supported yet`},
+		{":many", "SELECT order_id, SLEEP(CAST(? AS DECIMAL(5,2))) FROM t_order WHERE user_id = ? GROUP BY order_id",
+			`q.sql:2:18: query "Q": cannot infer the Go type of result column 2 (SLEEP(cast(? as DECIMAL(5, 2)))): give it a CAST(... AS type)`},
 		{":many", "SELECT order_id, SUM(amount) / COUNT(*), LAST_DAY(MAX(status)) FROM t_order WHERE user_id = ? GROUP BY order_id",
 			`q.sql:2:42: query "Q": cannot infer the Go type of result column 3 (LAST_DAY(max(` + "`status`" + `))): give it a CAST(... AS type)`},
 		{":many", "SELECT order_id, CAST(LENGTH(MAX(status)) AS SIGNED) FROM t_order WHERE user_id = ? GROUP BY order_id",

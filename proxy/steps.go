@@ -169,10 +169,21 @@ func (s *Server) stepsOf(q string, planErr error) (st *plan.Steps, refused error
 		}
 		return nil, nil
 	}
-	if st.Kind == plan.StepsFederation && !crossNodeRefusal(pe.Msg) {
+	if st.Kind == plan.StepsFederation && !crossNodeRefusal(pe.Msg) && !mergeRefusal(pe.Msg) {
 		return nil, nil
 	}
 	return st, nil
+}
+
+// mergeRefusal reports whether msg, a planner refusal of a SELECT, is one
+// of a merge over several data nodes that the merge does not compute
+// (STDDEV, WITH ROLLUP, an aggregate window function or a window not
+// partitioned by the sharding columns, HAVING or an ORDER BY key it cannot
+// compare): the proxy then evaluates the statement over temporary tables,
+// where MariaDB computes it whole, as for the joins and subqueries of
+// crossNodeRefusal.
+func mergeRefusal(msg string) bool {
+	return strings.Contains(msg, "over several data nodes")
 }
 
 // crossNodePrepared reports whether the prepared statement q, which the

@@ -455,13 +455,14 @@ func TestStepsWindow(t *testing.T) {
 	} {
 		sameRows(t, px, e.ref, q)
 	}
+	// Windows that span data nodes (the merge refuses them, generated
+	// code too) run over temporary tables.
 	for _, q := range []string{
-		"SELECT id, ROW_NUMBER() OVER (PARTITION BY k ORDER BY id) FROM xn_a",
-		"SELECT id, LAG(id) OVER (ORDER BY id) FROM xn_a",
-		"SELECT id, RANK() OVER w FROM xn_a WINDOW w AS (ORDER BY name)",
+		"SELECT id, ROW_NUMBER() OVER (PARTITION BY k ORDER BY id) AS r FROM xn_a ORDER BY id",
+		"SELECT id, LAG(id) OVER (ORDER BY id) AS l FROM xn_a ORDER BY id",
+		"SELECT id, RANK() OVER w AS r FROM xn_a WINDOW w AS (ORDER BY name) ORDER BY id",
 	} {
-		_, err := px.Exec(q)
-		require.ErrorContains(t, err, `a window function over several data nodes of "xn_a" needs a PARTITION BY of every sharding column (id)`, q)
+		sameRows(t, px, e.ref, q)
 	}
 }
 

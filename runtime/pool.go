@@ -240,6 +240,7 @@ func openPool(ds NamedDataSource, seen map[string]int, dial func(ctx context.Con
 	if mc.DialFunc == nil {
 		mc.DialFunc = dial
 	}
+	mc.Logger = driverLogger{dataSource: ds.Name}
 	key, limit, socketKey, socket := ds.Config.Timeouts()
 	if socket > 0 {
 		mc.DialFunc = readDialer(mc.DialFunc)
@@ -501,4 +502,17 @@ func (s *Sources) takeConn(ctx context.Context, d int) (*sql.Conn, error) {
 		return nil, &NodeError{DataSource: s.names[d], SQL: connectSQL, Err: err}
 	}
 	return c, nil
+}
+
+// driverLogger is go-sql-driver's logger of a data source's connections
+// (Config.Logger): its lines (an I/O error it also returns, as "invalid
+// connection" or this package's *TimeoutError; a bad idle connection it
+// closed) go to slog.Default() at level Debug with the data source's name,
+// not to stderr, where they read as failures the caller has already been
+// told of.
+type driverLogger struct{ dataSource string }
+
+// Print logs v as one Debug record.
+func (l driverLogger) Print(v ...any) {
+	slog.Debug("go-sql-driver", "data_source", l.dataSource, "msg", strings.TrimSpace(fmt.Sprintln(v...)))
 }

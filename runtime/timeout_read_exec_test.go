@@ -1,7 +1,9 @@
 package runtime_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +22,13 @@ import (
 // transaction, and while the rows arrive (a row of 100 kB, which the
 // server sends before it sleeps on the next). The URL's socketTimeout and
 // the DSN's readTimeout are named as configured. The next statement on the
-// data source runs.
+// data source runs. go-sql-driver's own lines about the broken connection
+// go to slog at level Debug, naming the data source, not to stderr.
 func TestSocketTimeoutNamesIt(t *testing.T) {
+	var logged bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(prev) })
 	cfg := testdb.Config("ds_0")
 	for _, ds := range []struct{ body, key string }{
 		{"    url: jdbc:mysql://" + cfg.Addr + "/" + cfg.DBName + "?socketTimeout=300\n    username: " + cfg.User + "\n    password: " + cfg.Passwd + "\n", "socketTimeout"},
@@ -71,4 +78,6 @@ func TestSocketTimeoutNamesIt(t *testing.T) {
 			require.Equal(t, 7, n)
 		})
 	}
+	require.Contains(t, logged.String(), "level=DEBUG msg=go-sql-driver data_source=ds_slow")
+	require.Contains(t, logged.String(), "i/o timeout")
 }
