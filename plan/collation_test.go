@@ -61,3 +61,34 @@ func TestMergeCollations(t *testing.T) {
 		require.EqualError(t, err, tc.err)
 	}
 }
+
+// TestCharsetDefaultCollation: a column whose DDL names only a character
+// set (its own, or the table's DEFAULT CHARSET) compares in that character
+// set's default collation (latin1: latin1_swedish_ci), so a HAVING
+// comparison of its text with a literal runs by the nodes' sort keys
+// instead of being refused as an unknown collation; utf8mb4, whose default
+// differs between MySQL 8 and MariaDB, keeps the database's default.
+func TestCharsetDefaultCollation(t *testing.T) {
+	const ddl = `CREATE TABLE t_user (user_id BIGINT NOT NULL PRIMARY KEY,
+		name VARCHAR(32) NOT NULL, m3 VARCHAR(8) CHARACTER SET utf8mb3, u4 VARCHAR(8) CHARACTER SET utf8mb4) DEFAULT CHARSET=latin1;
+		CREATE TABLE t_order (order_id BIGINT NOT NULL PRIMARY KEY, user_id BIGINT NOT NULL, status VARCHAR(16), amount DECIMAL(10,2) NOT NULL);
+		CREATE TABLE t_order_item (item_id BIGINT NOT NULL PRIMARY KEY, order_id BIGINT NOT NULL, user_id BIGINT NOT NULL, sku VARCHAR(32) NOT NULL);
+		CREATE TABLE t_dict (code VARCHAR(16) NOT NULL PRIMARY KEY, label VARCHAR(64));
+		CREATE TABLE t_config (k VARCHAR(16) NOT NULL PRIMARY KEY, v VARCHAR(64));`
+	b := builderOf(t, testRules, ddl)
+	for _, sql := range []string{
+		"SELECT name, MIN(name) FROM t_user WHERE user_id IN (1, 2) GROUP BY name HAVING MIN(name) = 'cafe'",
+		"SELECT name, COUNT(*) FROM t_user WHERE user_id IN (1, 2) GROUP BY name HAVING name > 'M'",
+		"SELECT m3, COUNT(*) FROM t_user WHERE user_id IN (1, 2) GROUP BY m3 HAVING m3 > 'M'",
+	} {
+		_, err := build(t, b, ":many", sql)
+		require.NoError(t, err, sql)
+	}
+	p, err := build(t, b, ":many", "SELECT user_id, m3 FROM t_user WHERE user_id IN (1, 2) ORDER BY m3")
+	require.NoError(t, err)
+	js, err := json.Marshal(p.Merge.Kinds[1])
+	require.NoError(t, err)
+	require.JSONEq(t, `{"type":"String","collation":"utf8mb4_general_ci"}`, string(js), "utf8mb3's default, utf8mb3_general_ci, compared in process")
+	_, err = build(t, b, ":many", "SELECT u4, COUNT(*) FROM t_user WHERE user_id IN (1, 2) GROUP BY u4 HAVING u4 > 'M'")
+	require.ErrorContains(t, err, "the database's default collation (the DDL names none)")
+}

@@ -887,10 +887,30 @@ func (p *planner) columnKind(t *tableInfo, c *schema.Column) mergeKind {
 	if coll == "" && c.Charset == "" {
 		coll = t.ddl.Collation
 	}
-	if cs := c.Charset; coll == "" && (cs == "big5" || cs == "" && t.ddl.Charset == "big5") {
-		coll = "big5_chinese_ci" // big5's only default, whose WEIGHT_STRING is not exact
+	if coll == "" {
+		// The DDL names only a character set (the column's, else the
+		// table's DEFAULT CHARSET): its default collation applies.
+		cs := c.Charset
+		if cs == "" {
+			cs = t.ddl.Charset
+		}
+		coll = charsetDefaultCollation[cs]
 	}
 	return mergeKind{Type: "string", Collation: coll}
+}
+
+// charsetDefaultCollation is the default collation of each character set
+// whose default is the same on MySQL 8 and MariaDB 10.11. utf8mb4 is not
+// here: its default differs (utf8mb4_0900_ai_ci on MySQL 8,
+// utf8mb4_general_ci on MariaDB), so a utf8mb4 column without a collation
+// keeps the database's default ("").
+var charsetDefaultCollation = map[string]string{
+	"latin1": "latin1_swedish_ci", "latin2": "latin2_general_ci", "ascii": "ascii_general_ci",
+	"utf8mb3": "utf8mb3_general_ci", "utf8": "utf8mb3_general_ci",
+	"ucs2": "ucs2_general_ci", "utf16": "utf16_general_ci", "utf32": "utf32_general_ci",
+	"cp1251": "cp1251_general_ci", "gbk": "gbk_chinese_ci",
+	"big5":   "big5_chinese_ci", // whose WEIGHT_STRING is not exact (runtime.WeightCollationError)
+	"binary": "binary",
 }
 
 // exprKind is the merge kind of a select, GROUP BY or ORDER BY expression:
