@@ -89,6 +89,23 @@ type encArg struct {
 	encrypt string
 }
 
+// readsTable reports whether n names a table other than DUAL at any depth.
+// A derived table that names none (literal rows, such as the lookup rows
+// bound in place of a correlated subquery, lookupSpec) holds no cipher
+// text.
+func readsTable(n sqlparser.SQLNode) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if t, ok := n.(*sqlparser.AliasedTableExpr); ok {
+			if tn, ok := t.Expr.(sqlparser.TableName); !ok || !strings.EqualFold(tn.Name.String(), "dual") {
+				found = true
+			}
+		}
+		return !found, nil
+	}, n)
+	return found
+}
+
 // encryptRewrite rewrites the statement to be printed (the per-node merge
 // statement or the original) over physical columns: projections of an
 // encrypted column read its cipher column (or the plain one), filters
@@ -107,8 +124,8 @@ func (p *planner) encryptRewrite() error {
 	if !touched {
 		return nil
 	}
-	for _, sc := range p.scopes {
-		if sc.kind == scopeDerived {
+	for node, sc := range p.scopes {
+		if sc.kind == scopeDerived && readsTable(node) {
 			// The derived table's columns are no encrypted logic columns:
 			// the enclosing level would read the cipher text as values.
 			return p.errorf(p.findWordFrom("SELECT", p.findWord("FROM")), "a derived table (a subquery in FROM) in a statement over an encrypted table is not supported yet: select from %s directly", encryptedTables(p.allRefs))

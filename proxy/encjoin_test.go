@@ -228,6 +228,14 @@ func TestProxyEncryptedJoinUnion(t *testing.T) {
 		{"SELECT id, phone FROM ej_user WHERE id IN (SELECT user_id FROM ej_order WHERE phone = '555-0101')", nil},
 		{"SELECT id, name FROM ej_user WHERE id = 5 AND id IN (SELECT user_id FROM ej_order WHERE user_id = 5 AND phone = ?)", []any{"555-0100"}},
 		{"SELECT id, name FROM ej_user WHERE id = 5 AND phone IN (SELECT phone FROM ej_order WHERE user_id = 5)", nil},
+		// Correlated scalar subqueries looked up (their rows bound as a
+		// derived table of literals, which holds no cipher text) or
+		// evaluated over temporary tables.
+		{"SELECT id, (SELECT COUNT(*) FROM ej_acct a WHERE a.user_id = u.id) n FROM ej_user u ORDER BY id", nil},
+		{"SELECT id, phone, email, (SELECT COUNT(*) FROM ej_acct a WHERE a.user_id = u.id) n FROM ej_user u ORDER BY id", nil},
+		{"SELECT id, (SELECT MAX(a.acct_id) FROM ej_acct a WHERE a.user_id = u.id) n FROM ej_user u WHERE u.phone = '555-0101' ORDER BY id", nil},
+		{"SELECT id, (SELECT COUNT(*) FROM ej_log l WHERE l.id = u.id) n FROM ej_user u ORDER BY id", nil},
+		{"SELECT id, (SELECT COUNT(*) FROM ej_acct a WHERE a.phone = u.phone) n FROM ej_user u ORDER BY id", nil},
 	} {
 		e.same(t, false, q.sql, q.args...)
 	}
