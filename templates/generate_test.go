@@ -339,6 +339,36 @@ queries/q.sql:1:1: query "GetOrder": per-node argument 2 refers to parameter 5 o
 			p.KeyGenerate.Params = p.KeyGenerate.Params[:1]
 			return in
 		}, `queries/q.sql:1:1: query "AddOrders": parameter orderID_2 is generated but is not a key of KeyGenerate`},
+		{"one parameter for tables of different layouts", func(t *testing.T) Input {
+			// customers: one table per data source by customer_id;
+			// orders: two per data source by order_id. The same value
+			// may route them apart, which only literals check.
+			const yaml = `databaseName: shop
+dataSources:
+  ds_0: {url: "jdbc:mysql://127.0.0.1:3306/ds_0"}
+  ds_1: {url: "jdbc:mysql://127.0.0.1:3306/ds_1"}
+rules:
+- !SHARDING
+  tables:
+    customers:
+      actualDataNodes: ds_${0..1}.customers
+      databaseStrategy:
+        standard: {shardingColumn: customer_id, shardingAlgorithmName: mod2}
+    orders:
+      actualDataNodes: ds_${0..1}.orders_${0..1}
+      databaseStrategy:
+        standard: {shardingColumn: order_id, shardingAlgorithmName: mod2}
+      tableStrategy:
+        standard: {shardingColumn: order_id, shardingAlgorithmName: t_inline}
+  shardingAlgorithms:
+    mod2: {type: MOD, props: {sharding-count: 2}}
+    t_inline: {type: INLINE, props: {algorithm-expression: "orders_${order_id % 2}"}}
+`
+			const ddl = "CREATE TABLE customers (customer_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(32) NOT NULL);\n" +
+				"CREATE TABLE orders (order_id BIGINT NOT NULL PRIMARY KEY, customer_id BIGINT NOT NULL);\n"
+			return planCase(t, []byte(yaml), []byte(ddl), map[string][]byte{"queries/q.sql": []byte("-- name: CustomerOrder :many\n" +
+				"SELECT c.name, o.order_id FROM customers c JOIN orders o ON o.customer_id = c.customer_id WHERE c.customer_id = sqlc.arg(id) AND o.order_id = sqlc.arg(id);\n")})
+		}, `queries/q.sql:1:1: query "CustomerOrder": tables "orders" and "customers" of this pushed-down statement are sharded by different rules, so one sharding value (both compared with parameter id) may send them to different data nodes, which generated code cannot check at run time yet: compare their sharding columns with literals (checked when generating), or run the statement through the proxy`},
 		{"unspellable type", func(t *testing.T) Input {
 			in := onePlan(t, getOrder)
 			in.Files[0].Plans[0].Columns[0].Type = plan.GoType{Name: "map[string]int"}

@@ -108,8 +108,7 @@ func (g *generator) planRoute(q *query) error {
 	}
 	rp := &q.route
 	if len(r.Agree) > 0 {
-		a := r.Agree[0]
-		return fmt.Errorf("tables %q and %q of this pushed-down statement route by different sharding values, which generated code cannot check meet on one data node yet: compare both with the same named parameter (sqlc.arg(name)) or literal, or run the statement through the proxy", r.LogicTable, a.Table)
+		return agreementError(q.p, r.Agree[0])
 	}
 	if r.Pushdown && r.Fixed == nil && len(r.Conditions) == 1 {
 		for _, cc := range r.Conditions[0].Columns {
@@ -986,4 +985,51 @@ func routeDoc(q *query) string {
 		s += "; " + r.Reason
 	}
 	return s + "."
+}
+
+// agreementError is the refusal of a pushed-down statement whose table
+// a.Table routes by its own sharding values (plan.Agreement), which
+// generated code does not check at run time. One named parameter for both
+// tables helps only where their rules lay the data nodes out alike
+// (a.SameNode); otherwise even one value may reach different data nodes,
+// which only literals (checked at generate time) or the proxy resolve.
+func agreementError(p *plan.Plan, a plan.Agreement) error {
+	r := p.Route
+	if a.SameNode {
+		return fmt.Errorf("tables %q and %q of this pushed-down statement route by different sharding values, which generated code cannot check meet on one data node yet: compare both with the same named parameter (sqlc.arg(name)) or literal, or run the statement through the proxy", r.LogicTable, a.Table)
+	}
+	if a.DataSource != "" {
+		return fmt.Errorf("table %q of this pushed-down statement is a single table on data source %s, and generated code cannot check at run time yet that the route of %q by its parameters reaches that data source: compare the sharding columns of %q with literals (checked when generating), or run the statement through the proxy", a.Table, a.DataSource, r.LogicTable, r.LogicTable)
+	}
+	same := ""
+	if names := sharedParams(p, r.Conditions, a.Conditions); len(names) > 0 {
+		same = " (both compared with parameter " + strings.Join(names, ", ") + ")"
+	}
+	return fmt.Errorf("tables %q and %q of this pushed-down statement are sharded by different rules, so one sharding value%s may send them to different data nodes, which generated code cannot check at run time yet: compare their sharding columns with literals (checked when generating), or run the statement through the proxy", r.LogicTable, a.Table, same)
+}
+
+// sharedParams returns the names of the parameters that both condition
+// lists compare a sharding column with, in the order of a.
+func sharedParams(p *plan.Plan, a, b []plan.Condition) []string {
+	params := func(cs []plan.Condition) []int {
+		var out []int
+		for _, c := range cs {
+			for _, cc := range c.Columns {
+				for _, v := range cc.Values {
+					if v.Param >= 0 && v.Param < len(p.Params) {
+						out = append(out, v.Param)
+					}
+				}
+			}
+		}
+		return out
+	}
+	inB := params(b)
+	var names []string
+	for _, i := range params(a) {
+		if slices.Contains(inB, i) && !slices.Contains(names, p.Params[i].Name) {
+			names = append(names, p.Params[i].Name)
+		}
+	}
+	return names
 }
