@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/shardgen/shardgen/internal/testdb"
 )
 
@@ -64,5 +66,9 @@ func TestLatin1DefaultCharsetTable(t *testing.T) {
 		"SELECT city, MAX(name) FROM l1_customers WHERE city <> 'Arvika' GROUP BY city ORDER BY MAX(name), city",
 	} {
 		sameRows(t, px, e.ref, q)
+		// Merged from the data nodes, not over temporary tables.
+		for _, r := range rowsOf(t, px, "PREVIEW "+q) {
+			require.NotContains(t, r, "shardgen_federation", q)
+		}
 	}
 }
