@@ -76,6 +76,9 @@ type fastRoute struct {
 	// write is set for an INSERT, UPDATE or DELETE (writeShape): its OK
 	// packet is relayed (relayOK), and it never runs twice.
 	write bool
+	// noTable is set for a statement without a table (learnNoTable): one
+	// that raises no warning keeps the session's (collectWarnings).
+	noTable bool
 }
 
 // fastCache holds the fast routes by statement text.
@@ -220,7 +223,7 @@ func (h *handler) learnNoTable(q, text string) bool {
 	if len(s.backends) == 0 || s.backends[0] == nil || len(q) > s.opts.MaxCachedStatementSize || diagnostics(q) || counterText(q) {
 		return false
 	}
-	s.fast.put(q, &fastRoute{pool: s.backends[0], ds: 0, sql: text, db: s.cfg.Rules.DatabaseName, tables: map[string]string{}})
+	s.fast.put(q, &fastRoute{pool: s.backends[0], ds: 0, sql: text, db: s.cfg.Rules.DatabaseName, tables: map[string]string{}, noTable: true})
 	return true
 }
 
@@ -457,7 +460,9 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 			} else if n >= 3 {
 				warns = int(binary.LittleEndian.Uint16(buf[5:7]))
 			}
-			h.fastWarnings(sess, bc, warns)
+			if warns > 0 || !fr.noTable {
+				h.fastWarnings(sess, bc, warns)
+			}
 			if w.own {
 				// Answered before vitess (fastpath_direct.go): the end
 				// packet too.

@@ -328,6 +328,11 @@ func TestProxyWarnings(t *testing.T) {
 		"SELECT CAST('12abc' AS SIGNED), CAST('x' AS SIGNED)",
 		"INSERT IGNORE INTO px_item (id, name) VALUES (1, 'dup')",
 		"INSERT IGNORE INTO px_item (id, name) VALUES (1, 'dup'), (2, 'dup'), (5, 'e')",
+		"SELECT 1", // a statement without tables keeps the warnings
+		"SELECT ROW_COUNT()",
+		"SET @w = 1",
+		"DO 1",
+		"SELECT 2 FROM DUAL",
 		"SELECT id, CAST(name AS SIGNED) FROM px_item WHERE id IN (1, 2, 3, 4) ORDER BY id",
 		"SELECT id FROM px_item WHERE id = 1",
 		"INSERT INTO px_item (id, name) VALUES (1, 'dup')",

@@ -529,6 +529,30 @@ func diagnostics(q string) bool {
 	return containsFold(q, "warning_count") || containsFold(q, "error_count")
 }
 
+// usesNoTable reports whether q is a SELECT, SET or DO without FROM (a
+// FROM DUAL aside): a statement that, run without raising anything, keeps
+// the session's warnings (collectWarnings). A FROM inside a string makes
+// it read as one that uses a table, which clears them.
+func usesNoTable(q string) bool {
+	w, _ := nextWord(q, 0)
+	if !eqFold(w, "select") && !eqFold(w, "set") && !eqFold(w, "do") {
+		return false
+	}
+	lower := strings.ToLower(q)
+	for i := strings.Index(lower, "from"); i >= 0; {
+		rest := strings.TrimLeft(lower[i+4:], " \t\r\n")
+		if !strings.HasPrefix(rest, "dual") || len(rest) > 4 && rest[4] != ' ' && rest[4] != ';' {
+			return false
+		}
+		j := strings.Index(lower[i+4:], "from")
+		if j < 0 {
+			break
+		}
+		i += 4 + j
+	}
+	return true
+}
+
 // showWarnings answers SHOW WARNINGS, SHOW ERRORS (errors only) and SHOW
 // COUNT(*) WARNINGS|ERRORS from the session's last statement; ok is false
 // for any other statement. A LIMIT is not applied.
@@ -565,12 +589,18 @@ func (h *handler) showWarnings(c *mysql.Conn, sess *session, q string) (*sqltype
 
 // collectWarnings ends a statement q of the session: unless q only reads
 // diagnostics, the session's warnings become those its back-end
-// statements recorded, plus the statement's error (err) as an Error.
+// statements recorded, plus the statement's error (err) as an Error. A
+// statement that uses no table and raised nothing (SELECT 1, SELECT
+// ROW_COUNT(), SET @v = 1, DO 1) keeps the last statement's, as MariaDB
+// keeps them: its list is reset by each statement that uses tables.
 func (h *handler) collectWarnings(sess *session, q string, err error) {
 	if diagnostics(q) {
 		return
 	}
 	w := h.s.warns.take(sess.tag)
+	if err == nil && w.count == 0 && len(w.list) == 0 && usesNoTable(q) {
+		return
+	}
 	if err != nil {
 		msg, code := strings.TrimSpace(err.Error()), uint64(0)
 		var se *sqlerror.SQLError
