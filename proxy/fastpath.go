@@ -462,11 +462,13 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 			}
 			if warns > 0 || !fr.noTable {
 				h.fastWarnings(sess, bc, warns)
+			} else {
+				sess.warn.kept = true // the earlier statement's stay (collectWarnings)
 			}
 			if w.own {
 				// Answered before vitess (fastpath_direct.go): the end
 				// packet too.
-				sess.col = rowsEnd(sess.col[:0], c, uint16(min(sess.warn.count, 65535)))
+				sess.col = rowsEnd(sess.col[:0], c, uint16(min(sess.warn.own(), 65535)))
 				if err := w.packet(sess.col); err != nil {
 					return true, false, h.clientGone(bc, err)
 				}
@@ -476,7 +478,7 @@ func (h *handler) relayAnswer(c *mysql.Conn, sess *session, fr *fastRoute, a ans
 			// turns into it, or replaces) with the session's warning
 			// count.
 			if binaryRows {
-				sess.cc.replaceAfter(w.buf, int(w.seq), rowsEnd(sess.col[:0], c, uint16(min(sess.warn.count, 65535))))
+				sess.cc.replaceAfter(w.buf, int(w.seq), rowsEnd(sess.col[:0], c, uint16(min(sess.warn.own(), 65535))))
 				w.buf = w.buf[:0]
 			} else if err := w.end(true); err != nil {
 				return true, false, h.clientGone(bc, err)

@@ -205,7 +205,7 @@ func (h *handler) answerTx(c *mysql.Conn, sess *session, q string, k txKind) (b 
 		b = appendError(b, 1, h.s.nodeError(h.txAbort(c, sess, err)))
 	} else {
 		sess.rowCount = 0
-		b = appendOK(b, 1, c, sess.warn.count)
+		b = appendOK(b, 1, c, sess.warn.own())
 	}
 	sess.out = b[:0]
 	return b, true

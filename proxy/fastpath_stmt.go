@@ -506,7 +506,7 @@ func (h *handler) relayOK(c *mysql.Conn, sess *session, bc *backendConn, p []byt
 		b = appendLenEncInt(b, affected)
 		b = appendLenEncInt(b, insertID)
 		b = binary.LittleEndian.AppendUint16(b, c.StatusFlags)
-		b = binary.LittleEndian.AppendUint16(b, uint16(min(sess.warn.count, 65535)))
+		b = binary.LittleEndian.AppendUint16(b, uint16(min(sess.warn.own(), 65535)))
 		// MariaDB writes the info as a length-encoded string whatever the
 		// client's capabilities; MySQL only with CLIENT_SESSION_TRACK.
 		maria := bc.IsMariaDB()

@@ -217,7 +217,8 @@ func (h *handler) Env() *vtenv.Environment { return h.s.env }
 // WarningCount is the number of warnings of the session's last statement,
 // summed over its data nodes (warnings.go).
 func (h *handler) WarningCount(c *mysql.Conn) uint16 {
-	return uint16(min(sessionOf(c).warn.count, 65535))
+	w := &sessionOf(c).warn
+	return uint16(min(w.own(), 65535))
 }
 
 // ComQueryMulti runs one COM_QUERY: its statements one after the other

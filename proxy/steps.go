@@ -177,13 +177,30 @@ func (s *Server) stepsOf(q string, planErr error) (st *plan.Steps, refused error
 
 // mergeRefusal reports whether msg, a planner refusal of a SELECT, is one
 // of a merge over several data nodes that the merge does not compute
-// (STDDEV, WITH ROLLUP, an aggregate window function or a window not
-// partitioned by the sharding columns, HAVING or an ORDER BY key it cannot
-// compare): the proxy then evaluates the statement over temporary tables,
-// where MariaDB computes it whole, as for the joins and subqueries of
-// crossNodeRefusal.
+// (mergeRefusals: STDDEV / VARIANCE, WITH ROLLUP, an aggregate window
+// function or a window not partitioned by the sharding columns, a key of a
+// kind it cannot compare): the proxy then evaluates the statement over
+// temporary tables, where MariaDB computes it whole, as for the joins and
+// subqueries of crossNodeRefusal. Refusals of text the merge would compare
+// wrongly (a literal the column's character set cannot hold, text computed
+// from merged groups) stay refusals: their reasons say what runs.
 func mergeRefusal(msg string) bool {
-	return strings.Contains(msg, "over several data nodes")
+	for _, m := range mergeRefusals {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeRefusals are the planner's refusals mergeRefusal lets run over
+// temporary tables.
+var mergeRefusals = []string{
+	"over several data nodes is not supported yet; GROUP BY every sharding column", // an aggregate (STDDEV, VARIANCE)
+	"WITH ROLLUP over several data nodes",
+	"a window function over several data nodes",
+	"an aggregate window function",
+	"over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values",
 }
 
 // crossNodePrepared reports whether the prepared statement q, which the

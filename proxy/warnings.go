@@ -48,6 +48,19 @@ type warning struct {
 type warnings struct {
 	count int
 	list  []warning
+	// kept is set when the list is an earlier statement's, which the last
+	// statement (one without a table that raised nothing) left in place:
+	// that statement's own OK or EOF packet counts 0 warnings.
+	kept bool
+}
+
+// own is the warning count of the session's last statement's own OK or
+// EOF packet: 0 when it kept an earlier statement's list.
+func (w *warnings) own() int {
+	if w.kept {
+		return 0
+	}
+	return w.count
 }
 
 // errorCount is the number of errors among w (@@error_count).
@@ -599,6 +612,7 @@ func (h *handler) collectWarnings(sess *session, q string, err error) {
 	}
 	w := h.s.warns.take(sess.tag)
 	if err == nil && w.count == 0 && len(w.list) == 0 && usesNoTable(q) {
+		sess.warn.kept = true
 		return
 	}
 	if err != nil {
