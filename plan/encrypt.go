@@ -87,6 +87,54 @@ type encArg struct {
 	param   int
 	literal *runtime.Value
 	encrypt string
+	// store: the value is written to this logic column (INSERT, UPDATE).
+	store *runtime.TextColumn
+}
+
+// markStore sets the column a written value of encrypted column ec (an
+// argument newArg returned) is stored in, for the character set check
+// before encryption, when that column's character set is one
+// runtime.TextColumn checks; row counts from 1.
+func (p *planner) markStore(e sqlparser.Expr, info *tableInfo, ec *schema.EncryptColumn, row int) {
+	a, ok := e.(*sqlparser.Argument)
+	if !ok || info.enc == nil {
+		return
+	}
+	ea, ok := p.encArgs[a.Name]
+	if !ok || ea.encrypt == "" {
+		return
+	}
+	col := info.enc.physical.Column(ec.Cipher.Column)
+	if col == nil {
+		return
+	}
+	cs := storeCharset(info.enc.physical, col)
+	switch cs {
+	case "utf8mb3", "latin1", "ascii":
+	default:
+		return // utf8mb4 holds every value; the repertoire of others is not known
+	}
+	ea.store = &runtime.TextColumn{Table: info.name, Column: ec.Name, Charset: cs, Row: row}
+	p.encArgs[a.Name] = ea
+}
+
+// storeCharset returns the character set of column c of t: its own, else
+// its collation's, else the table's, else utf8mb4 (utf8 is utf8mb3).
+func storeCharset(t *schema.Table, c *schema.Column) string {
+	cs, coll := c.Charset, c.Collation
+	if cs == "" && coll == "" {
+		cs, coll = t.Charset, t.Collation
+	}
+	if cs == "" && coll != "" {
+		cs, _, _ = strings.Cut(coll, "_")
+	}
+	switch cs {
+	case "":
+		return "utf8mb4"
+	case "utf8":
+		return "utf8mb3"
+	}
+	return cs
 }
 
 // readsTable reports whether n names a table other than DUAL at any depth.
@@ -237,6 +285,7 @@ func (p *planner) encryptStatement(src sqlparser.Statement) (sqlparser.Statement
 				e := ue.Expr
 				if d.encryptor != "" {
 					e = newArg(ue.Expr, d.encryptor, ec.Name)
+					p.markStore(e, cr.ref.info, ec, 1)
 				} else if a, ok := ue.Expr.(*sqlparser.Argument); ok {
 					e = newArg(a, "", ec.Name)
 				}
@@ -526,7 +575,9 @@ func (p *planner) encryptInsert(s *sqlparser.Insert, newArg func(sqlparser.Expr,
 		for _, d := range writeColumns(ec) {
 			outCols = append(outCols, sqlparser.NewIdentifierCI(d.column))
 			for r := range rows {
-				outRows[r] = append(outRows[r], newArg(rows[r][i], d.encryptor, ec.Name))
+				e := newArg(rows[r][i], d.encryptor, ec.Name)
+				p.markStore(e, info, ec, r+1)
+				outRows[r] = append(outRows[r], e)
 			}
 		}
 	}

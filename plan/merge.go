@@ -846,6 +846,11 @@ type NodeArg struct {
 	// Literal is the value when Param is -1 and the argument stands for a
 	// literal of the statement that must be encrypted at run time.
 	Literal *runtime.Value `json:"literal,omitempty"`
+	// Store is set on the values an INSERT or UPDATE writes to an
+	// encrypted column (each derived column's): the logic column, whose
+	// character set the value must fit before it is encrypted, since the
+	// data node only sees cipher text.
+	Store *runtime.TextColumn `json:"store,omitempty"`
 }
 
 // columnKind is the merge kind of a table column.

@@ -335,7 +335,7 @@ func (p *planner) setNodeArgs(order []string) error {
 			continue
 		}
 		if ea, ok := p.encArgs[name]; ok {
-			args = append(args, NodeArg{Param: ea.param, Encrypt: ea.encrypt, Literal: ea.literal})
+			args = append(args, NodeArg{Param: ea.param, Encrypt: ea.encrypt, Literal: ea.literal, Store: ea.store})
 			continue
 		}
 		i := -1

@@ -202,7 +202,7 @@ func (sess *session) toBackend(q string) string {
 	return q
 }
 
-// readSQLMode sets the session's noBackslash, and the status flag of its
+// readSQLMode sets the session's noBackslash and lenient, and the status flag of its
 // OK packets, from the sql_mode its back end has now (after a SET that
 // assigns sql_mode): one query on the first data source, on the session's
 // reserved connection, else on the pools.
@@ -216,9 +216,13 @@ func (h *handler) readSQLMode(ctx context.Context, c *mysql.Conn, sess *session)
 		return err
 	}
 	sess.noBackslash = false
+	sess.lenient = true
 	for _, m := range strings.Split(mode, ",") {
 		if strings.EqualFold(m, "NO_BACKSLASH_ESCAPES") {
 			sess.noBackslash = true
+		}
+		if strings.EqualFold(m, "STRICT_TRANS_TABLES") || strings.EqualFold(m, "STRICT_ALL_TABLES") {
+			sess.lenient = false
 		}
 	}
 	if sess.noBackslash {

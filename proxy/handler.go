@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	charset_ "vitess.io/vitess/go/mysql/collations/charset"
+	"vitess.io/vitess/go/mysql/collations/colldata"
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"vitess.io/vitess/go/mysql"
@@ -84,6 +86,9 @@ type session struct {
 	// noBackslash is true while the session's sql_mode has
 	// NO_BACKSLASH_ESCAPES (see escapes.go).
 	noBackslash bool
+	// lenient is true while the session's sql_mode has neither
+	// STRICT_TRANS_TABLES nor STRICT_ALL_TABLES (see checkStoreText).
+	lenient bool
 	// warn are the diagnostics of the session's last statement
 	// (warnings.go).
 	warn warnings
@@ -209,6 +214,7 @@ func (sess *session) reset() {
 	sess.results = 0
 	sess.next = runtime.TxOptions{}
 	sess.noBackslash = false
+	sess.lenient = false
 }
 
 // Env returns the vitess environment (parser, advertised version).
@@ -483,6 +489,9 @@ func (h *handler) execute(ctx context.Context, c *mysql.Conn, sess *session, p *
 			params[pi] = client[i]
 		}
 	}
+	if err := h.checkStoreText(sess, p, params); err != nil {
+		return nil, err
+	}
 	e, err := h.executor(c, sess)
 	if err != nil {
 		return nil, err
@@ -640,8 +649,12 @@ func (h *handler) passThrough(ctx context.Context, c *mysql.Conn, sess *session,
 // rowsResult converts rows of database/sql values to a MySQL result.
 func rowsResult(cols []column, rows [][]any, charset uint32) (*sqltypes.Result, error) {
 	res := &sqltypes.Result{Fields: make([]*querypb.Field, len(cols)), Rows: make([]sqltypes.Row, 0, len(rows))}
+	var conv charset_.Charset // decrypted text's, when the session's results are not in UTF-8 with 4 bytes
 	for i := range cols {
 		res.Fields[i] = cols[i].field(charset)
+		if cols[i].decrypted && conv == nil {
+			conv = resultCharset(charset)
+		}
 	}
 	for _, r := range rows {
 		if len(r) < len(cols) {
@@ -649,7 +662,15 @@ func rowsResult(cols []column, rows [][]any, charset uint32) (*sqltypes.Result, 
 		}
 		row := make(sqltypes.Row, len(cols))
 		for i := range cols {
-			v, err := textValue(&cols[i], r[i])
+			x := r[i]
+			if s, ok := x.(string); ok && conv != nil && cols[i].decrypted {
+				// A decrypted value is UTF-8 text the data node never
+				// converted: convert it as MySQL converts a column's text to
+				// the session's result character set ('?' for what it lacks).
+				b, _ := charset_.Convert(nil, conv, []byte(s), charset_.Charset_utf8mb4{})
+				x = b
+			}
+			v, err := textValue(&cols[i], x)
 			if err != nil {
 				return nil, err
 			}
@@ -658,6 +679,22 @@ func rowsResult(cols []column, rows [][]any, charset uint32) (*sqltypes.Result, 
 		res.Rows = append(res.Rows, row)
 	}
 	return res, nil
+}
+
+// resultCharset returns the character set of the result collation id
+// when decrypted text must be converted to it: nil for utf8mb4, binary and
+// collations it does not know.
+func resultCharset(id uint32) charset_.Charset {
+	coll := colldata.Lookup(collations.ID(id))
+	if coll == nil {
+		return nil
+	}
+	switch cs := coll.Charset().(type) {
+	case charset_.Charset_utf8mb4, charset_.Charset_binary:
+		return nil
+	default:
+		return cs
+	}
 }
 
 // clientParams returns the indexes in p.Params of the values a client
@@ -1130,6 +1167,41 @@ func nextWord(q string, i int) (string, int) {
 		j++
 	}
 	return q[i:j], j
+}
+
+// checkStoreText refuses, before anything runs, a statement that writes
+// to an encrypted column a value holding a character the logic column's
+// character set lacks: the data node stores cipher text and cannot check
+// it, while MySQL in a strict sql_mode fails such a statement with error
+// 1366 (a multi-row INSERT writes no row). In a session whose sql_mode is
+// not strict, where MySQL would store '?' for each such character with a
+// warning, the statement is refused as not supported.
+func (h *handler) checkStoreText(sess *session, p *plan.Plan, params []any) error {
+	for _, na := range p.NodeArgs {
+		if na.Store == nil {
+			continue
+		}
+		var v any
+		if na.Literal != nil {
+			if !na.Literal.IsNull() {
+				v = na.Literal.Text()
+			}
+		} else if na.Param >= 0 && na.Param < len(params) {
+			v = params[na.Param]
+		}
+		err := na.Store.Check(v)
+		var ise *runtime.IncorrectStringError
+		if !errors.As(err, &ise) {
+			continue
+		}
+		if sess.lenient {
+			return notSupported("storing in encrypted column " + na.Store.Column + " (character set " + na.Store.Charset +
+				") a value with characters " + na.Store.Charset + " lacks in a session whose sql_mode is not strict (MySQL would store '?' for them with warning 1366)")
+		}
+		ise.Schema = h.s.cfg.Rules.DatabaseName
+		return sqlerror.NewSQLError(sqlerror.ERTruncatedWrongValueForField, "22007", ise.Error())
+	}
+	return nil
 }
 
 // checkEncryptCharset refuses a statement that encrypts values or decrypts

@@ -161,6 +161,7 @@ func (in *Interpreter) run(ctx context.Context, e runtime.Executor, p *plan.Plan
 		} else {
 			cols[i] = column{name: c.Name, typ: dbTypes["VARBINARY"], nullable: true}
 		}
+		cols[i].decrypted = c.Decrypt != ""
 	}
 	if p.Merge == nil {
 		for _, rows := range perUnit {

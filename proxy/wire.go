@@ -41,6 +41,9 @@ type column struct {
 	// floating-point values carry all their bits (formatExact) rather than
 	// the text protocol's rounding.
 	exact bool
+	// decrypted marks a column of values an encryptor decrypted: UTF-8
+	// text that rowsResult converts to the session's result character set.
+	decrypted bool
 }
 
 // dbTypes maps go-sql-driver's DatabaseTypeName (fields.go

@@ -276,7 +276,12 @@ func (g *generator) nodeArgStatements(fc *fnCtx) []jen.Code {
 	var out []jen.Code
 	vals := make([]jen.Code, len(p.NodeArgs))
 	seen := map[plan.NodeArg]jen.Code{}
+	checked := map[plan.NodeArg]bool{}
 	for i, a := range p.NodeArgs {
+		if a.Store != nil && !(p.Slice != nil && i == p.Slice.Arg) {
+			out = append(out, g.storeCheck(fc, a, checked)...)
+		}
+		a.Store = nil // the same encryption of a value, written or compared
 		switch {
 		case p.Slice != nil && i == p.Slice.Arg:
 			// The slice's list: sliceStatements encrypts each value.
@@ -318,6 +323,42 @@ func (g *generator) nodeArgStatements(fc *fnCtx) []jen.Code {
 	}
 	fc.nodeVals, fc.hasNodeVals = vals, true
 	return out
+}
+
+// storeCheck returns the statement that fails the call, before anything
+// runs, when the value of a (an argument with a Store) holds a character
+// the encrypted column's character set lacks, as MySQL's default strict
+// sql_mode fails it with error 1366 (once per value and row), e.g.:
+//
+//	if err := (shardrt.TextColumn{Table: "users", Column: "phone", Charset: "latin1", Row: 1}).Check(phone); err != nil {
+//		return nil, err
+//	}
+func (g *generator) storeCheck(fc *fnCtx, a plan.NodeArg, checked map[plan.NodeArg]bool) []jen.Code {
+	st := *a.Store
+	// One check per value of a column in a row, not per derived column.
+	k := plan.NodeArg{Param: a.Param, Literal: a.Literal, Encrypt: strconv.Itoa(st.Row) + "/" + st.Column}
+	if checked[k] {
+		return nil
+	}
+	checked[k] = true
+	var val jen.Code
+	if a.Literal != nil {
+		text, null, _ := runtime.JavaText(*a.Literal)
+		if null {
+			return nil
+		}
+		val = jen.Lit(text)
+	} else {
+		val = fc.params[a.Param]
+	}
+	col := jen.Qual(rt, "TextColumn").Values(jen.Dict{
+		jen.Id("Table"): jen.Lit(st.Table), jen.Id("Column"): jen.Lit(st.Column),
+		jen.Id("Charset"): jen.Lit(st.Charset), jen.Id("Row"): jen.Lit(st.Row),
+	})
+	return []jen.Code{jen.If(
+		jen.Id("err").Op(":=").Parens(col).Dot("Check").Call(val),
+		jen.Id("err").Op("!=").Nil(),
+	).Block(fc.fail(jen.Id("err")))}
 }
 
 // decryptStatements returns the statements that decrypt, in the row r
