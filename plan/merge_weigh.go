@@ -81,31 +81,21 @@ func (x *exprBuilder) weighed(e sqlparser.Expr, o runtime.ExprOp, coll string, o
 	return out, nil
 }
 
-// latin1High are the characters MariaDB's latin1 (cp1252) has at bytes
-// 0x80-0x9F: the five it leaves undefined map to the C1 controls of the
-// same number.
-const latin1High = "€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ"
-
 // charsetHolds reports whether every character of the UTF-8 text s is one
 // of character set cs: the utf8 ones hold all, latin1 (MariaDB's, which
-// is cp1252) ASCII, U+00A0-U+00FF and latin1High; other character sets
+// is cp1252) what runtime.Latin1Has says; other character sets
 // only ASCII, conservatively.
 func charsetHolds(cs, s string) bool {
 	if strings.HasPrefix(cs, "utf8") {
 		return true
 	}
 	for _, r := range s {
-		if r < 0x80 || cs == "latin1" && latin1Holds(r) {
+		if r < 0x80 || cs == "latin1" && runtime.Latin1Has(r) {
 			continue
 		}
 		return false
 	}
 	return true
-}
-
-// latin1Holds reports whether MariaDB's latin1 (cp1252) has character r.
-func latin1Holds(r rune) bool {
-	return r < 0x80 || r >= 0xA0 && r <= 0xFF || strings.ContainsRune(latin1High, r)
 }
 
 // latin1Lossy returns the UTF-8 text s as MariaDB converts it to latin1
@@ -114,7 +104,7 @@ func latin1Holds(r rune) bool {
 // is '???€').
 func latin1Lossy(s string) string {
 	return strings.Map(func(r rune) rune {
-		if latin1Holds(r) {
+		if runtime.Latin1Has(r) {
 			return r
 		}
 		return '?'

@@ -100,9 +100,7 @@ func lackedChar(cs, s string) int {
 	case "utf8mb3", "utf8":
 		holds = func(r rune) bool { return r <= 0xFFFF }
 	case "latin1":
-		holds = func(r rune) bool {
-			return r < 0x80 || r >= 0xA0 && r <= 0xFF || strings.ContainsRune(latin1Upper, r)
-		}
+		holds = Latin1Has
 	case "ascii":
 		holds = func(r rune) bool { return r < 0x80 }
 	default:
@@ -117,6 +115,12 @@ func lackedChar(cs, s string) int {
 		}
 	}
 	return -1
+}
+
+// Latin1Has reports whether MariaDB's latin1 (which is cp1252) has
+// character r.
+func Latin1Has(r rune) bool {
+	return r < 0x80 || r >= 0xA0 && r <= 0xFF || strings.ContainsRune(latin1Upper, r)
 }
 
 // latin1Upper are the characters of MariaDB's latin1 (cp1252) at
