@@ -427,7 +427,7 @@ func wrapClientConn(_ context.Context, conn net.Conn, _ uint32) (net.Conn, error
 	// A client has connectTimeout to finish the handshake (MySQL's
 	// connect_timeout); ConnectionReady lifts the deadline.
 	_ = conn.SetDeadline(time.Now().Add(connectTimeout))
-	return &clientConn{Conn: conn}, nil
+	return &clientConn{Conn: rawTCP(conn)}, nil
 }
 
 // clientConn is a client connection as vitess reads it. It follows the

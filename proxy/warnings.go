@@ -125,7 +125,7 @@ func dialBackend(store *warnStore, dl *deadlockDetector) func(ctx context.Contex
 		if tc, ok := conn.(*net.TCPConn); ok {
 			_ = tc.SetKeepAlive(true)
 		}
-		bc := &backConn{Conn: conn, store: store, dl: dl, addr: addr}
+		bc := &backConn{Conn: rawTCP(conn), store: store, dl: dl, addr: addr}
 		if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
 			slot.bc = bc
 		}

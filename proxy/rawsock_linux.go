@@ -1,0 +1,148 @@
+package proxy
+
+import (
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// rawSock is a TCP connection whose Read and Write make the read(2) and
+// write(2) system calls directly (syscall.RawSyscall inside
+// syscall.RawConn's Read / Write), without the Go scheduler's bookkeeping
+// of a blocking system call (entersyscall / exitsyscall).
+//
+// Why: the proxy's sockets are non-blocking, so these calls never block;
+// the bookkeeping only hands the scheduler's P to another thread when a
+// call lasts, and wakes the runtime's monitor thread (sysmon) out of its
+// deep sleep on the first system call after the process was idle. Under a
+// request-response load the proxy is idle between every two statements,
+// so each statement paid a futex wake-up and a context switch of sysmon,
+// about a seventh of the proxy's CPU per point select (perf, make bench's
+// oltp_point_select). Waiting stays the netpoller's: a call that finds
+// the socket not ready (EAGAIN) returns false to RawConn, which parks the
+// goroutine until the socket is ready or its deadline passes, exactly as
+// net.Conn's own Read and Write do.
+//
+// One goroutine reads and one writes at a time (net.Conn's contract, which
+// RawConn's own locks also enforce); the read and write state are separate
+// fields.
+type rawSock struct {
+	*net.TCPConn
+	rc syscall.RawConn
+
+	rb     []byte
+	rn     int
+	rerr   syscall.Errno
+	readFn func(fd uintptr) bool
+
+	wb      []byte
+	wn      int
+	werr    syscall.Errno
+	writeFn func(fd uintptr) bool
+}
+
+// rawTCP returns conn read and written by rawSock when it is a
+// *net.TCPConn, and conn itself otherwise.
+func rawTCP(conn net.Conn) net.Conn {
+	tc, ok := conn.(*net.TCPConn)
+	if !ok {
+		return conn
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return conn
+	}
+	s := &rawSock{TCPConn: tc, rc: rc}
+	s.readFn, s.writeFn = s.read, s.write
+	return s
+}
+
+// read is the RawConn callback of Read: false when the socket has nothing
+// yet (wait), true with rn / rerr set otherwise.
+func (s *rawSock) read(fd uintptr) bool {
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&s.rb[0])), uintptr(len(s.rb)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		s.rn, s.rerr = int(n), e
+		if e != 0 {
+			s.rn = 0
+		}
+		return true
+	}
+}
+
+// write is the RawConn callback of Write: false while part of wb is left
+// and the socket's buffer is full (wait), true when all of it is written
+// or a call failed (werr).
+func (s *rawSock) write(fd uintptr) bool {
+	for s.wn < len(s.wb) {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&s.wb[s.wn])), uintptr(len(s.wb)-s.wn))
+		switch e {
+		case 0:
+			s.wn += int(n)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			s.werr = e
+			return true
+		}
+	}
+	return true
+}
+
+// Read reads as net.Conn's Read: io.EOF at the end of the stream, the
+// deadline's error when it passes while waiting.
+func (s *rawSock) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	s.rb, s.rn, s.rerr = b, 0, 0
+	err := s.rc.Read(s.readFn)
+	s.rb = nil
+	switch {
+	case err != nil:
+		return 0, s.opError("read", err)
+	case s.rerr != 0:
+		return 0, s.opError("read", os.NewSyscallError("read", s.rerr))
+	case s.rn == 0:
+		return 0, io.EOF
+	}
+	return s.rn, nil
+}
+
+// Write writes all of b, as net.Conn's Write, or fails with how much was
+// written.
+func (s *rawSock) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	s.wb, s.wn, s.werr = b, 0, 0
+	err := s.rc.Write(s.writeFn)
+	n := s.wn
+	s.wb = nil
+	switch {
+	case err != nil:
+		return n, s.opError("write", err)
+	case s.werr != 0:
+		return n, s.opError("write", os.NewSyscallError("write", s.werr))
+	}
+	return n, nil
+}
+
+// opError wraps err as net.Conn's methods do. An error RawConn returned
+// (a deadline, a closed connection) is already a *net.OpError: its cause
+// is kept under op's name.
+func (s *rawSock) opError(op string, err error) error {
+	if oe, ok := err.(*net.OpError); ok {
+		err = oe.Err
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: err}
+}
