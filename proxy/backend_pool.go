@@ -326,6 +326,7 @@ func (p *backendPool) dial() (*backendConn, error) {
 		}
 		return nil, &runtime.NodeError{DataSource: p.name, Err: err}
 	}
+	rawVitess(mc)
 	now := time.Now()
 	c := &backendConn{Conn: mc, pool: p, created: now, lastUsed: now}
 	for i, q := range append([]string{p.init}, p.setup...) {

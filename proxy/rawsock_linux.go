@@ -1,11 +1,15 @@
 package proxy
 
 import (
+	"bufio"
 	"io"
 	"net"
 	"os"
+	"reflect"
 	"syscall"
 	"unsafe"
+
+	"vitess.io/vitess/go/mysql"
 )
 
 // rawSock is a TCP connection whose Read and Write make the read(2) and
@@ -145,4 +149,48 @@ func (s *rawSock) opError(op string, err error) error {
 		err = oe.Err
 	}
 	return &net.OpError{Op: op, Net: "tcp", Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: err}
+}
+
+// vitessConnOff and vitessReaderOff locate the unexported socket (conn
+// net.Conn) and read buffer (bufferedReader *bufio.Reader) of vitess's
+// mysql.Conn, which has no way to be given a dialer or a socket after its
+// client handshake; vitessSock finds them by reflection. vitessSockOK is
+// false when the vitess in go.mod no longer has them as such
+// (TestRawVitess then fails): the pool's connections keep vitess's own
+// socket.
+var vitessConnOff, vitessReaderOff, vitessSockOK = vitessSock()
+
+func vitessSock() (conn, reader uintptr, ok bool) {
+	t := reflect.TypeOf((*mysql.Conn)(nil)).Elem()
+	c, ok1 := t.FieldByName("conn")
+	r, ok2 := t.FieldByName("bufferedReader")
+	if !ok1 || !ok2 || c.Type != reflect.TypeOf((*net.Conn)(nil)).Elem() || r.Type != reflect.TypeOf((*bufio.Reader)(nil)) {
+		return 0, 0, false
+	}
+	return c.Offset, r.Offset, true
+}
+
+// rawVitess makes mc, a client connection vitess's mysql.Connect opened
+// over TCP, read and write its socket through rawSock: the back-end pool's
+// connections carry every fast-path statement. It must be called before
+// anything is read past the handshake (nothing is buffered then; it does
+// nothing otherwise) and reports whether mc now uses rawSock.
+func rawVitess(mc *mysql.Conn) bool {
+	if !vitessSockOK || mc.Buffered() != 0 {
+		return false
+	}
+	p := unsafe.Pointer(mc)
+	sock := (*net.Conn)(unsafe.Add(p, vitessConnOff))
+	if _, done := (*sock).(*rawSock); done {
+		return true
+	}
+	raw := rawTCP(*sock)
+	if _, isRaw := raw.(*rawSock); !isRaw {
+		return false
+	}
+	*sock = raw
+	if rd := *(**bufio.Reader)(unsafe.Add(p, vitessReaderOff)); rd != nil {
+		rd.Reset(raw)
+	}
+	return true
 }

@@ -2,15 +2,18 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"vitess.io/vitess/go/mysql"
 )
 
 // rawPair returns the two ends of a loopback TCP connection, the first
@@ -102,4 +105,26 @@ func TestRawSockPeerReset(t *testing.T) {
 	var oe *net.OpError
 	require.ErrorAs(t, err, &oe)
 	require.Equal(t, "write", oe.Op)
+}
+
+// TestRawVitess checks that a connection vitess's mysql.Connect opened
+// reads and writes through rawSock after rawVitess, and still works: a
+// vitess upgrade that renames mysql.Conn's socket fields fails here rather
+// than silently giving the back-end pool vitess's own socket.
+func TestRawVitess(t *testing.T) {
+	require.True(t, vitessSockOK, "mysql.Conn has conn net.Conn and bufferedReader *bufio.Reader")
+	p := fpParams(nil)
+	mc, err := mysql.Connect(context.Background(), &p)
+	require.NoError(t, err)
+	defer mc.Close()
+	require.True(t, rawVitess(mc))
+	require.IsType(t, &rawSock{}, mc.GetRawConn())
+	for i := 0; i < 3; i++ {
+		res, err := mc.ExecuteFetch("SELECT 1 + "+strconv.Itoa(i)+", REPEAT('x', 100000)", 10, false)
+		require.NoError(t, err)
+		require.Equal(t, strconv.Itoa(1+i), res.Rows[0][0].ToString())
+		require.Len(t, res.Rows[0][1].ToString(), 100000)
+	}
+	require.True(t, rawVitess(mc), "already raw")
+	require.IsType(t, &net.TCPConn{}, mc.GetRawConn().(*rawSock).TCPConn)
 }

@@ -2,8 +2,15 @@
 
 package proxy
 
-import "net"
+import (
+	"net"
+
+	"vitess.io/vitess/go/mysql"
+)
 
 // rawTCP returns conn: only Linux reads and writes sockets with raw system
 // calls (rawsock_linux.go).
 func rawTCP(conn net.Conn) net.Conn { return conn }
+
+// rawVitess does nothing: see rawsock_linux.go.
+func rawVitess(*mysql.Conn) bool { return false }
