@@ -122,7 +122,7 @@ func TestReportPorts(t *testing.T) {
 		"**haproxy**: on 43311, a TCP passthrough",
 		"**shardgen proxy**: on 43310, `shardgen proxy -c bench/sysbench/proxy.yaml`",
 		"over ds_0 (43306) and ds_1 (43307)",
-		"**proxy, empty rules** (oltp_read_write only): on 43312,",
+		"**proxy, empty rules** (oltp_point_select and oltp_read_write): on 43312,",
 		"SHARDGEN_DB_PORT_0=43306 SHARDGEN_DB_PORT_1=43307 SHARDGEN_BENCH_PROXY_PORT=43310 SHARDGEN_BENCH_HAPROXY_PORT=43311 SHARDGEN_BENCH_EMPTY_PROXY_PORT=43312 taskset -c 0 bin/shardgen-bench",
 	} {
 		require.Contains(t, md, want)
