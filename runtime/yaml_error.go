@@ -28,7 +28,10 @@ import (
 //
 // A line that YAML reads as the continuation of a plain scalar (a key missing
 // its colon, a key indented under a scalar value) is no error by itself: the
-// error, and L, is at the next `key:`. The error of an undefined alias
+// error, and L, is at the next `key:`. When that key is indented under a
+// `key: value` line, msg names both lines: the one to fix may be either (a
+// key over-indented, or the line above it under-indented; the fresh user's
+// `  password: p` between a data source's keys). The error of an undefined alias
 // (`*name`), which yaml.v3 gives without a line, is located the same way.
 func YAMLErrorLine(src []byte, err error) (line int, msg string) {
 	full := err.Error()
@@ -41,10 +44,45 @@ func YAMLErrorLine(src []byte, err error) (line int, msg string) {
 			}
 		}
 	}
+	line = libLine
 	if l := firstFailingLine(src, full, libLine); l > 0 {
-		return l, msg
+		line = l
 	}
-	return libLine, msg
+	if strings.HasPrefix(msg, "mapping values are not allowed") {
+		if p := indentedUnderValue(src, line); p > 0 {
+			msg += " (line " + strconv.Itoa(line) + " is indented under line " + strconv.Itoa(p) +
+				", whose key already has a value: check the indentation of line " + strconv.Itoa(p) + " and of line " + strconv.Itoa(line) + ")"
+		}
+	}
+	return line, msg
+}
+
+// indentedUnderValue returns the line P before line (both 1-based) when
+// line is indented deeper than P, the line above it that is neither blank
+// nor a comment, and P is a `key: value` line: a mapping key that YAML can
+// only read as the continuation of P's value (a sibling of P over-indented,
+// or P itself under-indented: YAML cannot tell which). 0 otherwise.
+func indentedUnderValue(src []byte, line int) int {
+	lines := strings.Split(string(src), "\n")
+	if line < 2 || line > len(lines) {
+		return 0
+	}
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+	for p := line - 1; p >= 1; p-- {
+		prev := strings.TrimRight(lines[p-1], "\r")
+		t := strings.TrimSpace(prev)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(strings.TrimPrefix(t, "- "), ": ")
+		value = strings.TrimSpace(value)
+		if !ok || key == "" || value == "" || strings.HasPrefix(value, "#") || strings.ContainsAny(value[:1], "[{|>&!") ||
+			indent(lines[line-1]) <= indent(prev) {
+			return 0
+		}
+		return p
+	}
+	return 0
 }
 
 // firstFailingLine returns a line L ≥ from such that the first L lines of src

@@ -106,7 +106,7 @@ func TestLoadProjectErrors(t *testing.T) {
 		{
 			name: "invalid YAML",
 			yaml: "version: \"1\"\nrules: sharding.yaml\n  ddl: x\n",
-			err:  "testdata/project/shardgen.yaml:3: invalid YAML: mapping values are not allowed in this context",
+			err:  "testdata/project/shardgen.yaml:3: invalid YAML: mapping values are not allowed in this context (line 3 is indented under line 2, whose key already has a value: check the indentation of line 2 and of line 3)",
 		},
 		{
 			name: "invalid YAML: unclosed flow sequence",
