@@ -927,7 +927,9 @@ func (p *planner) encryptInsertSelect(s *sqlparser.Insert, rows sqlparser.TableS
 			v := exprs[i].(*sqlparser.AliasedExpr).Expr
 			for _, d := range writeColumns(tec) {
 				outCols = append(outCols, sqlparser.NewIdentifierCI(d.column))
-				outExprs = append(outExprs, &sqlparser.AliasedExpr{Expr: newArg(v, d.encryptor, tec.Name)})
+				e := newArg(v, d.encryptor, tec.Name)
+				p.markStore(e, info, tec, 1)
+				outExprs = append(outExprs, &sqlparser.AliasedExpr{Expr: e})
 			}
 			continue
 		case sec == nil:

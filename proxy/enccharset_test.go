@@ -132,16 +132,26 @@ func TestProxyEncryptedCharset(t *testing.T) {
 		_, err := db.ExecContext(ctx, "INSERT INTO ec_cust VALUES (1,'a','x','FR','é@x.fr','😀 note'),(2,'b','x','RU','b@x.ru','жук')")
 		require.NoError(t, err)
 	}
-	q := "UPDATE ec_cust SET email = 'жук@x.ru' WHERE customer_id = 2"
-	_, rerr := ref.ExecContext(ctx, q)
-	require.Error(t, rerr)
-	wn, wmsg := sqlErr(t, rerr)
-	for _, db := range []*sql.DB{text, binary} {
-		_, perr := db.ExecContext(ctx, q)
-		require.Error(t, perr)
-		n, msg := sqlErr(t, perr)
-		require.Equal(t, wn, n, q)
-		require.Equal(t, wmsg, msg, q)
+	for _, w := range []struct {
+		q    string
+		args []any
+	}{
+		{"UPDATE ec_cust SET email = 'жук@x.ru' WHERE customer_id = 2", nil},
+		// INSERT … SELECT with a value for the encrypted column: checked
+		// as a VALUES row's (the reference: 1366 before the duplicate key).
+		{"INSERT INTO ec_cust (customer_id, name, pw, country, email, note) SELECT customer_id, name, pw, country, 'жук@x.ru', note FROM ec_cust WHERE customer_id = 2", nil},
+		{"INSERT INTO ec_cust (customer_id, name, pw, country, email, note) SELECT customer_id, name, pw, country, ?, note FROM ec_cust WHERE customer_id = ?", []any{"жук@x.ru", 2}},
+	} {
+		_, rerr := ref.ExecContext(ctx, w.q, w.args...)
+		require.Error(t, rerr, w.q)
+		wn, wmsg := sqlErr(t, rerr)
+		for _, db := range []*sql.DB{text, binary} {
+			_, perr := db.ExecContext(ctx, w.q, w.args...)
+			require.Error(t, perr, w.q)
+			n, msg := sqlErr(t, perr)
+			require.Equal(t, wn, n, w.q)
+			require.Equal(t, wmsg, msg, w.q)
+		}
 	}
 
 	// A non-strict session: the reference stores '?', the proxy refuses.
