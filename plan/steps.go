@@ -160,31 +160,167 @@ func (b *Builder) subqueryTexts(sq *sqlparser.Subquery) []boundText {
 		if !ok || info == nil || info.enc != nil || info.derived != nil || info.ddl == nil {
 			continue
 		}
-		col := info.ddl.Column(cname)
-		if col == nil {
-			continue
-		}
-		cs, coll := strings.ToLower(col.Charset), strings.ToLower(col.Collation)
-		if cs == "" && coll == "" {
-			cs, coll = strings.ToLower(info.ddl.Charset), strings.ToLower(info.ddl.Collation)
-		}
-		if cs == "" && coll != "" {
-			cs, _, _ = strings.Cut(coll, "_")
-		}
-		if coll == "" {
-			coll = defaultCollations[cs]
-		}
-		if cs != "" && coll != "" && strings.HasPrefix(coll, cs+"_") {
-			out[i] = boundText{charset: cs, collation: coll, text: textColumnTypes[strings.ToLower(col.Type)]}
-		}
+		out[i], _ = columnText(info, cname)
 	}
 	return out
 }
 
+// columnText returns the character set and collation of column cname of
+// the table info as its DDL (or its table's) names them; ok is false when
+// the column is not known.
+func columnText(info *tableInfo, cname string) (t boundText, ok bool) {
+	col := info.ddl.Column(cname)
+	if col == nil {
+		return boundText{}, false
+	}
+	cs, coll := strings.ToLower(col.Charset), strings.ToLower(col.Collation)
+	if cs == "" && coll == "" {
+		cs, coll = strings.ToLower(info.ddl.Charset), strings.ToLower(info.ddl.Collation)
+	}
+	if cs == "" && coll != "" {
+		cs, _, _ = strings.Cut(coll, "_")
+	}
+	if coll == "" {
+		coll = defaultCollations[cs]
+	}
+	if cs == "utf8" {
+		cs = "utf8mb3"
+	}
+	coll = strings.Replace(coll, "utf8_", "utf8mb3_", 1)
+	if cs != "" && coll != "" && strings.HasPrefix(coll, cs+"_") {
+		t = boundText{charset: cs, collation: coll, text: textColumnTypes[strings.ToLower(col.Type)]}
+	}
+	return t, true
+}
+
+// compareTexts makes each text column of a subquery whose values are
+// bound into the statement (texts, of an IN or scalar subquery compared
+// with left; left nil: not compared, or not known) compare as MariaDB
+// compares the subquery's column with left, when the column's collation
+// is not its character set's default. Two implicit collations (a column
+// against a column) resolve as MariaDB resolves them: equal, the _bin
+// one of one character set, the Unicode one of a Unicode and another,
+// utf8mb4 over utf8mb3 — else ERROR 1267 (illegal mix). A value is then
+// bound with COLLATE of the column's collation when that wins, and as
+// CONVERT(… USING cs) alone (cs's default collation, implicit, which
+// loses to left's as the column did) when left's wins. An error wrapping
+// ErrCrossNode when left's collation is not known or the two do not
+// mix: a literal of the connection's character set would compare in
+// left's collation, which is another than MariaDB's (latin1_swedish_ci s
+// IN (SELECT latin1_bin column) matched 'Cafe' to 'cafe').
+func (b *Builder) compareTexts(stmt sqlparser.Statement, left sqlparser.Expr, texts []boundText) error {
+	for i := range texts {
+		t := &texts[i]
+		if !t.text || t.charset == "" || t.collation == defaultCollations[t.charset] {
+			continue
+		}
+		var l sqlparser.Expr = left
+		if tuple, ok := left.(sqlparser.ValTuple); ok {
+			l = nil
+			if i < len(tuple) {
+				l = tuple[i]
+			}
+		} else if i > 0 {
+			l = nil
+		}
+		o, known := b.outerText(stmt, l)
+		if !known {
+			return fmt.Errorf("%w: the subquery's column %d is text of collation %s, and how MariaDB compares it depends on the collation of what it is compared with, which is not a column of a table here: compare a column with it, or COLLATE the column in the subquery", ErrCrossNode, i+1, t.collation)
+		}
+		if !o.text || o.charset == "" {
+			continue // not text: the comparison is not by collation
+		}
+		c, ok := mixCollations(o, *t)
+		if !ok {
+			return fmt.Errorf("%w: the subquery's column %d (collation %s) and %s (collation %s) do not mix: MariaDB refuses the comparison (ERROR 1267)", ErrCrossNode, i+1, t.collation, sqlparser.String(l), o.collation)
+		}
+		if c != t.collation {
+			d := defaultCollations[t.charset]
+			if d == "" {
+				return fmt.Errorf("%w: the subquery's column %d is text of character set %s, whose values cannot be bound to compare in collation %s", ErrCrossNode, i+1, t.charset, c)
+			}
+			t.collation = d
+		}
+	}
+	return nil
+}
+
+// mixCollations returns the collation MariaDB compares two implicit
+// (column) texts a and b in, and false when it refuses to (ERROR 1267).
+func mixCollations(a, b boundText) (string, bool) {
+	unicode := func(cs string) bool {
+		return cs == "utf8mb4" || cs == "utf8mb3" || cs == "ucs2" || cs == "utf16" || cs == "utf32"
+	}
+	switch {
+	case a.collation == b.collation:
+		return a.collation, true
+	case a.charset == b.charset:
+		if strings.HasSuffix(a.collation, "_bin") {
+			return a.collation, true
+		}
+		if strings.HasSuffix(b.collation, "_bin") {
+			return b.collation, true
+		}
+		return "", false
+	case unicode(a.charset) && !unicode(b.charset), a.charset == "utf8mb4" && b.charset == "utf8mb3":
+		return a.collation, true
+	case unicode(b.charset) && !unicode(a.charset), b.charset == "utf8mb4" && a.charset == "utf8mb3":
+		return b.collation, true
+	}
+	return "", false
+}
+
+// outerText returns the character set and collation of e when it is a
+// column of a table of stmt's FROM (not of a derived table) whose DDL is
+// known; known is false otherwise.
+func (b *Builder) outerText(stmt sqlparser.Statement, e sqlparser.Expr) (t boundText, known bool) {
+	col, ok := e.(*sqlparser.ColName)
+	sel, isSel := stmt.(*sqlparser.Select)
+	if !ok || !isSel {
+		return boundText{}, false
+	}
+	var found *tableInfo
+	n := 0
+	for _, te := range sel.From {
+		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			switch x := node.(type) {
+			case *sqlparser.DerivedTable, *sqlparser.Subquery:
+				return false, nil
+			case *sqlparser.AliasedTableExpr:
+				tn, isTable := x.Expr.(sqlparser.TableName)
+				if !isTable {
+					return false, nil
+				}
+				name := tn.Name.String()
+				if !x.As.IsEmpty() {
+					name = x.As.String()
+				}
+				info := b.tables()[strings.ToLower(tn.Name.String())]
+				if info == nil || info.ddl == nil || info.enc != nil {
+					return false, nil
+				}
+				q := col.Qualifier.Name.String()
+				if q != "" && !strings.EqualFold(q, name) || q == "" && info.ddl.Column(col.Name.String()) == nil {
+					return false, nil
+				}
+				found = info
+				n++
+				return false, nil
+			}
+			return true, nil
+		}, te)
+	}
+	if n != 1 {
+		return boundText{}, false
+	}
+	return columnText(found, col.Name.String())
+}
+
 // exprAs is v's literal (Expr) typed as text of t: CONVERT(… USING cs),
 // which MariaDB derives as it derives a column (implicit), of cs's default
-// collation, and a utf8 text of another collation with COLLATE. A text of
-// an unknown or other character set stays a literal of the connection's.
+// collation, and a text of another collation with COLLATE (compareTexts
+// chose it). A text of an unknown character set stays a literal of the
+// connection's.
 func (v BoundValue) exprAs(t boundText) sqlparser.Expr {
 	e := v.Expr()
 	if v.Kind != BoundString || t.charset == "" {
@@ -194,7 +330,7 @@ func (v BoundValue) exprAs(t boundText) sqlparser.Expr {
 	switch {
 	case t.collation == defaultCollations[t.charset]:
 		return conv
-	case strings.HasPrefix(t.charset, "utf8"):
+	case t.collation != "":
 		return &sqlparser.CollateExpr{Expr: conv, Collation: t.collation}
 	}
 	return e
@@ -208,7 +344,7 @@ func (t boundText) placeholder() string {
 		return ""
 	case t.collation == defaultCollations[t.charset]:
 		return "CONVERT(? USING " + t.charset + ")"
-	case strings.HasPrefix(t.charset, "utf8"):
+	case t.collation != "":
 		return "CONVERT(? USING " + t.charset + ") COLLATE " + t.collation
 	}
 	return ""
@@ -224,7 +360,7 @@ func (s *Subquery) TextCharset(col int) string {
 		return ""
 	}
 	t := s.texts[col]
-	if t.charset == "" || !t.text || t.collation != defaultCollations[t.charset] && !strings.HasPrefix(t.charset, "utf8") {
+	if t.charset == "" || !t.text || t.collation == "" {
 		return ""
 	}
 	return t.charset
@@ -405,6 +541,9 @@ func (b *Builder) BuildSteps(sql string) (*Steps, error) {
 					step.extreme, step.texts = ext, t
 				}
 			}
+			if err := b.compareTexts(stmt, sq.left, step.texts); err != nil {
+				return federated(err)
+			}
 			s.Subqueries = append(s.Subqueries, step)
 		}
 		return s, nil
@@ -445,6 +584,9 @@ func (b *Builder) correlated(sq *sqlparser.Subquery) bool {
 type subqueryUse struct {
 	sub  *sqlparser.Subquery
 	kind SubqueryKind
+	// left is what the subquery is compared with (the other operand of
+	// its comparison), nil when it is not an operand of one.
+	left sqlparser.Expr
 }
 
 // topSubqueries returns the subqueries of stmt that are not inside another
@@ -453,10 +595,15 @@ type subqueryUse struct {
 func topSubqueries(stmt sqlparser.Statement) []subqueryUse {
 	var out []subqueryUse
 	uses := map[*sqlparser.Subquery]SubqueryKind{}
+	lefts := map[*sqlparser.Subquery]sqlparser.Expr{}
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
 		case *sqlparser.ComparisonExpr:
+			if sq, ok := x.Left.(*sqlparser.Subquery); ok {
+				lefts[sq] = x.Right
+			}
 			if sq, ok := x.Right.(*sqlparser.Subquery); ok {
+				lefts[sq] = x.Left
 				switch {
 				case x.Operator == sqlparser.InOp || x.Operator == sqlparser.NotInOp,
 					x.Operator == sqlparser.EqualOp && x.Modifier == sqlparser.Any,
@@ -473,7 +620,7 @@ func topSubqueries(stmt sqlparser.Statement) []subqueryUse {
 			if k == 0 {
 				k = SubqueryScalar
 			}
-			out = append(out, subqueryUse{sub: x, kind: k})
+			out = append(out, subqueryUse{sub: x, kind: k, left: lefts[x]})
 			return false, nil
 		}
 		return true, nil
