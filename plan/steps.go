@@ -195,7 +195,7 @@ func columnText(info *tableInfo, cname string) (t boundText, ok bool) {
 
 // compareTexts makes each text column of a subquery whose values are
 // bound into the statement (texts, of an IN or scalar subquery compared
-// with left; left nil: not compared, or not known) compare as MariaDB
+// with left; left nil: not an operand of a comparison) compare as MariaDB
 // compares the subquery's column with left, when the column's collation
 // is not its character set's default. Two implicit collations (a column
 // against a column) resolve as MariaDB resolves them: equal, the _bin
@@ -211,8 +211,8 @@ func columnText(info *tableInfo, cname string) (t boundText, ok bool) {
 func (b *Builder) compareTexts(stmt sqlparser.Statement, left sqlparser.Expr, texts []boundText) error {
 	for i := range texts {
 		t := &texts[i]
-		if !t.text || t.charset == "" || t.collation == defaultCollations[t.charset] {
-			continue
+		if !t.text || t.charset == "" || t.collation == defaultCollations[t.charset] || left == nil {
+			continue // left nil: a value the statement returns or computes with, of the column's collation
 		}
 		var l sqlparser.Expr = left
 		if tuple, ok := left.(sqlparser.ValTuple); ok {

@@ -1052,6 +1052,7 @@ func TestCrossNodeBinCollations(t *testing.T) {
 			"SELECT bid FROM xb WHERE uni IN (SELECT lat FROM xs)",
 			"SELECT id FROM xa WHERE (k, lat) IN (SELECT k, lat FROM xs)",
 			"SELECT sid FROM xs WHERE lat IN (SELECT lat FROM xb)",
+			"SELECT bid, (SELECT MIN(lat) FROM xs WHERE lat > '') AS m FROM xb",
 		} {
 			mismatch, refused := x.run(xQuery{sql: q})
 			require.Empty(t, mismatch, q)
