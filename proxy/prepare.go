@@ -417,6 +417,13 @@ const (
 // handshake (or nothing) is closed instead of holding a connection for ever.
 var connectTimeout = 10 * time.Second
 
+// netWriteTimeout bounds how long the proxy waits for a client to read
+// what it sends (MariaDB's net_write_timeout default, 60 s): a client
+// that stops reading a result is disconnected, as MariaDB disconnects it,
+// instead of holding the result and its back-end connection for ever.
+// Linux only (rawsock_linux.go).
+var netWriteTimeout = 60 * time.Second
+
 // wrapClientConn is the proxy listener's PreHandleFunc: every client
 // connection is read through a clientConn. TCP keep-alive is switched on
 // here, as vitess does for a bare *net.TCPConn (newServerConn).
@@ -427,7 +434,9 @@ func wrapClientConn(_ context.Context, conn net.Conn, _ uint32) (net.Conn, error
 	// A client has connectTimeout to finish the handshake (MySQL's
 	// connect_timeout); ConnectionReady lifts the deadline.
 	_ = conn.SetDeadline(time.Now().Add(connectTimeout))
-	return &clientConn{Conn: rawTCP(conn)}, nil
+	raw := rawTCP(conn)
+	setWriteTimeout(raw, netWriteTimeout)
+	return &clientConn{Conn: raw}, nil
 }
 
 // clientConn is a client connection as vitess reads it. It follows the

@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"vitess.io/vitess/go/mysql"
@@ -45,6 +46,13 @@ type rawSock struct {
 	wn      int
 	werr    syscall.Errno
 	writeFn func(fd uintptr) bool
+
+	// writeTimeout, when set, bounds each wait of Write for the peer to
+	// read (MariaDB's net_write_timeout); armed notes that a wait of the
+	// current Write set the deadline, when wn was armedAt.
+	writeTimeout time.Duration
+	armed        bool
+	armedAt      int
 }
 
 // rawTCP returns conn read and written by rawSock when it is a
@@ -93,6 +101,14 @@ func (s *rawSock) write(fd uintptr) bool {
 			s.wn += int(n)
 		case syscall.EINTR:
 		case syscall.EAGAIN:
+			if s.writeTimeout > 0 && (!s.armed || s.armedAt != s.wn) {
+				// The peer's buffer is full: from now on it has
+				// writeTimeout to read, again after each part it
+				// read (the deadline takes no lock this callback
+				// holds).
+				s.armed, s.armedAt = true, s.wn
+				_ = s.TCPConn.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+			}
 			return false
 		default:
 			s.werr = e
@@ -123,7 +139,8 @@ func (s *rawSock) Read(b []byte) (int, error) {
 }
 
 // Write writes all of b, as net.Conn's Write, or fails with how much was
-// written.
+// written: with the deadline's error when writeTimeout is set and the
+// peer read nothing for that long while Write waited.
 func (s *rawSock) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
@@ -132,6 +149,10 @@ func (s *rawSock) Write(b []byte) (int, error) {
 	err := s.rc.Write(s.writeFn)
 	n := s.wn
 	s.wb = nil
+	if s.armed {
+		s.armed = false
+		_ = s.TCPConn.SetWriteDeadline(time.Time{})
+	}
 	switch {
 	case err != nil:
 		return n, s.opError("write", err)
@@ -193,4 +214,12 @@ func rawVitess(mc *mysql.Conn) bool {
 		rd.Reset(raw)
 	}
 	return true
+}
+
+// setWriteTimeout gives conn, a rawSock, a write timeout (see rawSock);
+// other connections are left as they are.
+func setWriteTimeout(conn net.Conn, d time.Duration) {
+	if s, ok := conn.(*rawSock); ok {
+		s.writeTimeout = d
+	}
 }

@@ -128,3 +128,44 @@ func TestRawVitess(t *testing.T) {
 	require.True(t, rawVitess(mc), "already raw")
 	require.IsType(t, &net.TCPConn{}, mc.GetRawConn().(*rawSock).TCPConn)
 }
+
+// TestRawSockWriteTimeout: with a write timeout, a Write whose peer stops
+// reading fails with the deadline's error (MariaDB's net_write_timeout)
+// instead of waiting for ever, and a Write that waited while the peer did
+// read leaves no deadline behind for the next one.
+func TestRawSockWriteTimeout(t *testing.T) {
+	s, peer := rawPair(t)
+	setWriteTimeout(s, 200*time.Millisecond)
+
+	// The peer reads slowly, but reads: every Write succeeds, though
+	// each takes longer than the timeout (each wait is bounded, not the
+	// Write).
+	big := make([]byte, 8<<20)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 64<<10)
+		for n := 0; n < 2*len(big); {
+			time.Sleep(5 * time.Millisecond)
+			k, err := peer.Read(buf)
+			if err != nil {
+				return
+			}
+			n += k
+		}
+	}()
+	for i := 0; i < 2; i++ {
+		n, err := s.Write(big)
+		require.NoError(t, err)
+		require.Equal(t, len(big), n)
+	}
+	<-done
+	time.Sleep(300 * time.Millisecond) // past the deadline a slow Write set
+	_, err := s.Write([]byte("after"))
+	require.NoError(t, err, "no deadline is left behind")
+
+	// The peer stops reading: the Write fails with the deadline.
+	n, err := s.Write(big)
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	require.Less(t, n, len(big))
+}

@@ -4,6 +4,7 @@ package proxy
 
 import (
 	"net"
+	"time"
 
 	"vitess.io/vitess/go/mysql"
 )
@@ -14,3 +15,6 @@ func rawTCP(conn net.Conn) net.Conn { return conn }
 
 // rawVitess does nothing: see rawsock_linux.go.
 func rawVitess(*mysql.Conn) bool { return false }
+
+// setWriteTimeout does nothing: see rawsock_linux.go.
+func setWriteTimeout(net.Conn, time.Duration) {}
