@@ -7,6 +7,7 @@ import (
 	"net"
 	"syscall"
 	"testing"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
@@ -108,6 +109,12 @@ func TestSQLErrorConnect(t *testing.T) {
 			"Table 'ds_1.t' doesn't exist (errno 1146) (sqlstate 42S02)"},
 		{node(&net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")}),
 			"data node ds_1: read tcp: connection reset by peer (errno 1105) (sqlstate HY000)"},
+		// A COMMIT that timed out on a data source after another committed
+		// says so (fresh user: only the timeout was reported, and a client
+		// that retried wrote the rows twice).
+		{errors.Join(fmt.Errorf("%w: committed on ds_0", runtime.ErrLocalPartialCommit),
+			&runtime.NodeError{DataSource: "ds_1", SQL: "COMMIT", Err: &runtime.TimeoutError{DataSource: "ds_1", Key: "socketTimeout", Limit: 3 * time.Second}}),
+			"LOCAL transaction partly committed: committed on ds_0\ndata source ds_1 timed out: no answer within its socketTimeout of 3000 ms (errno 1105) (sqlstate HY000)"},
 	}
 	for _, tt := range tests {
 		require.EqualError(t, sqlError(tt.err), tt.want)

@@ -834,6 +834,11 @@ func trimStatement(q string) string {
 // library that its connection to the proxy is broken (HikariCP evicts it),
 // which it is not, so the proxy answers 1105 (HY000) instead.
 func sqlError(err error) error {
+	if errors.Is(err, runtime.ErrLocalPartialCommit) || errors.Is(err, runtime.ErrXAIncomplete) {
+		// First: whatever failed (a timeout, a back end's error), the
+		// client must learn that some data sources committed.
+		return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, err.Error())
+	}
 	var se *sqlerror.SQLError
 	if errors.As(err, &se) {
 		return se
@@ -853,9 +858,6 @@ func sqlError(err error) error {
 			return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, where+": "+me.Message)
 		}
 		return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, where+": "+cause.Error())
-	}
-	if errors.Is(err, runtime.ErrLocalPartialCommit) || errors.Is(err, runtime.ErrXAIncomplete) {
-		return sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnknownSQLState, err.Error())
 	}
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
