@@ -91,7 +91,7 @@ func (h *handler) prepare(ctx context.Context, c *mysql.Conn, query string) ([]*
 			break
 		}
 	}
-	if word != "select" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
+	if word != "select" && word != "with" && word != "insert" && word != "update" && word != "delete" && word != "replace" {
 		if err := unsupportedStatement(q); err != nil {
 			return nil, 0, err
 		}

@@ -203,9 +203,18 @@ var mergeRefusals = []string{
 	"over several data nodes cannot be merged: shardgen cannot tell how MySQL compares its values",
 }
 
+// preparedMergeRefusal is mergeRefusal for a prepared SELECT, which then
+// runs as text with its values in place: not for STDDEV / VARIANCE, whose
+// DOUBLE result MariaDB sends whole in the binary protocol and rounded to
+// the column's decimals in the text one.
+func preparedMergeRefusal(msg string) bool {
+	return mergeRefusal(msg) && !strings.Contains(msg, mergeRefusals[0])
+}
+
 // crossNodePrepared reports whether the prepared statement q, which the
 // planner refused (planErr), is a SELECT refused only because its tables
-// do not co-locate, or an UPDATE or DELETE with ORDER BY … LIMIT refused
+// do not co-locate or for a merge the proxy evaluates over temporary
+// tables (preparedMergeRefusal), as the text protocol runs it, or an UPDATE or DELETE with ORDER BY … LIMIT refused
 // only because it reaches several data nodes (plan.LimitedWriteRefusal):
 // each execution then runs it as a text statement with the values in
 // place, evaluated in steps (limitedWrite for the write) when they do not
@@ -216,7 +225,8 @@ func (s *Server) crossNodePrepared(q string, planErr error) (n uint16, ok bool) 
 		return 0, false
 	}
 	rows := plan.ReturnsRows(q)
-	if rows && !strings.Contains(pe.Msg, "across data nodes is not supported yet") || !rows && !strings.Contains(pe.Msg, plan.LimitedWriteRefusal) {
+	if rows && !strings.Contains(pe.Msg, "across data nodes is not supported yet") && !preparedMergeRefusal(pe.Msg) ||
+		!rows && !strings.Contains(pe.Msg, plan.LimitedWriteRefusal) {
 		return 0, false
 	}
 	stmt, err := s.b.Parser().Parse(q)
