@@ -872,15 +872,20 @@ func (p *planner) columnKind(t *tableInfo, c *schema.Column) mergeKind {
 	case "":
 		// A derived table's column of an expression (no DDL type): the
 		// expression's kind when it is a number or a time (COUNT(*), a
-		// column's MAX), which MySQL does not compare as text. Text and
-		// unknown kinds, and the columns of a UNION (whose type MySQL
-		// derives from every SELECT), compare as text below.
-		if d := t.derived; d != nil && !d.union {
-			if e := d.exprs[strings.ToLower(c.Name)]; e != nil {
-				switch k := p.exprKind(e); k.Type {
-				case "int", "uint", "decimal", "float", "time":
-					return k
-				}
+		// column's MAX), which MySQL does not compare as text; of a
+		// UNION, the common kind of its SELECTs' expressions
+		// (unionColumnKind). Text and unknown kinds compare as text
+		// below.
+		if d := t.derived; d != nil {
+			k := mergeKind{}
+			if d.union {
+				k = p.unionColumnKind(d, c.Name)
+			} else if e := d.exprs[strings.ToLower(c.Name)]; e != nil {
+				k = p.exprKind(e)
+			}
+			switch k.Type {
+			case "int", "uint", "decimal", "float", "time":
+				return k
 			}
 		}
 	}
@@ -902,6 +907,55 @@ func (p *planner) columnKind(t *tableInfo, c *schema.Column) mergeKind {
 		coll = charsetDefaultCollation[cs]
 	}
 	return mergeKind{Type: "string", Collation: coll}
+}
+
+// unionColumnKind is the kind of the column name of a derived table of a
+// UNION when every SELECT's expression at the column's place is a number
+// (or NULL), or every one a date or time: MySQL's common type of the
+// column (Type Conversion in Expression Evaluation; UNION): integers stay
+// integers (unsigned ones only among themselves), integers and DECIMALs
+// make a DECIMAL, and a DOUBLE with other numbers a DOUBLE. Otherwise
+// (text, a mix of text and numbers, which MySQL returns as VARCHAR, or an
+// expression the planner cannot type) Type is "".
+func (p *planner) unionColumnKind(d *derivedTable, name string) mergeKind {
+	at := -1
+	for i, se := range d.sel.SelectExprs.Exprs {
+		if ae, ok := se.(*sqlparser.AliasedExpr); ok && strings.EqualFold(columnName(ae), name) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return mergeKind{}
+	}
+	var out mergeKind
+	for _, s := range d.parts {
+		if s.SelectExprs == nil || len(s.SelectExprs.Exprs) <= at {
+			return mergeKind{}
+		}
+		ae, ok := s.SelectExprs.Exprs[at].(*sqlparser.AliasedExpr)
+		if !ok {
+			return mergeKind{}
+		}
+		if _, null := ae.Expr.(*sqlparser.NullVal); null {
+			continue
+		}
+		k := mergeKind{Type: p.exprKind(ae.Expr).Type}
+		numeric := func(t string) bool { return t == "int" || t == "decimal" || t == "float" }
+		switch {
+		case k.Type != "int" && k.Type != "uint" && k.Type != "decimal" && k.Type != "float" && k.Type != "time":
+			return mergeKind{}
+		case out.Type == "", out.Type == k.Type:
+			out = k
+		case out.Type == "float" && numeric(k.Type), k.Type == "float" && numeric(out.Type):
+			out = mergeKind{Type: "float"}
+		case out.Type == "int" && k.Type == "decimal", out.Type == "decimal" && k.Type == "int":
+			out = mergeKind{Type: "decimal"}
+		default:
+			return mergeKind{}
+		}
+	}
+	return out
 }
 
 // charsetDefaultCollation is the default collation of each character set

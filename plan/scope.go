@@ -87,6 +87,8 @@ type derivedTable struct {
 	sel   *sqlparser.Select
 	scope *scope
 	union bool
+	// parts are the SELECTs of a UNION, in order (nil without one).
+	parts []*sqlparser.Select
 	// everywhere is set when every table the derived SELECT names, at any
 	// depth, is a broadcast table or DUAL (or it names none: SELECT 1 UNION
 	// ALL SELECT 2): every data node computes the same rows, as for a
@@ -353,6 +355,9 @@ func (p *planner) addDerived(t *sqlparser.AliasedTableExpr, dt *sqlparser.Derive
 	_, union := dt.Select.(*sqlparser.Union)
 	d := &derivedTable{exprs: map[string]sqlparser.Expr{}, base: map[string]*colRef{}, sel: sel, scope: inner, union: union,
 		everywhere: p.namesOnlyBroadcast(dt.Select)}
+	if union {
+		d.parts, _ = unionSelects(dt.Select)
+	}
 	tbl := &schema.Table{Name: alias}
 	add := func(name string, c schema.Column) {
 		if _, dup := d.exprs[strings.ToLower(name)]; dup {

@@ -826,6 +826,8 @@ func trimStatement(q string) string {
 //     (writeNodeError);
 //   - a planner refusal (*schema.Error) as ERROR 1235 (42000) with the
 //     planner's reason, and a syntax error as ERROR 1064 (42000);
+//   - a merge key without the data nodes' sort key
+//     (runtime.NoSortKeyError) as ERROR 1235 (42000) naming the fix;
 //   - anything else as ERROR 1105 (HY000) with its text.
 //
 // ShardingSphere-Proxy relays a back end's SQLException as it is, and
@@ -866,6 +868,10 @@ func sqlError(err error) error {
 			state = sqlerror.SSUnknownSQLState
 		}
 		return sqlerror.NewSQLError(sqlerror.ErrorCode(me.Number), state, me.Message)
+	}
+	var nk *runtime.NoSortKeyError
+	if errors.As(err, &nk) {
+		return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, "42000", nk.Error())
 	}
 	var list schema.Errors
 	if errors.As(err, &list) && len(list) > 0 {

@@ -172,7 +172,7 @@ func RowKey(dst []byte, kinds []ColumnKind, row []any, cols []int) ([]byte, erro
 			for _, w := range []int{k.Weight, k.Weight + 1} {
 				b, isText := anyText(row[w])
 				if !isText {
-					return nil, fmt.Errorf("runtime.RowKey: no WEIGHT_STRING for column %d (the server returns NULL when it would exceed max_allowed_packet)", c)
+					return nil, &NoSortKeyError{Source: -1, Column: c, Value: cells[c].kind}
 				}
 				cells[w] = BytesCell(b)
 			}

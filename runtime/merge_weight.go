@@ -156,8 +156,8 @@ func (o *keyOrder) appendKey(dst []byte, row []Cell) []byte {
 }
 
 // checkRow is the error for a source row of the wrong width, or one whose
-// non-NULL text has no sort key (WEIGHT_STRING is NULL when the key would
-// exceed max_allowed_packet): such a row cannot be ordered.
+// non-NULL value has no sort key (a *NoSortKeyError): such a row cannot
+// be ordered.
 func checkRow(spec *MergeSpec, row []Cell, source int) error {
 	if err := checkWidth(row, spec.Columns, source); err != nil {
 		return err
@@ -165,8 +165,36 @@ func checkRow(spec *MergeSpec, row []Cell, source int) error {
 	for i := range spec.Kinds {
 		w := spec.Kinds[i].Weight
 		if w > 0 && row[i].kind != CellNull && (row[w].kind != CellBytes || row[w+1].kind != CellBytes) {
-			return fmt.Errorf("runtime.Merge: source %d returned no WEIGHT_STRING for column %d (the server returns NULL when it would exceed max_allowed_packet)", source, i)
+			return &NoSortKeyError{Source: source, Column: i, Value: row[i].kind}
 		}
 	}
 	return nil
+}
+
+// NoSortKeyError is a merge key the plan compares as text by the data
+// nodes' sort keys (ColumnKind.Weight) for which a data node returned a
+// non-NULL value without one. The server's WEIGHT_STRING is NULL for a
+// value that is not text (a number or a time: the planner took an
+// expression it could not type for text) and for a sort key longer than
+// max_allowed_packet. Either way the statement cannot be merged as
+// planned; the proxy refuses it (ERROR 1235) with the way out.
+type NoSortKeyError struct {
+	Source int      // the source (unit) of the row; -1 when not known
+	Column int      // the merged column, from 0
+	Value  CellKind // the kind of the value: Bytes for text or a DECIMAL
+}
+
+// Error names the column and what to do about it.
+func (e *NoSortKeyError) Error() string {
+	node := "a data node"
+	if e.Source >= 0 {
+		node = fmt.Sprintf("a data node (unit %d)", e.Source)
+	}
+	const fix = "CAST the expression in the statement to the type it has (e.g. CAST(x AS SIGNED), CAST(x AS DECIMAL(10,2))) or to CHAR"
+	if e.Value != CellBytes {
+		return fmt.Sprintf("merging across data nodes: column %d of the merged rows is compared as text by the data nodes' sort keys (WEIGHT_STRING), but %s returned a value of kind %s, which is not text and has no sort key: the proxy could not tell the expression's type; %s",
+			e.Column+1, node, e.Value, fix)
+	}
+	return fmt.Sprintf("merging across data nodes: %s returned no sort key (WEIGHT_STRING is NULL) for a value of column %d of the merged rows, which is compared as text by them: the value is not text (a DECIMAL whose type the proxy could not tell: %s) or its sort key is longer than the data node's max_allowed_packet",
+		node, e.Column+1, fix)
 }

@@ -34,3 +34,23 @@ func TestCompareWeights(t *testing.T) {
 	require.EqualError(t, WeightCollationError("utf8mb4_uca1400_as_cs"), `collation "utf8mb4_uca1400_as_cs" compares accents and case on separate levels, which its WEIGHT_STRING does not keep apart`)
 	require.EqualError(t, WeightCollationError("big5_chinese_ci"), `collation "big5_chinese_ci" has a WEIGHT_STRING that disagrees with the server's own comparison`)
 }
+
+// TestCheckRowNoSortKey: a key weighed as text whose value has no sort key
+// (MariaDB's WEIGHT_STRING of a number is NULL) is a NoSortKeyError that
+// names CAST, and blames max_allowed_packet only for text.
+func TestCheckRowNoSortKey(t *testing.T) {
+	spec := &MergeSpec{Columns: 3, Kinds: []ColumnKind{{Type: ColumnString, Weight: 1}, {Type: ColumnBytes}, {Type: ColumnBytes}}}
+	require.NoError(t, checkRow(spec, []Cell{NullCell(), NullCell(), NullCell()}, 0))
+	require.NoError(t, checkRow(spec, []Cell{StringCell("a"), BytesCell([]byte{1}), BytesCell(nil)}, 0))
+	var nk *NoSortKeyError
+	err := checkRow(spec, []Cell{IntCell(1), NullCell(), BytesCell(nil)}, 1)
+	require.ErrorAs(t, err, &nk)
+	require.Equal(t, NoSortKeyError{Source: 1, Column: 0, Value: CellInt}, *nk)
+	require.Contains(t, err.Error(), "not text")
+	require.Contains(t, err.Error(), "CAST")
+	require.NotContains(t, err.Error(), "max_allowed_packet")
+	err = checkRow(spec, []Cell{StringCell("1.50"), NullCell(), BytesCell(nil)}, 0)
+	require.ErrorAs(t, err, &nk)
+	require.Contains(t, err.Error(), "max_allowed_packet")
+	require.Contains(t, err.Error(), "CAST")
+}
