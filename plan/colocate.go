@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -95,10 +96,8 @@ func (p *planner) components(sharded []*tableRef) []*component {
 		if sel, ok := ins.Rows.(*sqlparser.Select); ok && p.refs[0].info.sharded() {
 			target := p.refs[0]
 			for i, col := range ruleColumns(target.info.rule) {
-				if c := p.insertSelectColumn(ins, sel, col); c != nil && c.ref.info.sharded() && sameLayout(target.info, c.ref.info) {
-					if rc := ruleColumns(c.ref.info.rule); i < len(rc) && strings.EqualFold(rc[i], c.col.Name) {
-						match(target, c.ref, i)
-					}
+				if c := p.copiedShardingColumn(target, ins, sel, i, col); c != nil {
+					match(target, c.ref, i)
 				}
 			}
 		}
@@ -128,6 +127,21 @@ func (p *planner) components(sharded []*tableRef) []*component {
 		c.members[r] = true
 	}
 	return out
+}
+
+// copiedShardingColumn returns the column of the selected table an INSERT
+// … SELECT writes sharding column col (the i-th of its rule) of target
+// from when it is that table's i-th sharding column and the two tables
+// are bound (sameLayout); nil otherwise.
+func (p *planner) copiedShardingColumn(target *tableRef, ins *sqlparser.Insert, sel *sqlparser.Select, i int, col string) *colRef {
+	c := p.insertSelectColumn(ins, sel, col)
+	if c == nil || !c.ref.info.sharded() || !sameLayout(target.info, c.ref.info) {
+		return nil
+	}
+	if rc := ruleColumns(c.ref.info.rule); i < len(rc) && strings.EqualFold(rc[i], c.col.Name) {
+		return c
+	}
+	return nil
 }
 
 // insertSelectExpr returns the select expression of an INSERT … SELECT that
@@ -273,7 +287,7 @@ func (p *planner) componentConditionsAsWritten(c *component) ([]Condition, bool,
 				e := p.insertSelectExpr(ins, sel, col)
 				o, ok := p.operand(e)
 				if e == nil || !ok {
-					return nil, false, p.errorf(p.clauseNode("SELECT", e), "INSERT … SELECT into sharded table %q must write sharding column %q from the selected table's sharding column (a table bound to it) or from a value (a literal or a parameter)", c.anchor.info.name, col)
+					return nil, false, p.insertSelectShardingError(c.anchor, ins, sel, col)
 				}
 				if o.Literal != nil && o.Literal.IsNull() {
 					return nil, false, p.errorIn("SELECT", e, "INSERT into sharded table %q: sharding column %q must not be NULL", c.anchor.info.name, col)
@@ -285,6 +299,34 @@ func (p *planner) componentConditionsAsWritten(c *component) ([]Condition, bool,
 		where = p.scopes[sel].condition()
 	}
 	return p.shardingConditions(c.anchor, c.members, where)
+}
+
+// insertSelectShardingError refuses an INSERT … SELECT into target that
+// writes sharding column col from neither a value nor the selected
+// table's sharding column. When col is copied from the selected table's
+// sharding column, the rows stay on their data node only if every
+// sharding column is: the error names the first one that is not (e.g. a
+// computed order_id + 1000 beside a copied cust_id).
+func (p *planner) insertSelectShardingError(target *tableRef, ins *sqlparser.Insert, sel *sqlparser.Select, col string) error {
+	cols := ruleColumns(target.info.rule)
+	for i, other := range cols {
+		if !strings.EqualFold(other, col) || p.copiedShardingColumn(target, ins, sel, i, col) == nil {
+			continue
+		}
+		for j, bad := range cols {
+			if p.copiedShardingColumn(target, ins, sel, j, bad) != nil {
+				continue
+			}
+			e := p.insertSelectExpr(ins, sel, bad)
+			what := "does not write sharding column " + strconv.Quote(bad)
+			if e != nil {
+				what = "writes sharding column " + strconv.Quote(bad) + " from " + sqlparser.String(e)
+			}
+			return p.errorf(p.clauseNode("SELECT", e), "INSERT … SELECT into sharded table %q %s: it must copy it from the selected table's sharding column (a table bound to it), as it copies %q, so that each row stays on its data node, or write every sharding column from a value (a literal or a parameter)", target.info.name, what, col)
+		}
+	}
+	e := p.insertSelectExpr(ins, sel, col)
+	return p.errorf(p.clauseNode("SELECT", e), "INSERT … SELECT into sharded table %q must write sharding column %q from the selected table's sharding column (a table bound to it) or from a value (a literal or a parameter)", target.info.name, col)
 }
 
 // routePushdown routes a statement whose sharded tables form several

@@ -254,6 +254,14 @@ func TestRefusals(t *testing.T) {
 			`q.sql:2:13: query "Q": INSERT into sharded table "t_order" must give sharding column "user_id"`},
 		{":exec", "INSERT INTO t_order (user_id, status, amount) VALUES (?, ?)",
 			`q.sql:2:54: query "Q": INSERT has 3 columns but a row has 2 values`},
+		// The sharding column that is not copied is the one to fix, not
+		// the copied user_id the planner reached first.
+		{":exec", "INSERT INTO t_order (order_id, user_id, status, amount) SELECT order_id + 1000, user_id, status, amount FROM t_order WHERE user_id IN (1, 2)",
+			`q.sql:2:64: query "Q": INSERT … SELECT into sharded table "t_order" writes sharding column "order_id" from order_id + 1000: it must copy it from the selected table's sharding column (a table bound to it), as it copies "user_id", so that each row stays on its data node, or write every sharding column from a value (a literal or a parameter)`},
+		{":exec", "INSERT INTO t_order (user_id, order_id, amount) SELECT user_id, 5, amount FROM t_order WHERE user_id = ?",
+			`q.sql:2:65: query "Q": INSERT … SELECT into sharded table "t_order" writes sharding column "order_id" from 5: it must copy it from the selected table's sharding column (a table bound to it), as it copies "user_id", so that each row stays on its data node, or write every sharding column from a value (a literal or a parameter)`},
+		{":exec", "INSERT INTO t_order (order_id, user_id, amount) SELECT order_id, user_id + 1, amount FROM t_order WHERE user_id = ?",
+			`q.sql:2:66: query "Q": INSERT … SELECT into sharded table "t_order" must write sharding column "user_id" from the selected table's sharding column (a table bound to it) or from a value (a literal or a parameter)`},
 		{":one", "SELECT order_id FROM t_order WHERE user_id = ? AND order_id = ? AND ? > 3",
 			`q.sql:2:69: query "Q": cannot infer the type of parameter 3: compare it with a column (col = ?), or CAST(? AS type)`},
 		{":one", "SELECT NOW() FROM t_order WHERE user_id = ? AND order_id = ?",
