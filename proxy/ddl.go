@@ -340,8 +340,12 @@ func (h *handler) showTableUnit(ctx context.Context, c *mysql.Conn, q string) (*
 	if err := checkDatabase(h.s.cfg, c.UserData, h.s.cfg.Rules.DatabaseName); err != nil {
 		return nil, true, err
 	}
-	if h.s.b.Table(t.logic) == nil && !h.s.rereadTable(ctx, t.logic) {
-		return nil, true, sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", "Table '"+h.s.cfg.Rules.DatabaseName+"."+t.logic+"' doesn't exist")
+	if h.s.b.Table(t.logic) == nil {
+		if ok, err := h.s.rereadTable(ctx, t.logic); err != nil {
+			return nil, true, err
+		} else if !ok {
+			return nil, true, sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", "Table '"+h.s.cfg.Rules.DatabaseName+"."+t.logic+"' doesn't exist")
+		}
 	}
 	nodes, _, err := h.s.tableNodes(t.logic)
 	if err != nil {

@@ -713,7 +713,9 @@ func clientParams(p *plan.Plan) []int {
 // it (statements longer than Options.MaxCachedStatementSize are not
 // cached). When the planner does not know a table q names, that table is
 // read from the data sources again (rereadTables) and q planned once more
-// before the error stands. A statement longer than
+// before the error stands; a table that exists there but that the rules
+// do not fit is answered with what is wrong (rulesRefusedError), not
+// ERROR 1146. A statement longer than
 // Options.MaxStatementSize is refused.
 func (s *Server) plan(ctx context.Context, q string) (*plan.Plan, error) {
 	if err := s.checkSize(q); err != nil {
@@ -723,8 +725,14 @@ func (s *Server) plan(ctx context.Context, q string) (*plan.Plan, error) {
 		return p, nil
 	}
 	p, err := s.buildPlan(q)
-	if err != nil && s.rereadTables(ctx, q, err) {
-		p, err = s.buildPlan(q)
+	if err != nil {
+		again, refused := s.rereadTables(ctx, q, err)
+		if again {
+			p, err = s.buildPlan(q)
+		}
+		if err != nil && refused != nil && unknownTable(err) {
+			err = refused
+		}
 	}
 	return p, err
 }

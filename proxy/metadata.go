@@ -21,7 +21,10 @@ import (
 //     TABLE, renamed to the logic table), as ShardingSphere-Proxy loads
 //     its metadata. A table of the rules that exists nowhere yet is
 //     allowed: the CREATE TABLE that creates it through the proxy brings
-//     its definition (refreshTable);
+//     its definition (refreshTable). A definition the rules do not fit (a
+//     rule's column the table does not have) stops Start, as --ddl's and
+//     generate's check does; found after Start, it answers the statements
+//     naming the table with that error (rulesRefusedError), not 1146;
 //   - with --ddl, the files; Start reads the same definitions and logs a
 //     warning for each difference (checkDDL), and the files stay in force.
 //
@@ -34,11 +37,16 @@ import (
 
 // loadMetadata fills the planner at Start (see above). A data source that
 // cannot be read is logged and skipped: its tables are read again when a
-// statement names them.
-func (s *Server) loadMetadata(ctx context.Context) {
+// statement names them. A table of the rules whose definition the data
+// source gives but the rules do not fit (a sharding, key-generate or
+// encrypt column the table does not have: schema.CheckDDL, as generate and
+// --ddl check it) is an error: the server does not start, and the error
+// lists every such rule at its file:line:col.
+func (s *Server) loadMetadata(ctx context.Context) error {
 	s.ddlMu.Lock()
 	defer s.ddlMu.Unlock()
 	defer s.metadataChanged()
+	var refused schema.Errors
 	for _, name := range s.ruleTables() {
 		nodes, _, err := s.tableNodes(name)
 		if err != nil || len(nodes) == 0 {
@@ -54,9 +62,12 @@ func (s *Server) loadMetadata(ctx context.Context) {
 			// Not created yet: a CREATE TABLE through the proxy brings it.
 		default:
 			if err := s.b.SetTableDDL(name, t); err != nil {
-				s.log.Warn("table metadata of the data source refused by the rules", "table", name, "data_node", s.nodeName(nodes[0]), "error", err.Error())
+				addErr(&refused, err)
 			}
 		}
+	}
+	if err := refused.Err(); err != nil {
+		return err
 	}
 	found := map[string]string{} // lower-case single table -> where it was found first
 	for _, ds := range s.wildcardSources() {
@@ -81,27 +92,49 @@ func (s *Server) loadMetadata(ctx context.Context) {
 			s.addSingleTable(ctx, name, ds)
 		}
 	}
+	return nil
 }
 
 // rereadTables reads again, after the planner refused a statement with an
 // unknown table (err), every table stmtText names that the planner does
 // not know; it reports whether one was found, so that the statement is
-// planned again.
-func (s *Server) rereadTables(ctx context.Context, stmtText string, err error) bool {
+// planned again. refused is the first such table whose definition the
+// rules do not fit (rereadTable): the error to answer instead of ERROR
+// 1146 when no table was found.
+func (s *Server) rereadTables(ctx context.Context, stmtText string, err error) (again bool, refused error) {
 	if !unknownTable(err) {
-		return false
+		return false, nil
 	}
 	stmt, perr := s.b.Parser().Parse(stmtText)
 	if perr != nil {
-		return false
+		return false, nil
 	}
-	again := false
 	for _, name := range sqlparser.ExtractAllTables(stmt) {
-		if s.b.Table(name) == nil && s.rereadTable(ctx, name) {
+		if s.b.Table(name) != nil {
+			continue
+		}
+		ok, rerr := s.rereadTable(ctx, name)
+		if ok {
 			again = true
+		} else if rerr != nil && refused == nil {
+			refused = rerr
 		}
 	}
-	return again
+	return again, refused
+}
+
+// rulesRefusedError is a logic table that exists on its data source but
+// whose definition the rules do not fit (schema.CheckDDL's problems, in
+// Err, each at the rule's file:line:col): statements on it are answered
+// with it rather than ERROR 1146 (Server.plan), since the table is there.
+type rulesRefusedError struct {
+	Table string
+	Err   error
+}
+
+func (e *rulesRefusedError) Error() string {
+	return "table " + e.Table + " exists on its data source, but the rules do not fit its definition, so the proxy cannot use it: " +
+		strings.ReplaceAll(e.Err.Error(), "\n", "; ")
 }
 
 // unknownTable reports whether err is the planner's "unknown table" (the
@@ -120,31 +153,37 @@ func unknownTable(err error) bool {
 // rereadTable reads the definition of the table name from the data
 // sources: its first actual table when a rule names it, else the first
 // data source of the wildcard !SINGLE entries (wildcardSources) that holds
-// it. It reports whether the planner now knows the table.
-func (s *Server) rereadTable(ctx context.Context, name string) bool {
+// it. It reports whether the planner now knows the table; when a rule
+// names the table and its first actual table exists but the rules do not
+// fit it (SetTableDDL's error: a sharding column it does not have, ...),
+// the error is a *rulesRefusedError saying so.
+func (s *Server) rereadTable(ctx context.Context, name string) (bool, error) {
 	s.ddlMu.Lock()
 	defer s.ddlMu.Unlock()
 	if s.b.Table(name) != nil {
-		return true // another session read it meanwhile
+		return true, nil // another session read it meanwhile
 	}
 	defer s.metadataChanged()
 	if s.ruleTable(name) {
 		nodes, _, err := s.tableNodes(name)
 		if err != nil || len(nodes) == 0 {
-			return false
+			return false, nil
 		}
 		t, err := s.readTable(ctx, name, nodes[0])
 		if err != nil || t == nil {
-			return false
+			return false, nil
 		}
-		return s.b.SetTableDDL(name, t) == nil
+		if err := s.b.SetTableDDL(name, t); err != nil {
+			return false, &rulesRefusedError{Table: name, Err: err}
+		}
+		return true, nil
 	}
 	for _, ds := range s.wildcardSources() {
 		if !s.actualTable(ds, name) && s.addSingleTable(ctx, name, ds) {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // knownTableNodes is tableNodes, reading a table the planner does not
@@ -152,8 +191,10 @@ func (s *Server) rereadTable(ctx context.Context, name string) bool {
 // single table created on a data source after Start).
 func (s *Server) knownTableNodes(ctx context.Context, name string) ([]node, bool, error) {
 	nodes, sharded, err := s.tableNodes(name)
-	if err != nil && s.b.Table(name) == nil && s.rereadTable(ctx, name) {
-		return s.tableNodes(name)
+	if err != nil && s.b.Table(name) == nil {
+		if ok, _ := s.rereadTable(ctx, name); ok {
+			return s.tableNodes(name)
+		}
 	}
 	return nodes, sharded, err
 }

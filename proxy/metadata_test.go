@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"database/sql"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -206,4 +208,83 @@ func TestTableDifferences(t *testing.T) {
 		"index k_extra of the data source is not in the DDL",
 	}, tableDifferences(file, actual))
 	require.Empty(t, tableDifferences(actual, actual))
+}
+
+// TestProxyRuleColumnMissing: a rule naming a sharding column its table
+// does not have (a typo in the rules) stops the start when the first
+// actual table exists, with the rule's file:line:col as generate and
+// --ddl report it; when the table appears only after the start, a
+// statement on it says what is wrong instead of ERROR 1146 (the table is
+// there). Before, the start logged a warning and every statement on the
+// table, INSERTs included, was answered "Table 'md_new' doesn't exist".
+func TestProxyRuleColumnMissing(t *testing.T) {
+	ds0, ds1 := testdb.Open(t, "ds_0"), testdb.Open(t, "ds_1")
+	drop := func() {
+		for _, db := range []*sql.DB{ds0, ds1} {
+			execAll(t, db, "DROP TABLE IF EXISTS md_new")
+		}
+	}
+	drop()
+	t.Cleanup(drop)
+	y := strings.Replace(pxYAML(), pxRules, mdRules, 1)
+	lines := strings.Split(y, "\n")
+	line := 0 // the md_new rule's standard: line
+	for i, l := range lines {
+		if l == "      md_new:" {
+			for j := i + 1; line == 0; j++ {
+				if strings.TrimSpace(lines[j]) == "standard:" {
+					line = j + 1
+				}
+			}
+		}
+	}
+	where := fmt.Sprintf("md.yaml:%d:", line)
+	start := func() (*Server, error) {
+		cfg, err := ParseConfig("md.yaml", []byte(y))
+		require.NoError(t, err)
+		srv, err := NewServer(cfg, Options{Listen: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		require.NoError(t, err)
+		if err := srv.Start(); err != nil {
+			_ = srv.Close()
+			return nil, err
+		}
+		t.Cleanup(func() { require.NoError(t, srv.Close()) })
+		return srv, nil
+	}
+
+	for _, db := range []*sql.DB{ds0, ds1} {
+		execAll(t, db, "CREATE TABLE md_new (k BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8))")
+	}
+	_, err := start()
+	require.Error(t, err, "the rule's sharding column id is not a column of md_new")
+	var list schema.Errors
+	require.ErrorAs(t, err, &list)
+	require.Len(t, list, 1)
+	require.Equal(t, where, list[0].Error()[:len(where)], "%v", err)
+	require.Contains(t, err.Error(), `sharding column "id" of table "md_new" (databaseStrategy) is not a column of its CREATE TABLE`)
+
+	// Not there at the start: created behind the proxy's back, it is
+	// refused with the reason on first use.
+	drop()
+	srv, err := start()
+	require.NoError(t, err)
+	px := (&pxEnv{srv: srv}).client(t, "root", "secret", nil)
+	_, err = px.Exec("INSERT INTO md_new (id, v) VALUES (1, 'x')")
+	require.Equal(t, uint16(1146), mysqlErrNo(err), "%v", err)
+	execAll(t, ds0, "CREATE TABLE md_new (k BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8))")
+	execAll(t, ds1, "CREATE TABLE md_new (k BIGINT NOT NULL PRIMARY KEY, v VARCHAR(8))")
+	for _, q := range []string{"INSERT INTO md_new (k, v) VALUES (1, 'x')", "SELECT * FROM md_new", "SHOW CREATE TABLE md_new"} {
+		_, err = px.Exec(q)
+		require.Error(t, err, q)
+		require.NotEqual(t, uint16(1146), mysqlErrNo(err), "%s: %v", q, err)
+		require.Contains(t, err.Error(), where, q)
+		require.Contains(t, err.Error(), `sharding column "id" of table "md_new"`, q)
+	}
+	// Fixed on the data sources, the table is used.
+	execAll(t, ds0, "ALTER TABLE md_new ADD COLUMN id BIGINT NOT NULL")
+	execAll(t, ds1, "ALTER TABLE md_new ADD COLUMN id BIGINT NOT NULL")
+	execAll(t, px, "INSERT INTO md_new (k, id, v) VALUES (1, 1, 'x')")
+	var n int
+	require.NoError(t, ds1.QueryRow("SELECT COUNT(*) FROM md_new WHERE id = 1").Scan(&n))
+	require.Equal(t, 1, n, "id 1 is on ds_1")
 }

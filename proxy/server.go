@@ -317,9 +317,13 @@ var clientFlushDelay = 100 * time.Millisecond
 // Start reads the logic tables' metadata from the data sources (see
 // loadMetadata: without DDL files every table's definition, with them a
 // check that logs each difference), then listens on Options.Listen and
-// serves clients in the background until Close.
+// serves clients in the background until Close. A table whose definition
+// the data source gives but the rules do not fit is an error (a
+// schema.Errors, each at its rule's file:line:col), and nothing listens.
 func (s *Server) Start() error {
-	s.loadMetadata(s.ctx)
+	if err := s.loadMetadata(s.ctx); err != nil {
+		return err
+	}
 	var auth mysql.AuthServer
 	if len(s.cfg.Users) == 0 {
 		auth = mysql.NewAuthServerNone()
