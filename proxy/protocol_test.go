@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -350,6 +351,42 @@ func TestProxyWarnings(t *testing.T) {
 			require.Equal(t, sorted(rowsOf(t, ref, d)), sorted(rowsOf(t, px, d)), "%s after %s", d, q)
 		}
 	}
+
+	// SHOW WARNINGS|ERRORS LIMIT [offset,] n as MariaDB applies it, also
+	// past the 64 messages kept (the proxy returned every message).
+	casts := make([]string, 70)
+	for i := range casts {
+		casts[i] = fmt.Sprintf("CAST('%da' AS SIGNED)", i)
+	}
+	for _, q := range []string{
+		"SELECT 1/0, " + strings.Join(casts, ", "),
+		"INSERT INTO px_item (id, name) VALUES (1, 'dup')",
+	} {
+		for _, db := range []*sql.DB{px, ref} {
+			if rows, err := db.Query(q); err == nil {
+				for rows.Next() {
+				}
+				require.NoError(t, rows.Close())
+			}
+		}
+		for _, d := range []string{
+			"SHOW WARNINGS LIMIT 2", "show warnings limit 1, 2", "SHOW WARNINGS LIMIT 2 OFFSET 1", "SHOW WARNINGS LIMIT 0",
+			"SHOW WARNINGS LIMIT 60, 10", "SHOW WARNINGS LIMIT 3 OFFSET 62", "SHOW WARNINGS /* c */ LIMIT\n5", "SHOW WARNINGS LIMIT 18446744073709551615",
+			"SHOW ERRORS LIMIT 1", "SHOW ERRORS LIMIT 1, 1", "SHOW ERRORS LIMIT 0, 1", "SHOW COUNT(*) WARNINGS",
+		} {
+			require.Equal(t, rowsOf(t, ref, d), rowsOf(t, px, d), "%s after %s", d, q)
+		}
+	}
+	// A malformed LIMIT is MariaDB's syntax error, which SHOW WARNINGS
+	// then shows.
+	for _, d := range []string{"SHOW WARNINGS LIMIT -1", "SHOW WARNINGS LIMIT 1.5", "SHOW ERRORS LIMIT 99999999999999999999", "SHOW WARNINGS x", "SHOW WARNINGS LIMIT 1,\n0x2"} {
+		_, perr := px.Query(d)
+		_, rerr := ref.Query(d)
+		require.Error(t, rerr, d)
+		require.EqualError(t, perr, rerr.Error(), d)
+		require.Equal(t, rowsOf(t, ref, "SHOW WARNINGS"), rowsOf(t, px, "SHOW WARNINGS"), "SHOW WARNINGS after %s", d)
+	}
+
 	rc := testdb.Config("reference")
 	proxied, direct := dialRaw(t, e.srv.Addr(), "root", "secret", "px_db", mysql.MysqlNativePassword),
 		dialRaw(t, rc.Addr, rc.User, rc.Passwd, "reference", mysql.MysqlNativePassword)

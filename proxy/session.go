@@ -42,8 +42,8 @@ func (h *handler) sessionStatement(ctx context.Context, c *mysql.Conn, sess *ses
 		}
 		return nil, true, notSupported("EXPLAIN: PREVIEW <statement> shows the actual SQL of every data source")
 	case "show", "describe", "desc":
-		if res, ok := h.showWarnings(c, sess, q); ok {
-			return res, true, nil
+		if res, ok, err := h.showWarnings(c, sess, q); ok {
+			return res, true, err
 		}
 		if res, ok, err := h.showTable(ctx, c, q); ok {
 			return res, true, err

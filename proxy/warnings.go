@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -568,11 +569,15 @@ func usesNoTable(q string) bool {
 
 // showWarnings answers SHOW WARNINGS, SHOW ERRORS (errors only) and SHOW
 // COUNT(*) WARNINGS|ERRORS from the session's last statement; ok is false
-// for any other statement. A LIMIT is not applied.
-func (h *handler) showWarnings(c *mysql.Conn, sess *session, q string) (*sqltypes.Result, bool) {
+// for any other statement. SHOW WARNINGS|ERRORS LIMIT [offset,] n (or
+// LIMIT n OFFSET offset) returns those rows of the list, as MariaDB does
+// (the offset counts the rows shown: errors only for SHOW ERRORS);
+// anything else after WARNINGS or ERRORS is MariaDB's syntax error 1064,
+// which becomes the session's diagnostics as MariaDB's does.
+func (h *handler) showWarnings(c *mysql.Conn, sess *session, q string) (*sqltypes.Result, bool, error) {
 	w := leadingWords(q, 6)
 	if w[0] != "show" {
-		return nil, false
+		return nil, false, nil
 	}
 	charset := resultCollation(c)
 	if w[1] == "count" && w[2] == "(" && w[3] == "*" && w[4] == ")" && (w[5] == "warnings" || w[5] == "errors") {
@@ -581,23 +586,104 @@ func (h *handler) showWarnings(c *mysql.Conn, sess *session, q string) (*sqltype
 			n, name = sess.warn.errorCount(), "@@session.error_count"
 		}
 		return &sqltypes.Result{Fields: []*querypb.Field{{Name: name, Type: sqltypes.Uint64, Charset: collationBinary, ColumnLength: 21,
-			Flags: uint32(querypb.MySqlFlag_UNSIGNED_FLAG)}}, Rows: []sqltypes.Row{{sqltypes.NewUint64(uint64(n))}}}, true
+			Flags: uint32(querypb.MySqlFlag_UNSIGNED_FLAG)}}, Rows: []sqltypes.Row{{sqltypes.NewUint64(uint64(n))}}}, true, nil
 	}
 	if w[1] != "warnings" && w[1] != "errors" {
-		return nil, false
+		return nil, false, nil
+	}
+	_, i := nextWord(q, 0)
+	_, i = nextWord(q, i)
+	offset, limit, err := showWarningsLimit(q, i)
+	if err != nil {
+		var se *sqlerror.SQLError
+		if errors.As(err, &se) && se.Number() == sqlerror.ERParseError {
+			sess.warn = warnings{count: 1, list: []warning{{level: "Error", code: uint64(se.Number()), msg: se.Message}}}
+		}
+		return nil, true, err
 	}
 	res := &sqltypes.Result{Fields: []*querypb.Field{
 		{Name: "Level", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 28, Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG)},
 		{Name: "Code", Type: sqltypes.Uint32, Charset: collationBinary, ColumnLength: 4, Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG | querypb.MySqlFlag_UNSIGNED_FLAG)},
 		{Name: "Message", Type: sqltypes.VarChar, Charset: charset, ColumnLength: 2048, Flags: uint32(querypb.MySqlFlag_NOT_NULL_FLAG)},
 	}}
+	var n uint64 // rows of the list shown so far, those before offset too
 	for _, x := range sess.warn.list {
 		if w[1] == "errors" && x.level != "Error" {
 			continue
 		}
+		if n++; n <= offset {
+			continue
+		}
+		if n-offset > limit {
+			break
+		}
 		res.Rows = append(res.Rows, sqltypes.Row{sqltypes.NewVarChar(x.level), sqltypes.NewUint32(uint32(x.code)), sqltypes.NewVarChar(x.msg)})
 	}
-	return res, true
+	return res, true, nil
+}
+
+// showWarningsLimit parses what follows SHOW WARNINGS or SHOW ERRORS in q
+// from i: nothing (every row), or LIMIT n, LIMIT offset, n or LIMIT n
+// OFFSET offset, with unsigned 64-bit integers as MariaDB reads them.
+// Anything else is MariaDB's syntax error 1064 naming where it starts;
+// MariaDB's ROWS EXAMINED is not supported.
+func showWarningsLimit(q string, i int) (offset, limit uint64, err error) {
+	limit = math.MaxUint64
+	next := func() (string, int) {
+		w, j := nextWord(q, i)
+		start := j - len(w)
+		i = j
+		return w, start
+	}
+	syntax := func(at int) error {
+		return sqlerror.NewSQLError(sqlerror.ERParseError, "42000",
+			"You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '"+
+				q[at:]+"' at line "+strconv.Itoa(1+strings.Count(q[:at], "\n")))
+	}
+	number := func() (uint64, error) {
+		w, at := next()
+		n, perr := strconv.ParseUint(w, 10, 64)
+		if perr != nil || w[0] == '+' || i < len(q) && q[i] == '.' {
+			return 0, syntax(at)
+		}
+		return n, nil
+	}
+	end := func() error {
+		w, at := next()
+		if w == ";" {
+			w, at = next()
+		}
+		if w != "" {
+			if eqFold(w, "rows") {
+				return notSupported("SHOW WARNINGS ... ROWS EXAMINED")
+			}
+			return syntax(at)
+		}
+		return nil
+	}
+	w, at := next()
+	if !eqFold(w, "limit") {
+		i = at
+		return 0, limit, end()
+	}
+	if limit, err = number(); err != nil {
+		return 0, 0, err
+	}
+	save := i
+	switch w, _ = next(); {
+	case w == ",":
+		offset = limit
+		if limit, err = number(); err != nil {
+			return 0, 0, err
+		}
+	case eqFold(w, "offset"):
+		if offset, err = number(); err != nil {
+			return 0, 0, err
+		}
+	default:
+		i = save
+	}
+	return offset, limit, end()
 }
 
 // collectWarnings ends a statement q of the session: unless q only reads
