@@ -321,6 +321,17 @@ func (h *handler) loadData(ctx context.Context, c *mysql.Conn, sess *session, q 
 	}
 	nodes, _, err := h.s.knownTableNodes(ctx, st.table)
 	table := h.s.b.Table(st.table)
+	if err == nil && table == nil {
+		// A table of the rules created on the data sources after Start,
+		// or one the rules do not fit (said instead of ERROR 1146).
+		ok, rerr := h.s.rereadTable(ctx, st.table)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if ok {
+			table = h.s.b.Table(st.table)
+		}
+	}
 	if err != nil || table == nil || len(nodes) == 0 {
 		return nil, sqlerror.NewSQLError(sqlerror.ERNoSuchTable, "42S02", "Table '"+h.s.cfg.Rules.DatabaseName+"."+st.table+"' doesn't exist")
 	}

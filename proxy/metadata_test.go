@@ -280,6 +280,9 @@ func TestProxyRuleColumnMissing(t *testing.T) {
 		require.Contains(t, err.Error(), where, q)
 		require.Contains(t, err.Error(), `sharding column "id" of table "md_new"`, q)
 	}
+	out := loadInto(t, px, "LOAD DATA LOCAL INFILE {file} INTO TABLE md_new (k, v)", []byte("1\tx\n"))
+	require.Contains(t, out, where, "LOAD DATA")
+	require.Contains(t, out, `sharding column "id" of table "md_new"`, "LOAD DATA")
 	// Fixed on the data sources, the table is used.
 	execAll(t, ds0, "ALTER TABLE md_new ADD COLUMN id BIGINT NOT NULL")
 	execAll(t, ds1, "ALTER TABLE md_new ADD COLUMN id BIGINT NOT NULL")
