@@ -110,7 +110,15 @@ func residualHolds(spec *JoinSpec, o, in []any) (bool, error) {
 			wi, ok2 := anyText(in[ki.Weight])
 			pad, ok3 := anyText(o[ko.Weight+1])
 			if !ok1 || !ok2 || !ok3 {
-				return false, fmt.Errorf("runtime.JoinRows: no WEIGHT_STRING for residual columns %d and %d (the server returns NULL when it would exceed max_allowed_packet)", r.Outer, r.Inner)
+				col, v, k := r.Outer, o[r.Outer], ko
+				if ok1 && ok3 {
+					col, v, k = r.Inner, in[r.Inner], ki
+				}
+				cell, err := DecodeCell(k, v)
+				if err != nil {
+					return false, err
+				}
+				return false, &NoSortKeyError{Source: -1, Column: col, Value: cell.kind}
 			}
 			c = compareWeights(wo, wi, pad)
 		} else {

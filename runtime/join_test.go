@@ -93,3 +93,21 @@ func TestSortRows(t *testing.T) {
 	require.NoError(t, SortRows(kinds, []SortKey{{Column: 0, Desc: true}, {Column: 1, Desc: true}}, rows))
 	require.Equal(t, []any{int64(4), int64(1), int64(3), int64(2)}, []any{rows[0][1], rows[1][1], rows[2][1], rows[3][1]})
 }
+
+// TestJoinNoSortKey: a text key or residual column weighed by the data
+// nodes' sort keys whose value came as a number (MariaDB's WEIGHT_STRING of
+// a number is NULL) is a NoSortKeyError naming CAST.
+func TestJoinNoSortKey(t *testing.T) {
+	kinds := []ColumnKind{{Type: ColumnString, Weight: 1}, {Type: ColumnBytes}, {Type: ColumnBytes}}
+	var nk *NoSortKeyError
+	_, err := RowKey(nil, kinds, []any{int64(7), nil, []byte{}}, []int{0})
+	require.ErrorAs(t, err, &nk)
+	require.Equal(t, NoSortKeyError{Source: -1, Column: 0, Value: CellInt}, *nk)
+	require.Contains(t, err.Error(), "CAST")
+	kinds = []ColumnKind{{Type: ColumnString, Weight: 2}, {Type: ColumnInt}, {Type: ColumnBytes}, {Type: ColumnBytes}}
+	spec := &JoinSpec{OuterKeys: []int{1}, InnerKeys: []int{1}, OuterKinds: kinds, InnerKinds: kinds,
+		Residual: []JoinResidual{{Outer: 0, Op: CompareLt, Inner: 0}}}
+	_, err = JoinRows(spec, [][]any{{[]byte("a"), int64(1), []byte("w"), []byte{}}}, [][]any{{int64(7), int64(1), nil, []byte{}}}, 10)
+	require.ErrorAs(t, err, &nk)
+	require.Equal(t, NoSortKeyError{Source: -1, Column: 0, Value: CellInt}, *nk)
+}
