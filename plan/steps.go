@@ -157,12 +157,18 @@ func (b *Builder) subqueryTexts(sq *sqlparser.Subquery) []boundText {
 	for i, c := range p.Columns {
 		tname, cname, ok := strings.Cut(c.Origin, ".")
 		info := b.tables()[strings.ToLower(tname)]
-		if !ok || info == nil || info.enc != nil || info.derived != nil || info.ddl == nil {
+		if !ok || info == nil || info.encrypted(cname) || info.derived != nil || info.ddl == nil {
 			continue
 		}
 		out[i], _ = columnText(info, cname)
 	}
 	return out
+}
+
+// encrypted reports whether cname is an encrypted logic column of the
+// table (its text is the encryptor's, not the DDL column's).
+func (info *tableInfo) encrypted(cname string) bool {
+	return info.enc != nil && info.enc.columns[strings.ToLower(cname)] != nil
 }
 
 // columnText returns the character set and collation of column cname of
@@ -296,7 +302,7 @@ func (b *Builder) outerText(stmt sqlparser.Statement, e sqlparser.Expr) (t bound
 					name = x.As.String()
 				}
 				info := b.tables()[strings.ToLower(tn.Name.String())]
-				if info == nil || info.ddl == nil || info.enc != nil {
+				if info == nil || info.ddl == nil || info.encrypted(col.Name.String()) {
 					return false, nil
 				}
 				q := col.Qualifier.Name.String()

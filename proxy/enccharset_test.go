@@ -24,14 +24,21 @@ const (
 	ecRefDDL = "CREATE TABLE ec_cust (customer_id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(32), pw VARCHAR(16), country CHAR(2), email VARCHAR(64) NULL, note VARCHAR(64) CHARACTER SET utf8mb4 NULL) DEFAULT CHARSET=latin1"
 )
 
+// ecWordDDL is a utf8mb4_unicode_ci table sharded by its text.
+const ecWordDDL = "CREATE TABLE ec_word (word VARCHAR(16) NOT NULL PRIMARY KEY) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
+
 const ecRules = `rules:
   - !SHARDING
     tables:
       ec_cust:
         actualDataNodes: ds_${0..1}.ec_cust
         databaseStrategy: {standard: {shardingColumn: customer_id, shardingAlgorithmName: ec_mod}}
+      ec_word:
+        actualDataNodes: ds_${0..1}.ec_word
+        databaseStrategy: {standard: {shardingColumn: word, shardingAlgorithmName: ec_hash}}
     shardingAlgorithms:
       ec_mod: {type: MOD, props: {sharding-count: 2}}
+      ec_hash: {type: HASH_MOD, props: {sharding-count: 2}}
   - !ENCRYPT
     tables:
       ec_cust:
@@ -70,7 +77,7 @@ func sqlErr(t *testing.T, err error) (uint16, string) {
 func TestProxyEncryptedCharset(t *testing.T) {
 	cfg, err := ParseConfig("ec.yaml", []byte(encConfigYAML(nil, ecRules)))
 	require.NoError(t, err)
-	tables, err := schema.ParseDDL("ec.sql", []byte(ecDDL))
+	tables, err := schema.ParseDDL("ec.sql", []byte(ecDDL+";\n"+ecWordDDL))
 	require.NoError(t, err)
 	require.NoError(t, cfg.AttachDDL(tables))
 	ctx := context.Background()
@@ -196,4 +203,36 @@ func TestProxyEncryptedCharset(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.QueryContext(ctx, sel)
 	require.ErrorContains(t, err, "encryption works on UTF-8 text")
+
+	// A plain text column of an encrypted table, bound from one step to
+	// the next in a latin1 session: its character set is the DDL's
+	// (fresh user: refused, "its column's character set is not known").
+	for _, db := range []*sql.DB{ref, binary} {
+		_, err := db.ExecContext(ctx, "INSERT INTO ec_cust VALUES (4,'Zoë','x','DE','z@x.de','n'),(5,'ZOË','x','FR','y@x.fr','n')")
+		require.NoError(t, err)
+	}
+	rc, err := ref.Conn(ctx)
+	require.NoError(t, err)
+	defer rc.Close()
+	_, err = rc.ExecContext(ctx, "SET NAMES latin1")
+	require.NoError(t, err)
+	// ec_word, a utf8mb4_unicode_ci table sharded by word: its IN
+	// subquery over ec_cust is a step whose values are bound.
+	for _, db := range append(nodes, ref) {
+		execAll(t, db, "DROP TABLE IF EXISTS ec_word", ecWordDDL)
+		t.Cleanup(func() { execAll(t, db, "DROP TABLE IF EXISTS ec_word") })
+	}
+	for _, db := range []*sql.DB{ref, binary} {
+		_, err := db.ExecContext(ctx, "INSERT INTO ec_word VALUES ('zoe'), ('x'), ('Äpfel'), ('B')")
+		require.NoError(t, err)
+	}
+	for _, in := range []string{
+		"SELECT word FROM ec_word WHERE word IN (SELECT name FROM ec_cust) ORDER BY word",
+		"SELECT customer_id FROM ec_cust WHERE name IN (SELECT name FROM ec_cust WHERE country = 'DE') ORDER BY customer_id",
+		"SELECT customer_id FROM ec_cust WHERE name = (SELECT MAX(name) FROM ec_cust WHERE country = 'DE') ORDER BY customer_id",
+		"SELECT customer_id, (SELECT MAX(name) FROM ec_cust WHERE country = 'DE') AS m FROM ec_cust ORDER BY customer_id",
+		"SELECT name FROM ec_cust WHERE country = 'DE' UNION SELECT name FROM ec_cust WHERE country = 'FR'",
+	} {
+		require.Equal(t, rowsOf(t, rc, in), rowsOf(t, c, in), in)
+	}
 }

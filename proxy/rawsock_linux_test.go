@@ -135,17 +135,21 @@ func TestRawVitess(t *testing.T) {
 // read leaves no deadline behind for the next one.
 func TestRawSockWriteTimeout(t *testing.T) {
 	s, peer := rawPair(t)
-	setWriteTimeout(s, 200*time.Millisecond)
+	// Small socket buffers: the writer waits, and is woken, after every
+	// few KiB the peer reads.
+	require.NoError(t, s.SetWriteBuffer(16<<10))
+	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(16<<10))
+	setWriteTimeout(s, 500*time.Millisecond)
 
-	// The peer reads slowly, but reads: every Write succeeds, though
-	// each takes longer than the timeout (each wait is bounded, not the
-	// Write).
-	big := make([]byte, 8<<20)
+	// The peer reads slowly, but reads: the Write succeeds, though it
+	// takes longer than the timeout (each wait is bounded, not the
+	// Write: 256 reads 5 ms apart).
+	big := make([]byte, 4<<20)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		buf := make([]byte, 64<<10)
-		for n := 0; n < 2*len(big); {
+		buf := make([]byte, 16<<10)
+		for n := 0; n < len(big); {
 			time.Sleep(5 * time.Millisecond)
 			k, err := peer.Read(buf)
 			if err != nil {
@@ -154,18 +158,16 @@ func TestRawSockWriteTimeout(t *testing.T) {
 			n += k
 		}
 	}()
-	for i := 0; i < 2; i++ {
-		n, err := s.Write(big)
-		require.NoError(t, err)
-		require.Equal(t, len(big), n)
-	}
+	n, err := s.Write(big)
+	require.NoError(t, err)
+	require.Equal(t, len(big), n)
 	<-done
-	time.Sleep(300 * time.Millisecond) // past the deadline a slow Write set
-	_, err := s.Write([]byte("after"))
+	time.Sleep(600 * time.Millisecond) // past the deadline a wait set
+	_, err = s.Write([]byte("after"))
 	require.NoError(t, err, "no deadline is left behind")
 
 	// The peer stops reading: the Write fails with the deadline.
-	n, err := s.Write(big)
+	n, err = s.Write(big)
 	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
 	require.Less(t, n, len(big))
 }
