@@ -287,7 +287,7 @@ start_server() { # start_server i: launch mariadbd in its own session
     --binlog-format=ROW
     --sync-binlog=0
     --expire-logs-days=1
-    --max-connections=300
+    --max-connections=1000
     --max-allowed-packet=64M
     --performance-schema="$([ "$i" = 0 ] && echo ON || echo OFF)"
     --character-set-server=utf8mb4
