@@ -112,6 +112,22 @@ func TestProxyEncryptedCharset(t *testing.T) {
 		return n
 	}
 
+	// sameError runs q on the reference and through the proxy in both
+	// protocols: each fails with the reference's number and message.
+	sameError := func(q string, args ...any) {
+		t.Helper()
+		_, rerr := ref.ExecContext(ctx, q, args...)
+		require.Error(t, rerr, q)
+		wn, wmsg := sqlErr(t, rerr)
+		for _, db := range []*sql.DB{text, binary} {
+			_, perr := db.ExecContext(ctx, q, args...)
+			require.Error(t, perr, q)
+			n, msg := sqlErr(t, perr)
+			require.Equal(t, wn, n, q)
+			require.Equal(t, wmsg, msg, q)
+		}
+	}
+
 	// Strict (the default sql_mode): 1366 as the reference, nothing written.
 	for _, w := range []struct {
 		q    string
@@ -121,16 +137,7 @@ func TestProxyEncryptedCharset(t *testing.T) {
 		{"INSERT INTO ec_cust VALUES (100,'emo','x','FR','a@x.fr','n'),(101,'cyr','x','RU','жук@x.ru','n')", nil},
 		{"INSERT INTO ec_cust VALUES (?,'emo','x','FR',?,'n'),(?,'cyr','x','RU',?,'n')", []any{100, "é@x.fr", 101, "жук@x.ru"}},
 	} {
-		_, rerr := ref.ExecContext(ctx, w.q, w.args...)
-		require.Error(t, rerr, w.q)
-		wn, wmsg := sqlErr(t, rerr)
-		for _, db := range []*sql.DB{text, binary} {
-			_, perr := db.ExecContext(ctx, w.q, w.args...)
-			require.Error(t, perr, w.q)
-			n, msg := sqlErr(t, perr)
-			require.Equal(t, wn, n, w.q)
-			require.Equal(t, wmsg, msg, w.q)
-		}
+		sameError(w.q, w.args...)
 		require.Equal(t, 0, stored(), w.q)
 	}
 
@@ -149,16 +156,7 @@ func TestProxyEncryptedCharset(t *testing.T) {
 		{"INSERT INTO ec_cust (customer_id, name, pw, country, email, note) SELECT customer_id, name, pw, country, 'жук@x.ru', note FROM ec_cust WHERE customer_id = 2", nil},
 		{"INSERT INTO ec_cust (customer_id, name, pw, country, email, note) SELECT customer_id, name, pw, country, ?, note FROM ec_cust WHERE customer_id = ?", []any{"жук@x.ru", 2}},
 	} {
-		_, rerr := ref.ExecContext(ctx, w.q, w.args...)
-		require.Error(t, rerr, w.q)
-		wn, wmsg := sqlErr(t, rerr)
-		for _, db := range []*sql.DB{text, binary} {
-			_, perr := db.ExecContext(ctx, w.q, w.args...)
-			require.Error(t, perr, w.q)
-			n, msg := sqlErr(t, perr)
-			require.Equal(t, wn, n, w.q)
-			require.Equal(t, wmsg, msg, w.q)
-		}
+		sameError(w.q, w.args...)
 	}
 
 	// A non-strict session: the reference stores '?', the proxy refuses.
